@@ -1,0 +1,23 @@
+/// What became of one notification sent to one device. Every provider answer
+/// maps onto exactly one of these.
+public enum DeliveryOutcome: Sendable, Hashable {
+    /// The push service accepted it.
+    case delivered
+    /// The token is dead (unregistered, malformed, for another app): delete the device.
+    case tokenInvalid(reason: String)
+    /// A passing failure (throttled, service down, connection lost): try again, not
+    /// before `after` when the service said so.
+    case retryLater(reason: String, after: Duration?)
+    /// It will not be delivered and trying again will not help.
+    case failed(reason: String)
+
+    public var isDelivered: Bool { self == .delivered }
+
+    /// The provider's reason, `nil` when delivered.
+    public var reason: String? {
+        switch self {
+        case .delivered: nil
+        case .tokenInvalid(let reason), .retryLater(let reason, _), .failed(let reason): reason
+        }
+    }
+}

@@ -1,0 +1,16 @@
+/// Delivers notifications to devices: APNs, FCM, or the log.
+public protocol PushProvider: Sendable {
+    /// What triggers report as `delivery`: `"log"` or `"apns"`.
+    var deliveryName: String { get }
+
+    /// Sends `notification` to every target (at most ``PushProviderLimits/maxTargetsPerSend``),
+    /// in parallel, and answers one outcome per target, in the targets' order. Never
+    /// throws: a failure is an outcome.
+    func send(_ notification: PushNotification, to targets: [DeliveryTarget]) async -> [DeliveryOutcome]
+}
+
+public enum PushProviderLimits {
+    /// The most devices one ``PushProvider/send(_:to:)`` gets: FCM's multicast limit,
+    /// kept for APNs as the fan-out's unit of work.
+    public static let maxTargetsPerSend = 500
+}

@@ -1,0 +1,33 @@
+/// The address of a collection: `servers`, or `servers/{serverKey}/agents`, …;
+/// an odd number of segments.
+public struct CollectionPath: Sendable, Hashable, CustomStringConvertible {
+    public let segments: [String]
+
+    /// Checks every segment with ``DocumentPath/isValidSegment(_:)``.
+    public init(segments: [String]) throws(DocumentStoreError) {
+        guard !segments.count.isMultiple(of: 2) else {
+            throw .invalidPath("a collection path needs an odd number of segments")
+        }
+        for segment in segments where !DocumentPath.isValidSegment(segment) {
+            throw .invalidPath("'\(segment.prefix(40))' is not a valid path segment")
+        }
+        self.segments = segments
+    }
+
+    init(trustedSegments: [String]) {
+        self.segments = trustedSegments
+    }
+
+    /// The last segment, e.g. `devices`: what a collection-group query names.
+    public var collectionID: String { segments[segments.count - 1] }
+
+    /// A document of this collection.
+    public func document(_ documentID: String) throws(DocumentStoreError) -> DocumentPath {
+        try DocumentPath(segments: segments + [documentID])
+    }
+
+    /// The stored form, segments joined by `/`.
+    public var rawValue: String { segments.joined(separator: "/") }
+
+    public var description: String { rawValue }
+}

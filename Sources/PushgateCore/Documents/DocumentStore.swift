@@ -1,0 +1,44 @@
+/// A hierarchical document store in the manner of Firestore: documents addressed
+/// by path, each a JSON object of fields, grouped in collections.
+///
+/// Implementations: SQLite (`PushgateSQLite`), in memory (`PushgateTesting`); a
+/// PostgreSQL one follows the same contract. Every implementation passes the same
+/// conformance tests.
+public protocol DocumentStore: Sendable {
+    /// The document at `path`, or `nil`.
+    func document(at path: DocumentPath) async throws -> Document?
+
+    /// Every document directly in `collection`, ordered by document id.
+    func documents(in collection: CollectionPath) async throws -> [Document]
+
+    /// Every document of every collection named `collectionID` (a collection
+    /// group) below `scope` (or anywhere, when `nil`) that passes `filter`,
+    /// ordered by path.
+    func documents(
+        inGroup collectionID: String,
+        under scope: DocumentPath?,
+        where filter: FieldFilter
+    ) async throws -> [Document]
+
+    /// Applies the writes in order, all or none: when one fails (an error, not a
+    /// precondition that does not hold) nothing of the batch is stored.
+    @discardableResult
+    func commit(_ writes: [DocumentWrite]) async throws -> [WriteResult]
+
+    /// Throws when the store cannot answer a trivial read.
+    func checkHealth() async throws
+}
+
+extension DocumentStore {
+    /// Upserts one document.
+    @discardableResult
+    public func set(_ path: DocumentPath, _ fields: [String: FieldValue], merge: Bool = true) async throws -> WriteResult {
+        try await commit([.set(path, fields, merge: merge)])[0]
+    }
+
+    /// Deletes one document.
+    @discardableResult
+    public func delete(_ path: DocumentPath) async throws -> WriteResult {
+        try await commit([.delete(path)])[0]
+    }
+}

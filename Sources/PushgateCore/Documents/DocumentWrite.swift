@@ -1,0 +1,70 @@
+/// One write of an atomic batch (``DocumentStore/commit(_:)``).
+public struct DocumentWrite: Sendable, Hashable {
+    public enum Operation: Sendable, Hashable {
+        /// Writes the fields. With `merge`, fields not named keep their value;
+        /// without, they are dropped (``FieldValue/valueIfAbsent(_:)`` still sees
+        /// the stored document).
+        case set([String: FieldValue], merge: Bool)
+        case delete
+    }
+
+    /// A condition on the stored document; when it does not hold, the write is
+    /// skipped (reported by ``WriteResult/applied``), the rest of the batch goes on.
+    public enum Precondition: Sendable, Hashable {
+        case exists
+        case fieldEquals(String, JSONValue)
+    }
+
+    public let path: DocumentPath
+    public let operation: Operation
+    public let precondition: Precondition?
+
+    public init(path: DocumentPath, operation: Operation, precondition: Precondition? = nil) {
+        self.path = path
+        self.operation = operation
+        self.precondition = precondition
+    }
+
+    /// Upserts `fields` into the document at `path`.
+    public static func set(
+        _ path: DocumentPath,
+        _ fields: [String: FieldValue],
+        merge: Bool = true,
+        if precondition: Precondition? = nil
+    ) -> DocumentWrite {
+        DocumentWrite(path: path, operation: .set(fields, merge: merge), precondition: precondition)
+    }
+
+    /// Deletes the document at `path` (a missing document is not an error).
+    public static func delete(_ path: DocumentPath, if precondition: Precondition? = nil) -> DocumentWrite {
+        DocumentWrite(path: path, operation: .delete, precondition: precondition)
+    }
+
+    /// The fields this write leaves stored, given what is stored now; `nil` when it
+    /// leaves no document. Every store applies writes through this one rule.
+    public func apply(to stored: [String: JSONValue]?) -> [String: JSONValue]? {
+        switch operation {
+        case .delete:
+            return nil
+        case .set(let updates, let merge):
+            var fields = merge ? (stored ?? [:]) : [:]
+            for (name, update) in updates {
+                switch update {
+                case .value(let value): fields[name] = value
+                case .valueIfAbsent(let value): fields[name] = stored?[name] ?? value
+                case .delete: fields[name] = nil
+                }
+            }
+            return fields
+        }
+    }
+
+    /// Whether the precondition holds for what is stored now.
+    public func isAllowed(on stored: [String: JSONValue]?) -> Bool {
+        switch precondition {
+        case nil: true
+        case .exists: stored != nil
+        case .fieldEquals(let name, let value): stored?[name] == value
+        }
+    }
+}

@@ -1,0 +1,14 @@
+/// What a write does to one top-level field.
+public enum FieldValue: Sendable, Hashable {
+    /// Sets the field.
+    case value(JSONValue)
+    /// Sets the field only when the document does not have it yet: creation
+    /// times, kept across upserts.
+    case valueIfAbsent(JSONValue)
+    /// Removes the field.
+    case delete
+}
+
+extension FieldValue: ExpressibleByStringLiteral {
+    public init(stringLiteral value: String) { self = .value(.string(value)) }
+}

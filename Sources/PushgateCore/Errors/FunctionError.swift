@@ -1,0 +1,45 @@
+/// An error a function answers with: a Google-style status, a message safe to show
+/// the caller, and the request field at fault when there is one.
+///
+/// Only the HTTP layer turns it into an answer (`{"error": {"status", "message", "field"?}}`).
+public struct FunctionError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The status names of Google APIs (the `status` of the error JSON), and the one HTTP has no name for there (405).
+    public enum Code: String, Sendable, Hashable, CaseIterable {
+        case invalidArgument = "INVALID_ARGUMENT"
+        case unauthenticated = "UNAUTHENTICATED"
+        case notFound = "NOT_FOUND"
+        case methodNotAllowed = "METHOD_NOT_ALLOWED"
+        case payloadTooLarge = "PAYLOAD_TOO_LARGE"
+        case resourceExhausted = "RESOURCE_EXHAUSTED"
+        case `internal` = "INTERNAL"
+        case unavailable = "UNAVAILABLE"
+    }
+
+    public let code: Code
+    public let message: String
+    public let field: String?
+
+    public init(_ code: Code, _ message: String, field: String? = nil) {
+        self.code = code
+        self.message = message
+        self.field = field
+    }
+
+    /// A request field is missing, of the wrong type or out of range.
+    public static func invalidArgument(_ message: String, field: String? = nil) -> Self {
+        .init(.invalidArgument, message, field: field)
+    }
+
+    /// No, or a malformed, `Authorization` header.
+    public static let unauthenticated = FunctionError(
+        .unauthenticated,
+        "send the push secret as 'Authorization: Bearer <secret>' (at least \(PushSecret.minimumLength) characters)"
+    )
+
+    /// Something failed inside; the message never says what.
+    public static let `internal` = FunctionError(.internal, "internal error")
+
+    public var description: String {
+        "\(code.rawValue): \(message)" + (field.map { " (field \($0))" } ?? "")
+    }
+}

@@ -1,0 +1,22 @@
+/// A device document read back: one installation subscribed to one agent.
+public struct DeviceRecord: Sendable, Hashable {
+    public let path: DocumentPath
+    public let apnsToken: String?
+    public let fcmToken: String?
+
+    public init(document: Document) {
+        self.path = document.path
+        self.apnsToken = document.string(FieldName.apnsToken)
+        self.fcmToken = document.string(FieldName.fcmToken)
+    }
+
+    public var installationID: String { path.documentID }
+
+    /// The token to deliver to: the APNs token when there is one (Pushgate talks
+    /// to APNs directly), else the FCM token; `nil` for a document with neither.
+    public var deliveryToken: DeviceToken? {
+        if let apnsToken { return .apns(apnsToken) }
+        if let fcmToken { return .fcm(fcmToken) }
+        return nil
+    }
+}

@@ -1,0 +1,18 @@
+/// The names of the stored fields (camelCase, as in the seed's Firestore layout).
+public enum FieldName {
+    // Every kind
+    public static let createdAt = "createdAt"
+    public static let updatedAt = "updatedAt"
+    // servers/{serverKey}
+    public static let lastSeenAt = "lastSeenAt"
+    // …/agents/{agentKey}
+    public static let cwd = "cwd"
+    public static let agentDisplayName = "agentDisplayName"
+    public static let lastTriggeredAt = "lastTriggeredAt"
+    // …/devices/{installationId}
+    public static let apnsToken = "apnsToken"
+    public static let fcmToken = "fcmToken"
+    public static let platform = "platform"
+    public static let appVersion = "appVersion"
+    public static let bundleID = "bundleId"
+}

@@ -1,0 +1,33 @@
+/// Where Pushgate's documents live:
+/// `servers/{serverKey}/agents/{agentKey}/devices/{installationId}`
+/// (`store/LAYOUT.md` lists their fields).
+public enum NamespacePaths {
+    public static let servers = "servers"
+    public static let agents = "agents"
+    public static let devices = "devices"
+
+    /// `servers/{serverKey}`
+    public static func server(_ server: ServerKey) -> DocumentPath {
+        // Keys are 64 hex characters: always valid segments.
+        DocumentPath(trustedSegments: [servers, server.hex])
+    }
+
+    /// `servers/{serverKey}/agents/{agentKey}`
+    public static func agent(_ agent: AgentKey, of server: ServerKey) -> DocumentPath {
+        DocumentPath(trustedSegments: [servers, server.hex, agents, agent.hex])
+    }
+
+    /// `servers/{serverKey}/agents/{agentKey}/devices`
+    public static func devices(of agent: AgentKey, of server: ServerKey) -> CollectionPath {
+        CollectionPath(trustedSegments: [servers, server.hex, agents, agent.hex, devices])
+    }
+
+    /// `servers/{serverKey}/agents/{agentKey}/devices/{installationId}`
+    public static func device(
+        _ installationID: String,
+        of agent: AgentKey,
+        of server: ServerKey
+    ) throws(DocumentStoreError) -> DocumentPath {
+        try devices(of: agent, of: server).document(installationID)
+    }
+}

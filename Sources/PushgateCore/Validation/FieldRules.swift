@@ -1,0 +1,76 @@
+/// The checks shared by the functions' request fields. Each returns the value to
+/// use (possibly normalised) or throws an `INVALID_ARGUMENT` naming the field.
+public enum FieldRules {
+    /// 1–`maxBytes` UTF-8 bytes, no NUL: the agent's working directory.
+    public static func cwd(_ value: String, field: String = "cwd", maxBytes: Int = 1024) throws(FunctionError) -> String {
+        let count = value.utf8.count
+        guard count >= 1 else { throw .invalidArgument("'\(field)' must not be empty", field: field) }
+        guard count <= maxBytes else {
+            throw .invalidArgument("'\(field)' is \(count) bytes; at most \(maxBytes) are allowed", field: field)
+        }
+        guard !value.utf8.contains(0) else {
+            throw .invalidArgument("'\(field)' must not contain NUL characters", field: field)
+        }
+        return value
+    }
+
+    /// 1–128 printable ASCII characters and a valid document id: no `/`, not `.` or
+    /// `..`, not `__…__`.
+    public static func installationID(_ value: String, field: String = "installation_id") throws(FunctionError) -> String {
+        let bytes = value.utf8
+        guard (1...128).contains(bytes.count) else {
+            throw .invalidArgument("'\(field)' must be 1 to 128 characters", field: field)
+        }
+        guard bytes.allSatisfy({ (0x20...0x7E).contains($0) }) else {
+            throw .invalidArgument("'\(field)' must be printable ASCII", field: field)
+        }
+        guard !bytes.contains(UInt8(ascii: "/")) else {
+            throw .invalidArgument("'\(field)' must not contain '/'", field: field)
+        }
+        guard DocumentPath.isValidSegment(value) else {
+            throw .invalidArgument("'\(field)' must not be '.', '..' or of the form '__…__'", field: field)
+        }
+        return value
+    }
+
+    /// Even-length hex, 64–200 characters; returned in lower case.
+    public static func apnsToken(_ value: String, field: String = "apns_token") throws(FunctionError) -> String {
+        let bytes = value.utf8
+        guard (64...200).contains(bytes.count), bytes.count.isMultiple(of: 2),
+            bytes.allSatisfy({ $0.isHexDigit })
+        else {
+            throw .invalidArgument(
+                "'\(field)' must be an even number (64 to 200) of hex digits",
+                field: field
+            )
+        }
+        return value.lowercased()
+    }
+
+    /// 1–4096 characters, no white space.
+    public static func fcmToken(_ value: String, field: String = "fcm_token") throws(FunctionError) -> String {
+        guard (1...4096).contains(value.count) else {
+            throw .invalidArgument("'\(field)' must be 1 to 4096 characters", field: field)
+        }
+        guard !value.contains(where: \.isWhitespace) else {
+            throw .invalidArgument("'\(field)' must not contain white space", field: field)
+        }
+        return value
+    }
+
+    /// At most `maxCharacters` characters (grapheme clusters).
+    public static func text(_ value: String, field: String, maxCharacters: Int) throws(FunctionError) -> String {
+        guard value.count <= maxCharacters else {
+            throw .invalidArgument("'\(field)' must be at most \(maxCharacters) characters", field: field)
+        }
+        return value
+    }
+}
+
+extension UInt8 {
+    fileprivate var isHexDigit: Bool {
+        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(self)
+            || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(self)
+            || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(self)
+    }
+}

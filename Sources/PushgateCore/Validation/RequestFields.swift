@@ -1,0 +1,53 @@
+/// The fields of a JSON request body, read with checks that name the field at fault.
+///
+/// `null` counts as absent, as clients often send it for "not given". Fields not
+/// asked for are ignored.
+public struct RequestFields: Sendable {
+    private let object: [String: JSONValue]
+
+    /// Parses a request body: valid UTF-8, valid JSON, an object.
+    public init(body: some Collection<UInt8>) throws(FunctionError) {
+        let value: JSONValue
+        do {
+            value = try JSONValue.parse(body)
+        } catch .invalidUTF8 {
+            throw .invalidArgument("the request body is not valid UTF-8")
+        } catch {
+            throw .invalidArgument("the request body is not valid JSON")
+        }
+        guard let object = value.objectValue else {
+            throw .invalidArgument("the request body must be a JSON object, not \(value.kindName)")
+        }
+        self.object = object
+    }
+
+    public init(_ object: [String: JSONValue]) {
+        self.object = object
+    }
+
+    /// A string field that must be present.
+    public func requiredString(_ name: String) throws(FunctionError) -> String {
+        guard let value = try optionalString(name) else {
+            throw .invalidArgument("'\(name)' is required", field: name)
+        }
+        return value
+    }
+
+    /// A string field that may be absent (or `null`).
+    public func optionalString(_ name: String) throws(FunctionError) -> String? {
+        switch object[name] {
+        case nil, .null?: return nil
+        case .string(let value)?: return value
+        case let other?: throw .invalidArgument("'\(name)' must be a string, not \(other.kindName)", field: name)
+        }
+    }
+
+    /// A boolean field that may be absent (or `null`).
+    public func optionalBool(_ name: String) throws(FunctionError) -> Bool? {
+        switch object[name] {
+        case nil, .null?: return nil
+        case .bool(let value)?: return value
+        case let other?: throw .invalidArgument("'\(name)' must be a boolean, not \(other.kindName)", field: name)
+        }
+    }
+}

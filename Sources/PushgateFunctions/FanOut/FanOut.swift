@@ -1,0 +1,56 @@
+import PushgateCore
+
+/// Sends one notification to many devices: in chunks of at most 500, a bounded
+/// number of chunks at a time, the devices of a chunk in parallel (inside the
+/// provider).
+public struct FanOut: Sendable {
+    public let chunkSize: Int
+    public let maxConcurrentChunks: Int
+
+    public init(
+        chunkSize: Int = PushProviderLimits.maxTargetsPerSend,
+        maxConcurrentChunks: Int = 4
+    ) {
+        precondition((1...PushProviderLimits.maxTargetsPerSend).contains(chunkSize))
+        precondition(maxConcurrentChunks >= 1)
+        self.chunkSize = chunkSize
+        self.maxConcurrentChunks = maxConcurrentChunks
+    }
+
+    /// One outcome per target, in the targets' order.
+    public func deliver(
+        _ notification: PushNotification,
+        to targets: [DeliveryTarget],
+        via provider: any PushProvider
+    ) async -> [DeliveryOutcome] {
+        let chunks = stride(from: 0, to: targets.count, by: chunkSize).map {
+            Array(targets[$0..<min($0 + chunkSize, targets.count)])
+        }
+        var outcomes = [[DeliveryOutcome]](repeating: [], count: chunks.count)
+        await withTaskGroup(of: (Int, [DeliveryOutcome]).self) { group in
+            var next = 0
+            func startNext() {
+                let index = next
+                next += 1
+                group.addTask {
+                    let chunk = chunks[index]
+                    let answered = await provider.send(notification, to: chunk)
+                    return (index, Self.matched(answered, to: chunk))
+                }
+            }
+            while next < min(maxConcurrentChunks, chunks.count) { startNext() }
+            for await (index, chunkOutcomes) in group {
+                outcomes[index] = chunkOutcomes
+                if next < chunks.count { startNext() }
+            }
+        }
+        return outcomes.flatMap { $0 }
+    }
+
+    /// A provider must answer once per target; should one answer short, the
+    /// missing devices count as failed rather than be silently dropped.
+    private static func matched(_ outcomes: [DeliveryOutcome], to chunk: [DeliveryTarget]) -> [DeliveryOutcome] {
+        guard outcomes.count != chunk.count else { return outcomes }
+        return chunk.indices.map { $0 < outcomes.count ? outcomes[$0] : .failed(reason: "ProviderAnsweredShort") }
+    }
+}

@@ -1,0 +1,41 @@
+/// The answer of `triggerReplyFinished`, in the spirit of FCM's `BatchResponse`.
+public struct TriggerReplyFinishedAnswer: Sendable, Hashable, Encodable {
+    /// What became of the notification on one device.
+    public struct DeviceResponse: Sendable, Hashable, Encodable {
+        public struct Failure: Sendable, Hashable, Encodable {
+            /// The provider's reason, e.g. `Unregistered`.
+            public let reason: String
+            /// The device document was deleted because of it.
+            public let removed: Bool
+        }
+
+        public let installationID: String
+        public let success: Bool
+        public let error: Failure?
+
+        enum CodingKeys: String, CodingKey {
+            case installationID = "installation_id"
+            case success, error
+        }
+    }
+
+    public let serverKey: String
+    public let agentKey: String
+    public let deviceCount: Int
+    public let successCount: Int
+    public let failureCount: Int
+    public let removedCount: Int
+    /// The provider that delivered: `log` or `apns`.
+    public let delivery: String
+    public let responses: [DeviceResponse]
+
+    enum CodingKeys: String, CodingKey {
+        case serverKey = "server_key"
+        case agentKey = "agent_key"
+        case deviceCount = "device_count"
+        case successCount = "success_count"
+        case failureCount = "failure_count"
+        case removedCount = "removed_count"
+        case delivery, responses
+    }
+}

@@ -1,0 +1,211 @@
+import Foundation
+import GRDB
+import PushgateCore
+
+/// The document store in one SQLite file: a `documents` table keyed by path, the
+/// fields in a JSON column, WAL mode so reads never wait for the writer.
+///
+/// Writes go through one connection at a time (GRDB's `DatabasePool`); a batch is
+/// one `IMMEDIATE` transaction. Other processes on the same file wait up to
+/// ``busyTimeout`` for the write lock.
+public final class SQLiteDocumentStore: DocumentStore {
+    /// How long a write waits for another process's write lock before failing.
+    public static let busyTimeout: TimeInterval = 10
+
+    private let pool: DatabasePool
+
+    /// Opens (creating if needed) the database at `path` and applies pending migrations.
+    public init(path: String) throws(DocumentStoreError) {
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(Self.busyTimeout)
+        configuration.label = "pushgate"
+        configuration.prepareDatabase { db in
+            // FULL: a committed write survives a process crash and a power loss.
+            try db.execute(sql: "PRAGMA synchronous = FULL")
+        }
+        do {
+            pool = try DatabasePool(path: path, configuration: configuration)
+            try Self.migrator.migrate(pool)
+        } catch {
+            throw .unavailable("cannot open the SQLite database at \(path): \(Self.describe(error))")
+        }
+    }
+
+    /// The migrations of `store/sqlite/`, applied in order, each once.
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        for migration in SQLiteMigrations.all {
+            migrator.registerMigration(migration.identifier) { db in
+                try db.execute(sql: migration.sql)
+            }
+        }
+        return migrator
+    }
+
+    public func document(at path: DocumentPath) async throws -> Document? {
+        try await read { db in
+            try Self.storedFields(db, path).map { Document(path: path, fields: $0) }
+        }
+    }
+
+    public func documents(in collection: CollectionPath) async throws -> [Document] {
+        try await read { db in
+            let rows = try Row.fetchAll(
+                db,
+                sql: "SELECT path, fields FROM documents WHERE parent = ? ORDER BY document_id",
+                arguments: [collection.rawValue]
+            )
+            return try rows.map(Self.document(from:))
+        }
+    }
+
+    public func documents(
+        inGroup collectionID: String,
+        under scope: DocumentPath?,
+        where filter: FieldFilter
+    ) async throws -> [Document] {
+        var sql = "SELECT path, fields FROM documents WHERE collection_id = ?"
+        var arguments: StatementArguments = [collectionID]
+        switch filter {
+        case .documentID(let id):
+            sql += " AND document_id = ?"
+            arguments += [id]
+        case .fieldEquals(let name, let value):
+            // SQL narrows by the field's scalar value; the exact JSON comparison
+            // (types included) is made below.
+            guard name.range(of: "^[A-Za-z_][A-Za-z0-9_]*$", options: .regularExpression) != nil else {
+                throw DocumentStoreError.invalidFieldName("'\(name.prefix(40))'")
+            }
+            if let scalar = Self.sqlScalar(value) {
+                sql += " AND json_extract(fields, '$.\(name)') = ?"
+                arguments += [scalar]
+            }
+        }
+        if let scope {
+            // Every descendant's path starts with "scope/"; '0' is the byte after '/'.
+            sql += " AND path > ? AND path < ?"
+            arguments += [scope.rawValue + "/", scope.rawValue + "0"]
+        }
+        sql += " ORDER BY path"
+        let query = sql
+        let queryArguments = arguments
+        let documents = try await read { db in
+            try Row.fetchAll(db, sql: query, arguments: queryArguments).map(Self.document(from:))
+        }
+        return documents.filter(filter.matches)
+    }
+
+    @discardableResult
+    public func commit(_ writes: [DocumentWrite]) async throws -> [WriteResult] {
+        do {
+            return try await pool.write { db in
+                try writes.map { write in try Self.apply(write, in: db) }
+            }
+        } catch let error as DocumentStoreError {
+            throw error
+        } catch {
+            throw DocumentStoreError.unavailable(Self.describe(error))
+        }
+    }
+
+    public func checkHealth() async throws {
+        _ = try await read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM documents LIMIT 1") }
+    }
+
+    // MARK: - Inside a transaction
+
+    private static func apply(_ write: DocumentWrite, in db: Database) throws -> WriteResult {
+        let stored = try storedFields(db, write.path)
+        guard write.isAllowed(on: stored) else {
+            return WriteResult(existed: stored != nil, applied: false)
+        }
+        if let fields = write.apply(to: stored) {
+            let json = String(decoding: try JSONValue.object(fields).encodedData(), as: UTF8.self)
+            let parent = write.path.parent
+            try db.execute(
+                sql: """
+                    INSERT INTO documents (path, parent, collection_id, document_id, fields)
+                    VALUES (?, ?, ?, ?, ?)
+                    ON CONFLICT (path) DO UPDATE SET fields = excluded.fields
+                    """,
+                arguments: [write.path.rawValue, parent.rawValue, parent.collectionID, write.path.documentID, json]
+            )
+        } else if stored != nil {
+            try db.execute(sql: "DELETE FROM documents WHERE path = ?", arguments: [write.path.rawValue])
+        }
+        return WriteResult(existed: stored != nil, applied: true)
+    }
+
+    private static func storedFields(_ db: Database, _ path: DocumentPath) throws -> [String: JSONValue]? {
+        guard let json = try String.fetchOne(db, sql: "SELECT fields FROM documents WHERE path = ?", arguments: [path.rawValue])
+        else { return nil }
+        return try decodeFields(json, path: path.rawValue)
+    }
+
+    fileprivate static func document(from row: Row) throws -> Document {
+        let rawPath: String = row["path"]
+        let path = try DocumentPath(rawValue: rawPath)
+        return Document(path: path, fields: try decodeFields(row["fields"], path: rawPath))
+    }
+
+    private static func decodeFields(_ json: String, path: String) throws -> [String: JSONValue] {
+        guard case .object(let fields)? = try? JSONValue.parse(Array(json.utf8)) else {
+            throw DocumentStoreError.corruptDocument(path)
+        }
+        return fields
+    }
+
+    /// The SQL value `json_extract` gives for a JSON scalar; `nil` for values it
+    /// cannot be compared with in SQL (null, arrays, objects), which are then
+    /// filtered in Swift only.
+    private static func sqlScalar(_ value: JSONValue) -> (any DatabaseValueConvertible)? {
+        switch value {
+        case .string(let text): text
+        case .number(let number): number
+        case .bool(let flag): flag ? 1 : 0
+        case .null, .array, .object: nil
+        }
+    }
+
+    fileprivate func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        do {
+            return try await pool.read(body)
+        } catch let error as DocumentStoreError {
+            throw error
+        } catch {
+            throw DocumentStoreError.unavailable(Self.describe(error))
+        }
+    }
+
+    /// An error's text without statement arguments (GRDB leaves them out unless
+    /// `publicStatementArguments` is set), so document contents never reach a log.
+    private static func describe(_ error: any Error) -> String {
+        if let error = error as? DatabaseError {
+            return "SQLite error \(error.resultCode.rawValue): \(error.message ?? "unknown")"
+        }
+        return "\(error)"
+    }
+}
+
+extension SQLiteDocumentStore {
+    /// Every stored document, ordered by path: for exports and for tests that
+    /// compare whole store states.
+    public func allDocuments() async throws -> [Document] {
+        try await read { db in
+            try Row.fetchAll(db, sql: "SELECT path, fields FROM documents ORDER BY path").map(Self.document(from:))
+        }
+    }
+
+    /// SQLite's plan for a statement, for tests that check an index is used.
+    public func queryPlan(_ sql: String, arguments: [String]) async throws -> [String] {
+        try await read { db in
+            try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: StatementArguments(arguments))
+                .map { $0["detail"] as String }
+        }
+    }
+
+    /// The journal mode in effect (`wal`).
+    public func journalMode() async throws -> String {
+        try await read { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") ?? "" }
+    }
+}

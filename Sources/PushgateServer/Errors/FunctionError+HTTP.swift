@@ -1,0 +1,33 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import PushgateCore
+
+/// The HTTP face of a function error: its status code and the JSON
+/// `{"error": {"status", "message", "field"?}}`.
+extension FunctionError: HTTPResponseError {
+    public var status: HTTPResponse.Status {
+        switch code {
+        case .invalidArgument: .badRequest
+        case .unauthenticated: .unauthorized
+        case .notFound: .notFound
+        case .methodNotAllowed: .methodNotAllowed
+        case .payloadTooLarge: .contentTooLarge
+        case .resourceExhausted: .tooManyRequests
+        case .internal: .internalServerError
+        case .unavailable: .serviceUnavailable
+        }
+    }
+
+    public var headers: HTTPFields {
+        code == .unauthenticated ? [.wwwAuthenticate: "Bearer"] : [:]
+    }
+
+    public func response(from request: Request, context: some RequestContext) throws -> Response {
+        var error: [String: JSONValue] = ["status": .string(code.rawValue), "message": .string(message)]
+        error["field"] = field.map(JSONValue.string)
+        var response = try JSONAnswer.response(JSONValue.object(["error": .object(error)]), status: status)
+        response.headers.append(contentsOf: headers)
+        return response
+    }
+}

@@ -1,0 +1,15 @@
+/// What `pushgate serve` needs to start, read once at start.
+public struct GatewayConfiguration: Sendable, Hashable {
+    /// The address to listen on (`PUSHGATE_HOST`).
+    public var host: String
+    /// The port to listen on (`PUSHGATE_PORT`); 0 picks a free one.
+    public var port: Int
+    /// The SQLite file (`PUSHGATE_DATABASE`), created when missing.
+    public var databasePath: String
+
+    public init(host: String = "127.0.0.1", port: Int = 8080, databasePath: String = "pushgate.sqlite") {
+        self.host = host
+        self.port = port
+        self.databasePath = databasePath
+    }
+}

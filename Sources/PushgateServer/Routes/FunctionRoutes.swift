@@ -1,0 +1,59 @@
+import HTTPTypes
+import Hummingbird
+import PushgateCore
+import PushgateFunctions
+
+/// The HTTP functions at the root (`/registerSubscription`, `/triggerReplyFinished`),
+/// so that `CODEAGENTS_PUSH_GATEWAY_BASE_URL` can point straight at Pushgate, and
+/// `/healthz`.
+struct FunctionRoutes<Context: RequestContext> {
+    /// The largest request body read.
+    static var maxBodyBytes: Int { 64 * 1024 }
+
+    let registerSubscription: RegisterSubscriptionFunction
+    let triggerReplyFinished: TriggerReplyFinishedFunction
+    let store: any DocumentStore
+
+    /// The methods each path answers; the error middleware answers 405 from it.
+    static var allowedMethods: [String: [HTTPRequest.Method]] {
+        [
+            "/registerSubscription": [.post],
+            "/triggerReplyFinished": [.post],
+            "/healthz": [.get, .head],
+        ]
+    }
+
+    func add(to router: Router<Context>) {
+        router.post("registerSubscription") { request, _ in
+            let (secret, fields) = try await Self.read(request)
+            let answer = try await registerSubscription(secret: secret, RegisterSubscriptionRequest(fields: fields))
+            return try JSONAnswer.response(answer)
+        }
+        router.post("triggerReplyFinished") { request, _ in
+            let (secret, fields) = try await Self.read(request)
+            let answer = try await triggerReplyFinished(secret: secret, TriggerReplyFinishedRequest(fields: fields))
+            return try JSONAnswer.response(answer)
+        }
+        router.get("healthz") { _, _ in try await health() }
+        router.head("healthz") { _, _ in try await health() }
+    }
+
+    private func health() async throws -> Response {
+        do {
+            try await store.checkHealth()
+        } catch {
+            throw FunctionError(.unavailable, "the store does not answer")
+        }
+        return try JSONAnswer.response(["status": "ok"])
+    }
+
+    /// The caller's secret, then the body's fields: a request without a valid
+    /// secret is refused before its body is read.
+    private static func read(_ request: Request) async throws -> (PushSecret, RequestFields) {
+        guard let header = request.headers[.authorization], let secret = PushSecret(authorizationHeader: header) else {
+            throw FunctionError.unauthenticated
+        }
+        let body = try await request.body.collect(upTo: maxBodyBytes)
+        return (secret, try RequestFields(body: body.readableBytesView))
+    }
+}

@@ -1,0 +1,61 @@
+import PushgateCore
+
+/// A document store in memory, with the same semantics as the SQLite one (the
+/// store conformance tests run against both). For tests that need no file.
+public actor InMemoryDocumentStore: DocumentStore {
+    private var documents: [DocumentPath: [String: JSONValue]] = [:]
+
+    public init() {}
+
+    public func document(at path: DocumentPath) -> Document? {
+        documents[path].map { Document(path: path, fields: $0) }
+    }
+
+    public func documents(in collection: CollectionPath) -> [Document] {
+        documents
+            .filter { $0.key.parent == collection }
+            .map { Document(path: $0.key, fields: $0.value) }
+            .sorted { $0.path.documentID.utf8.lexicographicallyPrecedes($1.path.documentID.utf8) }
+    }
+
+    public func documents(
+        inGroup collectionID: String,
+        under scope: DocumentPath?,
+        where filter: FieldFilter
+    ) -> [Document] {
+        documents
+            .filter { path, _ in
+                path.parent.collectionID == collectionID
+                    && (scope.map { path.segments.starts(with: $0.segments) && path != $0 } ?? true)
+            }
+            .map { Document(path: $0.key, fields: $0.value) }
+            .filter(filter.matches)
+            .sorted { $0.path.rawValue.utf8.lexicographicallyPrecedes($1.path.rawValue.utf8) }
+    }
+
+    public func commit(_ writes: [DocumentWrite]) throws -> [WriteResult] {
+        // Apply to a copy so that a failing write leaves nothing of the batch.
+        var updated = documents
+        var results: [WriteResult] = []
+        for write in writes {
+            let stored = updated[write.path]
+            guard write.isAllowed(on: stored) else {
+                results.append(WriteResult(existed: stored != nil, applied: false))
+                continue
+            }
+            let fields = write.apply(to: stored)
+            if let fields { _ = try JSONValue.object(fields).encodedData() }  // same failures as SQLite
+            updated[write.path] = fields
+            results.append(WriteResult(existed: stored != nil, applied: true))
+        }
+        documents = updated
+        return results
+    }
+
+    public func checkHealth() {}
+
+    /// Every stored document, for tests that compare whole store states.
+    public func snapshot() -> [DocumentPath: [String: JSONValue]] {
+        documents
+    }
+}

@@ -1,0 +1,20 @@
+import Foundation
+
+/// A fresh directory under the system's temporary directory, removed by `remove()`.
+public struct TemporaryDirectory: Sendable {
+    public let url: URL
+
+    public init() throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("pushgate-test-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    /// The path of `name` inside the directory.
+    public func path(_ name: String) -> String {
+        url.appendingPathComponent(name).path
+    }
+
+    public func remove() {
+        try? FileManager.default.removeItem(at: url)
+    }
+}

@@ -1,0 +1,51 @@
+import AsyncHTTPClient
+import ArgumentParser
+import Foundation
+import NIOCore
+import NIOHTTP1
+import PushgateCore
+
+/// Calls one function of a running gateway and prints its answer.
+struct GatewayClient {
+    let baseURL: String
+    let secret: PushSecret
+    let timeout: Duration
+
+    /// POSTs `body` to `function`, prints the answer to standard output, and fails
+    /// with exit status 1 on an error answer or when the gateway cannot be reached.
+    func call(_ function: String, body: [String: JSONValue]) async throws {
+        let url = baseURL.hasSuffix("/") ? baseURL + function : baseURL + "/" + function
+        var request = HTTPClientRequest(url: url)
+        request.method = .POST
+        request.headers.add(name: "Authorization", value: "Bearer \(secret.value)")
+        request.headers.add(name: "Content-Type", value: "application/json")
+        request.body = .bytes(ByteBuffer(bytes: try JSONValue.object(body).encodedData()))
+
+        let status: UInt
+        let answer: ByteBuffer
+        do {
+            let response = try await HTTPClient.shared.execute(request, timeout: .init(timeout))
+            status = response.status.code
+            answer = try await response.body.collect(upTo: 16 * 1024 * 1024)
+        } catch let error as HTTPClientError where error == .deadlineExceeded {
+            throw CallFailure("\(url) did not answer within \(timeout)")
+        } catch {
+            throw CallFailure("cannot reach \(url): \(error)")
+        }
+        print(String(buffer: answer))
+        guard (200..<300).contains(status) else { throw ExitCode.failure }
+    }
+}
+
+/// A call that could not be made: printed as one line, exit status 1.
+struct CallFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+extension TimeAmount {
+    init(_ duration: Duration) {
+        let (seconds, attoseconds) = duration.components
+        self = .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+    }
+}

@@ -1,0 +1,11 @@
+import ArgumentParser
+
+@main
+struct Pushgate: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "pushgate",
+        abstract: "A self-hosted push gateway: registerSubscription and triggerReplyFinished over a document store, delivered through APNs.",
+        subcommands: [ServeCommand.self, KeygenCommand.self, SubscribeCommand.self, TriggerCommand.self],
+        defaultSubcommand: nil
+    )
+}

@@ -1,0 +1,58 @@
+import ArgumentParser
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+import PushgateCore
+import PushgateServer
+
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Run the gateway until SIGTERM or SIGINT."
+    )
+
+    @Option(help: "Address to listen on. Env: PUSHGATE_HOST. Default: 127.0.0.1.")
+    var host: String?
+
+    @Option(help: "Port to listen on (0 picks a free one). Env: PUSHGATE_PORT. Default: 8080.")
+    var port: Int?
+
+    @Option(help: "SQLite database file, created when missing. Env: PUSHGATE_DATABASE. Default: pushgate.sqlite.")
+    var database: String?
+
+    func run() async throws {
+        let environment = ProcessInfo.processInfo.environment
+        let configuration = try GatewayConfiguration(
+            host: host ?? environment["PUSHGATE_HOST"] ?? "127.0.0.1",
+            port: port ?? Self.port(fromEnvironment: environment["PUSHGATE_PORT"]) ?? 8080,
+            databasePath: database ?? environment["PUSHGATE_DATABASE"] ?? "pushgate.sqlite"
+        )
+        guard (0...65535).contains(configuration.port) else {
+            throw StartFailure("the port must be 0 to 65535, not \(configuration.port)")
+        }
+        let logger = Logger.gateway(environment: environment)
+        do {
+            let application = try buildApplication(configuration: configuration, logger: logger)
+            try await application.runService()
+        } catch let error as DocumentStoreError {
+            throw StartFailure(error.description)
+        } catch let error as IOError where error.errnoCode == EADDRINUSE {
+            throw StartFailure("cannot listen on \(configuration.host):\(configuration.port): the address is in use")
+        } catch let error as IOError {
+            throw StartFailure("cannot listen on \(configuration.host):\(configuration.port): \(error)")
+        }
+    }
+
+    private static func port(fromEnvironment value: String?) throws -> Int? {
+        guard let value else { return nil }
+        guard let port = Int(value) else { throw StartFailure("PUSHGATE_PORT must be a number, not '\(value)'") }
+        return port
+    }
+}
+
+/// A start that cannot go on: printed as one line, exit status 1.
+struct StartFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}

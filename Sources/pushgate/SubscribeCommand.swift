@@ -1,0 +1,54 @@
+import ArgumentParser
+import Foundation
+import PushgateCore
+
+struct SubscribeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "subscribe",
+        abstract: "Subscribe a device to an agent's pushes (calls registerSubscription)."
+    )
+
+    @OptionGroup var gateway: GatewayCallOptions
+
+    @Option(help: "The agent's working directory on its server.")
+    var cwd: String
+
+    @Option(help: "A stable id of the app installation (a UUID).")
+    var installationId: String
+
+    @Option(help: "The device's APNs token, in hex.")
+    var apnsToken: String?
+
+    @Option(help: "The device's FCM registration token.")
+    var fcmToken: String?
+
+    @Option(help: "The agent's display name, shown as the notification title.")
+    var name: String?
+
+    @Option(help: "ios, ipados, macos or android. Default: ios.")
+    var platform: String?
+
+    @Option(help: "Seconds to wait for the answer.")
+    var timeout: Double = 10
+
+    func validate() throws {
+        guard apnsToken != nil || fcmToken != nil else {
+            throw ValidationError("pass --apns-token or --fcm-token")
+        }
+    }
+
+    func run() async throws {
+        let environment = ProcessInfo.processInfo.environment
+        var body: [String: JSONValue] = ["cwd": .string(cwd), "installation_id": .string(installationId)]
+        body["apns_token"] = apnsToken.map(JSONValue.string)
+        body["fcm_token"] = fcmToken.map(JSONValue.string)
+        body["agent_display_name"] = name.map(JSONValue.string)
+        body["platform"] = platform.map(JSONValue.string)
+        let client = GatewayClient(
+            baseURL: gateway.baseURL(environment: environment),
+            secret: try gateway.secret(environment: environment),
+            timeout: .seconds(timeout)
+        )
+        try await client.call("registerSubscription", body: body)
+    }
+}

@@ -1,0 +1,43 @@
+import PushgateCore
+import Testing
+
+@Suite("Document writes")
+struct DocumentWriteTests {
+    let path = try! DocumentPath("things", "one")
+
+    @Test("merge keeps fields not named; valueIfAbsent keeps a stored value; delete removes")
+    func merge() {
+        let stored: [String: JSONValue] = ["a": "1", "createdAt": "old", "gone": "x"]
+        let write = DocumentWrite.set(path, ["b": "2", "createdAt": .valueIfAbsent("new"), "gone": .delete])
+        #expect(write.apply(to: stored) == ["a": "1", "b": "2", "createdAt": "old"])
+        #expect(write.apply(to: nil) == ["b": "2", "createdAt": "new"])
+    }
+
+    @Test("without merge, fields not named are dropped")
+    func replace() {
+        let write = DocumentWrite.set(path, ["b": "2", "createdAt": .valueIfAbsent("new")], merge: false)
+        #expect(write.apply(to: ["a": "1", "createdAt": "old"]) == ["b": "2", "createdAt": "old"])
+    }
+
+    @Test("preconditions")
+    func preconditions() {
+        let exists = DocumentWrite.delete(path, if: .exists)
+        #expect(exists.isAllowed(on: [:]))
+        #expect(!exists.isAllowed(on: nil))
+        let matching = DocumentWrite.delete(path, if: .fieldEquals("token", "t1"))
+        #expect(matching.isAllowed(on: ["token": "t1"]))
+        #expect(!matching.isAllowed(on: ["token": "t2"]))
+        #expect(!matching.isAllowed(on: nil))
+    }
+
+    @Test(
+        "path segments follow Firestore's id rules",
+        arguments: [
+            ("abc", true), ("a b", true), ("__x", true), ("x__", true), ("___", true),
+            ("", false), (".", false), ("..", false), ("a/b", false), ("__x__", false), ("____", false),
+        ]
+    )
+    func segments(segment: String, valid: Bool) {
+        #expect(DocumentPath.isValidSegment(segment) == valid)
+    }
+}

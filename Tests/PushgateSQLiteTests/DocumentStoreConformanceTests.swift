@@ -1,0 +1,164 @@
+import PushgateCore
+import Testing
+
+/// The contract of ``DocumentStore``, checked on every implementation.
+@Suite("DocumentStore conformance")
+struct DocumentStoreConformanceTests {
+    let server = try! DocumentPath("servers", "s1")
+
+    func path(_ raw: String) -> DocumentPath { try! DocumentPath(rawValue: raw) }
+
+    @Test("set, get, merge and delete one document", arguments: StoreKind.allCases)
+    func roundTrip(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            #expect(try await store.document(at: server) == nil)
+            let created = try await store.set(server, ["name": "first", "createdAt": .valueIfAbsent("t1")])
+            #expect(created == WriteResult(existed: false, applied: true))
+            let updated = try await store.set(server, ["other": .value(.number(2)), "createdAt": .valueIfAbsent("t2")])
+            #expect(updated == WriteResult(existed: true, applied: true))
+            let document = try await store.document(at: server)
+            #expect(document?.fields == ["name": "first", "other": .number(2), "createdAt": "t1"])
+
+            try await store.set(server, ["only": .value(true)], merge: false)
+            #expect(try await store.document(at: server)?.fields == ["only": true])
+
+            #expect(try await store.delete(server) == WriteResult(existed: true, applied: true))
+            #expect(try await store.document(at: server) == nil)
+            #expect(try await store.delete(server) == WriteResult(existed: false, applied: true))
+        }
+    }
+
+    @Test("every JSON kind survives a round trip", arguments: StoreKind.allCases)
+    func jsonKinds(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            let fields: [String: JSONValue] = [
+                "null": .null, "bool": true, "number": .number(-1.5), "text": "ünï \"quoted\" / ✓",
+                "array": .array([.number(1), "two", .null]), "object": .object(["nested": .object(["deep": false])]),
+            ]
+            try await store.set(server, fields.mapValues(FieldValue.value))
+            #expect(try await store.document(at: server)?.fields == fields)
+        }
+    }
+
+    @Test("a collection lists its own documents in id order, not its subcollections'", arguments: StoreKind.allCases)
+    func listCollection(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            for id in ["b", "a", "c", "B", "a-1"] {
+                try await store.set(path("servers/s1/agents/x/devices/\(id)"), ["id": .value(.string(id))])
+            }
+            try await store.set(path("servers/s1/agents/y/devices/z"), ["id": "z"])
+            try await store.set(path("servers/s1/agents/x"), ["cwd": "/x"])
+            let devices = try await store.documents(in: path("servers/s1/agents/x").collection("devices"))
+            #expect(devices.map(\.path.documentID) == ["B", "a", "a-1", "b", "c"])
+            let agents = try await store.documents(in: server.collection("agents"))
+            #expect(agents.map(\.path.rawValue) == ["servers/s1/agents/x"])
+            #expect(try await store.documents(in: path("servers/s2/agents/x").collection("devices")).isEmpty)
+        }
+    }
+
+    @Test("a collection-group query finds by document id within a scope", arguments: StoreKind.allCases)
+    func groupByDocumentID(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            for raw in [
+                "servers/s1/agents/a/devices/phone", "servers/s1/agents/b/devices/phone",
+                "servers/s1/agents/b/devices/tablet", "servers/s10/agents/a/devices/phone",
+                "servers/s2/agents/a/devices/phone", "servers/s1/agents/phone",
+            ] {
+                try await store.set(path(raw), ["at": .value(.string(raw))])
+            }
+            let inScope = try await store.documents(inGroup: "devices", under: server, where: .documentID("phone"))
+            #expect(inScope.map(\.path.rawValue) == ["servers/s1/agents/a/devices/phone", "servers/s1/agents/b/devices/phone"])
+            let everywhere = try await store.documents(inGroup: "devices", under: nil, where: .documentID("phone"))
+            #expect(everywhere.count == 4)
+        }
+    }
+
+    @Test("a collection-group query finds by field value, types compared exactly", arguments: StoreKind.allCases)
+    func groupByField(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            try await store.set(path("servers/s1/agents/a/devices/d1"), ["token": "t1"])
+            try await store.set(path("servers/s1/agents/b/devices/d2"), ["token": "t1"])
+            try await store.set(path("servers/s1/agents/b/devices/d3"), ["token": "t2"])
+            try await store.set(path("servers/s1/agents/b/devices/d4"), ["flag": .value(.number(1))])
+            try await store.set(path("servers/s1/agents/b/devices/d5"), ["flag": .value(true)])
+            try await store.set(path("servers/s1/agents/b/other/d6"), ["token": "t1"])
+            let found = try await store.documents(inGroup: "devices", under: nil, where: .fieldEquals("token", "t1"))
+            #expect(found.map(\.path.documentID) == ["d1", "d2"])
+            let flagged = try await store.documents(inGroup: "devices", under: nil, where: .fieldEquals("flag", true))
+            #expect(flagged.map(\.path.documentID) == ["d5"])
+        }
+    }
+
+    @Test("a batch applies in order and reports each write", arguments: StoreKind.allCases)
+    func batch(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            let device = path("servers/s1/agents/a/devices/d1")
+            try await store.set(device, ["token": "old"])
+            let results = try await store.commit([
+                .set(server, ["n": "1"]),
+                .delete(device, if: .fieldEquals("token", "other")),
+                .set(path("servers/s1/agents/a"), ["x": "y"], if: .exists),
+                .set(server, ["n": "2"]),
+            ])
+            #expect(results.map(\.applied) == [true, false, false, true])
+            #expect(results.map(\.existed) == [false, true, false, true])
+            #expect(try await store.document(at: device)?.fields == ["token": "old"])
+            #expect(try await store.document(at: path("servers/s1/agents/a")) == nil)
+            #expect(try await store.document(at: server)?.fields == ["n": "2"])
+        }
+    }
+
+    @Test("a failing batch leaves nothing of itself", arguments: StoreKind.allCases)
+    func atomicity(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            try await store.set(server, ["kept": "yes"])
+            await #expect(throws: (any Error).self) {
+                try await store.commit([
+                    .set(server, ["kept": "no"]),
+                    .set(path("servers/s2"), ["new": "doc"]),
+                    // JSON has no NaN: this write cannot be stored.
+                    .set(path("servers/s3"), ["bad": .value(.number(.nan))]),
+                ])
+            }
+            #expect(try await store.document(at: server)?.fields == ["kept": "yes"])
+            #expect(try await store.document(at: path("servers/s2")) == nil)
+            #expect(try await store.document(at: path("servers/s3")) == nil)
+        }
+    }
+
+    @Test("concurrent writers all land", arguments: StoreKind.allCases)
+    func concurrentWriters(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for writer in 0..<8 {
+                    group.addTask {
+                        for item in 0..<25 {
+                            try await store.commit([
+                                .set(try DocumentPath(rawValue: "servers/s1/agents/w\(writer)/devices/d\(item)"), ["n": "x"]),
+                                .set(try DocumentPath(rawValue: "servers/s1/agents/w\(writer)"), ["count": .value(.number(Double(item)))]),
+                            ])
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+            for writer in 0..<8 {
+                let agent = path("servers/s1/agents/w\(writer)")
+                #expect(try await store.documents(in: agent.collection("devices")).count == 25)
+                #expect(try await store.document(at: agent)?.fields["count"] == .number(24))
+            }
+        }
+    }
+
+    @Test("invalid paths and field names are refused")
+    func invalidInput() async throws {
+        #expect(throws: DocumentStoreError.self) { try DocumentPath(rawValue: "servers/s1/agents") }
+        #expect(throws: DocumentStoreError.self) { try DocumentPath(rawValue: "servers//agents/a") }
+        #expect(throws: DocumentStoreError.self) { try DocumentPath(rawValue: "servers/__x__") }
+        try await StoreKind.sqlite.withStore { store in
+            await #expect(throws: DocumentStoreError.self) {
+                try await store.documents(inGroup: "devices", under: nil, where: .fieldEquals("a') OR 1=1 --", "x"))
+            }
+        }
+    }
+}
