@@ -7,6 +7,11 @@ public struct TriggerReplyFinishedAnswer: Sendable, Hashable, Encodable {
             public let reason: String
             /// The device document was deleted because of it.
             public let removed: Bool
+
+            public init(reason: String, removed: Bool) {
+                self.reason = reason
+                self.removed = removed
+            }
         }
 
         public let installationID: String

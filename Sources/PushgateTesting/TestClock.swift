@@ -1,0 +1,20 @@
+import Foundation
+import Synchronization
+
+/// A wall clock that stands still until a test moves it.
+public final class TestClock: Sendable {
+    private let current: Mutex<Date>
+
+    public init(_ start: Date = Date(timeIntervalSince1970: 1_795_323_872)) {
+        current = Mutex(start)
+    }
+
+    /// The clock's time; pass `clock.now` where a `() -> Date` is wanted.
+    @Sendable public func now() -> Date {
+        current.withLock { $0 }
+    }
+
+    public func advance(by seconds: TimeInterval) {
+        current.withLock { $0 += seconds }
+    }
+}

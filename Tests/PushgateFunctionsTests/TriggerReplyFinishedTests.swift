@@ -1,0 +1,182 @@
+import Foundation
+import PushgateCore
+import PushgateFunctions
+import PushgateSQLite
+import PushgateTesting
+import Synchronization
+import Testing
+
+@Suite("triggerReplyFinished")
+struct TriggerReplyFinishedTests {
+    let cwd = "/root/projects/my-agent"
+
+    @Test("one notification with the composed title, body, data and collapse id goes to every device")
+    func composesAndSends() async throws {
+        let fixture = try FunctionsFixture()
+        _ = try await fixture.register(["cwd": .string(cwd), "installation_id": "a", "apns_token": .string(FunctionsFixture.apnsToken(1)), "agent_display_name": "My Agent"])
+        _ = try await fixture.register(["cwd": .string(cwd), "installation_id": "b", "fcm_token": "fcm-b"])
+        fixture.clock.advance(by: 5)
+        let answer = try await fixture.trigger([
+            "cwd": .string(cwd), "conversation_id": "conv-9", "message_preview": "  All\n\ntests   pass. ",
+            "finished_at": "2026-11-22T05:04:36Z",
+        ])
+        #expect(answer.deviceCount == 2 && answer.successCount == 2 && answer.failureCount == 0 && answer.removedCount == 0)
+        #expect(answer.delivery == "log")
+        #expect(answer.responses.map(\.installationID) == ["a", "b"])
+        let send = try #require(fixture.provider.sends.first)
+        #expect(send.notification.title == "My Agent")
+        #expect(send.notification.body == "All tests pass.")
+        #expect(send.notification.collapseID == AgentKey(cwd: cwd).hex)
+        #expect(send.notification.sound == "default")
+        #expect(
+            send.notification.data == [
+                "type": "reply_finished", "server_key": fixture.serverKey.hex, "cwd": cwd, "conversation_id": "conv-9",
+            ]
+        )
+        #expect(send.targets.map(\.token) == [.apns(FunctionsFixture.apnsToken(1)), .fcm("fcm-b")])
+
+        let agent = try await fixture.store.document(at: NamespacePaths.agent(AgentKey(cwd: cwd), of: fixture.serverKey))
+        #expect(agent?.string("lastTriggeredAt") == "2026-11-22T05:04:37.000Z")
+    }
+
+    @Test("an agent with no devices is not an error, and no agent document is made for it")
+    func noDevices() async throws {
+        let fixture = try FunctionsFixture()
+        let answer = try await fixture.trigger(["cwd": "/nobody/here"])
+        #expect(answer.deviceCount == 0 && answer.responses.isEmpty && answer.successCount == 0)
+        #expect(fixture.provider.sends.isEmpty)
+        let stored = try await fixture.store.allDocuments().map(\.path)
+        #expect(stored == [NamespacePaths.server(fixture.serverKey)], "only the server's lastSeenAt is touched")
+    }
+
+    @Test("1,201 devices go out as chunks of 500, 500 and 201")
+    func chunks() async throws {
+        let fixture = try FunctionsFixture()
+        let devices = NamespacePaths.devices(of: AgentKey(cwd: cwd), of: fixture.serverKey)
+        var writes: [DocumentWrite] = []
+        for n in 0..<1201 {
+            writes.append(.set(try devices.document(String(format: "device-%04d", n)), ["apnsToken": .value(.string(FunctionsFixture.apnsToken(n)))]))
+        }
+        try await fixture.store.commit(writes)
+        let answer = try await fixture.trigger(["cwd": .string(cwd)])
+        #expect(answer.deviceCount == 1201 && answer.successCount == 1201)
+        let sizes = fixture.provider.sends.map(\.targets.count).sorted(by: >)
+        #expect(sizes == [500, 500, 201])
+        let sent = Set(fixture.provider.sends.flatMap(\.targets).map(\.installationID))
+        #expect(sent.count == 1201, "every device once")
+    }
+
+    @Test("chunks go out with bounded concurrency")
+    func boundedConcurrency() async throws {
+        let fixture = try FunctionsFixture(fanOut: FanOut(chunkSize: 10, maxConcurrentChunks: 3))
+        let devices = NamespacePaths.devices(of: AgentKey(cwd: cwd), of: fixture.serverKey)
+        try await fixture.store.commit(
+            try (0..<100).map { .set(try devices.document("d\($0)"), ["fcmToken": .value(.string("t\($0)"))]) }
+        )
+        let provider = ConcurrencyProbeProvider()
+        let answer = try await fixture.trigger(["cwd": .string(cwd)], provider: provider)
+        #expect(answer.successCount == 100)
+        #expect(provider.calls == 10)
+        #expect(provider.maxInFlight <= 3)
+    }
+
+    @Test("the devices whose tokens the provider reports invalid are deleted, exactly those")
+    func removesInvalidTokens() async throws {
+        let dead = [FunctionsFixture.apnsToken(2), FunctionsFixture.apnsToken(4)]
+        let fixture = try FunctionsFixture(outcomes: [
+            dead[0]: .tokenInvalid(reason: "Unregistered"),
+            dead[1]: .tokenInvalid(reason: "BadDeviceToken"),
+            FunctionsFixture.apnsToken(3): .retryLater(reason: "TooManyRequests", after: nil),
+            "fcm-5": .failed(reason: "PayloadTooLarge"),
+        ])
+        for n in 1...4 {
+            _ = try await fixture.register(["cwd": .string(cwd), "installation_id": .string("d\(n)"), "apns_token": .string(FunctionsFixture.apnsToken(n))])
+        }
+        _ = try await fixture.register(["cwd": .string(cwd), "installation_id": "d5", "fcm_token": "fcm-5"])
+        // The same dead token under another agent stays until that agent's own trigger says so.
+        _ = try await fixture.register(["cwd": "/other", "installation_id": "d2", "apns_token": .string(dead[0])])
+
+        let answer = try await fixture.trigger(["cwd": .string(cwd)])
+        #expect(answer.deviceCount == 5 && answer.successCount == 1 && answer.failureCount == 4 && answer.removedCount == 2)
+        #expect(
+            answer.responses.map { [$0.installationID, $0.error?.reason ?? "ok", "\($0.error?.removed ?? false)"] } == [
+                ["d1", "ok", "false"], ["d2", "Unregistered", "true"], ["d3", "TooManyRequests", "false"],
+                ["d4", "BadDeviceToken", "true"], ["d5", "PayloadTooLarge", "false"],
+            ]
+        )
+        let remaining = try await fixture.store.documents(in: NamespacePaths.devices(of: AgentKey(cwd: cwd), of: fixture.serverKey))
+        #expect(remaining.map(\.path.documentID) == ["d1", "d3", "d5"])
+        #expect(try await fixture.store.document(at: fixture.device("d2", cwd: "/other")) != nil)
+    }
+
+    @Test("a device that re-registered a new token while its old one failed is kept")
+    func keepsReregisteredDevice() async throws {
+        let fixture = try FunctionsFixture()
+        let old = FunctionsFixture.apnsToken(1)
+        let new = FunctionsFixture.apnsToken(2)
+        _ = try await fixture.register(["cwd": .string(cwd), "installation_id": "phone", "apns_token": .string(old)])
+        // The provider reports the old token dead, but the phone registers its new
+        // token while the push is in flight.
+        let provider = ReregisteringProvider(deadToken: old) {
+            _ = try? await fixture.register(["cwd": .string(cwd), "installation_id": "phone", "apns_token": .string(new)])
+        }
+        let answer = try await fixture.trigger(["cwd": .string(cwd)], provider: provider)
+        #expect(answer.responses.first?.error == .init(reason: "Unregistered", removed: false))
+        #expect(answer.removedCount == 0)
+        #expect(try await fixture.store.document(at: fixture.device("phone", cwd: cwd))?.string("apnsToken") == new)
+    }
+
+    @Test(
+        "invalid fields are refused, naming the field",
+        arguments: [
+            ([:], "cwd"),
+            (["cwd": .number(1)], "cwd"),
+            (["cwd": "/a", "conversation_id": .string(String(repeating: "c", count: 201))], "conversation_id"),
+            (["cwd": "/a", "message_preview": .array([])], "message_preview"),
+            (["cwd": "/a", "finished_at": "yesterday"], "finished_at"),
+            (["cwd": "/a", "finished_at": "2026-02-30T00:00:00Z"], "finished_at"),
+            (["cwd": "/a", "finished_at": .number(1_763_787_872)], "finished_at"),
+        ] as [([String: JSONValue], String)]
+    )
+    func invalid(body: [String: JSONValue], field: String) async throws {
+        let fixture = try FunctionsFixture()
+        await #expect {
+            _ = try await fixture.trigger(body)
+        } throws: { error in
+            (error as? FunctionError)?.field == field
+        }
+        #expect(try await fixture.store.allDocuments().isEmpty)
+    }
+}
+
+/// Delivers everything, slowly, and records the most sends in flight at once.
+private final class ConcurrencyProbeProvider: PushProvider {
+    private let state = Mutex((inFlight: 0, maxInFlight: 0, calls: 0))
+    let deliveryName = "probe"
+
+    func send(_ notification: PushNotification, to targets: [DeliveryTarget]) async -> [DeliveryOutcome] {
+        state.withLock {
+            $0.inFlight += 1
+            $0.calls += 1
+            $0.maxInFlight = max($0.maxInFlight, $0.inFlight)
+        }
+        try? await Task.sleep(for: .milliseconds(20))
+        state.withLock { $0.inFlight -= 1 }
+        return targets.map { _ in .delivered }
+    }
+
+    var maxInFlight: Int { state.withLock { $0.maxInFlight } }
+    var calls: Int { state.withLock { $0.calls } }
+}
+
+/// Reports one token dead, running `meanwhile` before it answers.
+private struct ReregisteringProvider: PushProvider {
+    let deadToken: String
+    let meanwhile: @Sendable () async -> Void
+    let deliveryName = "test"
+
+    func send(_ notification: PushNotification, to targets: [DeliveryTarget]) async -> [DeliveryOutcome] {
+        await meanwhile()
+        return targets.map { $0.token.value == deadToken ? .tokenInvalid(reason: "Unregistered") : .delivered }
+    }
+}

@@ -1,0 +1,63 @@
+#!/usr/bin/env python3
+"""Checks every example in functions/ against the JSON schemas.
+
+- a valid example's request body must match <function>/request.schema.json, and its
+  answer body <function>/answer.schema.json;
+- an invalid example's answer must match error.schema.json (with a stand-in
+  message), and a 400 naming a field must be refused by the request schema too,
+  so the schemas say what the gateway enforces.
+
+Needs the `jsonschema` package (pip install jsonschema). Exits 1 on the first
+kind of failure, printing every failing example.
+"""
+import json
+import pathlib
+import sys
+
+from jsonschema import Draft202012Validator
+
+ROOT = pathlib.Path(__file__).resolve().parent
+
+
+def load(path):
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)
+
+
+def main():
+    failures = []
+    error_schema = Draft202012Validator(load(ROOT / "error.schema.json"))
+    count = 0
+    for function_dir in sorted(p for p in ROOT.iterdir() if (p / "request.schema.json").exists()):
+        request_schema = Draft202012Validator(load(function_dir / "request.schema.json"))
+        answer_schema = Draft202012Validator(load(function_dir / "answer.schema.json"))
+        for example_path in sorted((function_dir / "examples").glob("*/*.json")):
+            count += 1
+            example = load(example_path)
+            name = example_path.relative_to(ROOT)
+            kind = example_path.parent.name
+            for setup in example.get("setup", []):
+                if not request_schema.is_valid(setup["body"]) and setup["function"] == function_dir.name:
+                    failures.append(f"{name}: a setup body does not match the request schema")
+            request = example["request"]
+            answer = example["answer"]
+            if kind == "valid":
+                for error in request_schema.iter_errors(request["body"]):
+                    failures.append(f"{name}: request: {error.message}")
+                for error in answer_schema.iter_errors(answer["body"]):
+                    failures.append(f"{name}: answer: {error.message}")
+            else:
+                error_answer = {"error": dict(answer["error"], message="stand-in")}
+                for error in error_schema.iter_errors(error_answer):
+                    failures.append(f"{name}: error answer: {error.message}")
+                body = request.get("body")
+                if answer["status"] == 400 and isinstance(body, dict) and request_schema.is_valid(body):
+                    failures.append(f"{name}: the request schema accepts a body the gateway refuses")
+    for failure in failures:
+        print(failure)
+    print(f"{count} examples checked, {len(failures)} problems")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
