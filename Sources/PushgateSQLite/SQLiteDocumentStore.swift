@@ -109,7 +109,8 @@ public final class SQLiteDocumentStore: DocumentStore {
     }
 
     public func checkHealth() async throws {
-        _ = try await read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM documents LIMIT 1") }
+        // Touches the table, reads at most one row.
+        _ = try await read { db in try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM documents)") }
     }
 
     // MARK: - Inside a transaction
@@ -137,7 +138,9 @@ public final class SQLiteDocumentStore: DocumentStore {
     }
 
     private static func storedFields(_ db: Database, _ path: DocumentPath) throws -> [String: JSONValue]? {
-        guard let json = try String.fetchOne(db, sql: "SELECT fields FROM documents WHERE path = ?", arguments: [path.rawValue])
+        guard
+            let json = try String.fetchOne(
+                db, sql: "SELECT fields FROM documents WHERE path = ?", arguments: [path.rawValue])
         else { return nil }
         return try decodeFields(json, path: path.rawValue)
     }

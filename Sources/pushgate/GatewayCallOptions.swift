@@ -34,7 +34,8 @@ struct GatewayCallOptions: ParsableArguments {
             throw ValidationError("no push secret: pass --secret-file or set CODEAGENTS_PUSH_SECRET")
         }
         guard let secret = PushSecret(text.trimmingCharacters(in: .whitespacesAndNewlines)) else {
-            throw ValidationError("the push secret must be at least \(PushSecret.minimumLength) visible ASCII characters")
+            throw ValidationError(
+                "the push secret must be at least \(PushSecret.minimumLength) visible ASCII characters")
         }
         return secret
     }
@@ -47,7 +48,8 @@ struct GatewayCallOptions: ParsableArguments {
             let trimmed = line.trimmingCharacters(in: .whitespaces)
             let assignment = trimmed.hasPrefix("export ") ? String(trimmed.dropFirst(7)) : trimmed
             if assignment.hasPrefix(prefix) {
-                return String(assignment.dropFirst(prefix.count)).trimmingCharacters(in: CharacterSet(charactersIn: "\"'"))
+                return String(assignment.dropFirst(prefix.count)).trimmingCharacters(
+                    in: CharacterSet(charactersIn: "\"'"))
             }
         }
         return contents

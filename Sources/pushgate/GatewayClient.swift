@@ -1,5 +1,5 @@
-import AsyncHTTPClient
 import ArgumentParser
+import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOHTTP1
@@ -21,17 +21,23 @@ struct GatewayClient {
         request.headers.add(name: "Content-Type", value: "application/json")
         request.body = .bytes(ByteBuffer(bytes: try JSONValue.object(body).encodedData()))
 
-        let status: UInt
-        let answer: ByteBuffer
+        var configuration = HTTPClient.Configuration()
+        // A gateway that is not listening is reported at once rather than retried
+        // until the deadline: a proxy's hook should not wait for nothing.
+        configuration.connectionPool.retryConnectionEstablishment = false
+        let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+        let outcome: Result<(status: UInt, answer: ByteBuffer), CallFailure>
         do {
-            let response = try await HTTPClient.shared.execute(request, timeout: .init(timeout))
-            status = response.status.code
-            answer = try await response.body.collect(upTo: 16 * 1024 * 1024)
+            let response = try await client.execute(request, timeout: .init(timeout))
+            outcome = .success((response.status.code, try await response.body.collect(upTo: 16 * 1024 * 1024)))
         } catch let error as HTTPClientError where error == .deadlineExceeded {
-            throw CallFailure("\(url) did not answer within \(timeout)")
+            outcome = .failure(CallFailure("\(url) did not answer within \(timeout)"))
         } catch {
-            throw CallFailure("cannot reach \(url): \(error)")
+            outcome = .failure(CallFailure("cannot reach \(url): \(error)"))
         }
+        try await client.shutdown()
+
+        let (status, answer) = try outcome.get()
         print(String(buffer: answer))
         guard (200..<300).contains(status) else { throw ExitCode.failure }
     }

@@ -4,7 +4,8 @@ import ArgumentParser
 struct Pushgate: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "pushgate",
-        abstract: "A self-hosted push gateway: registerSubscription and triggerReplyFinished over a document store, delivered through APNs.",
+        abstract:
+            "A self-hosted push gateway: registerSubscription and triggerReplyFinished over a document store, delivered through APNs.",
         subcommands: [ServeCommand.self, KeygenCommand.self, SubscribeCommand.self, TriggerCommand.self],
         defaultSubcommand: nil
     )

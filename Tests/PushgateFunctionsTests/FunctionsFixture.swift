@@ -32,7 +32,9 @@ final class FunctionsFixture: Sendable {
         return try await function(secret: secret, RegisterSubscriptionRequest(fields: RequestFields(body)))
     }
 
-    func trigger(_ body: [String: JSONValue], provider: (any PushProvider)? = nil) async throws -> TriggerReplyFinishedAnswer {
+    func trigger(_ body: [String: JSONValue], provider: (any PushProvider)? = nil) async throws
+        -> TriggerReplyFinishedAnswer
+    {
         let function = TriggerReplyFinishedFunction(
             store: store,
             provider: provider ?? self.provider,

@@ -15,7 +15,8 @@ struct RegisterSubscriptionTests {
         let token = FunctionsFixture.apnsToken(1).uppercased()
         let answer = try await fixture.register([
             "cwd": .string(cwd), "installation_id": "phone-1", "apns_token": .string(token),
-            "agent_display_name": "My Agent", "platform": "ipados", "app_version": "1.4", "bundle_id": "com.example.app",
+            "agent_display_name": "My Agent", "platform": "ipados", "app_version": "1.4",
+            "bundle_id": "com.example.app",
             "unknown_field": "ignored",
         ])
         #expect(answer.created)
@@ -26,8 +27,12 @@ struct RegisterSubscriptionTests {
         let time: JSONValue = "2026-11-22T05:04:32.000Z"
         let server = try await fixture.store.document(at: NamespacePaths.server(fixture.serverKey))
         #expect(server?.fields == ["createdAt": time, "lastSeenAt": time])
-        let agent = try await fixture.store.document(at: NamespacePaths.agent(AgentKey(cwd: cwd), of: fixture.serverKey))
-        #expect(agent?.fields == ["cwd": .string(cwd), "agentDisplayName": "My Agent", "createdAt": time, "updatedAt": time])
+        let agent = try await fixture.store.document(
+            at: NamespacePaths.agent(AgentKey(cwd: cwd), of: fixture.serverKey))
+        #expect(
+            agent?.fields == [
+                "cwd": .string(cwd), "agentDisplayName": "My Agent", "createdAt": time, "updatedAt": time,
+            ])
         let device = try await fixture.store.document(at: fixture.device("phone-1", cwd: cwd))
         #expect(
             device?.fields == [
@@ -68,7 +73,9 @@ struct RegisterSubscriptionTests {
     func replacesTokens() async throws {
         let fixture = try FunctionsFixture()
         let apns = FunctionsFixture.apnsToken(7)
-        _ = try await fixture.register(["cwd": .string(cwd), "installation_id": "p", "apns_token": .string(apns), "app_version": "1"])
+        _ = try await fixture.register([
+            "cwd": .string(cwd), "installation_id": "p", "apns_token": .string(apns), "app_version": "1",
+        ])
         _ = try await fixture.register(["cwd": .string(cwd), "installation_id": "p", "fcm_token": "fcm-2"])
         let device = try await fixture.store.document(at: fixture.device("p", cwd: cwd))
         #expect(device?.string("apnsToken") == nil)
@@ -82,11 +89,14 @@ struct RegisterSubscriptionTests {
         let old = FunctionsFixture.apnsToken(1)
         let new = FunctionsFixture.apnsToken(2)
         for agent in ["/a", "/b", "/c"] {
-            _ = try await fixture.register(["cwd": .string(agent), "installation_id": "phone", "apns_token": .string(old)])
+            _ = try await fixture.register([
+                "cwd": .string(agent), "installation_id": "phone", "apns_token": .string(old),
+            ])
         }
         _ = try await fixture.register(["cwd": "/b", "installation_id": "other-phone", "apns_token": .string(old)])
         // The same installation id under another server (another secret) is another namespace.
-        let otherServer = try NamespacePaths.device("phone", of: AgentKey(cwd: "/a"), of: PushSecret("another-secret-0123456789")!.serverKey)
+        let otherServer = try NamespacePaths.device(
+            "phone", of: AgentKey(cwd: "/a"), of: PushSecret("another-secret-0123456789")!.serverKey)
         try await fixture.store.set(otherServer, ["apnsToken": .value(.string(old))])
 
         fixture.clock.advance(by: 10)
@@ -97,7 +107,8 @@ struct RegisterSubscriptionTests {
             #expect(device?.string("apnsToken") == new, "\(agent)")
             #expect(device?.string("updatedAt") == "2026-11-22T05:04:42.000Z")
         }
-        #expect(try await fixture.store.document(at: fixture.device("other-phone", cwd: "/b"))?.string("apnsToken") == old)
+        #expect(
+            try await fixture.store.document(at: fixture.device("other-phone", cwd: "/b"))?.string("apnsToken") == old)
         #expect(try await fixture.store.document(at: otherServer)?.string("apnsToken") == old)
     }
 
@@ -113,17 +124,45 @@ struct RegisterSubscriptionTests {
             (["cwd": "/a", "installation_id": "..", "fcm_token": "t"], "installation_id"),
             (["cwd": "/a", "installation_id": "__id__", "fcm_token": "t"], "installation_id"),
             (["cwd": "/a", "installation_id": "ü", "fcm_token": "t"], "installation_id"),
-            (["cwd": "/a", "installation_id": .string(String(repeating: "i", count: 129)), "fcm_token": "t"], "installation_id"),
-            (["cwd": "/a", "installation_id": "p", "apns_token": .string(String(repeating: "g", count: 64))], "apns_token"),
-            (["cwd": "/a", "installation_id": "p", "apns_token": .string(String(repeating: "a", count: 63))], "apns_token"),
-            (["cwd": "/a", "installation_id": "p", "apns_token": .string(String(repeating: "a", count: 65))], "apns_token"),
-            (["cwd": "/a", "installation_id": "p", "apns_token": .string(String(repeating: "a", count: 202))], "apns_token"),
+            (
+                ["cwd": "/a", "installation_id": .string(String(repeating: "i", count: 129)), "fcm_token": "t"],
+                "installation_id"
+            ),
+            (
+                ["cwd": "/a", "installation_id": "p", "apns_token": .string(String(repeating: "g", count: 64))],
+                "apns_token"
+            ),
+            (
+                ["cwd": "/a", "installation_id": "p", "apns_token": .string(String(repeating: "a", count: 63))],
+                "apns_token"
+            ),
+            (
+                ["cwd": "/a", "installation_id": "p", "apns_token": .string(String(repeating: "a", count: 65))],
+                "apns_token"
+            ),
+            (
+                ["cwd": "/a", "installation_id": "p", "apns_token": .string(String(repeating: "a", count: 202))],
+                "apns_token"
+            ),
             (["cwd": "/a", "installation_id": "p", "fcm_token": "has space"], "fcm_token"),
             (["cwd": "/a", "installation_id": "p", "fcm_token": ""], "fcm_token"),
-            (["cwd": "/a", "installation_id": "p", "fcm_token": .string(String(repeating: "f", count: 4097))], "fcm_token"),
-            (["cwd": "/a", "installation_id": "p", "fcm_token": "t", "agent_display_name": .string(String(repeating: "n", count: 201))], "agent_display_name"),
+            (
+                ["cwd": "/a", "installation_id": "p", "fcm_token": .string(String(repeating: "f", count: 4097))],
+                "fcm_token"
+            ),
+            (
+                [
+                    "cwd": "/a", "installation_id": "p", "fcm_token": "t",
+                    "agent_display_name": .string(String(repeating: "n", count: 201)),
+                ], "agent_display_name"
+            ),
             (["cwd": "/a", "installation_id": "p", "fcm_token": "t", "platform": "windows"], "platform"),
-            (["cwd": "/a", "installation_id": "p", "fcm_token": "t", "app_version": .string(String(repeating: "v", count: 101))], "app_version"),
+            (
+                [
+                    "cwd": "/a", "installation_id": "p", "fcm_token": "t",
+                    "app_version": .string(String(repeating: "v", count: 101)),
+                ], "app_version"
+            ),
             (["cwd": "/a", "installation_id": "p", "fcm_token": "t", "bundle_id": .number(3)], "bundle_id"),
             (["cwd": "/a", "installation_id": "p"], nil),
         ] as [([String: JSONValue], String?)]
@@ -142,9 +181,19 @@ struct RegisterSubscriptionTests {
     @Test(
         "limits are inclusive",
         arguments: [
-            ["cwd": .string(String(repeating: "é", count: 512)), "installation_id": .string(String(repeating: "i", count: 128)), "fcm_token": .string(String(repeating: "f", count: 4096))],
-            ["cwd": "/a", "installation_id": " !~", "apns_token": .string(String(repeating: "aB", count: 100)), "agent_display_name": .string(String(repeating: "n", count: 200))],
-            ["cwd": "/a", "installation_id": "p", "fcm_token": "t", "platform": "android", "app_version": .string(String(repeating: "v", count: 100)), "bundle_id": .null],
+            [
+                "cwd": .string(String(repeating: "é", count: 512)),
+                "installation_id": .string(String(repeating: "i", count: 128)),
+                "fcm_token": .string(String(repeating: "f", count: 4096)),
+            ],
+            [
+                "cwd": "/a", "installation_id": " !~", "apns_token": .string(String(repeating: "aB", count: 100)),
+                "agent_display_name": .string(String(repeating: "n", count: 200)),
+            ],
+            [
+                "cwd": "/a", "installation_id": "p", "fcm_token": "t", "platform": "android",
+                "app_version": .string(String(repeating: "v", count: 100)), "bundle_id": .null,
+            ],
         ] as [[String: JSONValue]]
     )
     func limits(body: [String: JSONValue]) async throws {

@@ -13,14 +13,18 @@ struct TriggerReplyFinishedTests {
     @Test("one notification with the composed title, body, data and collapse id goes to every device")
     func composesAndSends() async throws {
         let fixture = try FunctionsFixture()
-        _ = try await fixture.register(["cwd": .string(cwd), "installation_id": "a", "apns_token": .string(FunctionsFixture.apnsToken(1)), "agent_display_name": "My Agent"])
+        _ = try await fixture.register([
+            "cwd": .string(cwd), "installation_id": "a", "apns_token": .string(FunctionsFixture.apnsToken(1)),
+            "agent_display_name": "My Agent",
+        ])
         _ = try await fixture.register(["cwd": .string(cwd), "installation_id": "b", "fcm_token": "fcm-b"])
         fixture.clock.advance(by: 5)
         let answer = try await fixture.trigger([
             "cwd": .string(cwd), "conversation_id": "conv-9", "message_preview": "  All\n\ntests   pass. ",
             "finished_at": "2026-11-22T05:04:36Z",
         ])
-        #expect(answer.deviceCount == 2 && answer.successCount == 2 && answer.failureCount == 0 && answer.removedCount == 0)
+        #expect(
+            answer.deviceCount == 2 && answer.successCount == 2 && answer.failureCount == 0 && answer.removedCount == 0)
         #expect(answer.delivery == "log")
         #expect(answer.responses.map(\.installationID) == ["a", "b"])
         let send = try #require(fixture.provider.sends.first)
@@ -35,7 +39,8 @@ struct TriggerReplyFinishedTests {
         )
         #expect(send.targets.map(\.token) == [.apns(FunctionsFixture.apnsToken(1)), .fcm("fcm-b")])
 
-        let agent = try await fixture.store.document(at: NamespacePaths.agent(AgentKey(cwd: cwd), of: fixture.serverKey))
+        let agent = try await fixture.store.document(
+            at: NamespacePaths.agent(AgentKey(cwd: cwd), of: fixture.serverKey))
         #expect(agent?.string("lastTriggeredAt") == "2026-11-22T05:04:37.000Z")
     }
 
@@ -55,7 +60,10 @@ struct TriggerReplyFinishedTests {
         let devices = NamespacePaths.devices(of: AgentKey(cwd: cwd), of: fixture.serverKey)
         var writes: [DocumentWrite] = []
         for n in 0..<1201 {
-            writes.append(.set(try devices.document(String(format: "device-%04d", n)), ["apnsToken": .value(.string(FunctionsFixture.apnsToken(n)))]))
+            writes.append(
+                .set(
+                    try devices.document(String(format: "device-%04d", n)),
+                    ["apnsToken": .value(.string(FunctionsFixture.apnsToken(n)))]))
         }
         try await fixture.store.commit(writes)
         let answer = try await fixture.trigger(["cwd": .string(cwd)])
@@ -90,21 +98,26 @@ struct TriggerReplyFinishedTests {
             "fcm-5": .failed(reason: "PayloadTooLarge"),
         ])
         for n in 1...4 {
-            _ = try await fixture.register(["cwd": .string(cwd), "installation_id": .string("d\(n)"), "apns_token": .string(FunctionsFixture.apnsToken(n))])
+            _ = try await fixture.register([
+                "cwd": .string(cwd), "installation_id": .string("d\(n)"),
+                "apns_token": .string(FunctionsFixture.apnsToken(n)),
+            ])
         }
         _ = try await fixture.register(["cwd": .string(cwd), "installation_id": "d5", "fcm_token": "fcm-5"])
         // The same dead token under another agent stays until that agent's own trigger says so.
         _ = try await fixture.register(["cwd": "/other", "installation_id": "d2", "apns_token": .string(dead[0])])
 
         let answer = try await fixture.trigger(["cwd": .string(cwd)])
-        #expect(answer.deviceCount == 5 && answer.successCount == 1 && answer.failureCount == 4 && answer.removedCount == 2)
+        #expect(
+            answer.deviceCount == 5 && answer.successCount == 1 && answer.failureCount == 4 && answer.removedCount == 2)
         #expect(
             answer.responses.map { [$0.installationID, $0.error?.reason ?? "ok", "\($0.error?.removed ?? false)"] } == [
                 ["d1", "ok", "false"], ["d2", "Unregistered", "true"], ["d3", "TooManyRequests", "false"],
                 ["d4", "BadDeviceToken", "true"], ["d5", "PayloadTooLarge", "false"],
             ]
         )
-        let remaining = try await fixture.store.documents(in: NamespacePaths.devices(of: AgentKey(cwd: cwd), of: fixture.serverKey))
+        let remaining = try await fixture.store.documents(
+            in: NamespacePaths.devices(of: AgentKey(cwd: cwd), of: fixture.serverKey))
         #expect(remaining.map(\.path.documentID) == ["d1", "d3", "d5"])
         #expect(try await fixture.store.document(at: fixture.device("d2", cwd: "/other")) != nil)
     }
@@ -118,7 +131,9 @@ struct TriggerReplyFinishedTests {
         // The provider reports the old token dead, but the phone registers its new
         // token while the push is in flight.
         let provider = ReregisteringProvider(deadToken: old) {
-            _ = try? await fixture.register(["cwd": .string(cwd), "installation_id": "phone", "apns_token": .string(new)])
+            _ = try? await fixture.register([
+                "cwd": .string(cwd), "installation_id": "phone", "apns_token": .string(new),
+            ])
         }
         let answer = try await fixture.trigger(["cwd": .string(cwd)], provider: provider)
         #expect(answer.responses.first?.error == .init(reason: "Unregistered", removed: false))

@@ -67,7 +67,10 @@ struct DocumentStoreConformanceTests {
                 try await store.set(path(raw), ["at": .value(.string(raw))])
             }
             let inScope = try await store.documents(inGroup: "devices", under: server, where: .documentID("phone"))
-            #expect(inScope.map(\.path.rawValue) == ["servers/s1/agents/a/devices/phone", "servers/s1/agents/b/devices/phone"])
+            #expect(
+                inScope.map(\.path.rawValue) == [
+                    "servers/s1/agents/a/devices/phone", "servers/s1/agents/b/devices/phone",
+                ])
             let everywhere = try await store.documents(inGroup: "devices", under: nil, where: .documentID("phone"))
             #expect(everywhere.count == 4)
         }
@@ -134,8 +137,12 @@ struct DocumentStoreConformanceTests {
                     group.addTask {
                         for item in 0..<25 {
                             try await store.commit([
-                                .set(try DocumentPath(rawValue: "servers/s1/agents/w\(writer)/devices/d\(item)"), ["n": "x"]),
-                                .set(try DocumentPath(rawValue: "servers/s1/agents/w\(writer)"), ["count": .value(.number(Double(item)))]),
+                                .set(
+                                    try DocumentPath(rawValue: "servers/s1/agents/w\(writer)/devices/d\(item)"),
+                                    ["n": "x"]),
+                                .set(
+                                    try DocumentPath(rawValue: "servers/s1/agents/w\(writer)"),
+                                    ["count": .value(.number(Double(item)))]),
                             ])
                         }
                     }

@@ -56,7 +56,8 @@ struct SQLiteDocumentStoreTests {
         let store = try SQLiteDocumentStore(path: file)
         // Another client on the same file: the schema's CHECK is what is under test.
         let client = try DatabaseQueue(path: file)
-        let insert = "INSERT INTO documents (path, parent, collection_id, document_id, fields) VALUES (?, 'servers', 'servers', ?, ?)"
+        let insert =
+            "INSERT INTO documents (path, parent, collection_id, document_id, fields) VALUES (?, 'servers', 'servers', ?, ?)"
         for (id, fields) in [("x", "[1, 2]"), ("y", "{not json"), ("z", "\"text\"")] {
             #expect(throws: DatabaseError.self) {
                 try client.write { db in try db.execute(sql: insert, arguments: ["servers/\(id)", id, fields]) }
@@ -103,7 +104,8 @@ struct SQLiteDocumentStoreTests {
             .filter { $0.hasSuffix(".sql") }.sorted()
         #expect(files == SQLiteMigrations.all.map { $0.identifier + ".sql" })
         for migration in SQLiteMigrations.all {
-            let text = try String(contentsOf: directory.appendingPathComponent(migration.identifier + ".sql"), encoding: .utf8)
+            let text = try String(
+                contentsOf: directory.appendingPathComponent(migration.identifier + ".sql"), encoding: .utf8)
             #expect(text == migration.sql, "\(migration.identifier) differs from its file")
         }
     }

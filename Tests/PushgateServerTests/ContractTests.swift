@@ -33,7 +33,10 @@ struct ContractTests {
                 for file in files.sorted() where file.hasSuffix(".json") {
                     let data = try Data(contentsOf: folder.appendingPathComponent(file))
                     let content = try #require(try JSONValue.parse(Array(data)).objectValue)
-                    examples.append(Example(function: function, name: String(file.dropLast(5)), isValid: kind == "valid", content: content))
+                    examples.append(
+                        Example(
+                            function: function, name: String(file.dropLast(5)), isValid: kind == "valid",
+                            content: content))
                 }
             }
         }

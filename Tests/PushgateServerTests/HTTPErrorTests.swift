@@ -25,7 +25,9 @@ struct HTTPErrorTests {
         }
     }
 
-    @Test("another method on a function is 405 with Allow: POST", arguments: [HTTPRequest.Method.get, .put, .delete, .patch])
+    @Test(
+        "another method on a function is 405 with Allow: POST",
+        arguments: [HTTPRequest.Method.get, .put, .delete, .patch])
     func methodNotAllowed(method: HTTPRequest.Method) async throws {
         let fixture = try RouterFixture()
         try await fixture.withClient { client in
@@ -53,7 +55,8 @@ struct HTTPErrorTests {
             #expect(response.errorStatus == "PAYLOAD_TOO_LARGE")
             // Just under the limit is read (and refused for the name's length, not the size).
             body["agent_display_name"] = .string(String(repeating: "x", count: 60 * 1024))
-            #expect(try await client.post("/registerSubscription", json: .object(body)).errorStatus == "INVALID_ARGUMENT")
+            #expect(
+                try await client.post("/registerSubscription", json: .object(body)).errorStatus == "INVALID_ARGUMENT")
         }
         #expect(try await fixture.store.allDocuments().isEmpty)
     }
@@ -108,18 +111,25 @@ struct HTTPErrorTests {
     @Test("a trigger answers with the provider's outcomes and removals")
     func triggerAnswer() async throws {
         let dead = String(repeating: "de", count: 32)
-        let fixture = try RouterFixture(provider: ScriptedPushProvider(outcomes: [dead: .tokenInvalid(reason: "Unregistered")]))
+        let fixture = try RouterFixture(
+            provider: ScriptedPushProvider(outcomes: [dead: .tokenInvalid(reason: "Unregistered")]))
         try await fixture.withClient { client in
             _ = try await client.post("/registerSubscription", json: registration)
-            _ = try await client.post("/registerSubscription", json: ["cwd": "/a", "installation_id": "old", "apns_token": .string(dead)])
+            _ = try await client.post(
+                "/registerSubscription", json: ["cwd": "/a", "installation_id": "old", "apns_token": .string(dead)])
             let response = try await client.post("/triggerReplyFinished", json: ["cwd": "/a", "message_preview": "hi"])
             #expect(response.status == .ok)
             let answer = try #require(response.json?.objectValue)
             #expect(answer["removed_count"] == .number(1))
-            #expect(answer["responses"] == .array([
-                ["installation_id": "old", "success": false, "error": ["reason": "Unregistered", "removed": true]],
-                ["installation_id": "phone", "success": true],
-            ]))
+            #expect(
+                answer["responses"]
+                    == .array([
+                        [
+                            "installation_id": "old", "success": false,
+                            "error": ["reason": "Unregistered", "removed": true],
+                        ],
+                        ["installation_id": "phone", "success": true],
+                    ]))
         }
     }
 }
@@ -134,7 +144,9 @@ private struct FaultyDocumentStore: DocumentStore {
 
     func document(at path: DocumentPath) async throws -> Document? { throw error }
     func documents(in collection: CollectionPath) async throws -> [Document] { throw error }
-    func documents(inGroup collectionID: String, under scope: DocumentPath?, where filter: FieldFilter) async throws -> [Document] {
+    func documents(inGroup collectionID: String, under scope: DocumentPath?, where filter: FieldFilter) async throws
+        -> [Document]
+    {
         throw error
     }
     func commit(_ writes: [DocumentWrite]) async throws -> [WriteResult] { throw error }

@@ -4,8 +4,8 @@ import Hummingbird
 import HummingbirdTesting
 import Logging
 import PushgateCore
-import PushgateServer
 import PushgateSQLite
+import PushgateServer
 import PushgateTesting
 
 /// The real router over a real SQLite file in a temporary directory.
@@ -40,7 +40,9 @@ final class RouterFixture: Sendable {
 
 extension TestClientProtocol {
     /// POSTs a JSON body with the fixture's secret.
-    func post(_ uri: String, json: JSONValue, headers: HTTPFields = RouterFixture.authorized()) async throws -> TestResponse {
+    func post(_ uri: String, json: JSONValue, headers: HTTPFields = RouterFixture.authorized()) async throws
+        -> TestResponse
+    {
         try await execute(uri: uri, method: .post, headers: headers, body: ByteBuffer(bytes: try json.encodedData()))
     }
 }

@@ -32,7 +32,9 @@ public protocol DocumentStore: Sendable {
 extension DocumentStore {
     /// Upserts one document.
     @discardableResult
-    public func set(_ path: DocumentPath, _ fields: [String: FieldValue], merge: Bool = true) async throws -> WriteResult {
+    public func set(_ path: DocumentPath, _ fields: [String: FieldValue], merge: Bool = true) async throws
+        -> WriteResult
+    {
         try await commit([.set(path, fields, merge: merge)])[0]
     }
 

@@ -2,7 +2,8 @@
 /// use (possibly normalised) or throws an `INVALID_ARGUMENT` naming the field.
 public enum FieldRules {
     /// 1–`maxBytes` UTF-8 bytes, no NUL: the agent's working directory.
-    public static func cwd(_ value: String, field: String = "cwd", maxBytes: Int = 1024) throws(FunctionError) -> String {
+    public static func cwd(_ value: String, field: String = "cwd", maxBytes: Int = 1024) throws(FunctionError) -> String
+    {
         let count = value.utf8.count
         guard count >= 1 else { throw .invalidArgument("'\(field)' must not be empty", field: field) }
         guard count <= maxBytes else {
@@ -16,7 +17,9 @@ public enum FieldRules {
 
     /// 1–128 printable ASCII characters and a valid document id: no `/`, not `.` or
     /// `..`, not `__…__`.
-    public static func installationID(_ value: String, field: String = "installation_id") throws(FunctionError) -> String {
+    public static func installationID(_ value: String, field: String = "installation_id") throws(FunctionError)
+        -> String
+    {
         let bytes = value.utf8
         guard (1...128).contains(bytes.count) else {
             throw .invalidArgument("'\(field)' must be 1 to 128 characters", field: field)

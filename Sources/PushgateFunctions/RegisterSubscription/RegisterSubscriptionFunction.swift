@@ -48,14 +48,17 @@ public struct RegisterSubscriptionFunction: Sendable {
         deviceFields[FieldName.bundleID] = request.bundleID.map { .value(.string($0)) }
 
         var writes: [DocumentWrite] = [
-            .set(NamespacePaths.server(serverKey), [
-                FieldName.createdAt: .valueIfAbsent(timestamp),
-                FieldName.lastSeenAt: .value(timestamp),
-            ]),
+            .set(
+                NamespacePaths.server(serverKey),
+                [
+                    FieldName.createdAt: .valueIfAbsent(timestamp),
+                    FieldName.lastSeenAt: .value(timestamp),
+                ]),
             .set(NamespacePaths.agent(agentKey, of: serverKey), agentFields),
             .set(devicePath, deviceFields),
         ]
-        writes += try await rotationWrites(for: request, skipping: devicePath, serverKey: serverKey, tokenFields: tokenFields, timestamp: timestamp)
+        writes += try await rotationWrites(
+            for: request, skipping: devicePath, serverKey: serverKey, tokenFields: tokenFields, timestamp: timestamp)
 
         let results = try await store.commit(writes)
         return RegisterSubscriptionAnswer(

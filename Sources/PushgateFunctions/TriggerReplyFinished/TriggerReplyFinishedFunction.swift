@@ -56,10 +56,12 @@ public struct TriggerReplyFinishedFunction: Sendable {
 
         let timestamp = JSONValue.string(RFC3339.format(now()))
         var writes: [DocumentWrite] = [
-            .set(NamespacePaths.server(serverKey), [
-                FieldName.createdAt: .valueIfAbsent(timestamp),
-                FieldName.lastSeenAt: .value(timestamp),
-            ]),
+            .set(
+                NamespacePaths.server(serverKey),
+                [
+                    FieldName.createdAt: .valueIfAbsent(timestamp),
+                    FieldName.lastSeenAt: .value(timestamp),
+                ]),
             // An agent nobody registered is not created by a trigger.
             .set(agentPath, [FieldName.lastTriggeredAt: .value(timestamp)], if: .exists),
         ]

@@ -39,14 +39,18 @@ struct ErrorAnswerMiddleware<Context: RequestContext>: RouterMiddleware {
             response.headers[.allow] = allow
             return response
         case is NIOTooManyBytesError:
-            return try FunctionError(.payloadTooLarge, "the request body is over \(FunctionRoutes<Context>.maxBodyBytes / 1024) KiB")
-                .response(from: request, context: context)
+            return try FunctionError(
+                .payloadTooLarge, "the request body is over \(FunctionRoutes<Context>.maxBodyBytes / 1024) KiB"
+            )
+            .response(from: request, context: context)
         case let error as DocumentStoreError where error.isUnavailable:
             context.logger.error("store unavailable", metadata: ["error": "\(error)"])
             return try FunctionError(.unavailable, "the store is unavailable; try again later")
                 .response(from: request, context: context)
         default:
-            context.logger.error("internal error", metadata: ["error": .string(String(reflecting: type(of: error))), "detail": "\(error)"])
+            context.logger.error(
+                "internal error",
+                metadata: ["error": .string(String(reflecting: type(of: error))), "detail": "\(error)"])
             return try FunctionError.internal.response(from: request, context: context)
         }
     }

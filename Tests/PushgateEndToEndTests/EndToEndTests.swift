@@ -1,0 +1,133 @@
+import Foundation
+import PushgateCore
+import Testing
+
+/// The built executable over real sockets: what a self-hoster does by hand.
+@Suite("End to end, over a real socket", .serialized)
+struct EndToEndTests {
+    let directory: URL
+
+    init() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("pushgate-e2e-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    }
+
+    @Test("keygen, subscribe two devices, trigger: the answer and the log show both pushes")
+    func wholeLoop() throws {
+        try #require(FileManager.default.isExecutableFile(atPath: BuiltExecutable.url.path), "run `swift build` first")
+        let gateway = try RunningGateway(database: directory.appendingPathComponent("pushgate.sqlite").path)
+
+        let keygen = try BuiltExecutable.run(["keygen"])
+        #expect(keygen.status == 0)
+        let secret = keygen.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(Data(base64Encoded: secret)?.count == 32)
+        let environment = ["CODEAGENTS_PUSH_SECRET": secret, "CODEAGENTS_PUSH_GATEWAY_BASE_URL": gateway.baseURL]
+
+        let phone = String(repeating: "0a1b2c3d", count: 8)
+        let tablet = String(repeating: "9f8e7d6c", count: 8)
+        for (id, token) in [("iphone", phone), ("ipad", tablet)] {
+            let subscribe = try BuiltExecutable.run(
+                [
+                    "subscribe", "--cwd", "/root/projects/my-agent", "--installation-id", id, "--apns-token", token,
+                    "--name", "My Agent",
+                ],
+                environment: environment
+            )
+            #expect(subscribe.status == 0, "\(subscribe.stdout)\(subscribe.stderr)")
+            let answer = try JSONValue.parse(Array(subscribe.stdout.utf8)).objectValue
+            #expect(answer?["created"] == true)
+            #expect(answer?["server_key"]?.stringValue == SHA256Hex.digest(of: secret))
+        }
+
+        let trigger = try BuiltExecutable.run(
+            ["trigger", "--cwd", "/root/projects/my-agent", "--message", "Build   passed.\nAll green."],
+            environment: environment
+        )
+        #expect(trigger.status == 0, "\(trigger.stdout)\(trigger.stderr)")
+        let answer = try #require(try JSONValue.parse(Array(trigger.stdout.utf8)).objectValue)
+        #expect(answer["device_count"] == 2)
+        #expect(answer["success_count"] == 2)
+        #expect(answer["failure_count"] == 0)
+        #expect(answer["delivery"] == "log")
+        #expect(answer["agent_key"]?.stringValue == SHA256Hex.digest(of: "/root/projects/my-agent"))
+
+        #expect(gateway.stop() == 0, "SIGTERM stops the gateway cleanly")
+        let log = gateway.capturedLog
+        #expect(
+            log.contains(
+                "push to apns:0a1b2c3d… installation=iphone title=\"My Agent\" body=\"Build passed. All green.\""),
+            "\(log)")
+        #expect(
+            log.contains(
+                "push to apns:9f8e7d6c… installation=ipad title=\"My Agent\" body=\"Build passed. All green.\""),
+            "\(log)")
+        #expect(!log.contains(secret), "the secret never reaches the log")
+        #expect(!log.contains(phone) && !log.contains(tablet), "whole tokens never reach the log")
+    }
+
+    @Test("the data outlives the process: a restarted gateway still knows the devices")
+    func restart() throws {
+        let database = directory.appendingPathComponent("pushgate.sqlite").path
+        let secret = "restart-test-secret-0123456789"
+        var gateway = try RunningGateway(database: database)
+        var environment = ["CODEAGENTS_PUSH_SECRET": secret, "CODEAGENTS_PUSH_GATEWAY_BASE_URL": gateway.baseURL]
+        let subscribe = try BuiltExecutable.run(
+            ["subscribe", "--cwd", "/srv/a", "--installation-id", "p", "--fcm-token", "fcm-token-1"],
+            environment: environment)
+        #expect(subscribe.status == 0)
+        #expect(gateway.stop() == 0)
+
+        gateway = try RunningGateway(database: database)
+        environment["CODEAGENTS_PUSH_GATEWAY_BASE_URL"] = gateway.baseURL
+        let trigger = try BuiltExecutable.run(["trigger", "--cwd", "/srv/a"], environment: environment)
+        #expect(try JSONValue.parse(Array(trigger.stdout.utf8)).objectValue?["device_count"] == 1)
+        #expect(gateway.stop() == 0)
+    }
+
+    @Test("an error answer exits non-zero and prints the error")
+    func errorAnswer() throws {
+        let gateway = try RunningGateway(database: directory.appendingPathComponent("pushgate.sqlite").path)
+        defer { _ = gateway.stop() }
+        let result = try BuiltExecutable.run(
+            ["trigger", "--cwd", "/a", "--url", gateway.baseURL],
+            environment: ["CODEAGENTS_PUSH_SECRET": "short"]
+        )
+        #expect(result.status != 0)
+        #expect(result.stderr.contains("at least 16"), "\(result.stderr)")
+
+        let refused = try BuiltExecutable.run(
+            ["subscribe", "--cwd", "/a", "--installation-id", "..", "--fcm-token", "t", "--url", gateway.baseURL],
+            environment: ["CODEAGENTS_PUSH_SECRET": "a-long-enough-secret"]
+        )
+        #expect(refused.status != 0)
+        #expect(refused.stdout.contains("\"INVALID_ARGUMENT\""), "\(refused.stdout)")
+    }
+
+    @Test("a trigger to a gateway that is not there fails fast with one line")
+    func unreachable() throws {
+        let result = try BuiltExecutable.run(
+            ["trigger", "--cwd", "/a", "--url", "http://127.0.0.1:9"],
+            environment: ["CODEAGENTS_PUSH_SECRET": "a-long-enough-secret"]
+        )
+        #expect(result.status != 0)
+        #expect(result.stderr.contains("cannot reach http://127.0.0.1:9/triggerReplyFinished"), "\(result.stderr)")
+    }
+
+    @Test("a port in use or an unopenable database stops the start with one clear line")
+    func startFailures() throws {
+        let gateway = try RunningGateway(database: directory.appendingPathComponent("pushgate.sqlite").path)
+        defer { _ = gateway.stop() }
+        let busy = try BuiltExecutable.run(
+            ["serve", "--port", "\(gateway.port)", "--database", directory.appendingPathComponent("other.sqlite").path])
+        #expect(busy.status != 0)
+        #expect(
+            busy.stderr.contains("Error: cannot listen on 127.0.0.1:\(gateway.port): the address is in use"),
+            "\(busy.stderr)")
+
+        let unopenable = try BuiltExecutable.run(["serve", "--port", "0", "--database", "/nonexistent-dir/x.sqlite"])
+        #expect(unopenable.status != 0)
+        #expect(
+            unopenable.stderr.contains("cannot open the SQLite database at /nonexistent-dir/x.sqlite"),
+            "\(unopenable.stderr)")
+    }
+}
