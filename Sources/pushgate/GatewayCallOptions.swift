@@ -15,6 +15,16 @@ struct GatewayCallOptions: ParsableArguments {
     )
     var secretFile: String?
 
+    /// A client for the gateway these options name, waiting `timeout` seconds for answers.
+    func client(timeout: Double) throws -> GatewayClient {
+        let environment = ProcessInfo.processInfo.environment
+        return GatewayClient(
+            baseURL: baseURL(environment: environment),
+            secret: try secret(environment: environment),
+            timeout: .seconds(timeout)
+        )
+    }
+
     /// The base URL, from the option, the environment or the default.
     func baseURL(environment: [String: String]) -> String {
         url ?? environment["CODEAGENTS_PUSH_GATEWAY_BASE_URL"] ?? "http://127.0.0.1:8080"

@@ -38,17 +38,11 @@ struct SubscribeCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let environment = ProcessInfo.processInfo.environment
         var body: [String: JSONValue] = ["cwd": .string(cwd), "installation_id": .string(installationId)]
         body["apns_token"] = apnsToken.map(JSONValue.string)
         body["fcm_token"] = fcmToken.map(JSONValue.string)
         body["agent_display_name"] = name.map(JSONValue.string)
         body["platform"] = platform.map(JSONValue.string)
-        let client = GatewayClient(
-            baseURL: gateway.baseURL(environment: environment),
-            secret: try gateway.secret(environment: environment),
-            timeout: .seconds(timeout)
-        )
-        try await client.call("registerSubscription", body: body)
+        try await gateway.client(timeout: timeout).call("registerSubscription", body: body)
     }
 }

@@ -23,16 +23,10 @@ struct TriggerCommand: AsyncParsableCommand {
     var timeout: Double = 5
 
     func run() async throws {
-        let environment = ProcessInfo.processInfo.environment
         var body: [String: JSONValue] = ["cwd": .string(cwd)]
         body["message_preview"] = message.map(JSONValue.string)
         body["conversation_id"] = conversationId.map(JSONValue.string)
         body["finished_at"] = .string(RFC3339.format(Date()))
-        let client = GatewayClient(
-            baseURL: gateway.baseURL(environment: environment),
-            secret: try gateway.secret(environment: environment),
-            timeout: .seconds(timeout)
-        )
-        try await client.call("triggerReplyFinished", body: body)
+        try await gateway.client(timeout: timeout).call("triggerReplyFinished", body: body)
     }
 }

@@ -8,9 +8,7 @@ public struct CollectionPath: Sendable, Hashable, CustomStringConvertible {
         guard !segments.count.isMultiple(of: 2) else {
             throw .invalidPath("a collection path needs an odd number of segments")
         }
-        for segment in segments where !DocumentPath.isValidSegment(segment) {
-            throw .invalidPath("'\(segment.prefix(40))' is not a valid path segment")
-        }
+        try DocumentPath.checkSegments(segments)
         self.segments = segments
     }
 

@@ -14,9 +14,7 @@ public struct DocumentPath: Sendable, Hashable, Comparable, CustomStringConverti
         guard !segments.isEmpty, segments.count.isMultiple(of: 2) else {
             throw .invalidPath("a document path needs an even number of segments")
         }
-        for segment in segments where !Self.isValidSegment(segment) {
-            throw .invalidPath("'\(segment.prefix(40))' is not a valid path segment")
-        }
+        try Self.checkSegments(segments)
         self.segments = segments
     }
 
@@ -48,6 +46,12 @@ public struct DocumentPath: Sendable, Hashable, Comparable, CustomStringConverti
 
     public static func < (lhs: DocumentPath, rhs: DocumentPath) -> Bool {
         lhs.segments.lexicographicallyPrecedes(rhs.segments)
+    }
+
+    static func checkSegments(_ segments: [String]) throws(DocumentStoreError) {
+        for segment in segments where !isValidSegment(segment) {
+            throw .invalidPath("'\(segment.prefix(40))' is not a valid path segment")
+        }
     }
 
     /// Firestore's rules for an id: 1–1500 UTF-8 bytes, no `/`, not `.` or `..`,

@@ -48,12 +48,7 @@ public struct RegisterSubscriptionFunction: Sendable {
         deviceFields[FieldName.bundleID] = request.bundleID.map { .value(.string($0)) }
 
         var writes: [DocumentWrite] = [
-            .set(
-                NamespacePaths.server(serverKey),
-                [
-                    FieldName.createdAt: .valueIfAbsent(timestamp),
-                    FieldName.lastSeenAt: .value(timestamp),
-                ]),
+            ServerTouch.write(serverKey, at: timestamp),
             .set(NamespacePaths.agent(agentKey, of: serverKey), agentFields),
             .set(devicePath, deviceFields),
         ]

@@ -52,35 +52,27 @@ public struct TriggerReplyFinishedFunction: Sendable {
             device.deliveryToken.map { DeliveryTarget(installationID: device.installationID, token: $0) }
         }
         let delivered = await fanOut.deliver(notification, to: targets, via: provider)
-        var outcomes = [String: DeliveryOutcome](uniqueKeysWithValues: zip(targets.map(\.installationID), delivered))
+        let byInstallation = Dictionary(uniqueKeysWithValues: zip(targets.map(\.installationID), delivered))
+        // Only a document edited by hand lacks a token; it is reported, not deleted.
+        let outcomes = devices.map { byInstallation[$0.installationID] ?? .failed(reason: "MissingDeviceToken") }
 
         let timestamp = JSONValue.string(RFC3339.format(now()))
         var writes: [DocumentWrite] = [
-            .set(
-                NamespacePaths.server(serverKey),
-                [
-                    FieldName.createdAt: .valueIfAbsent(timestamp),
-                    FieldName.lastSeenAt: .value(timestamp),
-                ]),
+            ServerTouch.write(serverKey, at: timestamp),
             // An agent nobody registered is not created by a trigger.
             .set(agentPath, [FieldName.lastTriggeredAt: .value(timestamp)], if: .exists),
         ]
-        var removalIndex: [String: Int] = [:]
-        for device in devices {
-            guard let token = device.deliveryToken else {
-                outcomes[device.installationID] = .failed(reason: "MissingDeviceToken")
-                continue
-            }
-            if case .tokenInvalid = outcomes[device.installationID] {
-                removalIndex[device.installationID] = writes.count
-                writes.append(.delete(device.path, if: .fieldEquals(token.fieldName, .string(token.value))))
-            }
+        var removalWriteIndex: [Int: Int] = [:]  // device index → index of its delete in `writes`
+        for (index, (device, outcome)) in zip(devices, outcomes).enumerated() {
+            guard case .tokenInvalid = outcome, let token = device.deliveryToken else { continue }
+            removalWriteIndex[index] = writes.count
+            writes.append(.delete(device.path, if: .fieldEquals(token.fieldName, .string(token.value))))
         }
         let results = try await store.commit(writes)
 
-        let responses = devices.map { device in
-            let outcome = outcomes[device.installationID] ?? .failed(reason: "MissingDeviceToken")
-            let removed = removalIndex[device.installationID].map { results[$0].applied } ?? false
+        let responses = zip(devices, outcomes).enumerated().map { index, pair in
+            let (device, outcome) = pair
+            let removed = removalWriteIndex[index].map { results[$0].applied } ?? false
             return TriggerReplyFinishedAnswer.DeviceResponse(
                 installationID: device.installationID,
                 success: outcome.isDelivered,
