@@ -18,6 +18,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-http2.git", from: "1.46.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
@@ -51,10 +55,26 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // Delivery to Apple's APNs: an HTTP/2 client on swift-nio-http2, the JWT, the answer mapping.
+        .target(
+            name: "PushgateAPNs",
+            dependencies: [
+                "PushgateCore",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOTLS", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         // Hummingbird routes, error-to-HTTP mapping, and the one place where everything is wired.
         .target(
             name: "PushgateServer",
             dependencies: [
+                "PushgateAPNs",
                 "PushgateCore",
                 "PushgateFunctions",
                 "PushgateSQLite",
@@ -65,17 +85,30 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        // Test doubles shared by the tests: an in-memory store, a scripted provider.
+        // Test doubles shared by the tests: an in-memory store, a scripted provider, and
+        // the APNs emulator (HTTP/2 over TLS) that `pushgate apns-emulator` also runs.
         .target(
             name: "PushgateTesting",
-            dependencies: ["PushgateCore"],
+            dependencies: [
+                "PushgateCore",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdHTTP2", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "X509", package: "swift-certificates"),
+            ],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
             name: "pushgate",
             dependencies: [
+                "PushgateAPNs",
                 "PushgateCore",
                 "PushgateServer",
+                "PushgateTesting",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -102,6 +135,20 @@ let package = Package(
                 "PushgateSQLite",
                 "PushgateTesting",
                 .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "PushgateAPNsTests",
+            dependencies: [
+                "PushgateAPNs",
+                "PushgateCore",
+                "PushgateFunctions",
+                "PushgateSQLite",
+                "PushgateTesting",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
             ],
             swiftSettings: swiftSettings
         ),

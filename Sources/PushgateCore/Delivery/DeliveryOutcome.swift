@@ -10,14 +10,25 @@ public enum DeliveryOutcome: Sendable, Hashable {
     case retryLater(reason: String, after: Duration?)
     /// It will not be delivered and trying again will not help.
     case failed(reason: String)
+    /// The push service refused the gateway itself (bad key, team, topic): nothing
+    /// will be delivered until an operator fixes the configuration.
+    case configurationError(reason: String)
 
     public var isDelivered: Bool { self == .delivered }
+
+    /// The reason of a configuration error, else `nil`.
+    public var configurationErrorReason: String? {
+        if case .configurationError(let reason) = self { return reason }
+        return nil
+    }
 
     /// The provider's reason, `nil` when delivered.
     public var reason: String? {
         switch self {
         case .delivered: nil
-        case .tokenInvalid(let reason), .retryLater(let reason, _), .failed(let reason): reason
+        case .tokenInvalid(let reason), .retryLater(let reason, _), .failed(let reason),
+            .configurationError(let reason):
+            reason
         }
     }
 }

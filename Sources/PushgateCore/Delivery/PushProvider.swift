@@ -7,6 +7,13 @@ public protocol PushProvider: Sendable {
     /// in parallel, and answers one outcome per target, in the targets' order. Never
     /// throws: a failure is an outcome.
     func send(_ notification: PushNotification, to targets: [DeliveryTarget]) async -> [DeliveryOutcome]
+
+    /// Whether the provider can deliver, as `/healthz` reports it.
+    var health: DeliveryHealth { get }
+}
+
+extension PushProvider {
+    public var health: DeliveryHealth { .ok }
 }
 
 public enum PushProviderLimits {

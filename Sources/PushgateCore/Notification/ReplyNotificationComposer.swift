@@ -21,10 +21,6 @@ public enum ReplyNotificationComposer {
     public static func body(preview: String?) -> String {
         let folded = (preview ?? "").split(whereSeparator: \.isWhitespace).joined(separator: " ")
         guard !folded.isEmpty else { return fallbackText }
-        guard folded.count > maxBodyCharacters else { return folded }
-        // A cut just after a word leaves a space before the ellipsis; drop it.
-        var cut = folded.prefix(maxBodyCharacters)
-        while cut.last == " " { cut = cut.dropLast() }
-        return cut + "…"
+        return TextCut.cut(folded, toCharacters: maxBodyCharacters)
     }
 }

@@ -2,7 +2,8 @@ import PushgateCore
 
 /// Sends one notification to many devices: in chunks of at most 500, a bounded
 /// number of chunks at a time, the devices of a chunk in parallel (inside the
-/// provider).
+/// provider). A configuration error (the push service refusing the gateway itself)
+/// stops the fan-out: chunks not started are not sent and report that error.
 public struct FanOut: Sendable {
     public let chunkSize: Int
     public let maxConcurrentChunks: Int
@@ -27,6 +28,7 @@ public struct FanOut: Sendable {
             Array(targets[$0..<min($0 + chunkSize, targets.count)])
         }
         var outcomes = [[DeliveryOutcome]](repeating: [], count: chunks.count)
+        var configurationError: String?
         await withTaskGroup(of: (Int, [DeliveryOutcome]).self) { group in
             var next = 0
             func startNext() {
@@ -41,7 +43,13 @@ public struct FanOut: Sendable {
             while next < min(maxConcurrentChunks, chunks.count) { startNext() }
             for await (index, chunkOutcomes) in group {
                 outcomes[index] = chunkOutcomes
-                if next < chunks.count { startNext() }
+                configurationError = configurationError ?? chunkOutcomes.lazy.compactMap(\.configurationErrorReason).first
+                if configurationError == nil, next < chunks.count { startNext() }
+            }
+        }
+        if let configurationError {
+            for index in outcomes.indices where outcomes[index].isEmpty {
+                outcomes[index] = chunks[index].map { _ in .configurationError(reason: configurationError) }
             }
         }
         return outcomes.flatMap { $0 }

@@ -32,6 +32,9 @@ public struct TriggerReplyFinishedAnswer: Sendable, Hashable, Encodable {
     public let removedCount: Int
     /// The provider that delivered: `log` or `apns`.
     public let delivery: String
+    /// Set when the push service refused the gateway's configuration (e.g.
+    /// `InvalidProviderToken`): the trigger stopped there; an operator must act.
+    public let configurationError: String?
     public let responses: [DeviceResponse]
 
     enum CodingKeys: String, CodingKey {
@@ -41,6 +44,7 @@ public struct TriggerReplyFinishedAnswer: Sendable, Hashable, Encodable {
         case successCount = "success_count"
         case failureCount = "failure_count"
         case removedCount = "removed_count"
+        case configurationError = "configuration_error"
         case delivery, responses
     }
 }

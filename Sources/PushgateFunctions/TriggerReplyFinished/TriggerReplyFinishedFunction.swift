@@ -87,6 +87,7 @@ public struct TriggerReplyFinishedFunction: Sendable {
             failureCount: responses.count(where: { !$0.success }),
             removedCount: responses.count(where: { $0.error?.removed == true }),
             delivery: provider.deliveryName,
+            configurationError: outcomes.lazy.compactMap(\.configurationErrorReason).first,
             responses: responses
         )
         logger.info(

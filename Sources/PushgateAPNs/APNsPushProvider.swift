@@ -1,0 +1,193 @@
+import Foundation
+import Logging
+import NIOCore
+import NIOHPACK
+import NIOPosix
+import PushgateCore
+import Synchronization
+
+/// Delivers through Apple's APNs over HTTP/2 with token (.p8) authentication.
+///
+/// Per notification the payload bytes and the headers shared by every device are
+/// built once; per device only `:path` and `apns-id` differ. A chunk's pushes go out
+/// over every connection at once; answers are classified (`APNsVerdict`), and
+/// passing failures are tried again within the call, a bounded number of times.
+public final class APNsPushProvider: PushProvider {
+    public var deliveryName: String { "apns" }
+
+    private let configuration: APNsConfiguration
+    private let tokens: APNsTokenManager
+    private let pool: APNsConnectionPool
+    private let backoff: RetryBackoff
+    private let now: @Sendable () -> Date
+    private let logger: Logger
+    private let state = Mutex(DeliveryHealth.ok)
+
+    /// Longest wait between tries inside one call: a trigger answers within seconds.
+    public static let maxRetryWait: Duration = .seconds(2)
+
+    public init(
+        configuration: APNsConfiguration,
+        group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+        backoff: RetryBackoff = RetryBackoff(base: .milliseconds(200), cap: maxRetryWait),
+        now: @escaping @Sendable () -> Date = Date.init,
+        logger: Logger
+    ) throws {
+        self.configuration = configuration
+        self.tokens = APNsTokenManager(
+            keyID: configuration.keyID,
+            teamID: configuration.teamID,
+            key: configuration.signingKey,
+            now: now
+        )
+        self.pool = try APNsConnectionPool(configuration: configuration, group: group, logger: logger)
+        self.backoff = backoff
+        self.now = now
+        self.logger = logger
+        _ = try tokens.token()  // A key that cannot sign fails here, at start.
+    }
+
+    public var health: DeliveryHealth { state.withLock { $0 } }
+
+    /// Closes the connections.
+    public func shutdown() async {
+        await pool.shutdown()
+    }
+
+    public func send(_ notification: PushNotification, to targets: [DeliveryTarget]) async -> [DeliveryOutcome] {
+        var outcomes = [DeliveryOutcome?](repeating: nil, count: targets.count)
+        let payload: ByteBuffer
+        do {
+            payload = ByteBuffer(bytes: try APNsPayload.encode(notification))
+        } catch {
+            return targets.map { _ in .failed(reason: "PayloadEncoding") }
+        }
+        let expiration = String(Int(now().timeIntervalSince1970) + Int(configuration.timeToLive.components.seconds))
+        // One apns-id per notification and device, kept across the tries of that push.
+        let ids = targets.map { _ in UUID().uuidString.lowercased() }
+
+        var pending = Array(targets.indices.filter { Self.isAPNsToken(targets[$0].token) })
+        for index in targets.indices where !Self.isAPNsToken(targets[index].token) {
+            outcomes[index] = .failed(reason: "NoFCMProvider")
+        }
+        var tokenRenewed = false
+        var attempt = 0
+        while !pending.isEmpty {
+            attempt += 1
+            let token: APNsTokenManager.Token
+            do {
+                token = try tokens.token()
+            } catch {
+                for index in pending { outcomes[index] = .configurationError(reason: "ProviderTokenSigning") }
+                break
+            }
+            let shared = sharedHeaders(notification: notification, expiration: expiration, token: token.value)
+            let requests = pending.map { index in
+                APNsRequest(headers: headers(shared, device: targets[index].token.value, id: ids[index]), payload: payload)
+            }
+            let answers = await pool.send(requests)
+
+            var again: [Int] = []
+            var wait: Duration = .zero
+            var configurationError: String?
+            for (index, answer) in zip(pending, answers) {
+                let isLastTry = attempt >= configuration.maxAttempts
+                switch APNsVerdict(answer) {
+                case .delivered:
+                    outcomes[index] = .delivered
+                case .deleteToken(let reason):
+                    outcomes[index] = .tokenInvalid(reason: reason)
+                case .permanentFailure(let reason):
+                    outcomes[index] = .failed(reason: reason)
+                case .configurationError(let reason):
+                    outcomes[index] = .configurationError(reason: reason)
+                    configurationError = reason
+                case .resend(let reason):
+                    if isLastTry { outcomes[index] = .retryLater(reason: reason, after: nil) } else { again.append(index) }
+                case .retry(let reason, let after):
+                    if isLastTry || (after ?? .zero) > Self.maxRetryWait {
+                        outcomes[index] = .retryLater(reason: reason, after: after)
+                    } else {
+                        again.append(index)
+                        wait = max(wait, backoff.delay(afterAttempt: attempt, retryAfter: after, jitter: .random(in: 0...1)))
+                    }
+                case .renewToken(let reason):
+                    if !tokenRenewed, (try? tokens.renew(afterRejecting: token)) != nil {
+                        again.append(index)
+                    } else {
+                        outcomes[index] = .retryLater(reason: reason, after: nil)
+                    }
+                }
+            }
+            if answers.contains(where: { APNsVerdict($0) == .renewToken(reason: "ExpiredProviderToken") }) {
+                tokenRenewed = true  // once per call, so a clock problem cannot loop
+            }
+            if let configurationError {
+                // The gateway itself is refused: what is left of this chunk is not sent.
+                for index in again { outcomes[index] = .configurationError(reason: configurationError) }
+                reportConfigurationError(configurationError)
+                break
+            }
+            if outcomes.contains(.delivered) { clearConfigurationError() }
+            pending = again
+            if !pending.isEmpty, wait > .zero { try? await Task.sleep(for: min(wait, Self.maxRetryWait)) }
+        }
+        return outcomes.map { $0 ?? .retryLater(reason: "NotSent", after: nil) }
+    }
+
+    // MARK: Headers
+
+    /// The headers every device of a notification shares, in the order APNs reads
+    /// them; pseudo-headers (`:path`) are added first per device.
+    private func sharedHeaders(notification: PushNotification, expiration: String, token: String) -> [(String, String)] {
+        [
+            ("authorization", "bearer " + token),
+            ("apns-topic", configuration.topic),
+            ("apns-push-type", "alert"),
+            ("apns-priority", "10"),
+            ("apns-expiration", expiration),
+            ("apns-collapse-id", notification.collapseID),
+            ("content-type", "application/json"),
+        ]
+    }
+
+    private func headers(_ shared: [(String, String)], device token: String, id: String) -> HPACKHeaders {
+        var headers = HPACKHeaders()
+        headers.reserveCapacity(shared.count + 5)
+        headers.add(name: ":method", value: "POST")
+        headers.add(name: ":scheme", value: "https")
+        headers.add(name: ":authority", value: configuration.endpoint.authority)
+        headers.add(name: ":path", value: "/3/device/" + token, indexing: .nonIndexable)
+        for (name, value) in shared { headers.add(name: name, value: value) }
+        headers.add(name: "apns-id", value: id, indexing: .nonIndexable)
+        return headers
+    }
+
+    private static func isAPNsToken(_ token: DeviceToken) -> Bool {
+        if case .apns = token { return true }
+        return false
+    }
+
+    // MARK: Health
+
+    private func reportConfigurationError(_ reason: String) {
+        let isNew = state.withLock { health in
+            if case .degraded(let current, _) = health, current == reason { return false }
+            health = .degraded(reason: reason, since: now())
+            return true
+        }
+        if isNew {
+            logger.error(
+                "APNs refused the gateway's configuration (\(reason)): check PUSHGATE_APNS_KEY_PATH, PUSHGATE_APNS_KEY_ID, PUSHGATE_APNS_TEAM_ID, PUSHGATE_APNS_TOPIC and PUSHGATE_APNS_ENVIRONMENT; pushes stop at this error until it is fixed"
+            )
+        }
+    }
+
+    private func clearConfigurationError() {
+        let wasDegraded = state.withLock { health in
+            defer { health = .ok }
+            return health != .ok
+        }
+        if wasDegraded { logger.notice("APNs accepts pushes again") }
+    }
+}

@@ -1,0 +1,38 @@
+import Crypto
+import Foundation
+
+/// The provider authentication token: an ES256 JWT with header `alg`, `kid` and
+/// claims `iss` (team id), `iat` (an integer, seconds since 1970).
+public enum APNsJWT {
+    /// Signs a token. The signature is the raw r‖s (64 bytes), as JWS wants, not DER.
+    public static func make(
+        keyID: String,
+        teamID: String,
+        issuedAt: Date,
+        key: P256.Signing.PrivateKey
+    ) throws -> String {
+        let header = try JSONSerialization.data(withJSONObject: ["alg": "ES256", "kid": keyID], options: .sortedKeys)
+        let claims = try JSONSerialization.data(
+            withJSONObject: ["iss": teamID, "iat": Int(issuedAt.timeIntervalSince1970)],
+            options: .sortedKeys
+        )
+        let signingInput = base64URL(header) + "." + base64URL(claims)
+        let signature = try key.signature(for: Data(signingInput.utf8))
+        return signingInput + "." + base64URL(signature.rawRepresentation)
+    }
+
+    /// Base64url without padding.
+    public static func base64URL(_ data: some DataProtocol) -> String {
+        Data(data).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-")
+            .replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+
+    /// Decodes base64url with or without padding.
+    public static func decodeBase64URL(_ text: some StringProtocol) -> Data? {
+        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
+        return Data(base64Encoded: base64)
+    }
+}

@@ -1,0 +1,84 @@
+import Crypto
+import Foundation
+
+/// Everything the APNs provider needs, checked when it is built: a configuration
+/// that exists is one that can sign and connect.
+public struct APNsConfiguration: Sendable {
+    /// The provider key (`AuthKey_<keyID>.p8`). Never logged.
+    public let signingKey: P256.Signing.PrivateKey
+    /// The key's 10-character id (`kid`).
+    public let keyID: String
+    /// The developer team's 10-character id (`iss`).
+    public let teamID: String
+    /// `apns-topic`: the app's bundle id.
+    public let topic: String
+    public let environment: APNsEnvironment
+    /// Where to connect: Apple's host for `environment` on 443, or an override.
+    public let endpoint: APNsEndpoint
+    /// PEM certificates trusted besides the system's, for emulators and tests.
+    public let extraTrustedCAFile: String?
+    /// HTTP/2 connections to keep open (all of a trigger's devices are spread over them).
+    public let connections: Int
+    /// How long APNs keeps a notification for an offline device (`apns-expiration` = now + ttl).
+    public let timeToLive: Duration
+    /// How long one push may wait for its answer before it counts as failed (and is retried).
+    public let requestTimeout: Duration
+    /// Tries per push within one trigger call (the first one included).
+    public let maxAttempts: Int
+    /// A connection silent this long is pinged; one that stays silent as long again is closed.
+    public let idlePingInterval: Duration
+
+    public init(
+        signingKey: P256.Signing.PrivateKey,
+        keyID: String,
+        teamID: String,
+        topic: String,
+        environment: APNsEnvironment = .production,
+        endpoint: APNsEndpoint? = nil,
+        extraTrustedCAFile: String? = nil,
+        connections: Int = 2,
+        timeToLive: Duration = .seconds(86_400),
+        requestTimeout: Duration = .seconds(10),
+        maxAttempts: Int = 3,
+        idlePingInterval: Duration = .seconds(60)
+    ) {
+        self.signingKey = signingKey
+        self.keyID = keyID
+        self.teamID = teamID
+        self.topic = topic
+        self.environment = environment
+        self.endpoint = endpoint ?? APNsEndpoint(host: environment.host, port: 443)
+        self.extraTrustedCAFile = extraTrustedCAFile
+        self.connections = max(1, connections)
+        self.timeToLive = timeToLive
+        self.requestTimeout = requestTimeout
+        self.maxAttempts = max(1, maxAttempts)
+        self.idlePingInterval = idlePingInterval
+    }
+}
+
+/// A host and port to reach APNs (or a stand-in) at, over TLS.
+public struct APNsEndpoint: Sendable, Hashable, CustomStringConvertible {
+    public let host: String
+    public let port: Int
+
+    public init(host: String, port: Int) {
+        self.host = host
+        self.port = port
+    }
+
+    /// Parses `https://host[:port]` (a path is not allowed: APNs paths are fixed).
+    public init?(url: String) {
+        guard let components = URLComponents(string: url), components.scheme == "https",
+            let host = components.host, !host.isEmpty, components.path.isEmpty || components.path == "/",
+            components.query == nil
+        else { return nil }
+        self.host = host
+        self.port = components.port ?? 443
+    }
+
+    /// `:authority`: the host, with the port when it is not 443.
+    public var authority: String { port == 443 ? host : "\(host):\(port)" }
+
+    public var description: String { "https://\(authority)" }
+}

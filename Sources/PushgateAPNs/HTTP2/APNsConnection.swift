@@ -1,0 +1,202 @@
+import Logging
+import NIOCore
+import NIOHTTP2
+import NIOPosix
+import NIOSSL
+import NIOTLS
+
+/// One HTTP/2-over-TLS connection to APNs, opened on first use and opened again
+/// after it closed or received GOAWAY. Bound to one event loop; every state change
+/// happens there.
+final class APNsConnection: @unchecked Sendable {
+    // @unchecked: `state` is read and written only on `eventLoop` (every entry point
+    // hops there first), which serialises all access.
+
+    private enum State {
+        case idle
+        case connecting(EventLoopFuture<APNsConnectionHandler>)
+        case ready(APNsConnectionHandler)
+    }
+
+    let eventLoop: any EventLoop
+    private let endpoint: APNsEndpoint
+    private let sslContext: NIOSSLContext
+    private let requestTimeout: TimeAmount
+    private let idlePingInterval: TimeAmount
+    private let logger: Logger
+    private var state = State.idle
+
+    init(
+        eventLoop: any EventLoop,
+        endpoint: APNsEndpoint,
+        sslContext: NIOSSLContext,
+        requestTimeout: TimeAmount,
+        idlePingInterval: TimeAmount,
+        logger: Logger
+    ) {
+        self.eventLoop = eventLoop
+        self.endpoint = endpoint
+        self.sslContext = sslContext
+        self.requestTimeout = requestTimeout
+        self.idlePingInterval = idlePingInterval
+        self.logger = logger
+    }
+
+    /// Sends the pushes and answers each, in order. Never fails: a push that could not
+    /// be sent answers with a transport failure.
+    func send(_ requests: [APNsRequest]) -> EventLoopFuture<[APNsAnswer]> {
+        eventLoop.flatSubmit {
+            let batch = APNsBatch(count: requests.count, promise: self.eventLoop.makePromise())
+            self.handler().whenComplete { result in
+                switch result {
+                case .success(let handler):
+                    handler.enqueue(requests, batch: batch)
+                case .failure(let error):
+                    for index in requests.indices {
+                        batch.complete(index, with: .transportFailure(.connectFailed(Self.describe(error))))
+                    }
+                }
+            }
+            return batch.futureResult
+        }
+    }
+
+    /// Closes the connection, if open.
+    func close() -> EventLoopFuture<Void> {
+        eventLoop.flatSubmit {
+            switch self.state {
+            case .idle: return self.eventLoop.makeSucceededVoidFuture()
+            case .connecting(let future):
+                return future.flatMap { $0.close(on: self.eventLoop) }.recover { _ in }
+            case .ready(let handler):
+                return handler.close(on: self.eventLoop)
+            }
+        }
+    }
+
+    private func handler() -> EventLoopFuture<APNsConnectionHandler> {
+        eventLoop.preconditionInEventLoop()
+        switch state {
+        case .ready(let handler) where handler.isAcceptingStreams:
+            return eventLoop.makeSucceededFuture(handler)
+        case .connecting(let future):
+            return future
+        case .idle, .ready:
+            let future = connect()
+            state = .connecting(future)
+            future.whenComplete { result in
+                switch result {
+                case .success(let handler): self.state = .ready(handler)
+                case .failure: self.state = .idle
+                }
+            }
+            return future
+        }
+    }
+
+    private func connect() -> EventLoopFuture<APNsConnectionHandler> {
+        let handshake = eventLoop.makePromise(of: Void.self)
+        let handler = APNsConnectionHandler(
+            requestTimeout: requestTimeout,
+            idlePingInterval: idlePingInterval,
+            onRetire: { [weak self] in self?.retire() }
+        )
+        let endpoint = self.endpoint
+        let sslContext = self.sslContext
+        let idlePingInterval = self.idlePingInterval
+        logger.debug("connecting to APNs", metadata: ["endpoint": "\(endpoint)"])
+        return ClientBootstrap(group: eventLoop)
+            .connectTimeout(.seconds(10))
+            .channelOption(.socketOption(.tcp_nodelay), value: 1)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    // SNI takes a host name, never an IP address.
+                    let serverName = endpoint.host.isIPAddress ? nil : endpoint.host
+                    let tls = try NIOSSLClientHandler(context: sslContext, serverHostname: serverName)
+                    let sync = channel.pipeline.syncOperations
+                    try sync.addHandler(tls)
+                    try sync.addHandler(ALPNCheck(handshake: handshake))
+                    try sync.addHandler(NIOHTTP2Handler(mode: .client, initialSettings: Self.settings))
+                    try sync.addHandler(IdleStateHandler(readTimeout: idlePingInterval))
+                    try sync.addHandler(handler)
+                }
+            }
+            .connect(host: endpoint.host, port: endpoint.port)
+            .flatMap { channel in
+                handshake.futureResult.map { handler }.flatMapErrorThrowing { error in
+                    channel.close(promise: nil)
+                    throw error
+                }
+            }
+    }
+
+    /// Called on the event loop when the handler stops taking new pushes.
+    private func retire() {
+        if case .ready = state { state = .idle }
+    }
+
+    /// We push, we never accept pushes; a large window so answers are never held up.
+    private static let settings: HTTP2Settings = [
+        HTTP2Setting(parameter: .enablePush, value: 0),
+        HTTP2Setting(parameter: .initialWindowSize, value: 1 << 20),
+        HTTP2Setting(parameter: .maxHeaderListSize, value: 16 * 1024),
+    ]
+
+    private static func describe(_ error: any Error) -> String {
+        if let error = error as? NIOConnectionError, let first = error.connectionErrors.first {
+            return "\(first.error)"
+        }
+        return "\(error)"
+    }
+}
+
+/// Fails the connection when TLS did not negotiate HTTP/2 (APNs speaks nothing else).
+private final class ALPNCheck: ChannelInboundHandler {
+    typealias InboundIn = Any
+    private var handshake: EventLoopPromise<Void>?
+
+    init(handshake: EventLoopPromise<Void>) {
+        self.handshake = handshake
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if case TLSUserEvent.handshakeCompleted(let negotiated) = event {
+            // A server that skips ALPN but speaks HTTP/2 (nginx with `http2` on a
+            // plain port) is allowed; one that negotiates something else is not.
+            if let negotiated, negotiated != "h2" {
+                complete(.failure(APNsConnectionError("the server negotiated \(negotiated), not HTTP/2")))
+                context.close(promise: nil)
+            } else {
+                complete(.success(()))
+            }
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        complete(.failure(error))
+        context.fireErrorCaught(error)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        complete(.failure(APNsConnectionError("the connection closed during the TLS handshake")))
+        context.fireChannelInactive()
+    }
+
+    private func complete(_ result: Result<Void, any Error>) {
+        handshake?.completeWith(result)
+        handshake = nil
+    }
+}
+
+struct APNsConnectionError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+extension String {
+    /// An IPv4 or IPv6 literal.
+    var isIPAddress: Bool {
+        (try? SocketAddress(ipAddress: self, port: 0)) != nil
+    }
+}

@@ -1,0 +1,26 @@
+import Crypto
+
+/// How the APNs emulator behaves.
+public struct APNsEmulatorConfiguration: Sendable {
+    /// When set, `authorization` must be an ES256 JWT signed by this key, with `iat`
+    /// within the last hour; else any bearer token is accepted.
+    public var verifyKey: P256.Signing.PublicKey?
+    /// When set (with `verifyKey`), the JWT's `kid` must equal it.
+    public var expectedKeyID: String?
+    /// When set (with `verifyKey`), the JWT's `iss` must equal it.
+    public var expectedTeamID: String?
+    /// Tokens starting with this answer `410 Unregistered`.
+    public var unregisteredPrefix = "dead"
+    /// Share of pushes (0…1) answered `429 TooManyRequests`.
+    public var tooManyRequestsRate = 0.0
+    /// Share of pushes (0…1) answered `503 ServiceUnavailable`.
+    public var serviceUnavailableRate = 0.0
+    /// The first this-many pushes answer `503 ServiceUnavailable` (a burst, for tests).
+    public var serviceUnavailableBurst = 0
+    /// `Retry-After` (seconds) sent with injected 429 and 503 answers.
+    public var retryAfterSeconds: Int?
+    /// Requests kept in the inbox.
+    public var inboxLimit = 100_000
+
+    public init() {}
+}

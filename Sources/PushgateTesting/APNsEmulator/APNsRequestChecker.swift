@@ -1,0 +1,95 @@
+import Crypto
+import Foundation
+import PushgateCore
+
+/// The checks APNs makes on a push, in the order it makes them, as a pure function
+/// from the request to the status and reason APNs would answer.
+struct APNsRequestChecker: Sendable {
+    let configuration: APNsEmulatorConfiguration
+
+    struct Verdict: Equatable {
+        let status: Int
+        let reason: String?
+
+        static let accepted = Verdict(status: 200, reason: nil)
+    }
+
+    private static let pushTypes: Set = [
+        "alert", "background", "location", "voip", "complication", "fileprovider", "mdm", "liveactivity",
+        "pushtotalk", "widgets",
+    ]
+
+    /// - Parameters:
+    ///   - token: the `<token>` of `/3/device/<token>`.
+    ///   - headers: lower-case names.
+    func check(token: String, headers: [String: String], payload: [UInt8], now: Date) -> Verdict {
+        guard let authorization = headers["authorization"] else {
+            return Verdict(status: 403, reason: "MissingProviderToken")
+        }
+        if let verdict = checkProviderToken(authorization, now: now) { return verdict }
+        guard let topic = headers["apns-topic"], !topic.isEmpty else {
+            return Verdict(status: 400, reason: "MissingTopic")
+        }
+        guard !token.isEmpty else { return Verdict(status: 400, reason: "MissingDeviceToken") }
+        guard token.count.isMultiple(of: 2), token.utf8.allSatisfy(\.isHexDigit) else {
+            return Verdict(status: 400, reason: "BadDeviceToken")
+        }
+        if let type = headers["apns-push-type"], !Self.pushTypes.contains(type) {
+            return Verdict(status: 400, reason: "InvalidPushType")
+        }
+        if let priority = headers["apns-priority"], !["1", "5", "10"].contains(priority) {
+            return Verdict(status: 400, reason: "BadPriority")
+        }
+        if let expiration = headers["apns-expiration"], Int64(expiration) == nil {
+            return Verdict(status: 400, reason: "BadExpirationDate")
+        }
+        if let id = headers["apns-id"], UUID(uuidString: id) == nil {
+            return Verdict(status: 400, reason: "BadMessageId")
+        }
+        if let collapseID = headers["apns-collapse-id"], collapseID.utf8.count > 64 {
+            return Verdict(status: 400, reason: "BadCollapseId")
+        }
+        guard !payload.isEmpty else { return Verdict(status: 400, reason: "PayloadEmpty") }
+        guard payload.count <= 4096 else { return Verdict(status: 413, reason: "PayloadTooLarge") }
+        // Not an APNs reason: APNs's own parser answers in ways it does not document.
+        guard case .object? = try? JSONValue.parse(payload) else { return Verdict(status: 400, reason: "BadPayload") }
+        return .accepted
+    }
+
+    /// The JWT checks, when the emulator knows the provider's key.
+    private func checkProviderToken(_ authorization: String, now: Date) -> Verdict? {
+        guard let verifyKey = configuration.verifyKey else { return nil }
+        let invalid = Verdict(status: 403, reason: "InvalidProviderToken")
+        let parts = authorization.split(separator: " ")
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else { return invalid }
+        let pieces = parts[1].split(separator: ".", omittingEmptySubsequences: false)
+        guard pieces.count == 3,
+            let headerData = Self.base64URL(pieces[0]), let claimsData = Self.base64URL(pieces[1]),
+            let signatureData = Self.base64URL(pieces[2]),
+            case .object(let header)? = try? JSONValue.parse(Array(headerData)),
+            case .object(let claims)? = try? JSONValue.parse(Array(claimsData)),
+            header["alg"] == "ES256",
+            let signature = try? P256.Signing.ECDSASignature(rawRepresentation: signatureData),
+            verifyKey.isValidSignature(signature, for: Data("\(pieces[0]).\(pieces[1])".utf8))
+        else { return invalid }
+        if let expected = configuration.expectedKeyID, header["kid"] != .string(expected) { return invalid }
+        if let expected = configuration.expectedTeamID, claims["iss"] != .string(expected) { return invalid }
+        guard case .number(let issuedAt)? = claims["iat"], issuedAt == issuedAt.rounded() else { return invalid }
+        let age = now.timeIntervalSince1970 - issuedAt
+        if age > 3600 { return Verdict(status: 403, reason: "ExpiredProviderToken") }
+        if age < -60 { return invalid }  // issued in the future, beyond clock skew
+        return nil
+    }
+
+    private static func base64URL(_ text: Substring) -> Data? {
+        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
+        return Data(base64Encoded: base64)
+    }
+}
+
+extension UInt8 {
+    fileprivate var isHexDigit: Bool {
+        (0x30...0x39).contains(self) || (0x41...0x46).contains(self) || (0x61...0x66).contains(self)
+    }
+}

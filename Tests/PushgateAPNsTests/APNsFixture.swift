@@ -1,0 +1,63 @@
+import Crypto
+import Foundation
+import Logging
+import PushgateAPNs
+import PushgateCore
+import PushgateTesting
+
+/// An in-process APNs emulator (real TLS, real HTTP/2) that verifies the JWT, and a
+/// provider configured to deliver to it.
+struct APNsFixture {
+    static let keyID = "TESTKEY123"
+    static let teamID = "TEAMID4567"
+    static let topic = "com.example.pushgate"
+
+    let key = P256.Signing.PrivateKey()
+    let emulator: RunningAPNsEmulator
+
+    init(
+        emulatorConfiguration: APNsEmulatorConfiguration = APNsEmulatorConfiguration(),
+        maxConnectionAge: Duration? = nil
+    ) async throws {
+        var configuration = emulatorConfiguration
+        configuration.verifyKey = configuration.verifyKey ?? key.publicKey
+        configuration.expectedKeyID = configuration.expectedKeyID ?? Self.keyID
+        configuration.expectedTeamID = configuration.expectedTeamID ?? Self.teamID
+        emulator = try await RunningAPNsEmulator.start(configuration: configuration, maxConnectionAge: maxConnectionAge)
+    }
+
+    func configuration(keyID: String = keyID, connections: Int = 2, maxAttempts: Int = 3) -> APNsConfiguration {
+        APNsConfiguration(
+            signingKey: key,
+            keyID: keyID,
+            teamID: Self.teamID,
+            topic: Self.topic,
+            environment: .sandbox,
+            endpoint: APNsEndpoint(url: emulator.url),
+            extraTrustedCAFile: emulator.certificateAuthorityFile,
+            connections: connections,
+            timeToLive: .seconds(3600),
+            requestTimeout: .seconds(5),
+            maxAttempts: maxAttempts
+        )
+    }
+
+    func provider(keyID: String = keyID, connections: Int = 2) throws -> APNsPushProvider {
+        var logger = Logger(label: "apns-test")
+        logger.logLevel = .warning
+        return try APNsPushProvider(
+            configuration: configuration(keyID: keyID, connections: connections),
+            backoff: RetryBackoff(base: .milliseconds(20), cap: .milliseconds(200)),
+            logger: logger
+        )
+    }
+
+    func stop() async {
+        await emulator.stop()
+    }
+
+    static func token(_ n: Int, prefix: String = "") -> String {
+        let hex = String(format: "%064x", n)
+        return prefix + hex.dropFirst(prefix.count)
+    }
+}
