@@ -83,7 +83,8 @@ public final class APNsPushProvider: PushProvider {
             }
             let shared = sharedHeaders(notification: notification, expiration: expiration, token: token.value)
             let requests = pending.map { index in
-                APNsRequest(headers: headers(shared, device: targets[index].token.value, id: ids[index]), payload: payload)
+                APNsRequest(
+                    headers: headers(shared, device: targets[index].token.value, id: ids[index]), payload: payload)
             }
             let answers = await pool.send(requests)
 
@@ -103,13 +104,18 @@ public final class APNsPushProvider: PushProvider {
                     outcomes[index] = .configurationError(reason: reason)
                     configurationError = reason
                 case .resend(let reason):
-                    if isLastTry { outcomes[index] = .retryLater(reason: reason, after: nil) } else { again.append(index) }
+                    if isLastTry {
+                        outcomes[index] = .retryLater(reason: reason, after: nil)
+                    } else {
+                        again.append(index)
+                    }
                 case .retry(let reason, let after):
                     if isLastTry || (after ?? .zero) > Self.maxRetryWait {
                         outcomes[index] = .retryLater(reason: reason, after: after)
                     } else {
                         again.append(index)
-                        wait = max(wait, backoff.delay(afterAttempt: attempt, retryAfter: after, jitter: .random(in: 0...1)))
+                        wait = max(
+                            wait, backoff.delay(afterAttempt: attempt, retryAfter: after, jitter: .random(in: 0...1)))
                     }
                 case .renewToken(let reason):
                     if !tokenRenewed, (try? tokens.renew(afterRejecting: token)) != nil {
@@ -139,7 +145,8 @@ public final class APNsPushProvider: PushProvider {
 
     /// The headers every device of a notification shares, in the order APNs reads
     /// them; pseudo-headers (`:path`) are added first per device.
-    private func sharedHeaders(notification: PushNotification, expiration: String, token: String) -> [(String, String)] {
+    private func sharedHeaders(notification: PushNotification, expiration: String, token: String) -> [(String, String)]
+    {
         [
             ("authorization", "bearer " + token),
             ("apns-topic", configuration.topic),

@@ -17,7 +17,8 @@ struct APNsDeliveryTests {
     func singlePush() async throws {
         let fixture = try await APNsFixture()
         let provider = try fixture.provider()
-        let outcomes = await provider.send(notification, to: [DeliveryTarget(installationID: "p", token: .apns(APNsFixture.token(1)))])
+        let outcomes = await provider.send(
+            notification, to: [DeliveryTarget(installationID: "p", token: .apns(APNsFixture.token(1)))])
         await provider.shutdown()
         await fixture.stop()
         #expect(outcomes == [.delivered])

@@ -24,7 +24,8 @@ public enum APNsVerdict: Sendable, Hashable {
         case .transportFailure(let failure):
             switch failure {
             case .goAway, .notSent: self = .resend(reason: failure.reason)
-            case .connectFailed, .connectionLost, .streamReset, .timedOut: self = .retry(reason: failure.reason, after: nil)
+            case .connectFailed, .connectionLost, .streamReset, .timedOut:
+                self = .retry(reason: failure.reason, after: nil)
             }
         case .response(let status, let reason, let retryAfter, _):
             self = Self.classify(status: status, reason: reason, retryAfter: retryAfter)

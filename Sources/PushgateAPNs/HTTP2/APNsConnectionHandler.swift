@@ -98,9 +98,15 @@ final class APNsConnectionHandler: ChannelInboundHandler, RemovableChannelHandle
             let streamID = nextStreamID
             nextStreamID = nextStreamID.advanced(by: 2)
             inFlight[streamID] = InFlight(batch: next.batch, index: next.index, startedAt: .now())
-            context.write(wrapOutboundOut(HTTP2Frame(streamID: streamID, payload: .headers(.init(headers: next.request.headers)))), promise: nil)
             context.write(
-                wrapOutboundOut(HTTP2Frame(streamID: streamID, payload: .data(.init(data: .byteBuffer(next.request.payload), endStream: true)))),
+                wrapOutboundOut(
+                    HTTP2Frame(streamID: streamID, payload: .headers(.init(headers: next.request.headers)))),
+                promise: nil)
+            context.write(
+                wrapOutboundOut(
+                    HTTP2Frame(
+                        streamID: streamID,
+                        payload: .data(.init(data: .byteBuffer(next.request.payload), endStream: true)))),
                 promise: nil
             )
             needsFlush = true
@@ -173,7 +179,9 @@ final class APNsConnectionHandler: ChannelInboundHandler, RemovableChannelHandle
                 context.close(promise: nil)
             } else {
                 awaitingPingAck = true
-                context.writeAndFlush(wrapOutboundOut(HTTP2Frame(streamID: .rootStream, payload: .ping(HTTP2PingData(), ack: false))), promise: nil)
+                context.writeAndFlush(
+                    wrapOutboundOut(HTTP2Frame(streamID: .rootStream, payload: .ping(HTTP2PingData(), ack: false))),
+                    promise: nil)
             }
         }
         context.fireUserInboundEventTriggered(event)
@@ -199,8 +207,11 @@ final class APNsConnectionHandler: ChannelInboundHandler, RemovableChannelHandle
         guard let stream = inFlight.removeValue(forKey: streamID) else { return }
         let answer: APNsAnswer
         if let status = stream.status {
-            let body = stream.body.flatMap { try? JSONDecoder().decode(ErrorBody.self, from: Data($0.readableBytesView)) }
-            answer = .response(status: status, reason: body?.reason, retryAfter: stream.retryAfter, timestamp: body?.timestamp)
+            let body = stream.body.flatMap {
+                try? JSONDecoder().decode(ErrorBody.self, from: Data($0.readableBytesView))
+            }
+            answer = .response(
+                status: status, reason: body?.reason, retryAfter: stream.retryAfter, timestamp: body?.timestamp)
         } else {
             answer = .transportFailure(.streamReset("no status"))
         }
@@ -218,7 +229,8 @@ final class APNsConnectionHandler: ChannelInboundHandler, RemovableChannelHandle
     private func receivedGoAway(lastStreamID: HTTP2StreamID, debugData: ByteBuffer?) {
         goAwayReceived = true
         retire()
-        let reason = debugData.flatMap { try? JSONDecoder().decode(ErrorBody.self, from: Data($0.readableBytesView)) }?.reason
+        let reason = debugData.flatMap { try? JSONDecoder().decode(ErrorBody.self, from: Data($0.readableBytesView)) }?
+            .reason
         for streamID in Array(inFlight.keys) where streamID > lastStreamID {
             fail(streamID, with: .goAway(reason: reason))
         }
@@ -240,7 +252,8 @@ final class APNsConnectionHandler: ChannelInboundHandler, RemovableChannelHandle
     private func startDeadlineSweep(context: ChannelHandlerContext) {
         guard deadlineSweep == nil else { return }
         let interval = min(requestTimeout, .seconds(1))
-        deadlineSweep = context.eventLoop.scheduleRepeatedTask(initialDelay: interval, delay: interval) { [weak self] _ in
+        deadlineSweep = context.eventLoop.scheduleRepeatedTask(initialDelay: interval, delay: interval) {
+            [weak self] _ in
             self?.failExpired()
         }
     }

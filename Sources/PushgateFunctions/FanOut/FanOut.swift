@@ -43,7 +43,8 @@ public struct FanOut: Sendable {
             while next < min(maxConcurrentChunks, chunks.count) { startNext() }
             for await (index, chunkOutcomes) in group {
                 outcomes[index] = chunkOutcomes
-                configurationError = configurationError ?? chunkOutcomes.lazy.compactMap(\.configurationErrorReason).first
+                configurationError =
+                    configurationError ?? chunkOutcomes.lazy.compactMap(\.configurationErrorReason).first
                 if configurationError == nil, next < chunks.count { startNext() }
             }
         }

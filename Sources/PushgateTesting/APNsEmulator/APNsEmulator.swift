@@ -40,14 +40,17 @@ public final class APNsEmulator: Sendable {
         onRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) throws -> some ApplicationProtocol {
         let tls = TLSConfiguration.makeServerConfiguration(
-            certificateChain: try NIOSSLCertificate.fromPEMBytes(Array(identity.certificatePEM.utf8)).map { .certificate($0) },
+            certificateChain: try NIOSSLCertificate.fromPEMBytes(Array(identity.certificatePEM.utf8)).map {
+                .certificate($0)
+            },
             privateKey: .privateKey(try NIOSSLPrivateKey(bytes: Array(identity.privateKeyPEM.utf8), format: .pem))
         )
         return Application(
             router: router(),
             server: try .http2Upgrade(
                 tlsConfiguration: tls,
-                configuration: .init(idleTimeout: nil, gracefulCloseTimeout: .seconds(5), maxAgeTimeout: maxConnectionAge)
+                configuration: .init(
+                    idleTimeout: nil, gracefulCloseTimeout: .seconds(5), maxAgeTimeout: maxConnectionAge)
             ),
             configuration: .init(address: .hostname(host, port: port), serverName: "pushgate-apns-emulator"),
             onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? port) },

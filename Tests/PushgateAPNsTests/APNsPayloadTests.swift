@@ -1,0 +1,59 @@
+import PushgateAPNs
+import PushgateCore
+import PushgateFunctions
+import Testing
+
+@Suite("APNs payload")
+struct APNsPayloadTests {
+    @Test("the longest allowed inputs stay within 4,096 bytes")
+    func longestInputs() throws {
+        // Every field at its limit, in characters that cost the most bytes in JSON:
+        // control characters (6 bytes escaped), 4-byte emoji, quotes and backslashes.
+        let cwd = String(repeating: "\u{01}", count: 1024)
+        let fields = RequestFields([
+            "cwd": .string(cwd),
+            "conversation_id": .string(String(repeating: "😀", count: 200)),
+            "message_preview": .string(String(repeating: "\u{02}\"", count: 5000)),
+        ])
+        let request = try TriggerReplyFinishedRequest(fields: fields)
+        let title = String(repeating: "\\", count: 200)
+        let notification = PushNotification(
+            title: ReplyNotificationComposer.title(displayName: title, cwd: cwd),
+            body: ReplyNotificationComposer.body(preview: request.messagePreview),
+            data: [
+                "type": "reply_finished", "server_key": String(repeating: "a", count: 64), "cwd": cwd,
+                "conversation_id": request.conversationID!,
+            ],
+            collapseID: AgentKey(cwd: cwd).hex
+        )
+        let bytes = try APNsPayload.encode(notification)
+        #expect(bytes.count <= 4096)
+        let payload = try #require(try JSONValue.parse(bytes).objectValue)
+        #expect(payload["type"] == "reply_finished")
+        #expect(payload["server_key"] == .string(String(repeating: "a", count: 64)))
+    }
+
+    @Test("a realistic long notification is cut in the body first, keeping every custom key")
+    func cutsBodyFirst() throws {
+        let notification = PushNotification(
+            title: "Agent",
+            body: String(repeating: "é", count: 3000),
+            data: ["type": "reply_finished", "server_key": "k", "cwd": "/srv/" + String(repeating: "d", count: 1000)],
+            collapseID: "c"
+        )
+        let bytes = try APNsPayload.encode(notification)
+        #expect(bytes.count <= 4096 && bytes.count > 4000, "uses the room there is")
+        let payload = try #require(try JSONValue.parse(bytes).objectValue)
+        let alert = payload["aps"]?.objectValue?["alert"]?.objectValue
+        #expect(alert?["title"] == "Agent")
+        #expect(alert?["body"]?.stringValue?.hasSuffix("…") == true)
+        #expect(payload["cwd"] == .string("/srv/" + String(repeating: "d", count: 1000)))
+    }
+
+    @Test("a payload within the limit is left whole")
+    func untouched() throws {
+        let notification = PushNotification(title: "T", body: "B", data: ["type": "x"], collapseID: "c")
+        let text = String(decoding: try APNsPayload.encode(notification), as: UTF8.self)
+        #expect(text == #"{"aps":{"alert":{"body":"B","title":"T"},"sound":"default"},"type":"x"}"#)
+    }
+}
