@@ -78,6 +78,7 @@ let package = Package(
                 "PushgateCore",
                 "PushgateFunctions",
                 "PushgateSQLite",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -110,6 +111,7 @@ let package = Package(
                 "PushgateServer",
                 "PushgateTesting",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -168,6 +170,7 @@ let package = Package(
             name: "PushgateEndToEndTests",
             dependencies: [
                 "PushgateCore",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
             swiftSettings: swiftSettings

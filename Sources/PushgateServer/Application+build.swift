@@ -1,9 +1,11 @@
 import Foundation
 import Hummingbird
 import Logging
+import PushgateAPNs
 import PushgateCore
 import PushgateFunctions
 import PushgateSQLite
+import ServiceLifecycle
 
 /// Builds the gateway: opens the store, picks the push provider, wires the routes.
 /// The one place where the parts meet.
@@ -11,9 +13,25 @@ public func buildApplication(
     configuration: GatewayConfiguration,
     logger: Logger
 ) throws -> some ApplicationProtocol {
+    let apns = try configuration.apns.configuration()
     let store = try SQLiteDocumentStore(path: configuration.databasePath)
-    let provider = LogPushProvider(logger: logger)
-    logger.info("delivery through the log: no APNs key is configured")
+    let provider: any PushProvider
+    var services: [any Service] = []
+    if let apns {
+        let apnsProvider = try APNsPushProvider(configuration: apns, logger: logger)
+        provider = apnsProvider
+        services.append(ProviderShutdownService(provider: apnsProvider))
+        logger.info(
+            "delivery through APNs",
+            metadata: [
+                "endpoint": "\(apns.endpoint)", "environment": "\(apns.environment.rawValue)", "topic": "\(apns.topic)",
+                "connections": "\(apns.connections)",
+            ]
+        )
+    } else {
+        provider = LogPushProvider(logger: logger)
+        logger.info("delivery through the log: no APNs key is configured (PUSHGATE_APNS_KEY_PATH)")
+    }
     let router = buildRouter(store: store, provider: provider, logger: logger)
     return Application(
         router: router,
@@ -21,6 +39,7 @@ public func buildApplication(
             address: .hostname(configuration.host, port: configuration.port),
             serverName: "pushgate"
         ),
+        services: services,
         logger: logger
     )
 }
@@ -38,7 +57,8 @@ public func buildRouter(
     FunctionRoutes(
         registerSubscription: RegisterSubscriptionFunction(store: store, now: now),
         triggerReplyFinished: TriggerReplyFinishedFunction(store: store, provider: provider, now: now, logger: logger),
-        store: store
+        store: store,
+        provider: provider
     ).add(to: router)
     return router
 }

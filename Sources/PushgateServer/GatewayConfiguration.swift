@@ -6,10 +6,18 @@ public struct GatewayConfiguration: Sendable, Hashable {
     public var port: Int
     /// The SQLite file (`PUSHGATE_DATABASE`), created when missing.
     public var databasePath: String
+    /// APNs delivery (`PUSHGATE_APNS_*`); without a key, pushes go to the log.
+    public var apns: APNsSettings
 
-    public init(host: String = "127.0.0.1", port: Int = 8080, databasePath: String = "pushgate.sqlite") {
+    public init(
+        host: String = "127.0.0.1",
+        port: Int = 8080,
+        databasePath: String = "pushgate.sqlite",
+        apns: APNsSettings = APNsSettings()
+    ) {
         self.host = host
         self.port = port
         self.databasePath = databasePath
+        self.apns = apns
     }
 }

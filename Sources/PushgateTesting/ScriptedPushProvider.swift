@@ -12,11 +12,13 @@ public final class ScriptedPushProvider: PushProvider {
     private let outcomes: [String: DeliveryOutcome]
     private let recorded = Mutex<[Send]>([])
     public let deliveryName: String
+    public let health: DeliveryHealth
 
     /// - Parameter outcomes: the outcome for each token value; tokens not named are delivered.
-    public init(outcomes: [String: DeliveryOutcome] = [:], deliveryName: String = "log") {
+    public init(outcomes: [String: DeliveryOutcome] = [:], deliveryName: String = "log", health: DeliveryHealth = .ok) {
         self.outcomes = outcomes
         self.deliveryName = deliveryName
+        self.health = health
     }
 
     public func send(_ notification: PushNotification, to targets: [DeliveryTarget]) async -> [DeliveryOutcome] {

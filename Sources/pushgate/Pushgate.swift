@@ -6,7 +6,9 @@ struct Pushgate: AsyncParsableCommand {
         commandName: "pushgate",
         abstract:
             "A self-hosted push gateway: registerSubscription and triggerReplyFinished over a document store, delivered through APNs.",
-        subcommands: [ServeCommand.self, KeygenCommand.self, SubscribeCommand.self, TriggerCommand.self],
+        subcommands: [
+            ServeCommand.self, KeygenCommand.self, SubscribeCommand.self, TriggerCommand.self, APNsEmulatorCommand.self,
+        ],
         defaultSubcommand: nil
     )
 }

@@ -21,12 +21,50 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "SQLite database file, created when missing. Env: PUSHGATE_DATABASE. Default: pushgate.sqlite.")
     var database: String?
 
+    @Option(help: "APNs provider key (.p8); without it pushes go to the log. Env: PUSHGATE_APNS_KEY_PATH.")
+    var apnsKeyPath: String?
+
+    @Option(help: "The key's 10-character id. Env: PUSHGATE_APNS_KEY_ID.")
+    var apnsKeyId: String?
+
+    @Option(help: "Your 10-character Apple team id. Env: PUSHGATE_APNS_TEAM_ID.")
+    var apnsTeamId: String?
+
+    @Option(help: "apns-topic: the app's bundle id. Env: PUSHGATE_APNS_TOPIC.")
+    var apnsTopic: String?
+
+    @Option(help: "production or sandbox. Env: PUSHGATE_APNS_ENVIRONMENT. Default: production.")
+    var apnsEnvironment: String?
+
+    @Option(help: "Override of the APNs address, https://host[:port] (an emulator). Env: PUSHGATE_APNS_URL.")
+    var apnsUrl: String?
+
+    @Option(help: "PEM file of extra CA certificates to trust for APNs. Env: PUSHGATE_APNS_CA_FILE.")
+    var apnsCaFile: String?
+
+    @Option(help: "HTTP/2 connections to APNs. Env: PUSHGATE_APNS_CONNECTIONS. Default: 2.")
+    var apnsConnections: String?
+
+    @Option(help: "Seconds APNs keeps a push for an offline device. Env: PUSHGATE_APNS_TTL. Default: 86400.")
+    var apnsTtl: String?
+
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
         let configuration = try GatewayConfiguration(
             host: host ?? environment["PUSHGATE_HOST"] ?? "127.0.0.1",
             port: port ?? Self.port(fromEnvironment: environment["PUSHGATE_PORT"]) ?? 8080,
-            databasePath: database ?? environment["PUSHGATE_DATABASE"] ?? "pushgate.sqlite"
+            databasePath: database ?? environment["PUSHGATE_DATABASE"] ?? "pushgate.sqlite",
+            apns: APNsSettings(
+                keyPath: apnsKeyPath ?? environment["PUSHGATE_APNS_KEY_PATH"],
+                keyID: apnsKeyId ?? environment["PUSHGATE_APNS_KEY_ID"],
+                teamID: apnsTeamId ?? environment["PUSHGATE_APNS_TEAM_ID"],
+                topic: apnsTopic ?? environment["PUSHGATE_APNS_TOPIC"],
+                environment: apnsEnvironment ?? environment["PUSHGATE_APNS_ENVIRONMENT"],
+                url: apnsUrl ?? environment["PUSHGATE_APNS_URL"],
+                caFile: apnsCaFile ?? environment["PUSHGATE_APNS_CA_FILE"],
+                connections: apnsConnections ?? environment["PUSHGATE_APNS_CONNECTIONS"],
+                ttl: apnsTtl ?? environment["PUSHGATE_APNS_TTL"]
+            )
         )
         guard (0...65535).contains(configuration.port) else {
             throw StartFailure("the port must be 0 to 65535, not \(configuration.port)")
@@ -36,6 +74,8 @@ struct ServeCommand: AsyncParsableCommand {
             let application = try buildApplication(configuration: configuration, logger: logger)
             try await application.runService()
         } catch let error as DocumentStoreError {
+            throw StartFailure(error.description)
+        } catch let error as ConfigurationError {
             throw StartFailure(error.description)
         } catch let error as IOError where error.errnoCode == EADDRINUSE {
             throw StartFailure("cannot listen on \(configuration.host):\(configuration.port): the address is in use")

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Testing
 
 /// The `pushgate` executable that `swift build` put beside this test bundle (or
 /// `PUSHGATE_BINARY`), run as a real process.
@@ -42,68 +42,26 @@ enum BuiltExecutable {
 
 /// `pushgate serve` on a free loopback port, its log captured; stopped by its own pid.
 final class RunningGateway: Sendable {
-    private let process: Process
-    private let log = LogBuffer()
+    private let process: RunningProcess
     let port: Int
 
     var baseURL: String { "http://127.0.0.1:\(port)" }
-    var capturedLog: String { log.text }
+    var capturedLog: String { process.capturedOutput }
 
-    init(database: String, extraArguments: [String] = []) throws {
-        process = Process()
-        process.executableURL = BuiltExecutable.url
-        process.arguments = ["serve", "--port", "0", "--database", database] + extraArguments
-        let err = Pipe()
-        process.standardError = err
-        process.standardOutput = err
-        let log = self.log
-        err.fileHandleForReading.readabilityHandler = { handle in
-            let data = handle.availableData
-            log.append(String(decoding: data, as: UTF8.self))
-        }
-        try process.run()
+    init(database: String, environment: [String: String] = [:]) throws {
         // Hummingbird logs the bound address; with --port 0 that is how we learn it.
-        let deadline = Date().addingTimeInterval(30)
-        var found: Int?
-        while found == nil, Date() < deadline, process.isRunning {
-            found = Self.port(in: log.text)
-            if found == nil { Thread.sleep(forTimeInterval: 0.05) }
-        }
-        guard let found else {
-            process.terminate()
-            throw GatewayDidNotStart(log: log.text)
-        }
-        port = found
-    }
-
-    private static func port(in log: String) -> Int? {
-        guard let range = log.range(of: "listening on 127.0.0.1:") else { return nil }
-        return Int(log[range.upperBound...].prefix(while: \.isNumber))
+        process = try RunningProcess(
+            ["serve", "--port", "0", "--database", database],
+            environment: environment,
+            readyWhen: "listening on 127.0.0.1:"
+        )
+        let log = process.capturedOutput
+        let range = try #require(log.range(of: "listening on 127.0.0.1:"))
+        port = try #require(Int(log[range.upperBound...].prefix(while: \.isNumber)))
     }
 
     /// Sends SIGTERM to the gateway's own pid and waits for it to exit.
     func stop() -> Int32 {
-        kill(process.processIdentifier, SIGTERM)
-        process.waitUntilExit()
-        return process.terminationStatus
+        process.stop()
     }
-
-    deinit {
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-        }
-    }
-}
-
-struct GatewayDidNotStart: Error, CustomStringConvertible {
-    let log: String
-    var description: String { "the gateway did not start:\n\(log)" }
-}
-
-/// Text appended from a pipe's handler thread and read from the test's.
-final class LogBuffer: Sendable {
-    private let storage = Mutex("")
-
-    func append(_ text: String) { storage.withLock { $0 += text } }
-    var text: String { storage.withLock { $0 } }
 }

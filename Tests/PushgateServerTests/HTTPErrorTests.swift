@@ -103,8 +103,41 @@ struct HTTPErrorTests {
         try await fixture.withClient { client in
             let response = try await client.execute(uri: "/healthz", method: .get)
             #expect(response.status == .ok)
-            #expect(response.json == ["status": "ok"])
+            #expect(response.json == ["status": "ok", "delivery": "log"])
             #expect(try await client.execute(uri: "/healthz", method: .head).status == .ok)
+        }
+    }
+
+    @Test("/healthz says degraded, with the reason, when the push service refused the configuration")
+    func degraded() async throws {
+        let since = Date(timeIntervalSince1970: 1_795_323_872)
+        let provider = ScriptedPushProvider(
+            deliveryName: "apns", health: .degraded(reason: "InvalidProviderToken", since: since))
+        let fixture = try RouterFixture(provider: provider)
+        try await fixture.withClient { client in
+            let response = try await client.execute(uri: "/healthz", method: .get)
+            #expect(response.status == .ok)
+            #expect(
+                response.json == [
+                    "status": "degraded", "delivery": "apns",
+                    "delivery_error": ["reason": "InvalidProviderToken", "since": "2026-11-22T05:04:32.000Z"],
+                ]
+            )
+        }
+    }
+
+    @Test("a configuration error is reported in the trigger's answer")
+    func configurationErrorAnswer() async throws {
+        let token = String(repeating: "ab", count: 32)
+        let provider = ScriptedPushProvider(
+            outcomes: [token: .configurationError(reason: "BadTopic")], deliveryName: "apns")
+        let fixture = try RouterFixture(provider: provider)
+        try await fixture.withClient { client in
+            _ = try await client.post("/registerSubscription", json: registration)
+            let answer = try await client.post("/triggerReplyFinished", json: ["cwd": "/a"]).json?.objectValue
+            #expect(answer?["configuration_error"] == "BadTopic")
+            #expect(answer?["failure_count"] == 1)
+            #expect(answer?["removed_count"] == 0)
         }
     }
 

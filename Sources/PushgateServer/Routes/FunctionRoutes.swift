@@ -13,6 +13,7 @@ struct FunctionRoutes<Context: RequestContext> {
     let registerSubscription: RegisterSubscriptionFunction
     let triggerReplyFinished: TriggerReplyFinishedFunction
     let store: any DocumentStore
+    let provider: any PushProvider
 
     /// The methods each path answers; the error middleware answers 405 from it.
     static var allowedMethods: [String: [HTTPRequest.Method]] {
@@ -38,13 +39,21 @@ struct FunctionRoutes<Context: RequestContext> {
         router.head("healthz") { _, _ in try await health() }
     }
 
+    /// 200 while the store answers: `"ok"`, or `"degraded"` with the reason when the
+    /// push service refused the gateway's configuration (restarting would not help,
+    /// so liveness holds); 503 when the store does not answer.
     private func health() async throws -> Response {
         do {
             try await store.checkHealth()
         } catch {
             throw FunctionError(.unavailable, "the store does not answer")
         }
-        return try JSONAnswer.response(["status": "ok"])
+        var answer: [String: JSONValue] = ["status": "ok", "delivery": .string(provider.deliveryName)]
+        if case .degraded(let reason, let since) = provider.health {
+            answer["status"] = "degraded"
+            answer["delivery_error"] = ["reason": .string(reason), "since": .string(RFC3339.format(since))]
+        }
+        return try JSONAnswer.response(JSONValue.object(answer))
     }
 
     /// The caller's secret, then the body's fields: a request without a valid

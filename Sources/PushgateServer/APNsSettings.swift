@@ -1,0 +1,132 @@
+import Crypto
+import Foundation
+import PushgateAPNs
+
+/// The APNs settings as given (flags or `PUSHGATE_APNS_*`), before they are checked.
+/// `configuration()` turns them into a working configuration or one line naming the
+/// setting at fault.
+public struct APNsSettings: Sendable, Hashable {
+    public var keyPath: String?
+    public var keyID: String?
+    public var teamID: String?
+    public var topic: String?
+    public var environment: String?
+    public var url: String?
+    public var caFile: String?
+    public var connections: String?
+    public var ttl: String?
+
+    public init(
+        keyPath: String? = nil,
+        keyID: String? = nil,
+        teamID: String? = nil,
+        topic: String? = nil,
+        environment: String? = nil,
+        url: String? = nil,
+        caFile: String? = nil,
+        connections: String? = nil,
+        ttl: String? = nil
+    ) {
+        self.keyPath = keyPath
+        self.keyID = keyID
+        self.teamID = teamID
+        self.topic = topic
+        self.environment = environment
+        self.url = url
+        self.caFile = caFile
+        self.connections = connections
+        self.ttl = ttl
+    }
+
+    /// The working configuration, or `nil` when no key is configured (delivery
+    /// through the log).
+    public func configuration() throws(ConfigurationError) -> APNsConfiguration? {
+        guard let keyPath = nonEmpty(keyPath) else {
+            let stray = [
+                ("PUSHGATE_APNS_KEY_ID", keyID), ("PUSHGATE_APNS_TEAM_ID", teamID), ("PUSHGATE_APNS_TOPIC", topic),
+            ]
+            .first { nonEmpty($0.1) != nil }
+            if let stray {
+                throw ConfigurationError(
+                    "\(stray.0) is set but PUSHGATE_APNS_KEY_PATH is not: set the path of the .p8 key")
+            }
+            return nil
+        }
+        let key: P256.Signing.PrivateKey
+        do {
+            key = try APNsKeyLoader.load(path: keyPath)
+        } catch {
+            throw ConfigurationError("PUSHGATE_APNS_KEY_PATH: \(error.description)")
+        }
+        let keyID = try required(keyID, "PUSHGATE_APNS_KEY_ID", "the key's 10-character id from Apple")
+        let teamID = try required(teamID, "PUSHGATE_APNS_TEAM_ID", "your 10-character team id from Apple")
+        let topic = try required(topic, "PUSHGATE_APNS_TOPIC", "the app's bundle id")
+        let environment = try parse(
+            environment, "PUSHGATE_APNS_ENVIRONMENT", "production or sandbox", default: .production
+        ) {
+            APNsEnvironment(rawValue: $0)
+        }
+        var endpoint: APNsEndpoint?
+        if let url = nonEmpty(url) {
+            guard let parsed = APNsEndpoint(url: url) else {
+                throw ConfigurationError("PUSHGATE_APNS_URL must be https://host[:port], not '\(url)'")
+            }
+            endpoint = parsed
+        }
+        if let caFile = nonEmpty(caFile), !FileManager.default.isReadableFile(atPath: caFile) {
+            throw ConfigurationError("PUSHGATE_APNS_CA_FILE: cannot read \(caFile)")
+        }
+        let connections = try parse(connections, "PUSHGATE_APNS_CONNECTIONS", "a number from 1 to 64", default: 2) {
+            Int($0).flatMap { (1...64).contains($0) ? $0 : nil }
+        }
+        let ttl = try parse(ttl, "PUSHGATE_APNS_TTL", "seconds, 0 to 2592000 (30 days)", default: 86_400) {
+            Int($0).flatMap { (0...2_592_000).contains($0) ? $0 : nil }
+        }
+        return APNsConfiguration(
+            signingKey: key,
+            keyID: keyID,
+            teamID: teamID,
+            topic: topic,
+            environment: environment,
+            endpoint: endpoint,
+            extraTrustedCAFile: nonEmpty(caFile),
+            connections: connections,
+            timeToLive: .seconds(ttl)
+        )
+    }
+
+    private func nonEmpty(_ value: String?) -> String? {
+        guard let value, !value.trimmingCharacters(in: .whitespaces).isEmpty else { return nil }
+        return value
+    }
+
+    private func required(_ value: String?, _ name: String, _ what: String) throws(ConfigurationError) -> String {
+        guard let value = nonEmpty(value) else {
+            throw ConfigurationError("\(name) is required with an APNs key: \(what)")
+        }
+        return value
+    }
+
+    private func parse<T>(
+        _ value: String?,
+        _ name: String,
+        _ what: String,
+        default defaultValue: T,
+        _ convert: (String) -> T?
+    ) throws(ConfigurationError) -> T {
+        guard let value = nonEmpty(value) else { return defaultValue }
+        guard let converted = convert(value) else {
+            throw ConfigurationError("\(name) must be \(what), not '\(value)'")
+        }
+        return converted
+    }
+}
+
+/// A setting that stops the start, named in the description.
+public struct ConfigurationError: Error, Sendable, CustomStringConvertible {
+    public let description: String
+
+    public init(_ description: String) {
+        self.description = description
+    }
+}

@@ -1,0 +1,120 @@
+import Crypto
+import Foundation
+import PushgateCore
+import Testing
+
+/// `pushgate apns-emulator` and `pushgate serve` as two real processes: the loop a
+/// self-hoster tries without an Apple account.
+@Suite("End to end with the APNs emulator", .serialized)
+struct APNsEndToEndTests {
+    let directory: URL
+
+    init() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "pushgate-e2e-apns-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    }
+
+    @Test("emulator, gateway, subscribe, trigger: delivered over APNs, the dead token removed")
+    func wholeLoop() throws {
+        let emulator = try RunningProcess(
+            ["apns-emulator", "--port", "0", "--state-directory", directory.appendingPathComponent("emulator").path],
+            readyWhen: "PUSHGATE_APNS_TOPIC="
+        )
+        defer { _ = emulator.stop() }
+        var environment: [String: String] = [:]
+        for line in emulator.capturedOutput.split(separator: "\n") where line.contains("export ") {
+            let assignment = line.split(separator: "export ", maxSplits: 1)[1]
+            let parts = assignment.split(separator: "=", maxSplits: 1)
+            environment[String(parts[0])] = String(parts[1])
+        }
+        #expect(environment["PUSHGATE_APNS_URL"]?.hasPrefix("https://127.0.0.1:") == true)
+
+        let gateway = try RunningGateway(
+            database: directory.appendingPathComponent("pushgate.sqlite").path,
+            environment: environment
+        )
+        let secret = "apns-end-to-end-secret-0123456789"
+        let client = ["CODEAGENTS_PUSH_SECRET": secret, "CODEAGENTS_PUSH_GATEWAY_BASE_URL": gateway.baseURL]
+        let live = String(repeating: "5a", count: 32)
+        let dead = "dead" + String(repeating: "00", count: 30)
+        for (id, token) in [("phone", live), ("old-phone", dead)] {
+            let result = try BuiltExecutable.run(
+                ["subscribe", "--cwd", "/srv/agent", "--installation-id", id, "--apns-token", token],
+                environment: client)
+            #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        }
+        let trigger = try BuiltExecutable.run(
+            ["trigger", "--cwd", "/srv/agent", "--message", "Deployed."], environment: client)
+        #expect(trigger.status == 0, "\(trigger.stdout)\(trigger.stderr)")
+        let answer = try #require(try JSONValue.parse(Array(trigger.stdout.utf8)).objectValue)
+        #expect(answer["delivery"] == "apns")
+        #expect(answer["success_count"] == 1)
+        #expect(answer["removed_count"] == 1)
+
+        let again = try BuiltExecutable.run(["trigger", "--cwd", "/srv/agent"], environment: client)
+        #expect(
+            try JSONValue.parse(Array(again.stdout.utf8)).objectValue?["device_count"] == 1, "the dead device is gone")
+
+        #expect(gateway.stop() == 0)
+        #expect(emulator.stop() == 0)
+        let log = gateway.capturedLog
+        #expect(log.contains("delivery through APNs"))
+        #expect(!log.contains(secret) && !log.contains(live) && !log.contains(dead))
+        let key = try String(contentsOfFile: try #require(environment["PUSHGATE_APNS_KEY_PATH"]), encoding: .utf8)
+        let keyBody = key.split(separator: "\n").dropFirst().first.map(String.init) ?? key
+        #expect(!log.contains(keyBody), "the .p8 key never reaches the log")
+    }
+
+    @Test(
+        "bad APNs settings stop the start with one line naming the setting",
+        arguments: [
+            (
+                ["PUSHGATE_APNS_KEY_PATH": "/nonexistent/AuthKey.p8"],
+                "PUSHGATE_APNS_KEY_PATH: cannot read the APNs key file /nonexistent/AuthKey.p8"
+            ),
+            (["PUSHGATE_APNS_KEY_ID": "ABC"], "PUSHGATE_APNS_KEY_ID is set but PUSHGATE_APNS_KEY_PATH is not"),
+            (["PUSHGATE_APNS_KEY_PATH": "<key>"], "PUSHGATE_APNS_KEY_ID is required"),
+            (
+                ["PUSHGATE_APNS_KEY_PATH": "<key>", "PUSHGATE_APNS_KEY_ID": "K", "PUSHGATE_APNS_TEAM_ID": "T"],
+                "PUSHGATE_APNS_TOPIC is required"
+            ),
+            (["PUSHGATE_APNS_KEY_PATH": "<not-a-key>", "PUSHGATE_APNS_KEY_ID": "K"], "is not a PKCS#8 PEM P-256 key"),
+            (
+                [
+                    "PUSHGATE_APNS_KEY_PATH": "<key>", "PUSHGATE_APNS_KEY_ID": "K", "PUSHGATE_APNS_TEAM_ID": "T",
+                    "PUSHGATE_APNS_TOPIC": "t", "PUSHGATE_APNS_ENVIRONMENT": "staging",
+                ],
+                "PUSHGATE_APNS_ENVIRONMENT must be production or sandbox, not 'staging'"
+            ),
+            (
+                [
+                    "PUSHGATE_APNS_KEY_PATH": "<key>", "PUSHGATE_APNS_KEY_ID": "K", "PUSHGATE_APNS_TEAM_ID": "T",
+                    "PUSHGATE_APNS_TOPIC": "t", "PUSHGATE_APNS_URL": "http://x",
+                ],
+                "PUSHGATE_APNS_URL must be https://host[:port]"
+            ),
+            (
+                [
+                    "PUSHGATE_APNS_KEY_PATH": "<key>", "PUSHGATE_APNS_KEY_ID": "K", "PUSHGATE_APNS_TEAM_ID": "T",
+                    "PUSHGATE_APNS_TOPIC": "t", "PUSHGATE_APNS_CONNECTIONS": "0",
+                ],
+                "PUSHGATE_APNS_CONNECTIONS must be a number from 1 to 64, not '0'"
+            ),
+        ]
+    )
+    func badSettings(settings: [String: String], message: String) throws {
+        let keyFile = directory.appendingPathComponent("AuthKey_TEST.p8").path
+        let notAKey = directory.appendingPathComponent("not-a-key.p8").path
+        try P256.Signing.PrivateKey().pemRepresentation.write(toFile: keyFile, atomically: true, encoding: .utf8)
+        try "hello".write(toFile: notAKey, atomically: true, encoding: .utf8)
+        let environment = settings.mapValues { $0 == "<key>" ? keyFile : $0 == "<not-a-key>" ? notAKey : $0 }
+        let result = try BuiltExecutable.run(
+            ["serve", "--port", "0", "--database", directory.appendingPathComponent("x.sqlite").path],
+            environment: environment
+        )
+        #expect(result.status != 0)
+        #expect(result.stderr.contains(message), "\(result.stderr)")
+        #expect(!result.stderr.contains("PRIVATE KEY"))
+    }
+}

@@ -1,0 +1,61 @@
+import Foundation
+import Synchronization
+
+/// A long-running `pushgate` command (serve, apns-emulator) with its output captured;
+/// stopped by its own pid.
+final class RunningProcess: Sendable {
+    private let process: Process
+    private let output = LogBuffer()
+
+    var capturedOutput: String { output.text }
+    var isRunning: Bool { process.isRunning }
+
+    /// Starts `pushgate arguments…` and waits until its output contains `readyWhen`.
+    init(_ arguments: [String], environment: [String: String] = [:], readyWhen marker: String) throws {
+        process = Process()
+        process.executableURL = BuiltExecutable.url
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+        let pipe = Pipe()
+        process.standardError = pipe
+        process.standardOutput = pipe
+        let output = self.output
+        pipe.fileHandleForReading.readabilityHandler = { handle in
+            output.append(String(decoding: handle.availableData, as: UTF8.self))
+        }
+        try process.run()
+        let deadline = Date().addingTimeInterval(30)
+        while !output.text.contains(marker), Date() < deadline, process.isRunning {
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        guard output.text.contains(marker) else {
+            kill(process.processIdentifier, SIGKILL)
+            throw ProcessDidNotStart(arguments: arguments, output: output.text)
+        }
+    }
+
+    /// Sends SIGTERM to the process's own pid and waits for it to exit.
+    func stop() -> Int32 {
+        if process.isRunning { kill(process.processIdentifier, SIGTERM) }
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    deinit {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    }
+}
+
+struct ProcessDidNotStart: Error, CustomStringConvertible {
+    let arguments: [String]
+    let output: String
+    var description: String { "pushgate \(arguments.joined(separator: " ")) did not start:\n\(output)" }
+}
+
+/// Text appended from a pipe's handler thread and read from the test's.
+final class LogBuffer: Sendable {
+    private let storage = Mutex("")
+
+    func append(_ text: String) { storage.withLock { $0 += text } }
+    var text: String { storage.withLock { $0 } }
+}
