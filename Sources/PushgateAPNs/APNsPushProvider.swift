@@ -64,7 +64,7 @@ public final class APNsPushProvider: PushProvider {
         }
         let expiration = String(Int(now().timeIntervalSince1970) + Int(configuration.timeToLive.components.seconds))
         // One apns-id per notification and device, kept across the tries of that push.
-        let ids = targets.map { _ in UUID().uuidString.lowercased() }
+        let ids = targets.map { _ in APNsID.random() }
 
         var pending = Array(targets.indices.filter { Self.isAPNsToken(targets[$0].token) })
         for index in targets.indices where !Self.isAPNsToken(targets[index].token) {

@@ -48,14 +48,39 @@ public final class SQLiteDocumentStore: DocumentStore {
         }
     }
 
-    public func documents(in collection: CollectionPath) async throws -> [Document] {
-        try await read { db in
-            let rows = try Row.fetchAll(
-                db,
-                sql: "SELECT path, fields FROM documents WHERE parent = ? ORDER BY document_id",
-                arguments: [collection.rawValue]
-            )
-            return try rows.map(Self.document(from:))
+    public func documents(in collection: CollectionPath, selecting fieldMask: [String]?) async throws -> [Document] {
+        guard let fieldMask else {
+            return try await read { db in
+                try Row.fetchAll(
+                    db,
+                    sql: "SELECT document_id, fields FROM documents WHERE parent = ? ORDER BY document_id",
+                    arguments: [collection.rawValue]
+                ).map { row in
+                    let path = collection.storedDocument(row[0])
+                    return Document(path: path, fields: try Self.decodeFields(row[1], path: path.rawValue))
+                }
+            }
+        }
+        // SQLite extracts the fields: per field its JSON type and its SQL value, so no
+        // document is parsed in Swift.
+        let names = try fieldMask.map(Self.checkedFieldName)
+        let columns = names.map { "json_type(fields, '$.\($0)'), fields ->> '$.\($0)'" }.joined(separator: ", ")
+        let sql = "SELECT document_id, \(columns) FROM documents WHERE parent = ? ORDER BY document_id"
+        return try await read { db in
+            let cursor = try Row.fetchCursor(db, sql: sql, arguments: [collection.rawValue])
+            var documents: [Document] = []
+            while let row = try cursor.next() {
+                let path = collection.storedDocument(row[0])
+                var fields: [String: JSONValue] = [:]
+                for (index, name) in names.enumerated() {
+                    let type: String? = row[1 + 2 * index]
+                    if let type {
+                        fields[name] = try Self.value(ofType: type, from: row[2 + 2 * index], path: path.rawValue)
+                    }
+                }
+                documents.append(Document(path: path, fields: fields))
+            }
+            return documents
         }
     }
 
@@ -73,9 +98,7 @@ public final class SQLiteDocumentStore: DocumentStore {
         case .fieldEquals(let name, let value):
             // SQL narrows by the field's scalar value; the exact JSON comparison
             // (types included) is made below.
-            guard name.range(of: "^[A-Za-z_][A-Za-z0-9_]*$", options: .regularExpression) != nil else {
-                throw DocumentStoreError.invalidFieldName("'\(name.prefix(40))'")
-            }
+            _ = try Self.checkedFieldName(name)
             if let scalar = Self.sqlScalar(value) {
                 sql += " AND json_extract(fields, '$.\(name)') = ?"
                 arguments += [scalar]
@@ -135,6 +158,34 @@ public final class SQLiteDocumentStore: DocumentStore {
             try db.execute(sql: "DELETE FROM documents WHERE path = ?", arguments: [write.path.rawValue])
         }
         return WriteResult(existed: stored != nil, applied: true)
+    }
+
+    /// A field name safe to put in a JSON path: a plain identifier.
+    private static func checkedFieldName(_ name: String) throws -> String {
+        guard name.range(of: "^[A-Za-z_][A-Za-z0-9_]*$", options: .regularExpression) != nil else {
+            throw DocumentStoreError.invalidFieldName("'\(name.prefix(40))'")
+        }
+        return name
+    }
+
+    /// A field's value from `json_type` and `->>`: scalars as SQL gives them,
+    /// objects and arrays parsed from their JSON text.
+    private static func value(ofType type: String, from value: DatabaseValue, path: String) throws -> JSONValue {
+        switch (type, value.storage) {
+        case ("null", _): return .null
+        case ("true", _): return .bool(true)
+        case ("false", _): return .bool(false)
+        case ("text", .string(let text)): return .string(text)
+        case ("integer", .int64(let number)): return .number(Double(number))
+        case ("real", .double(let number)): return .number(number)
+        case ("object", .string(let json)), ("array", .string(let json)):
+            guard let parsed = try? JSONValue.parse(Array(json.utf8)) else {
+                throw DocumentStoreError.corruptDocument(path)
+            }
+            return parsed
+        default:
+            throw DocumentStoreError.corruptDocument(path)
+        }
     }
 
     private static func storedFields(_ db: Database, _ path: DocumentPath) throws -> [String: JSONValue]? {

@@ -14,6 +14,7 @@ public struct APNsSettings: Sendable, Hashable {
     public var url: String?
     public var caFile: String?
     public var connections: String?
+    public var maxStreams: String?
     public var ttl: String?
 
     public init(
@@ -25,6 +26,7 @@ public struct APNsSettings: Sendable, Hashable {
         url: String? = nil,
         caFile: String? = nil,
         connections: String? = nil,
+        maxStreams: String? = nil,
         ttl: String? = nil
     ) {
         self.keyPath = keyPath
@@ -35,6 +37,7 @@ public struct APNsSettings: Sendable, Hashable {
         self.url = url
         self.caFile = caFile
         self.connections = connections
+        self.maxStreams = maxStreams
         self.ttl = ttl
     }
 
@@ -79,6 +82,9 @@ public struct APNsSettings: Sendable, Hashable {
         let connections = try parse(connections, "PUSHGATE_APNS_CONNECTIONS", "a number from 1 to 64", default: 2) {
             Int($0).flatMap { (1...64).contains($0) ? $0 : nil }
         }
+        let maxStreams = try parse(maxStreams, "PUSHGATE_APNS_MAX_STREAMS", "a number from 1 to 1000", default: 100) {
+            Int($0).flatMap { (1...1000).contains($0) ? $0 : nil }
+        }
         let ttl = try parse(ttl, "PUSHGATE_APNS_TTL", "seconds, 0 to 2592000 (30 days)", default: 86_400) {
             Int($0).flatMap { (0...2_592_000).contains($0) ? $0 : nil }
         }
@@ -91,6 +97,7 @@ public struct APNsSettings: Sendable, Hashable {
             endpoint: endpoint,
             extraTrustedCAFile: nonEmpty(caFile),
             connections: connections,
+            maxStreamsPerConnection: maxStreams,
             timeToLive: .seconds(ttl)
         )
     }

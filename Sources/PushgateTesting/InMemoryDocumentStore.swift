@@ -11,10 +11,13 @@ public actor InMemoryDocumentStore: DocumentStore {
         documents[path].map { Document(path: path, fields: $0) }
     }
 
-    public func documents(in collection: CollectionPath) -> [Document] {
+    public func documents(in collection: CollectionPath, selecting fieldMask: [String]?) -> [Document] {
         documents
             .filter { $0.key.parent == collection }
-            .map { Document(path: $0.key, fields: $0.value) }
+            .map { path, fields in
+                Document(
+                    path: path, fields: fieldMask.map { mask in fields.filter { mask.contains($0.key) } } ?? fields)
+            }
             .sorted { $0.path.documentID.utf8.lexicographicallyPrecedes($1.path.documentID.utf8) }
     }
 

@@ -113,12 +113,15 @@ struct APNsEmulatorCommand: AsyncParsableCommand {
         let emulator = APNsEmulator(configuration: configuration)
         let settings = lines
         let host = self.host
+        let envFile = directory.appendingPathComponent("gateway.env").path
         let application = try emulator.application(host: host, port: port, identity: identity, logger: logger) { port in
-            let exports = (["PUSHGATE_APNS_URL=https://\(host):\(port)"] + settings).map { "  export \($0)" }
+            let assignments = ["PUSHGATE_APNS_URL=https://\(host):\(port)"] + settings
+            try? (assignments.joined(separator: "\n") + "\n").write(toFile: envFile, atomically: true, encoding: .utf8)
             // Written straight to the file handle: a pipe reading it sees it at once.
             let text =
                 "APNs emulator on https://\(host):\(port) (GET /inbox shows what it received)\n"
-                + "Point a gateway at it:\n" + exports.joined(separator: "\n") + "\n"
+                + "Point a gateway at it (also in \(envFile)):\n"
+                + assignments.map { "  export \($0)" }.joined(separator: "\n") + "\n"
             FileHandle.standardOutput.write(Data(text.utf8))
         }
         try await application.runService()

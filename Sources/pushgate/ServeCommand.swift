@@ -45,6 +45,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "HTTP/2 connections to APNs. Env: PUSHGATE_APNS_CONNECTIONS. Default: 2.")
     var apnsConnections: String?
 
+    @Option(help: "Streams in flight per APNs connection, at most. Env: PUSHGATE_APNS_MAX_STREAMS. Default: 100.")
+    var apnsMaxStreams: String?
+
     @Option(help: "Seconds APNs keeps a push for an offline device. Env: PUSHGATE_APNS_TTL. Default: 86400.")
     var apnsTtl: String?
 
@@ -63,6 +66,7 @@ struct ServeCommand: AsyncParsableCommand {
                 url: apnsUrl ?? environment["PUSHGATE_APNS_URL"],
                 caFile: apnsCaFile ?? environment["PUSHGATE_APNS_CA_FILE"],
                 connections: apnsConnections ?? environment["PUSHGATE_APNS_CONNECTIONS"],
+                maxStreams: apnsMaxStreams ?? environment["PUSHGATE_APNS_MAX_STREAMS"],
                 ttl: apnsTtl ?? environment["PUSHGATE_APNS_TTL"]
             )
         )

@@ -176,7 +176,9 @@ private struct FaultyDocumentStore: DocumentStore {
     let error: any Error & Sendable
 
     func document(at path: DocumentPath) async throws -> Document? { throw error }
-    func documents(in collection: CollectionPath) async throws -> [Document] { throw error }
+    func documents(in collection: CollectionPath, selecting fieldMask: [String]?) async throws -> [Document] {
+        throw error
+    }
     func documents(inGroup collectionID: String, under scope: DocumentPath?, where filter: FieldFilter) async throws
         -> [Document]
     {

@@ -19,6 +19,10 @@ public struct APNsConfiguration: Sendable {
     public let extraTrustedCAFile: String?
     /// HTTP/2 connections to keep open (all of a trigger's devices are spread over them).
     public let connections: Int
+    /// Streams in flight per connection, at most (and never above the server's
+    /// SETTINGS_MAX_CONCURRENT_STREAMS). More is not faster on a fast link: swift-nio-http2
+    /// keeps open streams in an array that costs more per stream the more there are.
+    public let maxStreamsPerConnection: Int
     /// How long APNs keeps a notification for an offline device (`apns-expiration` = now + ttl).
     public let timeToLive: Duration
     /// How long one push may wait for its answer before it counts as failed (and is retried).
@@ -37,6 +41,7 @@ public struct APNsConfiguration: Sendable {
         endpoint: APNsEndpoint? = nil,
         extraTrustedCAFile: String? = nil,
         connections: Int = 2,
+        maxStreamsPerConnection: Int = 100,
         timeToLive: Duration = .seconds(86_400),
         requestTimeout: Duration = .seconds(10),
         maxAttempts: Int = 3,
@@ -50,6 +55,7 @@ public struct APNsConfiguration: Sendable {
         self.endpoint = endpoint ?? APNsEndpoint(host: environment.host, port: 443)
         self.extraTrustedCAFile = extraTrustedCAFile
         self.connections = max(1, connections)
+        self.maxStreamsPerConnection = max(1, maxStreamsPerConnection)
         self.timeToLive = timeToLive
         self.requestTimeout = requestTimeout
         self.maxAttempts = max(1, maxAttempts)

@@ -23,6 +23,7 @@ final class APNsConnection: @unchecked Sendable {
     private let sslContext: NIOSSLContext
     private let requestTimeout: TimeAmount
     private let idlePingInterval: TimeAmount
+    private let streamLimit: Int
     private let logger: Logger
     private var state = State.idle
 
@@ -32,6 +33,7 @@ final class APNsConnection: @unchecked Sendable {
         sslContext: NIOSSLContext,
         requestTimeout: TimeAmount,
         idlePingInterval: TimeAmount,
+        streamLimit: Int,
         logger: Logger
     ) {
         self.eventLoop = eventLoop
@@ -39,6 +41,7 @@ final class APNsConnection: @unchecked Sendable {
         self.sslContext = sslContext
         self.requestTimeout = requestTimeout
         self.idlePingInterval = idlePingInterval
+        self.streamLimit = streamLimit
         self.logger = logger
     }
 
@@ -99,6 +102,7 @@ final class APNsConnection: @unchecked Sendable {
         let handler = APNsConnectionHandler(
             requestTimeout: requestTimeout,
             idlePingInterval: idlePingInterval,
+            streamLimit: streamLimit,
             onRetire: { [weak self] in self?.retire() }
         )
         let endpoint = self.endpoint
@@ -116,7 +120,16 @@ final class APNsConnection: @unchecked Sendable {
                     let sync = channel.pipeline.syncOperations
                     try sync.addHandler(tls)
                     try sync.addHandler(ALPNCheck(handshake: handshake))
-                    try sync.addHandler(NIOHTTP2Handler(mode: .client, initialSettings: Self.settings))
+                    // Our own header blocks need no checking, and APNs's answers are read for
+                    // three fields only: validation would cost more than the rest of a push.
+                    try sync.addHandler(
+                        NIOHTTP2Handler(
+                            mode: .client,
+                            initialSettings: Self.settings,
+                            headerBlockValidation: .disabled,
+                            contentLengthValidation: .disabled
+                        )
+                    )
                     try sync.addHandler(IdleStateHandler(readTimeout: idlePingInterval))
                     try sync.addHandler(handler)
                 }

@@ -39,6 +39,7 @@ final class APNsConnectionHandler: ChannelInboundHandler, RemovableChannelHandle
 
     private let requestTimeout: TimeAmount
     private let idlePingInterval: TimeAmount
+    private let streamLimit: Int
     /// Told once when the connection stops taking new pushes (GOAWAY or closed).
     private let onRetire: () -> Void
 
@@ -55,9 +56,10 @@ final class APNsConnectionHandler: ChannelInboundHandler, RemovableChannelHandle
     private var needsFlush = false
     private var deadlineSweep: RepeatedTask?
 
-    init(requestTimeout: TimeAmount, idlePingInterval: TimeAmount, onRetire: @escaping () -> Void) {
+    init(requestTimeout: TimeAmount, idlePingInterval: TimeAmount, streamLimit: Int, onRetire: @escaping () -> Void) {
         self.requestTimeout = requestTimeout
         self.idlePingInterval = idlePingInterval
+        self.streamLimit = streamLimit
         self.onRetire = onRetire
     }
 
@@ -151,7 +153,7 @@ final class APNsConnectionHandler: ChannelInboundHandler, RemovableChannelHandle
             if data.endStream { finish(frame.streamID) }
         case .settings(.settings(let settings)):
             for setting in settings where setting.parameter == .maxConcurrentStreams {
-                maxConcurrentStreams = max(1, setting.value)
+                maxConcurrentStreams = min(max(1, setting.value), streamLimit)
             }
             writeQueued()
         case .goAway(let lastStreamID, _, let opaqueData):

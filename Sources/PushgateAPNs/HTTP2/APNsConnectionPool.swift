@@ -25,6 +25,7 @@ final class APNsConnectionPool: Sendable {
                 sslContext: sslContext,
                 requestTimeout: requestTimeout,
                 idlePingInterval: idlePingInterval,
+                streamLimit: configuration.maxStreamsPerConnection,
                 logger: logger
             )
         }

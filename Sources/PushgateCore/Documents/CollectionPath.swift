@@ -24,6 +24,12 @@ public struct CollectionPath: Sendable, Hashable, CustomStringConvertible {
         try DocumentPath(segments: segments + [documentID])
     }
 
+    /// A document of this collection whose id was read back from a store: checked
+    /// when it was written, so not checked again (a fan-out reads thousands).
+    public func storedDocument(_ documentID: String) -> DocumentPath {
+        DocumentPath(trustedSegments: segments + [documentID])
+    }
+
     /// The stored form, segments joined by `/`.
     public var rawValue: String { segments.joined(separator: "/") }
 

@@ -8,8 +8,10 @@ public protocol DocumentStore: Sendable {
     /// The document at `path`, or `nil`.
     func document(at path: DocumentPath) async throws -> Document?
 
-    /// Every document directly in `collection`, ordered by document id.
-    func documents(in collection: CollectionPath) async throws -> [Document]
+    /// Every document directly in `collection`, ordered by document id; with a field
+    /// mask, each holds only those fields (Firestore's `select`), which spares
+    /// reading whole documents when a fan-out needs one token of each.
+    func documents(in collection: CollectionPath, selecting fieldMask: [String]?) async throws -> [Document]
 
     /// Every document of every collection named `collectionID` (a collection
     /// group) below `scope` (or anywhere, when `nil`) that passes `filter`,
@@ -30,6 +32,11 @@ public protocol DocumentStore: Sendable {
 }
 
 extension DocumentStore {
+    /// Every document directly in `collection`, whole, ordered by document id.
+    public func documents(in collection: CollectionPath) async throws -> [Document] {
+        try await documents(in: collection, selecting: nil)
+    }
+
     /// Upserts one document.
     @discardableResult
     public func set(_ path: DocumentPath, _ fields: [String: FieldValue], merge: Bool = true) async throws

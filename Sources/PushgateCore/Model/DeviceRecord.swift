@@ -4,6 +4,9 @@ public struct DeviceRecord: Sendable, Hashable {
     public let apnsToken: String?
     public let fcmToken: String?
 
+    /// The fields a record reads: a fan-out asks the store for these only.
+    public static let fieldsRead = [FieldName.apnsToken, FieldName.fcmToken]
+
     public init(document: Document) {
         self.path = document.path
         self.apnsToken = document.string(FieldName.apnsToken)

@@ -39,7 +39,10 @@ public struct TriggerReplyFinishedFunction: Sendable {
         let agentPath = NamespacePaths.agent(agentKey, of: serverKey)
 
         async let agent = store.document(at: agentPath)
-        async let deviceDocuments = store.documents(in: NamespacePaths.devices(of: agentKey, of: serverKey))
+        async let deviceDocuments = store.documents(
+            in: NamespacePaths.devices(of: agentKey, of: serverKey),
+            selecting: DeviceRecord.fieldsRead
+        )
         let devices = try await deviceDocuments.map(DeviceRecord.init(document:))
         let notification = Self.notification(
             for: request,

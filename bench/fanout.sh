@@ -1,0 +1,134 @@
+#!/usr/bin/env bash
+# Fan-out benchmark: one trigger to N devices, delivered over APNs (HTTP/2 + TLS)
+# to a stand-in, next to the stand-in's own ceiling measured with h2load in the
+# same run.
+#
+#   bench/fanout.sh [N …]              default: 1000 10000 100000
+#   STAND_IN=emulator bench/fanout.sh  the project's APNs emulator instead of nginx
+#                                      (it verifies every JWT; far slower than nginx)
+#   CONNECTIONS=2                      the gateway's APNs connections (and h2load's)
+#
+# Prints, per N: the trigger's wall time (request to answer, which comes after the
+# last push's answer), pushes per second, that ÷ the ceiling, and the gateway's
+# peak resident memory so far.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+sizes=("$@"); [ ${#sizes[@]} -gt 0 ] || sizes=(1000 10000 100000)
+stand_in="${STAND_IN:-nginx}"
+connections="${CONNECTIONS:-2}"
+
+need=()
+command -v nginx >/dev/null || need+=(nginx-light)
+[ -f /usr/lib/nginx/modules/ngx_http_echo_module.so ] || need+=(libnginx-mod-http-echo)
+command -v h2load >/dev/null || need+=(nghttp2-client)
+command -v openssl >/dev/null || need+=(openssl)
+command -v curl >/dev/null || need+=(curl)
+if [ ${#need[@]} -gt 0 ]; then
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
+fi
+"$root/scripts/install-deps"
+swift build --package-path "$root" -c release --product pushgate >/dev/null 2>&1
+pushgate="$root/.build/release/pushgate"
+
+work="$(mktemp -d)"
+pids=()
+cleanup() {
+    for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
+    [ -f "$work/nginx.pid" ] && kill -TERM "$(cat "$work/nginx.pid")" 2>/dev/null || true
+    wait 2>/dev/null || true
+    rm -rf "$work"
+}
+trap cleanup EXIT
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+wait_for() { # file text
+    for _ in $(seq 300); do grep -q "$2" "$1" 2>/dev/null && return 0; sleep 0.1; done
+    cat "$1" >&2; return 1
+}
+
+# The provider key the gateway signs with (the stand-in does not check it).
+openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$work/AuthKey_BENCH00001.p8" 2>/dev/null
+export PUSHGATE_APNS_KEY_PATH="$work/AuthKey_BENCH00001.p8" PUSHGATE_APNS_KEY_ID=BENCH00001 \
+    PUSHGATE_APNS_TEAM_ID=BENCHTEAM0 PUSHGATE_APNS_TOPIC=com.example.bench PUSHGATE_APNS_CONNECTIONS="$connections"
+
+apns_port="$(free_port)"
+if [ "$stand_in" = nginx ]; then
+    openssl ecparam -name prime256v1 -genkey -noout -out "$work/ca.key" 2>/dev/null
+    openssl req -x509 -new -key "$work/ca.key" -sha256 -days 2 -subj "/CN=bench CA" \
+        -addext "basicConstraints=critical,CA:TRUE" -addext "keyUsage=critical,keyCertSign" -out "$work/ca.crt" 2>/dev/null
+    openssl ecparam -name prime256v1 -genkey -noout -out "$work/server.key" 2>/dev/null
+    openssl req -new -key "$work/server.key" -subj "/CN=localhost" -out "$work/server.csr" 2>/dev/null
+    printf 'basicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\nsubjectAltName=DNS:localhost,IP:127.0.0.1\n' >"$work/ext"
+    openssl x509 -req -in "$work/server.csr" -CA "$work/ca.crt" -CAkey "$work/ca.key" -CAcreateserial \
+        -days 2 -sha256 -extfile "$work/ext" -out "$work/server.crt" 2>/dev/null
+    mkdir -p "$work/tmp"
+    sed "s#@DIR@#$work#g; s#@PORT@#$apns_port#g" "$root/bench/apns-nginx/nginx.conf.template" >"$work/nginx.conf"
+    nginx -p "$work/" -c "$work/nginx.conf" -e "$work/error.log"
+    export PUSHGATE_APNS_CA_FILE="$work/ca.crt"
+    stand_in_pid_file="$work/nginx.pid"
+    sleep 0.3
+    stand_in_pid="$(cat "$stand_in_pid_file")"
+    stand_in_pids="$(pgrep -P "$stand_in_pid" | tr '\n' ' ') $stand_in_pid"
+else
+    "$pushgate" apns-emulator --port "$apns_port" --state-directory "$work/emulator" \
+        --verify-key "$PUSHGATE_APNS_KEY_PATH" --key-id BENCH00001 --team-id BENCHTEAM0 --inbox-limit 1000 \
+        >"$work/emulator.log" 2>&1 &
+    pids+=($!)
+    stand_in_pids=$!
+    wait_for "$work/emulator.log" "PUSHGATE_APNS_URL"
+    export PUSHGATE_APNS_CA_FILE="$work/emulator/ca.pem"
+fi
+export PUSHGATE_APNS_URL="https://127.0.0.1:$apns_port"
+
+# The ceiling: h2load sends the same requests the gateway sends (headers and a
+# payload of the same size) over the same number of connections.
+payload='{"aps":{"alert":{"body":"Benchmark reply: all tests pass.","title":"bench-agent"},"sound":"default"},"cwd":"/bench/agent","server_key":"0000000000000000000000000000000000000000000000000000000000000000","type":"reply_finished"}'
+printf '%s' "$payload" >"$work/payload.json"
+jwt="eyJhbGciOiJFUzI1NiIsImtpZCI6IkJFTkNIMDAwMDEifQ.eyJpYXQiOjE3OTUzMjM4NzIsImlzcyI6IkJFTkNIVEVBTTAifQ.$(printf 'x%.0s' $(seq 86))"
+ceiling_requests=200000
+ceiling="$(h2load -n "$ceiling_requests" -c "$connections" -m 1000 -t "$connections" -d "$work/payload.json" \
+    -H "authorization: bearer $jwt" -H 'apns-topic: com.example.bench' -H 'apns-push-type: alert' \
+    -H 'apns-priority: 10' -H 'apns-expiration: 1895323872' -H "apns-collapse-id: $(printf '%064d' 0)" \
+    -H 'apns-id: 6f1c2a8e-5b7d-4e3a-9c1f-0a2b3c4d5e6f' -H 'content-type: application/json' \
+    "https://127.0.0.1:$apns_port/3/device/$(printf 'ab%.0s' $(seq 32))" 2>/dev/null \
+    | awk '/^finished in/ {gsub(",", "", $4); print $4}')" || ceiling=""
+
+gateway_port="$(free_port)"
+"$pushgate" serve --port "$gateway_port" --database "$work/bench.sqlite" >"$work/gateway.log" 2>&1 &
+gateway_pid=$!
+pids+=("$gateway_pid")
+wait_for "$work/gateway.log" "listening on"
+
+secret="benchmark-secret-0123456789"
+server_key="$(printf '%s' "$secret" | sha256sum | cut -d' ' -f1)"
+
+printf '\nstand-in: %s, gateway: %s APNs connections, ceiling (h2load, same requests, %s connections): %s requests/s\n\n' \
+    "$stand_in" "$connections" "$connections" "${ceiling:-n/a}"
+printf '%10s %12s %14s %10s %14s %16s\n' devices "trigger (s)" "pushes/s" "÷ ceiling" "delivered" "gateway peak RSS"
+for n in "${sizes[@]}"; do
+    cwd="/bench/agent-$n"
+    # Seed N device documents straight into the store (registering 100,000 through
+    # the API would measure registrations, not the fan-out).
+    python3 - "$work/bench.sqlite" "$server_key" "$cwd" "$n" <<'PY'
+import hashlib, json, sqlite3, sys
+db, server_key, cwd, n = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+agent_key = hashlib.sha256(cwd.encode()).hexdigest()
+parent = f"servers/{server_key}/agents/{agent_key}/devices"
+now = "2026-11-22T00:00:00.000Z"
+rows = [(f"{parent}/device-{i:06d}", parent, "devices", f"device-{i:06d}",
+         json.dumps({"apnsToken": f"{i:064x}", "platform": "ios", "createdAt": now, "updatedAt": now}))
+        for i in range(n)]
+c = sqlite3.connect(db, timeout=30)
+c.executemany("INSERT OR REPLACE INTO documents (path, parent, collection_id, document_id, fields) VALUES (?,?,?,?,?)", rows)
+c.commit()
+PY
+    start=$(date +%s.%N)
+    answer="$(curl -s --max-time 600 "http://127.0.0.1:$gateway_port/triggerReplyFinished" \
+        -H "Authorization: Bearer $secret" -H 'Content-Type: application/json' \
+        -d "{\"cwd\": \"$cwd\", \"message_preview\": \"Benchmark reply: all tests pass.\"}")"
+    end=$(date +%s.%N)
+    delivered="$(printf '%s' "$answer" | python3 -c 'import json,sys; a=json.load(sys.stdin); print(a["success_count"])')"
+    rss_kb="$(awk '/VmHWM/ {print $2}' "/proc/$gateway_pid/status")"
+    awk -v n="$n" -v s="$start" -v e="$end" -v c="${ceiling:-0}" -v d="$delivered" -v r="$rss_kb" 'BEGIN {
+        t = e - s; rate = n / t
+        printf "%10d %12.3f %14.0f %10s %14d %13.1f MiB\n", n, t, rate, (c > 0 ? sprintf("%.2f", rate / c) : "n/a"), d, r / 1024 }'
+done
