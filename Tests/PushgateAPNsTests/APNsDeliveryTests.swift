@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import PushgateAPNs
 import PushgateCore
 import PushgateTesting
@@ -40,5 +41,67 @@ struct APNsDeliveryTests {
                 "type": "reply_finished", "server_key": .string(String(repeating: "5", count: 64)), "cwd": "/srv/agent",
             ]
         )
+    }
+
+    @Test("ExpiredProviderToken: a token 20 minutes old is renewed and the push retried once")
+    func renewsExpiredToken() async throws {
+        let realNow = Date()
+        var configuration = APNsEmulatorConfiguration()
+        configuration.expireTokensIssuedBefore = realNow.addingTimeInterval(-600)
+        let fixture = try await APNsFixture(emulatorConfiguration: configuration)
+        let clock = TestClock(realNow.addingTimeInterval(-25 * 60))
+        let provider = try fixture.provider(now: clock.now)  // signs its first token 25 minutes "ago"
+        clock.advance(by: 25 * 60)
+        let outcomes = await provider.send(
+            notification, to: [DeliveryTarget(installationID: "p", token: .apns(APNsFixture.token(1)))])
+        await provider.shutdown()
+        await fixture.stop()
+        #expect(outcomes == [.delivered])
+        let statuses = fixture.emulator.emulator.inbox.entries.reversed().map(\.status)
+        #expect(statuses == [403, 200])
+    }
+
+    @Test("ExpiredProviderToken within the 20-minute floor: no new token, reported for a later retry")
+    func respectsRenewalFloor() async throws {
+        let realNow = Date()
+        var configuration = APNsEmulatorConfiguration()
+        configuration.expireTokensIssuedBefore = realNow.addingTimeInterval(60)
+        let fixture = try await APNsFixture(emulatorConfiguration: configuration)
+        let clock = TestClock(realNow.addingTimeInterval(-5 * 60))
+        let provider = try fixture.provider(now: clock.now)
+        clock.advance(by: 5 * 60)
+        let outcomes = await provider.send(
+            notification, to: [DeliveryTarget(installationID: "p", token: .apns(APNsFixture.token(1)))])
+        await provider.shutdown()
+        await fixture.stop()
+        #expect(outcomes == [.retryLater(reason: "ExpiredProviderToken", after: nil)])
+        #expect(fixture.emulator.emulator.inbox.count == 1, "not retried with the same token")
+    }
+
+    @Test("an FCM-only device is reported, not sent to APNs")
+    func fcmTokenNotSent() async throws {
+        let fixture = try await APNsFixture()
+        let provider = try fixture.provider()
+        let outcomes = await provider.send(
+            notification, to: [DeliveryTarget(installationID: "a", token: .fcm("fcm-token"))])
+        await provider.shutdown()
+        await fixture.stop()
+        #expect(outcomes == [.failed(reason: "NoFCMProvider")])
+        #expect(fixture.emulator.emulator.inbox.count == 0)
+    }
+
+    @Test("an unreachable APNs is a retryable connection failure, not a crash or a hang")
+    func unreachable() async throws {
+        let fixture = try await APNsFixture()
+        let provider = try APNsPushProvider(
+            configuration: fixture.configuration(),
+            backoff: RetryBackoff(base: .milliseconds(10), cap: .milliseconds(50)),
+            logger: Logger(label: "test")
+        )
+        await fixture.stop()  // nothing listens there any more
+        let outcomes = await provider.send(
+            notification, to: [DeliveryTarget(installationID: "p", token: .apns(APNsFixture.token(1)))])
+        await provider.shutdown()
+        #expect(outcomes == [.retryLater(reason: "ConnectFailed", after: nil)])
     }
 }

@@ -42,12 +42,17 @@ struct APNsFixture {
         )
     }
 
-    func provider(keyID: String = keyID, connections: Int = 2) throws -> APNsPushProvider {
+    func provider(
+        keyID: String = keyID,
+        connections: Int = 2,
+        now: @escaping @Sendable () -> Date = Date.init
+    ) throws -> APNsPushProvider {
         var logger = Logger(label: "apns-test")
         logger.logLevel = .warning
         return try APNsPushProvider(
             configuration: configuration(keyID: keyID, connections: connections),
             backoff: RetryBackoff(base: .milliseconds(20), cap: .milliseconds(200)),
+            now: now,
             logger: logger
         )
     }

@@ -66,6 +66,20 @@ struct APNsEndToEndTests {
         #expect(!log.contains(keyBody), "the .p8 key never reaches the log")
     }
 
+    /// curl, which verifies the emulator's certificate against its CA like any client.
+    static func curl(_ arguments: [String]) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["curl", "-sS", "--fail"] + arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        try #require(process.terminationStatus == 0, "curl \(arguments) failed")
+        return String(decoding: data, as: UTF8.self)
+    }
+
     @Test(
         "bad APNs settings stop the start with one line naming the setting",
         arguments: [

@@ -135,6 +135,10 @@ final class APNsConnection: @unchecked Sendable {
                 }
             }
             .connect(host: endpoint.host, port: endpoint.port)
+            .flatMapError { error in
+                handshake.fail(error)  // no-op when the pipeline already failed it
+                return self.eventLoop.makeFailedFuture(error)
+            }
             .flatMap { channel in
                 handshake.futureResult.map { handler }.flatMapErrorThrowing { error in
                     channel.close(promise: nil)
@@ -194,6 +198,11 @@ private final class ALPNCheck: ChannelInboundHandler {
     func channelInactive(context: ChannelHandlerContext) {
         complete(.failure(APNsConnectionError("the connection closed during the TLS handshake")))
         context.fireChannelInactive()
+    }
+
+    /// A channel that never connected is torn down without going inactive.
+    func handlerRemoved(context: ChannelHandlerContext) {
+        complete(.failure(APNsConnectionError("the connection could not be made")))
     }
 
     private func complete(_ result: Result<Void, any Error>) {

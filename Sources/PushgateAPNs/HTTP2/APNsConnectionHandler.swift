@@ -74,7 +74,7 @@ final class APNsConnectionHandler: ChannelInboundHandler, RemovableChannelHandle
     /// Queues the pushes of `batch` (its indices are the requests' positions) and
     /// writes as many as the server's stream limit allows.
     func enqueue(_ requests: [APNsRequest], batch: APNsBatch) {
-        let now = NIODeadline.now()
+        let now = context?.eventLoop.now ?? .now()
         guard isAcceptingStreams else {
             for index in requests.indices { batch.complete(index, with: .transportFailure(.notSent)) }
             return
@@ -99,7 +99,7 @@ final class APNsConnectionHandler: ChannelInboundHandler, RemovableChannelHandle
         while !goAwayReceived, inFlight.count < maxConcurrentStreams, let next = queue.popFirst() {
             let streamID = nextStreamID
             nextStreamID = nextStreamID.advanced(by: 2)
-            inFlight[streamID] = InFlight(batch: next.batch, index: next.index, startedAt: .now())
+            inFlight[streamID] = InFlight(batch: next.batch, index: next.index, startedAt: context.eventLoop.now)
             context.write(
                 wrapOutboundOut(
                     HTTP2Frame(streamID: streamID, payload: .headers(.init(headers: next.request.headers)))),
@@ -262,7 +262,8 @@ final class APNsConnectionHandler: ChannelInboundHandler, RemovableChannelHandle
 
     private func failExpired() {
         guard let context else { return }
-        let expired = NIODeadline.now() - requestTimeout
+        // The loop's clock, so that tests on an embedded loop can move it.
+        let expired = context.eventLoop.now - requestTimeout
         for (streamID, stream) in inFlight where stream.startedAt < expired {
             context.write(wrapOutboundOut(HTTP2Frame(streamID: streamID, payload: .rstStream(.cancel))), promise: nil)
             needsFlush = true

@@ -1,4 +1,5 @@
 import Crypto
+import Foundation
 
 /// How the APNs emulator behaves.
 public struct APNsEmulatorConfiguration: Sendable {
@@ -9,6 +10,9 @@ public struct APNsEmulatorConfiguration: Sendable {
     public var expectedKeyID: String?
     /// When set (with `verifyKey`), the JWT's `iss` must equal it.
     public var expectedTeamID: String?
+    /// Provider tokens issued before this answer `403 ExpiredProviderToken` (as if an
+    /// hour had passed), to exercise token renewal without waiting an hour.
+    public var expireTokensIssuedBefore: Date?
     /// Tokens starting with this answer `410 Unregistered`.
     public var unregisteredPrefix = "dead"
     /// Share of pushes (0…1) answered `429 TooManyRequests`.

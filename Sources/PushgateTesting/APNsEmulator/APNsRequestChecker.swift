@@ -95,6 +95,9 @@ final class APNsRequestChecker: Sendable {
     private func age(of issuedAt: Double, now: Date) -> Verdict? {
         let age = now.timeIntervalSince1970 - issuedAt
         if age > 3600 { return Verdict(status: 403, reason: "ExpiredProviderToken") }
+        if let cutoff = configuration.expireTokensIssuedBefore, issuedAt < cutoff.timeIntervalSince1970 {
+            return Verdict(status: 403, reason: "ExpiredProviderToken")
+        }
         if age < -60 { return Verdict(status: 403, reason: "InvalidProviderToken") }  // beyond clock skew
         return nil
     }
