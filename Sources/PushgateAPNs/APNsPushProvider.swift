@@ -88,57 +88,85 @@ public final class APNsPushProvider: PushProvider {
             }
             let answers = await pool.send(requests)
 
-            var again: [Int] = []
-            var wait: Duration = .zero
-            var configurationError: String?
+            var round = Round(isLastTry: attempt >= configuration.maxAttempts)
             for (index, answer) in zip(pending, answers) {
-                let isLastTry = attempt >= configuration.maxAttempts
-                switch APNsVerdict(answer) {
-                case .delivered:
-                    outcomes[index] = .delivered
-                case .deleteToken(let reason):
-                    outcomes[index] = .tokenInvalid(reason: reason)
-                case .permanentFailure(let reason):
-                    outcomes[index] = .failed(reason: reason)
-                case .configurationError(let reason):
-                    outcomes[index] = .configurationError(reason: reason)
-                    configurationError = reason
-                case .resend(let reason):
-                    if isLastTry {
-                        outcomes[index] = .retryLater(reason: reason, after: nil)
-                    } else {
-                        again.append(index)
-                    }
-                case .retry(let reason, let after):
-                    if isLastTry || (after ?? .zero) > Self.maxRetryWait {
-                        outcomes[index] = .retryLater(reason: reason, after: after)
-                    } else {
-                        again.append(index)
-                        wait = max(
-                            wait, backoff.delay(afterAttempt: attempt, retryAfter: after, jitter: .random(in: 0...1)))
-                    }
-                case .renewToken(let reason):
-                    if !tokenRenewed, (try? tokens.renew(afterRejecting: token)) != nil {
-                        again.append(index)
-                    } else {
-                        outcomes[index] = .retryLater(reason: reason, after: nil)
-                    }
+                round.record(APNsVerdict(answer), for: index, attempt: attempt, backoff: backoff) {
+                    // Once per call, so that a clock gone wrong cannot loop.
+                    !tokenRenewed && (try? tokens.renew(afterRejecting: token)) != nil
                 }
             }
-            if answers.contains(where: { APNsVerdict($0) == .renewToken(reason: "ExpiredProviderToken") }) {
-                tokenRenewed = true  // once per call, so a clock problem cannot loop
-            }
-            if let configurationError {
+            for (index, outcome) in round.outcomes { outcomes[index] = outcome }
+            tokenRenewed = tokenRenewed || round.sawExpiredToken
+            if let reason = round.configurationError {
                 // The gateway itself is refused: what is left of this chunk is not sent.
-                for index in again { outcomes[index] = .configurationError(reason: configurationError) }
-                reportConfigurationError(configurationError)
+                for index in round.again { outcomes[index] = .configurationError(reason: reason) }
+                reportConfigurationError(reason)
                 break
             }
-            if outcomes.contains(.delivered) { clearConfigurationError() }
-            pending = again
-            if !pending.isEmpty, wait > .zero { try? await Task.sleep(for: min(wait, Self.maxRetryWait)) }
+            if round.anyDelivered { clearConfigurationError() }
+            pending = round.again
+            if !pending.isEmpty, round.wait > .zero { try? await Task.sleep(for: min(round.wait, Self.maxRetryWait)) }
         }
         return outcomes.map { $0 ?? .retryLater(reason: "NotSent", after: nil) }
+    }
+
+    /// What one try of a chunk decided: final outcomes, pushes to send again, and how
+    /// long to wait first.
+    private struct Round {
+        let isLastTry: Bool
+        var outcomes: [(Int, DeliveryOutcome)] = []
+        var again: [Int] = []
+        var wait: Duration = .zero
+        var configurationError: String?
+        var sawExpiredToken = false
+        var anyDelivered = false
+
+        init(isLastTry: Bool) {
+            self.isLastTry = isLastTry
+        }
+
+        mutating func record(
+            _ verdict: APNsVerdict,
+            for index: Int,
+            attempt: Int,
+            backoff: RetryBackoff,
+            renewToken: () -> Bool
+        ) {
+            switch verdict {
+            case .delivered:
+                anyDelivered = true
+                outcomes.append((index, .delivered))
+            case .deleteToken(let reason):
+                outcomes.append((index, .tokenInvalid(reason: reason)))
+            case .permanentFailure(let reason):
+                outcomes.append((index, .failed(reason: reason)))
+            case .configurationError(let reason):
+                configurationError = reason
+                outcomes.append((index, .configurationError(reason: reason)))
+            case .resend(let reason):
+                // Never processed by APNs: again at once, on a fresh connection.
+                if isLastTry {
+                    outcomes.append((index, .retryLater(reason: reason, after: nil)))
+                } else {
+                    again.append(index)
+                }
+            case .retry(let reason, let after):
+                if isLastTry || (after ?? .zero) > APNsPushProvider.maxRetryWait {
+                    outcomes.append((index, .retryLater(reason: reason, after: after)))
+                } else {
+                    again.append(index)
+                    wait = max(
+                        wait, backoff.delay(afterAttempt: attempt, retryAfter: after, jitter: .random(in: 0...1)))
+                }
+            case .renewToken(let reason):
+                sawExpiredToken = true
+                if !isLastTry, renewToken() {
+                    again.append(index)
+                } else {
+                    outcomes.append((index, .retryLater(reason: reason, after: nil)))
+                }
+            }
+        }
     }
 
     // MARK: Headers
