@@ -62,10 +62,3 @@ extension ArraySlice {
         stride(from: startIndex, to: endIndex, by: step).map { self[$0] }
     }
 }
-
-extension TimeAmount {
-    init(_ duration: Duration) {
-        let (seconds, attoseconds) = duration.components
-        self = .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
-    }
-}
