@@ -43,6 +43,7 @@ let package = Package(
             dependencies: [
                 "PushgateCore",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -109,6 +110,7 @@ let package = Package(
                 "PushgateAPNs",
                 "PushgateCore",
                 "PushgateServer",
+                "PushgateSQLite",
                 "PushgateTesting",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Crypto", package: "swift-crypto"),

@@ -10,26 +10,24 @@ import Synchronization
 ///
 /// Per notification the payload bytes and the headers shared by every device are
 /// built once; per device only `:path` and `apns-id` differ. A chunk's pushes go out
-/// over every connection at once; answers are classified (`APNsVerdict`), and
-/// passing failures are tried again within the call, a bounded number of times.
+/// over every connection at once; answers are classified (`APNsVerdict`). Within
+/// the call only what APNs never processed (GOAWAY, a connection going away) is sent
+/// again at once, and a stale token renewed once; passing failures (429, 5xx, lost
+/// connections, time-outs) come back as `retryLater` for the outbox to retry with
+/// backoff.
 public final class APNsPushProvider: PushProvider {
     public var deliveryName: String { "apns" }
 
     private let configuration: APNsConfiguration
     private let tokens: APNsTokenManager
     private let pool: APNsConnectionPool
-    private let backoff: RetryBackoff
     private let now: @Sendable () -> Date
     private let logger: Logger
     private let state = Mutex(DeliveryHealth.ok)
 
-    /// Longest wait between tries inside one call: a trigger answers within seconds.
-    public static let maxRetryWait: Duration = .seconds(2)
-
     public init(
         configuration: APNsConfiguration,
         group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
-        backoff: RetryBackoff = RetryBackoff(base: .milliseconds(200), cap: maxRetryWait),
         now: @escaping @Sendable () -> Date = Date.init,
         logger: Logger
     ) throws {
@@ -41,7 +39,6 @@ public final class APNsPushProvider: PushProvider {
             now: now
         )
         self.pool = try APNsConnectionPool(configuration: configuration, group: group, logger: logger)
-        self.backoff = backoff
         self.now = now
         self.logger = logger
         _ = try tokens.token()  // A key that cannot sign fails here, at start.
@@ -63,8 +60,6 @@ public final class APNsPushProvider: PushProvider {
             return targets.map { _ in .failed(reason: "PayloadEncoding") }
         }
         let expiration = String(Int(now().timeIntervalSince1970) + Int(configuration.timeToLive.components.seconds))
-        // One apns-id per notification and device, kept across the tries of that push.
-        let ids = targets.map { _ in APNsID.random() }
 
         var pending = Array(targets.indices.filter { Self.isAPNsToken(targets[$0].token) })
         for index in targets.indices where !Self.isAPNsToken(targets[index].token) {
@@ -84,13 +79,14 @@ public final class APNsPushProvider: PushProvider {
             let shared = sharedHeaders(notification: notification, expiration: expiration, token: token.value)
             let requests = pending.map { index in
                 APNsRequest(
-                    headers: headers(shared, device: targets[index].token.value, id: ids[index]), payload: payload)
+                    headers: headers(shared, device: targets[index].token.value, id: targets[index].pushID),
+                    payload: payload)
             }
             let answers = await pool.send(requests)
 
             var round = Round(isLastTry: attempt >= configuration.maxAttempts)
             for (index, answer) in zip(pending, answers) {
-                round.record(APNsVerdict(answer), for: index, attempt: attempt, backoff: backoff) {
+                round.record(APNsVerdict(answer), for: index) {
                     // Once per call, so that a clock gone wrong cannot loop.
                     !tokenRenewed && (try? tokens.renew(afterRejecting: token)) != nil
                 }
@@ -105,18 +101,15 @@ public final class APNsPushProvider: PushProvider {
             }
             if round.anyDelivered { clearConfigurationError() }
             pending = round.again
-            if !pending.isEmpty, round.wait > .zero { try? await Task.sleep(for: min(round.wait, Self.maxRetryWait)) }
         }
         return outcomes.map { $0 ?? .retryLater(reason: "NotSent", after: nil) }
     }
 
-    /// What one try of a chunk decided: final outcomes, pushes to send again, and how
-    /// long to wait first.
+    /// What one try of a chunk decided: outcomes, and pushes to send again at once.
     private struct Round {
         let isLastTry: Bool
         var outcomes: [(Int, DeliveryOutcome)] = []
         var again: [Int] = []
-        var wait: Duration = .zero
         var configurationError: String?
         var sawExpiredToken = false
         var anyDelivered = false
@@ -125,13 +118,7 @@ public final class APNsPushProvider: PushProvider {
             self.isLastTry = isLastTry
         }
 
-        mutating func record(
-            _ verdict: APNsVerdict,
-            for index: Int,
-            attempt: Int,
-            backoff: RetryBackoff,
-            renewToken: () -> Bool
-        ) {
+        mutating func record(_ verdict: APNsVerdict, for index: Int, renewToken: () -> Bool) {
             switch verdict {
             case .delivered:
                 anyDelivered = true
@@ -151,13 +138,8 @@ public final class APNsPushProvider: PushProvider {
                     again.append(index)
                 }
             case .retry(let reason, let after):
-                if isLastTry || (after ?? .zero) > APNsPushProvider.maxRetryWait {
-                    outcomes.append((index, .retryLater(reason: reason, after: after)))
-                } else {
-                    again.append(index)
-                    wait = max(
-                        wait, backoff.delay(afterAttempt: attempt, retryAfter: after, jitter: .random(in: 0...1)))
-                }
+                // Backoff belongs to the outbox, which keeps the push across restarts.
+                outcomes.append((index, .retryLater(reason: reason, after: after)))
             case .renewToken(let reason):
                 sawExpiredToken = true
                 if !isLastTry, renewToken() {

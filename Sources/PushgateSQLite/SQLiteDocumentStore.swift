@@ -6,40 +6,19 @@ import PushgateCore
 /// fields in a JSON column, WAL mode so reads never wait for the writer.
 ///
 /// Writes go through one connection at a time (GRDB's `DatabasePool`); a batch is
-/// one `IMMEDIATE` transaction. Other processes on the same file wait up to
-/// ``busyTimeout`` for the write lock.
+/// one transaction. Other processes on the same file wait up to
+/// ``SQLiteDatabase/busyTimeout`` for the write lock.
 public final class SQLiteDocumentStore: DocumentStore {
-    /// How long a write waits for another process's write lock before failing.
-    public static let busyTimeout: TimeInterval = 10
+    let database: SQLiteDatabase
 
-    private let pool: DatabasePool
-
-    /// Opens (creating if needed) the database at `path` and applies pending migrations.
-    public init(path: String) throws(DocumentStoreError) {
-        var configuration = Configuration()
-        configuration.busyMode = .timeout(Self.busyTimeout)
-        configuration.label = "pushgate"
-        configuration.prepareDatabase { db in
-            // FULL: a committed write survives a process crash and a power loss.
-            try db.execute(sql: "PRAGMA synchronous = FULL")
-        }
-        do {
-            pool = try DatabasePool(path: path, configuration: configuration)
-            try Self.migrator.migrate(pool)
-        } catch {
-            throw .unavailable("cannot open the SQLite database at \(path): \(Self.describe(error))")
-        }
+    /// The store in `database`, which it may share with an outbox.
+    public init(database: SQLiteDatabase) {
+        self.database = database
     }
 
-    /// The migrations of `store/sqlite/`, applied in order, each once.
-    static var migrator: DatabaseMigrator {
-        var migrator = DatabaseMigrator()
-        for migration in SQLiteMigrations.all {
-            migrator.registerMigration(migration.identifier) { db in
-                try db.execute(sql: migration.sql)
-            }
-        }
-        return migrator
+    /// Opens (creating if needed) the database at `path`, for the store alone.
+    public convenience init(path: String) throws(DocumentStoreError) {
+        self.init(database: try SQLiteDatabase(path: path))
     }
 
     public func document(at path: DocumentPath) async throws -> Document? {
@@ -120,14 +99,8 @@ public final class SQLiteDocumentStore: DocumentStore {
 
     @discardableResult
     public func commit(_ writes: [DocumentWrite]) async throws -> [WriteResult] {
-        do {
-            return try await pool.write { db in
-                try writes.map { write in try Self.apply(write, in: db) }
-            }
-        } catch let error as DocumentStoreError {
-            throw error
-        } catch {
-            throw DocumentStoreError.unavailable(Self.describe(error))
+        try await database.write { db in
+            try writes.map { write in try Self.apply(write, in: db) }
         }
     }
 
@@ -222,22 +195,7 @@ public final class SQLiteDocumentStore: DocumentStore {
     }
 
     fileprivate func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        do {
-            return try await pool.read(body)
-        } catch let error as DocumentStoreError {
-            throw error
-        } catch {
-            throw DocumentStoreError.unavailable(Self.describe(error))
-        }
-    }
-
-    /// An error's text without statement arguments (GRDB leaves them out unless
-    /// `publicStatementArguments` is set), so document contents never reach a log.
-    private static func describe(_ error: any Error) -> String {
-        if let error = error as? DatabaseError {
-            return "SQLite error \(error.resultCode.rawValue): \(error.message ?? "unknown")"
-        }
-        return "\(error)"
+        try await database.read(body)
     }
 }
 

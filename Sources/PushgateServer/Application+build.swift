@@ -7,14 +7,19 @@ import PushgateFunctions
 import PushgateSQLite
 import ServiceLifecycle
 
-/// Builds the gateway: opens the store, picks the push provider, wires the routes.
-/// The one place where the parts meet.
+/// Builds the gateway: opens the database (documents and outbox), picks the push
+/// provider, wires the routes and the services. The one place where the parts meet.
+///
+/// Services stop in the reverse order of this list (the HTTP server, added by
+/// Hummingbird, comes last): first no new requests, then the worker gives its
+/// sends the grace period and its leases back, then the APNs connections close.
 public func buildApplication(
     configuration: GatewayConfiguration,
     logger: Logger
 ) throws -> some ApplicationProtocol {
     let apns = try configuration.apns.configuration()
-    let store = try SQLiteDocumentStore(path: configuration.databasePath)
+    let policy = try configuration.delivery.policy(timeToLive: apns?.timeToLive)
+    let database = try SQLiteDatabase(path: configuration.databasePath)
     let provider: any PushProvider
     var services: [any Service] = []
     if let apns {
@@ -32,9 +37,16 @@ public func buildApplication(
         provider = LogPushProvider(logger: logger)
         logger.info("delivery through the log: no APNs key is configured (PUSHGATE_APNS_KEY_PATH)")
     }
-    let router = buildRouter(store: store, provider: provider, logger: logger)
+    let parts = GatewayParts(
+        store: SQLiteDocumentStore(database: database),
+        outbox: SQLiteOutbox(database: database),
+        provider: provider,
+        policy: policy,
+        logger: logger
+    )
+    services.append(parts.worker)
     return Application(
-        router: router,
+        router: buildRouter(parts: parts, logger: logger),
         configuration: .init(
             address: .hostname(configuration.host, port: configuration.port),
             serverName: "pushgate"
@@ -44,21 +56,25 @@ public func buildApplication(
     )
 }
 
-/// The router with every function, over the given store and provider; tests use
-/// it with their own.
+/// The router with every function over the given parts; tests use it with their own.
 public func buildRouter(
-    store: any DocumentStore,
-    provider: any PushProvider,
+    parts: GatewayParts,
     now: @escaping @Sendable () -> Date = Date.init,
     logger: Logger
 ) -> Router<BasicRequestContext> {
     let router = Router()
     router.add(middleware: ErrorAnswerMiddleware(allowedMethods: FunctionRoutes<BasicRequestContext>.allowedMethods))
     FunctionRoutes(
-        registerSubscription: RegisterSubscriptionFunction(store: store, now: now),
-        triggerReplyFinished: TriggerReplyFinishedFunction(store: store, provider: provider, now: now, logger: logger),
-        store: store,
-        provider: provider
+        registerSubscription: RegisterSubscriptionFunction(store: parts.store, now: now),
+        triggerReplyFinished: TriggerReplyFinishedFunction(
+            store: parts.store,
+            outbox: parts.outbox,
+            worker: parts.worker,
+            policy: parts.policy,
+            now: now,
+            logger: logger
+        ),
+        parts: parts
     ).add(to: router)
     return router
 }

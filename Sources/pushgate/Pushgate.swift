@@ -8,6 +8,7 @@ struct Pushgate: AsyncParsableCommand {
             "A self-hosted push gateway: registerSubscription and triggerReplyFinished over a document store, delivered through APNs.",
         subcommands: [
             ServeCommand.self, KeygenCommand.self, SubscribeCommand.self, TriggerCommand.self, APNsEmulatorCommand.self,
+            OutboxCommand.self,
         ],
         defaultSubcommand: nil
     )

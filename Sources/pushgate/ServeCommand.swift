@@ -51,6 +51,24 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Seconds APNs keeps a push for an offline device. Env: PUSHGATE_APNS_TTL. Default: 86400.")
     var apnsTtl: String?
 
+    @Option(help: "Seconds a trigger waits for its first try before answering. Env: PUSHGATE_TRIGGER_WAIT. Default: 2.")
+    var triggerWait: String?
+
+    @Option(help: "Tries per delivery before it is given up. Env: PUSHGATE_DELIVERY_MAX_ATTEMPTS. Default: 12.")
+    var deliveryMaxAttempts: String?
+
+    @Option(
+        help:
+            "Seconds a worker holds claimed deliveries; a crashed gateway's are resumed after at most this. Env: PUSHGATE_OUTBOX_LEASE. Default: 30."
+    )
+    var outboxLease: String?
+
+    @Option(help: "Days finished deliveries are kept. Env: PUSHGATE_OUTBOX_RETENTION_DAYS. Default: 7.")
+    var outboxRetentionDays: String?
+
+    @Option(help: "Seconds sends in flight get to finish at shutdown. Env: PUSHGATE_SHUTDOWN_GRACE. Default: 10.")
+    var shutdownGrace: String?
+
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
         let configuration = try GatewayConfiguration(
@@ -68,6 +86,13 @@ struct ServeCommand: AsyncParsableCommand {
                 connections: apnsConnections ?? environment["PUSHGATE_APNS_CONNECTIONS"],
                 maxStreams: apnsMaxStreams ?? environment["PUSHGATE_APNS_MAX_STREAMS"],
                 ttl: apnsTtl ?? environment["PUSHGATE_APNS_TTL"]
+            ),
+            delivery: DeliverySettings(
+                triggerWait: triggerWait ?? environment["PUSHGATE_TRIGGER_WAIT"],
+                maxAttempts: deliveryMaxAttempts ?? environment["PUSHGATE_DELIVERY_MAX_ATTEMPTS"],
+                lease: outboxLease ?? environment["PUSHGATE_OUTBOX_LEASE"],
+                retentionDays: outboxRetentionDays ?? environment["PUSHGATE_OUTBOX_RETENTION_DAYS"],
+                shutdownGrace: shutdownGrace ?? environment["PUSHGATE_SHUTDOWN_GRACE"]
             )
         )
         guard (0...65535).contains(configuration.port) else {

@@ -93,11 +93,7 @@ struct APNsDeliveryTests {
     @Test("an unreachable APNs is a retryable connection failure, not a crash or a hang")
     func unreachable() async throws {
         let fixture = try await APNsFixture()
-        let provider = try APNsPushProvider(
-            configuration: fixture.configuration(),
-            backoff: RetryBackoff(base: .milliseconds(10), cap: .milliseconds(50)),
-            logger: Logger(label: "test")
-        )
+        let provider = try APNsPushProvider(configuration: fixture.configuration(), logger: Logger(label: "test"))
         await fixture.stop()  // nothing listens there any more
         let outcomes = await provider.send(
             notification, to: [DeliveryTarget(installationID: "p", token: .apns(APNsFixture.token(1)))])

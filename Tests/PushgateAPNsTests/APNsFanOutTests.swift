@@ -2,63 +2,96 @@ import Foundation
 import Logging
 import PushgateAPNs
 import PushgateCore
-import PushgateFunctions
 import PushgateSQLite
 import PushgateTesting
 import Testing
 
-/// `triggerReplyFinished` over a real SQLite store, delivered by the real APNs
-/// provider over TLS and HTTP/2 to the in-process emulator.
+@testable import PushgateFunctions
+
+/// `triggerReplyFinished` over a real SQLite store and outbox, delivered by the real
+/// APNs provider over TLS and HTTP/2 to the in-process emulator.
 @Suite("Fan-out through APNs", .serialized)
 struct APNsFanOutTests {
-    let cwd = "/root/projects/my-agent"
-    let secret = PushSecret("pushgate-example-secret-0001")!
+    static let cwd = "/root/projects/my-agent"
+    static let secret = PushSecret("pushgate-example-secret-0001")!
 
-    /// A store with `count` devices on the agent; device `n` has token `APNsFixture.token(n)`,
-    /// or a `dead…` token for `n` in `dead`.
-    func store(devices count: Int, dead: Set<Int> = [], in directory: TemporaryDirectory) async throws
-        -> SQLiteDocumentStore
-    {
-        let store = try SQLiteDocumentStore(path: directory.path("store.sqlite"))
-        let devices = NamespacePaths.devices(of: AgentKey(cwd: cwd), of: secret.serverKey)
-        try await store.set(
-            NamespacePaths.agent(AgentKey(cwd: cwd), of: secret.serverKey), ["cwd": .value(.string(cwd))])
-        try await store.commit(
-            try (0..<count).map { n in
-                let token = APNsFixture.token(n, prefix: dead.contains(n) ? "dead" : "")
-                return .set(
-                    try devices.document(String(format: "device-%05d", n)), ["apnsToken": .value(.string(token))])
+    /// A database with `count` devices on the agent (device `n` has token
+    /// `APNsFixture.token(n)`, or a `dead…` one for `n` in `dead`), and the gateway's
+    /// delivery parts over it.
+    struct Stack {
+        let directory: TemporaryDirectory
+        let store: SQLiteDocumentStore
+        let outbox: SQLiteOutbox
+        let worker: DeliveryWorker
+        let policy: DeliveryPolicy
+
+        init(devices count: Int, dead: Set<Int> = [], provider: any PushProvider, fanOut: FanOut = FanOut())
+            async throws
+        {
+            directory = try TemporaryDirectory()
+            let database = try SQLiteDatabase(path: directory.path("store.sqlite"))
+            store = SQLiteDocumentStore(database: database)
+            outbox = SQLiteOutbox(database: database)
+            var policy = DeliveryPolicy()
+            policy.backoff = RetryBackoff(base: .milliseconds(50), cap: .milliseconds(200))
+            policy.maxAttempts = 5
+            // A debug build sends ~500 pushes/s to the emulator: let the answer wait for the first try.
+            policy.triggerWait = .seconds(60)
+            self.policy = policy
+            worker = DeliveryWorker(
+                runner: DeliveryRunner(
+                    store: store, outbox: outbox, provider: provider, fanOut: fanOut, policy: policy,
+                    logger: Logger(label: "test")),
+                policy: policy,
+                logger: Logger(label: "test")
+            )
+            let devices = NamespacePaths.devices(
+                of: AgentKey(cwd: APNsFanOutTests.cwd), of: APNsFanOutTests.secret.serverKey)
+            try await store.set(
+                NamespacePaths.agent(AgentKey(cwd: APNsFanOutTests.cwd), of: APNsFanOutTests.secret.serverKey),
+                ["cwd": .value(.string(APNsFanOutTests.cwd))]
+            )
+            try await store.commit(
+                try (0..<count).map { n in
+                    let token = APNsFixture.token(n, prefix: dead.contains(n) ? "dead" : "")
+                    return .set(
+                        try devices.document(String(format: "device-%05d", n)), ["apnsToken": .value(.string(token))])
+                }
+            )
+        }
+
+        func trigger() async throws -> TriggerReplyFinishedAnswer {
+            let function = TriggerReplyFinishedFunction(
+                store: store, outbox: outbox, worker: worker, policy: policy, logger: Logger(label: "test"))
+            let request = try TriggerReplyFinishedRequest(
+                fields: RequestFields(["cwd": .string(APNsFanOutTests.cwd), "message_preview": "Done."]))
+            return try await function(secret: APNsFanOutTests.secret, request).answer
+        }
+
+        /// Runs the worker's retries until nothing is pending (or 10 s passed).
+        func retryUntilSettled() async throws {
+            let deadline = ContinuousClock.now + .seconds(10)
+            while try await outbox.stats().pending > 0, ContinuousClock.now < deadline {
+                if try await !worker.retryDueDeliveries() { try await Task.sleep(for: .milliseconds(20)) }
             }
-        )
-        return store
-    }
+        }
 
-    func trigger(
-        store: SQLiteDocumentStore,
-        provider: any PushProvider,
-        fanOut: FanOut = FanOut()
-    ) async throws -> TriggerReplyFinishedAnswer {
-        let function = TriggerReplyFinishedFunction(
-            store: store,
-            provider: provider,
-            fanOut: fanOut,
-            logger: Logger(label: "test")
-        )
-        let request = try TriggerReplyFinishedRequest(
-            fields: RequestFields(["cwd": .string(cwd), "message_preview": "Done."]))
-        return try await function(secret: secret, request)
+        func devicesLeft() async throws -> Int {
+            try await store.documents(
+                in: NamespacePaths.devices(of: AgentKey(cwd: APNsFanOutTests.cwd), of: APNsFanOutTests.secret.serverKey)
+            ).count
+        }
     }
 
     @Test("1,201 devices, 5 dead: 1,196 delivered, 5 removed, every request as APNs wants it")
     func fanOut() async throws {
-        let directory = try TemporaryDirectory()
-        defer { directory.remove() }
         let dead: Set = [0, 17, 500, 999, 1200]
-        let store = try await store(devices: 1201, dead: dead, in: directory)
         let fixture = try await APNsFixture()
         let provider = try fixture.provider()
+        let stack = try await Stack(devices: 1201, dead: dead, provider: provider)
+        defer { stack.directory.remove() }
 
-        let answer = try await trigger(store: store, provider: provider)
+        let answer = try await stack.trigger()
         await provider.shutdown()
         await fixture.stop()
 
@@ -66,13 +99,12 @@ struct APNsFanOutTests {
         #expect(answer.deviceCount == 1201)
         #expect(answer.successCount == 1196)
         #expect(answer.removedCount == 5)
+        #expect(answer.pendingCount == 0)
         #expect(answer.configurationError == nil)
         let failed = answer.responses.filter { !$0.success }
         #expect(Set(failed.map(\.installationID)) == Set(dead.map { String(format: "device-%05d", $0) }))
         #expect(failed.allSatisfy { $0.error == .init(reason: "Unregistered", removed: true) })
-        let remaining = try await store.documents(
-            in: NamespacePaths.devices(of: AgentKey(cwd: cwd), of: secret.serverKey))
-        #expect(remaining.count == 1196)
+        #expect(try await stack.devicesLeft() == 1196)
 
         let inbox = fixture.emulator.emulator.inbox.entries
         #expect(inbox.count == 1201, "one request per device, no duplicates")
@@ -81,34 +113,39 @@ struct APNsFanOutTests {
         for entry in inbox {
             // The emulator verified the JWT (signature, kid, iss, iat): anything else answers 403.
             #expect(entry.status == (entry.deviceToken.hasPrefix("dead") ? 410 : 200))
-            #expect(entry.headers["apns-collapse-id"] == SHA256Hex.digest(of: cwd))
+            #expect(entry.headers["apns-collapse-id"] == SHA256Hex.digest(of: Self.cwd))
             #expect(entry.headers["apns-topic"] == APNsFixture.topic)
             #expect(entry.headers["apns-push-type"] == "alert")
             #expect(entry.headers["apns-priority"] == "10")
             #expect(entry.headers["apns-expiration"].flatMap(Int.init) != nil)
-            #expect(entry.payload?.objectValue?["cwd"] == .string(cwd))
+            #expect(entry.payload?.objectValue?["cwd"] == .string(Self.cwd))
         }
         let alert = inbox.first?.payload?.objectValue?["aps"]?.objectValue?["alert"]
         #expect(alert == ["title": "my-agent", "body": "Done."])
     }
 
-    @Test("a burst of 503s is retried and delivered")
+    @Test("a burst of 503s goes back to the outbox and is delivered by the retries, with the same apns-ids")
     func serviceUnavailableBurst() async throws {
-        let directory = try TemporaryDirectory()
-        defer { directory.remove() }
-        let store = try await store(devices: 300, in: directory)
         var configuration = APNsEmulatorConfiguration()
         configuration.serviceUnavailableBurst = 120
         configuration.retryAfterSeconds = 0
         let fixture = try await APNsFixture(emulatorConfiguration: configuration)
         let provider = try fixture.provider()
+        let stack = try await Stack(devices: 300, provider: provider)
+        defer { stack.directory.remove() }
 
-        let answer = try await trigger(store: store, provider: provider)
+        let answer = try await stack.trigger()
+        #expect(answer.successCount == 180)
+        #expect(answer.pendingCount == 120)
+        #expect(answer.responses.filter { $0.pending == true }.allSatisfy { $0.error?.reason == "ServiceUnavailable" })
+        try await stack.retryUntilSettled()
         await provider.shutdown()
         await fixture.stop()
 
-        #expect(answer.successCount == 300)
-        #expect(answer.failureCount == 0)
+        #expect(
+            try await stack.outbox.statuses(
+                of: try #require(stack.outbox.entries(in: [.delivered], limit: 1).first).notificationID
+            ).allSatisfy { $0.state == .delivered })
         let inbox = fixture.emulator.emulator.inbox.entries
         #expect(inbox.filter { $0.status == 503 }.count == 120)
         #expect(inbox.filter { $0.status == 200 }.count == 300)
@@ -117,46 +154,45 @@ struct APNsFanOutTests {
         #expect(retried.isSubset(of: delivered), "a retry reuses the push's apns-id")
     }
 
-    @Test("pushes that keep failing are reported for a later retry, tokens kept")
+    @Test("pushes that keep failing are given up after the last try, with the reason, tokens kept")
     func exhaustedRetries() async throws {
-        let directory = try TemporaryDirectory()
-        defer { directory.remove() }
-        let store = try await store(devices: 10, in: directory)
         var configuration = APNsEmulatorConfiguration()
         configuration.tooManyRequestsRate = 1
         let fixture = try await APNsFixture(emulatorConfiguration: configuration)
         let provider = try fixture.provider()
+        let stack = try await Stack(devices: 10, provider: provider)
+        defer { stack.directory.remove() }
 
-        let answer = try await trigger(store: store, provider: provider)
+        _ = try await stack.trigger()
+        try await stack.retryUntilSettled()
         await provider.shutdown()
         await fixture.stop()
 
-        #expect(answer.successCount == 0 && answer.removedCount == 0)
-        #expect(answer.responses.allSatisfy { $0.error == .init(reason: "TooManyRequests", removed: false) })
-        #expect(fixture.emulator.emulator.inbox.count == 30, "three tries each")
+        let failed = try await stack.outbox.entries(in: [.failed], limit: 100)
+        #expect(failed.count == 10)
+        #expect(failed.allSatisfy { $0.lastReason == "TooManyRequests" && $0.attempts == 5 })
+        #expect(fixture.emulator.emulator.inbox.count == 50, "five tries each")
+        #expect(try await stack.devicesLeft() == 10)
     }
 
     @Test("a bad key id stops the trigger with a configuration error, reported in health")
     func badKeyID() async throws {
-        let directory = try TemporaryDirectory()
-        defer { directory.remove() }
-        let store = try await store(devices: 1000, in: directory)
         let fixture = try await APNsFixture()
         let provider = try fixture.provider(keyID: "WRONGKEY00")
+        let stack = try await Stack(
+            devices: 1000, provider: provider, fanOut: FanOut(chunkSize: 100, maxConcurrentChunks: 2))
+        defer { stack.directory.remove() }
 
-        let fanOut = FanOut(chunkSize: 100, maxConcurrentChunks: 2)
-        let answer = try await trigger(store: store, provider: provider, fanOut: fanOut)
+        let answer = try await stack.trigger()
         await provider.shutdown()
         await fixture.stop()
 
         #expect(answer.configurationError == "InvalidProviderToken")
         #expect(answer.successCount == 0 && answer.removedCount == 0)
-        #expect(answer.responses.allSatisfy { $0.error?.reason == "InvalidProviderToken" })
+        #expect(answer.pendingCount == 1000, "kept for when the configuration is fixed")
         // The first two chunks were in flight; the other eight were never sent.
         #expect(fixture.emulator.emulator.inbox.count == 200)
-        #expect(
-            try await store.documents(in: NamespacePaths.devices(of: AgentKey(cwd: cwd), of: secret.serverKey)).count
-                == 1000)
+        #expect(try await stack.devicesLeft() == 1000)
         guard case .degraded(let reason, _) = provider.health else {
             Issue.record("health is \(provider.health)")
             return
@@ -166,15 +202,14 @@ struct APNsFanOutTests {
 
     @Test("connections the server closes with GOAWAY are reopened and nothing is lost")
     func goAway() async throws {
-        let directory = try TemporaryDirectory()
-        defer { directory.remove() }
-        let store = try await store(devices: 400, in: directory)
         let fixture = try await APNsFixture(maxConnectionAge: .milliseconds(50))
         let provider = try fixture.provider()
+        let stack = try await Stack(devices: 400, provider: provider)
+        defer { stack.directory.remove() }
 
         var delivered = 0
         for _ in 0..<4 {
-            delivered += try await trigger(store: store, provider: provider).successCount
+            delivered += try await stack.trigger().successCount
             try await Task.sleep(for: .milliseconds(120))
         }
         await provider.shutdown()

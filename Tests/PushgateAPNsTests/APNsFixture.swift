@@ -51,7 +51,6 @@ struct APNsFixture {
         logger.logLevel = .warning
         return try APNsPushProvider(
             configuration: configuration(keyID: keyID, connections: connections),
-            backoff: RetryBackoff(base: .milliseconds(20), cap: .milliseconds(200)),
             now: now,
             logger: logger
         )

@@ -1,9 +1,8 @@
 import Crypto
 import Foundation
+import PushgateAPNs
 import PushgateTesting
 import Testing
-
-@testable import PushgateAPNs
 
 @Suite("Provider token (ES256 JWT)")
 struct APNsJWTTests {
@@ -69,22 +68,5 @@ struct APNsJWTTests {
         // Another connection rejected with the old token: it gets the new one, no new signing.
         #expect(try manager.renew(afterRejecting: first) == renewed)
         #expect(manager.tokensMade == 2)
-    }
-}
-
-@Suite("apns-id")
-struct APNsIDTests {
-    @Test("random version-4 UUIDs in lower-case canonical form, never the same")
-    func shape() throws {
-        var seen = Set<String>()
-        for _ in 0..<1000 {
-            let id = APNsID.random()
-            let uuid = try #require(UUID(uuidString: id))
-            #expect(id == uuid.uuidString.lowercased())
-            #expect(Array(id)[14] == "4")
-            #expect("89ab".contains(Array(id)[19]))
-            seen.insert(id)
-        }
-        #expect(seen.count == 1000)
     }
 }

@@ -9,14 +9,18 @@ import PushgateTesting
 /// fixed clock that tests can move.
 final class FunctionsFixture: Sendable {
     let directory: TemporaryDirectory
+    let database: SQLiteDatabase
     let store: SQLiteDocumentStore
+    let outbox: SQLiteOutbox
     let provider: ScriptedPushProvider
     let clock = TestClock()
     let secret = PushSecret("pushgate-example-secret-0001")!
 
     init(outcomes: [String: DeliveryOutcome] = [:], fanOut: FanOut = FanOut()) throws {
         directory = try TemporaryDirectory()
-        store = try SQLiteDocumentStore(path: directory.path("store.sqlite"))
+        database = try SQLiteDatabase(path: directory.path("store.sqlite"))
+        store = SQLiteDocumentStore(database: database)
+        outbox = SQLiteOutbox(database: database)
         provider = ScriptedPushProvider(outcomes: outcomes)
         self.fanOut = fanOut
     }
@@ -32,17 +36,50 @@ final class FunctionsFixture: Sendable {
         return try await function(secret: secret, RegisterSubscriptionRequest(fields: RequestFields(body)))
     }
 
-    func trigger(_ body: [String: JSONValue], provider: (any PushProvider)? = nil) async throws
-        -> TriggerReplyFinishedAnswer
-    {
-        let function = TriggerReplyFinishedFunction(
+    /// A worker over this fixture's store and outbox, delivering through `provider`.
+    func worker(provider: (any PushProvider)? = nil, policy: DeliveryPolicy = DeliveryPolicy()) -> DeliveryWorker {
+        let runner = DeliveryRunner(
             store: store,
+            outbox: outbox,
             provider: provider ?? self.provider,
             fanOut: fanOut,
+            policy: policy,
             now: clock.now,
             logger: Logger(label: "test")
         )
-        return try await function(secret: secret, TriggerReplyFinishedRequest(fields: RequestFields(body)))
+        return DeliveryWorker(runner: runner, policy: policy, logger: Logger(label: "test"))
+    }
+
+    func trigger(
+        _ body: [String: JSONValue],
+        idempotencyKey: String? = nil,
+        provider: (any PushProvider)? = nil,
+        worker: DeliveryWorker? = nil,
+        policy: DeliveryPolicy = DeliveryPolicy()
+    ) async throws -> TriggerReplyFinishedAnswer {
+        try await triggerResult(
+            body, idempotencyKey: idempotencyKey, provider: provider, worker: worker, policy: policy
+        )
+        .answer
+    }
+
+    func triggerResult(
+        _ body: [String: JSONValue],
+        idempotencyKey: String? = nil,
+        provider: (any PushProvider)? = nil,
+        worker: DeliveryWorker? = nil,
+        policy: DeliveryPolicy = DeliveryPolicy()
+    ) async throws -> TriggerReplyFinishedFunction.Result {
+        let function = TriggerReplyFinishedFunction(
+            store: store,
+            outbox: outbox,
+            worker: worker ?? self.worker(provider: provider, policy: policy),
+            policy: policy,
+            now: clock.now,
+            logger: Logger(label: "test")
+        )
+        let request = try TriggerReplyFinishedRequest(fields: RequestFields(body), idempotencyKey: idempotencyKey)
+        return try await function(secret: secret, request)
     }
 
     /// A device token, 64 hex characters, different for each `n`.

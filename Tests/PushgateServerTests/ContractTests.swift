@@ -59,7 +59,8 @@ struct ContractTests {
             for setup in example.content["setup"].flatMap(Self.array) ?? [] {
                 let function = try #require(setup.objectValue?["function"]?.stringValue)
                 let body = try #require(setup.objectValue?["body"])
-                let response = try await client.post("/\(function)", json: body)
+                let response = try await client.post(
+                    "/\(function)", json: body, headers: try Self.headers(setup.objectValue?["headers"]))
                 try #require(response.status == .ok, "setup call: \(String(buffer: response.body))")
             }
             let before = try await fixture.store.allDocuments()

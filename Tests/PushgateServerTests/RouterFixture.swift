@@ -14,11 +14,14 @@ final class RouterFixture: Sendable {
 
     let directory: TemporaryDirectory
     let store: SQLiteDocumentStore
+    let outbox: SQLiteOutbox
     let provider: ScriptedPushProvider
 
     init(provider: ScriptedPushProvider = ScriptedPushProvider()) throws {
         directory = try TemporaryDirectory()
-        store = try SQLiteDocumentStore(path: directory.path("store.sqlite"))
+        let database = try SQLiteDatabase(path: directory.path("store.sqlite"))
+        store = SQLiteDocumentStore(database: database)
+        outbox = SQLiteOutbox(database: database)
         self.provider = provider
     }
 
@@ -29,7 +32,13 @@ final class RouterFixture: Sendable {
         store: (any DocumentStore)? = nil,
         _ body: @Sendable (any TestClientProtocol) async throws -> Value
     ) async throws -> Value {
-        let router = buildRouter(store: store ?? self.store, provider: provider, logger: Logger(label: "test"))
+        let parts = GatewayParts(
+            store: store ?? self.store,
+            outbox: outbox,
+            provider: provider,
+            logger: Logger(label: "test")
+        )
+        let router = buildRouter(parts: parts, logger: Logger(label: "test"))
         return try await Application(router: router).test(.router, body)
     }
 

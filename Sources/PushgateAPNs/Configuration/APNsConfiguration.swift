@@ -27,7 +27,8 @@ public struct APNsConfiguration: Sendable {
     public let timeToLive: Duration
     /// How long one push may wait for its answer before it counts as failed (and is retried).
     public let requestTimeout: Duration
-    /// Tries per push within one trigger call (the first one included).
+    /// Sends per push within one call, the first one included: further ones only for
+    /// what APNs never processed (GOAWAY) and after renewing a stale token.
     public let maxAttempts: Int
     /// A connection silent this long is pinged; one that stays silent as long again is closed.
     public let idlePingInterval: Duration

@@ -2,9 +2,13 @@
 public struct DeliveryTarget: Sendable, Hashable {
     public let installationID: String
     public let token: DeviceToken
+    /// The id of this push (`apns-id`): the same on every try, so APNs and the logs
+    /// can tell a repeat from a new push.
+    public let pushID: String
 
-    public init(installationID: String, token: DeviceToken) {
+    public init(installationID: String, token: DeviceToken, pushID: String = RandomUUID.make()) {
         self.installationID = installationID
         self.token = token
+        self.pushID = pushID
     }
 }

@@ -11,6 +11,14 @@ public enum DeviceToken: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// `apns` or `fcm`.
+    public var kind: String {
+        switch self {
+        case .apns: "apns"
+        case .fcm: "fcm"
+        }
+    }
+
     /// The stored field that holds this token.
     public var fieldName: String {
         switch self {

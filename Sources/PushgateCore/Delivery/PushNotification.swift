@@ -1,5 +1,5 @@
 /// One notification, the same for every device of a fan-out.
-public struct PushNotification: Sendable, Hashable {
+public struct PushNotification: Sendable, Hashable, Codable {
     public let title: String
     public let body: String
     /// Custom keys beside `aps` (APNs) or the `data` map (FCM): string to string.

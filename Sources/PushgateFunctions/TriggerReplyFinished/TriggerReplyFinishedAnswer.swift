@@ -1,4 +1,5 @@
-/// The answer of `triggerReplyFinished`, in the spirit of FCM's `BatchResponse`.
+/// The answer of `triggerReplyFinished`, in the spirit of FCM's `BatchResponse`:
+/// `device_count` = `success_count` + `failure_count` + `pending_count`.
 public struct TriggerReplyFinishedAnswer: Sendable, Hashable, Encodable {
     /// What became of the notification on one device.
     public struct DeviceResponse: Sendable, Hashable, Encodable {
@@ -16,11 +17,20 @@ public struct TriggerReplyFinishedAnswer: Sendable, Hashable, Encodable {
 
         public let installationID: String
         public let success: Bool
+        /// Still being tried (`true` only; absent otherwise).
+        public let pending: Bool?
         public let error: Failure?
+
+        public init(installationID: String, success: Bool, pending: Bool? = nil, error: Failure?) {
+            self.installationID = installationID
+            self.success = success
+            self.pending = pending
+            self.error = error
+        }
 
         enum CodingKeys: String, CodingKey {
             case installationID = "installation_id"
-            case success, error
+            case success, pending, error
         }
     }
 
@@ -30,11 +40,16 @@ public struct TriggerReplyFinishedAnswer: Sendable, Hashable, Encodable {
     public let successCount: Int
     public let failureCount: Int
     public let removedCount: Int
+    /// Deliveries still being tried in the background (retries go on after the answer).
+    public let pendingCount: Int
     /// The provider that delivered: `log` or `apns`.
     public let delivery: String
     /// Set when the push service refused the gateway's configuration (e.g.
     /// `InvalidProviderToken`): the trigger stopped there; an operator must act.
     public let configurationError: String?
+    /// `true` when this trigger repeated an earlier one (same idempotency key within
+    /// 24 h): nothing was sent again; the counts are the earlier trigger's.
+    public let duplicate: Bool?
     public let responses: [DeviceResponse]
 
     enum CodingKeys: String, CodingKey {
@@ -44,7 +59,8 @@ public struct TriggerReplyFinishedAnswer: Sendable, Hashable, Encodable {
         case successCount = "success_count"
         case failureCount = "failure_count"
         case removedCount = "removed_count"
+        case pendingCount = "pending_count"
         case configurationError = "configuration_error"
-        case delivery, responses
+        case delivery, duplicate, responses
     }
 }

@@ -5,35 +5,42 @@ import PushgateCore
 /// `triggerReplyFinished`: notifies every device subscribed to one agent that a
 /// reply is ready.
 ///
-/// Reads the agent and its devices, composes one notification, fans it out, then in
-/// one atomic write: touches the server, sets the agent's `lastTriggeredAt`, and
-/// deletes the devices whose token the provider reported dead — only if the token
-/// is still the one that failed, so a device that re-registered meanwhile is kept.
+/// Composes one notification, stores it with one delivery per device in the outbox
+/// (one atomic write: from here on it is not lost), starts the first try at once,
+/// and answers when that try is recorded or after `triggerWait`, whichever comes
+/// first; retries go on in the background. A repeat (same idempotency key within
+/// 24 h) sends nothing and answers the first trigger's counts.
 public struct TriggerReplyFinishedFunction: Sendable {
     private let store: any DocumentStore
-    private let provider: any PushProvider
-    private let fanOut: FanOut
+    private let outbox: any Outbox
+    private let worker: DeliveryWorker
+    private let policy: DeliveryPolicy
     private let now: @Sendable () -> Date
     private let logger: Logger
 
     public init(
         store: any DocumentStore,
-        provider: any PushProvider,
-        fanOut: FanOut = FanOut(),
+        outbox: any Outbox,
+        worker: DeliveryWorker,
+        policy: DeliveryPolicy = DeliveryPolicy(),
         now: @escaping @Sendable () -> Date = Date.init,
         logger: Logger
     ) {
         self.store = store
-        self.provider = provider
-        self.fanOut = fanOut
+        self.outbox = outbox
+        self.worker = worker
+        self.policy = policy
         self.now = now
         self.logger = logger
     }
 
-    public func callAsFunction(
-        secret: PushSecret,
-        _ request: TriggerReplyFinishedRequest
-    ) async throws -> TriggerReplyFinishedAnswer {
+    /// The answer, and whether it was given before any try (`wait: false`, HTTP 202).
+    public struct Result: Sendable {
+        public let answer: TriggerReplyFinishedAnswer
+        public let accepted: Bool
+    }
+
+    public func callAsFunction(secret: PushSecret, _ request: TriggerReplyFinishedRequest) async throws -> Result {
         let serverKey = secret.serverKey
         let agentKey = AgentKey(cwd: request.cwd)
         let agentPath = NamespacePaths.agent(agentKey, of: serverKey)
@@ -44,55 +51,70 @@ public struct TriggerReplyFinishedFunction: Sendable {
             selecting: DeviceRecord.fieldsRead
         )
         let devices = try await deviceDocuments.map(DeviceRecord.init(document:))
-        let notification = Self.notification(
-            for: request,
-            displayName: try await agent?.string(FieldName.agentDisplayName),
-            serverKey: serverKey,
-            agentKey: agentKey
+        let createdAt = now()
+        let notification = OutboxNotification(
+            id: RandomUUID.make(),
+            serverKey: serverKey.hex,
+            agentKey: agentKey.hex,
+            content: Self.notification(
+                for: request,
+                displayName: try await agent?.string(FieldName.agentDisplayName),
+                serverKey: serverKey,
+                agentKey: agentKey
+            ),
+            createdAt: createdAt,
+            expiresAt: createdAt.addingTimeInterval(policy.timeToLive.seconds)
+        )
+        // A device document without a token (only a hand edit makes one) has nothing to send to.
+        let deliveries = devices.compactMap { device in
+            device.deliveryToken.map {
+                OutboxDelivery(
+                    notificationID: notification.id,
+                    installationID: device.installationID,
+                    devicePath: device.path,
+                    token: $0
+                )
+            }
+        }
+        let stored = try await outbox.enqueue(
+            notification,
+            deliveries: deliveries,
+            idempotencyKey: request.idempotencyKey(agentKey: agentKey),
+            window: policy.idempotencyWindow.seconds,
+            leasedTo: worker.owner,
+            leaseUntil: createdAt.addingTimeInterval(policy.lease.seconds)
         )
 
-        let targets = devices.compactMap { device in
-            device.deliveryToken.map { DeliveryTarget(installationID: device.installationID, token: $0) }
+        let timestamp = JSONValue.string(RFC3339.format(createdAt))
+        if case .duplicate(let earlier) = stored {
+            try await store.commit([ServerTouch.write(serverKey, at: timestamp)])
+            return Result(
+                answer: try await answer(for: earlier, serverKey: serverKey, agentKey: agentKey, duplicate: true),
+                accepted: false
+            )
         }
-        let delivered = await fanOut.deliver(notification, to: targets, via: provider)
-        let byInstallation = Dictionary(uniqueKeysWithValues: zip(targets.map(\.installationID), delivered))
-        // Only a document edited by hand lacks a token; it is reported, not deleted.
-        let outcomes = devices.map { byInstallation[$0.installationID] ?? .failed(reason: "MissingDeviceToken") }
-
-        let timestamp = JSONValue.string(RFC3339.format(now()))
-        var writes: [DocumentWrite] = [
+        try await store.commit([
             ServerTouch.write(serverKey, at: timestamp),
             // An agent nobody registered is not created by a trigger.
             .set(agentPath, [FieldName.lastTriggeredAt: .value(timestamp)], if: .exists),
-        ]
-        var removalWriteIndex: [Int: Int] = [:]  // device index → index of its delete in `writes`
-        for (index, (device, outcome)) in zip(devices, outcomes).enumerated() {
-            guard case .tokenInvalid = outcome, let token = device.deliveryToken else { continue }
-            removalWriteIndex[index] = writes.count
-            writes.append(.delete(device.path, if: .fieldEquals(token.fieldName, .string(token.value))))
-        }
-        let results = try await store.commit(writes)
+        ])
 
-        let responses = zip(devices, outcomes).enumerated().map { index, pair in
-            let (device, outcome) = pair
-            let removed = removalWriteIndex[index].map { results[$0].applied } ?? false
-            return TriggerReplyFinishedAnswer.DeviceResponse(
-                installationID: device.installationID,
-                success: outcome.isDelivered,
-                error: outcome.reason.map { .init(reason: $0, removed: removed) }
+        let answer: TriggerReplyFinishedAnswer
+        if request.wait {
+            let firstTry = worker.startFirstTry(deliveries, of: notification)
+            let report = await firstTry.wait(upTo: policy.triggerWait)
+            answer = try await self.answer(
+                for: notification.id,
+                serverKey: serverKey,
+                agentKey: agentKey,
+                configurationError: report?.configurationError
             )
+        } else {
+            // Everything is pending at this point; say so before the first try starts.
+            answer = Self.acceptedAnswer(
+                deliveries, serverKey: serverKey, agentKey: agentKey, delivery: worker.deliveryName)
+            _ = worker.startFirstTry(deliveries, of: notification)
         }
-        let answer = TriggerReplyFinishedAnswer(
-            serverKey: serverKey.hex,
-            agentKey: agentKey.hex,
-            deviceCount: devices.count,
-            successCount: responses.count(where: \.success),
-            failureCount: responses.count(where: { !$0.success }),
-            removedCount: responses.count(where: { $0.error?.removed == true }),
-            delivery: provider.deliveryName,
-            configurationError: outcomes.lazy.compactMap(\.configurationErrorReason).first,
-            responses: responses
-        )
         logger.info(
             "reply-finished fan-out",
             metadata: [
@@ -100,10 +122,67 @@ public struct TriggerReplyFinishedFunction: Sendable {
                 "devices": "\(answer.deviceCount)",
                 "delivered": "\(answer.successCount)",
                 "failed": "\(answer.failureCount)",
+                "pending": "\(answer.pendingCount)",
                 "removed": "\(answer.removedCount)",
             ]
         )
-        return answer
+        return Result(answer: answer, accepted: !request.wait)
+    }
+
+    /// The answer from the outbox's record of each delivery.
+    private func answer(
+        for notificationID: String,
+        serverKey: ServerKey,
+        agentKey: AgentKey,
+        configurationError: String? = nil,
+        duplicate: Bool = false
+    ) async throws -> TriggerReplyFinishedAnswer {
+        let statuses = try await outbox.statuses(of: notificationID)
+        let responses = statuses.map { status in
+            TriggerReplyFinishedAnswer.DeviceResponse(
+                installationID: status.installationID,
+                success: status.state == .delivered,
+                pending: status.state == .pending ? true : nil,
+                error: status.state == .delivered
+                    ? nil : status.lastReason.map { .init(reason: $0, removed: status.removed) }
+            )
+        }
+        return TriggerReplyFinishedAnswer(
+            serverKey: serverKey.hex,
+            agentKey: agentKey.hex,
+            deviceCount: statuses.count,
+            successCount: statuses.count(where: { $0.state == .delivered }),
+            failureCount: statuses.count(where: { $0.state == .failed }),
+            removedCount: statuses.count(where: { $0.removed }),
+            pendingCount: statuses.count(where: { $0.state == .pending }),
+            delivery: worker.deliveryName,
+            configurationError: configurationError,
+            duplicate: duplicate ? true : nil,
+            responses: responses
+        )
+    }
+
+    /// The answer of `wait: false`: every delivery stored and pending.
+    private static func acceptedAnswer(
+        _ deliveries: [OutboxDelivery],
+        serverKey: ServerKey,
+        agentKey: AgentKey,
+        delivery: String
+    ) -> TriggerReplyFinishedAnswer {
+        TriggerReplyFinishedAnswer(
+            serverKey: serverKey.hex,
+            agentKey: agentKey.hex,
+            deviceCount: deliveries.count,
+            successCount: 0,
+            failureCount: 0,
+            removedCount: 0,
+            pendingCount: deliveries.count,
+            delivery: delivery,
+            configurationError: nil,
+            duplicate: nil,
+            responses: deliveries.sorted { $0.installationID.utf8.lexicographicallyPrecedes($1.installationID.utf8) }
+                .map { .init(installationID: $0.installationID, success: false, pending: true, error: nil) }
+        )
     }
 
     /// Title and body by the reply-finished rules; data `type`, `server_key`, `cwd`

@@ -1,3 +1,4 @@
+import Foundation
 import HTTPTypes
 import Hummingbird
 import PushgateCore
@@ -12,8 +13,7 @@ struct FunctionRoutes<Context: RequestContext> {
 
     let registerSubscription: RegisterSubscriptionFunction
     let triggerReplyFinished: TriggerReplyFinishedFunction
-    let store: any DocumentStore
-    let provider: any PushProvider
+    let parts: GatewayParts
 
     /// The methods each path answers; the error middleware answers 405 from it.
     static var allowedMethods: [String: [HTTPRequest.Method]] {
@@ -32,8 +32,12 @@ struct FunctionRoutes<Context: RequestContext> {
         }
         router.post("triggerReplyFinished") { request, _ in
             let (secret, fields) = try await Self.read(request)
-            let answer = try await triggerReplyFinished(secret: secret, TriggerReplyFinishedRequest(fields: fields))
-            return try JSONAnswer.response(answer)
+            let idempotencyKey = request.headers[HTTPField.Name("Idempotency-Key")!]
+            let result = try await triggerReplyFinished(
+                secret: secret,
+                TriggerReplyFinishedRequest(fields: fields, idempotencyKey: idempotencyKey)
+            )
+            return try JSONAnswer.response(result.answer, status: result.accepted ? .accepted : .ok)
         }
         router.get("healthz") { _, _ in try await health() }
         router.head("healthz") { _, _ in try await health() }
@@ -41,15 +45,25 @@ struct FunctionRoutes<Context: RequestContext> {
 
     /// 200 while the store answers: `"ok"`, or `"degraded"` with the reason when the
     /// push service refused the gateway's configuration (restarting would not help,
-    /// so liveness holds); 503 when the store does not answer.
+    /// so liveness holds); the outbox's backlog; 503 when the store does not answer.
     private func health() async throws -> Response {
+        let stats: OutboxStats
         do {
-            try await store.checkHealth()
+            try await parts.store.checkHealth()
+            stats = try await parts.outbox.stats()
         } catch {
             throw FunctionError(.unavailable, "the store does not answer")
         }
-        var answer: [String: JSONValue] = ["status": "ok", "delivery": .string(provider.deliveryName)]
-        if case .degraded(let reason, let since) = provider.health {
+        var outbox: [String: JSONValue] = [
+            "pending": .number(Double(stats.pending)), "failed": .number(Double(stats.failed)),
+        ]
+        outbox["oldest_pending_seconds"] = stats.oldestPendingSince.map {
+            .number(max(0, Date().timeIntervalSince($0)).rounded())
+        }
+        var answer: [String: JSONValue] = [
+            "status": "ok", "delivery": .string(parts.worker.deliveryName), "outbox": .object(outbox),
+        ]
+        if case .degraded(let reason, let since) = parts.worker.providerHealth {
             answer["status"] = "degraded"
             answer["delivery_error"] = ["reason": .string(reason), "since": .string(RFC3339.format(since))]
         }

@@ -1,12 +1,13 @@
-/// `apns-id` values: random (version 4) UUIDs in lower-case canonical form.
+/// Random (version 4) UUIDs in lower-case canonical form: push ids (`apns-id`) and
+/// notification ids.
 ///
 /// Foundation's `UUID()` opens `/dev/urandom` on every call on Linux, which showed
 /// as a tenth of a fan-out's time; this draws from the system generator
 /// (`getrandom`) and formats without `printf`.
-enum APNsID {
+public enum RandomUUID {
     private static let digits = Array("0123456789abcdef".utf8)
 
-    static func random() -> String {
+    public static func make() -> String {
         var generator = SystemRandomNumberGenerator()
         var high = generator.next() as UInt64
         var low = generator.next() as UInt64

@@ -1,0 +1,22 @@
+import Foundation
+
+/// What one attempt decided for one delivery.
+public struct DeliveryUpdate: Sendable, Hashable {
+    public enum Change: Sendable, Hashable {
+        case delivered
+        /// Given up: `removed` when the device document was deleted for a dead token.
+        case failed(reason: String, removed: Bool)
+        /// Try again at `date`.
+        case retry(reason: String, at: Date)
+    }
+
+    public let notificationID: String
+    public let installationID: String
+    public let change: Change
+
+    public init(notificationID: String, installationID: String, change: Change) {
+        self.notificationID = notificationID
+        self.installationID = installationID
+        self.change = change
+    }
+}

@@ -1,0 +1,55 @@
+import Foundation
+
+/// Where accepted notifications wait until each device has been sent its push or
+/// given up on: written before a trigger answers, so that a crash, a restart or an
+/// APNs outage loses nothing.
+///
+/// Several workers (processes) may share one outbox: a delivery is sent by whoever
+/// holds its lease; a lease that runs out (its holder died) makes it claimable
+/// again, so every delivery is sent at least once and never by two holders at the
+/// same time while their leases run.
+public protocol Outbox: Sendable {
+    /// Stores a notification and its deliveries in one atomic write. With an
+    /// idempotency key already used for this server less than `window` ago, stores
+    /// nothing and answers the earlier notification's id. With `owner`, the
+    /// deliveries are born leased to it (the caller sends them at once).
+    func enqueue(
+        _ notification: OutboxNotification,
+        deliveries: [OutboxDelivery],
+        idempotencyKey: String?,
+        window: TimeInterval,
+        leasedTo owner: String?,
+        leaseUntil: Date
+    ) async throws -> EnqueueResult
+
+    /// Leases up to `limit` deliveries that are due (`nextAttemptAt` passed) and not
+    /// leased by anyone (or whose lease ran out), oldest due first.
+    func claim(owner: String, now: Date, leaseUntil: Date, limit: Int) async throws -> [OutboxDelivery]
+
+    /// A stored notification.
+    func notification(id: String) async throws -> OutboxNotification?
+
+    /// Applies what attempts decided, only to deliveries still pending and leased
+    /// by `owner`: a delivery is finished once, by its holder.
+    func record(_ updates: [DeliveryUpdate], owner: String, now: Date) async throws
+
+    /// Gives up `owner`'s leases on deliveries still pending, so another worker (or
+    /// this one after a restart) takes them at once.
+    func release(owner: String) async throws
+
+    /// Every delivery of a notification, by installation id.
+    func statuses(of notificationID: String) async throws -> [DeliveryStatus]
+
+    /// Backlog figures for health checks.
+    func stats() async throws -> OutboxStats
+
+    /// Deliveries in the given states, newest first, for operators.
+    func entries(in states: Set<DeliveryState>, limit: Int) async throws -> [OutboxEntry]
+
+    /// Deletes finished deliveries enqueued before `date`, and notifications left
+    /// with none; answers how many deliveries went.
+    func prune(enqueuedBefore date: Date) async throws -> Int
+
+    /// When the earliest pending delivery falls due, if any.
+    func nextDueDate() async throws -> Date?
+}

@@ -1,0 +1,23 @@
+import Foundation
+
+/// A notification as the outbox keeps it: the same content for every device.
+public struct OutboxNotification: Sendable, Hashable {
+    public let id: String
+    public let serverKey: String
+    public let agentKey: String
+    public let content: PushNotification
+    public let createdAt: Date
+    /// After this, a delivery not yet made is given up (the APNs time to live).
+    public let expiresAt: Date
+
+    public init(
+        id: String, serverKey: String, agentKey: String, content: PushNotification, createdAt: Date, expiresAt: Date
+    ) {
+        self.id = id
+        self.serverKey = serverKey
+        self.agentKey = agentKey
+        self.content = content
+        self.createdAt = createdAt
+        self.expiresAt = expiresAt
+    }
+}

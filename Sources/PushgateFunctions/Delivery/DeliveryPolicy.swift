@@ -1,0 +1,56 @@
+import Foundation
+import PushgateCore
+
+/// How deliveries are tried, retried, kept and given up.
+public struct DeliveryPolicy: Sendable, Hashable {
+    /// A notification not delivered within this is given up (`apns-expiration` too).
+    public var timeToLive: Duration = .seconds(86_400)
+    /// Tries per delivery, the first one included, before it is given up.
+    public var maxAttempts = 12
+    /// Waits between tries: 0.5–1 s, 1–2 s, 2–4 s, … up to 2.5–5 min (see `RetryBackoff`),
+    /// or longer when the push service says `Retry-After`.
+    public var backoff = RetryBackoff(base: .seconds(1), cap: .seconds(300))
+    /// How long a worker holds deliveries it claimed; a crashed worker's deliveries
+    /// are taken over this long after it claimed them, at the latest.
+    public var lease: Duration = .seconds(30)
+    /// How long a trigger waits for its first attempt before answering with what is
+    /// still pending (`PUSHGATE_TRIGGER_WAIT`).
+    public var triggerWait: Duration = .seconds(2)
+    /// How long a repeated trigger (same idempotency key) is recognised.
+    public var idempotencyWindow: Duration = .seconds(86_400)
+    /// How long finished deliveries are kept before housekeeping deletes them.
+    public var retention: Duration = .seconds(7 * 86_400)
+    /// The most deliveries a worker holds at once: the rest wait on disk.
+    public var claimLimit = 2_000
+    /// How long, at shutdown, sends in flight may take to finish.
+    public var shutdownGrace: Duration = .seconds(10)
+    /// How often an idle worker looks for due retries.
+    public var pollInterval: Duration = .milliseconds(500)
+
+    public init() {}
+
+    /// The change to record for a try that did not deliver (`reason`, with the
+    /// service's `Retry-After` if any), after `attempts` tries in all.
+    func afterFailedTry(
+        reason: String,
+        retryAfter: Duration?,
+        attempts: Int,
+        now: Date,
+        expiresAt: Date,
+        jitter: Double
+    ) -> DeliveryUpdate.Change {
+        guard attempts < maxAttempts else { return .failed(reason: reason, removed: false) }
+        let wait = backoff.delay(afterAttempt: attempts, retryAfter: retryAfter, jitter: jitter)
+        let next = now.addingTimeInterval(wait.seconds)
+        guard next < expiresAt else { return .failed(reason: reason, removed: false) }
+        return .retry(reason: reason, at: next)
+    }
+}
+
+extension Duration {
+    /// The duration in seconds, fractional.
+    public var seconds: TimeInterval {
+        let (seconds, attoseconds) = components
+        return Double(seconds) + Double(attoseconds) / 1e18
+    }
+}

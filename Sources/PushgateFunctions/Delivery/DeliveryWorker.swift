@@ -1,0 +1,122 @@
+import Foundation
+import Logging
+import PushgateCore
+import ServiceLifecycle
+import Synchronization
+
+/// Sends what the outbox holds: the first try of every new notification, at once,
+/// and every retry when it falls due. A `Service`: on graceful shutdown it stops
+/// claiming, gives sends in flight the grace period to finish, and gives back its
+/// leases so that the next start resumes them at once. Prunes finished deliveries
+/// after the retention period.
+public final class DeliveryWorker: Service, Sendable {
+    /// This worker's name on the leases it takes: unique per process start.
+    public let owner = "worker-" + RandomUUID.make()
+
+    private let runner: DeliveryRunner
+    private let outbox: any Outbox
+    private let policy: DeliveryPolicy
+    private let now: @Sendable () -> Date
+    private let logger: Logger
+    /// First tries running in the background, so that shutdown can wait for them.
+    private let firstTries = Mutex<[Int: Completion<DeliveryRunner.Report>]>([:])
+    private let nextFirstTry = Atomic<Int>(0)
+
+    public init(runner: DeliveryRunner, policy: DeliveryPolicy, logger: Logger) {
+        self.runner = runner
+        self.outbox = runner.outbox
+        self.policy = policy
+        self.now = runner.now
+        self.logger = logger
+    }
+
+    /// The provider's name, as triggers report it.
+    public var deliveryName: String { runner.provider.deliveryName }
+    public var providerHealth: DeliveryHealth { runner.provider.health }
+
+    /// Starts the first try of deliveries enqueued leased to ``owner``; the answer
+    /// completes when that try is recorded. Runs whether or not anyone waits.
+    public func startFirstTry(_ deliveries: [OutboxDelivery], of notification: OutboxNotification)
+        -> Completion<DeliveryRunner.Report>
+    {
+        let completion = Completion<DeliveryRunner.Report>()
+        let id = nextFirstTry.add(1, ordering: .relaxed).newValue
+        firstTries.withLock { $0[id] = completion }
+        // Unstructured on purpose: it outlives the trigger's request when the trigger
+        // stops waiting; `firstTries` keeps it visible to graceful shutdown.
+        Task {
+            var report = DeliveryRunner.Report()
+            do {
+                report = try await runner.run(deliveries, of: notification, owner: owner)
+            } catch {
+                // The deliveries stay pending under this worker's lease; they are
+                // claimed again once it runs out.
+                logger.error("a first try could not be recorded", metadata: ["error": "\(error)"])
+            }
+            firstTries.withLock { _ = $0.removeValue(forKey: id) }
+            completion.complete(report)
+        }
+        return completion
+    }
+
+    public func run() async throws {
+        logger.info("delivery worker started", metadata: ["owner": "\(owner)"])
+        var lastPrune = Date.distantPast
+        await withGracefulShutdownHandler {
+            while !Task.isShuttingDownGracefully, !Task.isCancelled {
+                var worked = false
+                do {
+                    worked = try await retryDueDeliveries()
+                    if now().timeIntervalSince(lastPrune) > 3600 {
+                        lastPrune = now()
+                        try await prune()
+                    }
+                } catch {
+                    logger.error("the delivery worker could not reach the outbox", metadata: ["error": "\(error)"])
+                }
+                if !worked { try? await Task.sleep(for: policy.pollInterval) }
+            }
+        } onGracefulShutdown: {
+        }
+        await drain()
+    }
+
+    /// Claims the deliveries that fell due and tries each once; `false` when none were due.
+    func retryDueDeliveries() async throws -> Bool {
+        let claimed = try await outbox.claim(
+            owner: owner,
+            now: now(),
+            leaseUntil: now().addingTimeInterval(policy.lease.seconds),
+            limit: policy.claimLimit
+        )
+        guard !claimed.isEmpty else { return false }
+        for (notificationID, deliveries) in Dictionary(grouping: claimed, by: \.notificationID) {
+            guard let notification = try await outbox.notification(id: notificationID) else { continue }
+            try await runner.run(deliveries, of: notification, owner: owner)
+        }
+        return true
+    }
+
+    /// Deletes finished deliveries older than the retention period.
+    func prune() async throws {
+        let pruned = try await outbox.prune(enqueuedBefore: now().addingTimeInterval(-policy.retention.seconds))
+        if pruned > 0 { logger.info("pruned finished deliveries", metadata: ["count": "\(pruned)"]) }
+    }
+
+    /// At shutdown: waits up to the grace period for first tries in flight, then gives
+    /// back every lease still held, so a restart sends what is left at once.
+    private func drain() async {
+        let deadline = ContinuousClock.now + policy.shutdownGrace
+        for completion in firstTries.withLock({ Array($0.values) }) {
+            let left = deadline - ContinuousClock.now
+            guard left > .zero else { break }
+            _ = await completion.wait(upTo: left)
+        }
+        do {
+            try await outbox.release(owner: owner)
+        } catch {
+            logger.error("could not give back the outbox leases", metadata: ["error": "\(error)"])
+        }
+        logger.info("delivery worker stopped")
+    }
+}

@@ -1,0 +1,275 @@
+import Foundation
+import GRDB
+import PushgateCore
+
+/// The outbox in the same SQLite file as the documents (`store/sqlite/0002_outbox.sql`).
+///
+/// Claims are one `UPDATE … RETURNING` in a write transaction, so two workers (even
+/// two processes on the file) never lease the same delivery at once.
+public final class SQLiteOutbox: Outbox {
+    private let database: SQLiteDatabase
+
+    public init(database: SQLiteDatabase) {
+        self.database = database
+    }
+
+    public func enqueue(
+        _ notification: OutboxNotification,
+        deliveries: [OutboxDelivery],
+        idempotencyKey: String?,
+        window: TimeInterval,
+        leasedTo owner: String?,
+        leaseUntil: Date
+    ) async throws -> EnqueueResult {
+        let content = String(decoding: try JSONEncoder().encode(notification.content), as: UTF8.self)
+        let created = Self.milliseconds(notification.createdAt)
+        let lease = owner.map { _ in Self.milliseconds(leaseUntil) }
+        return try await database.write { db in
+            if let idempotencyKey {
+                let earlier = try Row.fetchOne(
+                    db,
+                    sql: "SELECT id, created_at FROM outbox_notifications WHERE server_key = ? AND idempotency_key = ?",
+                    arguments: [notification.serverKey, idempotencyKey]
+                )
+                if let earlier {
+                    let earlierCreated: Int64 = earlier["created_at"]
+                    if Double(created - earlierCreated) < window * 1000 {
+                        return .duplicate(notificationID: earlier["id"])
+                    }
+                    // Outside the window the key is free again.
+                    try db.execute(
+                        sql: "UPDATE outbox_notifications SET idempotency_key = NULL WHERE id = ?",
+                        arguments: [earlier["id"] as String]
+                    )
+                }
+            }
+            try db.execute(
+                sql: """
+                    INSERT INTO outbox_notifications (id, server_key, agent_key, content, created_at, expires_at, idempotency_key)
+                    VALUES (?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    notification.id, notification.serverKey, notification.agentKey, content, created,
+                    Self.milliseconds(notification.expiresAt), idempotencyKey,
+                ]
+            )
+            let insert = try db.cachedStatement(
+                sql: """
+                    INSERT INTO outbox_deliveries (notification_id, installation_id, device_path, token_kind, token,
+                        push_id, state, attempts, enqueued_at, next_attempt_at, lease_owner, lease_until)
+                    VALUES (?, ?, ?, ?, ?, ?, 'pending', 0, ?, ?, ?, ?)
+                    """
+            )
+            for delivery in deliveries {
+                try insert.execute(arguments: [
+                    notification.id, delivery.installationID, delivery.devicePath.rawValue, delivery.token.kind,
+                    delivery.token.value, delivery.pushID, created, created, owner, lease,
+                ])
+            }
+            return .created
+        }
+    }
+
+    public func claim(owner: String, now: Date, leaseUntil: Date, limit: Int) async throws -> [OutboxDelivery] {
+        let now = Self.milliseconds(now)
+        let lease = Self.milliseconds(leaseUntil)
+        return try await database.write { db in
+            let rows = try Row.fetchAll(
+                db,
+                sql: """
+                    UPDATE outbox_deliveries SET lease_owner = ?, lease_until = ?
+                    WHERE rowid IN (
+                        SELECT rowid FROM outbox_deliveries
+                        WHERE state = 'pending' AND next_attempt_at <= ? AND (lease_until IS NULL OR lease_until <= ?)
+                        ORDER BY next_attempt_at LIMIT ?)
+                    RETURNING notification_id, installation_id, device_path, token_kind, token, push_id, attempts
+                    """,
+                arguments: [owner, lease, now, now, limit]
+            )
+            return try rows.map(Self.delivery(from:))
+        }
+    }
+
+    public func notification(id: String) async throws -> OutboxNotification? {
+        try await database.read { db in
+            guard
+                let row = try Row.fetchOne(db, sql: "SELECT * FROM outbox_notifications WHERE id = ?", arguments: [id])
+            else { return nil }
+            let content: String = row["content"]
+            return OutboxNotification(
+                id: row["id"],
+                serverKey: row["server_key"],
+                agentKey: row["agent_key"],
+                content: try JSONDecoder().decode(PushNotification.self, from: Data(content.utf8)),
+                createdAt: Self.date(row["created_at"]),
+                expiresAt: Self.date(row["expires_at"])
+            )
+        }
+    }
+
+    public func record(_ updates: [DeliveryUpdate], owner: String, now: Date) async throws {
+        let now = Self.milliseconds(now)
+        try await database.write { db in
+            let delivered = try db.cachedStatement(
+                sql: """
+                    UPDATE outbox_deliveries SET state = 'delivered', attempts = attempts + 1, finished_at = ?,
+                        last_reason = NULL, lease_owner = NULL, lease_until = NULL
+                    WHERE notification_id = ? AND installation_id = ? AND state = 'pending' AND lease_owner = ?
+                    """
+            )
+            let failed = try db.cachedStatement(
+                sql: """
+                    UPDATE outbox_deliveries SET state = 'failed', attempts = attempts + 1, finished_at = ?,
+                        last_reason = ?, removed = ?, lease_owner = NULL, lease_until = NULL
+                    WHERE notification_id = ? AND installation_id = ? AND state = 'pending' AND lease_owner = ?
+                    """
+            )
+            let retry = try db.cachedStatement(
+                sql: """
+                    UPDATE outbox_deliveries SET attempts = attempts + 1, next_attempt_at = ?, last_reason = ?,
+                        lease_owner = NULL, lease_until = NULL
+                    WHERE notification_id = ? AND installation_id = ? AND state = 'pending' AND lease_owner = ?
+                    """
+            )
+            for update in updates {
+                let key: StatementArguments = [update.notificationID, update.installationID, owner]
+                switch update.change {
+                case .delivered:
+                    try delivered.execute(arguments: [now] + key)
+                case .failed(let reason, let removed):
+                    try failed.execute(arguments: [now, reason, removed] + key)
+                case .retry(let reason, let date):
+                    try retry.execute(arguments: [Self.milliseconds(date), reason] + key)
+                }
+            }
+        }
+    }
+
+    public func release(owner: String) async throws {
+        try await database.write { db in
+            try db.execute(
+                sql: """
+                    UPDATE outbox_deliveries SET lease_owner = NULL, lease_until = NULL
+                    WHERE state = 'pending' AND lease_owner = ?
+                    """,
+                arguments: [owner]
+            )
+        }
+    }
+
+    public func statuses(of notificationID: String) async throws -> [DeliveryStatus] {
+        try await database.read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT installation_id, state, attempts, last_reason, removed FROM outbox_deliveries
+                    WHERE notification_id = ? ORDER BY installation_id
+                    """,
+                arguments: [notificationID]
+            ).map { row in
+                DeliveryStatus(
+                    installationID: row[0],
+                    state: DeliveryState(rawValue: row[1]) ?? .pending,
+                    attempts: row[2],
+                    lastReason: row[3],
+                    removed: row[4]
+                )
+            }
+        }
+    }
+
+    public func stats() async throws -> OutboxStats {
+        try await database.read { db in
+            let pending = try Row.fetchOne(
+                db,
+                sql: "SELECT count(*), min(enqueued_at) FROM outbox_deliveries WHERE state = 'pending'"
+            )
+            let failed = try Int.fetchOne(db, sql: "SELECT count(*) FROM outbox_deliveries WHERE state = 'failed'") ?? 0
+            let oldest: Int64? = pending?[1]
+            return OutboxStats(pending: pending?[0] ?? 0, oldestPendingSince: oldest.map(Self.date), failed: failed)
+        }
+    }
+
+    public func entries(in states: Set<DeliveryState>, limit: Int) async throws -> [OutboxEntry] {
+        let names = states.map(\.rawValue)
+        let placeholders = Array(repeating: "?", count: names.count).joined(separator: ", ")
+        return try await database.read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT d.*, n.agent_key FROM outbox_deliveries d JOIN outbox_notifications n ON n.id = d.notification_id
+                    WHERE d.state IN (\(placeholders)) ORDER BY d.enqueued_at DESC, d.installation_id LIMIT ?
+                    """,
+                arguments: StatementArguments(names) + [limit]
+            ).map { row in
+                let state = DeliveryState(rawValue: row["state"]) ?? .pending
+                return OutboxEntry(
+                    notificationID: row["notification_id"],
+                    agentKey: row["agent_key"],
+                    installationID: row["installation_id"],
+                    token: try Self.token(kind: row["token_kind"], value: row["token"]),
+                    state: state,
+                    attempts: row["attempts"],
+                    enqueuedAt: Self.date(row["enqueued_at"]),
+                    nextAttemptAt: state == .pending ? Self.date(row["next_attempt_at"]) : nil,
+                    lastReason: row["last_reason"]
+                )
+            }
+        }
+    }
+
+    public func prune(enqueuedBefore date: Date) async throws -> Int {
+        let cutoff = Self.milliseconds(date)
+        return try await database.write { db in
+            try db.execute(
+                sql: "DELETE FROM outbox_deliveries WHERE state IN ('delivered', 'failed') AND enqueued_at < ?",
+                arguments: [cutoff]
+            )
+            let removed = db.changesCount
+            try db.execute(
+                sql: """
+                    DELETE FROM outbox_notifications WHERE created_at < ?
+                    AND NOT EXISTS (SELECT 1 FROM outbox_deliveries WHERE notification_id = outbox_notifications.id)
+                    """,
+                arguments: [cutoff]
+            )
+            return removed
+        }
+    }
+
+    public func nextDueDate() async throws -> Date? {
+        try await database.read { db in
+            try Int64.fetchOne(db, sql: "SELECT min(next_attempt_at) FROM outbox_deliveries WHERE state = 'pending'")
+                .map(Self.date)
+        }
+    }
+
+    // MARK: Rows
+
+    private static func delivery(from row: Row) throws -> OutboxDelivery {
+        OutboxDelivery(
+            notificationID: row["notification_id"],
+            installationID: row["installation_id"],
+            devicePath: try DocumentPath(rawValue: row["device_path"]),
+            token: try token(kind: row["token_kind"], value: row["token"]),
+            pushID: row["push_id"],
+            attempts: row["attempts"]
+        )
+    }
+
+    private static func token(kind: String, value: String) throws -> DeviceToken {
+        switch kind {
+        case "apns": return .apns(value)
+        case "fcm": return .fcm(value)
+        default: throw DocumentStoreError.corruptDocument("a delivery's token kind '\(kind)'")
+        }
+    }
+
+    static func milliseconds(_ date: Date) -> Int64 {
+        Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
+    }
+
+    static func date(_ milliseconds: Int64) -> Date {
+        Date(timeIntervalSince1970: Double(milliseconds) / 1000)
+    }
+}

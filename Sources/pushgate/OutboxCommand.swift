@@ -1,0 +1,85 @@
+import ArgumentParser
+import Foundation
+import PushgateCore
+import PushgateSQLite
+
+struct OutboxCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "outbox",
+        abstract: "List the deliveries still pending, and the failed ones, with their last reason.",
+        discussion: "Reads the gateway's database directly (it may be running). Tokens are shortened."
+    )
+
+    enum StateFilter: String, ExpressibleByArgument, CaseIterable {
+        case pending, failed, delivered, unfinished, all
+
+        var states: Set<DeliveryState> {
+            switch self {
+            case .pending: [.pending]
+            case .failed: [.failed]
+            case .delivered: [.delivered]
+            case .unfinished: [.pending, .failed]
+            case .all: Set(DeliveryState.allCases)
+            }
+        }
+    }
+
+    @Option(help: "SQLite database file. Env: PUSHGATE_DATABASE. Default: pushgate.sqlite.")
+    var database: String?
+
+    @Option(help: "Which deliveries: pending, failed, delivered, unfinished (pending and failed) or all.")
+    var state: StateFilter = .unfinished
+
+    @Option(help: "At most this many, newest first.")
+    var limit = 50
+
+    @Flag(help: "One JSON object per line instead of a table.")
+    var json = false
+
+    func run() async throws {
+        let path = database ?? ProcessInfo.processInfo.environment["PUSHGATE_DATABASE"] ?? "pushgate.sqlite"
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw ValidationError("no database at \(path)")
+        }
+        let outbox = SQLiteOutbox(database: try SQLiteDatabase(path: path))
+        let stats = try await outbox.stats()
+        let entries = try await outbox.entries(in: state.states, limit: limit)
+        if json {
+            for entry in entries {
+                print(String(decoding: try Self.json(entry).encodedData(), as: UTF8.self))
+            }
+            return
+        }
+        let oldest = stats.oldestPendingSince.map { " (oldest \(Int(Date().timeIntervalSince($0))) s)" } ?? ""
+        print("pending: \(stats.pending)\(oldest), failed: \(stats.failed)")
+        guard !entries.isEmpty else { return }
+        print(
+            ["state", "attempts", "next try", "last reason", "token", "installation", "notification"]
+                .joined(separator: "\t")
+        )
+        for entry in entries {
+            print(
+                [
+                    entry.state.rawValue, "\(entry.attempts)", entry.nextAttemptAt.map(RFC3339.format) ?? "-",
+                    entry.lastReason ?? "-", "\(entry.token)", entry.installationID,
+                    String(entry.notificationID.prefix(8)),
+                ].joined(separator: "\t")
+            )
+        }
+    }
+
+    private static func json(_ entry: OutboxEntry) -> JSONValue {
+        var object: [String: JSONValue] = [
+            "notification_id": .string(entry.notificationID),
+            "agent_key": .string(entry.agentKey),
+            "installation_id": .string(entry.installationID),
+            "token": .string("\(entry.token)"),
+            "state": .string(entry.state.rawValue),
+            "attempts": .number(Double(entry.attempts)),
+            "enqueued_at": .string(RFC3339.format(entry.enqueuedAt)),
+        ]
+        object["next_attempt_at"] = entry.nextAttemptAt.map { .string(RFC3339.format($0)) }
+        object["last_reason"] = entry.lastReason.map(JSONValue.string)
+        return .object(object)
+    }
+}
