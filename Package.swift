@@ -173,8 +173,11 @@ let package = Package(
             name: "PushgateEndToEndTests",
             dependencies: [
                 "PushgateCore",
+                "PushgateSQLite",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),

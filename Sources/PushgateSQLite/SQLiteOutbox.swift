@@ -237,13 +237,6 @@ public final class SQLiteOutbox: Outbox {
         }
     }
 
-    public func nextDueDate() async throws -> Date? {
-        try await database.read { db in
-            try Int64.fetchOne(db, sql: "SELECT min(next_attempt_at) FROM outbox_deliveries WHERE state = 'pending'")
-                .map(Self.date)
-        }
-    }
-
     // MARK: Rows
 
     private static func delivery(from row: Row) throws -> OutboxDelivery {

@@ -46,6 +46,9 @@ struct APNsEmulatorCommand: AsyncParsableCommand {
     @Option(help: "Share of pushes (0-1) answered 503 ServiceUnavailable.")
     var rate503 = 0.0
 
+    @Option(help: "Answer every push 503 ServiceUnavailable for this many seconds after start (an outage).")
+    var unavailableFor: Double?
+
     @Option(help: "Retry-After seconds sent with those 429/503 answers.")
     var retryAfter: Int?
 
@@ -107,6 +110,7 @@ struct APNsEmulatorCommand: AsyncParsableCommand {
         configuration.tooManyRequestsRate = rate429
         configuration.serviceUnavailableRate = rate503
         configuration.retryAfterSeconds = retryAfter
+        configuration.serviceUnavailableUntil = unavailableFor.map { Date().addingTimeInterval($0) }
         configuration.inboxLimit = inboxLimit
 
         let logger = Logger.gateway(environment: ProcessInfo.processInfo.environment)

@@ -19,6 +19,9 @@ struct TriggerCommand: AsyncParsableCommand {
     @Option(help: "The conversation the reply belongs to.")
     var conversationId: String?
 
+    @Flag(help: "Answer as soon as the gateway stored the notification (202), without waiting for the first try.")
+    var noWait = false
+
     @Option(help: "Seconds to wait for the answer, so a proxy or a shell hook is never held up.")
     var timeout: Double = 5
 
@@ -27,6 +30,7 @@ struct TriggerCommand: AsyncParsableCommand {
         body["message_preview"] = message.map(JSONValue.string)
         body["conversation_id"] = conversationId.map(JSONValue.string)
         body["finished_at"] = .string(RFC3339.format(Date()))
+        if noWait { body["wait"] = false }
         try await gateway.client(timeout: timeout).call("triggerReplyFinished", body: body)
     }
 }

@@ -64,4 +64,9 @@ final class RunningGateway: Sendable {
     func stop() -> Int32 {
         process.stop()
     }
+
+    /// Sends SIGKILL to the gateway's own pid: a crash, no chance to clean up.
+    func crash() {
+        process.crash()
+    }
 }

@@ -41,6 +41,13 @@ final class RunningProcess: Sendable {
         return process.terminationStatus
     }
 
+    /// SIGKILL to the process's own pid (a crash: no chance to clean up), and waits
+    /// for it to be gone.
+    func crash() {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+    }
+
     deinit {
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
     }

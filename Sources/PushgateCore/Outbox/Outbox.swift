@@ -49,7 +49,4 @@ public protocol Outbox: Sendable {
     /// Deletes finished deliveries enqueued before `date`, and notifications left
     /// with none; answers how many deliveries went.
     func prune(enqueuedBefore date: Date) async throws -> Int
-
-    /// When the earliest pending delivery falls due, if any.
-    func nextDueDate() async throws -> Date?
 }

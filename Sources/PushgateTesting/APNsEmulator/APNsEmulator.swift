@@ -10,7 +10,7 @@ import Synchronization
 
 /// A local server that behaves like APNs: HTTP/2 over TLS, `POST /3/device/<token>`,
 /// APNs's checks and answers, injected faults, and an inbox of what it received
-/// (`GET /inbox`, newest first; `DELETE /inbox`).
+/// (`GET /inbox`, newest first; `GET /inbox/count`; `DELETE /inbox`).
 ///
 /// Used by the tests in process and by `pushgate apns-emulator`.
 public final class APNsEmulator: Sendable {
@@ -76,6 +76,9 @@ public final class APNsEmulator: Sendable {
                 body: .init(byteBuffer: ByteBuffer(bytes: body))
             )
         }
+        router.get("inbox/count") { _, _ in
+            ["count": self.inbox.count]
+        }
         router.delete("inbox") { _, _ in
             self.inbox.removeAll()
             return HTTPResponse.Status.noContent
@@ -96,7 +99,9 @@ public final class APNsEmulator: Sendable {
             if token.hasPrefix(configuration.unregisteredPrefix) {
                 verdict = .init(status: 410, reason: "Unregistered")
                 timestamp = Int64(now.timeIntervalSince1970 * 1000)
-            } else if seen <= configuration.serviceUnavailableBurst || roll < configuration.serviceUnavailableRate {
+            } else if seen <= configuration.serviceUnavailableBurst || roll < configuration.serviceUnavailableRate
+                || configuration.serviceUnavailableUntil.map({ now < $0 }) == true
+            {
                 verdict = .init(status: 503, reason: "ServiceUnavailable")
                 retryAfter = true
             } else if roll < configuration.serviceUnavailableRate + configuration.tooManyRequestsRate {

@@ -21,6 +21,8 @@ public struct APNsEmulatorConfiguration: Sendable {
     public var serviceUnavailableRate = 0.0
     /// The first this-many pushes answer `503 ServiceUnavailable` (a burst, for tests).
     public var serviceUnavailableBurst = 0
+    /// Until then every push answers `503 ServiceUnavailable` (an outage).
+    public var serviceUnavailableUntil: Date?
     /// `Retry-After` (seconds) sent with injected 429 and 503 answers.
     public var retryAfterSeconds: Int?
     /// Requests kept in the inbox.

@@ -1,0 +1,186 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+import PushgateCore
+import PushgateSQLite
+import Testing
+
+/// Nothing accepted is lost: the gateway and the APNs emulator as real processes,
+/// killed, stopped and starved in the middle of fan-outs.
+@Suite("Durable delivery end to end", .serialized)
+struct DurabilityTests {
+    static let secret = PushSecret("durability-test-secret-0123456789")!
+    static let cwd = "/srv/durable-agent"
+
+    let directory: URL
+    var database: String { directory.appendingPathComponent("pushgate.sqlite").path }
+
+    init() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("pushgate-e2e-durable-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    }
+
+    /// `pushgate apns-emulator` on a free port; the settings that point a gateway at it.
+    func startEmulator(_ arguments: [String] = []) throws -> (RunningProcess, [String: String]) {
+        let emulator = try RunningProcess(
+            ["apns-emulator", "--port", "0", "--state-directory", directory.appendingPathComponent("emulator").path]
+                + arguments,
+            readyWhen: "PUSHGATE_APNS_TOPIC="
+        )
+        var settings: [String: String] = [:]
+        for line in emulator.capturedOutput.split(separator: "\n") where line.contains("export ") {
+            let parts = line.split(separator: "export ", maxSplits: 1)[1].split(separator: "=", maxSplits: 1)
+            settings[String(parts[0])] = String(parts[1])
+        }
+        return (emulator, settings)
+    }
+
+    /// `count` devices on the agent, written into the gateway's database before it starts.
+    func seedDevices(_ count: Int) async throws {
+        let store = try SQLiteDocumentStore(path: database)
+        let devices = NamespacePaths.devices(of: AgentKey(cwd: Self.cwd), of: Self.secret.serverKey)
+        try await store.commit(
+            try (0..<count).map { n in
+                .set(try devices.document(String(format: "phone-%05d", n)), ["apnsToken": .value(.string(Self.token(n)))])
+            }
+        )
+    }
+
+    static func token(_ n: Int) -> String { String(format: "%064x", n + 1) }
+
+    func trigger(_ gateway: RunningGateway, wait: Bool) throws -> BuiltExecutable.Result {
+        try BuiltExecutable.run(
+            ["trigger", "--cwd", Self.cwd, "--url", gateway.baseURL] + (wait ? [] : ["--no-wait"]),
+            environment: ["CODEAGENTS_PUSH_SECRET": Self.secret.value]
+        )
+    }
+
+    /// How many pushes the emulator received so far.
+    func received(_ settings: [String: String]) throws -> Int {
+        let text = try APNsEndToEndTests.curl(["--cacert", settings["PUSHGATE_APNS_CA_FILE"]!, settings["PUSHGATE_APNS_URL"]! + "/inbox/count"])
+        guard case .number(let count)? = try JSONValue.parse(Array(text.utf8)).objectValue?["count"] else { return -1 }
+        return Int(count)
+    }
+
+    /// The device tokens the emulator accepted (200), and every request's token.
+    func inbox(_ settings: [String: String]) throws -> (accepted: Set<String>, all: [String]) {
+        let text = try APNsEndToEndTests.curl(["--cacert", settings["PUSHGATE_APNS_CA_FILE"]!, settings["PUSHGATE_APNS_URL"]! + "/inbox"])
+        guard case .array(let entries) = try JSONValue.parse(Array(text.utf8)) else { return ([], []) }
+        var accepted = Set<String>()
+        var all: [String] = []
+        for entry in entries {
+            guard let token = entry.objectValue?["device_token"]?.stringValue else { continue }
+            all.append(token)
+            if entry.objectValue?["status"] == 200 { accepted.insert(token) }
+        }
+        return (accepted, all)
+    }
+
+    /// Polls the outbox until nothing is pending; answers how long that took.
+    func waitUntilSettled(limit: TimeInterval = 90) async throws -> TimeInterval {
+        let outbox = SQLiteOutbox(database: try SQLiteDatabase(path: database))
+        let start = Date()
+        while try await outbox.stats().pending > 0 {
+            try #require(Date().timeIntervalSince(start) < limit, "the outbox did not drain")
+            try await Task.sleep(for: .milliseconds(200))
+        }
+        return Date().timeIntervalSince(start)
+    }
+
+    func waitUntil(_ condition: () throws -> Bool) throws {
+        let deadline = Date().addingTimeInterval(60)
+        while try !condition() {
+            try #require(Date() < deadline, "timed out")
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+    }
+
+    @Test("kill -9 in the middle of a 5,000-device fan-out: after a restart every device gets its push")
+    func killDuringFanOut() async throws {
+        let (emulator, settings) = try startEmulator()
+        defer { _ = emulator.stop() }
+        try await seedDevices(5000)
+        var environment = settings
+        environment["PUSHGATE_OUTBOX_LEASE"] = "3"
+        var gateway = try RunningGateway(database: database, environment: environment)
+        #expect(try trigger(gateway, wait: false).status == 0)
+        try waitUntil { try received(settings) >= 300 }
+        gateway.crash()
+        let receivedAtKill = try received(settings)
+        #expect(receivedAtKill < 5000, "killed in the middle")
+
+        gateway = try RunningGateway(database: database, environment: environment)
+        _ = try await waitUntilSettled()
+        #expect(gateway.stop() == 0)
+
+        let outbox = SQLiteOutbox(database: try SQLiteDatabase(path: database))
+        let stats = try await outbox.stats()
+        #expect(stats.pending == 0 && stats.failed == 0, "nothing pending, nothing failed")
+        #expect(try await outbox.entries(in: [.delivered], limit: 10_000).count == 5000, "each delivery delivered, once in the books")
+        let inbox = try inbox(settings)
+        #expect(inbox.accepted == Set((0..<5000).map(Self.token)), "every device received at least one push")
+    }
+
+    @Test("SIGTERM during a fan-out: exit 0 within the grace period, the rest delivered after a restart")
+    func sigtermDuringFanOut() async throws {
+        let (emulator, settings) = try startEmulator()
+        defer { _ = emulator.stop() }
+        try await seedDevices(5000)
+        var gateway = try RunningGateway(database: database, environment: settings)
+        #expect(try trigger(gateway, wait: false).status == 0)
+        try waitUntil { try received(settings) >= 300 }
+        let stopping = Date()
+        #expect(gateway.stop() == 0)
+        #expect(Date().timeIntervalSince(stopping) < 15, "within the 10 s grace period, and some")
+
+        gateway = try RunningGateway(database: database, environment: settings)
+        _ = try await waitUntilSettled()
+        #expect(gateway.stop() == 0)
+        let stats = try await SQLiteOutbox(database: try SQLiteDatabase(path: database)).stats()
+        #expect(stats.pending == 0 && stats.failed == 0)
+        #expect(try inbox(settings).accepted.count == 5000)
+    }
+
+    @Test("APNs answers 503 for 10 s: every push arrives, tries follow the backoff, registrations stay fast")
+    func outage() async throws {
+        let (emulator, settings) = try startEmulator(["--unavailable-for", "10"])
+        defer { _ = emulator.stop() }
+        let outageEnds = Date().addingTimeInterval(10)
+        try await seedDevices(200)
+        let gateway = try RunningGateway(database: database, environment: settings)
+        defer { _ = gateway.stop() }
+        let client = HTTPClient.shared
+
+        func registrationTime(_ n: Int) async throws -> TimeInterval {
+            var request = HTTPClientRequest(url: gateway.baseURL + "/registerSubscription")
+            request.method = .POST
+            request.headers.add(name: "Authorization", value: "Bearer \(Self.secret.value)")
+            let body: JSONValue = ["cwd": "/srv/other", "installation_id": .string("r\(n)"), "fcm_token": .string("fcm-\(n)")]
+            request.body = .bytes(try body.encodedData())
+            let start = Date()
+            let response = try await client.execute(request, timeout: .seconds(10))
+            _ = try await response.body.collect(upTo: 1 << 20)
+            #expect(response.status == .ok)
+            return Date().timeIntervalSince(start)
+        }
+        var before: [TimeInterval] = []
+        for n in 0..<20 { before.append(try await registrationTime(n)) }
+
+        let answer = try trigger(gateway, wait: true)
+        let counts = try #require(try JSONValue.parse(Array(answer.stdout.utf8)).objectValue)
+        #expect(counts["pending_count"] == 200, "all waiting for APNs to come back")
+        var during: [TimeInterval] = []
+        for n in 20..<40 { during.append(try await registrationTime(n)) }
+        #expect(Date() < outageEnds, "measured during the outage")
+        let median = { (times: [TimeInterval]) in times.sorted()[times.count / 2] }
+        #expect(median(during) <= median(before) * 5 + 0.05, "before \(median(before)) s, during \(median(during)) s")
+
+        _ = try await waitUntilSettled()
+        let inbox = try inbox(settings)
+        #expect(inbox.accepted.count == 200)
+        let tries = Dictionary(grouping: inbox.all, by: { $0 }).mapValues(\.count)
+        // 10 s of 503s against waits of 0.5–1, 1–2, 2–4, 4–8 s: at most 5 failed tries, then the good one.
+        #expect(tries.values.allSatisfy { (2...6).contains($0) }, "\(Set(tries.values))")
+    }
+}

@@ -1,0 +1,160 @@
+import Foundation
+import PushgateCore
+import PushgateSQLite
+import PushgateTesting
+import Synchronization
+import Testing
+
+@testable import PushgateFunctions
+
+/// The outbox, the worker and the trigger together: retries, give-ups, repeats.
+@Suite("Durable delivery")
+struct DeliveryTests {
+    let cwd = "/srv/agent"
+
+    func register(_ fixture: FunctionsFixture, devices: Int) async throws {
+        for n in 0..<devices {
+            _ = try await fixture.register([
+                "cwd": .string(cwd), "installation_id": .string("d\(n)"), "apns_token": .string(FunctionsFixture.apnsToken(n)),
+            ])
+        }
+    }
+
+    @Test("the same conversation and finish time again sends nothing and answers the first counts, marked duplicate")
+    func repeatedTrigger() async throws {
+        let fixture = try FunctionsFixture()
+        try await register(fixture, devices: 3)
+        let body: [String: JSONValue] = ["cwd": .string(cwd), "conversation_id": "c-1", "finished_at": "2026-11-22T05:04:32Z"]
+        let first = try await fixture.trigger(body)
+        let second = try await fixture.trigger(body)
+        #expect(first.successCount == 3 && first.duplicate == nil)
+        #expect(second.duplicate == true)
+        #expect(second.successCount == 3 && second.deviceCount == 3 && second.responses == first.responses)
+        #expect(fixture.provider.sends.flatMap(\.targets).count == 3, "one push per device")
+
+        let keyed = try await fixture.trigger(["cwd": .string(cwd)], idempotencyKey: "run-9")
+        let keyedAgain = try await fixture.trigger(["cwd": .string(cwd)], idempotencyKey: "run-9")
+        #expect(keyed.duplicate == nil && keyedAgain.duplicate == true)
+        #expect(fixture.provider.sends.flatMap(\.targets).count == 6)
+
+        fixture.clock.advance(by: 86_400)
+        #expect(try await fixture.trigger(body).duplicate == nil, "after 24 h it is a new trigger")
+    }
+
+    @Test("wait: false answers accepted with everything pending; the first try still runs")
+    func noWait() async throws {
+        let fixture = try FunctionsFixture()
+        try await register(fixture, devices: 2)
+        let result = try await fixture.triggerResult(["cwd": .string(cwd), "wait": false])
+        #expect(result.accepted)
+        #expect(result.answer.pendingCount == 2 && result.answer.successCount == 0)
+        #expect(result.answer.responses.allSatisfy { $0.pending == true })
+        for _ in 0..<200 where try await fixture.outbox.stats().pending > 0 {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(try await fixture.outbox.stats().pending == 0)
+        #expect(fixture.provider.sends.flatMap(\.targets).count == 2)
+    }
+
+    @Test("a 429 with Retry-After on one token delays that token only, by at least the time asked")
+    func retryAfterOneToken() async throws {
+        let fixture = try FunctionsFixture()
+        try await register(fixture, devices: 3)
+        let throttled = FunctionsFixture.apnsToken(1)
+        let provider = SequencedProvider(script: [throttled: [.retryLater(reason: "TooManyRequests", after: .seconds(2))]])
+        let worker = fixture.worker(provider: provider)
+
+        let answer = try await fixture.trigger(["cwd": .string(cwd)], worker: worker)
+        #expect(answer.successCount == 2 && answer.pendingCount == 1, "the others are not held back")
+        let pending = try #require(try await fixture.outbox.entries(in: [.pending], limit: 10).first)
+        #expect(pending.installationID == "d1")
+        let wait = try #require(pending.nextAttemptAt).timeIntervalSince(fixture.clock.now())
+        #expect(wait >= 2 && wait <= 2.001)
+
+        fixture.clock.advance(by: 1.9)
+        #expect(try await worker.retryDueDeliveries() == false, "not before Retry-After")
+        fixture.clock.advance(by: 0.2)
+        #expect(try await worker.retryDueDeliveries() == true)
+        #expect(try await fixture.outbox.stats().pending == 0)
+        #expect(provider.sentTokens == [FunctionsFixture.apnsToken(0), throttled, FunctionsFixture.apnsToken(2), throttled])
+    }
+
+    @Test("a delivery that keeps failing is given up after the last try, or when its notification expires")
+    func givingUp() async throws {
+        let fixture = try FunctionsFixture()
+        try await register(fixture, devices: 1)
+        var policy = DeliveryPolicy()
+        policy.maxAttempts = 3
+        let provider = SequencedProvider(script: [:], always: .retryLater(reason: "ServiceUnavailable", after: nil))
+        let worker = fixture.worker(provider: provider, policy: policy)
+        _ = try await fixture.trigger(["cwd": .string(cwd)], worker: worker, policy: policy)
+        for _ in 0..<5 {
+            fixture.clock.advance(by: 10)
+            _ = try await worker.retryDueDeliveries()
+        }
+        let failed = try await fixture.outbox.entries(in: [.failed], limit: 10)
+        #expect(failed.count == 1 && failed.first?.attempts == 3 && failed.first?.lastReason == "ServiceUnavailable")
+        #expect(provider.sentTokens.count == 3)
+
+        policy.maxAttempts = 100
+        policy.timeToLive = .seconds(5)
+        let expiring = fixture.worker(provider: provider, policy: policy)
+        _ = try await fixture.trigger(["cwd": .string(cwd)], worker: expiring, policy: policy)
+        for _ in 0..<10 {
+            fixture.clock.advance(by: 2)
+            _ = try await expiring.retryDueDeliveries()
+        }
+        #expect(try await fixture.outbox.stats().pending == 0, "past its time to live nothing is retried")
+        #expect(try await fixture.outbox.entries(in: [.failed], limit: 10).count == 2)
+    }
+
+    @Test("a worker that stops gives its leases back: the next one sends at once")
+    func leasesGivenBackOnShutdown() async throws {
+        let fixture = try FunctionsFixture()
+        try await register(fixture, devices: 2)
+        let stalled = SequencedProvider(script: [:], stallFor: .seconds(30))
+        let worker = fixture.worker(provider: stalled)
+        var policy = DeliveryPolicy()
+        policy.triggerWait = .milliseconds(50)
+        let answer = try await fixture.trigger(["cwd": .string(cwd)], worker: worker, policy: policy)
+        #expect(answer.pendingCount == 2)
+
+        // A second worker cannot take them while the first holds the lease…
+        let next = fixture.worker()
+        #expect(try await next.retryDueDeliveries() == false)
+        // …until the first gives them back (what graceful shutdown does after its grace).
+        try await fixture.outbox.release(owner: worker.owner)
+        #expect(try await next.retryDueDeliveries() == true)
+        #expect(try await fixture.outbox.stats().pending == 0)
+    }
+}
+
+/// Answers from a per-token script (then `always`), optionally taking its time.
+private final class SequencedProvider: PushProvider {
+    private let script: Mutex<[String: [DeliveryOutcome]]>
+    private let always: DeliveryOutcome
+    private let stall: Duration?
+    private let sent = Mutex<[String]>([])
+    let deliveryName = "test"
+
+    init(script: [String: [DeliveryOutcome]], always: DeliveryOutcome = .delivered, stallFor stall: Duration? = nil) {
+        self.script = Mutex(script)
+        self.always = always
+        self.stall = stall
+    }
+
+    func send(_ notification: PushNotification, to targets: [DeliveryTarget]) async -> [DeliveryOutcome] {
+        if let stall { try? await Task.sleep(for: stall) }
+        sent.withLock { $0 += targets.map(\.token.value) }
+        return script.withLock { script in
+            targets.map { target in
+                guard var queue = script[target.token.value], !queue.isEmpty else { return always }
+                let next = queue.removeFirst()
+                script[target.token.value] = queue
+                return next
+            }
+        }
+    }
+
+    var sentTokens: [String] { sent.withLock { $0 } }
+}
