@@ -7,6 +7,8 @@
 #   STAND_IN=emulator bench/fanout.sh  the project's APNs emulator instead of nginx
 #                                      (it verifies every JWT; far slower than nginx)
 #   CONNECTIONS=2                      the gateway's APNs connections (and h2load's)
+#   BASELINE=<git revision>            also measure that revision's build, in the same run
+#   RECOVERY=0                         skip the kill -9 recovery measurement
 #
 # Prints, per N: the trigger's wall time (request to answer, which comes after the
 # last push's answer), pushes per second, that ÷ the ceiling, and the gateway's
@@ -92,23 +94,14 @@ ceiling="$(h2load -n "$ceiling_requests" -c "$connections" -m 1000 -t "$connecti
     "https://127.0.0.1:$apns_port/3/device/$(printf 'ab%.0s' $(seq 32))" 2>/dev/null \
     | awk '/^finished in/ {gsub(",", "", $4); print $4}')" || ceiling=""
 
-gateway_port="$(free_port)"
-"$pushgate" serve --port "$gateway_port" --database "$work/bench.sqlite" >"$work/gateway.log" 2>&1 &
-gateway_pid=$!
-pids+=("$gateway_pid")
-wait_for "$work/gateway.log" "listening on"
-
 secret="benchmark-secret-0123456789"
 server_key="$(printf '%s' "$secret" | sha256sum | cut -d' ' -f1)"
+# The answer waits for the whole first try, so that it marks the last push.
+export PUSHGATE_TRIGGER_WAIT=600
 
-printf '\nstand-in: %s, gateway: %s APNs connections, ceiling (h2load, same requests, %s connections): %s requests/s\n\n' \
-    "$stand_in" "$connections" "$connections" "${ceiling:-n/a}"
-printf '%10s %12s %14s %10s %14s %16s\n' devices "trigger (s)" "pushes/s" "÷ ceiling" "delivered" "gateway peak RSS"
-for n in "${sizes[@]}"; do
-    cwd="/bench/agent-$n"
-    # Seed N device documents straight into the store (registering 100,000 through
-    # the API would measure registrations, not the fan-out).
-    python3 - "$work/bench.sqlite" "$server_key" "$cwd" "$n" <<'PY'
+seed() { # database cwd n: N device documents straight into the store (registering
+         # 100,000 through the API would measure registrations, not the fan-out)
+    python3 - "$1" "$server_key" "$2" "$3" <<'PY'
 import hashlib, json, sqlite3, sys
 db, server_key, cwd, n = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
 agent_key = hashlib.sha256(cwd.encode()).hexdigest()
@@ -121,14 +114,71 @@ c = sqlite3.connect(db, timeout=30)
 c.executemany("INSERT OR REPLACE INTO documents (path, parent, collection_id, document_id, fields) VALUES (?,?,?,?,?)", rows)
 c.commit()
 PY
-    start=$(date +%s.%N)
-    answer="$(curl -s --max-time 600 "http://127.0.0.1:$gateway_port/triggerReplyFinished" \
+}
+
+start_gateway() { # binary label → sets gateway_pid, gateway_port
+    gateway_port="$(free_port)"
+    "$1" serve --port "$gateway_port" --database "$work/$2.sqlite" >"$work/$2.log" 2>&1 &
+    gateway_pid=$!
+    pids+=("$gateway_pid")
+    wait_for "$work/$2.log" "listening on"
+}
+
+trigger() { # cwd [extra JSON] → prints the answer
+    curl -s --max-time 600 "http://127.0.0.1:$gateway_port/triggerReplyFinished" \
         -H "Authorization: Bearer $secret" -H 'Content-Type: application/json' \
-        -d "{\"cwd\": \"$cwd\", \"message_preview\": \"Benchmark reply: all tests pass.\"}")"
-    end=$(date +%s.%N)
-    delivered="$(printf '%s' "$answer" | python3 -c 'import json,sys; a=json.load(sys.stdin); print(a["success_count"])')"
-    rss_kb="$(awk '/VmHWM/ {print $2}' "/proc/$gateway_pid/status")"
-    awk -v n="$n" -v s="$start" -v e="$end" -v c="${ceiling:-0}" -v d="$delivered" -v r="$rss_kb" 'BEGIN {
-        t = e - s; rate = n / t
-        printf "%10d %12.3f %14.0f %10s %14d %13.1f MiB\n", n, t, rate, (c > 0 ? sprintf("%.2f", rate / c) : "n/a"), d, r / 1024 }'
-done
+        -d "{\"cwd\": \"$1\", \"message_preview\": \"Benchmark reply: all tests pass.\"${2:-}}"
+}
+
+measure() { # binary label: one trigger per size; prints a row each
+    start_gateway "$1" "$2"
+    for n in "${sizes[@]}"; do
+        cwd="/bench/agent-$n"
+        seed "$work/$2.sqlite" "$cwd" "$n"
+        start=$(date +%s.%N)
+        answer="$(trigger "$cwd")"
+        end=$(date +%s.%N)
+        delivered="$(printf '%s' "$answer" | python3 -c 'import json,sys; a=json.load(sys.stdin); print(a["success_count"])')"
+        rss_kb="$(awk '/VmHWM/ {print $2}' "/proc/$gateway_pid/status")"
+        awk -v l="$2" -v n="$n" -v s="$start" -v e="$end" -v c="${ceiling:-0}" -v d="$delivered" -v r="$rss_kb" 'BEGIN {
+            t = e - s; rate = n / t
+            printf "%-9s %10d %12.3f %14.0f %10s %10d %10.1f MiB\n", l, n, t, rate, (c > 0 ? sprintf("%.2f", rate / c) : "n/a"), d, r / 1024 }'
+    done
+    kill -TERM "$gateway_pid"; wait "$gateway_pid" 2>/dev/null || true
+}
+
+printf '\nstand-in: %s, gateway: %s APNs connections, ceiling (h2load, same requests, %s connections): %s requests/s\n\n' \
+    "$stand_in" "$connections" "$connections" "${ceiling:-n/a}"
+printf '%-9s %10s %12s %14s %10s %10s %14s\n' build devices "trigger (s)" "pushes/s" "÷ ceiling" delivered "peak RSS"
+
+# BASELINE=<git revision>: the same benchmark on that revision's build, in the same
+# run (built once into .build-baseline/, its sources checked out in .build-baseline-src/).
+if [ -n "${BASELINE:-}" ]; then
+    baseline_src="$root/.build-baseline-src"
+    rm -rf "$baseline_src"
+    git -C "$root" archive "$BASELINE" | (mkdir -p "$baseline_src" && tar -x -C "$baseline_src")
+    swift build --package-path "$baseline_src" --scratch-path "$root/.build-baseline" -c release --product pushgate \
+        >/dev/null 2>&1
+    measure "$root/.build-baseline/release/pushgate" "baseline"
+fi
+measure "$pushgate" "current"
+
+# Recovery: kill -9 the gateway right after it accepted a 20,000-device trigger,
+# start it again, and time until the outbox is empty (the lease must run out first).
+if [ "${RECOVERY:-1}" = 1 ]; then
+    lease="${PUSHGATE_OUTBOX_LEASE:-30}"
+    start_gateway "$pushgate" recovery
+    seed "$work/recovery.sqlite" /bench/recovery 20000
+    trigger /bench/recovery ', "wait": false' >/dev/null
+    sleep 0.2
+    kill -KILL "$gateway_pid"; wait "$gateway_pid" 2>/dev/null || true
+    killed=$(date +%s.%N)
+    left="$(python3 -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute("select count(*) from outbox_deliveries where state=\"pending\"").fetchone()[0])' "$work/recovery.sqlite")"
+    start_gateway "$pushgate" recovery
+    until [ "$(curl -s "http://127.0.0.1:$gateway_port/healthz" | python3 -c 'import json,sys; print(json.load(sys.stdin)["outbox"]["pending"])')" = 0 ]; do
+        sleep 0.1
+    done
+    done_at=$(date +%s.%N)
+    awk -v k="$killed" -v d="$done_at" -v l="$lease" -v p="$left" 'BEGIN {
+        printf "\nrecovery: %d of 20000 deliveries pending at the kill; all delivered %.1f s after it (lease %d s)\n", p, d - k, l }'
+fi

@@ -61,9 +61,8 @@ public enum SQLiteMigrations {
 
                 CREATE TABLE outbox_deliveries (
                     notification_id TEXT NOT NULL REFERENCES outbox_notifications (id) ON DELETE CASCADE,
+                    -- The device: …/devices/{installation_id} under the notification's agent.
                     installation_id TEXT NOT NULL,
-                    -- The device document, deleted when its token turns out dead.
-                    device_path TEXT NOT NULL,
                     token_kind TEXT NOT NULL CHECK (token_kind IN ('apns', 'fcm')),
                     token TEXT NOT NULL,
                     -- apns-id: the same on every try.

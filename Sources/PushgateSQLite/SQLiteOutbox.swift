@@ -22,6 +22,11 @@ public final class SQLiteOutbox: Outbox {
         leaseUntil: Date
     ) async throws -> EnqueueResult {
         let content = String(decoding: try JSONEncoder().encode(notification.content), as: UTF8.self)
+        let rows = String(
+            decoding: try JSONEncoder().encode(
+                deliveries.map { [$0.installationID, $0.token.kind, $0.token.value, $0.pushID] }),
+            as: UTF8.self
+        )
         let created = Self.milliseconds(notification.createdAt)
         let lease = owner.map { _ in Self.milliseconds(leaseUntil) }
         return try await database.write { db in
@@ -53,19 +58,17 @@ public final class SQLiteOutbox: Outbox {
                     Self.milliseconds(notification.expiresAt), idempotencyKey,
                 ]
             )
-            let insert = try db.cachedStatement(
+            // One statement for every row: SQLite walks the JSON array itself, which is
+            // far cheaper than binding a statement per device from Swift.
+            try db.execute(
                 sql: """
-                    INSERT INTO outbox_deliveries (notification_id, installation_id, device_path, token_kind, token,
-                        push_id, state, attempts, enqueued_at, next_attempt_at, lease_owner, lease_until)
-                    VALUES (?, ?, ?, ?, ?, ?, 'pending', 0, ?, ?, ?, ?)
-                    """
+                    INSERT INTO outbox_deliveries (notification_id, installation_id, token_kind, token, push_id,
+                        state, attempts, enqueued_at, next_attempt_at, lease_owner, lease_until)
+                    SELECT ?, value ->> 0, value ->> 1, value ->> 2, value ->> 3, 'pending', 0, ?, ?, ?, ?
+                    FROM json_each(?)
+                    """,
+                arguments: [notification.id, created, created, owner, lease, rows]
             )
-            for delivery in deliveries {
-                try insert.execute(arguments: [
-                    notification.id, delivery.installationID, delivery.devicePath.rawValue, delivery.token.kind,
-                    delivery.token.value, delivery.pushID, created, created, owner, lease,
-                ])
-            }
             return .created
         }
     }
@@ -82,7 +85,7 @@ public final class SQLiteOutbox: Outbox {
                         SELECT rowid FROM outbox_deliveries
                         WHERE state = 'pending' AND next_attempt_at <= ? AND (lease_until IS NULL OR lease_until <= ?)
                         ORDER BY next_attempt_at LIMIT ?)
-                    RETURNING notification_id, installation_id, device_path, token_kind, token, push_id, attempts
+                    RETURNING notification_id, installation_id, token_kind, token, push_id, attempts
                     """,
                 arguments: [owner, lease, now, now, limit]
             )
@@ -109,21 +112,39 @@ public final class SQLiteOutbox: Outbox {
 
     public func record(_ updates: [DeliveryUpdate], owner: String, now: Date) async throws {
         let now = Self.milliseconds(now)
+        // Deliveries that ended alike are recorded by one statement each (a fan-out's
+        // chunk is mostly "delivered"); retries, each with its own time, one by one.
+        var finished: [FinishedGroup: [String]] = [:]
+        var retries: [(DeliveryUpdate, reason: String, at: Int64)] = []
+        for update in updates {
+            switch update.change {
+            case .delivered:
+                finished[FinishedGroup(notificationID: update.notificationID, state: "delivered"), default: []]
+                    .append(update.installationID)
+            case .failed(let reason, let removed):
+                let group = FinishedGroup(
+                    notificationID: update.notificationID, state: "failed", reason: reason, removed: removed)
+                finished[group, default: []].append(update.installationID)
+            case .retry(let reason, let date):
+                retries.append((update, reason, Self.milliseconds(date)))
+            }
+        }
+        let groups = try finished.map { group, ids in
+            (group, String(decoding: try JSONEncoder().encode(ids), as: UTF8.self))
+        }
+        let retryRows = retries
         try await database.write { db in
-            let delivered = try db.cachedStatement(
-                sql: """
-                    UPDATE outbox_deliveries SET state = 'delivered', attempts = attempts + 1, finished_at = ?,
-                        last_reason = NULL, lease_owner = NULL, lease_until = NULL
-                    WHERE notification_id = ? AND installation_id = ? AND state = 'pending' AND lease_owner = ?
-                    """
-            )
-            let failed = try db.cachedStatement(
-                sql: """
-                    UPDATE outbox_deliveries SET state = 'failed', attempts = attempts + 1, finished_at = ?,
-                        last_reason = ?, removed = ?, lease_owner = NULL, lease_until = NULL
-                    WHERE notification_id = ? AND installation_id = ? AND state = 'pending' AND lease_owner = ?
-                    """
-            )
+            for (group, ids) in groups {
+                try db.execute(
+                    sql: """
+                        UPDATE outbox_deliveries SET state = ?, attempts = attempts + 1, finished_at = ?, last_reason = ?,
+                            removed = ?, lease_owner = NULL, lease_until = NULL
+                        WHERE notification_id = ? AND state = 'pending' AND lease_owner = ?
+                            AND installation_id IN (SELECT value FROM json_each(?))
+                        """,
+                    arguments: [group.state, now, group.reason, group.removed, group.notificationID, owner, ids]
+                )
+            }
             let retry = try db.cachedStatement(
                 sql: """
                     UPDATE outbox_deliveries SET attempts = attempts + 1, next_attempt_at = ?, last_reason = ?,
@@ -131,17 +152,30 @@ public final class SQLiteOutbox: Outbox {
                     WHERE notification_id = ? AND installation_id = ? AND state = 'pending' AND lease_owner = ?
                     """
             )
-            for update in updates {
-                let key: StatementArguments = [update.notificationID, update.installationID, owner]
-                switch update.change {
-                case .delivered:
-                    try delivered.execute(arguments: [now] + key)
-                case .failed(let reason, let removed):
-                    try failed.execute(arguments: [now, reason, removed] + key)
-                case .retry(let reason, let date):
-                    try retry.execute(arguments: [Self.milliseconds(date), reason] + key)
-                }
+            for (update, reason, at) in retryRows {
+                try retry.execute(arguments: [at, reason, update.notificationID, update.installationID, owner])
             }
+        }
+    }
+
+    /// Deliveries of one notification that ended the same way.
+    private struct FinishedGroup: Hashable {
+        let notificationID: String
+        let state: String
+        var reason: String?
+        var removed = false
+    }
+
+    public func extendLeases(owner: String, notificationID: String, until date: Date) async throws {
+        let until = Self.milliseconds(date)
+        try await database.write { db in
+            try db.execute(
+                sql: """
+                    UPDATE outbox_deliveries SET lease_until = ?
+                    WHERE notification_id = ? AND state = 'pending' AND lease_owner = ?
+                    """,
+                arguments: [until, notificationID, owner]
+            )
         }
     }
 
@@ -243,7 +277,6 @@ public final class SQLiteOutbox: Outbox {
         OutboxDelivery(
             notificationID: row["notification_id"],
             installationID: row["installation_id"],
-            devicePath: try DocumentPath(rawValue: row["device_path"]),
             token: try token(kind: row["token_kind"], value: row["token"]),
             pushID: row["push_id"],
             attempts: row["attempts"]

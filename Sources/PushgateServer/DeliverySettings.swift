@@ -32,7 +32,7 @@ public struct DeliverySettings: Sendable, Hashable {
     public func policy(timeToLive: Duration?) throws(ConfigurationError) -> DeliveryPolicy {
         var policy = DeliveryPolicy()
         if let timeToLive { policy.timeToLive = timeToLive }
-        policy.triggerWait = try seconds(triggerWait, "PUSHGATE_TRIGGER_WAIT", in: 0...60) ?? policy.triggerWait
+        policy.triggerWait = try seconds(triggerWait, "PUSHGATE_TRIGGER_WAIT", in: 0...600) ?? policy.triggerWait
         if let attempts = try number(maxAttempts, "PUSHGATE_DELIVERY_MAX_ATTEMPTS", in: 1...100) {
             policy.maxAttempts = attempts
         }

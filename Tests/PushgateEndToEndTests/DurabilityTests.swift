@@ -17,7 +17,8 @@ struct DurabilityTests {
     var database: String { directory.appendingPathComponent("pushgate.sqlite").path }
 
     init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("pushgate-e2e-durable-\(UUID().uuidString)")
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "pushgate-e2e-durable-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     }
 
@@ -42,7 +43,9 @@ struct DurabilityTests {
         let devices = NamespacePaths.devices(of: AgentKey(cwd: Self.cwd), of: Self.secret.serverKey)
         try await store.commit(
             try (0..<count).map { n in
-                .set(try devices.document(String(format: "phone-%05d", n)), ["apnsToken": .value(.string(Self.token(n)))])
+                .set(
+                    try devices.document(String(format: "phone-%05d", n)), ["apnsToken": .value(.string(Self.token(n)))]
+                )
             }
         )
     }
@@ -58,14 +61,18 @@ struct DurabilityTests {
 
     /// How many pushes the emulator received so far.
     func received(_ settings: [String: String]) throws -> Int {
-        let text = try APNsEndToEndTests.curl(["--cacert", settings["PUSHGATE_APNS_CA_FILE"]!, settings["PUSHGATE_APNS_URL"]! + "/inbox/count"])
+        let text = try APNsEndToEndTests.curl([
+            "--cacert", settings["PUSHGATE_APNS_CA_FILE"]!, settings["PUSHGATE_APNS_URL"]! + "/inbox/count",
+        ])
         guard case .number(let count)? = try JSONValue.parse(Array(text.utf8)).objectValue?["count"] else { return -1 }
         return Int(count)
     }
 
     /// The device tokens the emulator accepted (200), and every request's token.
     func inbox(_ settings: [String: String]) throws -> (accepted: Set<String>, all: [String]) {
-        let text = try APNsEndToEndTests.curl(["--cacert", settings["PUSHGATE_APNS_CA_FILE"]!, settings["PUSHGATE_APNS_URL"]! + "/inbox"])
+        let text = try APNsEndToEndTests.curl([
+            "--cacert", settings["PUSHGATE_APNS_CA_FILE"]!, settings["PUSHGATE_APNS_URL"]! + "/inbox",
+        ])
         guard case .array(let entries) = try JSONValue.parse(Array(text.utf8)) else { return ([], []) }
         var accepted = Set<String>()
         var all: [String] = []
@@ -117,9 +124,21 @@ struct DurabilityTests {
         let outbox = SQLiteOutbox(database: try SQLiteDatabase(path: database))
         let stats = try await outbox.stats()
         #expect(stats.pending == 0 && stats.failed == 0, "nothing pending, nothing failed")
-        #expect(try await outbox.entries(in: [.delivered], limit: 10_000).count == 5000, "each delivery delivered, once in the books")
+        #expect(
+            try await outbox.entries(in: [.delivered], limit: 10_000).count == 5000,
+            "each delivery delivered, once in the books")
         let inbox = try inbox(settings)
         #expect(inbox.accepted == Set((0..<5000).map(Self.token)), "every device received at least one push")
+
+        let listing = try BuiltExecutable.run([
+            "outbox", "--database", database, "--state", "delivered", "--limit", "3",
+        ])
+        #expect(listing.status == 0)
+        let lines = listing.stdout.split(separator: "\n")
+        #expect(lines.first == "pending: 0, failed: 0")
+        #expect(lines.count == 5, "the summary, the header and three deliveries")
+        #expect(lines.dropFirst(2).allSatisfy { $0.hasPrefix("delivered\t1\t-\t-\tapns:") })
+        #expect(!(0..<5000).contains { listing.stdout.contains(Self.token($0)) }, "tokens shortened")
     }
 
     @Test("SIGTERM during a fan-out: exit 0 within the grace period, the rest delivered after a restart")
@@ -156,7 +175,9 @@ struct DurabilityTests {
             var request = HTTPClientRequest(url: gateway.baseURL + "/registerSubscription")
             request.method = .POST
             request.headers.add(name: "Authorization", value: "Bearer \(Self.secret.value)")
-            let body: JSONValue = ["cwd": "/srv/other", "installation_id": .string("r\(n)"), "fcm_token": .string("fcm-\(n)")]
+            let body: JSONValue = [
+                "cwd": "/srv/other", "installation_id": .string("r\(n)"), "fcm_token": .string("fcm-\(n)"),
+            ]
             request.body = .bytes(try body.encodedData())
             let start = Date()
             let response = try await client.execute(request, timeout: .seconds(10))

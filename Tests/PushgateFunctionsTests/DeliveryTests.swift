@@ -15,7 +15,8 @@ struct DeliveryTests {
     func register(_ fixture: FunctionsFixture, devices: Int) async throws {
         for n in 0..<devices {
             _ = try await fixture.register([
-                "cwd": .string(cwd), "installation_id": .string("d\(n)"), "apns_token": .string(FunctionsFixture.apnsToken(n)),
+                "cwd": .string(cwd), "installation_id": .string("d\(n)"),
+                "apns_token": .string(FunctionsFixture.apnsToken(n)),
             ])
         }
     }
@@ -24,7 +25,9 @@ struct DeliveryTests {
     func repeatedTrigger() async throws {
         let fixture = try FunctionsFixture()
         try await register(fixture, devices: 3)
-        let body: [String: JSONValue] = ["cwd": .string(cwd), "conversation_id": "c-1", "finished_at": "2026-11-22T05:04:32Z"]
+        let body: [String: JSONValue] = [
+            "cwd": .string(cwd), "conversation_id": "c-1", "finished_at": "2026-11-22T05:04:32Z",
+        ]
         let first = try await fixture.trigger(body)
         let second = try await fixture.trigger(body)
         #expect(first.successCount == 3 && first.duplicate == nil)
@@ -61,7 +64,9 @@ struct DeliveryTests {
         let fixture = try FunctionsFixture()
         try await register(fixture, devices: 3)
         let throttled = FunctionsFixture.apnsToken(1)
-        let provider = SequencedProvider(script: [throttled: [.retryLater(reason: "TooManyRequests", after: .seconds(2))]])
+        let provider = SequencedProvider(script: [
+            throttled: [.retryLater(reason: "TooManyRequests", after: .seconds(2))]
+        ])
         let worker = fixture.worker(provider: provider)
 
         let answer = try await fixture.trigger(["cwd": .string(cwd)], worker: worker)
@@ -76,7 +81,8 @@ struct DeliveryTests {
         fixture.clock.advance(by: 0.2)
         #expect(try await worker.retryDueDeliveries() == true)
         #expect(try await fixture.outbox.stats().pending == 0)
-        #expect(provider.sentTokens == [FunctionsFixture.apnsToken(0), throttled, FunctionsFixture.apnsToken(2), throttled])
+        #expect(
+            provider.sentTokens == [FunctionsFixture.apnsToken(0), throttled, FunctionsFixture.apnsToken(2), throttled])
     }
 
     @Test("a delivery that keeps failing is given up after the last try, or when its notification expires")
@@ -106,6 +112,34 @@ struct DeliveryTests {
         }
         #expect(try await fixture.outbox.stats().pending == 0, "past its time to live nothing is retried")
         #expect(try await fixture.outbox.entries(in: [.failed], limit: 10).count == 2)
+    }
+
+    @Test("past the claim limit, a trigger's deliveries wait on disk for the worker instead of in memory")
+    func backpressure() async throws {
+        let fixture = try FunctionsFixture()
+        try await register(fixture, devices: 2)
+        _ = try await fixture.register(["cwd": "/srv/other", "installation_id": "x", "fcm_token": "t-x"])
+        _ = try await fixture.register(["cwd": "/srv/other", "installation_id": "y", "fcm_token": "t-y"])
+        var policy = DeliveryPolicy()
+        policy.claimLimit = 3
+        policy.triggerWait = .milliseconds(50)
+        let stalled = SequencedProvider(script: [:], stallFor: .milliseconds(500))
+        let worker = fixture.worker(provider: stalled, policy: policy)
+
+        let first = try await fixture.trigger(["cwd": .string(cwd)], worker: worker, policy: policy)
+        #expect(first.pendingCount == 2, "being tried, slowly")
+        let second = try await fixture.trigger(["cwd": "/srv/other"], worker: worker, policy: policy)
+        #expect(second.pendingCount == 2 && second.responses.allSatisfy { $0.pending == true })
+        let waiting = try await fixture.outbox.entries(in: [.pending], limit: 10).filter {
+            $0.token == .fcm("t-x") || $0.token == .fcm("t-y")
+        }
+        #expect(waiting.count == 2)
+        // Not leased: the worker's next round claims them.
+        #expect(try await worker.retryDueDeliveries() == true)
+        for _ in 0..<100 where try await fixture.outbox.stats().pending > 0 {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(try await fixture.outbox.stats().pending == 0)
     }
 
     @Test("a worker that stops gives its leases back: the next one sends at once")

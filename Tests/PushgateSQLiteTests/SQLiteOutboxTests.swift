@@ -29,11 +29,10 @@ struct SQLiteOutboxTests {
     }
 
     func deliveries(of notification: OutboxNotification, count: Int) throws -> [OutboxDelivery] {
-        try (0..<count).map { n in
+        (0..<count).map { n in
             OutboxDelivery(
                 notificationID: notification.id,
                 installationID: "device-\(n)",
-                devicePath: try DocumentPath(rawValue: "servers/s/agents/a/devices/device-\(n)"),
                 token: .apns(String(format: "%064x", n))
             )
         }
@@ -44,7 +43,9 @@ struct SQLiteOutboxTests {
         defer { directory.remove() }
         let stored = notification()
         #expect(
-            try await outbox.enqueue(stored, deliveries: try deliveries(of: stored, count: 3), idempotencyKey: nil, window: 0, leasedTo: nil, leaseUntil: start) == .created)
+            try await outbox.enqueue(
+                stored, deliveries: try deliveries(of: stored, count: 3), idempotencyKey: nil, window: 0, leasedTo: nil,
+                leaseUntil: start) == .created)
         let reopened = SQLiteOutbox(database: try SQLiteDatabase(path: directory.path("outbox.sqlite")))
         #expect(try await reopened.notification(id: stored.id) == stored)
         #expect(try await reopened.statuses(of: stored.id).map(\.state) == [.pending, .pending, .pending])
@@ -55,7 +56,9 @@ struct SQLiteOutboxTests {
     func claimsAndLeases() async throws {
         defer { directory.remove() }
         let stored = notification()
-        _ = try await outbox.enqueue(stored, deliveries: try deliveries(of: stored, count: 5), idempotencyKey: nil, window: 0, leasedTo: nil, leaseUntil: start)
+        _ = try await outbox.enqueue(
+            stored, deliveries: try deliveries(of: stored, count: 5), idempotencyKey: nil, window: 0, leasedTo: nil,
+            leaseUntil: start)
         let first = try await outbox.claim(owner: "a", now: start, leaseUntil: start + 30, limit: 3)
         let second = try await outbox.claim(owner: "b", now: start, leaseUntil: start + 30, limit: 10)
         #expect(first.count == 3 && second.count == 2)
@@ -65,9 +68,15 @@ struct SQLiteOutboxTests {
         let takenOver = try await outbox.claim(owner: "c", now: start + 30, leaseUntil: start + 60, limit: 10)
         #expect(takenOver.count == 5, "at +30 s both leases ran out")
         // "a" comes back late: its records no longer count.
-        try await outbox.record(first.map { .init(notificationID: $0.notificationID, installationID: $0.installationID, change: .delivered) }, owner: "a", now: start + 31)
+        try await outbox.record(
+            first.map {
+                .init(notificationID: $0.notificationID, installationID: $0.installationID, change: .delivered)
+            }, owner: "a", now: start + 31)
         #expect(try await outbox.statuses(of: stored.id).allSatisfy { $0.state == .pending })
-        try await outbox.record(takenOver.map { .init(notificationID: $0.notificationID, installationID: $0.installationID, change: .delivered) }, owner: "c", now: start + 31)
+        try await outbox.record(
+            takenOver.map {
+                .init(notificationID: $0.notificationID, installationID: $0.installationID, change: .delivered)
+            }, owner: "c", now: start + 31)
         #expect(try await outbox.statuses(of: stored.id).allSatisfy { $0.state == .delivered && $0.attempts == 1 })
     }
 
@@ -75,7 +84,9 @@ struct SQLiteOutboxTests {
     func concurrentClaims() async throws {
         defer { directory.remove() }
         let stored = notification()
-        _ = try await outbox.enqueue(stored, deliveries: try deliveries(of: stored, count: 400), idempotencyKey: nil, window: 0, leasedTo: nil, leaseUntil: start)
+        _ = try await outbox.enqueue(
+            stored, deliveries: try deliveries(of: stored, count: 400), idempotencyKey: nil, window: 0, leasedTo: nil,
+            leaseUntil: start)
         let second = SQLiteOutbox(database: try SQLiteDatabase(path: directory.path("outbox.sqlite")))  // as another process
         let claims = try await withThrowingTaskGroup(of: [String].self) { group in
             for worker in 0..<8 {
@@ -83,7 +94,8 @@ struct SQLiteOutboxTests {
                 group.addTask {
                     var mine: [String] = []
                     while true {
-                        let claimed = try await outbox.claim(owner: "w\(worker)", now: start, leaseUntil: start + 60, limit: 7)
+                        let claimed = try await outbox.claim(
+                            owner: "w\(worker)", now: start, leaseUntil: start + 60, limit: 7)
                         if claimed.isEmpty { return mine }
                         mine += claimed.map(\.installationID)
                     }
@@ -99,20 +111,34 @@ struct SQLiteOutboxTests {
     func retriesAndRelease() async throws {
         defer { directory.remove() }
         let stored = notification()
-        _ = try await outbox.enqueue(stored, deliveries: try deliveries(of: stored, count: 3), idempotencyKey: nil, window: 0, leasedTo: "w", leaseUntil: start + 30)
-        #expect(try await outbox.claim(owner: "x", now: start, leaseUntil: start + 30, limit: 10).isEmpty, "born leased")
-        try await outbox.record([
-            .init(notificationID: stored.id, installationID: "device-0", change: .retry(reason: "ServiceUnavailable", at: start + 5)),
-            .init(notificationID: stored.id, installationID: "device-1", change: .failed(reason: "BadDeviceToken", removed: true)),
-        ], owner: "w", now: start + 1)
+        _ = try await outbox.enqueue(
+            stored, deliveries: try deliveries(of: stored, count: 3), idempotencyKey: nil, window: 0, leasedTo: "w",
+            leaseUntil: start + 30)
+        #expect(
+            try await outbox.claim(owner: "x", now: start, leaseUntil: start + 30, limit: 10).isEmpty, "born leased")
+        try await outbox.record(
+            [
+                .init(
+                    notificationID: stored.id, installationID: "device-0",
+                    change: .retry(reason: "ServiceUnavailable", at: start + 5)),
+                .init(
+                    notificationID: stored.id, installationID: "device-1",
+                    change: .failed(reason: "BadDeviceToken", removed: true)),
+            ], owner: "w", now: start + 1)
         #expect(try await outbox.claim(owner: "x", now: start + 4, leaseUntil: start + 30, limit: 10).isEmpty)
         let due = try await outbox.claim(owner: "x", now: start + 5, leaseUntil: start + 30, limit: 10)
         #expect(due.map(\.installationID) == ["device-0"])
         #expect(due.first?.attempts == 1)
         try await outbox.release(owner: "w")
-        #expect(try await outbox.claim(owner: "y", now: start + 6, leaseUntil: start + 30, limit: 10).map(\.installationID) == ["device-2"])
+        #expect(
+            try await outbox.claim(owner: "y", now: start + 6, leaseUntil: start + 30, limit: 10).map(\.installationID)
+                == ["device-2"])
         let statuses = try await outbox.statuses(of: stored.id)
-        #expect(statuses[1] == DeliveryStatus(installationID: "device-1", state: .failed, attempts: 1, lastReason: "BadDeviceToken", removed: true))
+        #expect(
+            statuses[1]
+                == DeliveryStatus(
+                    installationID: "device-1", state: .failed, attempts: 1, lastReason: "BadDeviceToken", removed: true
+                ))
         #expect(try await outbox.stats().failed == 1)
         let failed = try await outbox.entries(in: [.failed], limit: 10)
         #expect(failed.map(\.installationID) == ["device-1"] && failed.first?.lastReason == "BadDeviceToken")
@@ -122,33 +148,55 @@ struct SQLiteOutboxTests {
     func idempotency() async throws {
         defer { directory.remove() }
         let first = notification()
-        #expect(try await outbox.enqueue(first, deliveries: [], idempotencyKey: "k", window: 3600, leasedTo: nil, leaseUntil: start) == .created)
+        #expect(
+            try await outbox.enqueue(
+                first, deliveries: [], idempotencyKey: "k", window: 3600, leasedTo: nil, leaseUntil: start) == .created)
         let again = notification(at: start + 3599)
-        #expect(try await outbox.enqueue(again, deliveries: try deliveries(of: again, count: 2), idempotencyKey: "k", window: 3600, leasedTo: nil, leaseUntil: start) == .duplicate(notificationID: first.id))
+        #expect(
+            try await outbox.enqueue(
+                again, deliveries: try deliveries(of: again, count: 2), idempotencyKey: "k", window: 3600,
+                leasedTo: nil, leaseUntil: start) == .duplicate(notificationID: first.id))
         #expect(try await outbox.notification(id: again.id) == nil, "a duplicate stores nothing")
         let later = notification(at: start + 3600)
-        #expect(try await outbox.enqueue(later, deliveries: [], idempotencyKey: "k", window: 3600, leasedTo: nil, leaseUntil: start) == .created)
-        let otherServer = OutboxNotification(id: RandomUUID.make(), serverKey: "other", agentKey: "a", content: first.content, createdAt: start, expiresAt: start + 10)
-        #expect(try await outbox.enqueue(otherServer, deliveries: [], idempotencyKey: "k", window: 3600, leasedTo: nil, leaseUntil: start) == .created)
+        #expect(
+            try await outbox.enqueue(
+                later, deliveries: [], idempotencyKey: "k", window: 3600, leasedTo: nil, leaseUntil: start) == .created)
+        let otherServer = OutboxNotification(
+            id: RandomUUID.make(), serverKey: "other", agentKey: "a", content: first.content, createdAt: start,
+            expiresAt: start + 10)
+        #expect(
+            try await outbox.enqueue(
+                otherServer, deliveries: [], idempotencyKey: "k", window: 3600, leasedTo: nil, leaseUntil: start)
+                == .created)
     }
 
     @Test("pruning deletes finished deliveries older than the cutoff, never pending ones")
     func prune() async throws {
         defer { directory.remove() }
         let old = notification(at: start)
-        _ = try await outbox.enqueue(old, deliveries: try deliveries(of: old, count: 3), idempotencyKey: nil, window: 0, leasedTo: "w", leaseUntil: start + 30)
-        try await outbox.record([
-            .init(notificationID: old.id, installationID: "device-0", change: .delivered),
-            .init(notificationID: old.id, installationID: "device-1", change: .failed(reason: "Unregistered", removed: true)),
-        ], owner: "w", now: start + 1)
+        _ = try await outbox.enqueue(
+            old, deliveries: try deliveries(of: old, count: 3), idempotencyKey: nil, window: 0, leasedTo: "w",
+            leaseUntil: start + 30)
+        try await outbox.record(
+            [
+                .init(notificationID: old.id, installationID: "device-0", change: .delivered),
+                .init(
+                    notificationID: old.id, installationID: "device-1",
+                    change: .failed(reason: "Unregistered", removed: true)),
+            ], owner: "w", now: start + 1)
         let recent = notification(at: start + 86_400)
-        _ = try await outbox.enqueue(recent, deliveries: try deliveries(of: recent, count: 1), idempotencyKey: nil, window: 0, leasedTo: "w", leaseUntil: start + 30)
-        try await outbox.record([.init(notificationID: recent.id, installationID: "device-0", change: .delivered)], owner: "w", now: start + 86_401)
+        _ = try await outbox.enqueue(
+            recent, deliveries: try deliveries(of: recent, count: 1), idempotencyKey: nil, window: 0, leasedTo: "w",
+            leaseUntil: start + 30)
+        try await outbox.record(
+            [.init(notificationID: recent.id, installationID: "device-0", change: .delivered)], owner: "w",
+            now: start + 86_401)
 
         #expect(try await outbox.prune(enqueuedBefore: start + 3600) == 2)
         #expect(try await outbox.statuses(of: old.id).map(\.installationID) == ["device-2"], "the pending one stays")
         #expect(try await outbox.statuses(of: recent.id).count == 1)
-        try await outbox.record([.init(notificationID: old.id, installationID: "device-2", change: .delivered)], owner: "w", now: start + 2)
+        try await outbox.record(
+            [.init(notificationID: old.id, installationID: "device-2", change: .delivered)], owner: "w", now: start + 2)
         #expect(try await outbox.prune(enqueuedBefore: start + 3600) == 1)
         #expect(try await outbox.notification(id: old.id) == nil, "a notification with nothing left goes too")
         #expect(try await outbox.notification(id: recent.id) != nil)

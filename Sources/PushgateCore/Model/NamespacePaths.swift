@@ -22,6 +22,12 @@ public enum NamespacePaths {
         CollectionPath(trustedSegments: [servers, server.hex, agents, agent.hex, devices])
     }
 
+    /// The device a stored delivery names: keys as the outbox keeps them (hex), and
+    /// an installation id that was checked when it registered.
+    public static func device(_ installationID: String, agentKeyHex: String, serverKeyHex: String) -> DocumentPath {
+        DocumentPath(trustedSegments: [servers, serverKeyHex, agents, agentKeyHex, devices, installationID])
+    }
+
     /// `servers/{serverKey}/agents/{agentKey}/devices/{installationId}`
     public static func device(
         _ installationID: String,

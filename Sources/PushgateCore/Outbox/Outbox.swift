@@ -33,6 +33,11 @@ public protocol Outbox: Sendable {
     /// by `owner`: a delivery is finished once, by its holder.
     func record(_ updates: [DeliveryUpdate], owner: String, now: Date) async throws
 
+    /// Keeps `owner`'s leases on a notification's pending deliveries until `date`: a
+    /// long first try renews them while it runs, so that the lease can stay short
+    /// (and a crashed worker's deliveries are taken over soon).
+    func extendLeases(owner: String, notificationID: String, until date: Date) async throws
+
     /// Gives up `owner`'s leases on deliveries still pending, so another worker (or
     /// this one after a restart) takes them at once.
     func release(owner: String) async throws

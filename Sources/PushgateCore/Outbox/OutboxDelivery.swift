@@ -1,9 +1,8 @@
 /// One device's share of a notification: to enqueue, and as claimed.
 public struct OutboxDelivery: Sendable, Hashable {
     public let notificationID: String
+    /// The device: `…/devices/{installationID}` under the notification's agent.
     public let installationID: String
-    /// The device document, deleted when the token turns out dead.
-    public let devicePath: DocumentPath
     public let token: DeviceToken
     /// `apns-id`: the same on every try.
     public let pushID: String
@@ -13,14 +12,12 @@ public struct OutboxDelivery: Sendable, Hashable {
     public init(
         notificationID: String,
         installationID: String,
-        devicePath: DocumentPath,
         token: DeviceToken,
         pushID: String = RandomUUID.make(),
         attempts: Int = 0
     ) {
         self.notificationID = notificationID
         self.installationID = installationID
-        self.devicePath = devicePath
         self.token = token
         self.pushID = pushID
         self.attempts = attempts

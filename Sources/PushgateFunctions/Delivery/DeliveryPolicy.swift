@@ -10,9 +10,10 @@ public struct DeliveryPolicy: Sendable, Hashable {
     /// Waits between tries: 0.5–1 s, 1–2 s, 2–4 s, … up to 2.5–5 min (see `RetryBackoff`),
     /// or longer when the push service says `Retry-After`.
     public var backoff = RetryBackoff(base: .seconds(1), cap: .seconds(300))
-    /// How long a worker holds deliveries it claimed; a crashed worker's deliveries
-    /// are taken over this long after it claimed them, at the latest.
-    public var lease: Duration = .seconds(30)
+    /// How long a worker holds deliveries it claimed; it renews the lease while it
+    /// sends, so a crashed worker's deliveries are taken over this long after it
+    /// died, at the latest.
+    public var lease: Duration = .seconds(15)
     /// How long a trigger waits for its first attempt before answering with what is
     /// still pending (`PUSHGATE_TRIGGER_WAIT`).
     public var triggerWait: Duration = .seconds(2)

@@ -1,9 +1,11 @@
 import Foundation
 import Logging
 import PushgateCore
+import Synchronization
 
 /// One try of some deliveries of one notification: sends them (fan-out), deletes
-/// the devices whose tokens are dead, and records in the outbox what became of each.
+/// the devices whose tokens are dead, and records in the outbox what became of each,
+/// chunk by chunk as the answers come in, renewing its leases while it runs.
 public struct DeliveryRunner: Sendable {
     let store: any DocumentStore
     let outbox: any Outbox
@@ -44,29 +46,67 @@ public struct DeliveryRunner: Sendable {
     {
         guard !deliveries.isEmpty else { return Report() }
         guard now() < notification.expiresAt else {
-            let updates = deliveries.map {
-                DeliveryUpdate(
-                    notificationID: $0.notificationID, installationID: $0.installationID,
-                    change: .failed(reason: "Expired", removed: false))
-            }
-            try await outbox.record(updates, owner: owner, now: now())
+            try await record(
+                deliveries, deliveries.map { _ in .failed(reason: "Expired") }, of: notification, owner: owner)
             return Report()
         }
-        let outcomes = await fanOut.deliver(notification.content, to: deliveries.map(\.target), via: provider)
+        let firstError = FirstError()
+        let outcomes = await withTaskGroup(of: [DeliveryOutcome]?.self) { group in
+            group.addTask {
+                await fanOut.deliver(notification.content, to: deliveries.map(\.target), via: provider) {
+                    range, outcomes in
+                    do {
+                        try await record(Array(deliveries[range]), outcomes, of: notification, owner: owner)
+                    } catch {
+                        firstError.keep(error)
+                    }
+                }
+            }
+            group.addTask {
+                await renewLeases(of: notification, owner: owner)
+                return nil
+            }
+            let outcomes = await group.next() ?? nil
+            group.cancelAll()
+            return outcomes ?? []
+        }
+        if let error = firstError.error { throw error }
+        return Report(configurationError: outcomes.lazy.compactMap(\.configurationErrorReason).first)
+    }
 
-        // Dead tokens: delete the device, unless it registered another token meanwhile.
+    /// Until cancelled, pushes the lease out every third of its length.
+    private func renewLeases(of notification: OutboxNotification, owner: String) async {
+        while true {
+            try? await Task.sleep(for: policy.lease / 3)
+            if Task.isCancelled { return }
+            try? await outbox.extendLeases(
+                owner: owner, notificationID: notification.id, until: now().addingTimeInterval(policy.lease.seconds))
+        }
+    }
+
+    /// Deletes the devices of dead tokens (unless they registered another token
+    /// meanwhile) and records each delivery's new state.
+    private func record(
+        _ deliveries: [OutboxDelivery],
+        _ outcomes: [DeliveryOutcome],
+        of notification: OutboxNotification,
+        owner: String
+    ) async throws {
         var removals: [Int: Int] = [:]  // delivery index → index of its delete
         var writes: [DocumentWrite] = []
         for (index, (delivery, outcome)) in zip(deliveries, outcomes).enumerated() {
             guard case .tokenInvalid = outcome else { continue }
             removals[index] = writes.count
-            writes.append(
-                .delete(delivery.devicePath, if: .fieldEquals(delivery.token.fieldName, .string(delivery.token.value))))
+            let device = NamespacePaths.device(
+                delivery.installationID,
+                agentKeyHex: notification.agentKey,
+                serverKeyHex: notification.serverKey
+            )
+            writes.append(.delete(device, if: .fieldEquals(delivery.token.fieldName, .string(delivery.token.value))))
         }
         let removed = writes.isEmpty ? [] : try await store.commit(writes).map(\.applied)
 
         let finishedAt = now()
-        var report = Report()
         let updates = zip(deliveries, outcomes).enumerated().map { index, pair in
             let (delivery, outcome) = pair
             let change: DeliveryUpdate.Change
@@ -82,7 +122,6 @@ public struct DeliveryRunner: Sendable {
                     reason: reason, retryAfter: after, attempts: delivery.attempts + 1, now: finishedAt,
                     expiresAt: notification.expiresAt, jitter: .random(in: 0...1))
             case .configurationError(let reason):
-                report.configurationError = reason
                 change = policy.afterFailedTry(
                     reason: reason, retryAfter: nil, attempts: delivery.attempts + 1, now: finishedAt,
                     expiresAt: notification.expiresAt, jitter: .random(in: 0...1))
@@ -91,6 +130,16 @@ public struct DeliveryRunner: Sendable {
                 notificationID: delivery.notificationID, installationID: delivery.installationID, change: change)
         }
         try await outbox.record(updates, owner: owner, now: finishedAt)
-        return report
     }
+}
+
+/// The first error met by concurrent recordings.
+private final class FirstError: Sendable {
+    private let storage = Mutex<(any Error)?>(nil)
+
+    func keep(_ error: any Error) {
+        storage.withLock { $0 = $0 ?? error }
+    }
+
+    var error: (any Error)? { storage.withLock { $0 } }
 }

@@ -21,6 +21,9 @@ public final class DeliveryWorker: Service, Sendable {
     /// First tries running in the background, so that shutdown can wait for them.
     private let firstTries = Mutex<[Int: Completion<DeliveryRunner.Report>]>([:])
     private let nextFirstTry = Atomic<Int>(0)
+    /// Deliveries in first tries now: bounded by the claim limit, so that a flood of
+    /// triggers waits on disk rather than in memory.
+    private let firstTryLoad = Mutex(0)
 
     public init(runner: DeliveryRunner, policy: DeliveryPolicy, logger: Logger) {
         self.runner = runner
@@ -34,8 +37,25 @@ public final class DeliveryWorker: Service, Sendable {
     public var deliveryName: String { runner.provider.deliveryName }
     public var providerHealth: DeliveryHealth { runner.provider.health }
 
-    /// Starts the first try of deliveries enqueued leased to ``owner``; the answer
-    /// completes when that try is recorded. Runs whether or not anyone waits.
+    /// Whether `count` more deliveries may be tried at once: yes when within the claim
+    /// limit, or when nothing else is being tried (a single large fan-out is never
+    /// refused). A `true` reserves the room until ``startFirstTry(_:of:)`` finishes.
+    public func admitFirstTry(of count: Int) -> Bool {
+        firstTryLoad.withLock { load in
+            guard load == 0 || load + count <= policy.claimLimit else { return false }
+            load += count
+            return true
+        }
+    }
+
+    /// Gives back room reserved by ``admitFirstTry(of:)`` for a try that will not run.
+    public func cancelFirstTry(of count: Int) {
+        firstTryLoad.withLock { $0 -= count }
+    }
+
+    /// Starts the first try of deliveries enqueued leased to ``owner`` (after
+    /// ``admitFirstTry(of:)`` said yes); the answer completes when that try is
+    /// recorded. Runs whether or not anyone waits.
     public func startFirstTry(_ deliveries: [OutboxDelivery], of notification: OutboxNotification)
         -> Completion<DeliveryRunner.Report>
     {
@@ -54,6 +74,7 @@ public final class DeliveryWorker: Service, Sendable {
                 logger.error("a first try could not be recorded", metadata: ["error": "\(error)"])
             }
             firstTries.withLock { _ = $0.removeValue(forKey: id) }
+            firstTryLoad.withLock { $0 -= deliveries.count }
             completion.complete(report)
         }
         return completion

@@ -18,15 +18,17 @@ public struct FanOut: Sendable {
         self.maxConcurrentChunks = maxConcurrentChunks
     }
 
-    /// One outcome per target, in the targets' order.
+    /// One outcome per target, in the targets' order. `onChunk` hears each chunk's
+    /// outcomes as soon as they are in (chunks not sent after a configuration error
+    /// included), so that they can be recorded while other chunks are still out.
     public func deliver(
         _ notification: PushNotification,
         to targets: [DeliveryTarget],
-        via provider: any PushProvider
+        via provider: any PushProvider,
+        onChunk: @escaping @Sendable (Range<Int>, [DeliveryOutcome]) async -> Void = { _, _ in }
     ) async -> [DeliveryOutcome] {
-        let chunks = stride(from: 0, to: targets.count, by: chunkSize).map {
-            Array(targets[$0..<min($0 + chunkSize, targets.count)])
-        }
+        let ranges = stride(from: 0, to: targets.count, by: chunkSize).map { $0..<min($0 + chunkSize, targets.count) }
+        let chunks = ranges.map { Array(targets[$0]) }
         var outcomes = [[DeliveryOutcome]](repeating: [], count: chunks.count)
         var configurationError: String?
         await withTaskGroup(of: (Int, [DeliveryOutcome]).self) { group in
@@ -36,8 +38,9 @@ public struct FanOut: Sendable {
                 next += 1
                 group.addTask {
                     let chunk = chunks[index]
-                    let answered = await provider.send(notification, to: chunk)
-                    return (index, Self.matched(answered, to: chunk))
+                    let outcomes = Self.matched(await provider.send(notification, to: chunk), to: chunk)
+                    await onChunk(ranges[index], outcomes)
+                    return (index, outcomes)
                 }
             }
             while next < min(maxConcurrentChunks, chunks.count) { startNext() }
@@ -51,6 +54,7 @@ public struct FanOut: Sendable {
         if let configurationError {
             for index in outcomes.indices where outcomes[index].isEmpty {
                 outcomes[index] = chunks[index].map { _ in .configurationError(reason: configurationError) }
+                await onChunk(ranges[index], outcomes[index])
             }
         }
         return outcomes.flatMap { $0 }

@@ -71,19 +71,28 @@ public struct TriggerReplyFinishedFunction: Sendable {
                 OutboxDelivery(
                     notificationID: notification.id,
                     installationID: device.installationID,
-                    devicePath: device.path,
                     token: $0
                 )
             }
         }
-        let stored = try await outbox.enqueue(
-            notification,
-            deliveries: deliveries,
-            idempotencyKey: request.idempotencyKey(agentKey: agentKey),
-            window: policy.idempotencyWindow.seconds,
-            leasedTo: worker.owner,
-            leaseUntil: createdAt.addingTimeInterval(policy.lease.seconds)
-        )
+        // Tried at once when the worker has room; else stored unleased, for the worker
+        // to claim when it has (backpressure: the backlog waits on disk).
+        let tryNow = worker.admitFirstTry(of: deliveries.count)
+        let stored: EnqueueResult
+        do {
+            stored = try await outbox.enqueue(
+                notification,
+                deliveries: deliveries,
+                idempotencyKey: request.idempotencyKey(agentKey: agentKey),
+                window: policy.idempotencyWindow.seconds,
+                leasedTo: tryNow ? worker.owner : nil,
+                leaseUntil: createdAt.addingTimeInterval(policy.lease.seconds)
+            )
+        } catch {
+            if tryNow { worker.cancelFirstTry(of: deliveries.count) }
+            throw error
+        }
+        if case .duplicate = stored, tryNow { worker.cancelFirstTry(of: deliveries.count) }
 
         let timestamp = JSONValue.string(RFC3339.format(createdAt))
         if case .duplicate(let earlier) = stored {
@@ -100,7 +109,10 @@ public struct TriggerReplyFinishedFunction: Sendable {
         ])
 
         let answer: TriggerReplyFinishedAnswer
-        if request.wait {
+        if !tryNow {
+            answer = Self.acceptedAnswer(
+                deliveries, serverKey: serverKey, agentKey: agentKey, delivery: worker.deliveryName)
+        } else if request.wait {
             let firstTry = worker.startFirstTry(deliveries, of: notification)
             let report = await firstTry.wait(upTo: policy.triggerWait)
             answer = try await self.answer(
