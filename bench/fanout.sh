@@ -166,7 +166,7 @@ measure "$pushgate" "current"
 # Recovery: kill -9 the gateway right after it accepted a 20,000-device trigger,
 # start it again, and time until the outbox is empty (the lease must run out first).
 if [ "${RECOVERY:-1}" = 1 ]; then
-    lease="${PUSHGATE_OUTBOX_LEASE:-30}"
+    lease="${PUSHGATE_OUTBOX_LEASE:-15}"
     start_gateway "$pushgate" recovery
     seed "$work/recovery.sqlite" /bench/recovery 20000
     trigger /bench/recovery ', "wait": false' >/dev/null

@@ -5,7 +5,9 @@ import PushgateCore
 /// The outbox in the same SQLite file as the documents (`store/sqlite/0002_outbox.sql`).
 ///
 /// Claims are one `UPDATE … RETURNING` in a write transaction, so two workers (even
-/// two processes on the file) never lease the same delivery at once.
+/// two processes on the file) never lease the same delivery at once. Statements that
+/// name a notification write `+state` so that SQLite looks rows up by the primary
+/// key rather than walking the index of every pending delivery.
 public final class SQLiteOutbox: Outbox {
     private let database: SQLiteDatabase
 
@@ -129,9 +131,7 @@ public final class SQLiteOutbox: Outbox {
                 retries.append((update, reason, Self.milliseconds(date)))
             }
         }
-        let groups = try finished.map { group, ids in
-            (group, String(decoding: try JSONEncoder().encode(ids), as: UTF8.self))
-        }
+        let groups = finished.map { group, ids in (group, JSONText.array(ids)) }
         let retryRows = retries
         try await database.write { db in
             for (group, ids) in groups {
@@ -139,7 +139,7 @@ public final class SQLiteOutbox: Outbox {
                     sql: """
                         UPDATE outbox_deliveries SET state = ?, attempts = attempts + 1, finished_at = ?, last_reason = ?,
                             removed = ?, lease_owner = NULL, lease_until = NULL
-                        WHERE notification_id = ? AND state = 'pending' AND lease_owner = ?
+                        WHERE notification_id = ? AND +state = 'pending' AND lease_owner = ?
                             AND installation_id IN (SELECT value FROM json_each(?))
                         """,
                     arguments: [group.state, now, group.reason, group.removed, group.notificationID, owner, ids]
@@ -149,7 +149,7 @@ public final class SQLiteOutbox: Outbox {
                 sql: """
                     UPDATE outbox_deliveries SET attempts = attempts + 1, next_attempt_at = ?, last_reason = ?,
                         lease_owner = NULL, lease_until = NULL
-                    WHERE notification_id = ? AND installation_id = ? AND state = 'pending' AND lease_owner = ?
+                    WHERE notification_id = ? AND installation_id = ? AND +state = 'pending' AND lease_owner = ?
                     """
             )
             for (update, reason, at) in retryRows {
@@ -172,7 +172,7 @@ public final class SQLiteOutbox: Outbox {
             try db.execute(
                 sql: """
                     UPDATE outbox_deliveries SET lease_until = ?
-                    WHERE notification_id = ? AND state = 'pending' AND lease_owner = ?
+                    WHERE notification_id = ? AND +state = 'pending' AND lease_owner = ?
                     """,
                 arguments: [until, notificationID, owner]
             )

@@ -87,7 +87,8 @@ struct SQLiteOutboxTests {
         _ = try await outbox.enqueue(
             stored, deliveries: try deliveries(of: stored, count: 400), idempotencyKey: nil, window: 0, leasedTo: nil,
             leaseUntil: start)
-        let second = SQLiteOutbox(database: try SQLiteDatabase(path: directory.path("outbox.sqlite")))  // as another process
+        // A second connection to the file, as another process would have.
+        let second = SQLiteOutbox(database: try SQLiteDatabase(path: directory.path("outbox.sqlite")))
         let claims = try await withThrowingTaskGroup(of: [String].self) { group in
             for worker in 0..<8 {
                 let outbox: any Outbox = worker.isMultiple(of: 2) ? outbox : second
@@ -200,5 +201,30 @@ struct SQLiteOutboxTests {
         #expect(try await outbox.prune(enqueuedBefore: start + 3600) == 1)
         #expect(try await outbox.notification(id: old.id) == nil, "a notification with nothing left goes too")
         #expect(try await outbox.notification(id: recent.id) != nil)
+    }
+}
+
+@Suite("JSON text for SQLite")
+struct JSONTextTests {
+    @Test("strings that need escaping come back whole through SQLite's json_each")
+    func roundTrip() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let outbox = SQLiteOutbox(database: try SQLiteDatabase(path: directory.path("o.sqlite")))
+        let start = Date(timeIntervalSince1970: 1_795_323_872)
+        let ids = ["plain", "with \"quotes\"", "back\\slash", "tab\tand\u{01}control", "ünï"]
+        let notification = OutboxNotification(
+            id: "n", serverKey: "s", agentKey: "a",
+            content: PushNotification(title: "t", body: "b", data: [:], collapseID: "c"),
+            createdAt: start, expiresAt: start + 60)
+        _ = try await outbox.enqueue(
+            notification,
+            deliveries: ids.map { OutboxDelivery(notificationID: "n", installationID: $0, token: .fcm("tok-\($0)")) },
+            idempotencyKey: nil, window: 0, leasedTo: "w", leaseUntil: start + 60)
+        try await outbox.record(
+            ids.map { .init(notificationID: "n", installationID: $0, change: .delivered) }, owner: "w", now: start)
+        let statuses = try await outbox.statuses(of: "n")
+        #expect(Set(statuses.map(\.installationID)) == Set(ids))
+        #expect(statuses.allSatisfy { $0.state == .delivered })
     }
 }

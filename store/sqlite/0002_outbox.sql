@@ -39,8 +39,7 @@ CREATE TABLE outbox_deliveries (
     PRIMARY KEY (notification_id, installation_id)
 );
 
--- Due work, soonest first: what workers claim.
-CREATE INDEX outbox_deliveries_due ON outbox_deliveries (next_attempt_at) WHERE state = 'pending';
-
--- Backlog counts, the oldest pending delivery, and pruning of finished ones.
-CREATE INDEX outbox_deliveries_by_state ON outbox_deliveries (state, enqueued_at);
+-- Due work, soonest first (what workers claim), and the counts per state. One
+-- index rather than two: every delivery is written twice (stored, then finished)
+-- and each index costs on both.
+CREATE INDEX outbox_deliveries_by_state ON outbox_deliveries (state, next_attempt_at);
