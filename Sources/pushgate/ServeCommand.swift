@@ -59,7 +59,7 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(
         help:
-            "Seconds a worker holds claimed deliveries; a crashed gateway's are resumed after at most this. Env: PUSHGATE_OUTBOX_LEASE. Default: 30."
+            "Seconds a worker holds claimed deliveries; a crashed gateway's are resumed after at most this. Env: PUSHGATE_OUTBOX_LEASE. Default: 15."
     )
     var outboxLease: String?
 
