@@ -195,7 +195,7 @@ struct DurabilityTests {
         for n in 20..<40 { during.append(try await registrationTime(n)) }
         #expect(Date() < outageEnds, "measured during the outage")
         let median = { (times: [TimeInterval]) in times.sorted()[times.count / 2] }
-        #expect(median(during) <= median(before) * 5 + 0.05, "before \(median(before)) s, during \(median(during)) s")
+        #expect(median(during) <= median(before) * 5 + 0.1, "before \(median(before)) s, during \(median(during)) s")
 
         _ = try await waitUntilSettled()
         let inbox = try inbox(settings)

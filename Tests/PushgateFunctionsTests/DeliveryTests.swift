@@ -52,7 +52,7 @@ struct DeliveryTests {
         #expect(result.accepted)
         #expect(result.answer.pendingCount == 2 && result.answer.successCount == 0)
         #expect(result.answer.responses.allSatisfy { $0.pending == true })
-        for _ in 0..<200 where try await fixture.outbox.stats().pending > 0 {
+        for _ in 0..<1000 where try await fixture.outbox.stats().pending > 0 {
             try await Task.sleep(for: .milliseconds(10))
         }
         #expect(try await fixture.outbox.stats().pending == 0)
@@ -123,17 +123,19 @@ struct DeliveryTests {
         var policy = DeliveryPolicy()
         policy.claimLimit = 3
         policy.triggerWait = .milliseconds(50)
-        let stalled = SequencedProvider(script: [:], stallFor: .milliseconds(500))
-        let worker = fixture.worker(provider: stalled, policy: policy)
+        let gated = GatedProvider()
+        let worker = fixture.worker(provider: gated, policy: policy)
 
         let first = try await fixture.trigger(["cwd": .string(cwd)], worker: worker, policy: policy)
-        #expect(first.pendingCount == 2, "being tried, slowly")
+        #expect(first.pendingCount == 2, "being tried, held at the gate")
         let second = try await fixture.trigger(["cwd": "/srv/other"], worker: worker, policy: policy)
         #expect(second.pendingCount == 2 && second.responses.allSatisfy { $0.pending == true })
         let waiting = try await fixture.outbox.entries(in: [.pending], limit: 10).filter {
             $0.token == .fcm("t-x") || $0.token == .fcm("t-y")
         }
         #expect(waiting.count == 2)
+        #expect(gated.calls == 1, "the second trigger's devices were not sent")
+        gated.open()
         // Not leased: the worker's next round claims them.
         #expect(try await worker.retryDueDeliveries() == true)
         for _ in 0..<100 where try await fixture.outbox.stats().pending > 0 {
@@ -161,6 +163,22 @@ struct DeliveryTests {
         #expect(try await next.retryDueDeliveries() == true)
         #expect(try await fixture.outbox.stats().pending == 0)
     }
+}
+
+/// Delivers, but only once opened.
+private final class GatedProvider: PushProvider {
+    private let gate = Completion<Bool>()
+    private let count = Mutex(0)
+    let deliveryName = "test"
+
+    func send(_ notification: PushNotification, to targets: [DeliveryTarget]) async -> [DeliveryOutcome] {
+        count.withLock { $0 += 1 }
+        _ = await gate.wait(upTo: .seconds(60))
+        return targets.map { _ in .delivered }
+    }
+
+    func open() { gate.complete(true) }
+    var calls: Int { count.withLock { $0 } }
 }
 
 /// Answers from a per-token script (then `always`), optionally taking its time.

@@ -96,24 +96,24 @@ public struct TriggerReplyFinishedFunction: Sendable {
 
         let timestamp = JSONValue.string(RFC3339.format(createdAt))
         if case .duplicate(let earlier) = stored {
-            try await store.commit([ServerTouch.write(serverKey, at: timestamp)])
+            await touch([ServerTouch.write(serverKey, at: timestamp)])
             return Result(
                 answer: try await answer(for: earlier, serverKey: serverKey, agentKey: agentKey, duplicate: true),
                 accepted: false
             )
         }
-        try await store.commit([
-            ServerTouch.write(serverKey, at: timestamp),
-            // An agent nobody registered is not created by a trigger.
-            .set(agentPath, [FieldName.lastTriggeredAt: .value(timestamp)], if: .exists),
-        ])
 
+        // From here on the notification is accepted: it is delivered whatever happens next.
         let answer: TriggerReplyFinishedAnswer
-        if !tryNow {
+        if !tryNow || !request.wait {
+            // Everything is pending at this point; say so before the first try starts.
             answer = Self.acceptedAnswer(
                 deliveries, serverKey: serverKey, agentKey: agentKey, delivery: worker.deliveryName)
-        } else if request.wait {
+            if tryNow { _ = worker.startFirstTry(deliveries, of: notification) }
+            await touchAfterTrigger(serverKey: serverKey, agentPath: agentPath, at: timestamp)
+        } else {
             let firstTry = worker.startFirstTry(deliveries, of: notification)
+            await touchAfterTrigger(serverKey: serverKey, agentPath: agentPath, at: timestamp)
             let report = await firstTry.wait(upTo: policy.triggerWait)
             answer = try await self.answer(
                 for: notification.id,
@@ -121,11 +121,6 @@ public struct TriggerReplyFinishedFunction: Sendable {
                 agentKey: agentKey,
                 configurationError: report?.configurationError
             )
-        } else {
-            // Everything is pending at this point; say so before the first try starts.
-            answer = Self.acceptedAnswer(
-                deliveries, serverKey: serverKey, agentKey: agentKey, delivery: worker.deliveryName)
-            _ = worker.startFirstTry(deliveries, of: notification)
         }
         logger.info(
             "reply-finished fan-out",
@@ -139,6 +134,25 @@ public struct TriggerReplyFinishedFunction: Sendable {
             ]
         )
         return Result(answer: answer, accepted: !request.wait)
+    }
+
+    /// The server's `lastSeenAt` and the agent's `lastTriggeredAt` (an agent nobody
+    /// registered is not created by a trigger).
+    private func touchAfterTrigger(serverKey: ServerKey, agentPath: DocumentPath, at timestamp: JSONValue) async {
+        await touch([
+            ServerTouch.write(serverKey, at: timestamp),
+            .set(agentPath, [FieldName.lastTriggeredAt: .value(timestamp)], if: .exists),
+        ])
+    }
+
+    /// Bookkeeping writes: a failure is logged, not answered, because the
+    /// notification itself is already stored and on its way.
+    private func touch(_ writes: [DocumentWrite]) async {
+        do {
+            try await store.commit(writes)
+        } catch {
+            logger.warning("could not record the trigger's times", metadata: ["error": "\(error)"])
+        }
     }
 
     /// The answer from the outbox's record of each delivery.
