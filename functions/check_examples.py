@@ -41,16 +41,19 @@ def main():
                     failures.append(f"{name}: a setup body does not match the request schema")
             request = example["request"]
             answer = example["answer"]
+            # GET functions take their arguments in the query string.
+            arguments = request.get("query", {}) if request.get("method") == "GET" else request.get("body", {})
             if kind == "valid":
-                for error in request_schema.iter_errors(request["body"]):
-                    failures.append(f"{name}: request: {error.message}")
+                if "raw_body" not in request:
+                    for error in request_schema.iter_errors(arguments):
+                        failures.append(f"{name}: request: {error.message}")
                 for error in answer_schema.iter_errors(answer["body"]):
                     failures.append(f"{name}: answer: {error.message}")
             else:
                 error_answer = {"error": dict(answer["error"], message="stand-in")}
                 for error in error_schema.iter_errors(error_answer):
                     failures.append(f"{name}: error answer: {error.message}")
-                body = request.get("body")
+                body = arguments if "raw_body" not in request and "raw_body_base64" not in request else None
                 in_body = answer["error"].get("field", "") in request_schema.schema.get("properties", {}) or "field" not in answer["error"]
                 if answer["status"] == 400 and in_body and isinstance(body, dict) and request_schema.is_valid(body):
                     failures.append(f"{name}: the request schema accepts a body the gateway refuses")

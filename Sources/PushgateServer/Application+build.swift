@@ -64,17 +64,6 @@ public func buildRouter(
 ) -> Router<BasicRequestContext> {
     let router = Router()
     router.add(middleware: ErrorAnswerMiddleware(allowedMethods: FunctionRoutes<BasicRequestContext>.allowedMethods))
-    FunctionRoutes(
-        registerSubscription: RegisterSubscriptionFunction(store: parts.store, now: now),
-        triggerReplyFinished: TriggerReplyFinishedFunction(
-            store: parts.store,
-            outbox: parts.outbox,
-            worker: parts.worker,
-            policy: parts.policy,
-            now: now,
-            logger: logger
-        ),
-        parts: parts
-    ).add(to: router)
+    FunctionRoutes(parts: parts, now: now, logger: logger).add(to: router)
     return router
 }

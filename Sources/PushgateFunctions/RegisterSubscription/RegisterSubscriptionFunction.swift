@@ -24,7 +24,8 @@ public struct RegisterSubscriptionFunction: Sendable {
     ) async throws -> RegisterSubscriptionAnswer {
         let serverKey = secret.serverKey
         let agentKey = AgentKey(cwd: request.cwd)
-        let timestamp = JSONValue.string(RFC3339.format(now()))
+        let now = self.now()
+        let timestamp = JSONValue.string(RFC3339.format(now))
         let devicePath = try NamespacePaths.device(request.installationID, of: agentKey, of: serverKey)
 
         let tokenFields: [String: FieldValue] = [
@@ -47,8 +48,9 @@ public struct RegisterSubscriptionFunction: Sendable {
         deviceFields[FieldName.appVersion] = request.appVersion.map { .value(.string($0)) }
         deviceFields[FieldName.bundleID] = request.bundleID.map { .value(.string($0)) }
 
-        var writes: [DocumentWrite] = [
-            ServerTouch.write(serverKey, at: timestamp),
+        var writes = try await ServerPresence(store: store).writes(for: serverKey, at: now)
+        let deviceWrite = writes.count + 1
+        writes += [
             .set(NamespacePaths.agent(agentKey, of: serverKey), agentFields),
             .set(devicePath, deviceFields),
         ]
@@ -60,7 +62,7 @@ public struct RegisterSubscriptionFunction: Sendable {
             serverKey: serverKey.hex,
             agentKey: agentKey.hex,
             installationID: request.installationID,
-            created: !results[2].existed
+            created: !results[deviceWrite].existed
         )
     }
 

@@ -94,9 +94,8 @@ public struct TriggerReplyFinishedFunction: Sendable {
         }
         if case .duplicate = stored, tryNow { worker.cancelFirstTry(of: deliveries.count) }
 
-        let timestamp = JSONValue.string(RFC3339.format(createdAt))
         if case .duplicate(let earlier) = stored {
-            await touch([ServerTouch.write(serverKey, at: timestamp)])
+            await touch(serverKey: serverKey, at: createdAt)
             return Result(
                 answer: try await answer(for: earlier, serverKey: serverKey, agentKey: agentKey, duplicate: true),
                 accepted: false
@@ -110,10 +109,10 @@ public struct TriggerReplyFinishedFunction: Sendable {
             answer = Self.acceptedAnswer(
                 deliveries, serverKey: serverKey, agentKey: agentKey, delivery: worker.deliveryName)
             if tryNow { _ = worker.startFirstTry(deliveries, of: notification) }
-            await touchAfterTrigger(serverKey: serverKey, agentPath: agentPath, at: timestamp)
+            await touch(serverKey: serverKey, agentPath: agentPath, at: createdAt)
         } else {
             let firstTry = worker.startFirstTry(deliveries, of: notification)
-            await touchAfterTrigger(serverKey: serverKey, agentPath: agentPath, at: timestamp)
+            await touch(serverKey: serverKey, agentPath: agentPath, at: createdAt)
             let report = await firstTry.wait(upTo: policy.triggerWait)
             answer = try await self.answer(
                 for: notification.id,
@@ -136,20 +135,17 @@ public struct TriggerReplyFinishedFunction: Sendable {
         return Result(answer: answer, accepted: !request.wait)
     }
 
-    /// The server's `lastSeenAt` and the agent's `lastTriggeredAt` (an agent nobody
-    /// registered is not created by a trigger).
-    private func touchAfterTrigger(serverKey: ServerKey, agentPath: DocumentPath, at timestamp: JSONValue) async {
-        await touch([
-            ServerTouch.write(serverKey, at: timestamp),
-            .set(agentPath, [FieldName.lastTriggeredAt: .value(timestamp)], if: .exists),
-        ])
-    }
-
-    /// Bookkeeping writes: a failure is logged, not answered, because the
-    /// notification itself is already stored and on its way.
-    private func touch(_ writes: [DocumentWrite]) async {
+    /// Bookkeeping writes — the server's `lastSeenAt`, and with `agentPath` the agent's
+    /// `lastTriggeredAt` (an agent nobody registered is not created by a trigger). A
+    /// failure is logged, not answered: the notification is already stored and on its way.
+    private func touch(serverKey: ServerKey, agentPath: DocumentPath? = nil, at date: Date) async {
         do {
-            try await store.commit(writes)
+            var writes = try await ServerPresence(store: store).writes(for: serverKey, at: date)
+            if let agentPath {
+                writes.append(
+                    .set(agentPath, [FieldName.lastTriggeredAt: .value(.string(RFC3339.format(date)))], if: .exists))
+            }
+            if !writes.isEmpty { try await store.commit(writes) }
         } catch {
             logger.warning("could not record the trigger's times", metadata: ["error": "\(error)"])
         }

@@ -1,0 +1,94 @@
+import Foundation
+import PushgateCore
+import PushgateFunctions
+import PushgateSQLite
+import PushgateTesting
+import Testing
+
+@Suite("Device management and presence")
+struct DeviceManagementTests {
+    func registerPhone(_ fixture: FunctionsFixture, on cwds: [String], token: Int = 1, id: String = "phone")
+        async throws
+    {
+        for cwd in cwds {
+            _ = try await fixture.register([
+                "cwd": .string(cwd), "installation_id": .string(id),
+                "apns_token": .string(FunctionsFixture.apnsToken(token)),
+                "agent_display_name": .string("Agent \(cwd)"),
+            ])
+        }
+    }
+
+    @Test("unregisterSubscription removes one agent's device, and says so; again is not an error")
+    func unregisterOne() async throws {
+        let fixture = try FunctionsFixture()
+        try await registerPhone(fixture, on: ["/a", "/b"])
+        let function = UnregisterSubscriptionFunction(store: fixture.store, now: fixture.clock.now)
+        let answer = try await function(
+            secret: fixture.secret, RequestFields(["cwd": "/a", "installation_id": "phone"]))
+        #expect(answer.removed && answer.agentKey == AgentKey(cwd: "/a").hex)
+        #expect(try await fixture.store.document(at: fixture.device("phone", cwd: "/a")) == nil)
+        #expect(try await fixture.store.document(at: fixture.device("phone", cwd: "/b")) != nil)
+        #expect(
+            try await !function(secret: fixture.secret, RequestFields(["cwd": "/a", "installation_id": "phone"]))
+                .removed)
+        await #expect(throws: FunctionError.self) {
+            _ = try await function(secret: fixture.secret, RequestFields(["cwd": "/a", "installation_id": "a/b"]))
+        }
+    }
+
+    @Test("unregisterInstallation removes it from every agent of this server, not another server's")
+    func unregisterEverywhere() async throws {
+        let fixture = try FunctionsFixture()
+        try await registerPhone(fixture, on: ["/a", "/b", "/c"])
+        try await registerPhone(fixture, on: ["/a"], token: 2, id: "other-phone")
+        let otherServer = try NamespacePaths.device(
+            "phone", of: AgentKey(cwd: "/a"), of: PushSecret("a-different-secret-000")!.serverKey)
+        try await fixture.store.set(otherServer, ["fcmToken": "t"])
+
+        let function = UnregisterInstallationFunction(store: fixture.store, now: fixture.clock.now)
+        let answer = try await function(secret: fixture.secret, RequestFields(["installation_id": "phone"]))
+        #expect(answer.removedCount == 3)
+        for cwd in ["/a", "/b", "/c"] {
+            #expect(try await fixture.store.document(at: fixture.device("phone", cwd: cwd)) == nil)
+        }
+        #expect(try await fixture.store.document(at: fixture.device("other-phone", cwd: "/a")) != nil)
+        #expect(try await fixture.store.document(at: otherServer) != nil)
+    }
+
+    @Test("subscriptions lists the agents an installation follows, by cwd, and a new token reaches them all")
+    func listAndRotate() async throws {
+        let fixture = try FunctionsFixture()
+        try await registerPhone(fixture, on: ["/srv/b", "/srv/a"])
+        let list = SubscriptionsFunction(store: fixture.store, now: fixture.clock.now)
+        let answer = try await list(secret: fixture.secret, installationID: "phone")
+        #expect(answer.subscriptions.map(\.cwd) == ["/srv/a", "/srv/b"])
+        #expect(answer.subscriptions.first?.agentDisplayName == "Agent /srv/a")
+        #expect(answer.subscriptions.first?.since == "2026-11-22T05:04:32.000Z")
+        #expect(try await list(secret: fixture.secret, installationID: "nobody").subscriptions.isEmpty)
+        await #expect(throws: FunctionError.self) { _ = try await list(secret: fixture.secret, installationID: nil) }
+
+        // The app re-registers one of them with its new token: every agent gets it.
+        _ = try await fixture.register([
+            "cwd": "/srv/a", "installation_id": "phone", "apns_token": .string(FunctionsFixture.apnsToken(9)),
+        ])
+        for cwd in ["/srv/a", "/srv/b"] {
+            #expect(
+                try await fixture.store.document(at: fixture.device("phone", cwd: cwd))?.string("apnsToken")
+                    == FunctionsFixture.apnsToken(9))
+        }
+    }
+
+    @Test("lastSeenAt is written at most once per 10 s per server")
+    func heartbeatThrottle() async throws {
+        let fixture = try FunctionsFixture()
+        let heartbeat = HeartbeatFunction(store: fixture.store, now: fixture.clock.now)
+        #expect(try await heartbeat(secret: fixture.secret).lastSeenAt == "2026-11-22T05:04:32.000Z")
+        fixture.clock.advance(by: 9)
+        #expect(try await heartbeat(secret: fixture.secret).lastSeenAt == "2026-11-22T05:04:32.000Z")
+        _ = try await fixture.register(["cwd": "/a", "installation_id": "p", "fcm_token": "t"])
+        #expect(try await heartbeat(secret: fixture.secret).lastSeenAt == "2026-11-22T05:04:32.000Z")
+        fixture.clock.advance(by: 1)
+        #expect(try await heartbeat(secret: fixture.secret).lastSeenAt == "2026-11-22T05:04:42.000Z")
+    }
+}
