@@ -55,6 +55,8 @@ def main():
                     failures.append(f"{name}: error answer: {error.message}")
                 body = arguments if "raw_body" not in request and "raw_body_base64" not in request else None
                 in_body = answer["error"].get("field", "") in request_schema.schema.get("properties", {}) or "field" not in answer["error"]
+                if "schema_cannot_tell" in example:
+                    continue
                 if answer["status"] == 400 and in_body and isinstance(body, dict) and request_schema.is_valid(body):
                     failures.append(f"{name}: the request schema accepts a body the gateway refuses")
     for failure in failures:

@@ -53,9 +53,12 @@ public final class APNsPushProvider: PushProvider {
 
     public func send(_ notification: PushNotification, to targets: [DeliveryTarget]) async -> [DeliveryOutcome] {
         var outcomes = [DeliveryOutcome?](repeating: nil, count: targets.count)
-        let payload: ByteBuffer
+        // One payload per badge value (one in all unless the notification shows badges).
+        var payloads: [Int?: ByteBuffer] = [:]
         do {
-            payload = ByteBuffer(bytes: try APNsPayload.encode(notification))
+            for badge in Set(targets.map { notification.showsBadge ? $0.badge : nil }) {
+                payloads[badge] = ByteBuffer(bytes: try APNsPayload.encode(notification, badge: badge))
+            }
         } catch {
             return targets.map { _ in .failed(reason: "PayloadEncoding") }
         }
@@ -80,7 +83,8 @@ public final class APNsPushProvider: PushProvider {
             let requests = pending.map { index in
                 APNsRequest(
                     headers: headers(shared, device: targets[index].token.value, id: targets[index].pushID),
-                    payload: payload)
+                    payload: payloads[notification.showsBadge ? targets[index].badge : nil]!
+                )
             }
             let answers = await pool.send(requests)
 

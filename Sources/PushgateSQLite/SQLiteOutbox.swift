@@ -75,6 +75,20 @@ public final class SQLiteOutbox: Outbox {
         }
     }
 
+    public func notificationID(idempotencyKey: String, serverKey: String, since date: Date) async throws -> String? {
+        let since = Self.milliseconds(date)
+        return try await database.read { db in
+            try String.fetchOne(
+                db,
+                sql: """
+                    SELECT id FROM outbox_notifications
+                    WHERE server_key = ? AND idempotency_key = ? AND created_at > ?
+                    """,
+                arguments: [serverKey, idempotencyKey, since]
+            )
+        }
+    }
+
     public func claim(owner: String, now: Date, leaseUntil: Date, limit: Int) async throws -> [OutboxDelivery] {
         let now = Self.milliseconds(now)
         let lease = Self.milliseconds(leaseUntil)

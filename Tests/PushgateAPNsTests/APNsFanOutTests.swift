@@ -60,9 +60,10 @@ struct APNsFanOutTests {
             )
         }
 
-        func trigger() async throws -> TriggerReplyFinishedAnswer {
+        func trigger() async throws -> TriggerAnswer {
             let function = TriggerReplyFinishedFunction(
-                store: store, outbox: outbox, worker: worker, policy: policy, logger: Logger(label: "test"))
+                trigger: TriggerEventFunction(
+                    store: store, outbox: outbox, worker: worker, policy: policy, logger: Logger(label: "test")))
             let request = try TriggerReplyFinishedRequest(
                 fields: RequestFields(["cwd": .string(APNsFanOutTests.cwd), "message_preview": "Done."]))
             return try await function(secret: APNsFanOutTests.secret, request).answer

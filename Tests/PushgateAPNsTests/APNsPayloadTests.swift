@@ -56,4 +56,18 @@ struct APNsPayloadTests {
         let text = String(decoding: try APNsPayload.encode(notification), as: UTF8.self)
         #expect(text == #"{"aps":{"alert":{"body":"B","title":"T"},"sound":"default"},"type":"x"}"#)
     }
+
+    @Test("badge, thread-id and interruption-level go inside aps; no badge unless the notification shows one")
+    func apsFields() throws {
+        let shown = PushNotification(
+            title: "T", body: "B", data: ["type": "approval_requested"], collapseID: "c", threadID: "agent",
+            interruptionLevel: "time-sensitive", showsBadge: true)
+        let text = String(decoding: try APNsPayload.encode(shown, badge: 3), as: UTF8.self)
+        #expect(
+            text
+                == #"{"aps":{"alert":{"body":"B","title":"T"},"badge":3,"interruption-level":"time-sensitive","sound":"default","thread-id":"agent"},"type":"approval_requested"}"#
+        )
+        let hidden = PushNotification(title: "T", body: "B", data: [:], collapseID: "c")
+        #expect(!String(decoding: try APNsPayload.encode(hidden, badge: 3), as: UTF8.self).contains("badge"))
+    }
 }

@@ -41,7 +41,10 @@ struct DeliveryTests {
         #expect(fixture.provider.sends.flatMap(\.targets).count == 6)
 
         fixture.clock.advance(by: 86_400)
-        #expect(try await fixture.trigger(body).duplicate == nil, "after 24 h it is a new trigger")
+        let dayLater = try await fixture.trigger(body)
+        #expect(dayLater.duplicate == nil, "no longer recognised as a repeat after 24 h…")
+        #expect(dayLater.skipped == "stale", "…but not newer than what was notified either")
+        #expect(fixture.provider.sends.flatMap(\.targets).count == 6)
     }
 
     @Test("wait: false answers accepted with everything pending; the first try still runs")

@@ -56,7 +56,7 @@ final class FunctionsFixture: Sendable {
         provider: (any PushProvider)? = nil,
         worker: DeliveryWorker? = nil,
         policy: DeliveryPolicy = DeliveryPolicy()
-    ) async throws -> TriggerReplyFinishedAnswer {
+    ) async throws -> TriggerAnswer {
         try await triggerResult(
             body, idempotencyKey: idempotencyKey, provider: provider, worker: worker, policy: policy
         )
@@ -69,8 +69,19 @@ final class FunctionsFixture: Sendable {
         provider: (any PushProvider)? = nil,
         worker: DeliveryWorker? = nil,
         policy: DeliveryPolicy = DeliveryPolicy()
-    ) async throws -> TriggerReplyFinishedFunction.Result {
+    ) async throws -> TriggerEventFunction.Result {
         let function = TriggerReplyFinishedFunction(
+            trigger: eventFunction(provider: provider, worker: worker, policy: policy))
+        let request = try TriggerReplyFinishedRequest(fields: RequestFields(body), idempotencyKey: idempotencyKey)
+        return try await function(secret: secret, request)
+    }
+
+    func eventFunction(
+        provider: (any PushProvider)? = nil,
+        worker: DeliveryWorker? = nil,
+        policy: DeliveryPolicy = DeliveryPolicy()
+    ) -> TriggerEventFunction {
+        TriggerEventFunction(
             store: store,
             outbox: outbox,
             worker: worker ?? self.worker(provider: provider, policy: policy),
@@ -78,8 +89,19 @@ final class FunctionsFixture: Sendable {
             now: clock.now,
             logger: Logger(label: "test")
         )
-        let request = try TriggerReplyFinishedRequest(fields: RequestFields(body), idempotencyKey: idempotencyKey)
-        return try await function(secret: secret, request)
+    }
+
+    /// `triggerEvent` with `body` through the real request checks.
+    func event(
+        _ body: [String: JSONValue],
+        idempotencyKey: String? = nil,
+        provider: (any PushProvider)? = nil,
+        worker: DeliveryWorker? = nil,
+        policy: DeliveryPolicy = DeliveryPolicy()
+    ) async throws -> TriggerAnswer {
+        let request = try TriggerEventRequest.parse(RequestFields(body), idempotencyKey: idempotencyKey)
+        return try await eventFunction(provider: provider, worker: worker, policy: policy)(secret: secret, request)
+            .answer
     }
 
     /// A device token, 64 hex characters, different for each `n`.

@@ -1,7 +1,8 @@
 import PushgateCore
 
-/// The JSON body of an alert push: `{"aps": {"alert": {"title", "body"}, "sound"},
-/// <custom keys>…}`, within APNs' 4,096-byte limit (UTF-8 bytes).
+/// The JSON body of an alert push: `{"aps": {"alert": {"title", "body"}, "sound",
+/// "badge"?, "thread-id"?, "interruption-level"?}, <custom keys>…}`, within APNs'
+/// 4,096-byte limit (UTF-8 bytes).
 ///
 /// Built once per notification, the same bytes for every device. When the text is
 /// too long, the body is cut first, then the title (whole characters, "…" marking
@@ -11,12 +12,16 @@ public enum APNsPayload {
     /// APNs' limit for an alert push.
     public static let maxBytes = 4096
 
-    public static func encode(_ notification: PushNotification, maxBytes: Int = maxBytes) throws -> [UInt8] {
+    /// - Parameter badge: `aps.badge` when the notification shows badges.
+    public static func encode(_ notification: PushNotification, badge: Int? = nil, maxBytes: Int = maxBytes) throws
+        -> [UInt8]
+    {
         var title = notification.title
         var body = notification.body
         var data = notification.data
+        let badge = notification.showsBadge ? badge : nil
         let encode = { (title: String, body: String, data: [String: String]) throws -> [UInt8] in
-            try Array(Self.json(title: title, body: body, sound: notification.sound, data: data).encodedData())
+            try Array(Self.json(notification, title: title, body: body, data: data, badge: badge).encodedData())
         }
         var bytes = try encode(title, body, data)
         guard bytes.count > maxBytes else { return bytes }
@@ -40,9 +45,21 @@ public enum APNsPayload {
         return bytes
     }
 
-    private static func json(title: String, body: String, sound: String, data: [String: String]) -> JSONValue {
+    private static func json(
+        _ notification: PushNotification,
+        title: String,
+        body: String,
+        data: [String: String],
+        badge: Int?
+    ) -> JSONValue {
+        var aps: [String: JSONValue] = [
+            "alert": ["title": .string(title), "body": .string(body)], "sound": .string(notification.sound),
+        ]
+        aps["badge"] = badge.map { .number(Double($0)) }
+        aps["thread-id"] = notification.threadID.map(JSONValue.string)
+        aps["interruption-level"] = notification.interruptionLevel.map(JSONValue.string)
         var root = data.mapValues(JSONValue.string)
-        root["aps"] = ["alert": ["title": .string(title), "body": .string(body)], "sound": .string(sound)]
+        root["aps"] = .object(aps)
         return .object(root)
     }
 

@@ -5,10 +5,13 @@ public struct DeliveryTarget: Sendable, Hashable {
     /// The id of this push (`apns-id`): the same on every try, so APNs and the logs
     /// can tell a repeat from a new push.
     public let pushID: String
+    /// `aps.badge` for this device, when the notification shows badges.
+    public let badge: Int?
 
-    public init(installationID: String, token: DeviceToken, pushID: String = RandomUUID.make()) {
+    public init(installationID: String, token: DeviceToken, pushID: String = RandomUUID.make(), badge: Int? = nil) {
         self.installationID = installationID
         self.token = token
         self.pushID = pushID
+        self.badge = badge
     }
 }

@@ -1,4 +1,4 @@
-/// One notification, the same for every device of a fan-out.
+/// One notification, the same for every device of a fan-out (but for its badge).
 public struct PushNotification: Sendable, Hashable, Codable {
     public let title: String
     public let body: String
@@ -7,12 +7,47 @@ public struct PushNotification: Sendable, Hashable, Codable {
     /// `apns-collapse-id`: a newer notification with the same id replaces the older one.
     public let collapseID: String
     public let sound: String
+    /// `aps.thread-id`: groups notifications on the device.
+    public let threadID: String?
+    /// `aps.interruption-level`: `passive`, `active` or `time-sensitive`.
+    public let interruptionLevel: String?
+    /// Sends each device its own count of unresolved approvals as `aps.badge`.
+    public let showsBadge: Bool
 
-    public init(title: String, body: String, data: [String: String], collapseID: String, sound: String = "default") {
+    public init(
+        title: String,
+        body: String,
+        data: [String: String],
+        collapseID: String,
+        sound: String = "default",
+        threadID: String? = nil,
+        interruptionLevel: String? = nil,
+        showsBadge: Bool = false
+    ) {
         self.title = title
         self.body = body
         self.data = data
         self.collapseID = collapseID
         self.sound = sound
+        self.threadID = threadID
+        self.interruptionLevel = interruptionLevel
+        self.showsBadge = showsBadge
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case title, body, data, collapseID, sound, threadID, interruptionLevel, showsBadge
+    }
+
+    /// Reads what the outbox stored, including notifications stored before a field existed.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        title = try container.decode(String.self, forKey: .title)
+        body = try container.decode(String.self, forKey: .body)
+        data = try container.decode([String: String].self, forKey: .data)
+        collapseID = try container.decode(String.self, forKey: .collapseID)
+        sound = try container.decodeIfPresent(String.self, forKey: .sound) ?? "default"
+        threadID = try container.decodeIfPresent(String.self, forKey: .threadID)
+        interruptionLevel = try container.decodeIfPresent(String.self, forKey: .interruptionLevel)
+        showsBadge = try container.decodeIfPresent(Bool.self, forKey: .showsBadge) ?? false
     }
 }

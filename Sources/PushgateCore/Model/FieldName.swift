@@ -9,6 +9,9 @@ public enum FieldName {
     public static let cwd = "cwd"
     public static let agentDisplayName = "agentDisplayName"
     public static let lastTriggeredAt = "lastTriggeredAt"
+    // …/events/{type}
+    public static let lastOccurredAt = "lastOccurredAt"
+    public static let lastNotificationID = "lastNotificationId"
     // …/devices/{installationId}
     public static let apnsToken = "apnsToken"
     public static let fcmToken = "fcmToken"

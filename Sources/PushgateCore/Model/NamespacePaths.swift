@@ -5,6 +5,7 @@ public enum NamespacePaths {
     public static let servers = "servers"
     public static let agents = "agents"
     public static let devices = "devices"
+    public static let events = "events"
 
     /// `servers/{serverKey}`
     public static func server(_ server: ServerKey) -> DocumentPath {
@@ -20,6 +21,13 @@ public enum NamespacePaths {
     /// `servers/{serverKey}/agents/{agentKey}/devices`
     public static func devices(of agent: AgentKey, of server: ServerKey) -> CollectionPath {
         CollectionPath(trustedSegments: [servers, server.hex, agents, agent.hex, devices])
+    }
+
+    /// `servers/{serverKey}/agents/{agentKey}/events/{type}`: the last event of a type
+    /// notified for an agent (the ordering guard).
+    public static func eventState(_ type: EventType, of agent: AgentKey, of server: ServerKey) -> DocumentPath {
+        // Type names are [a-z][a-z0-9_]*: always valid segments.
+        DocumentPath(trustedSegments: [servers, server.hex, agents, agent.hex, events, type.rawValue])
     }
 
     /// The device a stored delivery names: keys as the outbox keeps them (hex), and

@@ -19,8 +19,13 @@ public enum ReplyNotificationComposer {
     /// at most 180 whole characters with "…" added when cut (so at most 181 with the
     /// ellipsis); "Reply ready" when nothing is left.
     public static func body(preview: String?) -> String {
-        let folded = (preview ?? "").split(whereSeparator: \.isWhitespace).joined(separator: " ")
-        guard !folded.isEmpty else { return fallbackText }
-        return TextCut.cut(folded, toCharacters: maxBodyCharacters)
+        Self.preview(preview) ?? fallbackText
+    }
+
+    /// `text` with white space folded and trimmed, cut to 180 characters; `nil` when
+    /// nothing is left.
+    public static func preview(_ text: String?) -> String? {
+        let folded = (text ?? "").split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        return folded.isEmpty ? nil : TextCut.cut(folded, toCharacters: maxBodyCharacters)
     }
 }

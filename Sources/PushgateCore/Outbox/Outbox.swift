@@ -22,6 +22,9 @@ public protocol Outbox: Sendable {
         leaseUntil: Date
     ) async throws -> EnqueueResult
 
+    /// The notification stored under an idempotency key for this server after `date`.
+    func notificationID(idempotencyKey: String, serverKey: String, since date: Date) async throws -> String?
+
     /// Leases up to `limit` deliveries that are due (`nextAttemptAt` passed) and not
     /// leased by anyone (or whose lease ran out), oldest due first.
     func claim(owner: String, now: Date, leaseUntil: Date, limit: Int) async throws -> [OutboxDelivery]

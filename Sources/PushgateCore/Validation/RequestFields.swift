@@ -42,6 +42,24 @@ public struct RequestFields: Sendable {
         }
     }
 
+    /// An object of strings that may be absent (or `null`).
+    public func optionalStringMap(_ name: String) throws(FunctionError) -> [String: String]? {
+        switch object[name] {
+        case nil, .null?: return nil
+        case .object(let members)?:
+            var strings: [String: String] = [:]
+            for (key, value) in members {
+                guard case .string(let text) = value else {
+                    throw .invalidArgument("'\(name).\(key)' must be a string, not \(value.kindName)", field: name)
+                }
+                strings[key] = text
+            }
+            return strings
+        case let other?:
+            throw .invalidArgument("'\(name)' must be an object of strings, not \(other.kindName)", field: name)
+        }
+    }
+
     /// A boolean field that may be absent (or `null`).
     public func optionalBool(_ name: String) throws(FunctionError) -> Bool? {
         switch object[name] {

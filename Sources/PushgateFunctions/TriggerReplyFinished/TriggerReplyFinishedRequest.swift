@@ -10,7 +10,7 @@ public struct TriggerReplyFinishedRequest: Sendable, Hashable {
     /// `false`: answer `202` right after the notification is stored, without waiting
     /// for the first try.
     public let wait: Bool
-    /// From the `Idempotency-Key` header: a repeat within 24 h does not notify again.
+    /// From the `Idempotency-Key` header (prefixed): a repeat within 24 h does not notify again.
     public let idempotencyKey: String?
 
     /// Checks every field of the body (see `functions/triggerReplyFinished/`) and the
@@ -28,24 +28,20 @@ public struct TriggerReplyFinishedRequest: Sendable, Hashable {
             return date
         }
         wait = try fields.optionalBool("wait") ?? true
-        if let idempotencyKey {
-            guard (1...255).contains(idempotencyKey.utf8.count),
-                idempotencyKey.utf8.allSatisfy({ (0x21...0x7E).contains($0) })
-            else {
-                throw .invalidArgument(
-                    "the Idempotency-Key header must be 1 to 255 visible ASCII characters",
-                    field: "Idempotency-Key"
-                )
-            }
-        }
-        self.idempotencyKey = idempotencyKey
+        self.idempotencyKey = try TriggerRequest.checkedHeaderKey(idempotencyKey)
     }
 
-    /// What makes a repeat of this trigger recognisable: the `Idempotency-Key`
-    /// header, else the conversation and the time its run finished (both needed).
-    func idempotencyKey(agentKey: AgentKey) -> String? {
-        if let idempotencyKey { return "header:" + idempotencyKey }
-        guard let conversationID, let finishedAt else { return nil }
-        return "reply:\(agentKey.hex):\(RFC3339.format(finishedAt)):" + conversationID
+    /// The same trigger as an event of type `reply_finished`. A repeat is recognised
+    /// by the `Idempotency-Key` header, else by the conversation and the time its run
+    /// finished (both needed).
+    func trigger(agentKey: AgentKey) -> TriggerRequest {
+        var event = EventComposer.Event(type: .replyFinished, cwd: cwd)
+        event.body = messagePreview
+        if let conversationID { event.data["conversation_id"] = conversationID }
+        var key = idempotencyKey
+        if key == nil, let conversationID, let finishedAt {
+            key = "reply:\(agentKey.hex):\(RFC3339.format(finishedAt)):" + conversationID
+        }
+        return TriggerRequest(event: event, occurredAt: finishedAt, idempotencyKey: key, wait: wait)
     }
 }

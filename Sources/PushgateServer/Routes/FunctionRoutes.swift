@@ -21,6 +21,7 @@ struct FunctionRoutes<Context: RequestContext> {
         [
             "/registerSubscription": [.post],
             "/triggerReplyFinished": [.post],
+            "/triggerEvent": [.post],
             "/unregisterSubscription": [.post],
             "/unregisterInstallation": [.post],
             "/subscriptions": [.get],
@@ -33,8 +34,9 @@ struct FunctionRoutes<Context: RequestContext> {
     func add(to router: Router<Context>) {
         let store = parts.store
         let registerSubscription = RegisterSubscriptionFunction(store: store, now: now)
-        let triggerReplyFinished = TriggerReplyFinishedFunction(
+        let triggerEvent = TriggerEventFunction(
             store: store, outbox: parts.outbox, worker: parts.worker, policy: parts.policy, now: now, logger: logger)
+        let triggerReplyFinished = TriggerReplyFinishedFunction(trigger: triggerEvent)
         let unregisterSubscription = UnregisterSubscriptionFunction(store: store, now: now)
         let unregisterInstallation = UnregisterInstallationFunction(store: store, now: now)
         let subscriptions = SubscriptionsFunction(store: store, now: now)
@@ -51,6 +53,15 @@ struct FunctionRoutes<Context: RequestContext> {
             let result = try await triggerReplyFinished(
                 secret: secret,
                 TriggerReplyFinishedRequest(fields: fields, idempotencyKey: idempotencyKey)
+            )
+            return try JSONAnswer.response(result.answer, status: result.accepted ? .accepted : .ok)
+        }
+        router.post("triggerEvent") { request, _ in
+            let (secret, fields) = try await Self.read(request)
+            let idempotencyKey = request.headers[HTTPField.Name("Idempotency-Key")!]
+            let result = try await triggerEvent(
+                secret: secret,
+                TriggerEventRequest.parse(fields, idempotencyKey: idempotencyKey)
             )
             return try JSONAnswer.response(result.answer, status: result.accepted ? .accepted : .ok)
         }

@@ -1,6 +1,6 @@
-/// The answer of `triggerReplyFinished`, in the spirit of FCM's `BatchResponse`:
-/// `device_count` = `success_count` + `failure_count` + `pending_count`.
-public struct TriggerReplyFinishedAnswer: Sendable, Hashable, Encodable {
+/// The answer of `triggerReplyFinished` and `triggerEvent`, in the spirit of FCM's
+/// `BatchResponse`: `device_count` = `success_count` + `failure_count` + `pending_count`.
+public struct TriggerAnswer: Sendable, Hashable, Encodable {
     /// What became of the notification on one device.
     public struct DeviceResponse: Sendable, Hashable, Encodable {
         public struct Failure: Sendable, Hashable, Encodable {
@@ -50,6 +50,9 @@ public struct TriggerReplyFinishedAnswer: Sendable, Hashable, Encodable {
     /// `true` when this trigger repeated an earlier one (same idempotency key within
     /// 24 h): nothing was sent again; the counts are the earlier trigger's.
     public let duplicate: Bool?
+    /// `"stale"` when the event is not newer than the last one of its type already
+    /// notified for the agent: nothing was sent.
+    public let skipped: String?
     public let responses: [DeviceResponse]
 
     enum CodingKeys: String, CodingKey {
@@ -61,6 +64,6 @@ public struct TriggerReplyFinishedAnswer: Sendable, Hashable, Encodable {
         case removedCount = "removed_count"
         case pendingCount = "pending_count"
         case configurationError = "configuration_error"
-        case delivery, duplicate, responses
+        case delivery, duplicate, skipped, responses
     }
 }

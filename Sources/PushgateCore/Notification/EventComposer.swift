@@ -1,0 +1,79 @@
+import Foundation
+
+/// Turns an event into the notification its devices get.
+///
+/// - Title: the one given, else the type's (`Approval needed`, `Run completed`,
+///   `Run failed`), else the agent's name (display name, else the last component of
+///   `cwd`, else `Reply ready`).
+/// - Body: for `reply_finished`, the reply rules (`body` is the reply's preview:
+///   white space folded, cut to 180 characters, else `Reply ready`); for approvals
+///   and runs, `<agent name>: <preview>` (or the name alone), as the approval design
+///   has it; for a custom type, the preview, else the type's name in words.
+/// - Data: `type`, `server_key`, `cwd`, `event_id`, `app_url`, `web_url` when given,
+///   and every `data` entry.
+/// - Collapse id: the agent key for `reply_finished` (a new reply replaces the last
+///   one's banner); otherwise a hash of agent, type and event id, so that reminders
+///   replace their approval and two approvals both stay.
+public enum EventComposer {
+    public struct Event: Sendable, Hashable {
+        public var type: EventType
+        public var cwd: String
+        public var title: String?
+        public var body: String?
+        public var data: [String: String] = [:]
+        public var eventID: String?
+        public var appURL: String?
+        public var webURL: String?
+        public var showsBadge: Bool?
+        public var threadID: String?
+        public var interruptionLevel: String?
+
+        public init(type: EventType, cwd: String) {
+            self.type = type
+            self.cwd = cwd
+        }
+    }
+
+    /// Custom data keys that would hide the keys Pushgate sets.
+    public static let reservedDataKeys: Set = ["aps", "type", "server_key", "cwd", "event_id", "app_url", "web_url"]
+
+    public static func notification(
+        for event: Event,
+        displayName: String?,
+        serverKey: ServerKey,
+        agentKey: AgentKey
+    ) -> PushNotification {
+        let agentName = ReplyNotificationComposer.title(displayName: displayName, cwd: event.cwd)
+        let preview = ReplyNotificationComposer.preview(event.body)
+        let body: String
+        switch event.type {
+        case .replyFinished:
+            body = ReplyNotificationComposer.body(preview: event.body)
+        case .approvalRequested, .runCompleted, .runFailed:
+            body = preview.map { "\(agentName): \($0)" } ?? agentName
+        case .custom(let name):
+            body = preview ?? name.replacingOccurrences(of: "_", with: " ")
+        }
+        var data = event.data
+        data["type"] = event.type.rawValue
+        data["server_key"] = serverKey.hex
+        data["cwd"] = event.cwd
+        data["event_id"] = event.eventID
+        data["app_url"] = event.appURL
+        data["web_url"] = event.webURL
+        return PushNotification(
+            title: event.title ?? event.type.defaultTitle ?? agentName,
+            body: body,
+            data: data,
+            collapseID: collapseID(for: event, agentKey: agentKey),
+            threadID: event.threadID,
+            interruptionLevel: event.interruptionLevel ?? event.type.defaultInterruptionLevel,
+            showsBadge: event.showsBadge ?? event.type.showsBadgeByDefault
+        )
+    }
+
+    static func collapseID(for event: Event, agentKey: AgentKey) -> String {
+        if event.type == .replyFinished { return agentKey.hex }
+        return SHA256Hex.digest(of: [agentKey.hex, event.type.rawValue, event.eventID ?? ""].joined(separator: ":"))
+    }
+}

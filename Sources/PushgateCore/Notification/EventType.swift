@@ -1,0 +1,72 @@
+import Foundation
+
+/// What happened: one of the known kinds, each with its defaults, or a custom name.
+public enum EventType: Sendable, Hashable, CustomStringConvertible {
+    case replyFinished
+    case approvalRequested
+    case runCompleted
+    case runFailed
+    /// `[a-z][a-z0-9_]{0,39}`, not one of the above.
+    case custom(String)
+
+    public init?(rawValue: String) {
+        switch rawValue {
+        case "reply_finished": self = .replyFinished
+        case "approval_requested": self = .approvalRequested
+        case "run_completed": self = .runCompleted
+        case "run_failed": self = .runFailed
+        default:
+            let bytes = Array(rawValue.utf8)
+            guard (1...40).contains(bytes.count), (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(bytes[0]),
+                bytes.allSatisfy({
+                    (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0)
+                        || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0)
+                        || $0 == UInt8(ascii: "_")
+                })
+            else { return nil }
+            self = .custom(rawValue)
+        }
+    }
+
+    public var rawValue: String {
+        switch self {
+        case .replyFinished: "reply_finished"
+        case .approvalRequested: "approval_requested"
+        case .runCompleted: "run_completed"
+        case .runFailed: "run_failed"
+        case .custom(let name): name
+        }
+    }
+
+    public var description: String { rawValue }
+
+    /// The title when none is given; `nil`: the agent's name.
+    public var defaultTitle: String? {
+        switch self {
+        case .approvalRequested: "Approval needed"
+        case .runCompleted: "Run completed"
+        case .runFailed: "Run failed"
+        case .replyFinished, .custom: nil
+        }
+    }
+
+    /// Whether pushes show the device's count of unresolved approvals by default.
+    public var showsBadgeByDefault: Bool { self == .approvalRequested }
+
+    /// `aps.interruption-level` by default.
+    public var defaultInterruptionLevel: String? { self == .approvalRequested ? "time-sensitive" : nil }
+
+    /// Whether an event of this type with an `event_id` is reminded until resolved.
+    public var escalates: Bool { self == .approvalRequested }
+
+    /// What `count` events of this type merged into one push say.
+    public func summary(of count: Int) -> String {
+        switch self {
+        case .replyFinished: "\(count) replies ready"
+        case .approvalRequested: "\(count) approvals needed"
+        case .runCompleted: "\(count) runs completed"
+        case .runFailed: "\(count) runs failed"
+        case .custom(let name): "\(count) × \(name.replacingOccurrences(of: "_", with: " "))"
+        }
+    }
+}

@@ -1,0 +1,103 @@
+import Foundation
+import PushgateCore
+
+/// A checked `triggerEvent` body (see `functions/triggerEvent/`).
+public enum TriggerEventRequest {
+    /// The most UTF-8 bytes `data` may take, encoded as JSON.
+    public static let maxDataBytes = 2048
+
+    public static func parse(_ fields: RequestFields, idempotencyKey header: String? = nil) throws(FunctionError)
+        -> TriggerRequest
+    {
+        let cwd = try FieldRules.cwd(fields.requiredString("cwd"))
+        let typeName = try fields.requiredString("type")
+        guard let type = EventType(rawValue: typeName) else {
+            throw .invalidArgument(
+                "'type' must be reply_finished, approval_requested, run_completed, run_failed, or a name of 1 to 40 of a-z, 0-9 and _ starting with a letter",
+                field: "type"
+            )
+        }
+        var event = EventComposer.Event(type: type, cwd: cwd)
+        event.title = try fields.optionalString("title").map { title throws(FunctionError) in
+            try FieldRules.text(title, field: "title", maxCharacters: 200)
+        }.flatMap { $0.isEmpty ? nil : $0 }
+        event.body = try fields.optionalString("body")
+        event.data = try data(fields.optionalStringMap("data") ?? [:])
+        event.eventID = try fields.optionalString("event_id").map { id throws(FunctionError) in
+            guard !id.isEmpty else { throw .invalidArgument("'event_id' must not be empty", field: "event_id") }
+            return try FieldRules.text(id, field: "event_id", maxCharacters: 200)
+        }
+        event.threadID = try fields.optionalString("thread_id").map { id throws(FunctionError) in
+            try FieldRules.text(id, field: "thread_id", maxCharacters: 200)
+        }
+        if let level = try fields.optionalString("interruption_level") {
+            guard ["passive", "active", "time-sensitive"].contains(level) else {
+                throw .invalidArgument(
+                    "'interruption_level' must be passive, active or time-sensitive", field: "interruption_level")
+            }
+            event.interruptionLevel = level
+        }
+        if let badge = try fields.optionalString("badge") {
+            guard ["increment", "none"].contains(badge) else {
+                throw .invalidArgument("'badge' must be increment or none", field: "badge")
+            }
+            event.showsBadge = badge == "increment"
+        }
+        event.appURL = try fields.optionalString("app_url").map { url throws(FunctionError) in
+            try link(url, field: "app_url", schemes: nil)
+        }
+        event.webURL = try fields.optionalString("web_url").map { url throws(FunctionError) in
+            try link(url, field: "web_url", schemes: ["http", "https"])
+        }
+        let occurredAt = try fields.optionalString("occurred_at").map { text throws(FunctionError) in
+            guard let date = RFC3339.parse(text) else {
+                throw .invalidArgument("'occurred_at' must be an RFC 3339 timestamp", field: "occurred_at")
+            }
+            return date
+        }
+        let idempotencyKey = try TriggerRequest.checkedHeaderKey(header) ?? event.eventID.map { "event:" + $0 }
+        return TriggerRequest(
+            event: event,
+            occurredAt: occurredAt,
+            idempotencyKey: idempotencyKey,
+            wait: try fields.optionalBool("wait") ?? true
+        )
+    }
+
+    private static func data(_ data: [String: String]) throws(FunctionError) -> [String: String] {
+        for key in data.keys {
+            guard (1...64).contains(key.count) else {
+                throw .invalidArgument("'data' keys must be 1 to 64 characters", field: "data")
+            }
+            guard !EventComposer.reservedDataKeys.contains(key) else {
+                throw .invalidArgument("'data' must not set '\(key)': Pushgate sets it", field: "data")
+            }
+        }
+        let size = (try? JSONValue.object(data.mapValues(JSONValue.string)).encodedData().count) ?? Int.max
+        guard size <= maxDataBytes else {
+            throw .invalidArgument(
+                "'data' is \(size) bytes as JSON; at most \(maxDataBytes) are allowed", field: "data")
+        }
+        return data
+    }
+
+    /// A deep link: at most 2,048 characters, a scheme (`schemes` when given) and no white space.
+    private static func link(_ text: String, field: String, schemes: Set<String>?) throws(FunctionError) -> String {
+        guard text.utf8.count <= 2048, !text.contains(where: \.isWhitespace), let colon = text.firstIndex(of: ":"),
+            let first = text.first, first.isLetter, text.distance(from: text.startIndex, to: colon) > 0
+        else {
+            throw .invalidArgument("'\(field)' must be a URL with a scheme, at most 2048 characters", field: field)
+        }
+        let scheme = text[..<colon].lowercased()
+        guard scheme.allSatisfy({ $0.isLetter || $0.isNumber || "+-.".contains($0) }) else {
+            throw .invalidArgument("'\(field)' must be a URL with a scheme, at most 2048 characters", field: field)
+        }
+        if let schemes {
+            guard schemes.contains(scheme), text.dropFirst(scheme.count).hasPrefix("://"), text.count > scheme.count + 3
+            else {
+                throw .invalidArgument("'\(field)' must be an http or https URL", field: field)
+            }
+        }
+        return text
+    }
+}

@@ -1,0 +1,167 @@
+import Foundation
+import PushgateCore
+import PushgateFunctions
+import PushgateSQLite
+import PushgateTesting
+import Testing
+
+@Suite("triggerEvent")
+struct EventTests {
+    let cwd = "/root/projects/my-agent"
+
+    func fixtureWithPhone(name: String? = nil) async throws -> FunctionsFixture {
+        let fixture = try FunctionsFixture()
+        var body: [String: JSONValue] = [
+            "cwd": .string(cwd), "installation_id": "phone", "apns_token": .string(FunctionsFixture.apnsToken(1)),
+        ]
+        body["agent_display_name"] = name.map(JSONValue.string)
+        _ = try await fixture.register(body)
+        return fixture
+    }
+
+    @Test(
+        "each type's defaults: title, body, badge, interruption level",
+        arguments: [
+            ("approval_requested", "Approval needed", "my-agent: Deploy to production?", true, "time-sensitive"),
+            ("run_completed", "Run completed", "my-agent: Deploy to production?", false, nil),
+            ("run_failed", "Run failed", "my-agent: Deploy to production?", false, nil),
+            ("reply_finished", "my-agent", "Deploy to production?", false, nil),
+            ("deploy_finished", "my-agent", "Deploy to production?", false, nil),
+        ] as [(String, String, String, Bool, String?)]
+    )
+    func defaults(type: String, title: String, body: String, badge: Bool, level: String?) async throws {
+        let fixture = try await fixtureWithPhone()
+        let answer = try await fixture.event([
+            "cwd": .string(cwd), "type": .string(type), "body": "  Deploy to\nproduction? ",
+        ])
+        #expect(answer.successCount == 1)
+        let sent = try #require(fixture.provider.sends.first?.notification)
+        #expect(sent.title == title)
+        #expect(sent.body == body)
+        #expect(sent.showsBadge == badge)
+        #expect(sent.interruptionLevel == level)
+        #expect(
+            sent.data["type"] == type && sent.data["server_key"] == fixture.serverKey.hex && sent.data["cwd"] == cwd)
+    }
+
+    @Test("without a body: the agent's name for approvals and runs, the type in words for a custom one")
+    func bodiesWithoutPreview() async throws {
+        let fixture = try await fixtureWithPhone(name: "Builder")
+        _ = try await fixture.event(["cwd": .string(cwd), "type": "approval_requested"])
+        _ = try await fixture.event(["cwd": .string(cwd), "type": "tests_flaky"])
+        _ = try await fixture.event(["cwd": .string(cwd), "type": "reply_finished"])
+        #expect(fixture.provider.sends.map(\.notification.body) == ["Builder", "tests flaky", "Reply ready"])
+        #expect(fixture.provider.sends.map(\.notification.title) == ["Approval needed", "Builder", "Builder"])
+    }
+
+    @Test("given fields win; links, data and ids travel beside aps; collapse ids keep approvals apart")
+    func givenFields() async throws {
+        let fixture = try await fixtureWithPhone()
+        _ = try await fixture.event([
+            "cwd": .string(cwd), "type": "approval_requested", "title": "Allow rm -rf?", "event_id": "appr-1",
+            "data": ["run_id": "r-9", "tool": "bash"], "app_url": "codeagents://chat/my-agent",
+            "web_url": "https://example.com/runs/9", "badge": "none", "thread_id": "my-agent",
+            "interruption_level": "active",
+        ])
+        _ = try await fixture.event(["cwd": .string(cwd), "type": "approval_requested", "event_id": "appr-2"])
+        let first = try #require(fixture.provider.sends.first?.notification)
+        #expect(first.title == "Allow rm -rf?")
+        #expect(!first.showsBadge && first.threadID == "my-agent" && first.interruptionLevel == "active")
+        #expect(
+            first.data == [
+                "type": "approval_requested", "server_key": fixture.serverKey.hex, "cwd": cwd, "event_id": "appr-1",
+                "run_id": "r-9", "tool": "bash", "app_url": "codeagents://chat/my-agent",
+                "web_url": "https://example.com/runs/9",
+            ]
+        )
+        let second = try #require(fixture.provider.sends.last?.notification)
+        #expect(first.collapseID != second.collapseID)
+        #expect(first.collapseID.count == 64 && first.collapseID != AgentKey(cwd: cwd).hex)
+    }
+
+    @Test("reply_finished through triggerEvent is triggerReplyFinished")
+    func replyFinishedIsTheSame() async throws {
+        let fixture = try await fixtureWithPhone(name: "Builder")
+        _ = try await fixture.trigger(["cwd": .string(cwd), "message_preview": "Done.", "conversation_id": "c"])
+        _ = try await fixture.event([
+            "cwd": .string(cwd), "type": "reply_finished", "body": "Done.", "data": ["conversation_id": "c"],
+        ])
+        let sends = fixture.provider.sends.map(\.notification)
+        #expect(sends.count == 2 && sends[0] == sends[1])
+    }
+
+    @Test("an event no newer than the last of its type is skipped as stale; other types are not held back")
+    func staleEvents() async throws {
+        let fixture = try await fixtureWithPhone()
+        let at = { (time: String) -> [String: JSONValue] in
+            ["cwd": .string(self.cwd), "type": "run_completed", "occurred_at": .string(time)]
+        }
+        #expect(try await fixture.event(at("2026-11-22T05:00:00Z")).skipped == nil)
+        let late = try await fixture.event(at("2026-11-22T04:59:59Z"))
+        #expect(late.skipped == "stale" && late.deviceCount == 0)
+        #expect(try await fixture.event(at("2026-11-22T06:00:00+01:00")).skipped == "stale", "the same instant")
+        #expect(try await fixture.event(at("2026-11-22T05:00:01Z")).skipped == nil)
+        var failed = at("2026-11-22T04:00:00Z")
+        failed["type"] = "run_failed"
+        #expect(try await fixture.event(failed).skipped == nil)
+        #expect(fixture.provider.sends.count == 3)
+        let reply = try await fixture.trigger(["cwd": .string(cwd), "finished_at": "2026-11-22T05:00:00Z"])
+        let olderReply = try await fixture.trigger(["cwd": .string(cwd), "finished_at": "2026-11-22T04:00:00Z"])
+        #expect(reply.skipped == nil && olderReply.skipped == "stale")
+    }
+
+    @Test("the same event_id again is a duplicate, not a second push")
+    func eventIDRepeats() async throws {
+        let fixture = try await fixtureWithPhone()
+        let body: [String: JSONValue] = ["cwd": .string(cwd), "type": "run_failed", "event_id": "run-77"]
+        #expect(try await fixture.event(body).duplicate == nil)
+        #expect(try await fixture.event(body).duplicate == true)
+        #expect(fixture.provider.sends.count == 1)
+    }
+
+    @Test(
+        "bad values are refused with their field, and nothing is stored",
+        arguments: [
+            (["type": "approval_requested"], "cwd"),
+            (["cwd": "/a"], "type"),
+            (["cwd": "/a", "type": "Approval"], "type"),
+            (["cwd": "/a", "type": "9lives"], "type"),
+            (["cwd": "/a", "type": .string(String(repeating: "a", count: 41))], "type"),
+            (["cwd": "/a", "type": "x", "title": .string(String(repeating: "t", count: 201))], "title"),
+            (["cwd": "/a", "type": "x", "data": ["aps": "x"]], "data"),
+            (["cwd": "/a", "type": "x", "data": ["cwd": "x"]], "data"),
+            (["cwd": "/a", "type": "x", "data": ["n": 1]], "data"),
+            (["cwd": "/a", "type": "x", "data": "text"], "data"),
+            (["cwd": "/a", "type": "x", "data": ["big": .string(String(repeating: "d", count: 2040))]], "data"),
+            (["cwd": "/a", "type": "x", "event_id": ""], "event_id"),
+            (["cwd": "/a", "type": "x", "event_id": .string(String(repeating: "e", count: 201))], "event_id"),
+            (["cwd": "/a", "type": "x", "occurred_at": "yesterday"], "occurred_at"),
+            (["cwd": "/a", "type": "x", "badge": "2"], "badge"),
+            (["cwd": "/a", "type": "x", "interruption_level": "critical"], "interruption_level"),
+            (["cwd": "/a", "type": "x", "app_url": "no scheme"], "app_url"),
+            (["cwd": "/a", "type": "x", "web_url": "ftp://example.com"], "web_url"),
+            (["cwd": "/a", "type": "x", "web_url": "https://"], "web_url"),
+            (["cwd": "/a", "type": "x", "thread_id": .number(3)], "thread_id"),
+            (["cwd": "/a", "type": "x", "wait": "yes"], "wait"),
+        ] as [([String: JSONValue], String)]
+    )
+    func invalid(body: [String: JSONValue], field: String) async throws {
+        let fixture = try await fixtureWithPhone()
+        let before = try await fixture.store.allDocuments()
+        await #expect {
+            _ = try await fixture.event(body)
+        } throws: { error in
+            (error as? FunctionError)?.field == field
+        }
+        #expect(try await fixture.store.allDocuments() == before)
+        #expect(try await fixture.outbox.stats() == OutboxStats(pending: 0, oldestPendingSince: nil, failed: 0))
+    }
+
+    @Test("data of exactly 2 KiB is accepted")
+    func dataLimit() async throws {
+        let fixture = try await fixtureWithPhone()
+        // {"k":"…"} is 8 bytes around the value.
+        let data: JSONValue = ["k": .string(String(repeating: "d", count: 2040))]
+        #expect(try await fixture.event(["cwd": .string(cwd), "type": "x", "data": data]).successCount == 1)
+    }
+}
