@@ -18,11 +18,13 @@ public final class SQLiteOutbox: Outbox {
     public func enqueue(
         _ notification: OutboxNotification,
         deliveries: [OutboxDelivery],
+        firstAttemptAt: Date,
         idempotencyKey: String?,
         window: TimeInterval,
         leasedTo owner: String?,
         leaseUntil: Date
     ) async throws -> EnqueueResult {
+        let due = Self.milliseconds(firstAttemptAt)
         let content = String(decoding: try JSONEncoder().encode(notification.content), as: UTF8.self)
         let rows = String(
             decoding: try JSONEncoder().encode(
@@ -69,7 +71,7 @@ public final class SQLiteOutbox: Outbox {
                     SELECT ?, value ->> 0, value ->> 1, value ->> 2, value ->> 3, 'pending', 0, ?, ?, ?, ?
                     FROM json_each(?)
                     """,
-                arguments: [notification.id, created, created, owner, lease, rows]
+                arguments: [notification.id, created, due, owner, lease, rows]
             )
             return .created
         }
@@ -226,15 +228,46 @@ public final class SQLiteOutbox: Outbox {
         }
     }
 
-    public func stats() async throws -> OutboxStats {
-        try await database.read { db in
-            let pending = try Row.fetchOne(
+    public func stats(now: Date) async throws -> OutboxStats {
+        let now = Self.milliseconds(now)
+        return try await database.read { db in
+            let pending =
+                try Int.fetchOne(db, sql: "SELECT count(*) FROM outbox_deliveries WHERE state = 'pending'") ?? 0
+            let due = try Row.fetchOne(
                 db,
-                sql: "SELECT count(*), min(enqueued_at) FROM outbox_deliveries WHERE state = 'pending'"
+                sql:
+                    "SELECT count(*), min(enqueued_at) FROM outbox_deliveries WHERE state = 'pending' AND next_attempt_at <= ?",
+                arguments: [now]
             )
             let failed = try Int.fetchOne(db, sql: "SELECT count(*) FROM outbox_deliveries WHERE state = 'failed'") ?? 0
-            let oldest: Int64? = pending?[1]
-            return OutboxStats(pending: pending?[0] ?? 0, oldestPendingSince: oldest.map(Self.date), failed: failed)
+            let oldest: Int64? = due?[1]
+            return OutboxStats(
+                pending: pending,
+                scheduled: pending - (due?[0] ?? 0),
+                oldestDueSince: oldest.map(Self.date),
+                failed: failed
+            )
+        }
+    }
+
+    public func cancel(notificationID: String) async throws -> Int {
+        try await database.write { db in
+            try db.execute(
+                sql: """
+                    DELETE FROM outbox_deliveries
+                    WHERE notification_id = ? AND +state = 'pending' AND lease_owner IS NULL
+                    """,
+                arguments: [notificationID]
+            )
+            let cancelled = db.changesCount
+            try db.execute(
+                sql: """
+                    DELETE FROM outbox_notifications WHERE id = ?
+                    AND NOT EXISTS (SELECT 1 FROM outbox_deliveries WHERE notification_id = ?)
+                    """,
+                arguments: [notificationID, notificationID]
+            )
+            return cancelled
         }
     }
 

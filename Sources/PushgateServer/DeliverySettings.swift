@@ -13,19 +13,23 @@ public struct DeliverySettings: Sendable, Hashable {
     public var retentionDays: String?
     /// Seconds sends in flight get at shutdown (`PUSHGATE_SHUTDOWN_GRACE`).
     public var shutdownGrace: String?
+    /// When unresolved approvals are reminded, e.g. `15m,1h` (`PUSHGATE_ESCALATION_SCHEDULE`).
+    public var escalationSchedule: String?
 
     public init(
         triggerWait: String? = nil,
         maxAttempts: String? = nil,
         lease: String? = nil,
         retentionDays: String? = nil,
-        shutdownGrace: String? = nil
+        shutdownGrace: String? = nil,
+        escalationSchedule: String? = nil
     ) {
         self.triggerWait = triggerWait
         self.maxAttempts = maxAttempts
         self.lease = lease
         self.retentionDays = retentionDays
         self.shutdownGrace = shutdownGrace
+        self.escalationSchedule = escalationSchedule
     }
 
     /// The checked policy; `timeToLive` is APNs's (`PUSHGATE_APNS_TTL`) when configured.
@@ -43,6 +47,35 @@ public struct DeliverySettings: Sendable, Hashable {
         policy.shutdownGrace =
             try seconds(shutdownGrace, "PUSHGATE_SHUTDOWN_GRACE", in: 0...600) ?? policy.shutdownGrace
         return policy
+    }
+
+    /// `15m,1h`: increasing offsets with `s`, `m` or `h`, at most five; `none` or empty: no reminders.
+    private func schedule(_ text: String) throws(ConfigurationError) -> [Duration] {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        if trimmed.isEmpty || trimmed == "none" { return [] }
+        var offsets: [Duration] = []
+        for part in trimmed.split(separator: ",") {
+            let item = part.trimmingCharacters(in: .whitespaces)
+            let unit: Int64? =
+                switch item.last {
+                case "s": 1
+                case "m": 60
+                case "h": 3600
+                default: nil
+                }
+            guard let unit, let number = Int64(item.dropLast()), number > 0,
+                offsets.last.map({ .seconds(number * unit) > $0 }) ?? true
+            else {
+                throw ConfigurationError(
+                    "PUSHGATE_ESCALATION_SCHEDULE must be increasing times like 15m,1h (s, m or h), at most five, or none; not '\(text)'"
+                )
+            }
+            offsets.append(.seconds(number * unit))
+        }
+        guard offsets.count <= 5 else {
+            throw ConfigurationError("PUSHGATE_ESCALATION_SCHEDULE allows at most five reminders, not \(offsets.count)")
+        }
+        return offsets
     }
 
     private func seconds(_ value: String?, _ name: String, in range: ClosedRange<Double>) throws(ConfigurationError)

@@ -42,7 +42,7 @@ struct OutboxCommand: AsyncParsableCommand {
             throw ValidationError("no database at \(path)")
         }
         let outbox = SQLiteOutbox(database: try SQLiteDatabase(path: path))
-        let stats = try await outbox.stats()
+        let stats = try await outbox.stats(now: Date())
         let entries = try await outbox.entries(in: state.states, limit: limit)
         if json {
             for entry in entries {
@@ -50,8 +50,8 @@ struct OutboxCommand: AsyncParsableCommand {
             }
             return
         }
-        let oldest = stats.oldestPendingSince.map { " (oldest \(Int(Date().timeIntervalSince($0))) s)" } ?? ""
-        print("pending: \(stats.pending)\(oldest), failed: \(stats.failed)")
+        let oldest = stats.oldestDueSince.map { " (oldest due \(Int(Date().timeIntervalSince($0))) s)" } ?? ""
+        print("pending: \(stats.pending)\(oldest), scheduled: \(stats.scheduled), failed: \(stats.failed)")
         guard !entries.isEmpty else { return }
         print(
             ["state", "attempts", "next try", "last reason", "token", "installation", "notification"]

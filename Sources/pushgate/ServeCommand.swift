@@ -69,6 +69,12 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Seconds sends in flight get to finish at shutdown. Env: PUSHGATE_SHUTDOWN_GRACE. Default: 10.")
     var shutdownGrace: String?
 
+    @Option(
+        help:
+            "When unresolved approvals are reminded, e.g. 15m,1h, or none. Env: PUSHGATE_ESCALATION_SCHEDULE. Default: 15m,1h."
+    )
+    var escalationSchedule: String?
+
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
         let configuration = try GatewayConfiguration(
@@ -92,7 +98,8 @@ struct ServeCommand: AsyncParsableCommand {
                 maxAttempts: deliveryMaxAttempts ?? environment["PUSHGATE_DELIVERY_MAX_ATTEMPTS"],
                 lease: outboxLease ?? environment["PUSHGATE_OUTBOX_LEASE"],
                 retentionDays: outboxRetentionDays ?? environment["PUSHGATE_OUTBOX_RETENTION_DAYS"],
-                shutdownGrace: shutdownGrace ?? environment["PUSHGATE_SHUTDOWN_GRACE"]
+                shutdownGrace: shutdownGrace ?? environment["PUSHGATE_SHUTDOWN_GRACE"],
+                escalationSchedule: escalationSchedule ?? environment["PUSHGATE_ESCALATION_SCHEDULE"]
             )
         )
         guard (0...65535).contains(configuration.port) else {

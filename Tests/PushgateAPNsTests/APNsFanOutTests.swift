@@ -72,7 +72,7 @@ struct APNsFanOutTests {
         /// Runs the worker's retries until nothing is pending (or 10 s passed).
         func retryUntilSettled() async throws {
             let deadline = ContinuousClock.now + .seconds(10)
-            while try await outbox.stats().pending > 0, ContinuousClock.now < deadline {
+            while try await outbox.stats(now: Date()).pending > 0, ContinuousClock.now < deadline {
                 if try await !worker.retryDueDeliveries() { try await Task.sleep(for: .milliseconds(20)) }
             }
         }

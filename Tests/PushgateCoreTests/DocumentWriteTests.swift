@@ -19,6 +19,17 @@ struct DocumentWriteTests {
         #expect(write.apply(to: ["a": "1", "createdAt": "old"]) == ["b": "2", "createdAt": "old"])
     }
 
+    @Test("increments add to a number, start from 0, and stop at their floor")
+    func increments() {
+        let up = DocumentWrite.set(path, ["n": .increment(1, floor: nil)])
+        #expect(up.apply(to: nil) == ["n": .number(1)])
+        #expect(up.apply(to: ["n": .number(2)]) == ["n": .number(3)])
+        #expect(up.apply(to: ["n": "text"]) == ["n": .number(1)])
+        let down = DocumentWrite.set(path, ["n": .increment(-1, floor: 0)])
+        #expect(down.apply(to: ["n": .number(1)]) == ["n": .number(0)])
+        #expect(down.apply(to: ["n": .number(0)]) == ["n": .number(0)])
+    }
+
     @Test("preconditions")
     func preconditions() {
         let exists = DocumentWrite.delete(path, if: .exists)

@@ -88,7 +88,7 @@ struct DurabilityTests {
     func waitUntilSettled(limit: TimeInterval = 90) async throws -> TimeInterval {
         let outbox = SQLiteOutbox(database: try SQLiteDatabase(path: database))
         let start = Date()
-        while try await outbox.stats().pending > 0 {
+        while try await outbox.stats(now: Date()).pending > 0 {
             try #require(Date().timeIntervalSince(start) < limit, "the outbox did not drain")
             try await Task.sleep(for: .milliseconds(200))
         }
@@ -122,7 +122,7 @@ struct DurabilityTests {
         #expect(gateway.stop() == 0)
 
         let outbox = SQLiteOutbox(database: try SQLiteDatabase(path: database))
-        let stats = try await outbox.stats()
+        let stats = try await outbox.stats(now: Date())
         #expect(stats.pending == 0 && stats.failed == 0, "nothing pending, nothing failed")
         #expect(
             try await outbox.entries(in: [.delivered], limit: 10_000).count == 5000,
@@ -135,7 +135,7 @@ struct DurabilityTests {
         ])
         #expect(listing.status == 0)
         let lines = listing.stdout.split(separator: "\n")
-        #expect(lines.first == "pending: 0, failed: 0")
+        #expect(lines.first == "pending: 0, scheduled: 0, failed: 0")
         #expect(lines.count == 5, "the summary, the header and three deliveries")
         #expect(lines.dropFirst(2).allSatisfy { $0.hasPrefix("delivered\t1\t-\t-\tapns:") })
         #expect(!(0..<5000).contains { listing.stdout.contains(Self.token($0)) }, "tokens shortened")
@@ -156,7 +156,7 @@ struct DurabilityTests {
         gateway = try RunningGateway(database: database, environment: settings)
         _ = try await waitUntilSettled()
         #expect(gateway.stop() == 0)
-        let stats = try await SQLiteOutbox(database: try SQLiteDatabase(path: database)).stats()
+        let stats = try await SQLiteOutbox(database: try SQLiteDatabase(path: database)).stats(now: Date())
         #expect(stats.pending == 0 && stats.failed == 0)
         #expect(try inbox(settings).accepted.count == 5000)
     }

@@ -55,10 +55,10 @@ struct DeliveryTests {
         #expect(result.accepted)
         #expect(result.answer.pendingCount == 2 && result.answer.successCount == 0)
         #expect(result.answer.responses.allSatisfy { $0.pending == true })
-        for _ in 0..<1000 where try await fixture.outbox.stats().pending > 0 {
+        for _ in 0..<1000 where try await fixture.outbox.stats(now: Date()).pending > 0 {
             try await Task.sleep(for: .milliseconds(10))
         }
-        #expect(try await fixture.outbox.stats().pending == 0)
+        #expect(try await fixture.outbox.stats(now: Date()).pending == 0)
         #expect(fixture.provider.sends.flatMap(\.targets).count == 2)
     }
 
@@ -83,7 +83,7 @@ struct DeliveryTests {
         #expect(try await worker.retryDueDeliveries() == false, "not before Retry-After")
         fixture.clock.advance(by: 0.2)
         #expect(try await worker.retryDueDeliveries() == true)
-        #expect(try await fixture.outbox.stats().pending == 0)
+        #expect(try await fixture.outbox.stats(now: Date()).pending == 0)
         #expect(
             provider.sentTokens == [FunctionsFixture.apnsToken(0), throttled, FunctionsFixture.apnsToken(2), throttled])
     }
@@ -113,7 +113,7 @@ struct DeliveryTests {
             fixture.clock.advance(by: 2)
             _ = try await expiring.retryDueDeliveries()
         }
-        #expect(try await fixture.outbox.stats().pending == 0, "past its time to live nothing is retried")
+        #expect(try await fixture.outbox.stats(now: Date()).pending == 0, "past its time to live nothing is retried")
         #expect(try await fixture.outbox.entries(in: [.failed], limit: 10).count == 2)
     }
 
@@ -141,10 +141,10 @@ struct DeliveryTests {
         gated.open()
         // Not leased: the worker's next round claims them.
         #expect(try await worker.retryDueDeliveries() == true)
-        for _ in 0..<100 where try await fixture.outbox.stats().pending > 0 {
+        for _ in 0..<100 where try await fixture.outbox.stats(now: Date()).pending > 0 {
             try await Task.sleep(for: .milliseconds(20))
         }
-        #expect(try await fixture.outbox.stats().pending == 0)
+        #expect(try await fixture.outbox.stats(now: Date()).pending == 0)
     }
 
     @Test("a worker that stops gives its leases back: the next one sends at once")
@@ -164,7 +164,7 @@ struct DeliveryTests {
         // …until the first gives them back (what graceful shutdown does after its grace).
         try await fixture.outbox.release(owner: worker.owner)
         #expect(try await next.retryDueDeliveries() == true)
-        #expect(try await fixture.outbox.stats().pending == 0)
+        #expect(try await fixture.outbox.stats(now: Date()).pending == 0)
     }
 }
 

@@ -154,7 +154,7 @@ struct EventTests {
             (error as? FunctionError)?.field == field
         }
         #expect(try await fixture.store.allDocuments() == before)
-        #expect(try await fixture.outbox.stats() == OutboxStats(pending: 0, oldestPendingSince: nil, failed: 0))
+        #expect(try await fixture.outbox.stats(now: Date()) == OutboxStats(pending: 0, oldestDueSince: nil, failed: 0))
     }
 
     @Test("data of exactly 2 KiB is accepted")

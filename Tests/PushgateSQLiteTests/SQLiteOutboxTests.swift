@@ -44,12 +44,13 @@ struct SQLiteOutboxTests {
         let stored = notification()
         #expect(
             try await outbox.enqueue(
-                stored, deliveries: try deliveries(of: stored, count: 3), idempotencyKey: nil, window: 0, leasedTo: nil,
+                stored, deliveries: try deliveries(of: stored, count: 3), firstAttemptAt: stored.createdAt,
+                idempotencyKey: nil, window: 0, leasedTo: nil,
                 leaseUntil: start) == .created)
         let reopened = SQLiteOutbox(database: try SQLiteDatabase(path: directory.path("outbox.sqlite")))
         #expect(try await reopened.notification(id: stored.id) == stored)
         #expect(try await reopened.statuses(of: stored.id).map(\.state) == [.pending, .pending, .pending])
-        #expect(try await reopened.stats() == OutboxStats(pending: 3, oldestPendingSince: start, failed: 0))
+        #expect(try await reopened.stats(now: Date()) == OutboxStats(pending: 3, oldestDueSince: start, failed: 0))
     }
 
     @Test("claims lease due deliveries once; a lease that ran out makes them claimable again")
@@ -57,7 +58,8 @@ struct SQLiteOutboxTests {
         defer { directory.remove() }
         let stored = notification()
         _ = try await outbox.enqueue(
-            stored, deliveries: try deliveries(of: stored, count: 5), idempotencyKey: nil, window: 0, leasedTo: nil,
+            stored, deliveries: try deliveries(of: stored, count: 5), firstAttemptAt: stored.createdAt,
+            idempotencyKey: nil, window: 0, leasedTo: nil,
             leaseUntil: start)
         let first = try await outbox.claim(owner: "a", now: start, leaseUntil: start + 30, limit: 3)
         let second = try await outbox.claim(owner: "b", now: start, leaseUntil: start + 30, limit: 10)
@@ -85,7 +87,8 @@ struct SQLiteOutboxTests {
         defer { directory.remove() }
         let stored = notification()
         _ = try await outbox.enqueue(
-            stored, deliveries: try deliveries(of: stored, count: 400), idempotencyKey: nil, window: 0, leasedTo: nil,
+            stored, deliveries: try deliveries(of: stored, count: 400), firstAttemptAt: stored.createdAt,
+            idempotencyKey: nil, window: 0, leasedTo: nil,
             leaseUntil: start)
         // A second connection to the file, as another process would have.
         let second = SQLiteOutbox(database: try SQLiteDatabase(path: directory.path("outbox.sqlite")))
@@ -113,7 +116,8 @@ struct SQLiteOutboxTests {
         defer { directory.remove() }
         let stored = notification()
         _ = try await outbox.enqueue(
-            stored, deliveries: try deliveries(of: stored, count: 3), idempotencyKey: nil, window: 0, leasedTo: "w",
+            stored, deliveries: try deliveries(of: stored, count: 3), firstAttemptAt: stored.createdAt,
+            idempotencyKey: nil, window: 0, leasedTo: "w",
             leaseUntil: start + 30)
         #expect(
             try await outbox.claim(owner: "x", now: start, leaseUntil: start + 30, limit: 10).isEmpty, "born leased")
@@ -140,7 +144,7 @@ struct SQLiteOutboxTests {
                 == DeliveryStatus(
                     installationID: "device-1", state: .failed, attempts: 1, lastReason: "BadDeviceToken", removed: true
                 ))
-        #expect(try await outbox.stats().failed == 1)
+        #expect(try await outbox.stats(now: Date()).failed == 1)
         let failed = try await outbox.entries(in: [.failed], limit: 10)
         #expect(failed.map(\.installationID) == ["device-1"] && failed.first?.lastReason == "BadDeviceToken")
     }
@@ -151,23 +155,27 @@ struct SQLiteOutboxTests {
         let first = notification()
         #expect(
             try await outbox.enqueue(
-                first, deliveries: [], idempotencyKey: "k", window: 3600, leasedTo: nil, leaseUntil: start) == .created)
+                first, deliveries: [], firstAttemptAt: first.createdAt, idempotencyKey: "k", window: 3600,
+                leasedTo: nil, leaseUntil: start) == .created)
         let again = notification(at: start + 3599)
         #expect(
             try await outbox.enqueue(
-                again, deliveries: try deliveries(of: again, count: 2), idempotencyKey: "k", window: 3600,
+                again, deliveries: try deliveries(of: again, count: 2), firstAttemptAt: again.createdAt,
+                idempotencyKey: "k", window: 3600,
                 leasedTo: nil, leaseUntil: start) == .duplicate(notificationID: first.id))
         #expect(try await outbox.notification(id: again.id) == nil, "a duplicate stores nothing")
         let later = notification(at: start + 3600)
         #expect(
             try await outbox.enqueue(
-                later, deliveries: [], idempotencyKey: "k", window: 3600, leasedTo: nil, leaseUntil: start) == .created)
+                later, deliveries: [], firstAttemptAt: later.createdAt, idempotencyKey: "k", window: 3600,
+                leasedTo: nil, leaseUntil: start) == .created)
         let otherServer = OutboxNotification(
             id: RandomUUID.make(), serverKey: "other", agentKey: "a", content: first.content, createdAt: start,
             expiresAt: start + 10)
         #expect(
             try await outbox.enqueue(
-                otherServer, deliveries: [], idempotencyKey: "k", window: 3600, leasedTo: nil, leaseUntil: start)
+                otherServer, deliveries: [], firstAttemptAt: otherServer.createdAt, idempotencyKey: "k", window: 3600,
+                leasedTo: nil, leaseUntil: start)
                 == .created)
     }
 
@@ -176,7 +184,8 @@ struct SQLiteOutboxTests {
         defer { directory.remove() }
         let old = notification(at: start)
         _ = try await outbox.enqueue(
-            old, deliveries: try deliveries(of: old, count: 3), idempotencyKey: nil, window: 0, leasedTo: "w",
+            old, deliveries: try deliveries(of: old, count: 3), firstAttemptAt: old.createdAt, idempotencyKey: nil,
+            window: 0, leasedTo: "w",
             leaseUntil: start + 30)
         try await outbox.record(
             [
@@ -187,7 +196,8 @@ struct SQLiteOutboxTests {
             ], owner: "w", now: start + 1)
         let recent = notification(at: start + 86_400)
         _ = try await outbox.enqueue(
-            recent, deliveries: try deliveries(of: recent, count: 1), idempotencyKey: nil, window: 0, leasedTo: "w",
+            recent, deliveries: try deliveries(of: recent, count: 1), firstAttemptAt: recent.createdAt,
+            idempotencyKey: nil, window: 0, leasedTo: "w",
             leaseUntil: start + 30)
         try await outbox.record(
             [.init(notificationID: recent.id, installationID: "device-0", change: .delivered)], owner: "w",
@@ -220,7 +230,8 @@ struct JSONTextTests {
         _ = try await outbox.enqueue(
             notification,
             deliveries: ids.map { OutboxDelivery(notificationID: "n", installationID: $0, token: .fcm("tok-\($0)")) },
-            idempotencyKey: nil, window: 0, leasedTo: "w", leaseUntil: start + 60)
+            firstAttemptAt: notification.createdAt, idempotencyKey: nil, window: 0, leasedTo: "w",
+            leaseUntil: start + 60)
         try await outbox.record(
             ids.map { .init(notificationID: "n", installationID: $0, change: .delivered) }, owner: "w", now: start)
         let statuses = try await outbox.statuses(of: "n")

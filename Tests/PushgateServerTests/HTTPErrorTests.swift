@@ -103,7 +103,7 @@ struct HTTPErrorTests {
         try await fixture.withClient { client in
             let response = try await client.execute(uri: "/healthz", method: .get)
             #expect(response.status == .ok)
-            #expect(response.json == ["status": "ok", "delivery": "log", "outbox": ["pending": 0, "failed": 0]])
+            #expect(response.json == ["status": "ok", "delivery": "log", "outbox": ["pending": 0, "scheduled": 0, "failed": 0]])
             #expect(try await client.execute(uri: "/healthz", method: .head).status == .ok)
         }
     }
@@ -119,7 +119,7 @@ struct HTTPErrorTests {
             #expect(response.status == .ok)
             #expect(
                 response.json == [
-                    "status": "degraded", "delivery": "apns", "outbox": ["pending": 0, "failed": 0],
+                    "status": "degraded", "delivery": "apns", "outbox": ["pending": 0, "scheduled": 0, "failed": 0],
                     "delivery_error": ["reason": "InvalidProviderToken", "since": "2026-11-22T05:04:32.000Z"],
                 ]
             )

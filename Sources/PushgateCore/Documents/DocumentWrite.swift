@@ -13,6 +13,8 @@ public struct DocumentWrite: Sendable, Hashable {
     public enum Precondition: Sendable, Hashable {
         case exists
         case fieldEquals(String, JSONValue)
+        /// The document exists and does not have the field.
+        case fieldMissing(String)
     }
 
     public let path: DocumentPath
@@ -53,6 +55,10 @@ public struct DocumentWrite: Sendable, Hashable {
                 case .value(let value): fields[name] = value
                 case .valueIfAbsent(let value): fields[name] = stored?[name] ?? value
                 case .delete: fields[name] = nil
+                case .increment(let amount, let floor):
+                    var current = 0.0
+                    if case .number(let number)? = fields[name] { current = number }
+                    fields[name] = .number(max(current + amount, floor ?? -.infinity))
                 }
             }
             return fields
@@ -65,6 +71,7 @@ public struct DocumentWrite: Sendable, Hashable {
         case nil: true
         case .exists: stored != nil
         case .fieldEquals(let name, let value): stored?[name] == value
+        case .fieldMissing(let name): stored != nil && stored?[name] == nil
         }
     }
 }

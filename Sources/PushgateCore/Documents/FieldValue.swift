@@ -7,6 +7,9 @@ public enum FieldValue: Sendable, Hashable {
     case valueIfAbsent(JSONValue)
     /// Removes the field.
     case delete
+    /// Adds to the field's number (0 when absent or not a number), never going below
+    /// `floor` when one is given: counters, updated atomically with the rest of a batch.
+    case increment(Double, floor: Double?)
 }
 
 extension FieldValue: ExpressibleByStringLiteral {

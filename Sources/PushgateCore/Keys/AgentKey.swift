@@ -8,5 +8,10 @@ public struct AgentKey: Sendable, Hashable, CustomStringConvertible {
         self.hex = SHA256Hex.digest(of: cwd)
     }
 
+    /// A key read back from storage, where it was written from a cwd.
+    public init(hex: String) {
+        self.hex = hex
+    }
+
     public var description: String { hex }
 }

@@ -9,5 +9,10 @@ public struct ServerKey: Sendable, Hashable, CustomStringConvertible {
         self.hex = SHA256Hex.digest(of: secret.value)
     }
 
+    /// A key read back from storage, where it was written from a secret.
+    public init(hex: String) {
+        self.hex = hex
+    }
+
     public var description: String { hex }
 }

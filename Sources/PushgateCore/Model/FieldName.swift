@@ -9,7 +9,7 @@ public enum FieldName {
     public static let cwd = "cwd"
     public static let agentDisplayName = "agentDisplayName"
     public static let lastTriggeredAt = "lastTriggeredAt"
-    // …/events/{type}
+    // …/agents/{agentKey}/lastEvents/{type}
     public static let lastOccurredAt = "lastOccurredAt"
     public static let lastNotificationID = "lastNotificationId"
     // …/devices/{installationId}
@@ -18,4 +18,15 @@ public enum FieldName {
     public static let platform = "platform"
     public static let appVersion = "appVersion"
     public static let bundleID = "bundleId"
+    /// Approvals (and other counted events) not yet resolved: `aps.badge`.
+    public static let unresolvedApprovals = "unresolvedApprovals"
+    // servers/{serverKey}/events/{sha256(eventId)}
+    public static let eventID = "eventId"
+    public static let agentKey = "agentKey"
+    public static let type = "type"
+    public static let notificationID = "notificationId"
+    public static let countedInstallations = "countedInstallations"
+    public static let reminderNotificationIDs = "reminderNotificationIds"
+    public static let resolvedAt = "resolvedAt"
+    public static let resolution = "resolution"
 }

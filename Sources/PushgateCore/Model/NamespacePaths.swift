@@ -6,6 +6,7 @@ public enum NamespacePaths {
     public static let agents = "agents"
     public static let devices = "devices"
     public static let events = "events"
+    public static let lastEvents = "lastEvents"
 
     /// `servers/{serverKey}`
     public static func server(_ server: ServerKey) -> DocumentPath {
@@ -23,11 +24,18 @@ public enum NamespacePaths {
         CollectionPath(trustedSegments: [servers, server.hex, agents, agent.hex, devices])
     }
 
-    /// `servers/{serverKey}/agents/{agentKey}/events/{type}`: the last event of a type
-    /// notified for an agent (the ordering guard).
+    /// `servers/{serverKey}/agents/{agentKey}/lastEvents/{type}`: the last event of a
+    /// type notified for an agent (the ordering guard).
     public static func eventState(_ type: EventType, of agent: AgentKey, of server: ServerKey) -> DocumentPath {
         // Type names are [a-z][a-z0-9_]*: always valid segments.
-        DocumentPath(trustedSegments: [servers, server.hex, agents, agent.hex, events, type.rawValue])
+        DocumentPath(trustedSegments: [servers, server.hex, agents, agent.hex, lastEvents, type.rawValue])
+    }
+
+    /// `servers/{serverKey}/events/{sha256(eventId)}`: an event that can be resolved
+    /// (an approval): its reminders and the badges it counted. Hashed because an event
+    /// id may hold any character.
+    public static func event(_ eventID: String, of server: ServerKey) -> DocumentPath {
+        DocumentPath(trustedSegments: [servers, server.hex, events, SHA256Hex.digest(of: eventID)])
     }
 
     /// The device a stored delivery names: keys as the outbox keeps them (hex), and

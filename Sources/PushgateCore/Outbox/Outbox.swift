@@ -9,18 +9,24 @@ import Foundation
 /// again, so every delivery is sent at least once and never by two holders at the
 /// same time while their leases run.
 public protocol Outbox: Sendable {
-    /// Stores a notification and its deliveries in one atomic write. With an
-    /// idempotency key already used for this server less than `window` ago, stores
-    /// nothing and answers the earlier notification's id. With `owner`, the
-    /// deliveries are born leased to it (the caller sends them at once).
+    /// Stores a notification and its deliveries in one atomic write, due at
+    /// `firstAttemptAt` (a reminder is stored ahead of its time). With an idempotency
+    /// key already used for this server less than `window` ago, stores nothing and
+    /// answers the earlier notification's id. With `owner`, the deliveries are born
+    /// leased to it (the caller sends them at once).
     func enqueue(
         _ notification: OutboxNotification,
         deliveries: [OutboxDelivery],
+        firstAttemptAt: Date,
         idempotencyKey: String?,
         window: TimeInterval,
         leasedTo owner: String?,
         leaseUntil: Date
     ) async throws -> EnqueueResult
+
+    /// Withdraws a notification not yet sent (a reminder whose approval was resolved):
+    /// deletes its deliveries still pending and unleased; answers how many.
+    func cancel(notificationID: String) async throws -> Int
 
     /// The notification stored under an idempotency key for this server after `date`.
     func notificationID(idempotencyKey: String, serverKey: String, since date: Date) async throws -> String?
@@ -48,8 +54,8 @@ public protocol Outbox: Sendable {
     /// Every delivery of a notification, by installation id.
     func statuses(of notificationID: String) async throws -> [DeliveryStatus]
 
-    /// Backlog figures for health checks.
-    func stats() async throws -> OutboxStats
+    /// Backlog figures for health checks, as of `now`.
+    func stats(now: Date) async throws -> OutboxStats
 
     /// Deliveries in the given states, newest first, for operators.
     func entries(in states: Set<DeliveryState>, limit: Int) async throws -> [OutboxEntry]

@@ -2,15 +2,19 @@ import Foundation
 
 /// The outbox's backlog.
 public struct OutboxStats: Sendable, Hashable {
+    /// Deliveries not finished, due or not.
     public let pending: Int
-    /// Enqueued time of the oldest pending delivery.
-    public let oldestPendingSince: Date?
+    /// Of those, the ones waiting for a later time (retries after a backoff, reminders).
+    public let scheduled: Int
+    /// Enqueued time of the oldest delivery that is due and not yet sent.
+    public let oldestDueSince: Date?
     /// Given-up deliveries still kept (until pruned).
     public let failed: Int
 
-    public init(pending: Int, oldestPendingSince: Date?, failed: Int) {
+    public init(pending: Int, scheduled: Int = 0, oldestDueSince: Date?, failed: Int) {
         self.pending = pending
-        self.oldestPendingSince = oldestPendingSince
+        self.scheduled = scheduled
+        self.oldestDueSince = oldestDueSince
         self.failed = failed
     }
 }

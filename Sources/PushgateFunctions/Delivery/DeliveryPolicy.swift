@@ -25,6 +25,9 @@ public struct DeliveryPolicy: Sendable, Hashable {
     public var claimLimit = 2_000
     /// How long, at shutdown, sends in flight may take to finish.
     public var shutdownGrace: Duration = .seconds(10)
+    /// When an unresolved approval is reminded, after its first push
+    /// (`PUSHGATE_ESCALATION_SCHEDULE`): "Still waiting: …", then "Reminder: …".
+    public var escalation: [Duration] = [.seconds(15 * 60), .seconds(3600)]
     /// How often an idle worker looks for due retries.
     public var pollInterval: Duration = .milliseconds(500)
 

@@ -50,10 +50,11 @@ public struct DeliveryRunner: Sendable {
                 deliveries, deliveries.map { _ in .failed(reason: "Expired") }, of: notification, owner: owner)
             return Report()
         }
+        let targets = try await targets(of: deliveries, of: notification)
         let firstError = FirstError()
         let outcomes = await withTaskGroup(of: [DeliveryOutcome]?.self) { group in
             group.addTask {
-                await fanOut.deliver(notification.content, to: deliveries.map(\.target), via: provider) {
+                await fanOut.deliver(notification.content, to: targets, via: provider) {
                     range, outcomes in
                     do {
                         try await record(Array(deliveries[range]), outcomes, of: notification, owner: owner)
@@ -72,6 +73,30 @@ public struct DeliveryRunner: Sendable {
         }
         if let error = firstError.error { throw error }
         return Report(configurationError: outcomes.lazy.compactMap(\.configurationErrorReason).first)
+    }
+
+    /// The devices to send to; with badges, each with its count of unresolved
+    /// approvals as it is now (a reminder an hour later shows the count of then).
+    private func targets(of deliveries: [OutboxDelivery], of notification: OutboxNotification) async throws
+        -> [DeliveryTarget]
+    {
+        guard notification.content.showsBadge else { return deliveries.map(\.target) }
+        let devices = try await store.documents(
+            in: NamespacePaths.devices(
+                of: AgentKey(hex: notification.agentKey), of: ServerKey(hex: notification.serverKey)),
+            selecting: [FieldName.unresolvedApprovals]
+        )
+        var counts: [String: Int] = [:]
+        for device in devices {
+            if case .number(let count)? = device.fields[FieldName.unresolvedApprovals] {
+                counts[device.path.documentID] = max(0, Int(count))
+            }
+        }
+        return deliveries.map {
+            DeliveryTarget(
+                installationID: $0.installationID, token: $0.token, pushID: $0.pushID,
+                badge: counts[$0.installationID] ?? 0)
+        }
     }
 
     /// Until cancelled, pushes the lease out every third of its length.

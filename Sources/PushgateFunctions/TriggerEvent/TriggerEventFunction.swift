@@ -107,6 +107,7 @@ public struct TriggerEventFunction: Sendable {
             stored = try await outbox.enqueue(
                 notification,
                 deliveries: deliveries,
+                firstAttemptAt: createdAt,
                 idempotencyKey: request.idempotencyKey,
                 window: policy.idempotencyWindow.seconds,
                 leasedTo: tryNow ? worker.owner : nil,
@@ -127,6 +128,11 @@ public struct TriggerEventFunction: Sendable {
         }
 
         // From here on the notification is accepted: it is delivered whatever happens next.
+        if let eventID = request.event.eventID, request.event.type.escalates || notification.content.showsBadge {
+            // Before the first try, so that it shows the new badge count.
+            await recordResolvable(
+                eventID, notification: notification, deliveries: deliveries, escalates: request.event.type.escalates)
+        }
         let answer: TriggerAnswer
         if !tryNow || !request.wait {
             // Everything is pending at this point; say so before the first try starts.
@@ -159,6 +165,90 @@ public struct TriggerEventFunction: Sendable {
             ]
         )
         return Result(answer: answer, accepted: !request.wait)
+    }
+
+    /// An event that can be resolved (`resolveEvent`): its reminders, stored in the
+    /// outbox ahead of their time (so a restart neither loses nor repeats one), its
+    /// record, and one more unresolved approval on each device's badge. A failure is
+    /// logged: the event's own push is stored and goes out regardless.
+    private func recordResolvable(
+        _ eventID: String,
+        notification: OutboxNotification,
+        deliveries: [OutboxDelivery],
+        escalates: Bool
+    ) async {
+        do {
+            var reminderIDs: [JSONValue] = []
+            if escalates {
+                for (index, offset) in policy.escalation.enumerated() {
+                    let dueAt = notification.createdAt.addingTimeInterval(offset.seconds)
+                    let reminder = OutboxNotification(
+                        id: RandomUUID.make(),
+                        serverKey: notification.serverKey,
+                        agentKey: notification.agentKey,
+                        content: Self.reminder(of: notification.content, number: index),
+                        createdAt: notification.createdAt,
+                        expiresAt: dueAt.addingTimeInterval(policy.timeToLive.seconds)
+                    )
+                    _ = try await outbox.enqueue(
+                        reminder,
+                        deliveries: deliveries.map {
+                            OutboxDelivery(
+                                notificationID: reminder.id, installationID: $0.installationID, token: $0.token)
+                        },
+                        firstAttemptAt: dueAt,
+                        idempotencyKey: nil,
+                        window: 0,
+                        leasedTo: nil,
+                        leaseUntil: dueAt
+                    )
+                    reminderIDs.append(.string(reminder.id))
+                }
+            }
+            let counts = notification.content.showsBadge
+            var record: [String: FieldValue] = [
+                FieldName.eventID: .value(.string(eventID)),
+                FieldName.agentKey: .value(.string(notification.agentKey)),
+                FieldName.type: .value(.string(notification.content.data["type"] ?? "")),
+                FieldName.notificationID: .value(.string(notification.id)),
+                FieldName.reminderNotificationIDs: .value(.array(reminderIDs)),
+                FieldName.createdAt: .value(.string(RFC3339.format(notification.createdAt))),
+            ]
+            if counts {
+                record[FieldName.countedInstallations] = .value(.array(deliveries.map { .string($0.installationID) }))
+            }
+            var writes: [DocumentWrite] = [
+                .set(NamespacePaths.event(eventID, of: ServerKey(hex: notification.serverKey)), record)
+            ]
+            if counts {
+                writes += deliveries.map {
+                    .set(
+                        NamespacePaths.device(
+                            $0.installationID, agentKeyHex: notification.agentKey, serverKeyHex: notification.serverKey),
+                        [FieldName.unresolvedApprovals: .increment(1, floor: 0)],
+                        if: .exists
+                    )
+                }
+            }
+            try await store.commit(writes)
+        } catch {
+            logger.error("could not store an event's reminders or badge counts", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// A reminder: the same push, its body led by "Still waiting: " (the first) or
+    /// "Reminder: " (the others), the same collapse id so that it replaces the banner.
+    static func reminder(of content: PushNotification, number: Int) -> PushNotification {
+        PushNotification(
+            title: content.title,
+            body: (number == 0 ? "Still waiting: " : "Reminder: ") + content.body,
+            data: content.data,
+            collapseID: content.collapseID,
+            sound: content.sound,
+            threadID: content.threadID,
+            interruptionLevel: content.interruptionLevel,
+            showsBadge: content.showsBadge
+        )
     }
 
     /// Bookkeeping writes — the server's `lastSeenAt`; with `agentPath` the agent's

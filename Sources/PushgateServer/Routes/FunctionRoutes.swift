@@ -22,6 +22,7 @@ struct FunctionRoutes<Context: RequestContext> {
             "/registerSubscription": [.post],
             "/triggerReplyFinished": [.post],
             "/triggerEvent": [.post],
+            "/resolveEvent": [.post],
             "/unregisterSubscription": [.post],
             "/unregisterInstallation": [.post],
             "/subscriptions": [.get],
@@ -37,6 +38,7 @@ struct FunctionRoutes<Context: RequestContext> {
         let triggerEvent = TriggerEventFunction(
             store: store, outbox: parts.outbox, worker: parts.worker, policy: parts.policy, now: now, logger: logger)
         let triggerReplyFinished = TriggerReplyFinishedFunction(trigger: triggerEvent)
+        let resolveEvent = ResolveEventFunction(store: store, outbox: parts.outbox, now: now)
         let unregisterSubscription = UnregisterSubscriptionFunction(store: store, now: now)
         let unregisterInstallation = UnregisterInstallationFunction(store: store, now: now)
         let subscriptions = SubscriptionsFunction(store: store, now: now)
@@ -64,6 +66,10 @@ struct FunctionRoutes<Context: RequestContext> {
                 TriggerEventRequest.parse(fields, idempotencyKey: idempotencyKey)
             )
             return try JSONAnswer.response(result.answer, status: result.accepted ? .accepted : .ok)
+        }
+        router.post("resolveEvent") { request, _ in
+            let (secret, fields) = try await Self.read(request)
+            return try JSONAnswer.response(try await resolveEvent(secret: secret, fields))
         }
         router.post("unregisterSubscription") { request, _ in
             let (secret, fields) = try await Self.read(request)
@@ -98,15 +104,16 @@ struct FunctionRoutes<Context: RequestContext> {
         let stats: OutboxStats
         do {
             try await parts.store.checkHealth()
-            stats = try await parts.outbox.stats()
+            stats = try await parts.outbox.stats(now: now())
         } catch {
             throw FunctionError(.unavailable, "the store does not answer")
         }
         var outbox: [String: JSONValue] = [
-            "pending": .number(Double(stats.pending)), "failed": .number(Double(stats.failed)),
+            "pending": .number(Double(stats.pending)), "scheduled": .number(Double(stats.scheduled)),
+            "failed": .number(Double(stats.failed)),
         ]
-        outbox["oldest_pending_seconds"] = stats.oldestPendingSince.map {
-            .number(max(0, Date().timeIntervalSince($0)).rounded())
+        outbox["oldest_pending_seconds"] = stats.oldestDueSince.map {
+            .number(max(0, now().timeIntervalSince($0)).rounded())
         }
         var answer: [String: JSONValue] = [
             "status": "ok", "delivery": .string(parts.worker.deliveryName), "outbox": .object(outbox),
