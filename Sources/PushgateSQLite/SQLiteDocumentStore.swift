@@ -43,8 +43,8 @@ public final class SQLiteDocumentStore: DocumentStore {
         // SQLite extracts the fields: per field its JSON type and its SQL value, so no
         // document is parsed in Swift.
         let names = try fieldMask.map(Self.checkedFieldName)
-        let columns = names.map { "json_type(fields, '$.\($0)'), fields ->> '$.\($0)'" }.joined(separator: ", ")
-        let sql = "SELECT document_id, \(columns) FROM documents WHERE parent = ? ORDER BY document_id"
+        let columns = names.map { ", json_type(fields, '$.\($0)'), fields ->> '$.\($0)'" }.joined()
+        let sql = "SELECT document_id\(columns) FROM documents WHERE parent = ? ORDER BY document_id"
         return try await read { db in
             let cursor = try Row.fetchCursor(db, sql: sql, arguments: [collection.rawValue])
             var documents: [Document] = []

@@ -54,12 +54,13 @@ public final class SQLiteOutbox: Outbox {
             }
             try db.execute(
                 sql: """
-                    INSERT INTO outbox_notifications (id, server_key, agent_key, content, created_at, expires_at, idempotency_key)
-                    VALUES (?, ?, ?, ?, ?, ?, ?)
+                    INSERT INTO outbox_notifications (id, server_key, agent_key, content, created_at, expires_at,
+                        idempotency_key, reminder_of)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                     """,
                 arguments: [
                     notification.id, notification.serverKey, notification.agentKey, content, created,
-                    Self.milliseconds(notification.expiresAt), idempotencyKey,
+                    Self.milliseconds(notification.expiresAt), idempotencyKey, notification.reminderOf,
                 ]
             )
             // One statement for every row: SQLite walks the JSON array itself, which is
@@ -123,7 +124,8 @@ public final class SQLiteOutbox: Outbox {
                 agentKey: row["agent_key"],
                 content: try JSONDecoder().decode(PushNotification.self, from: Data(content.utf8)),
                 createdAt: Self.date(row["created_at"]),
-                expiresAt: Self.date(row["expires_at"])
+                expiresAt: Self.date(row["expires_at"]),
+                reminderOf: row["reminder_of"]
             )
         }
     }
@@ -247,6 +249,73 @@ public final class SQLiteOutbox: Outbox {
                 oldestDueSince: oldest.map(Self.date),
                 failed: failed
             )
+        }
+    }
+
+    public func activity(serverKey: String, agentKey: String) async throws -> AgentActivity {
+        try await database.read { db in
+            let latest = try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT id, created_at FROM outbox_notifications
+                    WHERE server_key = ? AND agent_key = ? AND reminder_of IS NULL
+                    ORDER BY created_at DESC LIMIT 1
+                    """,
+                arguments: [serverKey, agentKey]
+            )
+            var outcomes: [String: Int] = [:]
+            if let id: String = latest?["id"] {
+                for row in try Row.fetchAll(
+                    db,
+                    sql: """
+                        SELECT state, last_reason, count(*) FROM outbox_deliveries
+                        WHERE notification_id = ? GROUP BY state, last_reason
+                        """,
+                    arguments: [id]
+                ) {
+                    let state: String = row[0]
+                    let key = state == "failed" ? (row[1] as String?) ?? "failed" : state
+                    outcomes[key, default: 0] += row[2] as Int
+                }
+            }
+            let reminders =
+                try Int.fetchOne(
+                    db,
+                    sql: """
+                        SELECT count(*) FROM outbox_notifications n
+                        WHERE n.server_key = ? AND n.agent_key = ? AND n.reminder_of IS NOT NULL
+                        AND EXISTS (SELECT 1 FROM outbox_deliveries d WHERE d.notification_id = n.id AND d.state = 'pending')
+                        """,
+                    arguments: [serverKey, agentKey]
+                ) ?? 0
+            let createdAt: Int64? = latest?["created_at"]
+            return AgentActivity(
+                lastNotificationID: latest?["id"],
+                lastNotificationAt: createdAt.map(Self.date),
+                lastOutcomes: outcomes,
+                pendingReminders: reminders
+            )
+        }
+    }
+
+    public func status(of notificationID: String, installationID: String) async throws -> DeliveryStatus? {
+        try await database.read { db in
+            try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT state, attempts, last_reason, removed FROM outbox_deliveries
+                    WHERE notification_id = ? AND installation_id = ?
+                    """,
+                arguments: [notificationID, installationID]
+            ).map { row in
+                DeliveryStatus(
+                    installationID: installationID,
+                    state: DeliveryState(rawValue: row[0]) ?? .pending,
+                    attempts: row[1],
+                    lastReason: row[2],
+                    removed: row[3]
+                )
+            }
         }
     }
 

@@ -73,6 +73,9 @@ struct DocumentStoreConformanceTests {
             #expect(documents.map(\.fields) == [expected, ["text": "only"]])
             #expect(
                 documents.map(\.path.rawValue) == ["servers/s1/agents/a/devices/d1", "servers/s1/agents/a/devices/d2"])
+            let idsOnly = try await store.documents(
+                in: path("servers/s1/agents/a").collection("devices"), selecting: [])
+            #expect(idsOnly.map(\.fields) == [[:], [:]], "an empty mask: the documents, none of their fields")
         }
     }
 

@@ -103,7 +103,10 @@ struct HTTPErrorTests {
         try await fixture.withClient { client in
             let response = try await client.execute(uri: "/healthz", method: .get)
             #expect(response.status == .ok)
-            #expect(response.json == ["status": "ok", "delivery": "log", "outbox": ["pending": 0, "scheduled": 0, "failed": 0]])
+            #expect(
+                response.json == [
+                    "status": "ok", "delivery": "log", "outbox": ["pending": 0, "scheduled": 0, "failed": 0],
+                ])
             #expect(try await client.execute(uri: "/healthz", method: .head).status == .ok)
         }
     }

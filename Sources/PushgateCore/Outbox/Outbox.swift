@@ -54,6 +54,13 @@ public protocol Outbox: Sendable {
     /// Every delivery of a notification, by installation id.
     func statuses(of notificationID: String) async throws -> [DeliveryStatus]
 
+    /// What was last sent for an agent (reminders aside), how it went, and how many
+    /// reminders wait: for diagnostics.
+    func activity(serverKey: String, agentKey: String) async throws -> AgentActivity
+
+    /// One device's delivery of one notification.
+    func status(of notificationID: String, installationID: String) async throws -> DeliveryStatus?
+
     /// Backlog figures for health checks, as of `now`.
     func stats(now: Date) async throws -> OutboxStats
 

@@ -9,9 +9,17 @@ public struct OutboxNotification: Sendable, Hashable {
     public let createdAt: Date
     /// After this, a delivery not yet made is given up (the APNs time to live).
     public let expiresAt: Date
+    /// For a reminder: the notification it reminds of.
+    public let reminderOf: String?
 
     public init(
-        id: String, serverKey: String, agentKey: String, content: PushNotification, createdAt: Date, expiresAt: Date
+        id: String,
+        serverKey: String,
+        agentKey: String,
+        content: PushNotification,
+        createdAt: Date,
+        expiresAt: Date,
+        reminderOf: String? = nil
     ) {
         self.id = id
         self.serverKey = serverKey
@@ -19,5 +27,6 @@ public struct OutboxNotification: Sendable, Hashable {
         self.content = content
         self.createdAt = createdAt
         self.expiresAt = expiresAt
+        self.reminderOf = reminderOf
     }
 }

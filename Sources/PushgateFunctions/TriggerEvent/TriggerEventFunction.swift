@@ -188,7 +188,8 @@ public struct TriggerEventFunction: Sendable {
                         agentKey: notification.agentKey,
                         content: Self.reminder(of: notification.content, number: index),
                         createdAt: notification.createdAt,
-                        expiresAt: dueAt.addingTimeInterval(policy.timeToLive.seconds)
+                        expiresAt: dueAt.addingTimeInterval(policy.timeToLive.seconds),
+                        reminderOf: notification.id
                     )
                     _ = try await outbox.enqueue(
                         reminder,

@@ -28,6 +28,7 @@ struct FunctionRoutes<Context: RequestContext> {
             "/subscriptions": [.get],
             "/heartbeat": [.post],
             "/ping": [.get],
+            "/diagnostics": [.get],
             "/healthz": [.get, .head],
         ]
     }
@@ -43,6 +44,7 @@ struct FunctionRoutes<Context: RequestContext> {
         let unregisterInstallation = UnregisterInstallationFunction(store: store, now: now)
         let subscriptions = SubscriptionsFunction(store: store, now: now)
         let heartbeat = HeartbeatFunction(store: store, now: now)
+        let diagnostics = DiagnosticsFunction(store: store, outbox: parts.outbox, now: now)
 
         router.post("registerSubscription") { request, _ in
             let (secret, fields) = try await Self.read(request)
@@ -92,6 +94,12 @@ struct FunctionRoutes<Context: RequestContext> {
         }
         router.get("ping") { request, _ in
             try JSONAnswer.response(try await heartbeat(secret: Self.secret(of: request)))
+        }
+        router.get("diagnostics") { request, _ in
+            let secret = try Self.secret(of: request)
+            return try JSONAnswer.response(
+                try await diagnostics(
+                    secret: secret, installationID: request.uri.queryParameters.get("installation_id")))
         }
         router.get("healthz") { _, _ in try await health() }
         router.head("healthz") { _, _ in try await health() }
