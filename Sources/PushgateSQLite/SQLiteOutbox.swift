@@ -22,9 +22,10 @@ public final class SQLiteOutbox: Outbox {
         idempotencyKey: String?,
         window: TimeInterval,
         leasedTo owner: String?,
-        leaseUntil: Date
+        leaseUntil: Date,
+        coalescing: OutboxCoalescing?
     ) async throws -> EnqueueResult {
-        let due = Self.milliseconds(firstAttemptAt)
+        let due = Self.milliseconds(coalescing?.heldUntil ?? firstAttemptAt)
         let content = String(decoding: try JSONEncoder().encode(notification.content), as: UTF8.self)
         let rows = String(
             decoding: try JSONEncoder().encode(
@@ -32,7 +33,8 @@ public final class SQLiteOutbox: Outbox {
             as: UTF8.self
         )
         let created = Self.milliseconds(notification.createdAt)
-        let lease = owner.map { _ in Self.milliseconds(leaseUntil) }
+        let lease = coalescing == nil ? owner.map { _ in Self.milliseconds(leaseUntil) } : nil
+        let owner = coalescing == nil ? owner : nil
         return try await database.write { db in
             if let idempotencyKey {
                 let earlier = try Row.fetchOne(
@@ -52,30 +54,92 @@ public final class SQLiteOutbox: Outbox {
                     )
                 }
             }
-            try db.execute(
-                sql: """
-                    INSERT INTO outbox_notifications (id, server_key, agent_key, content, created_at, expires_at,
-                        idempotency_key, reminder_of)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                    """,
-                arguments: [
-                    notification.id, notification.serverKey, notification.agentKey, content, created,
-                    Self.milliseconds(notification.expiresAt), idempotencyKey, notification.reminderOf,
-                ]
-            )
-            // One statement for every row: SQLite walks the JSON array itself, which is
-            // far cheaper than binding a statement per device from Swift.
-            try db.execute(
-                sql: """
-                    INSERT INTO outbox_deliveries (notification_id, installation_id, token_kind, token, push_id,
-                        state, attempts, enqueued_at, next_attempt_at, lease_owner, lease_until)
-                    SELECT ?, value ->> 0, value ->> 1, value ->> 2, value ->> 3, 'pending', 0, ?, ?, ?, ?
-                    FROM json_each(?)
-                    """,
-                arguments: [notification.id, created, due, owner, lease, rows]
-            )
+            if let coalescing,
+                let holder = try Row.fetchOne(
+                    db,
+                    sql: """
+                        SELECT id, coalesced_count, held_until FROM outbox_notifications
+                        WHERE coalesce_key = ? AND held_until > ? ORDER BY held_until LIMIT 1
+                        """,
+                    arguments: [coalescing.key, created]
+                )
+            {
+                let holderID: String = holder["id"]
+                let count = (holder["coalesced_count"] as Int? ?? 1) + 1
+                let merged = String(
+                    decoding: try JSONEncoder().encode(coalescing.merged(count)), as: UTF8.self)
+                try db.execute(
+                    sql: "UPDATE outbox_notifications SET content = ?, coalesced_count = ? WHERE id = ?",
+                    arguments: [merged, count, holderID]
+                )
+                try Self.insert(
+                    notification, content: content, created: created, idempotencyKey: idempotencyKey,
+                    coalescedInto: holderID, in: db)
+                // A device that subscribed since the window opened gets the push too.
+                let heldUntil: Int64 = holder["held_until"]
+                try Self.insertDeliveries(
+                    rows, of: holderID, enqueuedAt: created, due: heldUntil, owner: nil, lease: nil, orIgnore: true,
+                    in: db)
+                return .held(notificationID: holderID, count: count, heldUntil: Self.date(heldUntil))
+            }
+            try Self.insert(
+                notification, content: content, created: created, idempotencyKey: idempotencyKey,
+                coalescing: coalescing.map { ($0.key, due) }, in: db)
+            try Self.insertDeliveries(
+                rows, of: notification.id, enqueuedAt: created, due: due, owner: owner, lease: lease, orIgnore: false,
+                in: db)
+            if coalescing != nil {
+                return .held(notificationID: notification.id, count: 1, heldUntil: Self.date(due))
+            }
             return .created
         }
+    }
+
+    private static func insert(
+        _ notification: OutboxNotification,
+        content: String,
+        created: Int64,
+        idempotencyKey: String?,
+        coalescing: (key: String, heldUntil: Int64)? = nil,
+        coalescedInto: String? = nil,
+        in db: Database
+    ) throws {
+        try db.execute(
+            sql: """
+                INSERT INTO outbox_notifications (id, server_key, agent_key, content, created_at, expires_at,
+                    idempotency_key, reminder_of, coalesce_key, held_until, coalesced_count, coalesced_into)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+            arguments: [
+                notification.id, notification.serverKey, notification.agentKey, content, created,
+                milliseconds(notification.expiresAt), idempotencyKey, notification.reminderOf, coalescing?.key,
+                coalescing?.heldUntil, coalescing.map { _ in 1 }, coalescedInto,
+            ]
+        )
+    }
+
+    /// `rows`: a JSON array of `[installation id, token kind, token, push id]`. One
+    /// statement for every row: SQLite walks the JSON array itself, which is far
+    /// cheaper than binding a statement per device from Swift.
+    private static func insertDeliveries(
+        _ rows: String,
+        of notificationID: String,
+        enqueuedAt: Int64,
+        due: Int64,
+        owner: String?,
+        lease: Int64?,
+        orIgnore: Bool,
+        in db: Database
+    ) throws {
+        try db.execute(
+            sql: """
+                INSERT \(orIgnore ? "OR IGNORE " : "")INTO outbox_deliveries (notification_id, installation_id,
+                    token_kind, token, push_id, state, attempts, enqueued_at, next_attempt_at, lease_owner, lease_until)
+                SELECT ?, value ->> 0, value ->> 1, value ->> 2, value ->> 3, 'pending', 0, ?, ?, ?, ?
+                FROM json_each(?)
+                """,
+            arguments: [notificationID, enqueuedAt, due, owner, lease, rows]
+        )
     }
 
     public func notificationID(idempotencyKey: String, serverKey: String, since date: Date) async throws -> String? {
@@ -215,9 +279,11 @@ public final class SQLiteOutbox: Outbox {
                 db,
                 sql: """
                     SELECT installation_id, state, attempts, last_reason, removed FROM outbox_deliveries
-                    WHERE notification_id = ? ORDER BY installation_id
+                    WHERE notification_id = coalesce(
+                        (SELECT coalesced_into FROM outbox_notifications WHERE id = ?), ?)
+                    ORDER BY installation_id
                     """,
-                arguments: [notificationID]
+                arguments: [notificationID, notificationID]
             ).map { row in
                 DeliveryStatus(
                     installationID: row[0],
@@ -258,7 +324,7 @@ public final class SQLiteOutbox: Outbox {
                 db,
                 sql: """
                     SELECT id, created_at FROM outbox_notifications
-                    WHERE server_key = ? AND agent_key = ? AND reminder_of IS NULL
+                    WHERE server_key = ? AND agent_key = ? AND reminder_of IS NULL AND coalesced_into IS NULL
                     ORDER BY created_at DESC LIMIT 1
                     """,
                 arguments: [serverKey, agentKey]

@@ -15,6 +15,9 @@ public struct DeliverySettings: Sendable, Hashable {
     public var shutdownGrace: String?
     /// When unresolved approvals are reminded, e.g. `15m,1h` (`PUSHGATE_ESCALATION_SCHEDULE`).
     public var escalationSchedule: String?
+    /// Seconds in which events of one type for one agent go out as one push, or
+    /// `off` (`PUSHGATE_COALESCE_WINDOW`).
+    public var coalesceWindow: String?
 
     public init(
         triggerWait: String? = nil,
@@ -22,7 +25,8 @@ public struct DeliverySettings: Sendable, Hashable {
         lease: String? = nil,
         retentionDays: String? = nil,
         shutdownGrace: String? = nil,
-        escalationSchedule: String? = nil
+        escalationSchedule: String? = nil,
+        coalesceWindow: String? = nil
     ) {
         self.triggerWait = triggerWait
         self.maxAttempts = maxAttempts
@@ -30,6 +34,7 @@ public struct DeliverySettings: Sendable, Hashable {
         self.retentionDays = retentionDays
         self.shutdownGrace = shutdownGrace
         self.escalationSchedule = escalationSchedule
+        self.coalesceWindow = coalesceWindow
     }
 
     /// The checked policy; `timeToLive` is APNs's (`PUSHGATE_APNS_TTL`) when configured.
@@ -46,6 +51,12 @@ public struct DeliverySettings: Sendable, Hashable {
         }
         policy.shutdownGrace =
             try seconds(shutdownGrace, "PUSHGATE_SHUTDOWN_GRACE", in: 0...600) ?? policy.shutdownGrace
+        if let escalationSchedule { policy.escalation = try schedule(escalationSchedule) }
+        if let coalesceWindow, !["", "0", "off"].contains(coalesceWindow.trimmingCharacters(in: .whitespaces)) {
+            let text = coalesceWindow.trimmingCharacters(in: .whitespaces)
+            policy.coalesceWindow = try seconds(
+                text.hasSuffix("s") ? String(text.dropLast()) : text, "PUSHGATE_COALESCE_WINDOW", in: 0.1...300)
+        }
         return policy
     }
 

@@ -66,7 +66,7 @@ struct APNsEmulatorCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let directory = try stateDirectory.map { URL(fileURLWithPath: $0) } ?? Self.makeTemporaryDirectory()
+        let directory = stateDirectory.map { URL(fileURLWithPath: $0) } ?? Self.makeTemporaryDirectory()
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         var lines: [String] = []
 

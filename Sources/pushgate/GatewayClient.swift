@@ -14,12 +14,32 @@ struct GatewayClient {
     /// POSTs `body` to `function`, prints the answer to standard output, and fails
     /// with exit status 1 on an error answer or when the gateway cannot be reached.
     func call(_ function: String, body: [String: JSONValue]) async throws {
-        let url = baseURL.hasSuffix("/") ? baseURL + function : baseURL + "/" + function
-        var request = HTTPClientRequest(url: url)
+        var request = HTTPClientRequest(url: url(of: function))
         request.method = .POST
-        request.headers.add(name: "Authorization", value: "Bearer \(secret.value)")
         request.headers.add(name: "Content-Type", value: "application/json")
         request.body = .bytes(ByteBuffer(bytes: try JSONValue.object(body).encodedData()))
+        try await send(request)
+    }
+
+    /// GETs `function` with `query`, like ``call(_:body:)`` otherwise.
+    func get(_ function: String, query: [String: String] = [:]) async throws {
+        var components = URLComponents()
+        components.queryItems =
+            query.isEmpty ? nil : query.keys.sorted().map { URLQueryItem(name: $0, value: query[$0]) }
+        var request = HTTPClientRequest(
+            url: url(of: function) + (components.percentEncodedQuery.map { "?" + $0 } ?? ""))
+        request.method = .GET
+        try await send(request)
+    }
+
+    private func url(of function: String) -> String {
+        baseURL.hasSuffix("/") ? baseURL + function : baseURL + "/" + function
+    }
+
+    private func send(_ request: HTTPClientRequest) async throws {
+        var request = request
+        let url = request.url
+        request.headers.add(name: "Authorization", value: "Bearer \(secret.value)")
 
         var configuration = HTTPClient.Configuration()
         // A gateway that is not listening is reported at once rather than retried

@@ -75,6 +75,12 @@ struct ServeCommand: AsyncParsableCommand {
     )
     var escalationSchedule: String?
 
+    @Option(
+        help:
+            "Seconds in which events of one type for one agent go out as one push (\"3 replies ready\"), or off. Env: PUSHGATE_COALESCE_WINDOW. Default: off."
+    )
+    var coalesceWindow: String?
+
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
         let configuration = try GatewayConfiguration(
@@ -99,7 +105,8 @@ struct ServeCommand: AsyncParsableCommand {
                 lease: outboxLease ?? environment["PUSHGATE_OUTBOX_LEASE"],
                 retentionDays: outboxRetentionDays ?? environment["PUSHGATE_OUTBOX_RETENTION_DAYS"],
                 shutdownGrace: shutdownGrace ?? environment["PUSHGATE_SHUTDOWN_GRACE"],
-                escalationSchedule: escalationSchedule ?? environment["PUSHGATE_ESCALATION_SCHEDULE"]
+                escalationSchedule: escalationSchedule ?? environment["PUSHGATE_ESCALATION_SCHEDULE"],
+                coalesceWindow: coalesceWindow ?? environment["PUSHGATE_COALESCE_WINDOW"]
             )
         )
         guard (0...65535).contains(configuration.port) else {

@@ -212,6 +212,38 @@ struct SQLiteOutboxTests {
         #expect(try await outbox.notification(id: old.id) == nil, "a notification with nothing left goes too")
         #expect(try await outbox.notification(id: recent.id) != nil)
     }
+
+    @Test("concurrent events of one key fold into one held notification, claimable only at the window's end")
+    func coalescingUnderConcurrency() async throws {
+        defer { directory.remove() }
+        let outbox = self.outbox
+        let coalescing = OutboxCoalescing(key: "server:agent:x", heldUntil: start + 3) { count in
+            PushNotification(title: "T", body: "\(count) events", data: [:], collapseID: "agent")
+        }
+        let results = try await withThrowingTaskGroup(of: EnqueueResult.self) { group in
+            for n in 0..<20 {
+                let stored = notification(at: start + Double(n) / 10)
+                let deliveries = try deliveries(of: stored, count: 4)
+                group.addTask {
+                    try await outbox.enqueue(
+                        stored, deliveries: deliveries, firstAttemptAt: stored.createdAt, idempotencyKey: "event-\(n)",
+                        window: 86_400, leasedTo: "ignored", leaseUntil: start + 60, coalescing: coalescing)
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        let holders = Set(
+            results.compactMap { result -> String? in
+                if case .held(let id, _, _) = result { return id }
+                return nil
+            })
+        #expect(holders.count == 1 && results.count == 20)
+        let holder = try #require(holders.first)
+        #expect(try await outbox.notification(id: holder)?.content.body == "20 events")
+        #expect(try await outbox.claim(owner: "w", now: start + 2.9, leaseUntil: start + 60, limit: 100).isEmpty)
+        let claimed = try await outbox.claim(owner: "w", now: start + 3, leaseUntil: start + 60, limit: 100)
+        #expect(claimed.count == 4 && claimed.allSatisfy { $0.notificationID == holder })
+    }
 }
 
 @Suite("JSON text for SQLite")

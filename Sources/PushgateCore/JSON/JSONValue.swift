@@ -18,6 +18,12 @@ public enum JSONValue: Sendable, Hashable {
         return nil
     }
 
+    /// The elements inside, or `nil` for every other kind.
+    public var arrayValue: [JSONValue]? {
+        if case .array(let value) = self { return value }
+        return nil
+    }
+
     /// The object inside, or `nil` for every other kind.
     public var objectValue: [String: JSONValue]? {
         if case .object(let value) = self { return value }

@@ -11,7 +11,6 @@ public enum FieldName {
     public static let lastTriggeredAt = "lastTriggeredAt"
     // …/agents/{agentKey}/lastEvents/{type}
     public static let lastOccurredAt = "lastOccurredAt"
-    public static let lastNotificationID = "lastNotificationId"
     // …/devices/{installationId}
     public static let apnsToken = "apnsToken"
     public static let fcmToken = "fcmToken"

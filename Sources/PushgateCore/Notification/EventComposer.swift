@@ -72,6 +72,24 @@ public enum EventComposer {
         )
     }
 
+    /// The push that carries `count` events of one type folded together
+    /// (`PUSHGATE_COALESCE_WINDOW`): the latest event's push, its body saying how many
+    /// (``EventType/summary(of:)``: "3 replies ready"), and `coalesced_count` among its data.
+    public static func coalesced(_ latest: PushNotification, type: EventType, count: Int) -> PushNotification {
+        var data = latest.data
+        data["coalesced_count"] = String(count)
+        return PushNotification(
+            title: latest.title,
+            body: type.summary(of: count),
+            data: data,
+            collapseID: latest.collapseID,
+            sound: latest.sound,
+            threadID: latest.threadID,
+            interruptionLevel: latest.interruptionLevel,
+            showsBadge: latest.showsBadge
+        )
+    }
+
     static func collapseID(for event: Event, agentKey: AgentKey) -> String {
         if event.type == .replyFinished { return agentKey.hex }
         return SHA256Hex.digest(of: [agentKey.hex, event.type.rawValue, event.eventID ?? ""].joined(separator: ":"))

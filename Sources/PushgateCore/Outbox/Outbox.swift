@@ -13,7 +13,10 @@ public protocol Outbox: Sendable {
     /// `firstAttemptAt` (a reminder is stored ahead of its time). With an idempotency
     /// key already used for this server less than `window` ago, stores nothing and
     /// answers the earlier notification's id. With `owner`, the deliveries are born
-    /// leased to it (the caller sends them at once).
+    /// leased to it (the caller sends them at once). With `coalescing`, the
+    /// notification is folded into the one its key holds open, if any (devices it
+    /// lacks are added), else stored held until `coalescing.heldUntil` (see
+    /// ``OutboxCoalescing``); `firstAttemptAt` and `owner` are then not used.
     func enqueue(
         _ notification: OutboxNotification,
         deliveries: [OutboxDelivery],
@@ -21,7 +24,8 @@ public protocol Outbox: Sendable {
         idempotencyKey: String?,
         window: TimeInterval,
         leasedTo owner: String?,
-        leaseUntil: Date
+        leaseUntil: Date,
+        coalescing: OutboxCoalescing?
     ) async throws -> EnqueueResult
 
     /// Withdraws a notification not yet sent (a reminder whose approval was resolved):
@@ -51,7 +55,8 @@ public protocol Outbox: Sendable {
     /// this one after a restart) takes them at once.
     func release(owner: String) async throws
 
-    /// Every delivery of a notification, by installation id.
+    /// Every delivery of a notification, by installation id; for an event folded into
+    /// another's push (coalescing), that push's.
     func statuses(of notificationID: String) async throws -> [DeliveryStatus]
 
     /// What was last sent for an agent (reminders aside), how it went, and how many
@@ -70,4 +75,21 @@ public protocol Outbox: Sendable {
     /// Deletes finished deliveries enqueued before `date`, and notifications left
     /// with none; answers how many deliveries went.
     func prune(enqueuedBefore date: Date) async throws -> Int
+}
+
+extension Outbox {
+    /// Stores a notification that is not coalesced.
+    public func enqueue(
+        _ notification: OutboxNotification,
+        deliveries: [OutboxDelivery],
+        firstAttemptAt: Date,
+        idempotencyKey: String?,
+        window: TimeInterval,
+        leasedTo owner: String?,
+        leaseUntil: Date
+    ) async throws -> EnqueueResult {
+        try await enqueue(
+            notification, deliveries: deliveries, firstAttemptAt: firstAttemptAt, idempotencyKey: idempotencyKey,
+            window: window, leasedTo: owner, leaseUntil: leaseUntil, coalescing: nil)
+    }
 }

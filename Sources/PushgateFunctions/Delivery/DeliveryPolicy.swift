@@ -28,6 +28,10 @@ public struct DeliveryPolicy: Sendable, Hashable {
     /// When an unresolved approval is reminded, after its first push
     /// (`PUSHGATE_ESCALATION_SCHEDULE`): "Still waiting: …", then "Reminder: …".
     public var escalation: [Duration] = [.seconds(15 * 60), .seconds(3600)]
+    /// When set (`PUSHGATE_COALESCE_WINDOW`), events of one type for one agent (but
+    /// approvals) wait this long from the first of them and go out as one push
+    /// ("3 replies ready"). Off by default: each event is pushed at once.
+    public var coalesceWindow: Duration? = nil
     /// How often an idle worker looks for due retries.
     public var pollInterval: Duration = .milliseconds(500)
 

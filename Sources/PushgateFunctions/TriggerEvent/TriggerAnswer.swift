@@ -54,6 +54,10 @@ public struct TriggerAnswer: Sendable, Hashable, Encodable {
     /// notified for the agent: nothing was sent.
     public let skipped: String?
     public let responses: [DeviceResponse]
+    /// Coalescing: how many events the push that carries this one holds so far.
+    public var coalescedCount: Int? = nil
+    /// Coalescing: when that push goes out (RFC 3339).
+    public var heldUntil: String? = nil
 
     enum CodingKeys: String, CodingKey {
         case serverKey = "server_key"
@@ -64,6 +68,8 @@ public struct TriggerAnswer: Sendable, Hashable, Encodable {
         case removedCount = "removed_count"
         case pendingCount = "pending_count"
         case configurationError = "configuration_error"
+        case coalescedCount = "coalesced_count"
+        case heldUntil = "held_until"
         case delivery, duplicate, skipped, responses
     }
 }

@@ -8,7 +8,9 @@ import PushgateCore
 /// Composes one notification (`EventComposer`), stores it with one delivery per
 /// device in the outbox (one atomic write: from here on it is not lost), starts the
 /// first try at once, and answers when that try is recorded or after `triggerWait`,
-/// whichever comes first; retries go on in the background. A repeat (same
+/// whichever comes first; retries go on in the background. With a coalescing
+/// window, the event instead waits for the window's end, folded with the others of
+/// its type for the agent into one push (answered 202 at once). A repeat (same
 /// idempotency key within 24 h) sends nothing and answers the first trigger's
 /// counts; an event not newer than the last one of its type notified for the agent
 /// is skipped as stale.
@@ -99,9 +101,22 @@ public struct TriggerEventFunction: Sendable {
                 )
             }
         }
+        // With coalescing, the event waits for the window's end (folded into the push
+        // of the first event of the window, if one is open); approvals never wait: each
+        // is answered and reminded on its own.
+        let coalescing = policy.coalesceWindow.flatMap { window -> OutboxCoalescing? in
+            guard request.event.type != .approvalRequested else { return nil }
+            let latest = notification.content
+            let type = request.event.type
+            return OutboxCoalescing(
+                key: [serverKey.hex, agentKey.hex, type.rawValue].joined(separator: ":"),
+                heldUntil: createdAt.addingTimeInterval(window.seconds),
+                merged: { count in EventComposer.coalesced(latest, type: type, count: count) }
+            )
+        }
         // Tried at once when the worker has room; else stored unleased, for the worker
         // to claim when it has (backpressure: the backlog waits on disk).
-        let tryNow = worker.admitFirstTry(of: deliveries.count)
+        let tryNow = coalescing == nil && worker.admitFirstTry(of: deliveries.count)
         let stored: EnqueueResult
         do {
             stored = try await outbox.enqueue(
@@ -111,7 +126,8 @@ public struct TriggerEventFunction: Sendable {
                 idempotencyKey: request.idempotencyKey,
                 window: policy.idempotencyWindow.seconds,
                 leasedTo: tryNow ? worker.owner : nil,
-                leaseUntil: createdAt.addingTimeInterval(policy.lease.seconds)
+                leaseUntil: createdAt.addingTimeInterval(policy.lease.seconds),
+                coalescing: coalescing
             )
         } catch {
             if tryNow { worker.cancelFirstTry(of: deliveries.count) }
@@ -119,12 +135,25 @@ public struct TriggerEventFunction: Sendable {
         }
         if case .duplicate = stored, tryNow { worker.cancelFirstTry(of: deliveries.count) }
 
-        if case .duplicate(let earlier) = stored {
+        switch stored {
+        case .created:
+            break
+        case .duplicate(let earlier):
             await touch(serverKey: serverKey, at: createdAt)
             return Result(
                 answer: try await answer(for: earlier, serverKey: serverKey, agentKey: agentKey, duplicate: true),
                 accepted: false
             )
+        case .held(let holder, let count, let heldUntil):
+            if let eventID = request.event.eventID, notification.content.showsBadge {
+                await recordResolvable(eventID, notification: notification, deliveries: deliveries, escalates: false)
+            }
+            await touch(
+                serverKey: serverKey, agentPath: agentPath, event: (eventStatePath, request.occurredAt), at: createdAt)
+            var answer = try await answer(for: holder, serverKey: serverKey, agentKey: agentKey)
+            answer.coalescedCount = count
+            answer.heldUntil = RFC3339.format(heldUntil)
+            return Result(answer: answer, accepted: true)
         }
 
         // From here on the notification is accepted: it is delivered whatever happens next.
@@ -154,8 +183,9 @@ public struct TriggerEventFunction: Sendable {
             )
         }
         logger.info(
-            "reply-finished fan-out",
+            "event fan-out",
             metadata: [
+                "type": "\(request.event.type)",
                 "agent": "\(agentKey.hex.prefix(12))",
                 "devices": "\(answer.deviceCount)",
                 "delivered": "\(answer.successCount)",

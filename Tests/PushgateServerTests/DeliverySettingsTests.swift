@@ -1,0 +1,54 @@
+import PushgateFunctions
+import PushgateServer
+import Testing
+
+@Suite("Delivery settings as given by flags or PUSHGATE_*")
+struct DeliverySettingsTests {
+    @Test("nothing given: the defaults (reminders at 15 min and 1 h, no coalescing)")
+    func defaults() throws {
+        let policy = try DeliverySettings().policy(timeToLive: nil)
+        #expect(policy == DeliveryPolicy())
+        #expect(policy.escalation == [.seconds(900), .seconds(3600)])
+        #expect(policy.coalesceWindow == nil)
+    }
+
+    @Test(
+        "escalation schedules",
+        arguments: [
+            ("5m,30m,2h", [300, 1800, 7200]), ("90s", [90]), ("none", []), ("", []), (" 1m , 2m ", [60, 120]),
+        ] as [(String, [Int64])]
+    )
+    func schedules(text: String, seconds: [Int64]) throws {
+        let policy = try DeliverySettings(escalationSchedule: text).policy(timeToLive: nil)
+        #expect(policy.escalation == seconds.map { .seconds($0) })
+    }
+
+    @Test(
+        "coalescing windows",
+        arguments: [("3", 3_000), ("3s", 3_000), ("0.5", 500), ("off", nil), ("0", nil)]
+            as [(String, Int64?)])
+    func windows(text: String, milliseconds: Int64?) throws {
+        let policy = try DeliverySettings(coalesceWindow: text).policy(timeToLive: nil)
+        #expect(policy.coalesceWindow == milliseconds.map { .milliseconds($0) })
+    }
+
+    @Test(
+        "a bad value stops the start with one line naming the setting",
+        arguments: [
+            (DeliverySettings(escalationSchedule: "1h,15m"), "PUSHGATE_ESCALATION_SCHEDULE"),
+            (DeliverySettings(escalationSchedule: "15 minutes"), "PUSHGATE_ESCALATION_SCHEDULE"),
+            (DeliverySettings(escalationSchedule: "1m,2m,3m,4m,5m,6m"), "PUSHGATE_ESCALATION_SCHEDULE"),
+            (DeliverySettings(coalesceWindow: "soon"), "PUSHGATE_COALESCE_WINDOW"),
+            (DeliverySettings(coalesceWindow: "3600"), "PUSHGATE_COALESCE_WINDOW"),
+            (DeliverySettings(triggerWait: "-1"), "PUSHGATE_TRIGGER_WAIT"),
+            (DeliverySettings(maxAttempts: "0"), "PUSHGATE_DELIVERY_MAX_ATTEMPTS"),
+        ])
+    func refused(settings: DeliverySettings, name: String) {
+        #expect {
+            _ = try settings.policy(timeToLive: nil)
+        } throws: { error in
+            let message = "\(error)"
+            return message.contains(name) && !message.contains("\n")
+        }
+    }
+}
