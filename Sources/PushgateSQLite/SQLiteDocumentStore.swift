@@ -109,6 +109,11 @@ public final class SQLiteDocumentStore: DocumentStore {
         _ = try await read { db in try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM documents)") }
     }
 
+    public func checkWritable() async throws {
+        // An empty write transaction: BEGIN IMMEDIATE takes the write lock, COMMIT writes nothing.
+        try await database.write { _ in }
+    }
+
     // MARK: - Inside a transaction
 
     private static func apply(_ write: DocumentWrite, in db: Database) throws -> WriteResult {

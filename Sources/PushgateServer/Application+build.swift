@@ -46,7 +46,8 @@ public func buildApplication(
     )
     services.append(parts.worker)
     return Application(
-        router: buildRouter(parts: parts, logger: logger),
+        router: buildRouter(
+            parts: parts, readiness: Readiness(maxBacklog: configuration.readyMaxBacklog), logger: logger),
         configuration: .init(
             address: .hostname(configuration.host, port: configuration.port),
             serverName: "pushgate"
@@ -59,11 +60,17 @@ public func buildApplication(
 /// The router with every function over the given parts; tests use it with their own.
 public func buildRouter(
     parts: GatewayParts,
+    readiness: Readiness = Readiness(),
     now: @escaping @Sendable () -> Date = Date.init,
     logger: Logger
 ) -> Router<BasicRequestContext> {
     let router = Router()
-    router.add(middleware: ErrorAnswerMiddleware(allowedMethods: FunctionRoutes<BasicRequestContext>.allowedMethods))
+    router.add(middleware: RequestLogMiddleware())
+    router.add(
+        middleware: ErrorAnswerMiddleware(
+            allowedMethods: FunctionRoutes<BasicRequestContext>.allowedMethods.merging(
+                HealthRoutes<BasicRequestContext>.allowedMethods, uniquingKeysWith: +)))
     FunctionRoutes(parts: parts, now: now, logger: logger).add(to: router)
+    HealthRoutes(parts: parts, readiness: readiness, now: now).add(to: router)
     return router
 }

@@ -57,6 +57,8 @@ public actor InMemoryDocumentStore: DocumentStore {
 
     public func checkHealth() {}
 
+    public func checkWritable() {}
+
     /// Every stored document, for tests that compare whole store states.
     public func snapshot() -> [DocumentPath: [String: JSONValue]] {
         documents

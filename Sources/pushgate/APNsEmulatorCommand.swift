@@ -4,6 +4,7 @@ import Foundation
 import Hummingbird
 import Logging
 import PushgateAPNs
+import PushgateServer
 import PushgateTesting
 
 struct APNsEmulatorCommand: AsyncParsableCommand {
@@ -113,7 +114,10 @@ struct APNsEmulatorCommand: AsyncParsableCommand {
         configuration.serviceUnavailableUntil = unavailableFor.map { Date().addingTimeInterval($0) }
         configuration.inboxLimit = inboxLimit
 
-        let logger = Logger.gateway(environment: ProcessInfo.processInfo.environment)
+        let logger = LogSettings(
+            level: ProcessInfo.processInfo.environment["PUSHGATE_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:))
+                ?? .info
+        ).logger(label: "pushgate-apns-emulator")
         let emulator = APNsEmulator(configuration: configuration)
         let settings = lines
         let host = self.host

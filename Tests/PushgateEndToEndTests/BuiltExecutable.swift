@@ -48,10 +48,10 @@ final class RunningGateway: Sendable {
     var baseURL: String { "http://127.0.0.1:\(port)" }
     var capturedLog: String { process.capturedOutput }
 
-    init(database: String, environment: [String: String] = [:]) throws {
+    init(database: String, environment: [String: String] = [:], arguments: [String] = []) throws {
         // Hummingbird logs the bound address; with --port 0 that is how we learn it.
         process = try RunningProcess(
-            ["serve", "--port", "0", "--database", database],
+            ["serve", "--port", "0", "--database", database] + arguments,
             environment: environment,
             readyWhen: "listening on 127.0.0.1:"
         )

@@ -190,4 +190,5 @@ private struct FaultyDocumentStore: DocumentStore {
     }
     func commit(_ writes: [DocumentWrite]) async throws -> [WriteResult] { throw error }
     func checkHealth() async throws { throw error }
+    func checkWritable() async throws { throw error }
 }

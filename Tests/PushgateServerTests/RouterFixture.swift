@@ -30,6 +30,7 @@ final class RouterFixture: Sendable {
     /// Runs `body` with a client of the router built over `store` (this fixture's by default).
     func withClient<Value: Sendable>(
         store: (any DocumentStore)? = nil,
+        readiness: Readiness = Readiness(),
         _ body: @Sendable (any TestClientProtocol) async throws -> Value
     ) async throws -> Value {
         let parts = GatewayParts(
@@ -38,7 +39,7 @@ final class RouterFixture: Sendable {
             provider: provider,
             logger: Logger(label: "test")
         )
-        let router = buildRouter(parts: parts, logger: Logger(label: "test"))
+        let router = buildRouter(parts: parts, readiness: readiness, logger: Logger(label: "test"))
         return try await Application(router: router).test(.router, body)
     }
 

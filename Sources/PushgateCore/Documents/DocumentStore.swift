@@ -29,6 +29,10 @@ public protocol DocumentStore: Sendable {
 
     /// Throws when the store cannot answer a trivial read.
     func checkHealth() async throws
+
+    /// Throws when the store cannot take a write now (another process holds it, the
+    /// disk refuses): takes the write lock and writes nothing.
+    func checkWritable() async throws
 }
 
 extension DocumentStore {

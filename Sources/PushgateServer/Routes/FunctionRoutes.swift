@@ -6,8 +6,7 @@ import PushgateCore
 import PushgateFunctions
 
 /// The HTTP functions at the root (`/registerSubscription`, `/triggerReplyFinished`, …),
-/// so that `CODEAGENTS_PUSH_GATEWAY_BASE_URL` can point straight at Pushgate, and
-/// `/healthz`.
+/// so that `CODEAGENTS_PUSH_GATEWAY_BASE_URL` can point straight at Pushgate.
 struct FunctionRoutes<Context: RequestContext> {
     /// The largest request body read.
     static var maxBodyBytes: Int { 64 * 1024 }
@@ -29,7 +28,6 @@ struct FunctionRoutes<Context: RequestContext> {
             "/heartbeat": [.post],
             "/ping": [.get],
             "/diagnostics": [.get],
-            "/healthz": [.get, .head],
         ]
     }
 
@@ -101,36 +99,6 @@ struct FunctionRoutes<Context: RequestContext> {
                 try await diagnostics(
                     secret: secret, installationID: request.uri.queryParameters.get("installation_id")))
         }
-        router.get("healthz") { _, _ in try await health() }
-        router.head("healthz") { _, _ in try await health() }
-    }
-
-    /// 200 while the store answers: `"ok"`, or `"degraded"` with the reason when the
-    /// push service refused the gateway's configuration (restarting would not help,
-    /// so liveness holds); the outbox's backlog; 503 when the store does not answer.
-    private func health() async throws -> Response {
-        let stats: OutboxStats
-        do {
-            try await parts.store.checkHealth()
-            stats = try await parts.outbox.stats(now: now())
-        } catch {
-            throw FunctionError(.unavailable, "the store does not answer")
-        }
-        var outbox: [String: JSONValue] = [
-            "pending": .number(Double(stats.pending)), "scheduled": .number(Double(stats.scheduled)),
-            "failed": .number(Double(stats.failed)),
-        ]
-        outbox["oldest_pending_seconds"] = stats.oldestDueSince.map {
-            .number(max(0, now().timeIntervalSince($0)).rounded())
-        }
-        var answer: [String: JSONValue] = [
-            "status": "ok", "delivery": .string(parts.worker.deliveryName), "outbox": .object(outbox),
-        ]
-        if case .degraded(let reason, let since) = parts.worker.providerHealth {
-            answer["status"] = "degraded"
-            answer["delivery_error"] = ["reason": .string(reason), "since": .string(RFC3339.format(since))]
-        }
-        return try JSONAnswer.response(JSONValue.object(answer))
     }
 
     /// The caller's secret, then the body's fields: a request without a valid

@@ -1,3 +1,5 @@
+import PushgateAPNs
+
 /// What `pushgate serve` needs to start, read once at start.
 public struct GatewayConfiguration: Sendable, Hashable {
     /// The address to listen on (`PUSHGATE_HOST`).
@@ -10,18 +12,32 @@ public struct GatewayConfiguration: Sendable, Hashable {
     public var apns: APNsSettings
     /// Outbox, retries and shutdown (`PUSHGATE_TRIGGER_WAIT`, `PUSHGATE_OUTBOX_*`, …).
     public var delivery: DeliverySettings
+    /// Log level and line format (`PUSHGATE_LOG_LEVEL`, `PUSHGATE_LOG_FORMAT`).
+    public var log: LogSettings
+    /// `GET /readyz` fails when more deliveries than this are due (`PUSHGATE_READY_MAX_BACKLOG`).
+    public var readyMaxBacklog: Int
 
     public init(
         host: String = "127.0.0.1",
         port: Int = 8080,
         databasePath: String = "pushgate.sqlite",
         apns: APNsSettings = APNsSettings(),
-        delivery: DeliverySettings = DeliverySettings()
+        delivery: DeliverySettings = DeliverySettings(),
+        log: LogSettings = LogSettings(),
+        readyMaxBacklog: Int = 100_000
     ) {
         self.host = host
         self.port = port
         self.databasePath = databasePath
         self.apns = apns
         self.delivery = delivery
+        self.log = log
+        self.readyMaxBacklog = readyMaxBacklog
+    }
+
+    /// Checks every value as a start would (the APNs key is read and parsed), without
+    /// opening the database or listening: one line naming the first setting at fault.
+    public func validate() throws(ConfigurationError) {
+        _ = try delivery.policy(timeToLive: try apns.configuration()?.timeToLive)
     }
 }

@@ -52,7 +52,9 @@ public struct DeliverySettings: Sendable, Hashable {
         policy.shutdownGrace =
             try seconds(shutdownGrace, "PUSHGATE_SHUTDOWN_GRACE", in: 0...600) ?? policy.shutdownGrace
         if let escalationSchedule { policy.escalation = try schedule(escalationSchedule) }
-        if let coalesceWindow, !["", "0", "off"].contains(coalesceWindow.trimmingCharacters(in: .whitespaces)) {
+        if let coalesceWindow,
+            !["", "0", "off", "false", "none"].contains(coalesceWindow.trimmingCharacters(in: .whitespaces))
+        {
             let text = coalesceWindow.trimmingCharacters(in: .whitespaces)
             policy.coalesceWindow = try seconds(
                 text.hasSuffix("s") ? String(text.dropLast()) : text, "PUSHGATE_COALESCE_WINDOW", in: 0.1...300)

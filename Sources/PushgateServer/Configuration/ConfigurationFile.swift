@@ -1,0 +1,109 @@
+import Foundation
+import Yams
+
+/// A YAML configuration file (`--config`, `PUSHGATE_CONFIG`): the settings' keys,
+/// flat (`apns_key_path: …`) or in sections (`apns:` then `key_path: …`).
+///
+/// ```yaml
+/// port: 8080
+/// database: /var/lib/pushgate/pushgate.sqlite
+/// apns:
+///   key_path: /etc/pushgate/AuthKey_ABC123DEFG.p8
+///   key_id: ABC123DEFG
+///   team_id: DEF123GHIJ
+///   topic: com.example.app
+/// escalation_schedule: [15m, 1h]
+/// ```
+///
+/// Scalars are read as their text; a list of scalars as its items joined by commas.
+public struct ConfigurationFile: Sendable, Hashable {
+    public let path: String
+    /// Values by setting key.
+    public let values: [String: String]
+    /// Keys that name no setting: reported as warnings, not used.
+    public let unknownKeys: [String]
+
+    /// Reads and checks the file; a file that cannot be read or is not a YAML mapping
+    /// is one line naming the file and the problem.
+    public init(path: String) throws(ConfigurationError) {
+        let text: String
+        do {
+            text = try String(contentsOfFile: path, encoding: .utf8)
+        } catch {
+            throw ConfigurationError("cannot read the configuration file \(path)")
+        }
+        try self.init(path: path, text: text)
+    }
+
+    public init(path: String, text: String) throws(ConfigurationError) {
+        let root: Any?
+        do {
+            root = try Yams.load(yaml: text)
+        } catch let error as YamlError {
+            throw ConfigurationError("the configuration file \(path) is not valid YAML: \(Self.oneLine(error))")
+        } catch {
+            throw ConfigurationError("the configuration file \(path) is not valid YAML")
+        }
+        var values: [String: String] = [:]
+        var unknown: [String] = []
+        if let root {
+            guard let mapping = root as? [String: Any] else {
+                throw ConfigurationError("the configuration file \(path) must be a mapping of keys to values")
+            }
+            try Self.flatten(mapping, prefix: "", into: &values, unknown: &unknown, path: path)
+        }
+        self.path = path
+        self.values = values
+        self.unknownKeys = unknown.sorted()
+    }
+
+    private static let known = Set(Setting.all.map(\.key))
+
+    private static func flatten(
+        _ mapping: [String: Any],
+        prefix: String,
+        into values: inout [String: String],
+        unknown: inout [String],
+        path: String
+    ) throws(ConfigurationError) {
+        for (name, value) in mapping {
+            let key = prefix + name
+            if let section = value as? [String: Any] {
+                // A section is only a prefix: `apns:` + `key_path` is `apns_key_path`.
+                try flatten(section, prefix: key + "_", into: &values, unknown: &unknown, path: path)
+                continue
+            }
+            guard known.contains(key) else {
+                unknown.append(key)
+                continue
+            }
+            if let list = value as? [Any] {
+                let items = list.compactMap(scalar)
+                guard items.count == list.count else {
+                    throw ConfigurationError("\(key) in \(path) must be a value or a list of values")
+                }
+                values[key] = items.joined(separator: ",")
+            } else if let text = scalar(value) {
+                values[key] = text
+            } else if value is NSNull {
+                continue
+            } else {
+                throw ConfigurationError("\(key) in \(path) must be a value, not a \(type(of: value))")
+            }
+        }
+    }
+
+    private static func scalar(_ value: Any) -> String? {
+        switch value {
+        case let text as String: text
+        case let flag as Bool: flag ? "true" : "false"
+        case let number as Int: String(number)
+        case let number as Double: number.rounded() == number ? String(Int(number)) : String(number)
+        default: nil
+        }
+    }
+
+    private static func oneLine(_ error: YamlError) -> String {
+        "\(error)".split(whereSeparator: \.isNewline).first.map(String.init) ?? "\(error)"
+    }
+}

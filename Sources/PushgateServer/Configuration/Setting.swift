@@ -1,0 +1,75 @@
+import Foundation
+
+/// One setting of `pushgate serve`: its key in the configuration file, its
+/// environment variable (`PUSHGATE_` + the key in capitals) and its flag (`--` + the
+/// key with dashes). The catalogue in ``all`` is the one list `serve --help`,
+/// `pushgate config`, the file loader and the README table follow.
+public struct Setting: Sendable, Hashable, Identifiable {
+    /// The key in the configuration file, e.g. `apns_key_path`.
+    public let key: String
+    /// What `pushgate config` shows when the setting is not given.
+    public let defaultValue: String?
+    public let help: String
+    /// Shown masked by `pushgate config` (for a URL, only its password).
+    public let isSecret: Bool
+
+    public var id: String { key }
+    public var environmentName: String { "PUSHGATE_" + key.uppercased() }
+    public var flag: String { "--" + key.replacingOccurrences(of: "_", with: "-") }
+
+    init(_ key: String, default defaultValue: String? = nil, secret: Bool = false, _ help: String) {
+        self.key = key
+        self.defaultValue = defaultValue
+        self.help = help
+        self.isSecret = secret
+    }
+
+    public static let host = Setting("host", default: "127.0.0.1", "Address to listen on.")
+    public static let port = Setting("port", default: "8080", "Port to listen on (0 picks a free one).")
+    public static let database = Setting(
+        "database", default: "pushgate.sqlite", secret: true, "SQLite database file, created when missing.")
+    public static let logLevel = Setting(
+        "log_level", default: "info", "trace, debug, info, notice, warning, error or critical.")
+    public static let logFormat = Setting(
+        "log_format", default: "text", "text (one readable line per event) or json (one JSON object per line).")
+    public static let readyMaxBacklog = Setting(
+        "ready_max_backlog", default: "100000", "GET /readyz fails when more deliveries than this are due.")
+    public static let apnsKeyPath = Setting(
+        "apns_key_path", "APNs provider key (.p8); without it pushes go to the log.")
+    public static let apnsKeyID = Setting("apns_key_id", "The key's 10-character id.")
+    public static let apnsTeamID = Setting("apns_team_id", "Your 10-character Apple team id.")
+    public static let apnsTopic = Setting("apns_topic", "apns-topic: the app's bundle id.")
+    public static let apnsEnvironment = Setting("apns_environment", default: "production", "production or sandbox.")
+    public static let apnsURL = Setting(
+        "apns_url", "Override of the APNs address, https://host[:port] (an emulator or a stand-in).")
+    public static let apnsCAFile = Setting("apns_ca_file", "PEM file of extra CA certificates to trust for APNs.")
+    public static let apnsConnections = Setting("apns_connections", default: "2", "HTTP/2 connections to APNs, 1-64.")
+    public static let apnsMaxStreams = Setting(
+        "apns_max_streams", default: "100", "Pushes in flight per APNs connection, at most.")
+    public static let apnsTTL = Setting(
+        "apns_ttl", default: "86400", "Seconds APNs keeps a push for an offline device; also how long it is retried.")
+    public static let triggerWait = Setting(
+        "trigger_wait", default: "2", "Seconds a trigger waits for its first try before answering.")
+    public static let deliveryMaxAttempts = Setting(
+        "delivery_max_attempts", default: "12", "Tries per delivery before it is given up.")
+    public static let outboxLease = Setting(
+        "outbox_lease", default: "15",
+        "Seconds a worker holds claimed deliveries; a crashed gateway's resume after this.")
+    public static let outboxRetentionDays = Setting(
+        "outbox_retention_days", default: "7", "Days finished deliveries are kept.")
+    public static let shutdownGrace = Setting(
+        "shutdown_grace", default: "10", "Seconds sends in flight get to finish at shutdown.")
+    public static let escalationSchedule = Setting(
+        "escalation_schedule", default: "15m,1h", "When unresolved approvals are reminded (s, m, h), or none.")
+    public static let coalesceWindow = Setting(
+        "coalesce_window", default: "off", "Seconds in which events of one type for one agent go out as one push.")
+
+    /// Every setting, in the order help and `pushgate config` show them.
+    public static let all: [Setting] = [
+        host, port, database, logLevel, logFormat, readyMaxBacklog,
+        apnsKeyPath, apnsKeyID, apnsTeamID, apnsTopic, apnsEnvironment, apnsURL, apnsCAFile, apnsConnections,
+        apnsMaxStreams, apnsTTL,
+        triggerWait, deliveryMaxAttempts, outboxLease, outboxRetentionDays, shutdownGrace, escalationSchedule,
+        coalesceWindow,
+    ]
+}

@@ -1,0 +1,114 @@
+import Foundation
+
+/// Where the settings come from, in order of precedence: flags, then the environment
+/// (`PUSHGATE_*`), then the configuration file, then the defaults.
+public struct SettingSources: Sendable {
+    /// Where one setting's value came from.
+    public enum Origin: Sendable, Hashable, CustomStringConvertible {
+        case flag
+        case environment
+        case file(String)
+        case `default`
+
+        public var description: String {
+            switch self {
+            case .flag: "flag"
+            case .environment: "environment"
+            case .file(let path): path
+            case .default: "default"
+            }
+        }
+    }
+
+    /// Values given as flags, by setting key.
+    public var flags: [String: String]
+    public var environment: [String: String]
+    public var file: ConfigurationFile?
+
+    public init(flags: [String: String] = [:], environment: [String: String] = [:], file: ConfigurationFile? = nil) {
+        self.flags = flags
+        self.environment = environment
+        self.file = file
+    }
+
+    /// The value given for `setting` (not its default) and where from.
+    public func value(of setting: Setting) -> (value: String, origin: Origin)? {
+        if let value = flags[setting.key] { return (value, .flag) }
+        if let value = environment[setting.environmentName] { return (value, .environment) }
+        if let file, let value = file.values[setting.key] { return (value, .file(file.path)) }
+        return nil
+    }
+
+    /// The given value of `setting`, or `nil`.
+    public subscript(setting: Setting) -> String? { value(of: setting)?.value }
+
+    /// The configuration `pushgate serve` starts with. A malformed port or log setting
+    /// is refused here; the APNs and delivery values when the gateway is built, each
+    /// with one line naming the setting.
+    public func gatewayConfiguration() throws(ConfigurationError) -> GatewayConfiguration {
+        let port: Int
+        if let text = self[.port] {
+            guard let number = Int(text), (0...65_535).contains(number) else {
+                throw ConfigurationError("PUSHGATE_PORT must be a port number from 0 to 65535, not '\(text)'")
+            }
+            port = number
+        } else {
+            port = 8080
+        }
+        var readyMaxBacklog = 100_000
+        if let text = self[.readyMaxBacklog] {
+            guard let number = Int(text), number > 0 else {
+                throw ConfigurationError("PUSHGATE_READY_MAX_BACKLOG must be a positive number, not '\(text)'")
+            }
+            readyMaxBacklog = number
+        }
+        return GatewayConfiguration(
+            host: self[.host] ?? "127.0.0.1",
+            port: port,
+            databasePath: self[.database] ?? "pushgate.sqlite",
+            apns: APNsSettings(
+                keyPath: self[.apnsKeyPath],
+                keyID: self[.apnsKeyID],
+                teamID: self[.apnsTeamID],
+                topic: self[.apnsTopic],
+                environment: self[.apnsEnvironment],
+                url: self[.apnsURL],
+                caFile: self[.apnsCAFile],
+                connections: self[.apnsConnections],
+                maxStreams: self[.apnsMaxStreams],
+                ttl: self[.apnsTTL]
+            ),
+            delivery: DeliverySettings(
+                triggerWait: self[.triggerWait],
+                maxAttempts: self[.deliveryMaxAttempts],
+                lease: self[.outboxLease],
+                retentionDays: self[.outboxRetentionDays],
+                shutdownGrace: self[.shutdownGrace],
+                escalationSchedule: self[.escalationSchedule],
+                coalesceWindow: self[.coalesceWindow]
+            ),
+            log: try LogSettings(level: self[.logLevel], format: self[.logFormat]),
+            readyMaxBacklog: readyMaxBacklog
+        )
+    }
+
+    /// Every setting with its effective value and origin, secrets masked: what
+    /// `pushgate config` prints.
+    public func effective() -> [(setting: Setting, value: String?, origin: Origin)] {
+        Setting.all.map { setting in
+            let given = value(of: setting)
+            let value = given?.value ?? setting.defaultValue
+            return (setting, setting.isSecret ? value.map(Self.masked) : value, given?.origin ?? .default)
+        }
+    }
+
+    /// A URL's password replaced by `****` (`postgres://user:****@host/db`); a value
+    /// that is not a URL with a password is shown as it is.
+    static func masked(_ value: String) -> String {
+        guard var components = URLComponents(string: value), components.scheme != nil,
+            components.password != nil
+        else { return value }
+        components.password = "****"
+        return components.string ?? "****"
+    }
+}

@@ -1,0 +1,66 @@
+import Foundation
+import Logging
+import PushgateCore
+import Synchronization
+
+/// swift-log's handler for `PUSHGATE_LOG_FORMAT=json`: one JSON object per line with
+/// `time` (RFC 3339, UTC, milliseconds), `level`, `label`, `message`, `source` and
+/// every metadata key beside them (the fixed keys win a clash).
+public struct JSONLogHandler: LogHandler {
+    public var metadata: Logger.Metadata = [:]
+    public var logLevel: Logger.Level = .info
+    private let label: String
+    private let write: @Sendable (String) -> Void
+
+    public init(label: String, write: @escaping @Sendable (String) -> Void) {
+        self.label = label
+        self.write = write
+    }
+
+    /// Lines to standard error, whole: concurrent writers never interleave within one.
+    public static func standardError(label: String) -> JSONLogHandler {
+        JSONLogHandler(label: label) { line in
+            standardErrorLock.withLock { _ in
+                FileHandle.standardError.write(Data(line.utf8))
+            }
+        }
+    }
+
+    private static let standardErrorLock = Mutex(())
+
+    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    public func log(
+        level: Logger.Level,
+        message: Logger.Message,
+        metadata explicit: Logger.Metadata?,
+        source: String,
+        file: String,
+        function: String,
+        line: UInt
+    ) {
+        var object: [String: JSONValue] = [:]
+        for (key, value) in metadata.merging(explicit ?? [:], uniquingKeysWith: { $1 }) {
+            object[key] = Self.json(value)
+        }
+        object["time"] = .string(RFC3339.format(Date()))
+        object["level"] = .string(level.rawValue)
+        object["label"] = .string(label)
+        object["message"] = .string(message.description)
+        object["source"] = .string(source)
+        guard let data = try? JSONValue.object(object).encodedData() else { return }
+        write(String(decoding: data, as: UTF8.self) + "\n")
+    }
+
+    private static func json(_ value: Logger.Metadata.Value) -> JSONValue {
+        switch value {
+        case .string(let text): .string(text)
+        case .stringConvertible(let value): .string(value.description)
+        case .array(let items): .array(items.map(json))
+        case .dictionary(let entries): .object(entries.mapValues(json))
+        }
+    }
+}

@@ -1,0 +1,105 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import PushgateCore
+import PushgateFunctions
+
+/// `GET /healthz` (liveness: is the process able to answer) and `GET /readyz`
+/// (readiness: should traffic come here), as orchestrators and load balancers ask.
+struct HealthRoutes<Context: RequestContext> {
+    let parts: GatewayParts
+    let readiness: Readiness
+    let now: @Sendable () -> Date
+
+    static var allowedMethods: [String: [HTTPRequest.Method]] {
+        ["/healthz": [.get, .head], "/readyz": [.get, .head]]
+    }
+
+    func add(to router: Router<Context>) {
+        router.get("healthz") { _, _ in try await health() }
+        router.head("healthz") { _, _ in try await health() }
+        router.get("readyz") { _, _ in try await ready() }
+        router.head("readyz") { _, _ in try await ready() }
+    }
+
+    /// 200 while the store answers: `"ok"`, or `"degraded"` with the reason when the
+    /// push service refused the gateway's configuration (restarting would not help,
+    /// so liveness holds); the outbox's backlog; 503 when the store does not answer.
+    private func health() async throws -> Response {
+        let stats: OutboxStats
+        do {
+            try await parts.store.checkHealth()
+            stats = try await parts.outbox.stats(now: now())
+        } catch {
+            throw FunctionError(.unavailable, "the store does not answer")
+        }
+        var answer: [String: JSONValue] = [
+            "status": "ok", "delivery": .string(parts.worker.deliveryName), "outbox": outbox(stats),
+        ]
+        if case .degraded(let reason, let since) = parts.worker.providerHealth {
+            answer["status"] = "degraded"
+            answer["delivery_error"] = ["reason": .string(reason), "since": .string(RFC3339.format(since))]
+        }
+        return try JSONAnswer.response(JSONValue.object(answer))
+    }
+
+    /// 200 `{"status": "ready", "checks": {…}}` when the store takes a write within
+    /// the probe's time, the push service accepts the configuration, and the due
+    /// backlog is under the threshold; else 503 `"not_ready"` with each failing
+    /// check's reason.
+    private func ready() async throws -> Response {
+        var checks: [String: JSONValue] = [:]
+        checks["store"] = await storeCheck()
+        if case .degraded(let reason, _) = parts.worker.providerHealth {
+            checks["delivery"] = .string("the push service refused the configuration: \(reason)")
+        } else {
+            checks["delivery"] = "ok"
+        }
+        if let stats = try? await parts.outbox.stats(now: now()) {
+            let due = stats.pending - stats.scheduled
+            checks["backlog"] =
+                due > readiness.maxBacklog
+                ? .string("\(due) deliveries due, over \(readiness.maxBacklog)") : "ok"
+        } else {
+            checks["backlog"] = "the outbox does not answer"
+        }
+        let ready = checks.values.allSatisfy { $0 == "ok" }
+        return try JSONAnswer.response(
+            JSONValue.object(["status": ready ? "ready" : "not_ready", "checks": .object(checks)]),
+            status: ready ? .ok : .serviceUnavailable
+        )
+    }
+
+    private func storeCheck() async -> JSONValue {
+        let store = parts.store
+        let limit = readiness.storeProbeTimeout
+        return await withTaskGroup(of: JSONValue?.self) { group in
+            group.addTask {
+                do {
+                    try await store.checkWritable()
+                    return "ok"
+                } catch {
+                    return "the store refuses writes"
+                }
+            }
+            group.addTask {
+                try? await Task.sleep(for: limit)
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first ?? .string("the store did not take a write within \(limit)")
+        }
+    }
+
+    private func outbox(_ stats: OutboxStats) -> JSONValue {
+        var outbox: [String: JSONValue] = [
+            "pending": .number(Double(stats.pending)), "scheduled": .number(Double(stats.scheduled)),
+            "failed": .number(Double(stats.failed)),
+        ]
+        outbox["oldest_pending_seconds"] = stats.oldestDueSince.map {
+            .number(max(0, now().timeIntervalSince($0)).rounded())
+        }
+        return .object(outbox)
+    }
+}

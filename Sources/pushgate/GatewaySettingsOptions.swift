@@ -1,0 +1,76 @@
+import ArgumentParser
+import Foundation
+import PushgateServer
+
+/// The gateway's settings as flags, shared by `serve`, `config` and `doctor`; each
+/// flag's help comes from the settings catalogue (`Setting`), with its environment
+/// variable and default.
+struct GatewaySettingsOptions: ParsableArguments {
+    @Option(help: "A YAML configuration file; flags and PUSHGATE_* variables win over it. Env: PUSHGATE_CONFIG.")
+    var config: String?
+
+    @Option(help: .setting(.host)) var host: String?
+    @Option(help: .setting(.port)) var port: String?
+    @Option(help: .setting(.database)) var database: String?
+    @Option(help: .setting(.logLevel)) var logLevel: String?
+    @Option(help: .setting(.logFormat)) var logFormat: String?
+    @Option(help: .setting(.readyMaxBacklog)) var readyMaxBacklog: String?
+    @Option(help: .setting(.apnsKeyPath)) var apnsKeyPath: String?
+    @Option(help: .setting(.apnsKeyID)) var apnsKeyId: String?
+    @Option(help: .setting(.apnsTeamID)) var apnsTeamId: String?
+    @Option(help: .setting(.apnsTopic)) var apnsTopic: String?
+    @Option(help: .setting(.apnsEnvironment)) var apnsEnvironment: String?
+    @Option(help: .setting(.apnsURL)) var apnsUrl: String?
+    @Option(help: .setting(.apnsCAFile)) var apnsCaFile: String?
+    @Option(help: .setting(.apnsConnections)) var apnsConnections: String?
+    @Option(help: .setting(.apnsMaxStreams)) var apnsMaxStreams: String?
+    @Option(help: .setting(.apnsTTL)) var apnsTtl: String?
+    @Option(help: .setting(.triggerWait)) var triggerWait: String?
+    @Option(help: .setting(.deliveryMaxAttempts)) var deliveryMaxAttempts: String?
+    @Option(help: .setting(.outboxLease)) var outboxLease: String?
+    @Option(help: .setting(.outboxRetentionDays)) var outboxRetentionDays: String?
+    @Option(help: .setting(.shutdownGrace)) var shutdownGrace: String?
+    @Option(help: .setting(.escalationSchedule)) var escalationSchedule: String?
+    @Option(help: .setting(.coalesceWindow)) var coalesceWindow: String?
+
+    /// The flags given, by setting key.
+    var flags: [String: String] {
+        let given: [(Setting, String?)] = [
+            (.host, host), (.port, port), (.database, database), (.logLevel, logLevel), (.logFormat, logFormat),
+            (.readyMaxBacklog, readyMaxBacklog), (.apnsKeyPath, apnsKeyPath),
+            (.apnsKeyID, apnsKeyId), (.apnsTeamID, apnsTeamId), (.apnsTopic, apnsTopic),
+            (.apnsEnvironment, apnsEnvironment), (.apnsURL, apnsUrl), (.apnsCAFile, apnsCaFile),
+            (.apnsConnections, apnsConnections), (.apnsMaxStreams, apnsMaxStreams), (.apnsTTL, apnsTtl),
+            (.triggerWait, triggerWait), (.deliveryMaxAttempts, deliveryMaxAttempts), (.outboxLease, outboxLease),
+            (.outboxRetentionDays, outboxRetentionDays), (.shutdownGrace, shutdownGrace),
+            (.escalationSchedule, escalationSchedule), (.coalesceWindow, coalesceWindow),
+        ]
+        return Dictionary(uniqueKeysWithValues: given.compactMap { setting, value in value.map { (setting.key, $0) } })
+    }
+
+    /// Flags, environment and the configuration file, the file's unknown keys warned
+    /// about on standard error; a file that cannot be read stops with one line.
+    func sources(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> SettingSources {
+        var file: ConfigurationFile?
+        if let path = config ?? environment["PUSHGATE_CONFIG"], !path.isEmpty {
+            do {
+                file = try ConfigurationFile(path: path)
+            } catch {
+                throw StartFailure(error.description)
+            }
+            for key in file?.unknownKeys ?? [] {
+                FileHandle.standardError.write(Data("warning: unknown key '\(key)' in \(path), ignored\n".utf8))
+            }
+        }
+        return SettingSources(flags: flags, environment: environment, file: file)
+    }
+}
+
+extension ArgumentHelp {
+    /// A setting's help: what it does, its variable, its file key and its default.
+    static func setting(_ setting: Setting) -> ArgumentHelp {
+        var text = "\(setting.help) Env: \(setting.environmentName). File: \(setting.key)."
+        if let value = setting.defaultValue { text += " Default: \(value)." }
+        return ArgumentHelp(stringLiteral: text)
+    }
+}

@@ -1,0 +1,127 @@
+import Foundation
+import PushgateFunctions
+import PushgateServer
+import Testing
+
+@Suite("Configuration: flags, then PUSHGATE_*, then the file, then defaults")
+struct ConfigurationTests {
+    let yaml = """
+        port: 9090
+        host: 0.0.0.0
+        database: /var/lib/pushgate/pushgate.sqlite
+        apns:
+          environment: sandbox
+          connections: 4
+        escalation_schedule: [5m, 1h]
+        trigger_wait: 0.5
+        colour: blue
+        apns_colour: red
+        """
+
+    func file() throws -> ConfigurationFile {
+        try ConfigurationFile(path: "pushgate.yaml", text: yaml)
+    }
+
+    @Test("each source wins over the ones after it; the file reads flat keys, sections and lists")
+    func precedence() throws {
+        let sources = SettingSources(
+            flags: ["port": "7070"],
+            environment: ["PUSHGATE_PORT": "8081", "PUSHGATE_HOST": "10.0.0.1", "PUSHGATE_UNRELATED": "x"],
+            file: try file()
+        )
+        let configuration = try sources.gatewayConfiguration()
+        #expect(configuration.port == 7070)
+        #expect(configuration.host == "10.0.0.1")
+        #expect(configuration.databasePath == "/var/lib/pushgate/pushgate.sqlite")
+        #expect(configuration.apns.environment == "sandbox")
+        #expect(configuration.apns.connections == "4")
+        let policy = try configuration.delivery.policy(timeToLive: nil)
+        #expect(policy.escalation == [.seconds(300), .seconds(3600)])
+        #expect(policy.triggerWait == .milliseconds(500))
+
+        let origins = Dictionary(uniqueKeysWithValues: sources.effective().map { ($0.setting.key, $0.origin) })
+        #expect(origins["port"] == .flag)
+        #expect(origins["host"] == .environment)
+        #expect(origins["apns_connections"] == .file("pushgate.yaml"))
+        #expect(origins["log_level"] == .default)
+    }
+
+    @Test("nothing given: the documented defaults")
+    func defaults() throws {
+        let configuration = try SettingSources().gatewayConfiguration()
+        #expect(configuration == GatewayConfiguration())
+        let shown = Dictionary(uniqueKeysWithValues: SettingSources().effective().map { ($0.setting.key, $0.value) })
+        #expect(
+            shown["port"] == "8080" && shown["database"] == "pushgate.sqlite" && shown["apns_key_path"] == .some(nil))
+    }
+
+    @Test("unknown keys in the file are reported by name, and not used")
+    func unknownKeys() throws {
+        #expect(try file().unknownKeys == ["apns_colour", "colour"])
+        #expect(try file().values["colour"] == nil)
+    }
+
+    @Test(
+        "a file that is not YAML, not a mapping, or holds a nested value where a value goes is one line naming it",
+        arguments: [
+            ("port: [1", "is not valid YAML"), ("- a\n- b", "must be a mapping"),
+            ("port: [[1]]", "port in bad.yaml must be a value or a list of values"),
+        ])
+    func badFiles(text: String, message: String) {
+        #expect {
+            _ = try ConfigurationFile(path: "bad.yaml", text: text)
+        } throws: { error in
+            "\(error)".contains(message) && "\(error)".contains("bad.yaml") && !"\(error)".contains("\n")
+        }
+        #expect(throws: ConfigurationError.self) { _ = try ConfigurationFile(path: "/nonexistent/pushgate.yaml") }
+    }
+
+    @Test(
+        "a bad value stops the start with one line naming the setting, whatever its source",
+        arguments: [
+            (SettingSources(flags: ["port": "http"]), "PUSHGATE_PORT"),
+            (SettingSources(environment: ["PUSHGATE_PORT": "70000"]), "PUSHGATE_PORT"),
+            (SettingSources(environment: ["PUSHGATE_LOG_LEVEL": "loud"]), "PUSHGATE_LOG_LEVEL"),
+            (SettingSources(flags: ["log_format": "xml"]), "PUSHGATE_LOG_FORMAT"),
+            (SettingSources(flags: ["ready_max_backlog": "-1"]), "PUSHGATE_READY_MAX_BACKLOG"),
+        ])
+    func badValues(sources: SettingSources, name: String) {
+        #expect {
+            _ = try sources.gatewayConfiguration()
+        } throws: { error in
+            "\(error)".contains(name) && !"\(error)".contains("\n")
+        }
+    }
+
+    @Test("values checked when the gateway is built are checked by validate() too")
+    func validate() throws {
+        let file = try ConfigurationFile(path: "p.yaml", text: "trigger_wait: soon")
+        let configuration = try SettingSources(file: file).gatewayConfiguration()
+        #expect { try configuration.validate() } throws: { "\($0)".contains("PUSHGATE_TRIGGER_WAIT") }
+        let stray = try SettingSources(environment: ["PUSHGATE_APNS_TOPIC": "com.example"]).gatewayConfiguration()
+        #expect { try stray.validate() } throws: { "\($0)".contains("PUSHGATE_APNS_KEY_PATH") }
+    }
+
+    @Test("pushgate config masks a URL's password, and nothing else")
+    func masking() {
+        let sources = SettingSources(flags: ["database": "postgres://pushgate:hunter2@db:5432/pushgate"])
+        let database = sources.effective().first { $0.setting == .database }
+        #expect(database?.value == "postgres://pushgate:****@db:5432/pushgate")
+        let path = SettingSources(flags: ["database": "/data/pushgate.sqlite"]).effective().first {
+            $0.setting == .database
+        }
+        #expect(path?.value == "/data/pushgate.sqlite")
+    }
+
+    @Test("every setting is documented in the README's table, with its variable")
+    func documented() throws {
+        let readme = try String(
+            contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+                .deletingLastPathComponent().appendingPathComponent("README.md"),
+            encoding: .utf8)
+        for setting in Setting.all {
+            #expect(readme.contains("`\(setting.environmentName)`"), "\(setting.key)")
+            #expect(readme.contains("`\(setting.key)`"), "\(setting.key)")
+        }
+    }
+}
