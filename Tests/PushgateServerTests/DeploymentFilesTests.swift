@@ -1,0 +1,94 @@
+import Foundation
+import PushgateServer
+import Testing
+
+/// The files in `docker/` and `deploy/`: no Docker engine runs here, so what can be
+/// checked without one is checked — the env example against the configuration
+/// loader, the entrypoint script with a stand-in `pushgate`.
+@Suite("Deployment files")
+struct DeploymentFilesTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+
+    @Test("docker/pushgate.env.example names only real settings, and its values start a gateway")
+    func envExample() throws {
+        let text = try String(
+            contentsOf: Self.root.appendingPathComponent("docker/pushgate.env.example"), encoding: .utf8)
+        var environment: [String: String] = [:]
+        for line in text.split(separator: "\n") {
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            let assignment = trimmed.hasPrefix("#PUSHGATE_") ? String(trimmed.dropFirst()) : trimmed
+            guard !assignment.hasPrefix("#"), !assignment.isEmpty else { continue }
+            let parts = assignment.split(separator: "=", maxSplits: 1)
+            try #require(parts.count == 2, "\(line)")
+            environment[String(parts[0])] = String(parts[1])
+        }
+        let known = Set(Setting.all.map(\.environmentName))
+        #expect(
+            Set(environment.keys).subtracting(known).isEmpty, "unknown: \(Set(environment.keys).subtracting(known))")
+        // The commented APNs lines name a key file that is not here: check the rest.
+        let active = environment.filter {
+            !$0.key.hasPrefix("PUSHGATE_APNS_KEY")
+                && !["PUSHGATE_APNS_TEAM_ID", "PUSHGATE_APNS_TOPIC"].contains($0.key)
+        }
+        let configuration = try SettingSources(environment: active).gatewayConfiguration()
+        try configuration.validate()
+        #expect(configuration.host == "0.0.0.0" && configuration.log.format == .json)
+    }
+
+    struct Run {
+        let status: Int32
+        let output: String
+    }
+
+    /// Runs the entrypoint with a stand-in `pushgate` that prints its arguments and
+    /// the APNs URL it was given.
+    func entrypoint(_ arguments: [String], environment: [String: String]) throws -> Run {
+        let bin = FileManager.default.temporaryDirectory.appendingPathComponent("pushgate-bin-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: bin) }
+        let fake = bin.appendingPathComponent("pushgate")
+        try "#!/bin/sh\necho \"args: $*\"\necho \"apns: ${PUSHGATE_APNS_URL:-}\"\n".write(
+            to: fake, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: fake.path)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = [Self.root.appendingPathComponent("docker/entrypoint.sh").path] + arguments
+        var env = environment
+        env["PATH"] = bin.path + ":/usr/bin:/bin"
+        process.environment = env
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Run(status: process.terminationStatus, output: String(decoding: data, as: UTF8.self))
+    }
+
+    @Test("the entrypoint serves by default, passes flags to serve and other commands as they are")
+    func entrypointCommands() throws {
+        let data = FileManager.default.temporaryDirectory.path
+        let database = ["PUSHGATE_DATABASE": data + "/pushgate.sqlite"]
+        #expect(try entrypoint([], environment: database).output.contains("args: serve\n"))
+        #expect(try entrypoint(["--port", "9000"], environment: database).output.contains("args: serve --port 9000\n"))
+        #expect(try entrypoint(["config", "--port", "1"], environment: [:]).output.contains("args: config --port 1\n"))
+    }
+
+    @Test("the entrypoint refuses an unwritable database directory in one line, and loads the emulator's settings")
+    func entrypointChecks() throws {
+        let refused = try entrypoint(["serve"], environment: ["PUSHGATE_DATABASE": "/nonexistent/pushgate.sqlite"])
+        #expect(refused.status == 1)
+        #expect(refused.output.contains("cannot write the database directory /nonexistent"), "\(refused.output)")
+
+        let env = FileManager.default.temporaryDirectory.appendingPathComponent("gateway-\(UUID().uuidString).env")
+        try "PUSHGATE_APNS_URL=https://127.0.0.1:8443\n".write(to: env, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: env) }
+        let loaded = try entrypoint(
+            [],
+            environment: [
+                "APNS_GATEWAY_ENV": env.path, "PUSHGATE_DATABASE": env.deletingLastPathComponent().path + "/x.sqlite",
+            ])
+        #expect(loaded.output.contains("apns: https://127.0.0.1:8443"), "\(loaded.output)")
+    }
+}
