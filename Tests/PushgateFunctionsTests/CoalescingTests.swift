@@ -36,19 +36,13 @@ struct CoalescingTests {
         return try await fixture.event(fields, idempotencyKey: key, worker: worker, policy: policy)
     }
 
-    /// Advances the clock by `seconds`, then lets a worker send what fell due.
-    func pass(_ seconds: TimeInterval, _ fixture: FunctionsFixture, worker: DeliveryWorker) async throws {
-        fixture.clock.advance(by: seconds)
-        while try await worker.retryDueDeliveries() {}
-    }
-
     @Test("three replies within 3 s: one push, \"3 replies ready\", at the window's end; the next window starts afresh")
     func threeIntoOne() async throws {
         let fixture = try await fixture()
         let worker = fixture.worker(policy: policy)
         var answers: [TriggerAnswer] = []
         for n in 1...3 {
-            if n > 1 { try await pass(1, fixture, worker: worker) }
+            if n > 1 { try await fixture.pass(1, worker: worker) }
             answers.append(try await event("reply_finished", body: "Reply \(n)", fixture, worker: worker))
         }
         #expect(answers.map(\.coalescedCount) == [1, 2, 3])
@@ -56,9 +50,9 @@ struct CoalescingTests {
         #expect(answers.allSatisfy { $0.pendingCount == 2 && $0.deviceCount == 2 })
         #expect(fixture.provider.sends.isEmpty, "nothing before the window's end (3 s after the first)")
 
-        try await pass(0.999, fixture, worker: worker)
+        try await fixture.pass(0.999, worker: worker)
         #expect(fixture.provider.sends.isEmpty)
-        try await pass(0.001, fixture, worker: worker)
+        try await fixture.pass(0.001, worker: worker)
         let sends = fixture.provider.sends
         #expect(sends.count == 1)
         #expect(sends.first?.notification.body == "3 replies ready")
@@ -68,7 +62,7 @@ struct CoalescingTests {
 
         let later = try await event("reply_finished", body: "Reply 4", fixture, worker: worker)
         #expect(later.coalescedCount == 1)
-        try await pass(3, fixture, worker: worker)
+        try await fixture.pass(3, worker: worker)
         #expect(fixture.provider.sends.map(\.notification.body) == ["3 replies ready", "Reply 4"])
     }
 
@@ -86,7 +80,7 @@ struct CoalescingTests {
         #expect(approval.successCount == 1 && approval.coalescedCount == nil, "an approval is pushed at once")
         #expect(fixture.provider.sends.map(\.notification.title) == ["Approval needed"])
 
-        try await pass(3, fixture, worker: worker)
+        try await fixture.pass(3, worker: worker)
         let bodies = Set(fixture.provider.sends.dropFirst().map(\.notification.body))
         #expect(bodies == ["2 runs completed", "Builder"])
         let late = try await event("run_completed", key: "run-2", fixture, worker: worker)
@@ -101,7 +95,7 @@ struct CoalescingTests {
         let second = try await event("reply_finished", fixture, worker: fixture.worker(policy: policy))
         #expect(second.deviceCount == 2)
 
-        try await pass(3, fixture, worker: fixture.worker(policy: policy))
+        try await fixture.pass(3, worker: fixture.worker(policy: policy))
         #expect(fixture.provider.sends.map(\.notification.body) == ["2 replies ready"])
         #expect(Set(fixture.provider.sends.flatMap(\.targets).map(\.installationID)) == ["phone", "ipad"])
     }

@@ -32,12 +32,6 @@ struct EscalationTests {
             secret: fixture.secret, RequestFields(["event_id": .string(id), "resolution": "approved"]))
     }
 
-    /// Advances the clock by `seconds`, then lets a worker send what fell due.
-    func pass(_ seconds: TimeInterval, _ fixture: FunctionsFixture, worker: DeliveryWorker) async throws {
-        fixture.clock.advance(by: seconds)
-        while try await worker.retryDueDeliveries() {}
-    }
-
     @Test("an unresolved approval is pushed at 0, +15 min and +1 h, then never again — across a restart")
     func threePushes() async throws {
         let fixture = try await fixture()
@@ -45,18 +39,18 @@ struct EscalationTests {
         let bodies = { fixture.provider.sends.map(\.notification.body) }
         #expect(bodies() == ["Builder: Deploy?"])
 
-        try await pass(14 * 60 + 59, fixture, worker: fixture.worker())
+        try await fixture.pass(14 * 60 + 59, worker: fixture.worker())
         #expect(bodies().count == 1, "not before 15 minutes")
-        try await pass(1, fixture, worker: fixture.worker())
+        try await fixture.pass(1, worker: fixture.worker())
         #expect(bodies() == ["Builder: Deploy?", "Still waiting: Builder: Deploy?"])
 
         // A restart: a new worker (new lease owner) over the same database.
         let afterRestart = fixture.worker()
-        try await pass(30 * 60, fixture, worker: afterRestart)
+        try await fixture.pass(30 * 60, worker: afterRestart)
         #expect(bodies().count == 2)
-        try await pass(15 * 60, fixture, worker: afterRestart)
+        try await fixture.pass(15 * 60, worker: afterRestart)
         #expect(bodies().last == "Reminder: Builder: Deploy?")
-        try await pass(24 * 3600, fixture, worker: fixture.worker())
+        try await fixture.pass(24 * 3600, worker: fixture.worker())
         #expect(bodies().count == 3, "three pushes at most")
         let collapseIDs = Set(fixture.provider.sends.map(\.notification.collapseID))
         #expect(collapseIDs.count == 1, "each reminder replaces the banner before it")
@@ -67,12 +61,12 @@ struct EscalationTests {
     func resolveStopsReminders() async throws {
         let fixture = try await fixture()
         _ = try await fixture.event(approval("appr-2"))
-        try await pass(15 * 60, fixture, worker: fixture.worker())
+        try await fixture.pass(15 * 60, worker: fixture.worker())
         #expect(fixture.provider.sends.count == 2)
 
         let resolved = try await resolve(fixture, "appr-2")
         #expect(!resolved.alreadyResolved && resolved.remindersCancelled == 1 && resolved.resolution == "approved")
-        try await pass(2 * 3600, fixture, worker: fixture.worker())
+        try await fixture.pass(2 * 3600, worker: fixture.worker())
         #expect(fixture.provider.sends.count == 2)
         #expect(try await resolve(fixture, "appr-2").alreadyResolved)
 
@@ -113,13 +107,13 @@ struct EscalationTests {
         policy.escalation = [.seconds(60)]
         let worker = fixture.worker(policy: policy)
         _ = try await fixture.event(approval("quick"), worker: worker, policy: policy)
-        try await pass(60, fixture, worker: worker)
-        try await pass(3600, fixture, worker: worker)
+        try await fixture.pass(60, worker: worker)
+        try await fixture.pass(3600, worker: worker)
         #expect(fixture.provider.sends.count == 2)
 
         policy.escalation = []
         _ = try await fixture.event(approval("silent"), worker: fixture.worker(policy: policy), policy: policy)
-        try await pass(7200, fixture, worker: fixture.worker(policy: policy))
+        try await fixture.pass(7200, worker: fixture.worker(policy: policy))
         #expect(fixture.provider.sends.count == 3)
     }
 }

@@ -1,9 +1,10 @@
 import Foundation
 import Logging
 import PushgateCore
-import PushgateFunctions
 import PushgateSQLite
 import PushgateTesting
+
+@testable import PushgateFunctions
 
 /// A real SQLite store in a temporary directory, the two functions over it, and a
 /// fixed clock that tests can move.
@@ -102,6 +103,12 @@ final class FunctionsFixture: Sendable {
         let request = try TriggerEventRequest.parse(RequestFields(body), idempotencyKey: idempotencyKey)
         return try await eventFunction(provider: provider, worker: worker, policy: policy)(secret: secret, request)
             .answer
+    }
+
+    /// Advances the clock by `seconds`, then lets `worker` send what fell due.
+    func pass(_ seconds: TimeInterval, worker: DeliveryWorker) async throws {
+        clock.advance(by: seconds)
+        while try await worker.retryDueDeliveries() {}
     }
 
     /// A device token, 64 hex characters, different for each `n`.

@@ -55,6 +55,15 @@ struct ConfigurationTests {
             shown["port"] == "8080" && shown["database"] == "pushgate.sqlite" && shown["apns_key_path"] == .some(nil))
     }
 
+    @Test("file values are read as written, as flags and variables are: off stays off, 0.50 stays 0.50")
+    func valuesAsWritten() throws {
+        let file = try ConfigurationFile(path: "p.yaml", text: "coalesce_window: off\ntrigger_wait: 0.50\nport: ~\n")
+        #expect(file.values == ["coalesce_window": "off", "trigger_wait": "0.50"])
+        #expect(
+            try SettingSources(file: file).gatewayConfiguration().delivery.policy(timeToLive: nil).coalesceWindow == nil
+        )
+    }
+
     @Test("unknown keys in the file are reported by name, and not used")
     func unknownKeys() throws {
         #expect(try file().unknownKeys == ["apns_colour", "colour"])

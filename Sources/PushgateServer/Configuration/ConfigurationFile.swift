@@ -36,9 +36,9 @@ public struct ConfigurationFile: Sendable, Hashable {
     }
 
     public init(path: String, text: String) throws(ConfigurationError) {
-        let root: Any?
+        let root: Node?
         do {
-            root = try Yams.load(yaml: text)
+            root = try Yams.compose(yaml: text)
         } catch let error as YamlError {
             throw ConfigurationError("the configuration file \(path) is not valid YAML: \(Self.oneLine(error))")
         } catch {
@@ -46,8 +46,8 @@ public struct ConfigurationFile: Sendable, Hashable {
         }
         var values: [String: String] = [:]
         var unknown: [String] = []
-        if let root {
-            guard let mapping = root as? [String: Any] else {
+        if let root, root.null == nil {
+            guard case .mapping(let mapping) = root else {
                 throw ConfigurationError("the configuration file \(path) must be a mapping of keys to values")
             }
             try Self.flatten(mapping, prefix: "", into: &values, unknown: &unknown, path: path)
@@ -59,16 +59,18 @@ public struct ConfigurationFile: Sendable, Hashable {
 
     private static let known = Set(Setting.all.map(\.key))
 
+    /// Values are kept as written (`off` stays `off`, `0.50` stays `0.50`): they are
+    /// checked by the same rules as flags and variables, which are text too.
     private static func flatten(
-        _ mapping: [String: Any],
+        _ mapping: Node.Mapping,
         prefix: String,
         into values: inout [String: String],
         unknown: inout [String],
         path: String
     ) throws(ConfigurationError) {
         for (name, value) in mapping {
-            let key = prefix + name
-            if let section = value as? [String: Any] {
+            let key = prefix + (name.string ?? "")
+            if case .mapping(let section) = value {
                 // A section is only a prefix: `apns:` + `key_path` is `apns_key_path`.
                 try flatten(section, prefix: key + "_", into: &values, unknown: &unknown, path: path)
                 continue
@@ -77,29 +79,23 @@ public struct ConfigurationFile: Sendable, Hashable {
                 unknown.append(key)
                 continue
             }
-            if let list = value as? [Any] {
-                let items = list.compactMap(scalar)
+            switch value {
+            case .scalar(let scalar) where value.null == nil:
+                values[key] = scalar.string
+            case .scalar:
+                continue
+            case .sequence(let list):
+                let items = list.compactMap { item -> String? in
+                    if case .scalar(let scalar) = item { return scalar.string }
+                    return nil
+                }
                 guard items.count == list.count else {
                     throw ConfigurationError("\(key) in \(path) must be a value or a list of values")
                 }
                 values[key] = items.joined(separator: ",")
-            } else if let text = scalar(value) {
-                values[key] = text
-            } else if value is NSNull {
-                continue
-            } else {
-                throw ConfigurationError("\(key) in \(path) must be a value, not a \(type(of: value))")
+            default:
+                throw ConfigurationError("\(key) in \(path) must be a value or a list of values")
             }
-        }
-    }
-
-    private static func scalar(_ value: Any) -> String? {
-        switch value {
-        case let text as String: text
-        case let flag as Bool: flag ? "true" : "false"
-        case let number as Int: String(number)
-        case let number as Double: number.rounded() == number ? String(Int(number)) : String(number)
-        default: nil
         }
     }
 

@@ -52,12 +52,10 @@ public struct DeliverySettings: Sendable, Hashable {
         policy.shutdownGrace =
             try seconds(shutdownGrace, "PUSHGATE_SHUTDOWN_GRACE", in: 0...600) ?? policy.shutdownGrace
         if let escalationSchedule { policy.escalation = try schedule(escalationSchedule) }
-        if let coalesceWindow,
-            !["", "0", "off", "false", "none"].contains(coalesceWindow.trimmingCharacters(in: .whitespaces))
-        {
-            let text = coalesceWindow.trimmingCharacters(in: .whitespaces)
+        let window = coalesceWindow?.trimmingCharacters(in: .whitespaces) ?? ""
+        if !["", "0", "off"].contains(window) {
             policy.coalesceWindow = try seconds(
-                text.hasSuffix("s") ? String(text.dropLast()) : text, "PUSHGATE_COALESCE_WINDOW", in: 0.1...300)
+                window.hasSuffix("s") ? String(window.dropLast()) : window, "PUSHGATE_COALESCE_WINDOW", in: 0.1...300)
         }
         return policy
     }
