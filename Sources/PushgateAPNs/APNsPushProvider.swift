@@ -46,6 +46,11 @@ public final class APNsPushProvider: PushProvider {
 
     public var health: DeliveryHealth { state.withLock { $0 } }
 
+    /// Opens a connection to APNs now, rather than at the first push (`pushgate doctor`).
+    public func checkConnection() async throws {
+        try await pool.checkConnection()
+    }
+
     /// Closes the connections.
     public func shutdown() async {
         await pool.shutdown()

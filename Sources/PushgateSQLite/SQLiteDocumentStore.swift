@@ -97,6 +97,15 @@ public final class SQLiteDocumentStore: DocumentStore {
         return documents.filter(filter.matches)
     }
 
+    public func count(inGroup collectionID: String) async throws -> Int {
+        // Counted on the index by collection_id; no document is read.
+        try await read { db in
+            try Int.fetchOne(
+                db, sql: "SELECT COUNT(*) FROM documents WHERE collection_id = ?", arguments: [collectionID])
+                ?? 0
+        }
+    }
+
     @discardableResult
     public func commit(_ writes: [DocumentWrite]) async throws -> [WriteResult] {
         try await database.write { db in

@@ -17,6 +17,8 @@ public func buildApplication(
     configuration: GatewayConfiguration,
     logger: Logger
 ) throws -> some ApplicationProtocol {
+    // Before any part makes a metric: one made earlier would never be exported.
+    _ = PrometheusExport.registry
     let apns = try configuration.apns.configuration()
     let policy = try configuration.delivery.policy(timeToLive: apns?.timeToLive)
     let database = try SQLiteDatabase(path: configuration.databasePath)
@@ -45,9 +47,14 @@ public func buildApplication(
         logger: logger
     )
     services.append(parts.worker)
+    if let metricsPort = configuration.metricsPort {
+        services.append(
+            metricsApplication(parts: parts, host: configuration.host, port: metricsPort, logger: logger))
+    }
     return Application(
         router: buildRouter(
-            parts: parts, readiness: Readiness(maxBacklog: configuration.readyMaxBacklog), logger: logger),
+            parts: parts, readiness: Readiness(maxBacklog: configuration.readyMaxBacklog),
+            servesMetrics: configuration.metricsPort == nil, logger: logger),
         configuration: .init(
             address: .hostname(configuration.host, port: configuration.port),
             serverName: "pushgate"
@@ -58,19 +65,46 @@ public func buildApplication(
 }
 
 /// The router with every function over the given parts; tests use it with their own.
+/// Without `servesMetrics`, `GET /metrics` is left to ``metricsApplication(parts:host:port:logger:)``.
 public func buildRouter(
     parts: GatewayParts,
     readiness: Readiness = Readiness(),
+    servesMetrics: Bool = true,
     now: @escaping @Sendable () -> Date = Date.init,
     logger: Logger
 ) -> Router<BasicRequestContext> {
+    var allowedMethods = FunctionRoutes<BasicRequestContext>.allowedMethods.merging(
+        HealthRoutes<BasicRequestContext>.allowedMethods, uniquingKeysWith: +)
+    if servesMetrics {
+        allowedMethods.merge(MetricsRoutes<BasicRequestContext>.allowedMethods, uniquingKeysWith: +)
+    }
     let router = Router()
     router.add(middleware: RequestLogMiddleware())
-    router.add(
-        middleware: ErrorAnswerMiddleware(
-            allowedMethods: FunctionRoutes<BasicRequestContext>.allowedMethods.merging(
-                HealthRoutes<BasicRequestContext>.allowedMethods, uniquingKeysWith: +)))
+    router.add(middleware: RequestMetricsMiddleware(paths: allowedMethods.keys))
+    router.add(middleware: ErrorAnswerMiddleware(allowedMethods: allowedMethods))
     FunctionRoutes(parts: parts, now: now, logger: logger).add(to: router)
     HealthRoutes(parts: parts, readiness: readiness, now: now).add(to: router)
+    if servesMetrics { MetricsRoutes(parts: parts, now: now).add(to: router) }
     return router
+}
+
+/// `GET /metrics` alone on its own port (`PUSHGATE_METRICS_PORT`), so that it can be
+/// kept from the network the functions face; a service of the main application.
+/// Logs `metrics at http://host:port/metrics` once bound (port 0 picks a free one).
+func metricsApplication(parts: GatewayParts, host: String, port: Int, logger: Logger) -> some ApplicationProtocol {
+    let router = Router()
+    router.add(
+        middleware: ErrorAnswerMiddleware(allowedMethods: MetricsRoutes<BasicRequestContext>.allowedMethods))
+    MetricsRoutes(parts: parts, now: Date.init).add(to: router)
+    // Hummingbird's own "listening on" line would read like the main server's.
+    var quiet = logger
+    quiet.logLevel = max(logger.logLevel, .warning)
+    return Application(
+        router: router,
+        configuration: .init(address: .hostname(host, port: port), serverName: "pushgate"),
+        onServerRunning: { channel in
+            logger.info("metrics at http://\(host):\(channel.localAddress?.port ?? port)/metrics")
+        },
+        logger: quiet
+    )
 }

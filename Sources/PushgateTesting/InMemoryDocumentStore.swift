@@ -36,6 +36,10 @@ public actor InMemoryDocumentStore: DocumentStore {
             .sorted { $0.path.rawValue.utf8.lexicographicallyPrecedes($1.path.rawValue.utf8) }
     }
 
+    public func count(inGroup collectionID: String) -> Int {
+        documents.keys.count { $0.parent.collectionID == collectionID }
+    }
+
     public func commit(_ writes: [DocumentWrite]) throws -> [WriteResult] {
         // Apply to a copy so that a failing write leaves nothing of the batch.
         var updated = documents

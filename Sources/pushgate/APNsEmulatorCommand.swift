@@ -10,8 +10,7 @@ import PushgateTesting
 struct APNsEmulatorCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "apns-emulator",
-        abstract:
-            "Run a local server that behaves like APNs (HTTP/2 over TLS), to see the whole loop work without Apple.",
+        abstract: "Run a local APNs stand-in (HTTP/2 over TLS).",
         discussion: """
             Without --cert/--key it makes a self-signed certificate and prints the CA to trust. Without \
             --verify-key it makes a throw-away provider key and prints the settings that make a gateway use it; \

@@ -5,7 +5,7 @@ import PushgateServer
 struct ConfigCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "config",
-        abstract: "Print the effective configuration (flags, PUSHGATE_*, the file, defaults), secrets masked."
+        abstract: "Print each setting with its origin, secrets masked."
     )
 
     @OptionGroup var settings: GatewaySettingsOptions

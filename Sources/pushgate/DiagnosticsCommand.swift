@@ -3,7 +3,7 @@ import ArgumentParser
 struct DiagnosticsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "diagnostics",
-        abstract: "Show what the gateway knows of this secret's namespace, or of one device (calls GET /diagnostics)."
+        abstract: "Show this secret's agents and devices (diagnostics)."
     )
 
     @OptionGroup var gateway: GatewayCallOptions

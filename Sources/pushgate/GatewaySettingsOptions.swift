@@ -15,6 +15,7 @@ struct GatewaySettingsOptions: ParsableArguments {
     @Option(help: .setting(.logLevel)) var logLevel: String?
     @Option(help: .setting(.logFormat)) var logFormat: String?
     @Option(help: .setting(.readyMaxBacklog)) var readyMaxBacklog: String?
+    @Option(help: .setting(.metricsPort)) var metricsPort: String?
     @Option(help: .setting(.apnsKeyPath)) var apnsKeyPath: String?
     @Option(help: .setting(.apnsKeyID)) var apnsKeyId: String?
     @Option(help: .setting(.apnsTeamID)) var apnsTeamId: String?
@@ -37,7 +38,7 @@ struct GatewaySettingsOptions: ParsableArguments {
     var flags: [String: String] {
         let given: [(Setting, String?)] = [
             (.host, host), (.port, port), (.database, database), (.logLevel, logLevel), (.logFormat, logFormat),
-            (.readyMaxBacklog, readyMaxBacklog), (.apnsKeyPath, apnsKeyPath),
+            (.readyMaxBacklog, readyMaxBacklog), (.metricsPort, metricsPort), (.apnsKeyPath, apnsKeyPath),
             (.apnsKeyID, apnsKeyId), (.apnsTeamID, apnsTeamId), (.apnsTopic, apnsTopic),
             (.apnsEnvironment, apnsEnvironment), (.apnsURL, apnsUrl), (.apnsCAFile, apnsCaFile),
             (.apnsConnections, apnsConnections), (.apnsMaxStreams, apnsMaxStreams), (.apnsTTL, apnsTtl),

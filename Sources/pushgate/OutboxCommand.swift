@@ -6,7 +6,7 @@ import PushgateSQLite
 struct OutboxCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "outbox",
-        abstract: "List the deliveries still pending, and the failed ones, with their last reason.",
+        abstract: "List pending and failed deliveries with their reasons.",
         discussion: "Reads the gateway's database directly (it may be running). Tokens are shortened."
     )
 

@@ -8,7 +8,8 @@ struct Pushgate: AsyncParsableCommand {
             "A self-hosted push gateway: registerSubscription and triggerReplyFinished over a document store, delivered through APNs.",
         subcommands: [
             ServeCommand.self, KeygenCommand.self, SubscribeCommand.self, TriggerCommand.self, APNsEmulatorCommand.self,
-            OutboxCommand.self, ConfigCommand.self, EventCommand.self, ResolveCommand.self, DiagnosticsCommand.self,
+            OutboxCommand.self, ConfigCommand.self, DoctorCommand.self, EventCommand.self, ResolveCommand.self,
+            DiagnosticsCommand.self,
             UnsubscribeCommand.self,
         ],
         defaultSubcommand: nil

@@ -4,7 +4,8 @@ import PushgateCore
 struct ResolveCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "resolve",
-        abstract: "Mark an approval answered: its reminders stop, badges go down (calls resolveEvent)."
+        abstract: "Mark an approval answered (resolveEvent).",
+        discussion: "Its reminders not yet sent are withdrawn; the badges it counted go down."
     )
 
     @OptionGroup var gateway: GatewayCallOptions

@@ -3,6 +3,7 @@ import Foundation
 import Hummingbird
 import Logging
 import NIOCore
+import PushgateAPNs
 import PushgateCore
 import PushgateServer
 
@@ -32,6 +33,8 @@ struct ServeCommand: AsyncParsableCommand {
         } catch let error as DocumentStoreError {
             throw StartFailure(error.description)
         } catch let error as ConfigurationError {
+            throw StartFailure(error.description)
+        } catch let error as APNsConnectionError {
             throw StartFailure(error.description)
         } catch let error as IOError where error.errnoCode == EADDRINUSE {
             throw StartFailure("cannot listen on \(configuration.host):\(configuration.port): the address is in use")

@@ -5,7 +5,7 @@ import PushgateCore
 struct SubscribeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "subscribe",
-        abstract: "Subscribe a device to an agent's pushes (calls registerSubscription)."
+        abstract: "Subscribe a device to an agent (registerSubscription)."
     )
 
     @OptionGroup var gateway: GatewayCallOptions

@@ -5,7 +5,7 @@ import PushgateCore
 struct TriggerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "trigger",
-        abstract: "Notify an agent's devices that a reply is ready (calls triggerReplyFinished)."
+        abstract: "Say an agent's reply is ready (triggerReplyFinished)."
     )
 
     @OptionGroup var gateway: GatewayCallOptions

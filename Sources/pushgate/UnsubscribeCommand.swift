@@ -4,8 +4,8 @@ import PushgateCore
 struct UnsubscribeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "unsubscribe",
-        abstract:
-            "Stop a device's pushes for one agent (unregisterSubscription), or for all of them with --all (unregisterInstallation)."
+        abstract: "Stop a device's pushes for one agent, or --all.",
+        discussion: "Calls unregisterSubscription for one agent (--cwd), or unregisterInstallation with --all."
     )
 
     @OptionGroup var gateway: GatewayCallOptions

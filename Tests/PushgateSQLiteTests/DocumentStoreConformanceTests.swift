@@ -96,6 +96,9 @@ struct DocumentStoreConformanceTests {
                 ])
             let everywhere = try await store.documents(inGroup: "devices", under: nil, where: .documentID("phone"))
             #expect(everywhere.count == 4)
+            #expect(try await store.count(inGroup: "devices") == 5)
+            #expect(try await store.count(inGroup: "agents") == 1)
+            #expect(try await store.count(inGroup: "nothing") == 0)
         }
     }
 

@@ -44,6 +44,10 @@ struct ConfigurationTests {
         #expect(origins["host"] == .environment)
         #expect(origins["apns_connections"] == .file("pushgate.yaml"))
         #expect(origins["log_level"] == .default)
+        #expect(configuration.metricsPort == nil, "metrics on the main port unless told")
+        #expect(
+            try SettingSources(environment: ["PUSHGATE_METRICS_PORT": "9100"]).gatewayConfiguration().metricsPort
+                == 9100)
     }
 
     @Test("nothing given: the documented defaults")
@@ -93,6 +97,8 @@ struct ConfigurationTests {
             (SettingSources(environment: ["PUSHGATE_LOG_LEVEL": "loud"]), "PUSHGATE_LOG_LEVEL"),
             (SettingSources(flags: ["log_format": "xml"]), "PUSHGATE_LOG_FORMAT"),
             (SettingSources(flags: ["ready_max_backlog": "-1"]), "PUSHGATE_READY_MAX_BACKLOG"),
+            (SettingSources(environment: ["PUSHGATE_METRICS_PORT": "metrics"]), "PUSHGATE_METRICS_PORT"),
+            (SettingSources(flags: ["port": "9100", "metrics_port": "9100"]), "PUSHGATE_METRICS_PORT"),
         ])
     func badValues(sources: SettingSources, name: String) {
         #expect {

@@ -21,6 +21,15 @@ public enum APNsJWT {
         return signingInput + "." + base64URL(signature.rawRepresentation)
     }
 
+    /// Whether `token` is a JWT whose ES256 signature `publicKey` verifies.
+    public static func isSignatureValid(_ token: String, publicKey: P256.Signing.PublicKey) -> Bool {
+        let pieces = token.split(separator: ".", omittingEmptySubsequences: false)
+        guard pieces.count == 3, let raw = decodeBase64URL(pieces[2]),
+            let signature = try? P256.Signing.ECDSASignature(rawRepresentation: raw)
+        else { return false }
+        return publicKey.isValidSignature(signature, for: Data("\(pieces[0]).\(pieces[1])".utf8))
+    }
+
     /// Base64url without padding.
     public static func base64URL(_ data: some DataProtocol) -> String {
         Data(data).base64EncodedString()

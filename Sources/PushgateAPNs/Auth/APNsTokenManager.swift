@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import Metrics
 import Synchronization
 
 /// The one provider token every connection uses, renewed after 50 minutes and
@@ -67,6 +68,7 @@ public final class APNsTokenManager: Sendable {
 
     private func makeToken(at date: Date) throws -> Token {
         renewals.add(1, ordering: .relaxed)
+        Counter(label: "pushgate_apns_jwt_renewals_total").increment()
         return Token(value: try APNsJWT.make(keyID: keyID, teamID: teamID, issuedAt: date, key: key), issuedAt: date)
     }
 }

@@ -64,6 +64,14 @@ final class APNsConnection: @unchecked Sendable {
         }
     }
 
+    /// Opens the connection (TCP, TLS with the trusted roots, ALPN h2, the HTTP/2
+    /// preface) unless it is open; fails with what went wrong.
+    func open() -> EventLoopFuture<Void> {
+        eventLoop.flatSubmit {
+            self.handler().map { _ in }.flatMapErrorThrowing { throw APNsConnectionError(Self.describe($0)) }
+        }
+    }
+
     /// Closes the connection, if open.
     func close() -> EventLoopFuture<Void> {
         eventLoop.flatSubmit {
@@ -163,7 +171,11 @@ final class APNsConnection: @unchecked Sendable {
         if let error = error as? NIOConnectionError, let first = error.connectionErrors.first {
             return "\(first.error)"
         }
-        return "\(error)"
+        let text = "\(error)"
+        if text.contains("CERTIFICATE_VERIFY_FAILED") {
+            return "TLS: the server's certificate is not trusted (an emulator's CA goes in PUSHGATE_APNS_CA_FILE)"
+        }
+        return text
     }
 }
 
@@ -211,8 +223,9 @@ private final class ALPNCheck: ChannelInboundHandler {
     }
 }
 
-struct APNsConnectionError: Error, CustomStringConvertible {
-    let description: String
+/// Why a connection to APNs could not be made, in words.
+public struct APNsConnectionError: Error, CustomStringConvertible {
+    public let description: String
     init(_ description: String) { self.description = description }
 }
 

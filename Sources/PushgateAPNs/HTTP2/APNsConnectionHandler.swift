@@ -1,4 +1,5 @@
 import Foundation
+import Metrics
 import NIOCore
 import NIOHPACK
 import NIOHTTP2
@@ -55,6 +56,8 @@ final class APNsConnectionHandler: ChannelInboundHandler, RemovableChannelHandle
     private var awaitingPingAck = false
     private var needsFlush = false
     private var deadlineSweep: RepeatedTask?
+    /// From a push's HEADERS written to its answer read, for every push APNs answered.
+    private let answerLatency = Metrics.Timer(label: "pushgate_apns_request_duration_seconds")
 
     init(requestTimeout: TimeAmount, idlePingInterval: TimeAmount, streamLimit: Int, onRetire: @escaping () -> Void) {
         self.requestTimeout = requestTimeout
@@ -209,6 +212,9 @@ final class APNsConnectionHandler: ChannelInboundHandler, RemovableChannelHandle
         guard let stream = inFlight.removeValue(forKey: streamID) else { return }
         let answer: APNsAnswer
         if let status = stream.status {
+            if let now = context?.eventLoop.now {
+                answerLatency.recordNanoseconds((now - stream.startedAt).nanoseconds)
+            }
             let body = stream.body.flatMap {
                 try? JSONDecoder().decode(ErrorBody.self, from: Data($0.readableBytesView))
             }

@@ -13,7 +13,11 @@ final class APNsConnectionPool: Sendable {
         var tls = TLSConfiguration.makeClientConfiguration()
         tls.applicationProtocols = ["h2"]
         if let caFile = configuration.extraTrustedCAFile {
-            tls.additionalTrustRoots = [.certificates(try NIOSSLCertificate.fromPEMFile(caFile))]
+            do {
+                tls.additionalTrustRoots = [.certificates(try NIOSSLCertificate.fromPEMFile(caFile))]
+            } catch {
+                throw APNsConnectionError("PUSHGATE_APNS_CA_FILE: \(caFile) holds no PEM certificate")
+            }
         }
         let sslContext = try NIOSSLContext(configuration: tls)
         let requestTimeout = TimeAmount(configuration.requestTimeout)
@@ -47,6 +51,12 @@ final class APNsConnectionPool: Sendable {
             }
         }
         return answers
+    }
+
+    /// Opens the first connection: throws when APNs (or the emulator) cannot be
+    /// reached, its certificate is not trusted or it does not speak HTTP/2.
+    func checkConnection() async throws {
+        try await connections[0].open().get()
     }
 
     func shutdown() async {

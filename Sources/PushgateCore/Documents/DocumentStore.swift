@@ -22,6 +22,10 @@ public protocol DocumentStore: Sendable {
         where filter: FieldFilter
     ) async throws -> [Document]
 
+    /// How many documents the collection group `collectionID` holds, everywhere
+    /// (Firestore's `count()` aggregation): for metrics, without reading them.
+    func count(inGroup collectionID: String) async throws -> Int
+
     /// Applies the writes in order, all or none: when one fails (an error, not a
     /// precondition that does not hold) nothing of the batch is stored.
     @discardableResult

@@ -155,6 +155,7 @@ public struct DeliveryRunner: Sendable {
                 notificationID: delivery.notificationID, installationID: delivery.installationID, change: change)
         }
         try await outbox.record(updates, owner: owner, now: finishedAt)
+        FunctionMetrics.deliveries(outcomes)
     }
 }
 

@@ -61,10 +61,12 @@ public struct TriggerEventFunction: Sendable {
                     idempotencyKey: key, serverKey: serverKey.hex,
                     since: now().addingTimeInterval(-policy.idempotencyWindow.seconds))
             {
+                FunctionMetrics.trigger(request.event.type, .duplicate)
                 return Result(
                     answer: try await answer(for: earlier, serverKey: serverKey, agentKey: agentKey, duplicate: true),
                     accepted: false)
             }
+            FunctionMetrics.trigger(request.event.type, .stale)
             await touch(serverKey: serverKey, at: now())
             return Result(
                 answer: Self.skippedAnswer(serverKey: serverKey, agentKey: agentKey, delivery: worker.deliveryName),
@@ -137,14 +139,19 @@ public struct TriggerEventFunction: Sendable {
 
         switch stored {
         case .created:
-            break
+            FunctionMetrics.trigger(request.event.type, .accepted)
+            FunctionMetrics.devicesNotified(deliveries.count, type: request.event.type)
         case .duplicate(let earlier):
+            FunctionMetrics.trigger(request.event.type, .duplicate)
             await touch(serverKey: serverKey, at: createdAt)
             return Result(
                 answer: try await answer(for: earlier, serverKey: serverKey, agentKey: agentKey, duplicate: true),
                 accepted: false
             )
         case .held(let holder, let count, let heldUntil):
+            FunctionMetrics.trigger(request.event.type, .coalesced)
+            // The window's first event stores the push; later ones fold into it.
+            if count == 1 { FunctionMetrics.devicesNotified(deliveries.count, type: request.event.type) }
             if let eventID = request.event.eventID, notification.content.showsBadge {
                 await recordResolvable(eventID, notification: notification, deliveries: deliveries, escalates: false)
             }

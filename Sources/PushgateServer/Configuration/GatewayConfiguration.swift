@@ -16,6 +16,8 @@ public struct GatewayConfiguration: Sendable, Hashable {
     public var log: LogSettings
     /// `GET /readyz` fails when more deliveries than this are due (`PUSHGATE_READY_MAX_BACKLOG`).
     public var readyMaxBacklog: Int
+    /// Serves `GET /metrics` alone on this port (`PUSHGATE_METRICS_PORT`); `nil`: on `port`.
+    public var metricsPort: Int?
 
     public init(
         host: String = "127.0.0.1",
@@ -24,7 +26,8 @@ public struct GatewayConfiguration: Sendable, Hashable {
         apns: APNsSettings = APNsSettings(),
         delivery: DeliverySettings = DeliverySettings(),
         log: LogSettings = LogSettings(),
-        readyMaxBacklog: Int = 100_000
+        readyMaxBacklog: Int = 100_000,
+        metricsPort: Int? = nil
     ) {
         self.host = host
         self.port = port
@@ -33,6 +36,7 @@ public struct GatewayConfiguration: Sendable, Hashable {
         self.delivery = delivery
         self.log = log
         self.readyMaxBacklog = readyMaxBacklog
+        self.metricsPort = metricsPort
     }
 
     /// Checks every value as a start would (the APNs key is read and parsed), without

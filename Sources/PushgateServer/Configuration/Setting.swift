@@ -34,6 +34,8 @@ public struct Setting: Sendable, Hashable, Identifiable {
         "log_format", default: "text", "text (one readable line per event) or json (one JSON object per line).")
     public static let readyMaxBacklog = Setting(
         "ready_max_backlog", default: "100000", "GET /readyz fails when more deliveries than this are due.")
+    public static let metricsPort = Setting(
+        "metrics_port", "Serve GET /metrics on this port only, not the main one (0 picks a free one).")
     public static let apnsKeyPath = Setting(
         "apns_key_path", "APNs provider key (.p8); without it pushes go to the log.")
     public static let apnsKeyID = Setting("apns_key_id", "The key's 10-character id.")
@@ -66,7 +68,7 @@ public struct Setting: Sendable, Hashable, Identifiable {
 
     /// Every setting, in the order help and `pushgate config` show them.
     public static let all: [Setting] = [
-        host, port, database, logLevel, logFormat, readyMaxBacklog,
+        host, port, database, logLevel, logFormat, readyMaxBacklog, metricsPort,
         apnsKeyPath, apnsKeyID, apnsTeamID, apnsTopic, apnsEnvironment, apnsURL, apnsCAFile, apnsConnections,
         apnsMaxStreams, apnsTTL,
         triggerWait, deliveryMaxAttempts, outboxLease, outboxRetentionDays, shutdownGrace, escalationSchedule,

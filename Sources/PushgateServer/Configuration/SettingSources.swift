@@ -46,14 +46,10 @@ public struct SettingSources: Sendable {
     /// is refused here; the APNs and delivery values when the gateway is built, each
     /// with one line naming the setting.
     public func gatewayConfiguration() throws(ConfigurationError) -> GatewayConfiguration {
-        let port: Int
-        if let text = self[.port] {
-            guard let number = Int(text), (0...65_535).contains(number) else {
-                throw ConfigurationError("PUSHGATE_PORT must be a port number from 0 to 65535, not '\(text)'")
-            }
-            port = number
-        } else {
-            port = 8080
+        let port = try self.port(.port) ?? 8080
+        let metricsPort = try self.port(.metricsPort)
+        if let metricsPort, metricsPort != 0, metricsPort == port {
+            throw ConfigurationError("PUSHGATE_METRICS_PORT must differ from PUSHGATE_PORT (\(port))")
         }
         var readyMaxBacklog = 100_000
         if let text = self[.readyMaxBacklog] {
@@ -88,8 +84,18 @@ public struct SettingSources: Sendable {
                 coalesceWindow: self[.coalesceWindow]
             ),
             log: try LogSettings(level: self[.logLevel], format: self[.logFormat]),
-            readyMaxBacklog: readyMaxBacklog
+            readyMaxBacklog: readyMaxBacklog,
+            metricsPort: metricsPort
         )
+    }
+
+    /// A port setting's number, `nil` when not given.
+    private func port(_ setting: Setting) throws(ConfigurationError) -> Int? {
+        guard let text = self[setting] else { return nil }
+        guard let number = Int(text), (0...65_535).contains(number) else {
+            throw ConfigurationError("\(setting.environmentName) must be a port number from 0 to 65535, not '\(text)'")
+        }
+        return number
     }
 
     /// Every setting with its effective value and origin, secrets masked: what

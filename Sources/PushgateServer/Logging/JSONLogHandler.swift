@@ -33,24 +33,16 @@ public struct JSONLogHandler: LogHandler {
         set { metadata[key] = newValue }
     }
 
-    public func log(
-        level: Logger.Level,
-        message: Logger.Message,
-        metadata explicit: Logger.Metadata?,
-        source: String,
-        file: String,
-        function: String,
-        line: UInt
-    ) {
+    public func log(event: LogEvent) {
         var object: [String: JSONValue] = [:]
-        for (key, value) in metadata.merging(explicit ?? [:], uniquingKeysWith: { $1 }) {
+        for (key, value) in metadata.merging(event.metadata ?? [:], uniquingKeysWith: { $1 }) {
             object[key] = Self.json(value)
         }
         object["time"] = .string(RFC3339.format(Date()))
-        object["level"] = .string(level.rawValue)
+        object["level"] = .string(event.level.rawValue)
         object["label"] = .string(label)
-        object["message"] = .string(message.description)
-        object["source"] = .string(source)
+        object["message"] = .string(event.message.description)
+        object["source"] = .string(event.source)
         guard let data = try? JSONValue.object(object).encodedData() else { return }
         write(String(decoding: data, as: UTF8.self) + "\n")
     }

@@ -1,0 +1,42 @@
+import Metrics
+import PushgateCore
+
+/// What the functions count, through swift-metrics (whichever backend the process
+/// bootstrapped; none in most tests). Labels only from ``MetricLabel``'s fixed sets.
+///
+/// Handles are looked up per call rather than kept: one made before the backend is
+/// bootstrapped would stay a no-op for good, and a lookup per trigger or per chunk
+/// of answers costs nothing next to the work it counts.
+enum FunctionMetrics {
+    /// How a trigger ended, for `pushgate_triggers_total{type, result}`.
+    enum TriggerResult: String {
+        case accepted, coalesced, duplicate, stale
+    }
+
+    static func trigger(_ type: EventType, _ result: TriggerResult) {
+        Counter(
+            label: "pushgate_triggers_total",
+            dimensions: [("type", MetricLabel.eventType(type)), ("result", result.rawValue)]
+        ).increment()
+    }
+
+    /// Devices a notification was stored for (`pushgate_devices_notified_total{type}`).
+    static func devicesNotified(_ count: Int, type: EventType) {
+        guard count > 0 else { return }
+        Counter(label: "pushgate_devices_notified_total", dimensions: [("type", MetricLabel.eventType(type))])
+            .increment(by: count)
+    }
+
+    /// One try's outcomes (`pushgate_deliveries_total{outcome, reason}`), one
+    /// increment per distinct pair.
+    static func deliveries(_ outcomes: [DeliveryOutcome]) {
+        var counts: [[String]: Int] = [:]
+        for outcome in outcomes {
+            counts[[MetricLabel.outcome(outcome), MetricLabel.reason(outcome.reason)], default: 0] += 1
+        }
+        for (labels, count) in counts {
+            Counter(label: "pushgate_deliveries_total", dimensions: [("outcome", labels[0]), ("reason", labels[1])])
+                .increment(by: count)
+        }
+    }
+}

@@ -1,0 +1,83 @@
+import Foundation
+import Testing
+
+/// `pushgate doctor` and `pushgate --help` as an operator meets them.
+@Suite("End to end: doctor and help", .serialized)
+struct DoctorEndToEndTests {
+    let directory: URL
+
+    init() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "pushgate-e2e-doctor-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    }
+
+    @Test("doctor against the emulator: every check ok, one line each; a missing CA or database folder fails it")
+    func againstEmulator() throws {
+        let emulator = try RunningProcess(
+            ["apns-emulator", "--port", "0", "--state-directory", directory.appendingPathComponent("emulator").path],
+            readyWhen: "PUSHGATE_APNS_TOPIC="
+        )
+        defer { _ = emulator.stop() }
+        var settings: [String: String] = [:]
+        for line in emulator.capturedOutput.split(separator: "\n") where line.contains("export ") {
+            let parts = line.split(separator: "export ", maxSplits: 1)[1].split(separator: "=", maxSplits: 1)
+            settings[String(parts[0])] = String(parts[1])
+        }
+        let database = directory.appendingPathComponent("pushgate.sqlite").path
+
+        let healthy = try BuiltExecutable.run(["doctor", "--database", database], environment: settings)
+        #expect(healthy.status == 0, "\(healthy.stdout)\(healthy.stderr)")
+        let lines = healthy.stdout.split(separator: "\n")
+        #expect(
+            lines.map { "\($0.prefix(6).trimmingCharacters(in: .whitespaces)) \($0.dropFirst(6).prefix(16))" }
+                .map { $0.trimmingCharacters(in: .whitespaces) } == [
+                    "ok configuration", "ok apns key", "ok jwt", "ok apns host", "ok apns connection", "ok database",
+                ], "\(healthy.stdout)")
+        #expect(healthy.stdout.contains("does not exist yet"))
+        #expect(!FileManager.default.fileExists(atPath: database), "doctor creates nothing")
+        #expect(!healthy.stdout.contains("PRIVATE KEY"))
+
+        var untrusted = settings
+        untrusted["PUSHGATE_APNS_CA_FILE"] = ""
+        let noCA = try BuiltExecutable.run(
+            ["doctor", "--database", "/nonexistent/folder/pushgate.sqlite"], environment: untrusted)
+        #expect(noCA.status == 1)
+        #expect(noCA.stdout.contains("FAIL  apns connection"), "\(noCA.stdout)")
+        #expect(noCA.stdout.contains("not trusted"))
+        #expect(noCA.stdout.contains("FAIL  database"))
+        #expect(noCA.stdout.contains("/nonexistent/folder is not writable"))
+    }
+
+    @Test("doctor without an APNs key skips the APNs checks; an existing database is probed, not migrated")
+    func withoutKey() throws {
+        let database = directory.appendingPathComponent("pushgate.sqlite").path
+        let gateway = try RunningGateway(database: database)
+        #expect(gateway.stop() == 0)
+        let result = try BuiltExecutable.run(["doctor", "--database", database])
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        #expect(result.stdout.contains("skip  apns key        no PUSHGATE_APNS_KEY_PATH"), "\(result.stdout)")
+        #expect(result.stdout.contains("takes a write, schema up to date"))
+
+        let bad = try BuiltExecutable.run(["doctor", "--database", database, "--port", "http"])
+        #expect(bad.status == 1)
+        #expect(bad.stdout.hasPrefix("FAIL  configuration   PUSHGATE_PORT must be a port number"), "\(bad.stdout)")
+    }
+
+    @Test("pushgate --help lists every command with one line each")
+    func help() throws {
+        let result = try BuiltExecutable.run(["--help"])
+        #expect(result.status == 0)
+        let section = try #require(result.stdout.components(separatedBy: "SUBCOMMANDS:\n").last)
+        let lines = section.split(separator: "\n", omittingEmptySubsequences: false).prefix {
+            !$0.trimmingCharacters(in: .whitespaces).isEmpty
+        }
+        let names = lines.map { $0.split(separator: " ").first.map(String.init) ?? "" }
+        #expect(
+            names == [
+                "serve", "keygen", "subscribe", "trigger", "apns-emulator", "outbox", "config", "doctor", "event",
+                "resolve", "diagnostics", "unsubscribe",
+            ], "\(result.stdout)")
+        #expect(lines.allSatisfy { $0.hasPrefix("  ") && !$0.hasPrefix("   ") }, "no abstract wraps onto a second line")
+    }
+}

@@ -1,0 +1,181 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+import PushgateCore
+import Testing
+
+/// `GET /metrics` of a real gateway after a scripted run against the APNs emulator:
+/// every figure the run produced, read back from the Prometheus text.
+@Suite("End to end: Prometheus metrics", .serialized)
+struct MetricsEndToEndTests {
+    static let secret = "metrics-end-to-end-secret-0123456789"
+    let directory: URL
+
+    init() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "pushgate-e2e-metrics-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    }
+
+    @Test("a scripted run shows in /metrics: requests, triggers, deliveries by reason, APNs latency, store gauges")
+    func scriptedRun() async throws {
+        let (emulator, settings) = try startEmulator()
+        defer { _ = emulator.stop() }
+        let gateway = try RunningGateway(
+            database: directory.appendingPathComponent("pushgate.sqlite").path, environment: settings)
+        defer { _ = gateway.stop() }
+        let tokens = [
+            String(repeating: "a1", count: 32), String(repeating: "b2", count: 32),
+            "dead" + String(repeating: "c3", count: 30),
+        ]
+        for (index, token) in tokens.enumerated() {
+            let status = try await post(
+                gateway.baseURL, "/registerSubscription",
+                [
+                    "cwd": "/srv/metrics-agent", "installation_id": .string("phone-\(index)"),
+                    "apns_token": .string(token),
+                ])
+            #expect(status == 200)
+        }
+        let trigger: JSONValue = ["cwd": "/srv/metrics-agent", "message_preview": "done"]
+        #expect(try await post(gateway.baseURL, "/triggerReplyFinished", trigger, idempotencyKey: "run-1") == 200)
+        #expect(try await post(gateway.baseURL, "/triggerReplyFinished", trigger, idempotencyKey: "run-1") == 200)
+        #expect(
+            try await post(gateway.baseURL, "/triggerEvent", ["cwd": "/srv/metrics-agent", "type": "Bad Type"]) == 400)
+        #expect(try await get(gateway.baseURL + "/no-such-function").status == 404)
+
+        let (status, text) = try await get(gateway.baseURL + "/metrics")
+        #expect(status == 200)
+        let metrics = try PrometheusText(text)
+        #expect(metrics["pushgate_http_requests_total", ["function": "registerSubscription", "status": "200"]] == 3)
+        #expect(metrics["pushgate_http_requests_total", ["function": "triggerReplyFinished", "status": "200"]] == 2)
+        #expect(metrics["pushgate_http_requests_total", ["function": "triggerEvent", "status": "400"]] == 1)
+        #expect(metrics["pushgate_http_requests_total", ["function": "other", "status": "404"]] == 1)
+        #expect(metrics["pushgate_http_request_duration_seconds_count", ["function": "registerSubscription"]] == 3)
+        #expect(metrics["pushgate_triggers_total", ["type": "reply_finished", "result": "accepted"]] == 1)
+        #expect(metrics["pushgate_triggers_total", ["type": "reply_finished", "result": "duplicate"]] == 1)
+        #expect(metrics["pushgate_devices_notified_total", ["type": "reply_finished"]] == 3)
+        #expect(metrics["pushgate_deliveries_total", ["outcome": "delivered", "reason": "none"]] == 2)
+        #expect(metrics["pushgate_deliveries_total", ["outcome": "token_invalid", "reason": "Unregistered"]] == 1)
+        #expect(metrics["pushgate_apns_request_duration_seconds_count", [:]] == 3)
+        #expect(metrics["pushgate_apns_request_duration_seconds_bucket", ["le": "+Inf"]] == 3)
+        #expect((metrics["pushgate_apns_request_duration_seconds_sum", [:]] ?? 0) > 0)
+        #expect(metrics["pushgate_apns_jwt_renewals_total", [:]] == 1)
+        #expect(metrics["pushgate_devices_stored", [:]] == 2, "the dead token's device was removed")
+        #expect(metrics["pushgate_agents_stored", [:]] == 1)
+        #expect(metrics["pushgate_outbox_pending", [:]] == 0)
+        #expect(metrics["pushgate_outbox_oldest_due_seconds", [:]] == 0)
+        #expect(metrics["pushgate_store_up", [:]] == 1)
+
+        // Labels come from fixed sets: never a token, a cwd, a key or the secret.
+        let serverKey = PushSecret(Self.secret)!.serverKey.hex
+        let agentKey = AgentKey(cwd: "/srv/metrics-agent").hex
+        for sample in metrics.samples {
+            for value in sample.labels.values {
+                #expect(value.count <= 40 && value.allSatisfy { $0.isLetter || $0.isNumber || "_.+".contains($0) })
+            }
+        }
+        for secretThing in tokens + [Self.secret, serverKey, agentKey, "/srv/metrics-agent", "metrics-agent"] {
+            #expect(!text.contains(secretThing))
+        }
+    }
+
+    @Test("with PUSHGATE_METRICS_PORT, /metrics answers on that port only")
+    func separatePort() async throws {
+        let gateway = try RunningGateway(
+            database: directory.appendingPathComponent("pushgate.sqlite").path,
+            environment: ["PUSHGATE_METRICS_PORT": "0"])
+        defer { _ = gateway.stop() }
+        // Its own server may bind a moment after the main one.
+        var log = gateway.capturedLog
+        for _ in 0..<50 where !log.contains("metrics at http://127.0.0.1:") {
+            try await Task.sleep(for: .milliseconds(100))
+            log = gateway.capturedLog
+        }
+        let range = try #require(log.range(of: "metrics at http://127.0.0.1:"), "\(log)")
+        let port = try #require(Int(log[range.upperBound...].prefix(while: \.isNumber)))
+        #expect(port != gateway.port)
+        #expect(try await post(gateway.baseURL, "/heartbeat", [:]) == 200)
+
+        let (status, text) = try await get("http://127.0.0.1:\(port)/metrics")
+        #expect(status == 200)
+        #expect(
+            try PrometheusText(text)["pushgate_http_requests_total", ["function": "heartbeat", "status": "200"]] == 1)
+        #expect(try await get(gateway.baseURL + "/metrics").status == 404, "not on the main port")
+        #expect(try await get("http://127.0.0.1:\(port)/heartbeat").status == 404, "nothing else on the metrics port")
+    }
+
+    // MARK: Helpers
+
+    private func startEmulator() throws -> (RunningProcess, [String: String]) {
+        let emulator = try RunningProcess(
+            ["apns-emulator", "--port", "0", "--state-directory", directory.appendingPathComponent("emulator").path],
+            readyWhen: "PUSHGATE_APNS_TOPIC="
+        )
+        var settings: [String: String] = [:]
+        for line in emulator.capturedOutput.split(separator: "\n") where line.contains("export ") {
+            let parts = line.split(separator: "export ", maxSplits: 1)[1].split(separator: "=", maxSplits: 1)
+            settings[String(parts[0])] = String(parts[1])
+        }
+        return (emulator, settings)
+    }
+
+    private func post(_ baseURL: String, _ path: String, _ body: JSONValue, idempotencyKey: String? = nil)
+        async throws -> UInt
+    {
+        var request = HTTPClientRequest(url: baseURL + path)
+        request.method = .POST
+        request.headers.add(name: "Authorization", value: "Bearer \(Self.secret)")
+        if let idempotencyKey { request.headers.add(name: "Idempotency-Key", value: idempotencyKey) }
+        request.body = .bytes(try body.encodedData())
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(10))
+        _ = try await response.body.collect(upTo: 1 << 20)
+        return response.status.code
+    }
+
+    private func get(_ url: String) async throws -> (status: UInt, body: String) {
+        let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: url), timeout: .seconds(10))
+        let body = try await response.body.collect(upTo: 1 << 22)
+        return (response.status.code, String(buffer: body))
+    }
+}
+
+/// Prometheus's text exposition format, read back: one sample per line,
+/// `name{label="value",…} number`, comments skipped.
+struct PrometheusText {
+    struct Sample {
+        let name: String
+        let labels: [String: String]
+        let value: Double
+    }
+
+    let samples: [Sample]
+
+    init(_ text: String) throws {
+        samples = try text.split(separator: "\n").filter { !$0.hasPrefix("#") }.map { line in
+            let nameEnd = line.firstIndex { $0 == "{" || $0 == " " } ?? line.endIndex
+            var labels: [String: String] = [:]
+            var rest = line[nameEnd...]
+            if rest.hasPrefix("{") {
+                let close = try #require(rest.firstIndex(of: "}"), "\(line)")
+                for pair in rest[rest.index(after: rest.startIndex)..<close].split(separator: ",") {
+                    let parts = pair.split(separator: "=", maxSplits: 1)
+                    labels[String(parts[0])] = String(parts[1].dropFirst().dropLast())
+                }
+                rest = rest[rest.index(after: close)...]
+            }
+            let value = try #require(Double(rest.trimmingCharacters(in: .whitespaces)), "\(line)")
+            return Sample(name: String(line[..<nameEnd]), labels: labels, value: value)
+        }
+    }
+
+    /// The value of the one sample with this name and exactly these labels (`le`
+    /// aside when not asked for), or `nil`.
+    subscript(name: String, labels: [String: String]) -> Double? {
+        samples.first { sample in
+            sample.name == name
+                && (labels["le"] == nil ? sample.labels.filter { $0.key != "le" } : sample.labels) == labels
+        }?.value
+    }
+}
