@@ -28,6 +28,7 @@ let package = Package(
         .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
     ],
     targets: [
         // Values, rules and ports. Imports no transport: no NIO, no HTTP, no SQL.
@@ -60,6 +61,18 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The document store and the outbox over PostgreSQL (postgres-nio), for several
+        // gateway processes on one database.
+        .target(
+            name: "PushgatePostgres",
+            dependencies: [
+                "PushgateCore",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         // Delivery to Apple's APNs: an HTTP/2 client on swift-nio-http2, the JWT, the answer mapping.
         .target(
             name: "PushgateAPNs",
@@ -83,6 +96,7 @@ let package = Package(
                 "PushgateAPNs",
                 "PushgateCore",
                 "PushgateFunctions",
+                "PushgatePostgres",
                 "PushgateSQLite",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -101,6 +115,9 @@ let package = Package(
             name: "PushgateTesting",
             dependencies: [
                 "PushgateCore",
+                "PushgatePostgres",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdHTTP2", package: "hummingbird"),
@@ -141,9 +158,10 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
-            name: "PushgateSQLiteTests",
+            name: "PushgateStoreTests",
             dependencies: [
                 "PushgateCore",
+                "PushgatePostgres",
                 "PushgateSQLite",
                 "PushgateTesting",
                 .product(name: "GRDB", package: "GRDB.swift"),
@@ -183,7 +201,9 @@ let package = Package(
             name: "PushgateEndToEndTests",
             dependencies: [
                 "PushgateCore",
+                "PushgatePostgres",
                 "PushgateSQLite",
+                "PushgateTesting",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -4,7 +4,6 @@ import Logging
 import PushgateAPNs
 import PushgateCore
 import PushgateFunctions
-import PushgateSQLite
 import ServiceLifecycle
 
 /// Builds the gateway: opens the database (documents and outbox), picks the push
@@ -12,18 +11,20 @@ import ServiceLifecycle
 ///
 /// Services stop in the reverse order of this list (the HTTP server, added by
 /// Hummingbird, comes last): first no new requests, then the worker gives its
-/// sends the grace period and its leases back, then the APNs connections close.
+/// sends the grace period and its leases back, then the APNs connections close,
+/// then the database's connections (PostgreSQL).
 public func buildApplication(
     configuration: GatewayConfiguration,
     logger: Logger
-) throws -> some ApplicationProtocol {
+) async throws -> some ApplicationProtocol {
     // Before any part makes a metric: one made earlier would never be exported.
     _ = PrometheusExport.registry
     let apns = try configuration.apns.configuration()
     let policy = try configuration.delivery.policy(timeToLive: apns?.timeToLive)
-    let database = try SQLiteDatabase(path: configuration.databasePath)
+    let backend = try await StoreBackend.open(configuration.databasePath, logger: logger)
     let provider: any PushProvider
-    var services: [any Service] = []
+    // The database's pool first: it stops last, after everything that uses it.
+    var services: [any Service] = backend.service.map { [$0] } ?? []
     if let apns {
         let apnsProvider = try APNsPushProvider(configuration: apns, logger: logger)
         provider = apnsProvider
@@ -40,8 +41,8 @@ public func buildApplication(
         logger.info("delivery through the log: no APNs key is configured (PUSHGATE_APNS_KEY_PATH)")
     }
     let parts = GatewayParts(
-        store: SQLiteDocumentStore(database: database),
-        outbox: SQLiteOutbox(database: database),
+        store: backend.store,
+        outbox: backend.outbox,
         provider: provider,
         policy: policy,
         logger: logger

@@ -28,7 +28,7 @@ struct ServeCommand: AsyncParsableCommand {
         }
         let logger = configuration.log.logger()
         do {
-            let application = try buildApplication(configuration: configuration, logger: logger)
+            let application = try await buildApplication(configuration: configuration, logger: logger)
             try await application.runService()
         } catch let error as DocumentStoreError {
             throw StartFailure(error.description)

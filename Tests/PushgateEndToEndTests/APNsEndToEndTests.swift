@@ -17,17 +17,9 @@ struct APNsEndToEndTests {
 
     @Test("emulator, gateway, subscribe, trigger: delivered over APNs, the dead token removed")
     func wholeLoop() throws {
-        let emulator = try RunningProcess(
-            ["apns-emulator", "--port", "0", "--state-directory", directory.appendingPathComponent("emulator").path],
-            readyWhen: "PUSHGATE_APNS_TOPIC="
-        )
+        let emulator = try RunningEmulator(directory: directory)
         defer { _ = emulator.stop() }
-        var environment: [String: String] = [:]
-        for line in emulator.capturedOutput.split(separator: "\n") where line.contains("export ") {
-            let assignment = line.split(separator: "export ", maxSplits: 1)[1]
-            let parts = assignment.split(separator: "=", maxSplits: 1)
-            environment[String(parts[0])] = String(parts[1])
-        }
+        let environment = emulator.settings
         #expect(environment["PUSHGATE_APNS_URL"]?.hasPrefix("https://127.0.0.1:") == true)
 
         let gateway = try RunningGateway(

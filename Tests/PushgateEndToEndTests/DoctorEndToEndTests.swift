@@ -14,16 +14,9 @@ struct DoctorEndToEndTests {
 
     @Test("doctor against the emulator: every check ok, one line each; a missing CA or database folder fails it")
     func againstEmulator() throws {
-        let emulator = try RunningProcess(
-            ["apns-emulator", "--port", "0", "--state-directory", directory.appendingPathComponent("emulator").path],
-            readyWhen: "PUSHGATE_APNS_TOPIC="
-        )
+        let emulator = try RunningEmulator(directory: directory)
         defer { _ = emulator.stop() }
-        var settings: [String: String] = [:]
-        for line in emulator.capturedOutput.split(separator: "\n") where line.contains("export ") {
-            let parts = line.split(separator: "export ", maxSplits: 1)[1].split(separator: "=", maxSplits: 1)
-            settings[String(parts[0])] = String(parts[1])
-        }
+        let settings = emulator.settings
         let database = directory.appendingPathComponent("pushgate.sqlite").path
 
         let healthy = try BuiltExecutable.run(["doctor", "--database", database], environment: settings)

@@ -22,21 +22,6 @@ struct DurabilityTests {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     }
 
-    /// `pushgate apns-emulator` on a free port; the settings that point a gateway at it.
-    func startEmulator(_ arguments: [String] = []) throws -> (RunningProcess, [String: String]) {
-        let emulator = try RunningProcess(
-            ["apns-emulator", "--port", "0", "--state-directory", directory.appendingPathComponent("emulator").path]
-                + arguments,
-            readyWhen: "PUSHGATE_APNS_TOPIC="
-        )
-        var settings: [String: String] = [:]
-        for line in emulator.capturedOutput.split(separator: "\n") where line.contains("export ") {
-            let parts = line.split(separator: "export ", maxSplits: 1)[1].split(separator: "=", maxSplits: 1)
-            settings[String(parts[0])] = String(parts[1])
-        }
-        return (emulator, settings)
-    }
-
     /// `count` devices on the agent, written into the gateway's database before it starts.
     func seedDevices(_ count: Int) async throws {
         let store = try SQLiteDocumentStore(path: database)
@@ -57,31 +42,6 @@ struct DurabilityTests {
             ["trigger", "--cwd", Self.cwd, "--url", gateway.baseURL] + (wait ? [] : ["--no-wait"]),
             environment: ["CODEAGENTS_PUSH_SECRET": Self.secret.value]
         )
-    }
-
-    /// How many pushes the emulator received so far.
-    func received(_ settings: [String: String]) throws -> Int {
-        let text = try APNsEndToEndTests.curl([
-            "--cacert", settings["PUSHGATE_APNS_CA_FILE"]!, settings["PUSHGATE_APNS_URL"]! + "/inbox/count",
-        ])
-        guard case .number(let count)? = try JSONValue.parse(Array(text.utf8)).objectValue?["count"] else { return -1 }
-        return Int(count)
-    }
-
-    /// The device tokens the emulator accepted (200), and every request's token.
-    func inbox(_ settings: [String: String]) throws -> (accepted: Set<String>, all: [String]) {
-        let text = try APNsEndToEndTests.curl([
-            "--cacert", settings["PUSHGATE_APNS_CA_FILE"]!, settings["PUSHGATE_APNS_URL"]! + "/inbox",
-        ])
-        guard case .array(let entries) = try JSONValue.parse(Array(text.utf8)) else { return ([], []) }
-        var accepted = Set<String>()
-        var all: [String] = []
-        for entry in entries {
-            guard let token = entry.objectValue?["device_token"]?.stringValue else { continue }
-            all.append(token)
-            if entry.objectValue?["status"] == 200 { accepted.insert(token) }
-        }
-        return (accepted, all)
     }
 
     /// Polls the outbox until nothing is pending; answers how long that took.
@@ -105,16 +65,17 @@ struct DurabilityTests {
 
     @Test("kill -9 in the middle of a 5,000-device fan-out: after a restart every device gets its push")
     func killDuringFanOut() async throws {
-        let (emulator, settings) = try startEmulator()
+        let emulator = try RunningEmulator(directory: directory)
+        let settings = emulator.settings
         defer { _ = emulator.stop() }
         try await seedDevices(5000)
         var environment = settings
         environment["PUSHGATE_OUTBOX_LEASE"] = "3"
         var gateway = try RunningGateway(database: database, environment: environment)
         #expect(try trigger(gateway, wait: false).status == 0)
-        try waitUntil { try received(settings) >= 300 }
+        try waitUntil { try emulator.received() >= 300 }
         gateway.crash()
-        let receivedAtKill = try received(settings)
+        let receivedAtKill = try emulator.received()
         #expect(receivedAtKill < 5000, "killed in the middle")
 
         gateway = try RunningGateway(database: database, environment: environment)
@@ -127,7 +88,7 @@ struct DurabilityTests {
         #expect(
             try await outbox.entries(in: [.delivered], limit: 10_000).count == 5000,
             "each delivery delivered, once in the books")
-        let inbox = try inbox(settings)
+        let inbox = try emulator.inbox()
         #expect(inbox.accepted == Set((0..<5000).map(Self.token)), "every device received at least one push")
 
         let listing = try BuiltExecutable.run([
@@ -143,12 +104,13 @@ struct DurabilityTests {
 
     @Test("SIGTERM during a fan-out: exit 0 within the grace period, the rest delivered after a restart")
     func sigtermDuringFanOut() async throws {
-        let (emulator, settings) = try startEmulator()
+        let emulator = try RunningEmulator(directory: directory)
+        let settings = emulator.settings
         defer { _ = emulator.stop() }
         try await seedDevices(5000)
         var gateway = try RunningGateway(database: database, environment: settings)
         #expect(try trigger(gateway, wait: false).status == 0)
-        try waitUntil { try received(settings) >= 300 }
+        try waitUntil { try emulator.received() >= 300 }
         let stopping = Date()
         #expect(gateway.stop() == 0)
         #expect(Date().timeIntervalSince(stopping) < 15, "within the 10 s grace period, and some")
@@ -158,12 +120,13 @@ struct DurabilityTests {
         #expect(gateway.stop() == 0)
         let stats = try await SQLiteOutbox(database: try SQLiteDatabase(path: database)).stats(now: Date())
         #expect(stats.pending == 0 && stats.failed == 0)
-        #expect(try inbox(settings).accepted.count == 5000)
+        #expect(try emulator.inbox().accepted.count == 5000)
     }
 
     @Test("APNs answers 503 for 10 s: every push arrives, tries follow the backoff, registrations stay fast")
     func outage() async throws {
-        let (emulator, settings) = try startEmulator(["--unavailable-for", "10"])
+        let emulator = try RunningEmulator(directory: directory, arguments: ["--unavailable-for", "10"])
+        let settings = emulator.settings
         defer { _ = emulator.stop() }
         let outageEnds = Date().addingTimeInterval(10)
         try await seedDevices(200)
@@ -198,7 +161,7 @@ struct DurabilityTests {
         #expect(median(during) <= median(before) * 5 + 0.1, "before \(median(before)) s, during \(median(during)) s")
 
         _ = try await waitUntilSettled()
-        let inbox = try inbox(settings)
+        let inbox = try emulator.inbox()
         #expect(inbox.accepted.count == 200)
         let tries = Dictionary(grouping: inbox.all, by: { $0 }).mapValues(\.count)
         // 10 s of 503s against waits of 0.5–1, 1–2, 2–4, 4–8 s: at most 5 failed tries, then the good one.

@@ -20,10 +20,10 @@ struct MetricsEndToEndTests {
 
     @Test("a scripted run shows in /metrics: requests, triggers, deliveries by reason, APNs latency, store gauges")
     func scriptedRun() async throws {
-        let (emulator, settings) = try startEmulator()
+        let emulator = try RunningEmulator(directory: directory)
         defer { _ = emulator.stop() }
         let gateway = try RunningGateway(
-            database: directory.appendingPathComponent("pushgate.sqlite").path, environment: settings)
+            database: directory.appendingPathComponent("pushgate.sqlite").path, environment: emulator.settings)
         defer { _ = gateway.stop() }
         let tokens = [
             String(repeating: "a1", count: 32), String(repeating: "b2", count: 32),
@@ -107,19 +107,6 @@ struct MetricsEndToEndTests {
     }
 
     // MARK: Helpers
-
-    private func startEmulator() throws -> (RunningProcess, [String: String]) {
-        let emulator = try RunningProcess(
-            ["apns-emulator", "--port", "0", "--state-directory", directory.appendingPathComponent("emulator").path],
-            readyWhen: "PUSHGATE_APNS_TOPIC="
-        )
-        var settings: [String: String] = [:]
-        for line in emulator.capturedOutput.split(separator: "\n") where line.contains("export ") {
-            let parts = line.split(separator: "export ", maxSplits: 1)[1].split(separator: "=", maxSplits: 1)
-            settings[String(parts[0])] = String(parts[1])
-        }
-        return (emulator, settings)
-    }
 
     private func post(_ baseURL: String, _ path: String, _ body: JSONValue, idempotencyKey: String? = nil)
         async throws -> UInt

@@ -27,7 +27,8 @@ public struct Setting: Sendable, Hashable, Identifiable {
     public static let host = Setting("host", default: "127.0.0.1", "Address to listen on.")
     public static let port = Setting("port", default: "8080", "Port to listen on (0 picks a free one).")
     public static let database = Setting(
-        "database", default: "pushgate.sqlite", secret: true, "SQLite database file, created when missing.")
+        "database", default: "pushgate.sqlite", secret: true,
+        "SQLite file (created when missing), or postgres://user:password@host:port/db.")
     public static let logLevel = Setting(
         "log_level", default: "info", "trace, debug, info, notice, warning, error or critical.")
     public static let logFormat = Setting(

@@ -1,4 +1,5 @@
 import Foundation
+import PushgatePostgres
 
 /// Where the settings come from, in order of precedence: flags, then the environment
 /// (`PUSHGATE_*`), then the configuration file, then the defaults.
@@ -58,10 +59,18 @@ public struct SettingSources: Sendable {
             }
             readyMaxBacklog = number
         }
+        let database = self[.database] ?? "pushgate.sqlite"
+        if PostgresURL.isPostgres(database) {
+            do {
+                _ = try PostgresURL(database)
+            } catch {
+                throw ConfigurationError("PUSHGATE_DATABASE \(error.description)")
+            }
+        }
         return GatewayConfiguration(
             host: self[.host] ?? "127.0.0.1",
             port: port,
-            databasePath: self[.database] ?? "pushgate.sqlite",
+            databasePath: database,
             apns: APNsSettings(
                 keyPath: self[.apnsKeyPath],
                 keyID: self[.apnsKeyID],

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import PushgateAPNs
 import PushgateCore
+import PushgatePostgres
 import PushgateSQLite
 
 /// `pushgate doctor`: checks a configuration end to end, as a start would use it,
@@ -20,7 +21,7 @@ public enum GatewayDoctor {
         }
         var checks = [DoctorCheck("configuration", .ok, "every setting is valid (pushgate config shows them)")]
         checks += await apnsChecks(configuration.apns, logger: logger)
-        checks.append(databaseCheck(configuration.databasePath))
+        checks.append(await databaseCheck(configuration.databasePath, logger: logger))
         return checks
     }
 
@@ -78,19 +79,31 @@ public enum GatewayDoctor {
         }
     }
 
-    private static func databaseCheck(_ path: String) -> DoctorCheck {
+    private static func databaseCheck(_ path: String, logger: Logger) async -> DoctorCheck {
+        if PostgresURL.isPostgres(path) {
+            do {
+                // The URL was checked with the configuration.
+                let url = try PostgresURL(path)
+                let pending = try await PostgresDatabasePool.probe(url: url, logger: logger)
+                return DoctorCheck("database", .ok, "\(url): takes a write, \(schemaState(pending: pending))")
+            } catch {
+                return DoctorCheck("database", .failed, "\(error)")
+            }
+        }
         do {
             let probe = try SQLiteProbe(path: path)
             guard probe.exists else {
                 return DoctorCheck(
                     "database", .ok, "\(path) does not exist yet; a start creates it in a writable folder")
             }
-            let schema =
-                probe.pendingMigrations == 0
-                ? "schema up to date" : "\(probe.pendingMigrations) migration(s) to apply at start"
-            return DoctorCheck("database", .ok, "\(path): takes a write, \(schema)")
+            return DoctorCheck(
+                "database", .ok, "\(path): takes a write, \(schemaState(pending: probe.pendingMigrations))")
         } catch {
             return DoctorCheck("database", .failed, error.description)
         }
+    }
+
+    private static func schemaState(pending: Int) -> String {
+        pending == 0 ? "schema up to date" : "\(pending) migration(s) to apply at start"
     }
 }

@@ -1,0 +1,137 @@
+import Foundation
+import Logging
+import PostgresNIO
+import PushgateCore
+import ServiceLifecycle
+
+/// One PostgreSQL database shared by the document store and the outbox, and by
+/// every gateway process that points at it: a connection pool (`PostgresClient`,
+/// run as a service of the gateway), the schema migrated at open.
+public final class PostgresDatabasePool: Service, Sendable {
+    let client: PostgresClient
+    let logger: Logger
+
+    /// Connects to the database at `url` (`postgres://user:password@host:port/db`),
+    /// applies the migrations of `store/postgres/` not yet applied (one process at a
+    /// time: others starting at the same moment wait, then find them applied), and
+    /// makes the pool. ``run()`` must run (in the service group) for queries to go out.
+    public init(url: PostgresURL, maximumConnections: Int = 20, logger: Logger) async throws(DocumentStoreError) {
+        self.logger = logger
+        do {
+            try await Self.migrate(url: url, logger: logger)
+        } catch {
+            throw .unavailable("cannot prepare the PostgreSQL database at \(url): \(Self.describe(error))")
+        }
+        var configuration = url.clientConfiguration
+        configuration.options.maximumConnections = maximumConnections
+        client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+    }
+
+    /// Runs the connection pool until graceful shutdown.
+    public func run() async throws {
+        await client.run()
+    }
+
+    /// A transaction; its errors as store errors.
+    func transaction<T: Sendable>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
+        do {
+            return try await client.withTransaction(logger: logger) { connection in try await body(connection) }
+        } catch let error as DocumentStoreError {
+            throw error
+        } catch {
+            throw DocumentStoreError.unavailable(Self.describe(error))
+        }
+    }
+
+    /// One statement outside a transaction, its rows collected; errors as store errors.
+    func query(_ query: PostgresQuery) async throws -> [PostgresRow] {
+        do {
+            return try await client.withConnection { connection in
+                try await connection.query(query, logger: logger).collect()
+            }
+        } catch {
+            throw DocumentStoreError.unavailable(Self.describe(error))
+        }
+    }
+
+    /// An error in words, without the statement's values (which may hold tokens):
+    /// the server's message, or the client's error code.
+    static func describe(_ error: any Error) -> String {
+        if let error = error as? PSQLError {
+            if let message = error.serverInfo?[.message] {
+                return "PostgreSQL: \(message)"
+            }
+            return "PostgreSQL: \(error.code)"
+        }
+        if let error = error as? DocumentStoreError { return error.description }
+        return "\(error)"
+    }
+
+    /// The migrations, each in its own transaction with its row in
+    /// `pushgate_migrations`, under an advisory lock that serialises starting processes.
+    private static func migrate(url: PostgresURL, logger: Logger) async throws {
+        let connection = try await PostgresConnection.connect(
+            configuration: url.connectionConfiguration(), id: 0, logger: logger)
+        do {
+            try await connection.query("SELECT pg_advisory_lock(\(migrationLock))", logger: logger)
+            try await connection.query(
+                """
+                CREATE TABLE IF NOT EXISTS pushgate_migrations (
+                    identifier TEXT PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())
+                """, logger: logger)
+            var applied: Set<String> = []
+            for try await identifier in try await connection.query(
+                "SELECT identifier FROM pushgate_migrations", logger: logger
+            ).decode(String.self) {
+                applied.insert(identifier)
+            }
+            for migration in PostgresMigrations.all where !applied.contains(migration.identifier) {
+                try await connection.withTransaction(logger: logger) { transaction in
+                    for statement in migration.statements {
+                        try await transaction.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+                    }
+                    try await transaction.query(
+                        "INSERT INTO pushgate_migrations (identifier) VALUES (\(migration.identifier))", logger: logger)
+                }
+                logger.info("applied migration", metadata: ["migration": "\(migration.identifier)"])
+            }
+            try await connection.query("SELECT pg_advisory_unlock(\(migrationLock))", logger: logger)
+        } catch {
+            try? await connection.close()
+            throw error
+        }
+        try await connection.close()
+    }
+
+    /// What `pushgate doctor` learns without changing anything: the server answers,
+    /// takes a write (a transaction id is given, so it is not a read-only standby),
+    /// and how many migrations a start would apply.
+    public static func probe(url: PostgresURL, logger: Logger) async throws(DocumentStoreError) -> Int {
+        do {
+            let connection = try await PostgresConnection.connect(
+                configuration: url.connectionConfiguration(), id: 0, logger: logger)
+            defer { Task { try? await connection.close() } }
+            var applied: Set<String> = []
+            try await connection.withTransaction(logger: logger) { transaction in
+                try await transaction.query("SELECT txid_current()", logger: logger)
+                let exists =
+                    try await transaction.query(
+                        "SELECT to_regclass('pushgate_migrations') IS NOT NULL", logger: logger
+                    ).collect().first?.decode(Bool.self) ?? false
+                if exists {
+                    for try await identifier in try await transaction.query(
+                        "SELECT identifier FROM pushgate_migrations", logger: logger
+                    ).decode(String.self) {
+                        applied.insert(identifier)
+                    }
+                }
+            }
+            return PostgresMigrations.all.count { !applied.contains($0.identifier) }
+        } catch {
+            throw .unavailable("\(url): \(describe(error))")
+        }
+    }
+
+    /// The advisory lock key of migrations (any constant; "pushgate" in ASCII).
+    private static let migrationLock: Int64 = 0x7075_7368_6761_7465
+}

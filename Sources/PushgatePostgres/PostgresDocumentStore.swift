@@ -1,0 +1,178 @@
+import Foundation
+import PostgresNIO
+import PushgateCore
+
+/// The document store in PostgreSQL: a `documents` table keyed by path, the fields
+/// in a `jsonb` column (`store/postgres/0001_documents.sql`).
+///
+/// A batch is one transaction that first takes a transaction-scoped advisory lock
+/// per path it writes, in one global order: writers of the same document (in this
+/// process or another) queue up, a document that does not exist yet included, and
+/// two batches never deadlock. Preconditions and field transforms are then applied
+/// by the same rule as every store (`DocumentWrite.apply(to:)`).
+public final class PostgresDocumentStore: DocumentStore {
+    let database: PostgresDatabasePool
+
+    public init(database: PostgresDatabasePool) {
+        self.database = database
+    }
+
+    public func document(at path: DocumentPath) async throws -> Document? {
+        let rows = try await database.query(
+            "SELECT fields::text FROM documents WHERE path = \(path.rawValue)")
+        return try rows.first.map { row in
+            Document(path: path, fields: try Self.fields(try row.decode(String.self), path: path.rawValue))
+        }
+    }
+
+    public func documents(in collection: CollectionPath, selecting fieldMask: [String]?) async throws -> [Document] {
+        // With a mask, PostgreSQL keeps only those keys: a fan-out reads a token per device.
+        let query: PostgresQuery =
+            if let fieldMask {
+                """
+                SELECT document_id, coalesce((SELECT jsonb_object_agg(key, value) FROM jsonb_each(fields)
+                    WHERE key = ANY(\(fieldMask))), '{}'::jsonb)::text
+                FROM documents WHERE parent = \(collection.rawValue) ORDER BY document_id
+                """
+            } else {
+                """
+                SELECT document_id, fields::text FROM documents WHERE parent = \(collection.rawValue)
+                ORDER BY document_id
+                """
+            }
+        return try await database.query(query).map { row in
+            let (id, json) = try row.decode((String, String).self)
+            let path = collection.storedDocument(id)
+            return Document(path: path, fields: try Self.fields(json, path: path.rawValue))
+        }
+    }
+
+    public func documents(
+        inGroup collectionID: String,
+        under scope: DocumentPath?,
+        where filter: FieldFilter
+    ) async throws -> [Document] {
+        var query = PostgresQuery(unsafeSQL: "SELECT path, fields::text FROM documents WHERE collection_id = $1")
+        query.binds.append(collectionID)
+        switch filter {
+        case .documentID(let id):
+            query.sql += " AND document_id = $\(query.binds.count + 1)"
+            query.binds.append(id)
+        case .fieldEquals(let name, let value):
+            // Containment narrows by the GIN index; the exact comparison (types,
+            // arrays) is made below, as every store does.
+            let probe = String(decoding: try JSONValue.object([name: value]).encodedData(), as: UTF8.self)
+            query.sql += " AND fields @> $\(query.binds.count + 1)::jsonb"
+            query.binds.append(probe)
+        }
+        if let scope {
+            // Every descendant's path starts with "scope/"; '0' is the byte after '/'.
+            query.sql += " AND path > $\(query.binds.count + 1) AND path < $\(query.binds.count + 2)"
+            query.binds.append(scope.rawValue + "/")
+            query.binds.append(scope.rawValue + "0")
+        }
+        query.sql += " ORDER BY path"
+        return try await database.query(query).map { row in
+            let (rawPath, json) = try row.decode((String, String).self)
+            return Document(path: try DocumentPath(rawValue: rawPath), fields: try Self.fields(json, path: rawPath))
+        }.filter(filter.matches)
+    }
+
+    public func count(inGroup collectionID: String) async throws -> Int {
+        let rows = try await database.query(
+            "SELECT count(*) FROM documents WHERE collection_id = \(collectionID)")
+        return Int(try rows.first?.decode(Int64.self) ?? 0)
+    }
+
+    @discardableResult
+    public func commit(_ writes: [DocumentWrite]) async throws -> [WriteResult] {
+        guard !writes.isEmpty else { return [] }
+        let paths = Array(Set(writes.map(\.path.rawValue)))
+        return try await database.transaction { connection in
+            try await connection.query(
+                """
+                SELECT pg_advisory_xact_lock(key) FROM (
+                    SELECT hashtextextended(path, 0) AS key FROM unnest(\(paths)::text[]) AS path ORDER BY 1) AS keys
+                """, logger: database.logger)
+            var current: [String: [String: JSONValue]?] = [:]
+            for try await (path, json) in try await connection.query(
+                "SELECT path, fields::text FROM documents WHERE path = ANY(\(paths))", logger: database.logger
+            ).decode((String, String).self) {
+                current[path] = try Self.fields(json, path: path)
+            }
+            // The batch in order, on what it leaves; each path written once at the end.
+            var results: [WriteResult] = []
+            var touched: [String: DocumentPath] = [:]
+            for write in writes {
+                let stored = current[write.path.rawValue] ?? nil
+                guard write.isAllowed(on: stored) else {
+                    results.append(WriteResult(existed: stored != nil, applied: false))
+                    continue
+                }
+                current[write.path.rawValue] = .some(write.apply(to: stored))
+                touched[write.path.rawValue] = write.path
+                results.append(WriteResult(existed: stored != nil, applied: true))
+            }
+            try await Self.store(touched.values.map { ($0, current[$0.rawValue] ?? nil) }, on: connection, database)
+            return results
+        }
+    }
+
+    public func checkHealth() async throws {
+        _ = try await database.query("SELECT 1 FROM documents LIMIT 1")
+    }
+
+    public func checkWritable() async throws {
+        // A transaction id is only given where writes are possible (not on a standby).
+        try await database.transaction { connection in
+            try await connection.query("SELECT txid_current()", logger: database.logger)
+        }
+    }
+
+    // MARK: - Inside a transaction
+
+    /// Upserts what is left and deletes what is gone, one statement each.
+    private static func store(
+        _ final: [(DocumentPath, [String: JSONValue]?)],
+        on connection: PostgresConnection,
+        _ database: PostgresDatabasePool
+    ) async throws {
+        var upsertPaths: [String] = []
+        var parents: [String] = []
+        var collectionIDs: [String] = []
+        var documentIDs: [String] = []
+        var bodies: [String] = []
+        var deleted: [String] = []
+        for (path, fields) in final {
+            guard let fields else {
+                deleted.append(path.rawValue)
+                continue
+            }
+            upsertPaths.append(path.rawValue)
+            parents.append(path.parent.rawValue)
+            collectionIDs.append(path.parent.collectionID)
+            documentIDs.append(path.documentID)
+            bodies.append(String(decoding: try JSONValue.object(fields).encodedData(), as: UTF8.self))
+        }
+        if !upsertPaths.isEmpty {
+            try await connection.query(
+                """
+                INSERT INTO documents (path, parent, collection_id, document_id, fields)
+                SELECT path, parent, collection_id, document_id, fields::jsonb
+                FROM unnest(\(upsertPaths)::text[], \(parents)::text[], \(collectionIDs)::text[],
+                    \(documentIDs)::text[], \(bodies)::text[]) AS w(path, parent, collection_id, document_id, fields)
+                ON CONFLICT (path) DO UPDATE SET fields = excluded.fields
+                """, logger: database.logger)
+        }
+        if !deleted.isEmpty {
+            try await connection.query("DELETE FROM documents WHERE path = ANY(\(deleted))", logger: database.logger)
+        }
+    }
+
+    private static func fields(_ json: String, path: String) throws -> [String: JSONValue] {
+        guard case .object(let fields)? = try? JSONValue.parse(Array(json.utf8)) else {
+            throw DocumentStoreError.corruptDocument(path)
+        }
+        return fields
+    }
+}

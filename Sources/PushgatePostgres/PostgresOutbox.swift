@@ -1,0 +1,455 @@
+import Foundation
+import PostgresNIO
+import PushgateCore
+
+/// The outbox in PostgreSQL (`store/postgres/0002_outbox.sql`), shared by every
+/// gateway process on the database.
+///
+/// - Claims take due, unleased rows with `FOR UPDATE SKIP LOCKED`: two workers never
+///   wait for each other nor lease the same delivery; a lease that ran out (its
+///   holder died) makes a delivery claimable again.
+/// - An idempotency key or a coalescing key is taken under a transaction-scoped
+///   advisory lock on it, so that triggers with the same key on two processes are
+///   decided one after the other (the unique index is the last guard).
+public final class PostgresOutbox: Outbox {
+    private let database: PostgresDatabasePool
+
+    public init(database: PostgresDatabasePool) {
+        self.database = database
+    }
+
+    private var logger: Logger { database.logger }
+
+    public func enqueue(
+        _ notification: OutboxNotification,
+        deliveries: [OutboxDelivery],
+        firstAttemptAt: Date,
+        idempotencyKey: String?,
+        window: TimeInterval,
+        leasedTo owner: String?,
+        leaseUntil: Date,
+        coalescing: OutboxCoalescing?
+    ) async throws -> EnqueueResult {
+        let due = Self.milliseconds(coalescing?.heldUntil ?? firstAttemptAt)
+        let content = String(decoding: try JSONEncoder().encode(notification.content), as: UTF8.self)
+        let rows = String(
+            decoding: try JSONEncoder().encode(
+                deliveries.map { [$0.installationID, $0.token.kind, $0.token.value, $0.pushID] }),
+            as: UTF8.self
+        )
+        let created = Self.milliseconds(notification.createdAt)
+        let lease = coalescing == nil ? owner.map { _ in Self.milliseconds(leaseUntil) } : nil
+        let owner = coalescing == nil ? owner : nil
+        let logger = self.logger
+        return try await database.transaction { connection in
+            let keys = [
+                idempotencyKey.map { "idempotency:\(notification.serverKey):\($0)" },
+                coalescing.map { "coalesce:\($0.key)" },
+            ].compactMap { $0 }.sorted()
+            for key in keys {
+                try await connection.query("SELECT pg_advisory_xact_lock(hashtextextended(\(key), 0))", logger: logger)
+            }
+            if let idempotencyKey {
+                let earlier = try await connection.query(
+                    """
+                    SELECT id, created_at FROM outbox_notifications
+                    WHERE server_key = \(notification.serverKey) AND idempotency_key = \(idempotencyKey)
+                    """, logger: logger
+                ).collect().first.map { try $0.decode((String, Int64).self) }
+                if let (earlierID, earlierCreated) = earlier {
+                    if Double(created - earlierCreated) < window * 1000 {
+                        return .duplicate(notificationID: earlierID)
+                    }
+                    // Outside the window the key is free again.
+                    try await connection.query(
+                        "UPDATE outbox_notifications SET idempotency_key = NULL WHERE id = \(earlierID)",
+                        logger: logger)
+                }
+            }
+            if let coalescing,
+                let holder = try await connection.query(
+                    """
+                    SELECT id, coalesced_count, held_until FROM outbox_notifications
+                    WHERE coalesce_key = \(coalescing.key) AND held_until > \(created) ORDER BY held_until LIMIT 1
+                    """, logger: logger
+                ).collect().first.map({ try $0.decode((String, Int32?, Int64).self) })
+            {
+                let (holderID, holderCount, heldUntil) = holder
+                let count = Int(holderCount ?? 1) + 1
+                let merged = String(decoding: try JSONEncoder().encode(coalescing.merged(count)), as: UTF8.self)
+                try await connection.query(
+                    """
+                    UPDATE outbox_notifications SET content = \(merged)::jsonb, coalesced_count = \(count)
+                    WHERE id = \(holderID)
+                    """, logger: logger)
+                try await Self.insert(
+                    notification, content: content, created: created, idempotencyKey: idempotencyKey,
+                    coalescedInto: holderID, on: connection, logger: logger)
+                // A device that subscribed since the window opened gets the push too.
+                try await Self.insertDeliveries(
+                    rows, of: holderID, enqueuedAt: created, due: heldUntil, owner: nil, lease: nil,
+                    skippingExisting: true, on: connection, logger: logger)
+                return .held(notificationID: holderID, count: count, heldUntil: Self.date(heldUntil))
+            }
+            try await Self.insert(
+                notification, content: content, created: created, idempotencyKey: idempotencyKey,
+                coalescing: coalescing.map { ($0.key, due) }, on: connection, logger: logger)
+            try await Self.insertDeliveries(
+                rows, of: notification.id, enqueuedAt: created, due: due, owner: owner, lease: lease,
+                skippingExisting: false, on: connection, logger: logger)
+            if coalescing != nil {
+                return .held(notificationID: notification.id, count: 1, heldUntil: Self.date(due))
+            }
+            return .created
+        }
+    }
+
+    private static func insert(
+        _ notification: OutboxNotification,
+        content: String,
+        created: Int64,
+        idempotencyKey: String?,
+        coalescing: (key: String, heldUntil: Int64)? = nil,
+        coalescedInto: String? = nil,
+        on connection: PostgresConnection,
+        logger: Logger
+    ) async throws {
+        try await connection.query(
+            """
+            INSERT INTO outbox_notifications (id, server_key, agent_key, content, created_at, expires_at,
+                idempotency_key, reminder_of, coalesce_key, held_until, coalesced_count, coalesced_into)
+            VALUES (\(notification.id), \(notification.serverKey), \(notification.agentKey), \(content)::jsonb,
+                \(created), \(milliseconds(notification.expiresAt)), \(idempotencyKey), \(notification.reminderOf),
+                \(coalescing?.key), \(coalescing?.heldUntil), \(coalescing.map { _ in 1 }), \(coalescedInto))
+            """, logger: logger)
+    }
+
+    /// `rows`: a JSON array of `[installation id, token kind, token, push id]`,
+    /// unpacked by PostgreSQL: one statement for a whole fan-out.
+    private static func insertDeliveries(
+        _ rows: String,
+        of notificationID: String,
+        enqueuedAt: Int64,
+        due: Int64,
+        owner: String?,
+        lease: Int64?,
+        skippingExisting: Bool,
+        on connection: PostgresConnection,
+        logger: Logger
+    ) async throws {
+        var query: PostgresQuery = """
+            INSERT INTO outbox_deliveries (notification_id, installation_id, token_kind, token, push_id, state,
+                attempts, enqueued_at, next_attempt_at, lease_owner, lease_until)
+            SELECT \(notificationID), r ->> 0, r ->> 1, r ->> 2, r ->> 3, 'pending', 0, \(enqueuedAt), \(due),
+                \(owner), \(lease)
+            FROM jsonb_array_elements(\(rows)::jsonb) AS r
+            """
+        if skippingExisting { query.sql += " ON CONFLICT DO NOTHING" }
+        try await connection.query(query, logger: logger)
+    }
+
+    public func notificationID(idempotencyKey: String, serverKey: String, since date: Date) async throws -> String? {
+        try await database.query(
+            """
+            SELECT id FROM outbox_notifications
+            WHERE server_key = \(serverKey) AND idempotency_key = \(idempotencyKey)
+                AND created_at > \(Self.milliseconds(date))
+            """
+        ).first?.decode(String.self)
+    }
+
+    public func claim(owner: String, now: Date, leaseUntil: Date, limit: Int) async throws -> [OutboxDelivery] {
+        let now = Self.milliseconds(now)
+        return try await database.query(
+            """
+            UPDATE outbox_deliveries AS d SET lease_owner = \(owner), lease_until = \(Self.milliseconds(leaseUntil))
+            FROM (
+                SELECT notification_id, installation_id FROM outbox_deliveries
+                WHERE state = 'pending' AND next_attempt_at <= \(now) AND (lease_until IS NULL OR lease_until <= \(now))
+                ORDER BY next_attempt_at LIMIT \(limit)
+                FOR UPDATE SKIP LOCKED
+            ) AS due
+            WHERE d.notification_id = due.notification_id AND d.installation_id = due.installation_id
+            RETURNING d.notification_id, d.installation_id, d.token_kind, d.token, d.push_id, d.attempts
+            """
+        ).map(Self.delivery(from:))
+    }
+
+    public func notification(id: String) async throws -> OutboxNotification? {
+        guard
+            let row = try await database.query(
+                """
+                SELECT id, server_key, agent_key, content::text, created_at, expires_at, reminder_of
+                FROM outbox_notifications WHERE id = \(id)
+                """
+            ).first
+        else { return nil }
+        let (id, serverKey, agentKey, content, createdAt, expiresAt, reminderOf) = try row.decode(
+            (String, String, String, String, Int64, Int64, String?).self)
+        return OutboxNotification(
+            id: id,
+            serverKey: serverKey,
+            agentKey: agentKey,
+            content: try JSONDecoder().decode(PushNotification.self, from: Data(content.utf8)),
+            createdAt: Self.date(createdAt),
+            expiresAt: Self.date(expiresAt),
+            reminderOf: reminderOf
+        )
+    }
+
+    public func record(_ updates: [DeliveryUpdate], owner: String, now: Date) async throws {
+        let now = Self.milliseconds(now)
+        // Deliveries that ended alike are recorded by one statement each (a fan-out's
+        // chunk is mostly "delivered"); retries by one statement with their times.
+        var finished: [FinishedGroup: [String]] = [:]
+        var retryNotifications: [String] = []
+        var retryInstallations: [String] = []
+        var retryTimes: [Int64] = []
+        var retryReasons: [String] = []
+        for update in updates {
+            switch update.change {
+            case .delivered:
+                finished[FinishedGroup(notificationID: update.notificationID, state: "delivered"), default: []]
+                    .append(update.installationID)
+            case .failed(let reason, let removed):
+                let group = FinishedGroup(
+                    notificationID: update.notificationID, state: "failed", reason: reason, removed: removed)
+                finished[group, default: []].append(update.installationID)
+            case .retry(let reason, let date):
+                retryNotifications.append(update.notificationID)
+                retryInstallations.append(update.installationID)
+                retryTimes.append(Self.milliseconds(date))
+                retryReasons.append(reason)
+            }
+        }
+        let logger = self.logger
+        try await database.transaction { connection in
+            for (group, installationIDs) in finished {
+                try await connection.query(
+                    """
+                    UPDATE outbox_deliveries SET state = \(group.state), attempts = attempts + 1, finished_at = \(now),
+                        last_reason = \(group.reason), removed = \(group.removed), lease_owner = NULL, lease_until = NULL
+                    WHERE notification_id = \(group.notificationID) AND installation_id = ANY(\(installationIDs))
+                        AND state = 'pending' AND lease_owner = \(owner)
+                    """, logger: logger)
+            }
+            if !retryNotifications.isEmpty {
+                try await connection.query(
+                    """
+                    UPDATE outbox_deliveries AS d SET attempts = d.attempts + 1, next_attempt_at = r.at,
+                        last_reason = r.reason, lease_owner = NULL, lease_until = NULL
+                    FROM unnest(\(retryNotifications)::text[], \(retryInstallations)::text[], \(retryTimes)::bigint[],
+                        \(retryReasons)::text[]) AS r(notification_id, installation_id, at, reason)
+                    WHERE d.notification_id = r.notification_id AND d.installation_id = r.installation_id
+                        AND d.state = 'pending' AND d.lease_owner = \(owner)
+                    """, logger: logger)
+            }
+        }
+    }
+
+    /// Deliveries of one notification that ended the same way.
+    private struct FinishedGroup: Hashable {
+        let notificationID: String
+        let state: String
+        var reason: String?
+        var removed = false
+    }
+
+    public func extendLeases(owner: String, notificationID: String, until date: Date) async throws {
+        _ = try await database.query(
+            """
+            UPDATE outbox_deliveries SET lease_until = \(Self.milliseconds(date))
+            WHERE notification_id = \(notificationID) AND state = 'pending' AND lease_owner = \(owner)
+            """)
+    }
+
+    public func release(owner: String) async throws {
+        _ = try await database.query(
+            """
+            UPDATE outbox_deliveries SET lease_owner = NULL, lease_until = NULL
+            WHERE state = 'pending' AND lease_owner = \(owner)
+            """)
+    }
+
+    public func statuses(of notificationID: String) async throws -> [DeliveryStatus] {
+        try await database.query(
+            """
+            SELECT installation_id, state, attempts, last_reason, removed FROM outbox_deliveries
+            WHERE notification_id = coalesce(
+                (SELECT coalesced_into FROM outbox_notifications WHERE id = \(notificationID)), \(notificationID))
+            ORDER BY installation_id
+            """
+        ).map { row in
+            let (installationID, state, attempts, reason, removed) = try row.decode(
+                (String, String, Int32, String?, Bool).self)
+            return DeliveryStatus(
+                installationID: installationID, state: DeliveryState(rawValue: state) ?? .pending,
+                attempts: Int(attempts), lastReason: reason, removed: removed)
+        }
+    }
+
+    public func stats(now: Date) async throws -> OutboxStats {
+        let row = try await database.query(
+            """
+            SELECT
+                (SELECT count(*) FROM outbox_deliveries WHERE state = 'pending'),
+                (SELECT count(*) FROM outbox_deliveries WHERE state = 'pending' AND next_attempt_at <= \(Self.milliseconds(now))),
+                (SELECT min(enqueued_at) FROM outbox_deliveries
+                    WHERE state = 'pending' AND next_attempt_at <= \(Self.milliseconds(now))),
+                (SELECT count(*) FROM outbox_deliveries WHERE state = 'failed')
+            """
+        ).first
+        guard let (pending, due, oldest, failed) = try row?.decode((Int64, Int64, Int64?, Int64).self) else {
+            return OutboxStats(pending: 0, scheduled: 0, oldestDueSince: nil, failed: 0)
+        }
+        return OutboxStats(
+            pending: Int(pending), scheduled: Int(pending - due), oldestDueSince: oldest.map(Self.date),
+            failed: Int(failed))
+    }
+
+    public func activity(serverKey: String, agentKey: String) async throws -> AgentActivity {
+        let latest = try await database.query(
+            """
+            SELECT id, created_at FROM outbox_notifications
+            WHERE server_key = \(serverKey) AND agent_key = \(agentKey) AND reminder_of IS NULL
+                AND coalesced_into IS NULL
+            ORDER BY created_at DESC LIMIT 1
+            """
+        ).first.map { try $0.decode((String, Int64).self) }
+        var outcomes: [String: Int] = [:]
+        if let (id, _) = latest {
+            for row in try await database.query(
+                """
+                SELECT state, last_reason, count(*) FROM outbox_deliveries
+                WHERE notification_id = \(id) GROUP BY state, last_reason
+                """)
+            {
+                let (state, reason, count) = try row.decode((String, String?, Int64).self)
+                outcomes[state == "failed" ? reason ?? "failed" : state, default: 0] += Int(count)
+            }
+        }
+        let reminders =
+            try await database.query(
+                """
+                SELECT count(*) FROM outbox_notifications n
+                WHERE n.server_key = \(serverKey) AND n.agent_key = \(agentKey) AND n.reminder_of IS NOT NULL
+                AND EXISTS (SELECT 1 FROM outbox_deliveries d WHERE d.notification_id = n.id AND d.state = 'pending')
+                """
+            ).first?.decode(Int64.self) ?? 0
+        return AgentActivity(
+            lastNotificationID: latest?.0,
+            lastNotificationAt: latest.map { Self.date($0.1) },
+            lastOutcomes: outcomes,
+            pendingReminders: Int(reminders)
+        )
+    }
+
+    public func status(of notificationID: String, installationID: String) async throws -> DeliveryStatus? {
+        try await database.query(
+            """
+            SELECT state, attempts, last_reason, removed FROM outbox_deliveries
+            WHERE notification_id = \(notificationID) AND installation_id = \(installationID)
+            """
+        ).first.map { row in
+            let (state, attempts, reason, removed) = try row.decode((String, Int32, String?, Bool).self)
+            return DeliveryStatus(
+                installationID: installationID, state: DeliveryState(rawValue: state) ?? .pending,
+                attempts: Int(attempts), lastReason: reason, removed: removed)
+        }
+    }
+
+    public func cancel(notificationID: String) async throws -> Int {
+        let logger = self.logger
+        return try await database.transaction { connection in
+            let cancelled = try await connection.query(
+                """
+                DELETE FROM outbox_deliveries
+                WHERE notification_id = \(notificationID) AND state = 'pending' AND lease_owner IS NULL
+                RETURNING installation_id
+                """, logger: logger
+            ).collect().count
+            try await connection.query(
+                """
+                DELETE FROM outbox_notifications WHERE id = \(notificationID)
+                AND NOT EXISTS (SELECT 1 FROM outbox_deliveries WHERE notification_id = \(notificationID))
+                """, logger: logger)
+            return cancelled
+        }
+    }
+
+    public func entries(in states: Set<DeliveryState>, limit: Int) async throws -> [OutboxEntry] {
+        try await database.query(
+            """
+            SELECT d.notification_id, n.agent_key, d.installation_id, d.token_kind, d.token, d.state, d.attempts,
+                d.enqueued_at, d.next_attempt_at, d.last_reason
+            FROM outbox_deliveries d JOIN outbox_notifications n ON n.id = d.notification_id
+            WHERE d.state = ANY(\(states.map(\.rawValue)))
+            ORDER BY d.enqueued_at DESC, d.installation_id LIMIT \(limit)
+            """
+        ).map { row in
+            let (notificationID, agentKey, installationID, kind, token, stateName, attempts, enqueued, next, reason) =
+                try row.decode((String, String, String, String, String, String, Int32, Int64, Int64, String?).self)
+            let state = DeliveryState(rawValue: stateName) ?? .pending
+            return OutboxEntry(
+                notificationID: notificationID,
+                agentKey: agentKey,
+                installationID: installationID,
+                token: try Self.token(kind: kind, value: token),
+                state: state,
+                attempts: Int(attempts),
+                enqueuedAt: Self.date(enqueued),
+                nextAttemptAt: state == .pending ? Self.date(next) : nil,
+                lastReason: reason
+            )
+        }
+    }
+
+    public func prune(enqueuedBefore date: Date) async throws -> Int {
+        let cutoff = Self.milliseconds(date)
+        let logger = self.logger
+        return try await database.transaction { connection in
+            let removed = try await connection.query(
+                """
+                DELETE FROM outbox_deliveries WHERE state IN ('delivered', 'failed') AND enqueued_at < \(cutoff)
+                RETURNING installation_id
+                """, logger: logger
+            ).collect().count
+            try await connection.query(
+                """
+                DELETE FROM outbox_notifications WHERE created_at < \(cutoff)
+                AND NOT EXISTS (SELECT 1 FROM outbox_deliveries WHERE notification_id = outbox_notifications.id)
+                """, logger: logger)
+            return removed
+        }
+    }
+
+    // MARK: Rows
+
+    private static func delivery(from row: PostgresRow) throws -> OutboxDelivery {
+        let (notificationID, installationID, kind, value, pushID, attempts) = try row.decode(
+            (String, String, String, String, String, Int32).self)
+        return OutboxDelivery(
+            notificationID: notificationID,
+            installationID: installationID,
+            token: try token(kind: kind, value: value),
+            pushID: pushID,
+            attempts: Int(attempts)
+        )
+    }
+
+    private static func token(kind: String, value: String) throws -> DeviceToken {
+        switch kind {
+        case "apns": return .apns(value)
+        case "fcm": return .fcm(value)
+        default: throw DocumentStoreError.corruptDocument("a delivery's token kind '\(kind)'")
+        }
+    }
+
+    static func milliseconds(_ date: Date) -> Int64 {
+        Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
+    }
+
+    static func date(_ milliseconds: Int64) -> Date {
+        Date(timeIntervalSince1970: Double(milliseconds) / 1000)
+    }
+}

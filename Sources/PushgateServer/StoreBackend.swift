@@ -1,0 +1,36 @@
+import Logging
+import PushgateCore
+import PushgatePostgres
+import PushgateSQLite
+import ServiceLifecycle
+
+/// The document store and the outbox a gateway runs on: SQLite when
+/// `PUSHGATE_DATABASE` is a file path, PostgreSQL when it is a
+/// `postgres://user:password@host:port/db` URL (several processes may share it).
+struct StoreBackend {
+    let store: any DocumentStore
+    let outbox: any Outbox
+    /// What must run as long as the gateway does: PostgreSQL's connection pool.
+    let service: (any Service)?
+
+    /// Opens the database, migrating its schema; logs which one (a URL without its password).
+    static func open(_ database: String, logger: Logger) async throws -> StoreBackend {
+        guard PostgresURL.isPostgres(database) else {
+            let sqlite = try SQLiteDatabase(path: database)
+            logger.info("store: SQLite", metadata: ["database": "\(database)"])
+            return StoreBackend(
+                store: SQLiteDocumentStore(database: sqlite), outbox: SQLiteOutbox(database: sqlite), service: nil)
+        }
+        let url: PostgresURL
+        do {
+            url = try PostgresURL(database)
+        } catch {
+            throw ConfigurationError("PUSHGATE_DATABASE \(error.description)")
+        }
+        let postgres = try await PostgresDatabasePool(url: url, logger: logger)
+        logger.info("store: PostgreSQL", metadata: ["database": "\(url)"])
+        return StoreBackend(
+            store: PostgresDocumentStore(database: postgres), outbox: PostgresOutbox(database: postgres),
+            service: postgres)
+    }
+}

@@ -1,0 +1,154 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+import PushgateCore
+import PushgatePostgres
+import PushgateTesting
+import Testing
+
+/// Several gateway processes on one PostgreSQL database, against the APNs emulator:
+/// the work is shared, nothing is sent twice in normal operation, and a process
+/// killed mid fan-out leaves nothing undelivered.
+@Suite(
+    "End to end: two gateways on one PostgreSQL", .serialized,
+    .enabled(if: ScratchPostgresDatabase.serverURL != nil, "needs PUSHGATE_TEST_POSTGRES_URL (CI sets it)"))
+struct SharedPostgresEndToEndTests {
+    static let secret = PushSecret("shared-postgres-secret-0123456789")!
+    let directory: URL
+
+    init() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "pushgate-e2e-postgres-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    }
+
+    @Test("20 agents × 500 devices, each trigger sent to both gateways: every device gets exactly one push")
+    func exactlyOnce() async throws {
+        let scratch = try await ScratchPostgresDatabase.create()
+        let emulator = try RunningEmulator(directory: directory)
+        defer { _ = emulator.stop() }
+        let agents = (0..<20).map { "/srv/shared-agent-\($0)" }
+        try await seed(scratch, agents: agents, devicesEach: 500)
+        let (first, second) = try await startTwo(url: scratch.url, environment: emulator.settings)
+        defer { _ = (first.stop(), second.stop()) }
+
+        // Each agent's trigger goes to both processes at once, with one idempotency key.
+        let statuses = try await withThrowingTaskGroup(of: UInt.self) { group in
+            for (index, agent) in agents.enumerated() {
+                for gateway in [first, second] {
+                    group.addTask {
+                        try await Self.trigger(gateway, cwd: agent, idempotencyKey: "run-\(index)")
+                    }
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        // One of each pair is accepted (202), the other answered as its duplicate (200).
+        #expect(statuses.filter { $0 == 202 }.count == 20 && statuses.filter { $0 == 200 }.count == 20)
+        try await waitUntil(limit: 120) { try emulator.received() >= 10_000 }
+        try await Task.sleep(for: .seconds(1))  // anything sent twice would arrive by now
+        let all = try emulator.inbox().all
+        let perToken = Dictionary(grouping: all, by: { $0 }).mapValues(\.count)
+        #expect(perToken.count == 10_000, "every device got a push")
+        #expect(perToken.values.allSatisfy { $0 == 1 }, "\(perToken.values.filter { $0 > 1 }.count) got more than one")
+        #expect(first.stop() == 0 && second.stop() == 0)
+        // Both took part: each logged fan-outs of its own.
+        #expect(first.capturedLog.contains("event fan-out") && second.capturedLog.contains("event fan-out"))
+        await scratch.drop()
+    }
+
+    @Test("kill -9 one of two gateways right after it accepted a 10,000-device trigger: the other delivers it all")
+    func killOneOfTwo() async throws {
+        let scratch = try await ScratchPostgresDatabase.create()
+        let emulator = try RunningEmulator(directory: directory)
+        defer { _ = emulator.stop() }
+        try await seed(scratch, agents: ["/srv/big-agent"], devicesEach: 10_000)
+        var environment = emulator.settings
+        environment["PUSHGATE_OUTBOX_LEASE"] = "3"
+        let (doomed, survivor) = try await startTwo(url: scratch.url, environment: environment)
+        defer { _ = survivor.stop() }
+        #expect(try await Self.trigger(doomed, cwd: "/srv/big-agent", idempotencyKey: "big") == 202)
+        doomed.crash()
+        let atKill = try emulator.received()
+        #expect(atKill < 10_000, "killed before it finished (\(atKill) sent)")
+        try await waitUntil(limit: 120) { try emulator.inbox().accepted.count >= 10_000 }
+        #expect(try emulator.inbox().accepted.count == 10_000, "every device got at least one push")
+        #expect(survivor.stop() == 0)
+        await scratch.drop()
+    }
+
+    @Test("two gateways starting at the same moment on an empty database both come up, ready")
+    func simultaneousStart() async throws {
+        let scratch = try await ScratchPostgresDatabase.create()
+        // The test cluster trusts loopback connections, so any password is accepted: a
+        // marker to look for in the logs.
+        var withPassword = URLComponents(string: scratch.url)!
+        withPassword.password = "hunter2-marker"
+        let (first, second) = try await startTwo(
+            url: withPassword.string!, environment: ["PUSHGATE_LOG_LEVEL": "debug"])
+        for gateway in [first, second] {
+            let response = try await HTTPClient.shared.execute(
+                HTTPClientRequest(url: gateway.baseURL + "/readyz"), timeout: .seconds(10))
+            #expect(response.status == .ok)
+        }
+        #expect(first.stop() == 0 && second.stop() == 0)
+        let migrations = [first.capturedLog, second.capturedLog].map {
+            $0.components(separatedBy: "applied migration").count - 1
+        }
+        #expect(migrations.sorted() == [0, 2], "one process migrated, the other found it done: \(migrations)")
+        #expect(first.capturedLog.contains(":****@"), "the URL is logged with its password masked")
+        #expect(!(first.capturedLog + second.capturedLog).contains("hunter2-marker"), "the password never is")
+        await scratch.drop()
+    }
+
+    // MARK: Helpers
+
+    /// Two gateways started at the same moment on the database (each waits for its
+    /// own "listening" line, so both must come up).
+    private func startTwo(url: String, environment: [String: String]) async throws
+        -> (RunningGateway, RunningGateway)
+    {
+        async let first = Task.detached { try RunningGateway(database: url, environment: environment) }.value
+        async let second = Task.detached { try RunningGateway(database: url, environment: environment) }.value
+        return try await (first, second)
+    }
+
+    /// Devices written straight into the database, as registrations would have.
+    private func seed(_ scratch: ScratchPostgresDatabase, agents: [String], devicesEach: Int) async throws {
+        let database = try await scratch.open()
+        let pool = Task { try await database.run() }
+        defer { pool.cancel() }
+        let store = PostgresDocumentStore(database: database)
+        for (agentIndex, cwd) in agents.enumerated() {
+            let devices = NamespacePaths.devices(of: AgentKey(cwd: cwd), of: Self.secret.serverKey)
+            for chunk in stride(from: 0, to: devicesEach, by: 1000) {
+                try await store.commit(
+                    try (chunk..<min(chunk + 1000, devicesEach)).map { n in
+                        .set(
+                            try devices.document(String(format: "phone-%05d", n)),
+                            ["apnsToken": .value(.string(String(format: "%032x%032x", agentIndex + 1, n + 1)))])
+                    })
+            }
+        }
+    }
+
+    private static func trigger(_ gateway: RunningGateway, cwd: String, idempotencyKey: String) async throws -> UInt {
+        var request = HTTPClientRequest(url: gateway.baseURL + "/triggerReplyFinished")
+        request.method = .POST
+        request.headers.add(name: "Authorization", value: "Bearer \(secret.value)")
+        request.headers.add(name: "Idempotency-Key", value: idempotencyKey)
+        request.body = .bytes(try JSONValue.object(["cwd": .string(cwd), "wait": false]).encodedData())
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+        _ = try await response.body.collect(upTo: 1 << 20)
+        return response.status.code
+    }
+
+    private func waitUntil(limit: TimeInterval, _ condition: () throws -> Bool) async throws {
+        let deadline = Date().addingTimeInterval(limit)
+        while try !condition() {
+            try #require(Date() < deadline, "timed out")
+            try await Task.sleep(for: .milliseconds(100))
+        }
+    }
+}

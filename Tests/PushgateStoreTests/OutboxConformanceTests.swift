@@ -1,0 +1,296 @@
+import Foundation
+import PushgateCore
+import PushgateSQLite
+import PushgateTesting
+import Testing
+
+@Suite("Outbox conformance: SQLite, and PostgreSQL when PUSHGATE_TEST_POSTGRES_URL is set")
+struct OutboxConformanceTests {
+    let start = Date(timeIntervalSince1970: 1_795_323_872)
+
+    func notification(_ id: String = RandomUUID.make(), at date: Date? = nil) -> OutboxNotification {
+        OutboxNotification(
+            id: id,
+            serverKey: "server",
+            agentKey: "agent",
+            content: PushNotification(title: "T", body: "B", data: ["type": "x"], collapseID: "agent"),
+            createdAt: date ?? start,
+            expiresAt: (date ?? start).addingTimeInterval(86_400)
+        )
+    }
+
+    func deliveries(of notification: OutboxNotification, count: Int) throws -> [OutboxDelivery] {
+        (0..<count).map { n in
+            OutboxDelivery(
+                notificationID: notification.id,
+                installationID: "device-\(n)",
+                token: .apns(String(format: "%064x", n))
+            )
+        }
+    }
+
+    @Test(
+        "a stored notification and its deliveries survive reopening the database, all pending",
+        arguments: StoreKind.outboxKinds)
+    func enqueueAndReopen(kind: StoreKind) async throws {
+        try await kind.withDatabase { open in
+            let outbox = try await open().outbox
+            let stored = notification()
+            #expect(
+                try await outbox.enqueue(
+                    stored, deliveries: try deliveries(of: stored, count: 3), firstAttemptAt: stored.createdAt,
+                    idempotencyKey: nil, window: 0, leasedTo: nil,
+                    leaseUntil: start) == .created)
+            let reopened = try await open().outbox
+            #expect(try await reopened.notification(id: stored.id) == stored)
+            #expect(try await reopened.statuses(of: stored.id).map(\.state) == [.pending, .pending, .pending])
+            #expect(try await reopened.stats(now: Date()) == OutboxStats(pending: 3, oldestDueSince: start, failed: 0))
+        }
+    }
+
+    @Test(
+        "claims lease due deliveries once; a lease that ran out makes them claimable again",
+        arguments: StoreKind.outboxKinds)
+    func claimsAndLeases(kind: StoreKind) async throws {
+        try await kind.withDatabase { open in
+            let outbox = try await open().outbox
+            let stored = notification()
+            _ = try await outbox.enqueue(
+                stored, deliveries: try deliveries(of: stored, count: 5), firstAttemptAt: stored.createdAt,
+                idempotencyKey: nil, window: 0, leasedTo: nil,
+                leaseUntil: start)
+            let first = try await outbox.claim(owner: "a", now: start, leaseUntil: start + 30, limit: 3)
+            let second = try await outbox.claim(owner: "b", now: start, leaseUntil: start + 30, limit: 10)
+            #expect(first.count == 3 && second.count == 2)
+            #expect(Set(first.map(\.installationID)).isDisjoint(with: second.map(\.installationID)))
+            #expect(try await outbox.claim(owner: "c", now: start + 29, leaseUntil: start + 60, limit: 10).isEmpty)
+            // Worker "a" died: its leases run out, "c" takes its three; "b" still holds its own.
+            let takenOver = try await outbox.claim(owner: "c", now: start + 30, leaseUntil: start + 60, limit: 10)
+            #expect(takenOver.count == 5, "at +30 s both leases ran out")
+            // "a" comes back late: its records no longer count.
+            try await outbox.record(
+                first.map {
+                    .init(notificationID: $0.notificationID, installationID: $0.installationID, change: .delivered)
+                }, owner: "a", now: start + 31)
+            #expect(try await outbox.statuses(of: stored.id).allSatisfy { $0.state == .pending })
+            try await outbox.record(
+                takenOver.map {
+                    .init(notificationID: $0.notificationID, installationID: $0.installationID, change: .delivered)
+                }, owner: "c", now: start + 31)
+            #expect(try await outbox.statuses(of: stored.id).allSatisfy { $0.state == .delivered && $0.attempts == 1 })
+        }
+    }
+
+    @Test("concurrent claims never hand one delivery to two workers", arguments: StoreKind.outboxKinds)
+    func concurrentClaims(kind: StoreKind) async throws {
+        try await kind.withDatabase { open in
+            let outbox = try await open().outbox
+            let stored = notification()
+            _ = try await outbox.enqueue(
+                stored, deliveries: try deliveries(of: stored, count: 400), firstAttemptAt: stored.createdAt,
+                idempotencyKey: nil, window: 0, leasedTo: nil,
+                leaseUntil: start)
+            // A second connection to the database, as another process would have.
+            let second = try await open().outbox
+            let claims = try await withThrowingTaskGroup(of: [String].self) { group in
+                for worker in 0..<8 {
+                    let outbox: any Outbox = worker.isMultiple(of: 2) ? outbox : second
+                    group.addTask {
+                        var mine: [String] = []
+                        while true {
+                            let claimed = try await outbox.claim(
+                                owner: "w\(worker)", now: start, leaseUntil: start + 60, limit: 7)
+                            if claimed.isEmpty { return mine }
+                            mine += claimed.map(\.installationID)
+                        }
+                    }
+                }
+                return try await group.reduce(into: []) { $0 += $1 }
+            }
+            #expect(claims.count == 400)
+            #expect(Set(claims).count == 400)
+        }
+    }
+
+    @Test(
+        "a retry comes due at its time; failures keep their reason; release frees leases at once",
+        arguments: StoreKind.outboxKinds)
+    func retriesAndRelease(kind: StoreKind) async throws {
+        try await kind.withDatabase { open in
+            let outbox = try await open().outbox
+            let stored = notification()
+            _ = try await outbox.enqueue(
+                stored, deliveries: try deliveries(of: stored, count: 3), firstAttemptAt: stored.createdAt,
+                idempotencyKey: nil, window: 0, leasedTo: "w",
+                leaseUntil: start + 30)
+            #expect(
+                try await outbox.claim(owner: "x", now: start, leaseUntil: start + 30, limit: 10).isEmpty, "born leased"
+            )
+            try await outbox.record(
+                [
+                    .init(
+                        notificationID: stored.id, installationID: "device-0",
+                        change: .retry(reason: "ServiceUnavailable", at: start + 5)),
+                    .init(
+                        notificationID: stored.id, installationID: "device-1",
+                        change: .failed(reason: "BadDeviceToken", removed: true)),
+                ], owner: "w", now: start + 1)
+            #expect(try await outbox.claim(owner: "x", now: start + 4, leaseUntil: start + 30, limit: 10).isEmpty)
+            let due = try await outbox.claim(owner: "x", now: start + 5, leaseUntil: start + 30, limit: 10)
+            #expect(due.map(\.installationID) == ["device-0"])
+            #expect(due.first?.attempts == 1)
+            try await outbox.release(owner: "w")
+            #expect(
+                try await outbox.claim(owner: "y", now: start + 6, leaseUntil: start + 30, limit: 10).map(
+                    \.installationID)
+                    == ["device-2"])
+            let statuses = try await outbox.statuses(of: stored.id)
+            #expect(
+                statuses[1]
+                    == DeliveryStatus(
+                        installationID: "device-1", state: .failed, attempts: 1, lastReason: "BadDeviceToken",
+                        removed: true
+                    ))
+            #expect(try await outbox.stats(now: Date()).failed == 1)
+            let failed = try await outbox.entries(in: [.failed], limit: 10)
+            #expect(failed.map(\.installationID) == ["device-1"] && failed.first?.lastReason == "BadDeviceToken")
+        }
+    }
+
+    @Test(
+        "an idempotency key is recognised within its window, per server, and free again after it",
+        arguments: StoreKind.outboxKinds)
+    func idempotency(kind: StoreKind) async throws {
+        try await kind.withDatabase { open in
+            let outbox = try await open().outbox
+            let first = notification()
+            #expect(
+                try await outbox.enqueue(
+                    first, deliveries: [], firstAttemptAt: first.createdAt, idempotencyKey: "k", window: 3600,
+                    leasedTo: nil, leaseUntil: start) == .created)
+            let again = notification(at: start + 3599)
+            #expect(
+                try await outbox.enqueue(
+                    again, deliveries: try deliveries(of: again, count: 2), firstAttemptAt: again.createdAt,
+                    idempotencyKey: "k", window: 3600,
+                    leasedTo: nil, leaseUntil: start) == .duplicate(notificationID: first.id))
+            #expect(try await outbox.notification(id: again.id) == nil, "a duplicate stores nothing")
+            let later = notification(at: start + 3600)
+            #expect(
+                try await outbox.enqueue(
+                    later, deliveries: [], firstAttemptAt: later.createdAt, idempotencyKey: "k", window: 3600,
+                    leasedTo: nil, leaseUntil: start) == .created)
+            let otherServer = OutboxNotification(
+                id: RandomUUID.make(), serverKey: "other", agentKey: "a", content: first.content, createdAt: start,
+                expiresAt: start + 10)
+            #expect(
+                try await outbox.enqueue(
+                    otherServer, deliveries: [], firstAttemptAt: otherServer.createdAt, idempotencyKey: "k",
+                    window: 3600,
+                    leasedTo: nil, leaseUntil: start)
+                    == .created)
+        }
+    }
+
+    @Test(
+        "pruning deletes finished deliveries older than the cutoff, never pending ones",
+        arguments: StoreKind.outboxKinds)
+    func prune(kind: StoreKind) async throws {
+        try await kind.withDatabase { open in
+            let outbox = try await open().outbox
+            let old = notification(at: start)
+            _ = try await outbox.enqueue(
+                old, deliveries: try deliveries(of: old, count: 3), firstAttemptAt: old.createdAt, idempotencyKey: nil,
+                window: 0, leasedTo: "w",
+                leaseUntil: start + 30)
+            try await outbox.record(
+                [
+                    .init(notificationID: old.id, installationID: "device-0", change: .delivered),
+                    .init(
+                        notificationID: old.id, installationID: "device-1",
+                        change: .failed(reason: "Unregistered", removed: true)),
+                ], owner: "w", now: start + 1)
+            let recent = notification(at: start + 86_400)
+            _ = try await outbox.enqueue(
+                recent, deliveries: try deliveries(of: recent, count: 1), firstAttemptAt: recent.createdAt,
+                idempotencyKey: nil, window: 0, leasedTo: "w",
+                leaseUntil: start + 30)
+            try await outbox.record(
+                [.init(notificationID: recent.id, installationID: "device-0", change: .delivered)], owner: "w",
+                now: start + 86_401)
+
+            #expect(try await outbox.prune(enqueuedBefore: start + 3600) == 2)
+            #expect(
+                try await outbox.statuses(of: old.id).map(\.installationID) == ["device-2"], "the pending one stays")
+            #expect(try await outbox.statuses(of: recent.id).count == 1)
+            try await outbox.record(
+                [.init(notificationID: old.id, installationID: "device-2", change: .delivered)], owner: "w",
+                now: start + 2)
+            #expect(try await outbox.prune(enqueuedBefore: start + 3600) == 1)
+            #expect(try await outbox.notification(id: old.id) == nil, "a notification with nothing left goes too")
+            #expect(try await outbox.notification(id: recent.id) != nil)
+        }
+    }
+
+    @Test(
+        "concurrent events of one key fold into one held notification, claimable only at the window's end",
+        arguments: StoreKind.outboxKinds)
+    func coalescingUnderConcurrency(kind: StoreKind) async throws {
+        try await kind.withDatabase { open in
+            let outbox = try await open().outbox
+            let coalescing = OutboxCoalescing(key: "server:agent:x", heldUntil: start + 3) { count in
+                PushNotification(title: "T", body: "\(count) events", data: [:], collapseID: "agent")
+            }
+            let results = try await withThrowingTaskGroup(of: EnqueueResult.self) { group in
+                for n in 0..<20 {
+                    let stored = notification(at: start + Double(n) / 10)
+                    let deliveries = try deliveries(of: stored, count: 4)
+                    group.addTask {
+                        try await outbox.enqueue(
+                            stored, deliveries: deliveries, firstAttemptAt: stored.createdAt,
+                            idempotencyKey: "event-\(n)",
+                            window: 86_400, leasedTo: "ignored", leaseUntil: start + 60, coalescing: coalescing)
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            let holders = Set(
+                results.compactMap { result -> String? in
+                    if case .held(let id, _, _) = result { return id }
+                    return nil
+                })
+            #expect(holders.count == 1 && results.count == 20)
+            let holder = try #require(holders.first)
+            #expect(try await outbox.notification(id: holder)?.content.body == "20 events")
+            #expect(try await outbox.claim(owner: "w", now: start + 2.9, leaseUntil: start + 60, limit: 100).isEmpty)
+            let claimed = try await outbox.claim(owner: "w", now: start + 3, leaseUntil: start + 60, limit: 100)
+            #expect(claimed.count == 4 && claimed.allSatisfy { $0.notificationID == holder })
+        }
+    }
+}
+
+@Suite("JSON text for SQLite")
+struct JSONTextTests {
+    @Test("strings that need escaping come back whole through SQLite's json_each")
+    func roundTrip() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let outbox = SQLiteOutbox(database: try SQLiteDatabase(path: directory.path("o.sqlite")))
+        let start = Date(timeIntervalSince1970: 1_795_323_872)
+        let ids = ["plain", "with \"quotes\"", "back\\slash", "tab\tand\u{01}control", "ünï"]
+        let notification = OutboxNotification(
+            id: "n", serverKey: "s", agentKey: "a",
+            content: PushNotification(title: "t", body: "b", data: [:], collapseID: "c"),
+            createdAt: start, expiresAt: start + 60)
+        _ = try await outbox.enqueue(
+            notification,
+            deliveries: ids.map { OutboxDelivery(notificationID: "n", installationID: $0, token: .fcm("tok-\($0)")) },
+            firstAttemptAt: notification.createdAt, idempotencyKey: nil, window: 0, leasedTo: "w",
+            leaseUntil: start + 60)
+        try await outbox.record(
+            ids.map { .init(notificationID: "n", installationID: $0, change: .delivered) }, owner: "w", now: start)
+        let statuses = try await outbox.statuses(of: "n")
+        #expect(Set(statuses.map(\.installationID)) == Set(ids))
+        #expect(statuses.allSatisfy { $0.state == .delivered })
+    }
+}

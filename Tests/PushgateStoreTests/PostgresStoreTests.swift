@@ -1,0 +1,65 @@
+import Foundation
+import PushgateCore
+import PushgatePostgres
+import PushgateTesting
+import Testing
+
+@Suite("PostgreSQL store: URL, migrations")
+struct PostgresStoreTests {
+    @Test("the embedded migrations are the files in store/postgres/, in order")
+    func migrationsMatchFiles() throws {
+        let directory = URL(fileURLWithPath: #filePath)
+            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("store/postgres")
+        let files = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+            .filter { $0.hasSuffix(".sql") }.sorted()
+        #expect(files == PostgresMigrations.all.map { $0.identifier + ".sql" })
+        for migration in PostgresMigrations.all {
+            let text = try String(
+                contentsOf: directory.appendingPathComponent(migration.identifier + ".sql"), encoding: .utf8)
+            #expect(text == migration.sql, "\(migration.identifier) differs from its file")
+        }
+    }
+
+    @Test("a database URL is read as libpq writes it; its password never shows")
+    func urls() throws {
+        let url = try PostgresURL("postgres://push%40gate:s3cr%2Ft@db.internal:6432/pushgate?sslmode=require")
+        #expect(url.host == "db.internal" && url.port == 6432 && url.database == "pushgate")
+        #expect(url.username == "push@gate" && url.sslMode == "require")
+        #expect(url.description == "postgres://push@gate:****@db.internal:6432/pushgate")
+        #expect(!url.description.contains("s3cr"))
+        let short = try PostgresURL("postgresql://u@localhost/p")
+        #expect(short.port == 5432 && short.sslMode == "prefer" && short.description == "postgres://u@localhost:5432/p")
+        #expect(PostgresURL.isPostgres("postgresql://x") && !PostgresURL.isPostgres("/var/lib/pushgate.sqlite"))
+    }
+
+    @Test(
+        "a malformed database URL is refused with the reason",
+        arguments: [
+            ("postgres://u:p@/db", "names no host"), ("postgres://db.internal/p", "names no user"),
+            ("postgres://u:p@h:5432", "names no database"), ("postgres://u:p@h/p?sslmode=verify", "sslmode must be"),
+        ])
+    func badURLs(text: String, reason: String) {
+        #expect {
+            _ = try PostgresURL(text)
+        } throws: { error in
+            "\(error)".contains(reason) && !"\(error)".contains("p@")
+        }
+    }
+
+    @Test(
+        "two processes starting at once on an empty database both migrate it, once",
+        .enabled(if: ScratchPostgresDatabase.serverURL != nil, "needs PUSHGATE_TEST_POSTGRES_URL (CI sets it)"))
+    func concurrentMigrations() async throws {
+        let scratch = try await ScratchPostgresDatabase.create()
+        defer { Task { await scratch.drop() } }
+        async let first = scratch.open()
+        async let second = scratch.open()
+        _ = try await (first, second)
+        let third = try await scratch.open()
+        let pool = Task { try await third.run() }
+        defer { pool.cancel() }
+        let store = PostgresDocumentStore(database: third)
+        #expect(try await store.count(inGroup: "devices") == 0)
+    }
+}
