@@ -188,12 +188,14 @@ let package = Package(
             dependencies: [
                 "PushgateCore",
                 "PushgateFunctions",
+                "PushgatePostgres",
                 "PushgateServer",
                 "PushgateSQLite",
                 "PushgateTesting",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Yams", package: "Yams"),
             ],
             swiftSettings: swiftSettings
         ),

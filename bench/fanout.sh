@@ -9,6 +9,8 @@
 #   CONNECTIONS=2                      the gateway's APNs connections (and h2load's)
 #   BASELINE=<git revision>            also measure that revision's build, in the same run
 #   RECOVERY=0                         skip the kill -9 recovery measurement
+#   STORES="sqlite postgres"           the stores to measure, side by side in one run
+#                                      (PostgreSQL: a throw-away cluster, fsync on)
 #
 # Prints, per N: the trigger's wall time (request to answer, which comes after the
 # last push's answer), pushes per second, that ÷ the ceiling, and the gateway's
@@ -18,6 +20,7 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 sizes=("$@"); [ ${#sizes[@]} -gt 0 ] || sizes=(1000 10000 100000)
 stand_in="${STAND_IN:-nginx}"
 connections="${CONNECTIONS:-2}"
+stores="${STORES:-sqlite postgres}"
 
 need=()
 command -v nginx >/dev/null || need+=(nginx-light)
@@ -33,11 +36,13 @@ swift build --package-path "$root" -c release --product pushgate >/dev/null 2>&1
 pushgate="$root/.build/release/pushgate"
 
 work="$(mktemp -d)"
+chmod 755 "$work"  # the postgres user runs the cluster in it
 pids=()
 cleanup() {
     for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
     [ -f "$work/nginx.pid" ] && kill -TERM "$(cat "$work/nginx.pid")" 2>/dev/null || true
     wait 2>/dev/null || true
+    [ -d "$work/postgres" ] && "$root/scripts/postgres-cluster" stop "$work/postgres" || true
     rm -rf "$work"
 }
 trap cleanup EXIT
@@ -99,10 +104,23 @@ server_key="$(printf '%s' "$secret" | sha256sum | cut -d' ' -f1)"
 # The answer waits for the whole first try, so that it marks the last push.
 export PUSHGATE_TRIGGER_WAIT=600
 
+if [[ " $stores " == *" postgres "* ]]; then
+    postgres_server="$("$root/scripts/postgres-cluster" start "$work/postgres" durable)"
+fi
+
+database() { # store label → the gateway's PUSHGATE_DATABASE (a new PostgreSQL database per label)
+    if [ "$1" = postgres ]; then
+        psql -q "$postgres_server" -c "CREATE DATABASE \"$2\"" >/dev/null 2>&1 || true
+        echo "${postgres_server%/postgres*}/$2?sslmode=disable"
+    else
+        echo "$work/$2.sqlite"
+    fi
+}
+
 seed() { # database cwd n: N device documents straight into the store (registering
          # 100,000 through the API would measure registrations, not the fan-out)
     python3 - "$1" "$server_key" "$2" "$3" <<'PY'
-import hashlib, json, sqlite3, sys
+import hashlib, json, sqlite3, subprocess, sys
 db, server_key, cwd, n = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
 agent_key = hashlib.sha256(cwd.encode()).hexdigest()
 parent = f"servers/{server_key}/agents/{agent_key}/devices"
@@ -110,18 +128,31 @@ now = "2026-11-22T00:00:00.000Z"
 rows = [(f"{parent}/device-{i:06d}", parent, "devices", f"device-{i:06d}",
          json.dumps({"apnsToken": f"{i:064x}", "platform": "ios", "createdAt": now, "updatedAt": now}))
         for i in range(n)]
-c = sqlite3.connect(db, timeout=30)
-c.executemany("INSERT OR REPLACE INTO documents (path, parent, collection_id, document_id, fields) VALUES (?,?,?,?,?)", rows)
-c.commit()
+if db.startswith("postgres://"):
+    text = "".join("\t".join(row) + "\n" for row in rows)
+    subprocess.run(["psql", "-q", db, "-c", "\\copy documents (path, parent, collection_id, document_id, fields) from stdin"],
+                   input=text, text=True, check=True)
+else:
+    c = sqlite3.connect(db, timeout=30)
+    c.executemany("INSERT OR REPLACE INTO documents (path, parent, collection_id, document_id, fields) VALUES (?,?,?,?,?)", rows)
+    c.commit()
 PY
 }
 
-start_gateway() { # binary label → sets gateway_pid, gateway_port
+pending() { # database → deliveries pending in its outbox
+    if [[ "$1" == postgres://* ]]; then
+        psql -Atq "$1" -c "select count(*) from outbox_deliveries where state = 'pending'"
+    else
+        python3 -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute("select count(*) from outbox_deliveries where state=\"pending\"").fetchone()[0])' "$1"
+    fi
+}
+
+start_gateway() { # binary label database → sets gateway_pid, gateway_port
     gateway_port="$(free_port)"
-    "$1" serve --port "$gateway_port" --database "$work/$2.sqlite" >"$work/$2.log" 2>&1 &
+    "$1" serve --port "$gateway_port" --database "$3" >>"$work/$2.log" 2>&1 &
     gateway_pid=$!
     pids+=("$gateway_pid")
-    wait_for "$work/$2.log" "listening on"
+    wait_for "$work/$2.log" "listening on 127.0.0.1:$gateway_port"
 }
 
 trigger() { # cwd [extra JSON] → prints the answer
@@ -130,11 +161,13 @@ trigger() { # cwd [extra JSON] → prints the answer
         -d "{\"cwd\": \"$1\", \"message_preview\": \"Benchmark reply: all tests pass.\"${2:-}}"
 }
 
-measure() { # binary label: one trigger per size; prints a row each
-    start_gateway "$1" "$2"
+measure() { # binary label store: one trigger per size; prints a row each
+    local db
+    db="$(database "$3" "$2")"
+    start_gateway "$1" "$2" "$db"
     for n in "${sizes[@]}"; do
         cwd="/bench/agent-$n"
-        seed "$work/$2.sqlite" "$cwd" "$n"
+        seed "$db" "$cwd" "$n"
         start=$(date +%s.%N)
         answer="$(trigger "$cwd")"
         end=$(date +%s.%N)
@@ -142,14 +175,14 @@ measure() { # binary label: one trigger per size; prints a row each
         rss_kb="$(awk '/VmHWM/ {print $2}' "/proc/$gateway_pid/status")"
         awk -v l="$2" -v n="$n" -v s="$start" -v e="$end" -v c="${ceiling:-0}" -v d="$delivered" -v r="$rss_kb" 'BEGIN {
             t = e - s; rate = n / t
-            printf "%-9s %10d %12.3f %14.0f %10s %10d %10.1f MiB\n", l, n, t, rate, (c > 0 ? sprintf("%.2f", rate / c) : "n/a"), d, r / 1024 }'
+            printf "%-18s %10d %12.3f %14.0f %10s %10d %10.1f MiB\n", l, n, t, rate, (c > 0 ? sprintf("%.2f", rate / c) : "n/a"), d, r / 1024 }'
     done
     kill -TERM "$gateway_pid"; wait "$gateway_pid" 2>/dev/null || true
 }
 
 printf '\nstand-in: %s, gateway: %s APNs connections, ceiling (h2load, same requests, %s connections): %s requests/s\n\n' \
     "$stand_in" "$connections" "$connections" "${ceiling:-n/a}"
-printf '%-9s %10s %12s %14s %10s %10s %14s\n' build devices "trigger (s)" "pushes/s" "÷ ceiling" delivered "peak RSS"
+printf '%-18s %10s %12s %14s %10s %10s %14s\n' "build / store" devices "trigger (s)" "pushes/s" "÷ ceiling" delivered "peak RSS"
 
 # BASELINE=<git revision>: the same benchmark on that revision's build, in the same
 # run (built once into .build-baseline/, its sources checked out in .build-baseline-src/).
@@ -159,26 +192,33 @@ if [ -n "${BASELINE:-}" ]; then
     git -C "$root" archive "$BASELINE" | (mkdir -p "$baseline_src" && tar -x -C "$baseline_src")
     swift build --package-path "$baseline_src" --scratch-path "$root/.build-baseline" -c release --product pushgate \
         >/dev/null 2>&1
-    measure "$root/.build-baseline/release/pushgate" "baseline"
+    measure "$root/.build-baseline/release/pushgate" "baseline-sqlite" sqlite
 fi
-measure "$pushgate" "current"
+for store in $stores; do
+    measure "$pushgate" "current-$store" "$store"
+done
 
 # Recovery: kill -9 the gateway right after it accepted a 20,000-device trigger,
 # start it again, and time until the outbox is empty (the lease must run out first).
 if [ "${RECOVERY:-1}" = 1 ]; then
     lease="${PUSHGATE_OUTBOX_LEASE:-15}"
-    start_gateway "$pushgate" recovery
-    seed "$work/recovery.sqlite" /bench/recovery 20000
-    trigger /bench/recovery ', "wait": false' >/dev/null
-    sleep 0.2
-    kill -KILL "$gateway_pid"; wait "$gateway_pid" 2>/dev/null || true
-    killed=$(date +%s.%N)
-    left="$(python3 -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute("select count(*) from outbox_deliveries where state=\"pending\"").fetchone()[0])' "$work/recovery.sqlite")"
-    start_gateway "$pushgate" recovery
-    until [ "$(curl -s "http://127.0.0.1:$gateway_port/healthz" | python3 -c 'import json,sys; print(json.load(sys.stdin)["outbox"]["pending"])')" = 0 ]; do
-        sleep 0.1
+    echo
+    for store in $stores; do
+        db="$(database "$store" "recovery-$store")"
+        start_gateway "$pushgate" "recovery-$store" "$db"
+        seed "$db" /bench/recovery 20000
+        trigger /bench/recovery ', "wait": false' >/dev/null
+        sleep 0.2
+        kill -KILL "$gateway_pid"; wait "$gateway_pid" 2>/dev/null || true
+        killed=$(date +%s.%N)
+        left="$(pending "$db")"
+        start_gateway "$pushgate" "recovery-$store" "$db"
+        until [ "$(curl -s "http://127.0.0.1:$gateway_port/healthz" | python3 -c 'import json,sys; print(json.load(sys.stdin)["outbox"]["pending"])')" = 0 ]; do
+            sleep 0.1
+        done
+        done_at=$(date +%s.%N)
+        kill -TERM "$gateway_pid"; wait "$gateway_pid" 2>/dev/null || true
+        awk -v s="$store" -v k="$killed" -v d="$done_at" -v l="$lease" -v p="$left" 'BEGIN {
+            printf "recovery (%s): %d of 20000 deliveries pending at the kill; all delivered %.1f s after it (lease %d s)\n", s, p, d - k, l }'
     done
-    done_at=$(date +%s.%N)
-    awk -v k="$killed" -v d="$done_at" -v l="$lease" -v p="$left" 'BEGIN {
-        printf "\nrecovery: %d of 20000 deliveries pending at the kill; all delivered %.1f s after it (lease %d s)\n", p, d - k, l }'
 fi

@@ -4,32 +4,36 @@
 # hold on a shared machine whose absolute speed drifts.
 #
 #   bench/functions.sh [seconds per run, default 10] [connections, default 32]
+#   STORES="sqlite postgres"   the stores measured, one after the other in one run
+#                              (PostgreSQL: a throw-away cluster with fsync on)
 #
-# Prints requests/s and p99 for /healthz, /registerSubscription (each a new device:
-# three documents upserted in one SQLite transaction, fsync'd), and
+# Prints, per store, requests/s and p99 for /healthz, /registerSubscription (each a
+# new device: three documents upserted in one transaction, fsync'd), and
 # /triggerReplyFinished (log delivery to the devices the registrations made, one log
 # line each, the log to a file), and each ÷ the ceiling.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 seconds="${1:-10}"
 connections="${2:-32}"
+stores="${STORES:-sqlite postgres}"
 
 command -v wrk >/dev/null || { apt-get update -qq && apt-get install -y -qq wrk >/dev/null; }
 "$root/scripts/install-deps"
 swift build --package-path "$root" -c release --product pushgate >/dev/null 2>&1
 
 work="$(mktemp -d)"
-log="$work/gateway.log"
-"$root/.build/release/pushgate" serve --port 0 --database "$work/bench.sqlite" >"$log" 2>&1 &
-pid=$!
-trap 'kill -TERM "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; rm -rf "$work"' EXIT
-for _ in $(seq 100); do
-    port="$(grep -o 'listening on 127.0.0.1:[0-9]*' "$log" | grep -o '[0-9]*$' || true)"
-    [ -n "$port" ] && break
-    sleep 0.1
-done
-[ -n "$port" ] || { cat "$log"; exit 1; }
-url="http://127.0.0.1:$port"
+chmod 755 "$work"  # the postgres user runs the cluster in it
+pid=""
+cleanup() {
+    [ -n "$pid" ] && { kill -TERM "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; }
+    [ -d "$work/postgres" ] && "$root/scripts/postgres-cluster" stop "$work/postgres"
+    rm -rf "$work"
+}
+trap cleanup EXIT
+if [[ " $stores " == *" postgres "* ]]; then
+    postgres_server="$("$root/scripts/postgres-cluster" start "$work/postgres" durable)"
+    psql -q "$postgres_server" -c "CREATE DATABASE bench" >/dev/null
+fi
 
 rate() { # wrk's requests/s, failing on any non-2xx answer or socket error
     local out
@@ -39,14 +43,34 @@ rate() { # wrk's requests/s, failing on any non-2xx answer or socket error
     awk '/ 99%/ {print $2}' <<<"$out" >"$work/p99"
 }
 
-ceiling="$(rate "$url/healthz")"; ceiling_p99="$(cat "$work/p99")"
-register="$(rate -s "$root/bench/register.lua" "$url")"; register_p99="$(cat "$work/p99")"
-devices="$(python3 -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute("select count(*) from documents where collection_id=?", ("devices",)).fetchone()[0])' "$work/bench.sqlite")"
-trigger="$(rate -s "$root/bench/trigger.lua" "$url")"; trigger_p99="$(cat "$work/p99")"
+printf '%-10s %-34s %12s %10s %12s\n' store "endpoint (wrk -t2 -c$connections -d${seconds}s)" "requests/s" "p99" "÷ ceiling"
+for store in $stores; do
+    if [ "$store" = postgres ]; then
+        database="${postgres_server%/postgres*}/bench?sslmode=disable"
+    else
+        database="$work/bench.sqlite"
+    fi
+    log="$work/gateway-$store.log"
+    "$root/.build/release/pushgate" serve --port 0 --database "$database" >"$log" 2>&1 &
+    pid=$!
+    port=""
+    for _ in $(seq 100); do
+        port="$(grep -o 'listening on 127.0.0.1:[0-9]*' "$log" | grep -o '[0-9]*$' || true)"
+        [ -n "$port" ] && break
+        sleep 0.1
+    done
+    [ -n "$port" ] || { cat "$log"; exit 1; }
+    url="http://127.0.0.1:$port"
 
-printf '%-34s %12s %10s %12s\n' "endpoint (wrk -t2 -c$connections -d${seconds}s)" "requests/s" "p99" "÷ ceiling"
-printf '%-34s %12.0f %10s %12s\n' "GET /healthz (ceiling)" "$ceiling" "$ceiling_p99" "1.00"
-printf '%-34s %12.0f %10s %12.2f\n' "POST /registerSubscription" "$register" "$register_p99" "$(awk -v a="$register" -v b="$ceiling" "BEGIN {print a / b}")"
-printf '%-34s %12.0f %10s %12.2f\n' "POST /triggerReplyFinished" "$trigger" "$trigger_p99" "$(awk -v a="$trigger" -v b="$ceiling" "BEGIN {print a / b}")"
-awk -v t="$trigger" -v d="$devices" 'BEGIN {
-    printf "the registrations stored %d devices over 50 agents: each trigger fans out to ~%d, %.0f deliveries/s\n", d, d / 50, t * d / 50 }'
+    ceiling="$(rate "$url/healthz")"; ceiling_p99="$(cat "$work/p99")"
+    register="$(rate -s "$root/bench/register.lua" "$url")"; register_p99="$(cat "$work/p99")"
+    devices="$(curl -s "$url/metrics" | awk '$1 == "pushgate_devices_stored" {print int($2)}')"
+    trigger="$(rate -s "$root/bench/trigger.lua" "$url")"; trigger_p99="$(cat "$work/p99")"
+    kill -TERM "$pid"; wait "$pid" 2>/dev/null || true; pid=""
+
+    printf '%-10s %-34s %12.0f %10s %12s\n' "$store" "GET /healthz (ceiling)" "$ceiling" "$ceiling_p99" "1.00"
+    printf '%-10s %-34s %12.0f %10s %12.2f\n' "$store" "POST /registerSubscription" "$register" "$register_p99" "$(awk -v a="$register" -v b="$ceiling" "BEGIN {print a / b}")"
+    printf '%-10s %-34s %12.0f %10s %12.2f\n' "$store" "POST /triggerReplyFinished" "$trigger" "$trigger_p99" "$(awk -v a="$trigger" -v b="$ceiling" "BEGIN {print a / b}")"
+    awk -v s="$store" -v t="$trigger" -v d="$devices" 'BEGIN {
+        printf "%-10s the registrations stored %d devices over 50 agents: each trigger fans out to ~%d, %.0f deliveries/s\n", s, d, d / 50, t * d / 50 }'
+done

@@ -61,6 +61,9 @@ public final class PostgresDatabasePool: Service, Sendable {
             if let message = error.serverInfo?[.message] {
                 return "PostgreSQL: \(message)"
             }
+            if let underlying = error.underlying {
+                return "PostgreSQL: \(error.code): \(underlying)"
+            }
             return "PostgreSQL: \(error.code)"
         }
         if let error = error as? DocumentStoreError { return error.description }

@@ -26,24 +26,40 @@ public final class PostgresDocumentStore: DocumentStore {
     }
 
     public func documents(in collection: CollectionPath, selecting fieldMask: [String]?) async throws -> [Document] {
-        // With a mask, PostgreSQL keeps only those keys: a fan-out reads a token per device.
-        let query: PostgresQuery =
-            if let fieldMask {
-                """
-                SELECT document_id, coalesce((SELECT jsonb_object_agg(key, value) FROM jsonb_each(fields)
-                    WHERE key = ANY(\(fieldMask))), '{}'::jsonb)::text
-                FROM documents WHERE parent = \(collection.rawValue) ORDER BY document_id
-                """
-            } else {
+        guard let fieldMask else {
+            return try await database.query(
                 """
                 SELECT document_id, fields::text FROM documents WHERE parent = \(collection.rawValue)
                 ORDER BY document_id
                 """
+            ).map { row in
+                let (id, json) = try row.decode((String, String).self)
+                let path = collection.storedDocument(id)
+                return Document(path: path, fields: try Self.fields(json, path: path.rawValue))
             }
+        }
+        // With a mask, PostgreSQL extracts each field (NULL when absent): a fan-out reads
+        // and parses one token per device, not whole documents.
+        var query = PostgresQuery(unsafeSQL: "SELECT document_id")
+        for name in fieldMask {
+            query.binds.append(name)
+            query.sql += ", (fields -> $\(query.binds.count))::text"
+        }
+        query.binds.append(collection.rawValue)
+        query.sql += " FROM documents WHERE parent = $\(query.binds.count) ORDER BY document_id"
         return try await database.query(query).map { row in
-            let (id, json) = try row.decode((String, String).self)
+            var cells = row.makeIterator()
+            let id = try cells.next()!.decode(String.self)
             let path = collection.storedDocument(id)
-            return Document(path: path, fields: try Self.fields(json, path: path.rawValue))
+            var fields: [String: JSONValue] = [:]
+            for name in fieldMask {
+                guard let json = try cells.next()!.decode(String?.self) else { continue }
+                guard let value = try? JSONValue.parse(Array(json.utf8)) else {
+                    throw DocumentStoreError.corruptDocument(path.rawValue)
+                }
+                fields[name] = value
+            }
+            return Document(path: path, fields: fields)
         }
     }
 
@@ -124,7 +140,7 @@ public final class PostgresDocumentStore: DocumentStore {
 
     public func checkWritable() async throws {
         // A transaction id is only given where writes are possible (not on a standby).
-        try await database.transaction { connection in
+        _ = try await database.transaction { connection in
             try await connection.query("SELECT txid_current()", logger: database.logger)
         }
     }

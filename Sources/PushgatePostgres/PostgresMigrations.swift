@@ -116,9 +116,12 @@ public enum PostgresMigrations {
                     PRIMARY KEY (notification_id, installation_id)
                 );
 
-                -- Due work, soonest first (what workers claim); pending deliveries only, so the
-                -- index stays the size of the backlog.
-                CREATE INDEX outbox_deliveries_due ON outbox_deliveries (next_attempt_at) WHERE state = 'pending';
+                -- What workers claim, soonest first: a pending delivery is claimable once it is due
+                -- and its lease (if any) ran out, which is one value, so a claim reads only claimable
+                -- rows even while a large fan-out is leased. Pending deliveries only: the index stays
+                -- the size of the backlog.
+                CREATE INDEX outbox_deliveries_claimable
+                    ON outbox_deliveries ((greatest(next_attempt_at, coalesce(lease_until, 0)))) WHERE state = 'pending';
 
                 -- Counts per state and pruning by age.
                 CREATE INDEX outbox_deliveries_by_state ON outbox_deliveries (state, enqueued_at);

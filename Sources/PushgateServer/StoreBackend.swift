@@ -7,11 +7,22 @@ import ServiceLifecycle
 /// The document store and the outbox a gateway runs on: SQLite when
 /// `PUSHGATE_DATABASE` is a file path, PostgreSQL when it is a
 /// `postgres://user:password@host:port/db` URL (several processes may share it).
-struct StoreBackend {
-    let store: any DocumentStore
-    let outbox: any Outbox
+public struct StoreBackend: Sendable {
+    public let store: any DocumentStore
+    public let outbox: any Outbox
     /// What must run as long as the gateway does: PostgreSQL's connection pool.
-    let service: (any Service)?
+    public let service: (any Service)?
+
+    /// Runs `body` with the database open and its pool running: for a command that
+    /// reads it once (`pushgate outbox`).
+    public static func using<T: Sendable>(
+        _ database: String, logger: Logger, _ body: (StoreBackend) async throws -> T
+    ) async throws -> T {
+        let backend = try await open(database, logger: logger)
+        let pool = backend.service.map { service in Task { try await service.run() } }
+        defer { pool?.cancel() }
+        return try await body(backend)
+    }
 
     /// Opens the database, migrating its schema; logs which one (a URL without its password).
     static func open(_ database: String, logger: Logger) async throws -> StoreBackend {

@@ -1,7 +1,9 @@
 import ArgumentParser
 import Foundation
+import Logging
 import PushgateCore
-import PushgateSQLite
+import PushgatePostgres
+import PushgateServer
 
 struct OutboxCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -24,7 +26,7 @@ struct OutboxCommand: AsyncParsableCommand {
         }
     }
 
-    @Option(help: "SQLite database file. Env: PUSHGATE_DATABASE. Default: pushgate.sqlite.")
+    @Option(help: "SQLite file or postgres:// URL. Env: PUSHGATE_DATABASE. Default: pushgate.sqlite.")
     var database: String?
 
     @Option(help: "Which deliveries: pending, failed, delivered, unfinished (pending and failed) or all.")
@@ -38,12 +40,17 @@ struct OutboxCommand: AsyncParsableCommand {
 
     func run() async throws {
         let path = database ?? ProcessInfo.processInfo.environment["PUSHGATE_DATABASE"] ?? "pushgate.sqlite"
-        guard FileManager.default.fileExists(atPath: path) else {
+        guard PostgresURL.isPostgres(path) || FileManager.default.fileExists(atPath: path) else {
             throw ValidationError("no database at \(path)")
         }
-        let outbox = SQLiteOutbox(database: try SQLiteDatabase(path: path))
-        let stats = try await outbox.stats(now: Date())
-        let entries = try await outbox.entries(in: state.states, limit: limit)
+        var logger = Logger(label: "pushgate-outbox")
+        logger.logLevel = .warning
+        let (stats, entries) = try await StoreBackend.using(path, logger: logger) { backend in
+            (
+                try await backend.outbox.stats(now: Date()),
+                try await backend.outbox.entries(in: state.states, limit: limit)
+            )
+        }
         if json {
             for entry in entries {
                 print(String(decoding: try Self.json(entry).encodedData(), as: UTF8.self))

@@ -93,6 +93,8 @@ struct SharedPostgresEndToEndTests {
             #expect(response.status == .ok)
         }
         #expect(first.stop() == 0 && second.stop() == 0)
+        let listing = try BuiltExecutable.run(["outbox", "--database", scratch.url])
+        #expect(listing.stdout.hasPrefix("pending: 0, scheduled: 0, failed: 0"), "\(listing.stdout)\(listing.stderr)")
         let migrations = [first.capturedLog, second.capturedLog].map {
             $0.components(separatedBy: "applied migration").count - 1
         }

@@ -1,6 +1,8 @@
 import Foundation
+import PushgatePostgres
 import PushgateServer
 import Testing
+import Yams
 
 /// The files in `docker/` and `deploy/`: no Docker engine runs here, so what can be
 /// checked without one is checked — the env example against the configuration
@@ -64,6 +66,25 @@ struct DeploymentFilesTests {
         let data = pipe.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         return Run(status: process.terminationStatus, output: String(decoding: data, as: UTF8.self))
+    }
+
+    @Test("compose's postgres profile: PostgreSQL, two gateway replicas on it, a database URL the gateway accepts")
+    func composePostgresProfile() throws {
+        let text = try String(contentsOf: Self.root.appendingPathComponent("docker/compose.yaml"), encoding: .utf8)
+        let services = try #require(try Yams.load(yaml: text) as? [String: Any])["services"] as? [String: Any]
+        let postgres = try #require(services?["postgres"] as? [String: Any])
+        let gateway = try #require(services?["gateway-postgres"] as? [String: Any])
+        #expect(postgres["profiles"] as? [String] == ["postgres"] && gateway["profiles"] as? [String] == ["postgres"])
+        #expect((gateway["deploy"] as? [String: Any])?["replicas"] as? Int == 2)
+        let url = try #require((gateway["environment"] as? [String: String])?["PUSHGATE_DATABASE"])
+        let settings = try SettingSources(environment: ["PUSHGATE_DATABASE": url]).gatewayConfiguration()
+        #expect(settings.databasePath == url)
+        let postgresEnvironment = try #require(postgres["environment"] as? [String: String])
+        let parsed = try PostgresURL(url)
+        #expect(
+            parsed.username == postgresEnvironment["POSTGRES_USER"]
+                && parsed.database == postgresEnvironment["POSTGRES_DB"])
+        #expect(url.contains(":\(postgresEnvironment["POSTGRES_PASSWORD"] ?? "-")@") && parsed.host == "postgres")
     }
 
     @Test("the entrypoint serves by default, passes flags to serve and other commands as they are")
