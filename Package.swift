@@ -161,6 +161,7 @@ let package = Package(
             name: "PushgateStoreTests",
             dependencies: [
                 "PushgateCore",
+                "PushgateFunctions",
                 "PushgatePostgres",
                 "PushgateSQLite",
                 "PushgateTesting",
