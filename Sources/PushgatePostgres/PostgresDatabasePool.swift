@@ -73,21 +73,15 @@ public final class PostgresDatabasePool: Service, Sendable {
     /// The migrations, each in its own transaction with its row in
     /// `pushgate_migrations`, under an advisory lock that serialises starting processes.
     private static func migrate(url: PostgresURL, logger: Logger) async throws {
-        let connection = try await PostgresConnection.connect(
-            configuration: url.connectionConfiguration(), id: 0, logger: logger)
-        do {
+        // The session lock goes with the connection, whichever way it closes.
+        try await url.withConnection(logger: logger) { connection in
             try await connection.query("SELECT pg_advisory_lock(\(migrationLock))", logger: logger)
             try await connection.query(
                 """
                 CREATE TABLE IF NOT EXISTS pushgate_migrations (
                     identifier TEXT PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())
                 """, logger: logger)
-            var applied: Set<String> = []
-            for try await identifier in try await connection.query(
-                "SELECT identifier FROM pushgate_migrations", logger: logger
-            ).decode(String.self) {
-                applied.insert(identifier)
-            }
+            let applied = try await appliedMigrations(on: connection, logger: logger)
             for migration in PostgresMigrations.all where !applied.contains(migration.identifier) {
                 try await connection.withTransaction(logger: logger) { transaction in
                     for statement in migration.statements {
@@ -98,12 +92,25 @@ public final class PostgresDatabasePool: Service, Sendable {
                 }
                 logger.info("applied migration", metadata: ["migration": "\(migration.identifier)"])
             }
-            try await connection.query("SELECT pg_advisory_unlock(\(migrationLock))", logger: logger)
-        } catch {
-            try? await connection.close()
-            throw error
         }
-        try await connection.close()
+    }
+
+    /// The identifiers in `pushgate_migrations`; none when the table is not there yet.
+    private static func appliedMigrations(on connection: PostgresConnection, logger: Logger) async throws
+        -> Set<String>
+    {
+        let exists =
+            try await connection.query(
+                "SELECT to_regclass('pushgate_migrations') IS NOT NULL", logger: logger
+            ).collect().first?.decode(Bool.self) ?? false
+        guard exists else { return [] }
+        var applied: Set<String> = []
+        for try await identifier in try await connection.query(
+            "SELECT identifier FROM pushgate_migrations", logger: logger
+        ).decode(String.self) {
+            applied.insert(identifier)
+        }
+        return applied
     }
 
     /// What `pushgate doctor` learns without changing anything: the server answers,
@@ -111,22 +118,10 @@ public final class PostgresDatabasePool: Service, Sendable {
     /// and how many migrations a start would apply.
     public static func probe(url: PostgresURL, logger: Logger) async throws(DocumentStoreError) -> Int {
         do {
-            let connection = try await PostgresConnection.connect(
-                configuration: url.connectionConfiguration(), id: 0, logger: logger)
-            defer { Task { try? await connection.close() } }
-            var applied: Set<String> = []
-            try await connection.withTransaction(logger: logger) { transaction in
-                try await transaction.query("SELECT txid_current()", logger: logger)
-                let exists =
-                    try await transaction.query(
-                        "SELECT to_regclass('pushgate_migrations') IS NOT NULL", logger: logger
-                    ).collect().first?.decode(Bool.self) ?? false
-                if exists {
-                    for try await identifier in try await transaction.query(
-                        "SELECT identifier FROM pushgate_migrations", logger: logger
-                    ).decode(String.self) {
-                        applied.insert(identifier)
-                    }
+            let applied = try await url.withConnection(logger: logger) { connection in
+                try await connection.withTransaction(logger: logger) { transaction in
+                    try await transaction.query("SELECT txid_current()", logger: logger)
+                    return try await appliedMigrations(on: transaction, logger: logger)
                 }
             }
             return PostgresMigrations.all.count { !applied.contains($0.identifier) }

@@ -37,16 +37,10 @@ public final class PostgresOutbox: Outbox {
         leaseUntil: Date,
         coalescing: OutboxCoalescing?
     ) async throws -> EnqueueResult {
-        let due = Self.milliseconds(coalescing?.heldUntil ?? firstAttemptAt)
-        let content = String(decoding: try JSONEncoder().encode(notification.content), as: UTF8.self)
-        let rows = String(
-            decoding: try JSONEncoder().encode(
-                deliveries.map { [$0.installationID, $0.token.kind, $0.token.value, $0.pushID] }),
-            as: UTF8.self
-        )
-        let created = Self.milliseconds(notification.createdAt)
-        let lease = coalescing == nil ? owner.map { _ in Self.milliseconds(leaseUntil) } : nil
-        let owner = coalescing == nil ? owner : nil
+        let stored = try OutboxEnqueueRows(
+            notification, deliveries: deliveries, firstAttemptAt: firstAttemptAt, leasedTo: owner,
+            leaseUntil: leaseUntil, coalescing: coalescing)
+        let created = stored.created
         let logger = self.logger
         return try await database.transaction { connection in
             let keys = [
@@ -90,20 +84,20 @@ public final class PostgresOutbox: Outbox {
                     WHERE id = \(holderID)
                     """, logger: logger)
                 try await Self.insert(
-                    notification, content: content, created: created, idempotencyKey: idempotencyKey,
+                    notification, content: stored.content, created: created, idempotencyKey: idempotencyKey,
                     coalescedInto: holderID, on: connection, logger: logger)
                 // A device that subscribed since the window opened gets the push too.
                 try await Self.insertDeliveries(
-                    rows, of: holderID, enqueuedAt: created, due: heldUntil, owner: nil, lease: nil,
+                    stored.deliveries, of: holderID, enqueuedAt: created, due: heldUntil, owner: nil, lease: nil,
                     skippingExisting: true, on: connection, logger: logger)
-                return .held(notificationID: holderID, count: count, heldUntil: Self.date(heldUntil))
+                return .held(notificationID: holderID, count: count, heldUntil: OutboxRows.date(heldUntil))
             }
             try await Self.insert(
-                notification, content: content, created: created, idempotencyKey: idempotencyKey,
-                coalescing: coalescing.map { ($0.key, due) }, on: connection, logger: logger)
+                notification, content: stored.content, created: created, idempotencyKey: idempotencyKey,
+                coalescing: coalescing.map { ($0.key, stored.due) }, on: connection, logger: logger)
             try await Self.insertDeliveries(
-                rows, of: notification.id, enqueuedAt: created, due: due, owner: owner, lease: lease,
-                skippingExisting: false, on: connection, logger: logger)
+                stored.deliveries, of: notification.id, enqueuedAt: created, due: stored.due, owner: stored.owner,
+                lease: stored.lease, skippingExisting: false, on: connection, logger: logger)
             if deliveries.count >= Self.analyzeThreshold {
                 // Fresh statistics before the first answers are recorded: without them
                 // PostgreSQL guesses a new notification has a few hundred deliveries and
@@ -112,7 +106,7 @@ public final class PostgresOutbox: Outbox {
                 try await connection.query("ANALYZE outbox_deliveries", logger: logger)
             }
             if coalescing != nil {
-                return .held(notificationID: notification.id, count: 1, heldUntil: Self.date(due))
+                return .held(notificationID: notification.id, count: 1, heldUntil: OutboxRows.date(stored.due))
             }
             return .created
         }
@@ -133,7 +127,7 @@ public final class PostgresOutbox: Outbox {
             INSERT INTO outbox_notifications (id, server_key, agent_key, content, created_at, expires_at,
                 idempotency_key, reminder_of, coalesce_key, held_until, coalesced_count, coalesced_into)
             VALUES (\(notification.id), \(notification.serverKey), \(notification.agentKey), \(content)::jsonb,
-                \(created), \(milliseconds(notification.expiresAt)), \(idempotencyKey), \(notification.reminderOf),
+                \(created), \(OutboxRows.milliseconds(notification.expiresAt)), \(idempotencyKey), \(notification.reminderOf),
                 \(coalescing?.key), \(coalescing?.heldUntil), \(coalescing.map { _ in 1 }), \(coalescedInto))
             """, logger: logger)
     }
@@ -167,16 +161,16 @@ public final class PostgresOutbox: Outbox {
             """
             SELECT id FROM outbox_notifications
             WHERE server_key = \(serverKey) AND idempotency_key = \(idempotencyKey)
-                AND created_at > \(Self.milliseconds(date))
+                AND created_at > \(OutboxRows.milliseconds(date))
             """
         ).first?.decode(String.self)
     }
 
     public func claim(owner: String, now: Date, leaseUntil: Date, limit: Int) async throws -> [OutboxDelivery] {
-        let now = Self.milliseconds(now)
+        let now = OutboxRows.milliseconds(now)
         return try await database.query(
             """
-            UPDATE outbox_deliveries AS d SET lease_owner = \(owner), lease_until = \(Self.milliseconds(leaseUntil))
+            UPDATE outbox_deliveries AS d SET lease_owner = \(owner), lease_until = \(OutboxRows.milliseconds(leaseUntil))
             FROM (
                 SELECT notification_id, installation_id FROM outbox_deliveries
                 WHERE state = 'pending' AND greatest(next_attempt_at, coalesce(lease_until, 0)) <= \(now)
@@ -205,55 +199,35 @@ public final class PostgresOutbox: Outbox {
             serverKey: serverKey,
             agentKey: agentKey,
             content: try JSONDecoder().decode(PushNotification.self, from: Data(content.utf8)),
-            createdAt: Self.date(createdAt),
-            expiresAt: Self.date(expiresAt),
+            createdAt: OutboxRows.date(createdAt),
+            expiresAt: OutboxRows.date(expiresAt),
             reminderOf: reminderOf
         )
     }
 
     public func record(_ updates: [DeliveryUpdate], owner: String, now: Date) async throws {
-        let now = Self.milliseconds(now)
-        // Deliveries that ended alike are recorded by one statement each (a fan-out's
-        // chunk is mostly "delivered"); retries by one statement with their times.
-        var finished: [FinishedGroup: [String]] = [:]
-        var retryNotifications: [String] = []
-        var retryInstallations: [String] = []
-        var retryTimes: [Int64] = []
-        var retryReasons: [String] = []
-        for update in updates {
-            switch update.change {
-            case .delivered:
-                finished[FinishedGroup(notificationID: update.notificationID, state: "delivered"), default: []]
-                    .append(update.installationID)
-            case .failed(let reason, let removed):
-                let group = FinishedGroup(
-                    notificationID: update.notificationID, state: "failed", reason: reason, removed: removed)
-                finished[group, default: []].append(update.installationID)
-            case .retry(let reason, let date):
-                retryNotifications.append(update.notificationID)
-                retryInstallations.append(update.installationID)
-                retryTimes.append(Self.milliseconds(date))
-                retryReasons.append(reason)
-            }
-        }
+        let now = OutboxRows.milliseconds(now)
+        let recorded = DeliveryRecordGroups(updates)
         let logger = self.logger
         try await database.transaction { connection in
-            for (group, installationIDs) in finished {
+            for (group, installationIDs) in recorded.finished {
                 try await connection.query(
                     """
-                    UPDATE outbox_deliveries SET state = \(group.state), attempts = attempts + 1, finished_at = \(now),
+                    UPDATE outbox_deliveries SET state = \(group.state.rawValue), attempts = attempts + 1, finished_at = \(now),
                         last_reason = \(group.reason), removed = \(group.removed), lease_owner = NULL, lease_until = NULL
                     WHERE notification_id = \(group.notificationID) AND installation_id = ANY(\(installationIDs))
                         AND state || '' = 'pending' AND lease_owner = \(owner)
                     """, logger: logger)
             }
-            if !retryNotifications.isEmpty {
+            let retries = recorded.retries
+            if !retries.isEmpty {
                 try await connection.query(
                     """
                     UPDATE outbox_deliveries AS d SET attempts = d.attempts + 1, next_attempt_at = r.at,
                         last_reason = r.reason, lease_owner = NULL, lease_until = NULL
-                    FROM unnest(\(retryNotifications)::text[], \(retryInstallations)::text[], \(retryTimes)::bigint[],
-                        \(retryReasons)::text[]) AS r(notification_id, installation_id, at, reason)
+                    FROM unnest(\(retries.map(\.notificationID))::text[], \(retries.map(\.installationID))::text[],
+                        \(retries.map(\.at))::bigint[], \(retries.map(\.reason))::text[])
+                        AS r(notification_id, installation_id, at, reason)
                     WHERE d.notification_id = r.notification_id AND d.installation_id = r.installation_id
                         AND d.state || '' = 'pending' AND d.lease_owner = \(owner)
                     """, logger: logger)
@@ -261,18 +235,10 @@ public final class PostgresOutbox: Outbox {
         }
     }
 
-    /// Deliveries of one notification that ended the same way.
-    private struct FinishedGroup: Hashable {
-        let notificationID: String
-        let state: String
-        var reason: String?
-        var removed = false
-    }
-
     public func extendLeases(owner: String, notificationID: String, until date: Date) async throws {
         _ = try await database.query(
             """
-            UPDATE outbox_deliveries SET lease_until = \(Self.milliseconds(date))
+            UPDATE outbox_deliveries SET lease_until = \(OutboxRows.milliseconds(date))
             WHERE notification_id = \(notificationID) AND state || '' = 'pending' AND lease_owner = \(owner)
             """)
     }
@@ -307,9 +273,9 @@ public final class PostgresOutbox: Outbox {
             """
             SELECT
                 (SELECT count(*) FROM outbox_deliveries WHERE state = 'pending'),
-                (SELECT count(*) FROM outbox_deliveries WHERE state = 'pending' AND next_attempt_at <= \(Self.milliseconds(now))),
+                (SELECT count(*) FROM outbox_deliveries WHERE state = 'pending' AND next_attempt_at <= \(OutboxRows.milliseconds(now))),
                 (SELECT min(enqueued_at) FROM outbox_deliveries
-                    WHERE state = 'pending' AND next_attempt_at <= \(Self.milliseconds(now))),
+                    WHERE state = 'pending' AND next_attempt_at <= \(OutboxRows.milliseconds(now))),
                 (SELECT count(*) FROM outbox_deliveries WHERE state = 'failed')
             """
         ).first
@@ -317,7 +283,7 @@ public final class PostgresOutbox: Outbox {
             return OutboxStats(pending: 0, scheduled: 0, oldestDueSince: nil, failed: 0)
         }
         return OutboxStats(
-            pending: Int(pending), scheduled: Int(pending - due), oldestDueSince: oldest.map(Self.date),
+            pending: Int(pending), scheduled: Int(pending - due), oldestDueSince: oldest.map(OutboxRows.date),
             failed: Int(failed))
     }
 
@@ -352,7 +318,7 @@ public final class PostgresOutbox: Outbox {
             ).first?.decode(Int64.self) ?? 0
         return AgentActivity(
             lastNotificationID: latest?.0,
-            lastNotificationAt: latest.map { Self.date($0.1) },
+            lastNotificationAt: latest.map { OutboxRows.date($0.1) },
             lastOutcomes: outcomes,
             pendingReminders: Int(reminders)
         )
@@ -408,18 +374,18 @@ public final class PostgresOutbox: Outbox {
                 notificationID: notificationID,
                 agentKey: agentKey,
                 installationID: installationID,
-                token: try Self.token(kind: kind, value: token),
+                token: try OutboxRows.token(kind: kind, value: token),
                 state: state,
                 attempts: Int(attempts),
-                enqueuedAt: Self.date(enqueued),
-                nextAttemptAt: state == .pending ? Self.date(next) : nil,
+                enqueuedAt: OutboxRows.date(enqueued),
+                nextAttemptAt: state == .pending ? OutboxRows.date(next) : nil,
                 lastReason: reason
             )
         }
     }
 
     public func prune(enqueuedBefore date: Date) async throws -> Int {
-        let cutoff = Self.milliseconds(date)
+        let cutoff = OutboxRows.milliseconds(date)
         let logger = self.logger
         return try await database.transaction { connection in
             let removed = try await connection.query(
@@ -445,25 +411,9 @@ public final class PostgresOutbox: Outbox {
         return OutboxDelivery(
             notificationID: notificationID,
             installationID: installationID,
-            token: try token(kind: kind, value: value),
+            token: try OutboxRows.token(kind: kind, value: value),
             pushID: pushID,
             attempts: Int(attempts)
         )
-    }
-
-    private static func token(kind: String, value: String) throws -> DeviceToken {
-        switch kind {
-        case "apns": return .apns(value)
-        case "fcm": return .fcm(value)
-        default: throw DocumentStoreError.corruptDocument("a delivery's token kind '\(kind)'")
-        }
-    }
-
-    static func milliseconds(_ date: Date) -> Int64 {
-        Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
-    }
-
-    static func date(_ milliseconds: Int64) -> Date {
-        Date(timeIntervalSince1970: Double(milliseconds) / 1000)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import PostgresNIO
 
 /// Where a PostgreSQL database is: `postgres://user:password@host:port/db` (also
@@ -48,29 +49,40 @@ public struct PostgresURL: Sendable, Hashable, CustomStringConvertible {
         "postgres://\(username)\(password == nil ? "" : ":****")@\(host):\(port)/\(database)"
     }
 
-    /// A connection's TLS: NIOSSL contexts, made for it.
-    private func tls() throws -> PostgresConnection.Configuration.TLS {
-        switch sslMode {
-        case "disable": .disable
-        case "require": .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
-        default: .prefer(try NIOSSLContext(configuration: .makeClientConfiguration()))
-        }
+    /// TLS as `sslmode` asks: none, required, or preferred (`nil`: disabled).
+    private var tls: (configuration: TLSConfiguration, required: Bool)? {
+        sslMode == "disable" ? nil : (.makeClientConfiguration(), sslMode == "require")
     }
 
+    /// The pool's configuration.
     var clientConfiguration: PostgresClient.Configuration {
-        let tls: PostgresClient.Configuration.TLS =
-            switch sslMode {
-            case "disable": .disable
-            case "require": .require(.makeClientConfiguration())
-            default: .prefer(.makeClientConfiguration())
-            }
+        let mode: PostgresClient.Configuration.TLS =
+            tls.map { $0.required ? .require($0.configuration) : .prefer($0.configuration) } ?? .disable
         return PostgresClient.Configuration(
-            host: host, port: port, username: username, password: password, database: database, tls: tls)
+            host: host, port: port, username: username, password: password, database: database, tls: mode)
     }
 
-    public func connectionConfiguration() throws -> PostgresConnection.Configuration {
-        PostgresConnection.Configuration(
-            host: host, port: port, username: username, password: password, database: database, tls: try tls())
+    /// Runs `body` on one connection of its own, closed after it: for what happens
+    /// outside the pool (migrations before it starts, `pushgate doctor`, test set-up).
+    @discardableResult
+    public func withConnection<T>(logger: Logger, _ body: (PostgresConnection) async throws -> T) async throws -> T {
+        let mode: PostgresConnection.Configuration.TLS =
+            try tls.map {
+                let context = try NIOSSLContext(configuration: $0.configuration)
+                return $0.required ? .require(context) : .prefer(context)
+            } ?? .disable
+        let connection = try await PostgresConnection.connect(
+            configuration: PostgresConnection.Configuration(
+                host: host, port: port, username: username, password: password, database: database, tls: mode),
+            id: 0, logger: logger)
+        do {
+            let result = try await body(connection)
+            try await connection.close()
+            return result
+        } catch {
+            try? await connection.close()
+            throw error
+        }
     }
 }
 

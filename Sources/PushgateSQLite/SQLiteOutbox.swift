@@ -25,16 +25,10 @@ public final class SQLiteOutbox: Outbox {
         leaseUntil: Date,
         coalescing: OutboxCoalescing?
     ) async throws -> EnqueueResult {
-        let due = Self.milliseconds(coalescing?.heldUntil ?? firstAttemptAt)
-        let content = String(decoding: try JSONEncoder().encode(notification.content), as: UTF8.self)
-        let rows = String(
-            decoding: try JSONEncoder().encode(
-                deliveries.map { [$0.installationID, $0.token.kind, $0.token.value, $0.pushID] }),
-            as: UTF8.self
-        )
-        let created = Self.milliseconds(notification.createdAt)
-        let lease = coalescing == nil ? owner.map { _ in Self.milliseconds(leaseUntil) } : nil
-        let owner = coalescing == nil ? owner : nil
+        let stored = try OutboxEnqueueRows(
+            notification, deliveries: deliveries, firstAttemptAt: firstAttemptAt, leasedTo: owner,
+            leaseUntil: leaseUntil, coalescing: coalescing)
+        let created = stored.created
         return try await database.write { db in
             if let idempotencyKey {
                 let earlier = try Row.fetchOne(
@@ -73,23 +67,24 @@ public final class SQLiteOutbox: Outbox {
                     arguments: [merged, count, holderID]
                 )
                 try Self.insert(
-                    notification, content: content, created: created, idempotencyKey: idempotencyKey,
+                    notification, content: stored.content, created: created, idempotencyKey: idempotencyKey,
                     coalescedInto: holderID, in: db)
                 // A device that subscribed since the window opened gets the push too.
                 let heldUntil: Int64 = holder["held_until"]
                 try Self.insertDeliveries(
-                    rows, of: holderID, enqueuedAt: created, due: heldUntil, owner: nil, lease: nil, orIgnore: true,
+                    stored.deliveries, of: holderID, enqueuedAt: created, due: heldUntil, owner: nil, lease: nil,
+                    orIgnore: true,
                     in: db)
-                return .held(notificationID: holderID, count: count, heldUntil: Self.date(heldUntil))
+                return .held(notificationID: holderID, count: count, heldUntil: OutboxRows.date(heldUntil))
             }
             try Self.insert(
-                notification, content: content, created: created, idempotencyKey: idempotencyKey,
-                coalescing: coalescing.map { ($0.key, due) }, in: db)
+                notification, content: stored.content, created: created, idempotencyKey: idempotencyKey,
+                coalescing: coalescing.map { ($0.key, stored.due) }, in: db)
             try Self.insertDeliveries(
-                rows, of: notification.id, enqueuedAt: created, due: due, owner: owner, lease: lease, orIgnore: false,
-                in: db)
+                stored.deliveries, of: notification.id, enqueuedAt: created, due: stored.due, owner: stored.owner,
+                lease: stored.lease, orIgnore: false, in: db)
             if coalescing != nil {
-                return .held(notificationID: notification.id, count: 1, heldUntil: Self.date(due))
+                return .held(notificationID: notification.id, count: 1, heldUntil: OutboxRows.date(stored.due))
             }
             return .created
         }
@@ -112,7 +107,8 @@ public final class SQLiteOutbox: Outbox {
                 """,
             arguments: [
                 notification.id, notification.serverKey, notification.agentKey, content, created,
-                milliseconds(notification.expiresAt), idempotencyKey, notification.reminderOf, coalescing?.key,
+                OutboxRows.milliseconds(notification.expiresAt), idempotencyKey, notification.reminderOf,
+                coalescing?.key,
                 coalescing?.heldUntil, coalescing.map { _ in 1 }, coalescedInto,
             ]
         )
@@ -143,7 +139,7 @@ public final class SQLiteOutbox: Outbox {
     }
 
     public func notificationID(idempotencyKey: String, serverKey: String, since date: Date) async throws -> String? {
-        let since = Self.milliseconds(date)
+        let since = OutboxRows.milliseconds(date)
         return try await database.read { db in
             try String.fetchOne(
                 db,
@@ -157,8 +153,8 @@ public final class SQLiteOutbox: Outbox {
     }
 
     public func claim(owner: String, now: Date, leaseUntil: Date, limit: Int) async throws -> [OutboxDelivery] {
-        let now = Self.milliseconds(now)
-        let lease = Self.milliseconds(leaseUntil)
+        let now = OutboxRows.milliseconds(now)
+        let lease = OutboxRows.milliseconds(leaseUntil)
         return try await database.write { db in
             let rows = try Row.fetchAll(
                 db,
@@ -187,34 +183,17 @@ public final class SQLiteOutbox: Outbox {
                 serverKey: row["server_key"],
                 agentKey: row["agent_key"],
                 content: try JSONDecoder().decode(PushNotification.self, from: Data(content.utf8)),
-                createdAt: Self.date(row["created_at"]),
-                expiresAt: Self.date(row["expires_at"]),
+                createdAt: OutboxRows.date(row["created_at"]),
+                expiresAt: OutboxRows.date(row["expires_at"]),
                 reminderOf: row["reminder_of"]
             )
         }
     }
 
     public func record(_ updates: [DeliveryUpdate], owner: String, now: Date) async throws {
-        let now = Self.milliseconds(now)
-        // Deliveries that ended alike are recorded by one statement each (a fan-out's
-        // chunk is mostly "delivered"); retries, each with its own time, one by one.
-        var finished: [FinishedGroup: [String]] = [:]
-        var retries: [(DeliveryUpdate, reason: String, at: Int64)] = []
-        for update in updates {
-            switch update.change {
-            case .delivered:
-                finished[FinishedGroup(notificationID: update.notificationID, state: "delivered"), default: []]
-                    .append(update.installationID)
-            case .failed(let reason, let removed):
-                let group = FinishedGroup(
-                    notificationID: update.notificationID, state: "failed", reason: reason, removed: removed)
-                finished[group, default: []].append(update.installationID)
-            case .retry(let reason, let date):
-                retries.append((update, reason, Self.milliseconds(date)))
-            }
-        }
-        let groups = finished.map { group, ids in (group, JSONText.array(ids)) }
-        let retryRows = retries
+        let now = OutboxRows.milliseconds(now)
+        let recorded = DeliveryRecordGroups(updates)
+        let groups = recorded.finished.map { group, ids in (group, JSONText.array(ids)) }
         try await database.write { db in
             for (group, ids) in groups {
                 try db.execute(
@@ -224,32 +203,27 @@ public final class SQLiteOutbox: Outbox {
                         WHERE notification_id = ? AND +state = 'pending' AND lease_owner = ?
                             AND installation_id IN (SELECT value FROM json_each(?))
                         """,
-                    arguments: [group.state, now, group.reason, group.removed, group.notificationID, owner, ids]
+                    arguments: [
+                        group.state.rawValue, now, group.reason, group.removed, group.notificationID, owner, ids,
+                    ]
                 )
             }
-            let retry = try db.cachedStatement(
+            let statement = try db.cachedStatement(
                 sql: """
                     UPDATE outbox_deliveries SET attempts = attempts + 1, next_attempt_at = ?, last_reason = ?,
                         lease_owner = NULL, lease_until = NULL
                     WHERE notification_id = ? AND installation_id = ? AND +state = 'pending' AND lease_owner = ?
                     """
             )
-            for (update, reason, at) in retryRows {
-                try retry.execute(arguments: [at, reason, update.notificationID, update.installationID, owner])
+            for retry in recorded.retries {
+                try statement.execute(
+                    arguments: [retry.at, retry.reason, retry.notificationID, retry.installationID, owner])
             }
         }
     }
 
-    /// Deliveries of one notification that ended the same way.
-    private struct FinishedGroup: Hashable {
-        let notificationID: String
-        let state: String
-        var reason: String?
-        var removed = false
-    }
-
     public func extendLeases(owner: String, notificationID: String, until date: Date) async throws {
-        let until = Self.milliseconds(date)
+        let until = OutboxRows.milliseconds(date)
         try await database.write { db in
             try db.execute(
                 sql: """
@@ -297,7 +271,7 @@ public final class SQLiteOutbox: Outbox {
     }
 
     public func stats(now: Date) async throws -> OutboxStats {
-        let now = Self.milliseconds(now)
+        let now = OutboxRows.milliseconds(now)
         return try await database.read { db in
             let pending =
                 try Int.fetchOne(db, sql: "SELECT count(*) FROM outbox_deliveries WHERE state = 'pending'") ?? 0
@@ -312,7 +286,7 @@ public final class SQLiteOutbox: Outbox {
             return OutboxStats(
                 pending: pending,
                 scheduled: pending - (due?[0] ?? 0),
-                oldestDueSince: oldest.map(Self.date),
+                oldestDueSince: oldest.map(OutboxRows.date),
                 failed: failed
             )
         }
@@ -357,7 +331,7 @@ public final class SQLiteOutbox: Outbox {
             let createdAt: Int64? = latest?["created_at"]
             return AgentActivity(
                 lastNotificationID: latest?["id"],
-                lastNotificationAt: createdAt.map(Self.date),
+                lastNotificationAt: createdAt.map(OutboxRows.date),
                 lastOutcomes: outcomes,
                 pendingReminders: reminders
             )
@@ -423,11 +397,11 @@ public final class SQLiteOutbox: Outbox {
                     notificationID: row["notification_id"],
                     agentKey: row["agent_key"],
                     installationID: row["installation_id"],
-                    token: try Self.token(kind: row["token_kind"], value: row["token"]),
+                    token: try OutboxRows.token(kind: row["token_kind"], value: row["token"]),
                     state: state,
                     attempts: row["attempts"],
-                    enqueuedAt: Self.date(row["enqueued_at"]),
-                    nextAttemptAt: state == .pending ? Self.date(row["next_attempt_at"]) : nil,
+                    enqueuedAt: OutboxRows.date(row["enqueued_at"]),
+                    nextAttemptAt: state == .pending ? OutboxRows.date(row["next_attempt_at"]) : nil,
                     lastReason: row["last_reason"]
                 )
             }
@@ -435,7 +409,7 @@ public final class SQLiteOutbox: Outbox {
     }
 
     public func prune(enqueuedBefore date: Date) async throws -> Int {
-        let cutoff = Self.milliseconds(date)
+        let cutoff = OutboxRows.milliseconds(date)
         return try await database.write { db in
             try db.execute(
                 sql: "DELETE FROM outbox_deliveries WHERE state IN ('delivered', 'failed') AND enqueued_at < ?",
@@ -459,25 +433,9 @@ public final class SQLiteOutbox: Outbox {
         OutboxDelivery(
             notificationID: row["notification_id"],
             installationID: row["installation_id"],
-            token: try token(kind: row["token_kind"], value: row["token"]),
+            token: try OutboxRows.token(kind: row["token_kind"], value: row["token"]),
             pushID: row["push_id"],
             attempts: row["attempts"]
         )
-    }
-
-    private static func token(kind: String, value: String) throws -> DeviceToken {
-        switch kind {
-        case "apns": return .apns(value)
-        case "fcm": return .fcm(value)
-        default: throw DocumentStoreError.corruptDocument("a delivery's token kind '\(kind)'")
-        }
-    }
-
-    static func milliseconds(_ date: Date) -> Int64 {
-        Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
-    }
-
-    static func date(_ milliseconds: Int64) -> Date {
-        Date(timeIntervalSince1970: Double(milliseconds) / 1000)
     }
 }

@@ -24,19 +24,24 @@ public struct StoreBackend: Sendable {
         return try await body(backend)
     }
 
+    /// The PostgreSQL URL `database` names, `nil` for a SQLite path; a malformed URL is
+    /// a configuration error naming `PUSHGATE_DATABASE`.
+    static func postgresURL(_ database: String) throws(ConfigurationError) -> PostgresURL? {
+        guard PostgresURL.isPostgres(database) else { return nil }
+        do {
+            return try PostgresURL(database)
+        } catch {
+            throw ConfigurationError("PUSHGATE_DATABASE \(error.description)")
+        }
+    }
+
     /// Opens the database, migrating its schema; logs which one (a URL without its password).
     static func open(_ database: String, logger: Logger) async throws -> StoreBackend {
-        guard PostgresURL.isPostgres(database) else {
+        guard let url = try postgresURL(database) else {
             let sqlite = try SQLiteDatabase(path: database)
             logger.info("store: SQLite", metadata: ["database": "\(database)"])
             return StoreBackend(
                 store: SQLiteDocumentStore(database: sqlite), outbox: SQLiteOutbox(database: sqlite), service: nil)
-        }
-        let url: PostgresURL
-        do {
-            url = try PostgresURL(database)
-        } catch {
-            throw ConfigurationError("PUSHGATE_DATABASE \(error.description)")
         }
         let postgres = try await PostgresDatabasePool(url: url, logger: logger)
         logger.info("store: PostgreSQL", metadata: ["database": "\(url)"])

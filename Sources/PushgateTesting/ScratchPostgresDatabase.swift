@@ -44,10 +44,9 @@ public struct ScratchPostgresDatabase: Sendable {
     private static func administer(_ server: PostgresURL, _ sql: String) async throws {
         var logger = Logger(label: "postgres-test")
         logger.logLevel = .error
-        let connection = try await PostgresConnection.connect(
-            configuration: server.connectionConfiguration(), id: 1, logger: logger)
-        defer { Task { try? await connection.close() } }
-        try await connection.query(PostgresQuery(unsafeSQL: sql), logger: logger)
+        try await server.withConnection(logger: logger) { connection in
+            try await connection.query(PostgresQuery(unsafeSQL: sql), logger: logger)
+        }
     }
 }
 

@@ -6,21 +6,6 @@ import Testing
 
 @Suite("PostgreSQL store: URL, migrations")
 struct PostgresStoreTests {
-    @Test("the embedded migrations are the files in store/postgres/, in order")
-    func migrationsMatchFiles() throws {
-        let directory = URL(fileURLWithPath: #filePath)
-            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("store/postgres")
-        let files = try FileManager.default.contentsOfDirectory(atPath: directory.path)
-            .filter { $0.hasSuffix(".sql") }.sorted()
-        #expect(files == PostgresMigrations.all.map { $0.identifier + ".sql" })
-        for migration in PostgresMigrations.all {
-            let text = try String(
-                contentsOf: directory.appendingPathComponent(migration.identifier + ".sql"), encoding: .utf8)
-            #expect(text == migration.sql, "\(migration.identifier) differs from its file")
-        }
-    }
-
     @Test("a database URL is read as libpq writes it; its password never shows")
     func urls() throws {
         let url = try PostgresURL("postgres://push%40gate:s3cr%2Ft@db.internal:6432/pushgate?sslmode=require")

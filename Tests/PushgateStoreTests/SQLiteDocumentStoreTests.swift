@@ -95,18 +95,4 @@ struct SQLiteDocumentStoreTests {
         }
     }
 
-    @Test("the embedded migrations are the files in store/sqlite/, in order")
-    func migrationsMatchFiles() throws {
-        let directory = URL(fileURLWithPath: #filePath)
-            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("store/sqlite")
-        let files = try FileManager.default.contentsOfDirectory(atPath: directory.path)
-            .filter { $0.hasSuffix(".sql") }.sorted()
-        #expect(files == SQLiteMigrations.all.map { $0.identifier + ".sql" })
-        for migration in SQLiteMigrations.all {
-            let text = try String(
-                contentsOf: directory.appendingPathComponent(migration.identifier + ".sql"), encoding: .utf8)
-            #expect(text == migration.sql, "\(migration.identifier) differs from its file")
-        }
-    }
 }

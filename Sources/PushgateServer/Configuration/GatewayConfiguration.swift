@@ -6,7 +6,7 @@ public struct GatewayConfiguration: Sendable, Hashable {
     public var host: String
     /// The port to listen on (`PUSHGATE_PORT`); 0 picks a free one.
     public var port: Int
-    /// The SQLite file (`PUSHGATE_DATABASE`), created when missing.
+    /// The SQLite file (`PUSHGATE_DATABASE`), created when missing, or a PostgreSQL URL.
     public var databasePath: String
     /// APNs delivery (`PUSHGATE_APNS_*`); without a key, pushes go to the log.
     public var apns: APNsSettings

@@ -1,5 +1,4 @@
 import Foundation
-import PushgatePostgres
 
 /// Where the settings come from, in order of precedence: flags, then the environment
 /// (`PUSHGATE_*`), then the configuration file, then the defaults.
@@ -60,13 +59,7 @@ public struct SettingSources: Sendable {
             readyMaxBacklog = number
         }
         let database = self[.database] ?? "pushgate.sqlite"
-        if PostgresURL.isPostgres(database) {
-            do {
-                _ = try PostgresURL(database)
-            } catch {
-                throw ConfigurationError("PUSHGATE_DATABASE \(error.description)")
-            }
-        }
+        _ = try StoreBackend.postgresURL(database)
         return GatewayConfiguration(
             host: self[.host] ?? "127.0.0.1",
             port: port,

@@ -80,17 +80,11 @@ public enum GatewayDoctor {
     }
 
     private static func databaseCheck(_ path: String, logger: Logger) async -> DoctorCheck {
-        if PostgresURL.isPostgres(path) {
-            do {
-                // The URL was checked with the configuration.
-                let url = try PostgresURL(path)
+        do {
+            if let url = try StoreBackend.postgresURL(path) {
                 let pending = try await PostgresDatabasePool.probe(url: url, logger: logger)
                 return DoctorCheck("database", .ok, "\(url): takes a write, \(schemaState(pending: pending))")
-            } catch {
-                return DoctorCheck("database", .failed, "\(error)")
             }
-        }
-        do {
             let probe = try SQLiteProbe(path: path)
             guard probe.exists else {
                 return DoctorCheck(
@@ -99,7 +93,7 @@ public enum GatewayDoctor {
             return DoctorCheck(
                 "database", .ok, "\(path): takes a write, \(schemaState(pending: probe.pendingMigrations))")
         } catch {
-            return DoctorCheck("database", .failed, error.description)
+            return DoctorCheck("database", .failed, "\(error)")
         }
     }
 

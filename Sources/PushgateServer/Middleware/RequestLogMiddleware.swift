@@ -30,9 +30,7 @@ struct RequestLogMiddleware<Context: RequestContext>: RouterMiddleware {
             log(request, path: path, status: response.status.code, since: started, context: context)
             return response
         } catch {
-            log(
-                request, path: path, status: (error as? any HTTPResponseError)?.status.code ?? 500, since: started,
-                context: context)
+            log(request, path: path, status: answeredStatus(of: error), since: started, context: context)
             throw error
         }
     }

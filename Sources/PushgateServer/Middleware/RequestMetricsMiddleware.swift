@@ -27,7 +27,7 @@ struct RequestMetricsMiddleware<Context: RequestContext>: RouterMiddleware {
             record(function: function, status: response.status.code, since: started)
             return response
         } catch {
-            record(function: function, status: (error as? any HTTPResponseError)?.status.code ?? 500, since: started)
+            record(function: function, status: answeredStatus(of: error), since: started)
             throw error
         }
     }

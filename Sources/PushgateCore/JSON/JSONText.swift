@@ -1,11 +1,12 @@
-/// JSON arrays of strings written straight to text, for `json_each(?)` arguments.
+/// JSON arrays of strings written straight to text, for the outboxes' row arguments
+/// (SQLite's `json_each(?)`, PostgreSQL's `jsonb_array_elements($1)`).
 ///
 /// Foundation's `JSONEncoder` took a twentieth of a 100,000-device fan-out to encode
 /// the outbox rows; strings need only quotes, backslashes and control characters
 /// escaped.
-enum JSONText {
+public enum JSONText {
     /// `["a","b"]`
-    static func array(_ strings: [String]) -> String {
+    public static func array(_ strings: [String]) -> String {
         var text = "["
         for (index, string) in strings.enumerated() {
             if index > 0 { text += "," }
@@ -15,7 +16,7 @@ enum JSONText {
     }
 
     /// `[["a","b"],["c","d"]]`
-    static func array(_ rows: [[String]]) -> String {
+    public static func array(_ rows: [[String]]) -> String {
         var text = "["
         text.reserveCapacity(rows.count * 160)
         for (index, row) in rows.enumerated() {

@@ -1,0 +1,45 @@
+import Foundation
+
+/// A try's ``DeliveryUpdate``s grouped as the SQL outboxes record them: the
+/// deliveries of one notification that ended alike in one statement (a fan-out's
+/// chunk is mostly "delivered"), retries each with its own time.
+public struct DeliveryRecordGroups: Sendable {
+    /// Deliveries of one notification that ended the same way.
+    public struct Finished: Sendable, Hashable {
+        public let notificationID: String
+        public let state: DeliveryState
+        public var reason: String?
+        public var removed = false
+    }
+
+    public struct Retry: Sendable {
+        public let notificationID: String
+        public let installationID: String
+        public let reason: String
+        /// Milliseconds since 1970, as stored.
+        public let at: Int64
+    }
+
+    /// Installation ids by how they ended.
+    public private(set) var finished: [Finished: [String]] = [:]
+    public private(set) var retries: [Retry] = []
+
+    public init(_ updates: [DeliveryUpdate]) {
+        for update in updates {
+            switch update.change {
+            case .delivered:
+                finished[Finished(notificationID: update.notificationID, state: .delivered), default: []]
+                    .append(update.installationID)
+            case .failed(let reason, let removed):
+                let group = Finished(
+                    notificationID: update.notificationID, state: .failed, reason: reason, removed: removed)
+                finished[group, default: []].append(update.installationID)
+            case .retry(let reason, let date):
+                retries.append(
+                    Retry(
+                        notificationID: update.notificationID, installationID: update.installationID, reason: reason,
+                        at: OutboxRows.milliseconds(date)))
+            }
+        }
+    }
+}

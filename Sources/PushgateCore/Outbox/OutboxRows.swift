@@ -1,0 +1,29 @@
+import Foundation
+
+/// How the SQL outboxes (SQLite, PostgreSQL) write values in rows: times as
+/// milliseconds since 1970 (UTC), a token as its kind and value, a notification's
+/// deliveries as one JSON array of `[installation id, token kind, token, push id]`
+/// that the database unpacks itself — one statement for a whole fan-out.
+public enum OutboxRows {
+    public static func milliseconds(_ date: Date) -> Int64 {
+        Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
+    }
+
+    public static func date(_ milliseconds: Int64) -> Date {
+        Date(timeIntervalSince1970: Double(milliseconds) / 1000)
+    }
+
+    /// A stored delivery's token; a kind other than `apns` or `fcm` is corruption.
+    public static func token(kind: String, value: String) throws(DocumentStoreError) -> DeviceToken {
+        switch kind {
+        case "apns": return .apns(value)
+        case "fcm": return .fcm(value)
+        default: throw .corruptDocument("a delivery's token kind '\(kind)'")
+        }
+    }
+
+    /// `[[installation id, token kind, token, push id], …]`
+    public static func deliveries(_ deliveries: [OutboxDelivery]) -> String {
+        JSONText.array(deliveries.map { [$0.installationID, $0.token.kind, $0.token.value, $0.pushID] })
+    }
+}
