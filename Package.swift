@@ -73,19 +73,55 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        // Delivery to Apple's APNs: an HTTP/2 client on swift-nio-http2, the JWT, the answer mapping.
+        // The multiplexed HTTP/2 client both push services are reached with: a pool of
+        // connections, one stream per request, GOAWAY, deadlines. Names no provider.
+        .target(
+            name: "PushgateHTTP2",
+            dependencies: [
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOTLS", package: "swift-nio"),
+                .product(name: "NIOHPACK", package: "swift-nio-http2"),
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // Delivery to Apple's APNs on the HTTP/2 transport: the JWT, headers, the answer mapping.
         .target(
             name: "PushgateAPNs",
             dependencies: [
                 "PushgateCore",
+                "PushgateHTTP2",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+                .product(name: "NIOHPACK", package: "swift-nio-http2"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // Delivery through FCM HTTP v1 on the HTTP/2 transport: the service account's
+        // OAuth2 access token, the message, the answer mapping.
+        .target(
+            name: "PushgateFCM",
+            dependencies: [
+                "PushgateCore",
+                "PushgateHTTP2",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHPACK", package: "swift-nio-http2"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "NIOTLS", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -95,7 +131,9 @@ let package = Package(
             dependencies: [
                 "PushgateAPNs",
                 "PushgateCore",
+                "PushgateFCM",
                 "PushgateFunctions",
+                "PushgateHTTP2",
                 "PushgatePostgres",
                 "PushgateSQLite",
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -109,23 +147,37 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        // Test doubles shared by the tests: an in-memory store, a scripted provider, and
-        // the APNs emulator (HTTP/2 over TLS) that `pushgate apns-emulator` also runs.
+        // The APNs and FCM emulators (HTTP/2 over TLS): `pushgate apns-emulator` and
+        // `pushgate fcm-emulator` run them, the tests start them in process.
+        .target(
+            name: "PushgateEmulators",
+            dependencies: [
+                "PushgateCore",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdHTTP2", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "X509", package: "swift-certificates"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // Test doubles shared by the tests, never linked into the executable: an
+        // in-memory store, a scripted provider, a test clock, scratch PostgreSQL
+        // databases, emulators running in process.
         .target(
             name: "PushgateTesting",
             dependencies: [
                 "PushgateCore",
+                "PushgateEmulators",
                 "PushgatePostgres",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdHTTP2", package: "hummingbird"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "SwiftASN1", package: "swift-asn1"),
-                .product(name: "X509", package: "swift-certificates"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -134,9 +186,11 @@ let package = Package(
             dependencies: [
                 "PushgateAPNs",
                 "PushgateCore",
+                "PushgateEmulators",
+                "PushgateFCM",
+                "PushgateHTTP2",
                 "PushgateServer",
                 "PushgateSQLite",
-                "PushgateTesting",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -170,17 +224,44 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "PushgateHTTP2Tests",
+            dependencies: [
+                "PushgateHTTP2",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOHPACK", package: "swift-nio-http2"),
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "PushgateAPNsTests",
             dependencies: [
                 "PushgateAPNs",
                 "PushgateCore",
+                "PushgateEmulators",
                 "PushgateFunctions",
+                "PushgateHTTP2",
                 "PushgateSQLite",
                 "PushgateTesting",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOEmbedded", package: "swift-nio"),
-                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "PushgateFCMTests",
+            dependencies: [
+                "PushgateCore",
+                "PushgateEmulators",
+                "PushgateFCM",
+                "PushgateFunctions",
+                "PushgateHTTP2",
+                "PushgateSQLite",
+                "PushgateTesting",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -4,6 +4,8 @@ import NIOCore
 import NIOHPACK
 import NIOPosix
 import PushgateCore
+import PushgateHTTP2
+import ServiceLifecycle
 import Synchronization
 
 /// Delivers through Apple's APNs over HTTP/2 with token (.p8) authentication.
@@ -15,12 +17,23 @@ import Synchronization
 /// again at once, and a stale token renewed once; passing failures (429, 5xx, lost
 /// connections, time-outs) come back as `retryLater` for the outbox to retry with
 /// backoff.
-public final class APNsPushProvider: PushProvider {
+///
+/// A `Service`: it runs as long as the gateway, and closes its connections at
+/// shutdown, after the delivery worker stopped sending.
+public final class APNsPushProvider: PushProvider, Service {
     public var deliveryName: String { "apns" }
+
+    /// Every reason this provider answers with: APNs's own (`reference/push-protocols.md`
+    /// §3), the transport's, and its own.
+    public static let reasons: Set<String> = APNsVerdict.knownReasons.union(HTTP2TransportFailure.reasons).union([
+        "PayloadEncoding", "ProviderTokenSigning", "NotAnAPNsToken",
+    ])
+
+    public var reasons: Set<String> { Self.reasons }
 
     private let configuration: APNsConfiguration
     private let tokens: APNsTokenManager
-    private let pool: APNsConnectionPool
+    private let pool: HTTP2ConnectionPool
     private let now: @Sendable () -> Date
     private let logger: Logger
     private let state = Mutex(DeliveryHealth.ok)
@@ -38,7 +51,11 @@ public final class APNsPushProvider: PushProvider {
             key: configuration.signingKey,
             now: now
         )
-        self.pool = try APNsConnectionPool(configuration: configuration, group: group, logger: logger)
+        do {
+            self.pool = try HTTP2ConnectionPool(configuration: configuration.transport, group: group, logger: logger)
+        } catch {
+            throw HTTP2ConnectionError("PUSHGATE_APNS_CA_FILE: \(error.description)")
+        }
         self.now = now
         self.logger = logger
         _ = try tokens.token()  // A key that cannot sign fails here, at start.
@@ -48,12 +65,24 @@ public final class APNsPushProvider: PushProvider {
 
     /// Opens a connection to APNs now, rather than at the first push (`pushgate doctor`).
     public func checkConnection() async throws {
-        try await pool.checkConnection()
+        do {
+            try await pool.checkConnection()
+        } catch let error as HTTP2ConnectionError where error.isUntrustedCertificate {
+            throw HTTP2ConnectionError(
+                error.description + " (an emulator's CA goes in PUSHGATE_APNS_CA_FILE)", isUntrustedCertificate: true)
+        }
     }
 
     /// Closes the connections.
     public func shutdown() async {
         await pool.shutdown()
+    }
+
+    /// Waits for the gateway's shutdown, then closes the connections: services stop
+    /// in reverse order, so the delivery worker has stopped sending by then.
+    public func run() async throws {
+        try? await gracefulShutdown()
+        await shutdown()
     }
 
     public func send(_ notification: PushNotification, to targets: [DeliveryTarget]) async -> [DeliveryOutcome] {
@@ -62,7 +91,7 @@ public final class APNsPushProvider: PushProvider {
         var payloads: [Int?: ByteBuffer] = [:]
         do {
             for badge in Set(targets.map { notification.showsBadge ? $0.badge : nil }) {
-                payloads[badge] = ByteBuffer(bytes: try APNsPayload.encode(notification, badge: badge))
+                payloads[badge] = ByteBuffer(bytes: try AlertPayload.encode(notification, badge: badge))
             }
         } catch {
             return targets.map { _ in .failed(reason: "PayloadEncoding") }
@@ -71,7 +100,8 @@ public final class APNsPushProvider: PushProvider {
 
         var pending = Array(targets.indices.filter { Self.isAPNsToken(targets[$0].token) })
         for index in targets.indices where !Self.isAPNsToken(targets[index].token) {
-            outcomes[index] = .failed(reason: "NoFCMProvider")
+            // The routing provider sends APNs tokens only; anything else is a bug, not a push.
+            outcomes[index] = .failed(reason: "NotAnAPNsToken")
         }
         var tokenRenewed = false
         var attempt = 0
@@ -86,16 +116,16 @@ public final class APNsPushProvider: PushProvider {
             }
             let shared = sharedHeaders(notification: notification, expiration: expiration, token: token.value)
             let requests = pending.map { index in
-                APNsRequest(
+                HTTP2Request(
                     headers: headers(shared, device: targets[index].token.value, id: targets[index].pushID),
-                    payload: payloads[notification.showsBadge ? targets[index].badge : nil]!
+                    body: payloads[notification.showsBadge ? targets[index].badge : nil]!
                 )
             }
             let answers = await pool.send(requests)
 
             var round = Round(isLastTry: attempt >= configuration.maxAttempts)
             for (index, answer) in zip(pending, answers) {
-                round.record(APNsVerdict(answer), for: index) {
+                round.record(APNsVerdict(APNsAnswer(answer)), for: index) {
                     // Once per call, so that a clock gone wrong cannot loop.
                     !tokenRenewed && (try? tokens.renew(afterRejecting: token)) != nil
                 }
@@ -198,8 +228,8 @@ public final class APNsPushProvider: PushProvider {
 
     private func reportConfigurationError(_ reason: String) {
         let isNew = state.withLock { health in
-            if case .degraded(let current, _) = health, current == reason { return false }
-            health = .degraded(reason: reason, since: now())
+            if case .degraded(_, let current, _) = health, current == reason { return false }
+            health = .degraded(provider: "apns", reason: reason, since: now())
             return true
         }
         if isNew {

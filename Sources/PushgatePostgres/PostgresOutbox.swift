@@ -254,16 +254,17 @@ public final class PostgresOutbox: Outbox {
     public func statuses(of notificationID: String) async throws -> [DeliveryStatus] {
         try await database.query(
             """
-            SELECT installation_id, state, attempts, last_reason, removed FROM outbox_deliveries
+            SELECT installation_id, state, attempts, last_reason, removed, token_kind FROM outbox_deliveries
             WHERE notification_id = coalesce(
                 (SELECT coalesced_into FROM outbox_notifications WHERE id = \(notificationID)), \(notificationID))
             ORDER BY installation_id
             """
         ).map { row in
-            let (installationID, state, attempts, reason, removed) = try row.decode(
-                (String, String, Int32, String?, Bool).self)
+            let (installationID, state, attempts, reason, removed, kind) = try row.decode(
+                (String, String, Int32, String?, Bool, String).self)
             return DeliveryStatus(
-                installationID: installationID, state: DeliveryState(rawValue: state) ?? .pending,
+                installationID: installationID, provider: try OutboxRows.tokenKind(kind),
+                state: DeliveryState(rawValue: state) ?? .pending,
                 attempts: Int(attempts), lastReason: reason, removed: removed)
         }
     }
@@ -327,13 +328,14 @@ public final class PostgresOutbox: Outbox {
     public func status(of notificationID: String, installationID: String) async throws -> DeliveryStatus? {
         try await database.query(
             """
-            SELECT state, attempts, last_reason, removed FROM outbox_deliveries
+            SELECT state, attempts, last_reason, removed, token_kind FROM outbox_deliveries
             WHERE notification_id = \(notificationID) AND installation_id = \(installationID)
             """
         ).first.map { row in
-            let (state, attempts, reason, removed) = try row.decode((String, Int32, String?, Bool).self)
+            let (state, attempts, reason, removed, kind) = try row.decode((String, Int32, String?, Bool, String).self)
             return DeliveryStatus(
-                installationID: installationID, state: DeliveryState(rawValue: state) ?? .pending,
+                installationID: installationID, provider: try OutboxRows.tokenKind(kind),
+                state: DeliveryState(rawValue: state) ?? .pending,
                 attempts: Int(attempts), lastReason: reason, removed: removed)
         }
     }

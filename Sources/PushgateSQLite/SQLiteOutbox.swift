@@ -252,7 +252,7 @@ public final class SQLiteOutbox: Outbox {
             try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT installation_id, state, attempts, last_reason, removed FROM outbox_deliveries
+                    SELECT installation_id, state, attempts, last_reason, removed, token_kind FROM outbox_deliveries
                     WHERE notification_id = coalesce(
                         (SELECT coalesced_into FROM outbox_notifications WHERE id = ?), ?)
                     ORDER BY installation_id
@@ -261,6 +261,7 @@ public final class SQLiteOutbox: Outbox {
             ).map { row in
                 DeliveryStatus(
                     installationID: row[0],
+                    provider: try OutboxRows.tokenKind(row[5]),
                     state: DeliveryState(rawValue: row[1]) ?? .pending,
                     attempts: row[2],
                     lastReason: row[3],
@@ -343,13 +344,14 @@ public final class SQLiteOutbox: Outbox {
             try Row.fetchOne(
                 db,
                 sql: """
-                    SELECT state, attempts, last_reason, removed FROM outbox_deliveries
+                    SELECT state, attempts, last_reason, removed, token_kind FROM outbox_deliveries
                     WHERE notification_id = ? AND installation_id = ?
                     """,
                 arguments: [notificationID, installationID]
             ).map { row in
                 DeliveryStatus(
                     installationID: installationID,
+                    provider: try OutboxRows.tokenKind(row[4]),
                     state: DeliveryState(rawValue: row[0]) ?? .pending,
                     attempts: row[1],
                     lastReason: row[2],

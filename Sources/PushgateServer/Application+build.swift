@@ -6,13 +6,13 @@ import PushgateCore
 import PushgateFunctions
 import ServiceLifecycle
 
-/// Builds the gateway: opens the database (documents and outbox), picks the push
-/// provider, wires the routes and the services. The one place where the parts meet.
+/// Builds the gateway: opens the database (documents and outbox), builds the push
+/// services, wires the routes and the services. The one place where the parts meet.
 ///
 /// Services stop in the reverse order of this list (the HTTP server, added by
 /// Hummingbird, comes last): first no new requests, then the worker gives its
-/// sends the grace period and its leases back, then the APNs connections close,
-/// then the database's connections (PostgreSQL).
+/// sends the grace period and its leases back, then the APNs and FCM connections
+/// close, then the database's connections (PostgreSQL).
 public func buildApplication(
     configuration: GatewayConfiguration,
     logger: Logger
@@ -22,13 +22,15 @@ public func buildApplication(
     let apns = try configuration.apns.configuration()
     let policy = try configuration.delivery.policy(timeToLive: apns?.timeToLive)
     let backend = try await StoreBackend.open(configuration.databasePath, logger: logger)
-    let provider: any PushProvider
     // The database's pool first: it stops last, after everything that uses it.
     var services: [any Service] = backend.service.map { [$0] } ?? []
+    // Each push service is a service of its own, started here and closed after the
+    // delivery worker stopped sending.
+    var apnsProvider: APNsPushProvider?
     if let apns {
-        let apnsProvider = try APNsPushProvider(configuration: apns, logger: logger)
-        provider = apnsProvider
-        services.append(ProviderShutdownService(provider: apnsProvider))
+        let provider = try APNsPushProvider(configuration: apns, logger: logger)
+        apnsProvider = provider
+        services.append(provider)
         logger.info(
             "delivery through APNs",
             metadata: [
@@ -36,10 +38,13 @@ public func buildApplication(
                 "connections": "\(apns.connections)",
             ]
         )
-    } else {
-        provider = LogPushProvider(logger: logger)
-        logger.info("delivery through the log: no APNs key is configured (PUSHGATE_APNS_KEY_PATH)")
     }
+    if apnsProvider == nil {
+        logger.info(
+            "delivery through the log: no push service is configured (PUSHGATE_APNS_KEY_PATH, PUSHGATE_FCM_CREDENTIALS); pushes are logged and counted as failed"
+        )
+    }
+    let provider = RoutingPushProvider(apns: apnsProvider, fcm: nil, logger: logger)
     let parts = GatewayParts(
         store: backend.store,
         outbox: backend.outbox,

@@ -4,8 +4,8 @@ import Foundation
 import Hummingbird
 import Logging
 import PushgateAPNs
+import PushgateEmulators
 import PushgateServer
-import PushgateTesting
 
 struct APNsEmulatorCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

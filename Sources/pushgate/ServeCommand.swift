@@ -3,8 +3,9 @@ import Foundation
 import Hummingbird
 import Logging
 import NIOCore
-import PushgateAPNs
 import PushgateCore
+import PushgateFCM
+import PushgateHTTP2
 import PushgateServer
 
 struct ServeCommand: AsyncParsableCommand {
@@ -34,7 +35,9 @@ struct ServeCommand: AsyncParsableCommand {
             throw StartFailure(error.description)
         } catch let error as ConfigurationError {
             throw StartFailure(error.description)
-        } catch let error as APNsConnectionError {
+        } catch let error as HTTP2ConnectionError {
+            throw StartFailure(error.description)
+        } catch let error as FCMConfigurationError {
             throw StartFailure(error.description)
         } catch let error as IOError where error.errnoCode == EADDRINUSE {
             throw StartFailure("cannot listen on \(configuration.host):\(configuration.port): the address is in use")

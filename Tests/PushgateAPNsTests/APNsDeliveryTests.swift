@@ -2,6 +2,9 @@ import Foundation
 import Logging
 import PushgateAPNs
 import PushgateCore
+import PushgateEmulators
+import PushgateFunctions
+import PushgateHTTP2
 import PushgateTesting
 import Testing
 
@@ -78,16 +81,22 @@ struct APNsDeliveryTests {
         #expect(fixture.emulator.emulator.inbox.count == 1, "not retried with the same token")
     }
 
-    @Test("an FCM-only device is reported, not sent to APNs")
+    @Test("with APNs alone, an FCM device fails no_fcm_provider and never reaches APNs; its APNs neighbour does")
     func fcmTokenNotSent() async throws {
         let fixture = try await APNsFixture()
         let provider = try fixture.provider()
-        let outcomes = await provider.send(
-            notification, to: [DeliveryTarget(installationID: "a", token: .fcm("fcm-token"))])
+        let routing = RoutingPushProvider(apns: provider, fcm: nil, logger: Logger(label: "test"))
+        #expect(routing.deliveryName == "apns")
+        let outcomes = await routing.send(
+            notification,
+            to: [
+                DeliveryTarget(installationID: "a", token: .fcm("fcm-token")),
+                DeliveryTarget(installationID: "b", token: .apns(APNsFixture.token(2))),
+            ])
         await provider.shutdown()
         await fixture.stop()
-        #expect(outcomes == [.failed(reason: "NoFCMProvider")])
-        #expect(fixture.emulator.emulator.inbox.count == 0)
+        #expect(outcomes == [.failed(reason: "no_fcm_provider"), .delivered])
+        #expect(fixture.emulator.emulator.inbox.entries.map(\.deviceToken) == [APNsFixture.token(2)])
     }
 
     @Test("an unreachable APNs is a retryable connection failure, not a crash or a hang")

@@ -3,7 +3,7 @@ import Foundation
 import PushgateAPNs
 import Testing
 
-@testable import PushgateTesting
+@testable import PushgateEmulators
 
 /// The emulator refuses what APNs refuses, with APNs's status and reason.
 @Suite("APNs emulator checks")

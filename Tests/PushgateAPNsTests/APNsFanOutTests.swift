@@ -2,6 +2,8 @@ import Foundation
 import Logging
 import PushgateAPNs
 import PushgateCore
+import PushgateEmulators
+import PushgateHTTP2
 import PushgateSQLite
 import PushgateTesting
 import Testing
@@ -194,7 +196,7 @@ struct APNsFanOutTests {
         // The first two chunks were in flight; the other eight were never sent.
         #expect(fixture.emulator.emulator.inbox.count == 200)
         #expect(try await stack.devicesLeft() == 1000)
-        guard case .degraded(let reason, _) = provider.health else {
+        guard case .degraded(_, let reason, _) = provider.health else {
             Issue.record("health is \(provider.health)")
             return
         }

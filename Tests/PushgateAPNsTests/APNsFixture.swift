@@ -3,6 +3,8 @@ import Foundation
 import Logging
 import PushgateAPNs
 import PushgateCore
+import PushgateEmulators
+import PushgateHTTP2
 import PushgateTesting
 
 /// An in-process APNs emulator (real TLS, real HTTP/2) that verifies the JWT, and a
@@ -33,7 +35,7 @@ struct APNsFixture {
             teamID: Self.teamID,
             topic: Self.topic,
             environment: .sandbox,
-            endpoint: APNsEndpoint(url: emulator.url),
+            endpoint: HTTP2Endpoint(url: emulator.url),
             extraTrustedCAFile: emulator.certificateAuthorityFile,
             connections: connections,
             timeToLive: .seconds(3600),

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import PushgateAPNs
+import PushgateCore
 import PushgateTesting
 import Testing
 
@@ -20,13 +21,13 @@ struct APNsJWTTests {
         try #require(parts.count == 3)
         #expect(!token.contains("=") && !token.contains("+") && !token.contains("/"), "base64url without padding")
         let header =
-            try JSONSerialization.jsonObject(with: try #require(APNsJWT.decodeBase64URL(parts[0]))) as? [String: Any]
+            try JSONSerialization.jsonObject(with: try #require(Base64URL.decode(parts[0]))) as? [String: Any]
         #expect(header?.count == 2)
         #expect(header?["alg"] as? String == "ES256")
         #expect(header?["kid"] as? String == "ABC123DEFG")
-        let claimsText = String(decoding: try #require(APNsJWT.decodeBase64URL(parts[1])), as: UTF8.self)
+        let claimsText = String(decoding: try #require(Base64URL.decode(parts[1])), as: UTF8.self)
         #expect(claimsText == #"{"iat":1795323872,"iss":"TEAM456789"}"#)
-        let signature = try #require(APNsJWT.decodeBase64URL(parts[2]))
+        let signature = try #require(Base64URL.decode(parts[2]))
         #expect(signature.count == 64)
         let valid = key.publicKey.isValidSignature(
             try P256.Signing.ECDSASignature(rawRepresentation: signature),

@@ -1,4 +1,5 @@
 import PushgateAPNs
+import PushgateHTTP2
 import Testing
 
 /// One case per row of the reference's table §3 (push-protocols.md).
@@ -51,7 +52,7 @@ struct APNsVerdictTests {
     @Test(
         "no answer at all: resend what was never processed, retry the rest",
         arguments: [
-            (APNsTransportFailure.goAway(reason: "Shutdown"), APNsVerdict.resend(reason: "GoAway")),
+            (HTTP2TransportFailure.goAway(debugData: "Shutdown"), APNsVerdict.resend(reason: "GoAway")),
             (.notSent, .resend(reason: "NotSent")),
             (.connectionLost, .retry(reason: "ConnectionLost", after: nil)),
             (.connectFailed("refused"), .retry(reason: "ConnectFailed", after: nil)),
@@ -59,7 +60,7 @@ struct APNsVerdictTests {
             (.streamReset("cancel"), .retry(reason: "StreamReset", after: nil)),
         ]
     )
-    func transport(failure: APNsTransportFailure, verdict: APNsVerdict) {
+    func transport(failure: HTTP2TransportFailure, verdict: APNsVerdict) {
         #expect(APNsVerdict(.transportFailure(failure)) == verdict)
     }
 }

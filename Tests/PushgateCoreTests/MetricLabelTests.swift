@@ -3,14 +3,17 @@ import Testing
 
 @Suite("Metric labels come from fixed sets")
 struct MetricLabelTests {
-    @Test("APNs's reasons and the gateway's are kept; any other text is 'other'")
+    @Test("the providers' reasons and the gateway's are kept; any other text is 'other'")
     func reasons() {
-        #expect(MetricLabel.reason("Unregistered") == "Unregistered")
-        #expect(MetricLabel.reason("TooManyRequests") == "TooManyRequests")
+        let known: Set = ["Unregistered", "UNREGISTERED"]
+        #expect(MetricLabel.reason("Unregistered", known: known) == "Unregistered")
+        #expect(MetricLabel.reason("UNREGISTERED", known: known) == "UNREGISTERED")
+        #expect(MetricLabel.reason("Unregistered") == "other", "a reason no provider lists")
         #expect(MetricLabel.reason("Expired") == "Expired")
+        #expect(MetricLabel.reason("no_fcm_provider") == "no_fcm_provider")
         #expect(MetricLabel.reason(nil) == "none")
-        #expect(MetricLabel.reason("HTTP418") == "other")
-        #expect(MetricLabel.reason(String(repeating: "ab", count: 32)) == "other", "a token-like answer")
+        #expect(MetricLabel.reason("HTTP418", known: known) == "other")
+        #expect(MetricLabel.reason(String(repeating: "ab", count: 32), known: known) == "other", "a token-like answer")
     }
 
     @Test("outcomes by kind, reasons aside")

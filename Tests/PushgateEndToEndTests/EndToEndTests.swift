@@ -12,7 +12,7 @@ struct EndToEndTests {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     }
 
-    @Test("keygen, subscribe two devices, trigger: the answer and the log show both pushes")
+    @Test("keygen, subscribe two devices, trigger in log mode: the answer and the log show both pushes, each failed")
     func wholeLoop() throws {
         try #require(FileManager.default.isExecutableFile(atPath: BuiltExecutable.url.path), "run `swift build` first")
         let gateway = try RunningGateway(database: directory.appendingPathComponent("pushgate.sqlite").path)
@@ -24,11 +24,11 @@ struct EndToEndTests {
         let environment = ["CODEAGENTS_PUSH_SECRET": secret, "CODEAGENTS_PUSH_GATEWAY_BASE_URL": gateway.baseURL]
 
         let phone = String(repeating: "0a1b2c3d", count: 8)
-        let tablet = String(repeating: "9f8e7d6c", count: 8)
-        for (id, token) in [("iphone", phone), ("ipad", tablet)] {
+        let tablet = "fcm-9f8e7d6c:" + String(repeating: "APA91b", count: 20)
+        for (id, kind, token) in [("iphone", "--apns-token", phone), ("ipad", "--fcm-token", tablet)] {
             let subscribe = try BuiltExecutable.run(
                 [
-                    "subscribe", "--cwd", "/root/projects/my-agent", "--installation-id", id, "--apns-token", token,
+                    "subscribe", "--cwd", "/root/projects/my-agent", "--installation-id", id, kind, token,
                     "--name", "My Agent",
                 ],
                 environment: environment
@@ -46,20 +46,35 @@ struct EndToEndTests {
         #expect(trigger.status == 0, "\(trigger.stdout)\(trigger.stderr)")
         let answer = try #require(try JSONValue.parse(Array(trigger.stdout.utf8)).objectValue)
         #expect(answer["device_count"] == 2)
-        #expect(answer["success_count"] == 2)
-        #expect(answer["failure_count"] == 0)
+        // Log mode: no push service is configured, so nothing reached a phone.
+        #expect(answer["success_count"] == 0)
+        #expect(answer["failure_count"] == 2)
         #expect(answer["delivery"] == "log")
+        #expect(
+            answer["responses"]
+                == [
+                    [
+                        "installation_id": "ipad", "provider": "fcm", "success": false,
+                        "error": ["reason": "no_fcm_provider", "removed": false],
+                    ],
+                    [
+                        "installation_id": "iphone", "provider": "apns", "success": false,
+                        "error": ["reason": "no_apns_provider", "removed": false],
+                    ],
+                ])
         #expect(answer["agent_key"]?.stringValue == SHA256Hex.digest(of: "/root/projects/my-agent"))
 
         #expect(gateway.stop() == 0, "SIGTERM stops the gateway cleanly")
         let log = gateway.capturedLog
         #expect(
             log.contains(
-                "push to apns:0a1b2c3d… installation=iphone title=\"My Agent\" body=\"Build passed. All green.\""),
+                "push to apns:0a1b2c3d… not sent, no APNs provider (PUSHGATE_APNS_KEY_PATH): installation=iphone title=\"My Agent\" body=\"Build passed. All green.\""
+            ),
             "\(log)")
         #expect(
             log.contains(
-                "push to apns:9f8e7d6c… installation=ipad title=\"My Agent\" body=\"Build passed. All green.\""),
+                "push to fcm:fcm-9f8e… not sent, no FCM provider (PUSHGATE_FCM_CREDENTIALS): installation=ipad title=\"My Agent\" body=\"Build passed. All green.\""
+            ),
             "\(log)")
         #expect(!log.contains(secret), "the secret never reaches the log")
         #expect(!log.contains(phone) && !log.contains(tablet), "whole tokens never reach the log")

@@ -56,8 +56,12 @@ struct MetricsEndToEndTests {
         #expect(metrics["pushgate_triggers_total", ["type": "reply_finished", "result": "accepted"]] == 1)
         #expect(metrics["pushgate_triggers_total", ["type": "reply_finished", "result": "duplicate"]] == 1)
         #expect(metrics["pushgate_devices_notified_total", ["type": "reply_finished"]] == 3)
-        #expect(metrics["pushgate_deliveries_total", ["outcome": "delivered", "reason": "none"]] == 2)
-        #expect(metrics["pushgate_deliveries_total", ["outcome": "token_invalid", "reason": "Unregistered"]] == 1)
+        #expect(
+            metrics["pushgate_deliveries_total", ["outcome": "delivered", "reason": "none", "provider": "apns"]] == 2)
+        #expect(
+            metrics[
+                "pushgate_deliveries_total", ["outcome": "token_invalid", "reason": "Unregistered", "provider": "apns"]]
+                == 1)
         #expect(metrics["pushgate_apns_request_duration_seconds_count", [:]] == 3)
         #expect(metrics["pushgate_apns_request_duration_seconds_bucket", ["le": "+Inf"]] == 3)
         #expect((metrics["pushgate_apns_request_duration_seconds_sum", [:]] ?? 0) > 0)

@@ -115,7 +115,7 @@ struct HTTPErrorTests {
     func degraded() async throws {
         let since = Date(timeIntervalSince1970: 1_795_323_872)
         let provider = ScriptedPushProvider(
-            deliveryName: "apns", health: .degraded(reason: "InvalidProviderToken", since: since))
+            deliveryName: "apns", health: .degraded(provider: "apns", reason: "InvalidProviderToken", since: since))
         let fixture = try RouterFixture(provider: provider)
         try await fixture.withClient { client in
             let response = try await client.execute(uri: "/healthz", method: .get)
@@ -123,7 +123,9 @@ struct HTTPErrorTests {
             #expect(
                 response.json == [
                     "status": "degraded", "delivery": "apns", "outbox": ["pending": 0, "scheduled": 0, "failed": 0],
-                    "delivery_error": ["reason": "InvalidProviderToken", "since": "2026-11-22T05:04:32.000Z"],
+                    "delivery_error": [
+                        "provider": "apns", "reason": "InvalidProviderToken", "since": "2026-11-22T05:04:32.000Z",
+                    ],
                 ]
             )
         }
@@ -162,10 +164,10 @@ struct HTTPErrorTests {
                 answer["responses"]
                     == .array([
                         [
-                            "installation_id": "old", "success": false,
+                            "installation_id": "old", "provider": "apns", "success": false,
                             "error": ["reason": "Unregistered", "removed": true],
                         ],
-                        ["installation_id": "phone", "success": true],
+                        ["installation_id": "phone", "provider": "apns", "success": true],
                     ]))
         }
     }

@@ -80,13 +80,14 @@ struct ReadinessTests {
 
         let degraded = try RouterFixture(
             provider: ScriptedPushProvider(
-                deliveryName: "apns", health: .degraded(reason: "InvalidProviderToken", since: Date())))
+                deliveryName: "apns", health: .degraded(provider: "apns", reason: "InvalidProviderToken", since: Date())
+            ))
         try await degraded.withClient(readiness: quick) { client in
             let response = try await client.execute(uri: "/readyz", method: .get)
             #expect(response.status == .serviceUnavailable)
             #expect(
                 response.json?.objectValue?["checks"]?.objectValue?["delivery"]
-                    == "the push service refused the configuration: InvalidProviderToken")
+                    == "apns refused the configuration: InvalidProviderToken")
         }
     }
 }

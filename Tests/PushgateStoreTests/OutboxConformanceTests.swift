@@ -148,7 +148,8 @@ struct OutboxConformanceTests {
             #expect(
                 statuses[1]
                     == DeliveryStatus(
-                        installationID: "device-1", state: .failed, attempts: 1, lastReason: "BadDeviceToken",
+                        installationID: "device-1", provider: .apns, state: .failed, attempts: 1,
+                        lastReason: "BadDeviceToken",
                         removed: true
                     ))
             #expect(try await outbox.stats(now: Date()).failed == 1)

@@ -1,39 +1,28 @@
 import Foundation
+import NIOCore
+import PushgateHTTP2
 
-/// What APNs (or the connection to it) answered for one push.
+/// What APNs (or the connection to it) answered for one push, its error body read.
 public enum APNsAnswer: Sendable, Hashable {
     /// An HTTP answer: the status, the `reason` of an error body, the
     /// `Retry-After` header, and the 410 `timestamp` (ms since 1970).
     case response(status: Int, reason: String?, retryAfter: String?, timestamp: Int64?)
     /// No answer: the connection could not be made, was lost, or timed out.
-    case transportFailure(APNsTransportFailure)
-}
+    case transportFailure(HTTP2TransportFailure)
 
-/// Why a push got no HTTP answer.
-public enum APNsTransportFailure: Sendable, Hashable {
-    /// The connection (TCP, TLS, or HTTP/2 negotiation) could not be made.
-    case connectFailed(String)
-    /// The connection closed while the push waited for its answer.
-    case connectionLost
-    /// The server sent GOAWAY before processing this stream (`lastStreamID` below it):
-    /// safe to resend at once.
-    case goAway(reason: String?)
-    /// The stream was reset before an answer.
-    case streamReset(String)
-    /// No answer within the request deadline.
-    case timedOut
-    /// Never written: the connection was going away.
-    case notSent
-
-    /// The reason shown to callers and used as a metric label.
-    public var reason: String {
-        switch self {
-        case .connectFailed: "ConnectFailed"
-        case .connectionLost: "ConnectionLost"
-        case .goAway: "GoAway"
-        case .streamReset: "StreamReset"
-        case .timedOut: "Timeout"
-        case .notSent: "NotSent"
+    /// Reads the transport's answer: APNs's error body is `{"reason", "timestamp"?}`.
+    public init(_ answer: HTTP2Answer) {
+        switch answer {
+        case .transportFailure(let failure):
+            self = .transportFailure(failure)
+        case .response(let status, let retryAfter, let body):
+            let error = body.flatMap { try? JSONDecoder().decode(ErrorBody.self, from: Data($0.readableBytesView)) }
+            self = .response(status: status, reason: error?.reason, retryAfter: retryAfter, timestamp: error?.timestamp)
         }
+    }
+
+    private struct ErrorBody: Decodable {
+        let reason: String?
+        let timestamp: Int64?
     }
 }

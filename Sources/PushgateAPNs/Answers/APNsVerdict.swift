@@ -1,4 +1,6 @@
 import Foundation
+import PushgateCore
+import PushgateHTTP2
 
 /// What to do about one APNs answer: each row of APNs' error table maps to one verdict
 /// (`../shared/reference/push-protocols.md` §3).
@@ -22,11 +24,7 @@ public enum APNsVerdict: Sendable, Hashable {
     public init(_ answer: APNsAnswer) {
         switch answer {
         case .transportFailure(let failure):
-            switch failure {
-            case .goAway, .notSent: self = .resend(reason: failure.reason)
-            case .connectFailed, .connectionLost, .streamReset, .timedOut:
-                self = .retry(reason: failure.reason, after: nil)
-            }
+            self = failure.isUnprocessed ? .resend(reason: failure.reason) : .retry(reason: failure.reason, after: nil)
         case .response(let status, let reason, let retryAfter, _):
             self = Self.classify(status: status, reason: reason, retryAfter: retryAfter)
         }
@@ -51,7 +49,7 @@ public enum APNsVerdict: Sendable, Hashable {
             return .renewToken(reason: reason)
         case (429, _), (500...599, _):
             // 429 TooManyRequests (one token pushed too often), 500, 503 ServiceUnavailable / Shutdown.
-            return .retry(reason: reason, after: retryAfter.flatMap(Self.retryAfter))
+            return .retry(reason: reason, after: retryAfter.flatMap(RetryAfter.parse))
         case (403, _):
             // An unknown refusal of the provider itself.
             return .configurationError(reason: reason)
@@ -63,10 +61,14 @@ public enum APNsVerdict: Sendable, Hashable {
         }
     }
 
-    /// `Retry-After` as seconds (the HTTP-date form is not used by APNs).
-    static func retryAfter(_ header: String) -> Duration? {
-        guard let seconds = Double(header.trimmingCharacters(in: .whitespaces)), seconds >= 0, seconds.isFinite
-        else { return nil }
-        return .milliseconds(Int64(seconds * 1000))
-    }
+    /// The reason strings of APNs's error table (`reference/push-protocols.md` §3).
+    public static let knownReasons: Set<String> = [
+        "BadCollapseId", "BadDeviceToken", "BadExpirationDate", "BadMessageId", "BadPriority", "BadTopic",
+        "DeviceTokenNotForTopic", "DuplicateHeaders", "IdleTimeout", "InvalidPushType", "MissingDeviceToken",
+        "MissingTopic", "PayloadEmpty", "TopicDisallowed", "BadCertificate", "BadCertificateEnvironment",
+        "ExpiredProviderToken", "Forbidden", "InvalidProviderToken", "MissingProviderToken",
+        "UnrelatedKeyIdInToken", "BadEnvironmentKeyIdInToken", "BadPath", "MethodNotAllowed", "ExpiredToken",
+        "Unregistered", "PayloadTooLarge", "TooManyProviderTokenUpdates", "TooManyRequests",
+        "InternalServerError", "ServiceUnavailable", "Shutdown",
+    ]
 }

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import PushgateHTTP2
 
 /// Everything the APNs provider needs, checked when it is built: a configuration
 /// that exists is one that can sign and connect.
@@ -14,7 +15,7 @@ public struct APNsConfiguration: Sendable {
     public let topic: String
     public let environment: APNsEnvironment
     /// Where to connect: Apple's host for `environment` on 443, or an override.
-    public let endpoint: APNsEndpoint
+    public let endpoint: HTTP2Endpoint
     /// PEM certificates trusted besides the system's, for emulators and tests.
     public let extraTrustedCAFile: String?
     /// HTTP/2 connections to keep open (all of a trigger's devices are spread over them).
@@ -33,13 +34,28 @@ public struct APNsConfiguration: Sendable {
     /// A connection silent this long is pinged; one that stays silent as long again is closed.
     public let idlePingInterval: Duration
 
+    /// The transport's settings: APNs allows one stream until the first push is
+    /// authenticated, and says how many more in its SETTINGS.
+    var transport: HTTP2ClientConfiguration {
+        HTTP2ClientConfiguration(
+            endpoint: endpoint,
+            extraTrustedCAFile: extraTrustedCAFile,
+            connections: connections,
+            maxStreamsPerConnection: maxStreamsPerConnection,
+            requestTimeout: requestTimeout,
+            idlePingInterval: idlePingInterval,
+            initialConcurrentStreams: 1,
+            latencyMetric: "pushgate_apns_request_duration_seconds"
+        )
+    }
+
     public init(
         signingKey: P256.Signing.PrivateKey,
         keyID: String,
         teamID: String,
         topic: String,
         environment: APNsEnvironment = .production,
-        endpoint: APNsEndpoint? = nil,
+        endpoint: HTTP2Endpoint? = nil,
         extraTrustedCAFile: String? = nil,
         connections: Int = 2,
         maxStreamsPerConnection: Int = 100,
@@ -53,7 +69,7 @@ public struct APNsConfiguration: Sendable {
         self.teamID = teamID
         self.topic = topic
         self.environment = environment
-        self.endpoint = endpoint ?? APNsEndpoint(host: environment.host, port: 443)
+        self.endpoint = endpoint ?? HTTP2Endpoint(host: environment.host, port: 443)
         self.extraTrustedCAFile = extraTrustedCAFile
         self.connections = max(1, connections)
         self.maxStreamsPerConnection = max(1, maxStreamsPerConnection)
@@ -62,30 +78,4 @@ public struct APNsConfiguration: Sendable {
         self.maxAttempts = max(1, maxAttempts)
         self.idlePingInterval = idlePingInterval
     }
-}
-
-/// A host and port to reach APNs (or a stand-in) at, over TLS.
-public struct APNsEndpoint: Sendable, Hashable, CustomStringConvertible {
-    public let host: String
-    public let port: Int
-
-    public init(host: String, port: Int) {
-        self.host = host
-        self.port = port
-    }
-
-    /// Parses `https://host[:port]` (a path is not allowed: APNs paths are fixed).
-    public init?(url: String) {
-        guard let components = URLComponents(string: url), components.scheme == "https",
-            let host = components.host, !host.isEmpty, components.path.isEmpty || components.path == "/",
-            components.query == nil
-        else { return nil }
-        self.host = host
-        self.port = components.port ?? 443
-    }
-
-    /// `:authority`: the host, with the port when it is not 443.
-    public var authority: String { port == 443 ? host : "\(host):\(port)" }
-
-    public var description: String { "https://\(authority)" }
 }

@@ -11,13 +11,23 @@ public enum DeviceToken: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    /// `apns` or `fcm`.
-    public var kind: String {
+    /// The push service a token belongs to, which delivers to it.
+    public enum Kind: String, Sendable, Hashable, CaseIterable, Comparable {
+        case apns
+        case fcm
+
+        public static func < (lhs: Kind, rhs: Kind) -> Bool { lhs.rawValue < rhs.rawValue }
+    }
+
+    public var tokenKind: Kind {
         switch self {
-        case .apns: "apns"
-        case .fcm: "fcm"
+        case .apns: .apns
+        case .fcm: .fcm
         }
     }
+
+    /// `apns` or `fcm`.
+    public var kind: String { tokenKind.rawValue }
 
     /// The stored field that holds this token.
     public var fieldName: String {

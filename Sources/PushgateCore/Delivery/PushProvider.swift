@@ -1,6 +1,7 @@
-/// Delivers notifications to devices: APNs, FCM, or the log.
+/// Delivers notifications to devices: APNs, FCM, or the routing of each device to one of them.
 public protocol PushProvider: Sendable {
-    /// What triggers report as `delivery`: `"log"` or `"apns"`.
+    /// What triggers report as `delivery`: `"apns"`, `"fcm"`, `"apns+fcm"`, or
+    /// `"log"` when no push service is configured.
     var deliveryName: String { get }
 
     /// Sends `notification` to every target (at most ``PushProviderLimits/maxTargetsPerSend``),
@@ -10,10 +11,15 @@ public protocol PushProvider: Sendable {
 
     /// Whether the provider can deliver, as `/healthz` reports it.
     var health: DeliveryHealth { get }
+
+    /// Every reason its outcomes may carry: metric labels take these values (and
+    /// the gateway's own, ``MetricLabel/gatewayReasons``), anything else is `other`.
+    var reasons: Set<String> { get }
 }
 
 extension PushProvider {
     public var health: DeliveryHealth { .ok }
+    public var reasons: Set<String> { [] }
 }
 
 public enum PushProviderLimits {

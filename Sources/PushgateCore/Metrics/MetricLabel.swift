@@ -1,27 +1,19 @@
 /// The values metric labels may take: each from a small fixed set, so that a
-/// metric never names a token, a cwd or a key, and a remote answer (an APNs reason
-/// string) or a caller's custom event type cannot grow a label without bound.
+/// metric never names a token, a cwd or a key, and a remote answer (a push
+/// service's reason string) or a caller's custom event type cannot grow a label
+/// without bound.
 public enum MetricLabel {
-    /// Reasons a delivery ends with: APNs's own (`reference/push-protocols.md`) and
-    /// the gateway's. Anything else is `other`.
-    public static let knownReasons: Set<String> = [
-        // APNs answers.
-        "BadCollapseId", "BadDeviceToken", "BadExpirationDate", "BadMessageId", "BadPriority", "BadTopic",
-        "DeviceTokenNotForTopic", "DuplicateHeaders", "IdleTimeout", "InvalidPushType", "MissingDeviceToken",
-        "MissingTopic", "PayloadEmpty", "TopicDisallowed", "BadCertificate", "BadCertificateEnvironment",
-        "ExpiredProviderToken", "Forbidden", "InvalidProviderToken", "MissingProviderToken",
-        "UnrelatedKeyIdInToken", "BadEnvironmentKeyIdInToken", "BadPath", "MethodNotAllowed", "ExpiredToken",
-        "Unregistered", "PayloadTooLarge", "TooManyProviderTokenUpdates", "TooManyRequests",
-        "InternalServerError", "ServiceUnavailable", "Shutdown",
-        // The transport's and the gateway's.
-        "ConnectFailed", "ConnectionLost", "GoAway", "StreamReset", "Timeout", "NotSent", "Expired",
-        "NoFCMProvider", "PayloadEncoding", "ProviderTokenSigning", "ProviderAnsweredShort",
+    /// Reasons the gateway itself gives a delivery; the providers list theirs
+    /// (``PushProvider/reasons``).
+    public static let gatewayReasons: Set<String> = [
+        "Expired", "ProviderAnsweredShort", "no_apns_provider", "no_fcm_provider",
     ]
 
-    /// `reason` when it is a known one, else `other`; `none` for no reason.
-    public static func reason(_ reason: String?) -> String {
+    /// `reason` when it is one of the gateway's or in `known`, else `other`; `none`
+    /// for no reason.
+    public static func reason(_ reason: String?, known: Set<String> = []) -> String {
         guard let reason else { return "none" }
-        return knownReasons.contains(reason) ? reason : "other"
+        return gatewayReasons.contains(reason) || known.contains(reason) ? reason : "other"
     }
 
     /// The outcome's kind: `delivered`, `token_invalid`, `retry`, `failed` or `configuration_error`.

@@ -1,6 +1,8 @@
 /// One delivery of a notification, as a trigger's answer reports it.
 public struct DeliveryStatus: Sendable, Hashable {
     public let installationID: String
+    /// The push service of the device's token, which delivers (or would deliver) it.
+    public let provider: DeviceToken.Kind
     public let state: DeliveryState
     public let attempts: Int
     /// Why the last try did not deliver, if it did not.
@@ -8,8 +10,16 @@ public struct DeliveryStatus: Sendable, Hashable {
     /// The device was deleted because its token is dead.
     public let removed: Bool
 
-    public init(installationID: String, state: DeliveryState, attempts: Int, lastReason: String?, removed: Bool) {
+    public init(
+        installationID: String,
+        provider: DeviceToken.Kind,
+        state: DeliveryState,
+        attempts: Int,
+        lastReason: String?,
+        removed: Bool
+    ) {
         self.installationID = installationID
+        self.provider = provider
         self.state = state
         self.attempts = attempts
         self.lastReason = lastReason

@@ -15,11 +15,18 @@ public enum OutboxRows {
 
     /// A stored delivery's token; a kind other than `apns` or `fcm` is corruption.
     public static func token(kind: String, value: String) throws(DocumentStoreError) -> DeviceToken {
-        switch kind {
-        case "apns": return .apns(value)
-        case "fcm": return .fcm(value)
-        default: throw .corruptDocument("a delivery's token kind '\(kind)'")
+        switch try tokenKind(kind) {
+        case .apns: .apns(value)
+        case .fcm: .fcm(value)
         }
+    }
+
+    /// A stored delivery's token kind.
+    public static func tokenKind(_ kind: String) throws(DocumentStoreError) -> DeviceToken.Kind {
+        guard let kind = DeviceToken.Kind(rawValue: kind) else {
+            throw .corruptDocument("a delivery's token kind '\(kind)'")
+        }
+        return kind
     }
 
     /// `[[installation id, token kind, token, push id], …]`

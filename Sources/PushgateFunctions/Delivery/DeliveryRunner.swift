@@ -55,9 +55,9 @@ public struct DeliveryRunner: Sendable {
         let outcomes = await withTaskGroup(of: [DeliveryOutcome]?.self) { group in
             group.addTask {
                 await fanOut.deliver(notification.content, to: targets, via: provider) {
-                    range, outcomes in
+                    positions, outcomes in
                     do {
-                        try await record(Array(deliveries[range]), outcomes, of: notification, owner: owner)
+                        try await record(positions.map { deliveries[$0] }, outcomes, of: notification, owner: owner)
                     } catch {
                         firstError.keep(error)
                     }
@@ -155,7 +155,7 @@ public struct DeliveryRunner: Sendable {
                 notificationID: delivery.notificationID, installationID: delivery.installationID, change: change)
         }
         try await outbox.record(updates, owner: owner, now: finishedAt)
-        FunctionMetrics.deliveries(outcomes)
+        FunctionMetrics.deliveries(outcomes, of: deliveries, knownReasons: provider.reasons)
     }
 }
 

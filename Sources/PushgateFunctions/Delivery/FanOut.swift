@@ -1,9 +1,11 @@
 import PushgateCore
 
-/// Sends one notification to many devices: in chunks of at most 500, a bounded
-/// number of chunks at a time, the devices of a chunk in parallel (inside the
-/// provider). A configuration error (the push service refusing the gateway itself)
-/// stops the fan-out: chunks not started are not sent and report that error.
+/// Sends one notification to many devices: in chunks of at most 500 devices of one
+/// token kind (one push service), a bounded number of chunks at a time (the kinds
+/// taking turns), the devices of a chunk in parallel (inside the provider). A
+/// configuration error (a push service refusing the gateway itself) stops that
+/// service's part of the fan-out: its chunks not started are not sent and report
+/// that error; the other service's chunks go on.
 public struct FanOut: Sendable {
     public let chunkSize: Int
     public let maxConcurrentChunks: Int
@@ -19,45 +21,88 @@ public struct FanOut: Sendable {
     }
 
     /// One outcome per target, in the targets' order. `onChunk` hears each chunk's
-    /// outcomes as soon as they are in (chunks not sent after a configuration error
-    /// included), so that they can be recorded while other chunks are still out.
+    /// outcomes (with the chunk's positions among the targets) as soon as they are
+    /// in, chunks not sent after a configuration error included, so that they can be
+    /// recorded while other chunks are still out.
     public func deliver(
         _ notification: PushNotification,
         to targets: [DeliveryTarget],
         via provider: any PushProvider,
-        onChunk: @escaping @Sendable (Range<Int>, [DeliveryOutcome]) async -> Void = { _, _ in }
+        onChunk: @escaping @Sendable ([Int], [DeliveryOutcome]) async -> Void = { _, _ in }
     ) async -> [DeliveryOutcome] {
-        let ranges = stride(from: 0, to: targets.count, by: chunkSize).map { $0..<min($0 + chunkSize, targets.count) }
-        let chunks = ranges.map { Array(targets[$0]) }
-        var outcomes = [[DeliveryOutcome]](repeating: [], count: chunks.count)
-        var configurationError: String?
+        let chunks = self.chunks(of: targets)
+        var outcomes = [DeliveryOutcome?](repeating: nil, count: targets.count)
+        var stopped: [DeviceToken.Kind: String] = [:]
+        var skipped: [Int] = []
         await withTaskGroup(of: (Int, [DeliveryOutcome]).self) { group in
             var next = 0
+            var running = 0
             func startNext() {
-                let index = next
-                next += 1
-                group.addTask {
-                    let chunk = chunks[index]
-                    let outcomes = Self.matched(await provider.send(notification, to: chunk), to: chunk)
-                    await onChunk(ranges[index], outcomes)
-                    return (index, outcomes)
+                while next < chunks.count {
+                    let index = next
+                    next += 1
+                    if stopped[chunks[index].kind] != nil {
+                        skipped.append(index)
+                        continue
+                    }
+                    running += 1
+                    group.addTask {
+                        let positions = chunks[index].positions
+                        let chunk = positions.map { targets[$0] }
+                        let outcomes = Self.matched(await provider.send(notification, to: chunk), to: chunk)
+                        await onChunk(positions, outcomes)
+                        return (index, outcomes)
+                    }
+                    return
                 }
             }
-            while next < min(maxConcurrentChunks, chunks.count) { startNext() }
+            while running < maxConcurrentChunks, next < chunks.count { startNext() }
             for await (index, chunkOutcomes) in group {
-                outcomes[index] = chunkOutcomes
-                configurationError =
-                    configurationError ?? chunkOutcomes.lazy.compactMap(\.configurationErrorReason).first
-                if configurationError == nil, next < chunks.count { startNext() }
+                running -= 1
+                for (position, outcome) in zip(chunks[index].positions, chunkOutcomes) { outcomes[position] = outcome }
+                if stopped[chunks[index].kind] == nil,
+                    let reason = chunkOutcomes.lazy.compactMap(\.configurationErrorReason).first
+                {
+                    stopped[chunks[index].kind] = reason
+                }
+                startNext()
             }
         }
-        if let configurationError {
-            for index in outcomes.indices where outcomes[index].isEmpty {
-                outcomes[index] = chunks[index].map { _ in .configurationError(reason: configurationError) }
-                await onChunk(ranges[index], outcomes[index])
+        for index in skipped {
+            let chunk = chunks[index]
+            let chunkOutcomes = chunk.positions.map { _ in
+                DeliveryOutcome.configurationError(reason: stopped[chunk.kind]!)
+            }
+            for (position, outcome) in zip(chunk.positions, chunkOutcomes) { outcomes[position] = outcome }
+            await onChunk(chunk.positions, chunkOutcomes)
+        }
+        return outcomes.map { $0 ?? .failed(reason: "ProviderAnsweredShort") }
+    }
+
+    /// The targets of one token kind, at most `chunkSize` of them.
+    private struct Chunk: Sendable {
+        let kind: DeviceToken.Kind
+        let positions: [Int]
+    }
+
+    /// Each kind's targets in chunks, in the targets' order; the kinds take turns so
+    /// that neither service waits for the other's whole fan-out.
+    private func chunks(of targets: [DeliveryTarget]) -> [Chunk] {
+        var positionsByKind: [DeviceToken.Kind: [Int]] = [:]
+        for (position, target) in targets.enumerated() {
+            positionsByKind[target.token.tokenKind, default: []].append(position)
+        }
+        let perKind = positionsByKind.keys.sorted().map { kind in
+            let positions = positionsByKind[kind]!
+            return stride(from: 0, to: positions.count, by: chunkSize).map {
+                Chunk(kind: kind, positions: Array(positions[$0..<min($0 + chunkSize, positions.count)]))
             }
         }
-        return outcomes.flatMap { $0 }
+        var chunks: [Chunk] = []
+        for round in 0..<(perKind.map(\.count).max() ?? 0) {
+            for kindChunks in perKind where round < kindChunks.count { chunks.append(kindChunks[round]) }
+        }
+        return chunks
     }
 
     /// A provider must answer once per target; should one answer short, the

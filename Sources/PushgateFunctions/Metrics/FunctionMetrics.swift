@@ -27,16 +27,23 @@ enum FunctionMetrics {
             .increment(by: count)
     }
 
-    /// One try's outcomes (`pushgate_deliveries_total{outcome, reason}`), one
-    /// increment per distinct pair.
-    static func deliveries(_ outcomes: [DeliveryOutcome]) {
+    /// One try's outcomes (`pushgate_deliveries_total{outcome, reason, provider}`),
+    /// one increment per distinct triple; `provider` is the service of the device's
+    /// token (`apns` or `fcm`), whether or not it is configured.
+    static func deliveries(_ outcomes: [DeliveryOutcome], of deliveries: [OutboxDelivery], knownReasons: Set<String>) {
         var counts: [[String]: Int] = [:]
-        for outcome in outcomes {
-            counts[[MetricLabel.outcome(outcome), MetricLabel.reason(outcome.reason)], default: 0] += 1
+        for (outcome, delivery) in zip(outcomes, deliveries) {
+            let labels = [
+                MetricLabel.outcome(outcome), MetricLabel.reason(outcome.reason, known: knownReasons),
+                delivery.token.kind,
+            ]
+            counts[labels, default: 0] += 1
         }
         for (labels, count) in counts {
-            Counter(label: "pushgate_deliveries_total", dimensions: [("outcome", labels[0]), ("reason", labels[1])])
-                .increment(by: count)
+            Counter(
+                label: "pushgate_deliveries_total",
+                dimensions: [("outcome", labels[0]), ("reason", labels[1]), ("provider", labels[2])]
+            ).increment(by: count)
         }
     }
 }

@@ -16,13 +16,16 @@ public struct TriggerAnswer: Sendable, Hashable, Encodable {
         }
 
         public let installationID: String
+        /// The push service of the device's token: `apns` or `fcm`.
+        public let provider: String
         public let success: Bool
         /// Still being tried (`true` only; absent otherwise).
         public let pending: Bool?
         public let error: Failure?
 
-        public init(installationID: String, success: Bool, pending: Bool? = nil, error: Failure?) {
+        public init(installationID: String, provider: String, success: Bool, pending: Bool? = nil, error: Failure?) {
             self.installationID = installationID
+            self.provider = provider
             self.success = success
             self.pending = pending
             self.error = error
@@ -30,7 +33,7 @@ public struct TriggerAnswer: Sendable, Hashable, Encodable {
 
         enum CodingKeys: String, CodingKey {
             case installationID = "installation_id"
-            case success, pending, error
+            case provider, success, pending, error
         }
     }
 
@@ -42,7 +45,7 @@ public struct TriggerAnswer: Sendable, Hashable, Encodable {
     public let removedCount: Int
     /// Deliveries still being tried in the background (retries go on after the answer).
     public let pendingCount: Int
-    /// The provider that delivered: `log` or `apns`.
+    /// The push services configured: `apns`, `fcm`, `apns+fcm`, or `log` when none is.
     public let delivery: String
     /// Set when the push service refused the gateway's configuration (e.g.
     /// `InvalidProviderToken`): the trigger stopped there; an operator must act.

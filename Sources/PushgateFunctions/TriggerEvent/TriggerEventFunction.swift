@@ -326,6 +326,7 @@ public struct TriggerEventFunction: Sendable {
         let responses = statuses.map { status in
             TriggerAnswer.DeviceResponse(
                 installationID: status.installationID,
+                provider: status.provider.rawValue,
                 success: status.state == .delivered,
                 pending: status.state == .pending ? true : nil,
                 error: status.state == .delivered
@@ -368,7 +369,11 @@ public struct TriggerEventFunction: Sendable {
             duplicate: nil,
             skipped: nil,
             responses: deliveries.sorted { $0.installationID.utf8.lexicographicallyPrecedes($1.installationID.utf8) }
-                .map { .init(installationID: $0.installationID, success: false, pending: true, error: nil) }
+                .map {
+                    .init(
+                        installationID: $0.installationID, provider: $0.token.kind, success: false, pending: true,
+                        error: nil)
+                }
         )
     }
 

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import PushgateAPNs
+import PushgateHTTP2
 
 /// The APNs settings as given (flags or `PUSHGATE_APNS_*`), before they are checked.
 /// `configuration()` turns them into a working configuration or one line naming the
@@ -69,9 +70,9 @@ public struct APNsSettings: Sendable, Hashable {
         ) {
             APNsEnvironment(rawValue: $0)
         }
-        var endpoint: APNsEndpoint?
+        var endpoint: HTTP2Endpoint?
         if let url = nonEmpty(url) {
-            guard let parsed = APNsEndpoint(url: url) else {
+            guard let parsed = HTTP2Endpoint(url: url) else {
                 throw ConfigurationError("PUSHGATE_APNS_URL must be https://host[:port], not '\(url)'")
             }
             endpoint = parsed

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import PushgateAPNs
 import PushgateCore
+import PushgateHTTP2
 import PushgatePostgres
 import PushgateSQLite
 

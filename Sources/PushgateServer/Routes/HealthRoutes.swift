@@ -36,9 +36,11 @@ struct HealthRoutes<Context: RequestContext> {
         var answer: [String: JSONValue] = [
             "status": "ok", "delivery": .string(parts.worker.deliveryName), "outbox": outbox(stats),
         ]
-        if case .degraded(let reason, let since) = parts.worker.providerHealth {
+        if case .degraded(let provider, let reason, let since) = parts.worker.providerHealth {
             answer["status"] = "degraded"
-            answer["delivery_error"] = ["reason": .string(reason), "since": .string(RFC3339.format(since))]
+            answer["delivery_error"] = [
+                "provider": .string(provider), "reason": .string(reason), "since": .string(RFC3339.format(since)),
+            ]
         }
         return try JSONAnswer.response(JSONValue.object(answer))
     }
@@ -50,8 +52,8 @@ struct HealthRoutes<Context: RequestContext> {
     private func ready() async throws -> Response {
         var checks: [String: JSONValue] = [:]
         checks["store"] = await storeCheck()
-        if case .degraded(let reason, _) = parts.worker.providerHealth {
-            checks["delivery"] = .string("the push service refused the configuration: \(reason)")
+        if case .degraded(let provider, let reason, _) = parts.worker.providerHealth {
+            checks["delivery"] = .string("\(provider) refused the configuration: \(reason)")
         } else {
             checks["delivery"] = "ok"
         }

@@ -1,10 +1,9 @@
-import PushgateAPNs
 import PushgateCore
 import PushgateFunctions
 import Testing
 
-@Suite("APNs payload")
-struct APNsPayloadTests {
+@Suite("Alert payload")
+struct AlertPayloadTests {
     @Test("the longest allowed inputs stay within 4,096 bytes")
     func longestInputs() throws {
         // Every field at its limit, in characters that cost the most bytes in JSON:
@@ -26,7 +25,7 @@ struct APNsPayloadTests {
             ],
             collapseID: AgentKey(cwd: cwd).hex
         )
-        let bytes = try APNsPayload.encode(notification)
+        let bytes = try AlertPayload.encode(notification)
         #expect(bytes.count <= 4096)
         let payload = try #require(try JSONValue.parse(bytes).objectValue)
         #expect(payload["type"] == "reply_finished")
@@ -41,7 +40,7 @@ struct APNsPayloadTests {
             data: ["type": "reply_finished", "server_key": "k", "cwd": "/srv/" + String(repeating: "d", count: 1000)],
             collapseID: "c"
         )
-        let bytes = try APNsPayload.encode(notification)
+        let bytes = try AlertPayload.encode(notification)
         #expect(bytes.count <= 4096 && bytes.count > 4000, "uses the room there is")
         let payload = try #require(try JSONValue.parse(bytes).objectValue)
         let alert = payload["aps"]?.objectValue?["alert"]?.objectValue
@@ -53,7 +52,7 @@ struct APNsPayloadTests {
     @Test("a payload within the limit is left whole")
     func untouched() throws {
         let notification = PushNotification(title: "T", body: "B", data: ["type": "x"], collapseID: "c")
-        let text = String(decoding: try APNsPayload.encode(notification), as: UTF8.self)
+        let text = String(decoding: try AlertPayload.encode(notification), as: UTF8.self)
         #expect(text == #"{"aps":{"alert":{"body":"B","title":"T"},"sound":"default"},"type":"x"}"#)
     }
 
@@ -62,12 +61,12 @@ struct APNsPayloadTests {
         let shown = PushNotification(
             title: "T", body: "B", data: ["type": "approval_requested"], collapseID: "c", threadID: "agent",
             interruptionLevel: "time-sensitive", showsBadge: true)
-        let text = String(decoding: try APNsPayload.encode(shown, badge: 3), as: UTF8.self)
+        let text = String(decoding: try AlertPayload.encode(shown, badge: 3), as: UTF8.self)
         #expect(
             text
                 == #"{"aps":{"alert":{"body":"B","title":"T"},"badge":3,"interruption-level":"time-sensitive","sound":"default","thread-id":"agent"},"type":"approval_requested"}"#
         )
         let hidden = PushNotification(title: "T", body: "B", data: [:], collapseID: "c")
-        #expect(!String(decoding: try APNsPayload.encode(hidden, badge: 3), as: UTF8.self).contains("badge"))
+        #expect(!String(decoding: try AlertPayload.encode(hidden, badge: 3), as: UTF8.self).contains("badge"))
     }
 }

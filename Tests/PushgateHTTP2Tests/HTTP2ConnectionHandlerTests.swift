@@ -4,21 +4,20 @@ import NIOHPACK
 import NIOHTTP2
 import Testing
 
-@testable import PushgateAPNs
+@testable import PushgateHTTP2
 
 /// The connection handler on an embedded channel: frames in, frames out, no network.
 @Suite("HTTP/2 connection handler")
-struct APNsConnectionHandlerTests {
+struct HTTP2ConnectionHandlerTests {
     final class Harness {
         let channel = EmbeddedChannel()
-        let handler: APNsConnectionHandler
+        let handler: HTTP2ConnectionHandler
         var retired = 0
 
         init(requestTimeout: TimeAmount = .seconds(10), streamLimit: Int = 100) throws {
             var retire: () -> Void = {}
-            handler = APNsConnectionHandler(
+            handler = HTTP2ConnectionHandler(
                 requestTimeout: requestTimeout,
-                idlePingInterval: .seconds(60),
                 streamLimit: streamLimit,
                 onRetire: { retire() }
             )
@@ -27,10 +26,10 @@ struct APNsConnectionHandlerTests {
             try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 443)).wait()
         }
 
-        func send(_ count: Int) -> EventLoopFuture<[APNsAnswer]> {
-            let batch = APNsBatch(count: count, promise: channel.eventLoop.makePromise())
+        func send(_ count: Int) -> EventLoopFuture<[HTTP2Answer]> {
+            let batch = HTTP2Batch(count: count, promise: channel.eventLoop.makePromise())
             let requests = (0..<count).map { _ in
-                APNsRequest(headers: [":method": "POST", ":path": "/3/device/ab"], payload: ByteBuffer(string: "{}"))
+                HTTP2Request(headers: [":method": "POST", ":path": "/3/device/ab"], body: ByteBuffer(string: "{}"))
             }
             handler.enqueue(requests, batch: batch)
             return batch.futureResult
@@ -81,8 +80,10 @@ struct APNsConnectionHandlerTests {
         try harness.answer(11, status: 200)
         let result = try answers.wait()
         #expect(result.count == 6)
-        #expect(result[1] == .response(status: 410, reason: "Unregistered", retryAfter: nil, timestamp: nil))
-        #expect(result.filter { $0 == .response(status: 200, reason: nil, retryAfter: nil, timestamp: nil) }.count == 5)
+        #expect(
+            result[1]
+                == .response(status: 410, retryAfter: nil, body: ByteBuffer(string: #"{"reason":"Unregistered"}"#)))
+        #expect(result.filter { $0 == .response(status: 200, retryAfter: nil, body: nil) }.count == 5)
     }
 
     @Test("GOAWAY: streams above the last id answer goAway, queued ones notSent, the rest finish, then it closes")
@@ -103,10 +104,10 @@ struct APNsConnectionHandlerTests {
         #expect(harness.channel.isActive, "stream 3 is still being answered")
         try harness.answer(3, status: 200)
         let result = try answers.wait()
-        let ok = APNsAnswer.response(status: 200, reason: nil, retryAfter: nil, timestamp: nil)
+        let ok = HTTP2Answer.response(status: 200, retryAfter: nil, body: nil)
         #expect(
             result == [
-                ok, ok, .transportFailure(.goAway(reason: "Shutdown")), .transportFailure(.notSent),
+                ok, ok, .transportFailure(.goAway(debugData: #"{"reason":"Shutdown"}"#)), .transportFailure(.notSent),
                 .transportFailure(.notSent),
             ])
         #expect(!harness.channel.isActive, "closed once drained")
@@ -143,6 +144,28 @@ struct APNsConnectionHandlerTests {
         #expect(harness.channel.isActive, "an answered ping keeps the connection")
         harness.channel.pipeline.fireUserInboundEventTriggered(IdleStateHandler.IdleStateEvent.read)
         #expect(!harness.channel.isActive, "a second silent period without the ack closes it")
+    }
+
+    @Test("the connection's receive window is topped up as answers' bodies use it")
+    func replenishesReceiveWindow() throws {
+        let harness = try Harness()
+        try harness.settings(maxConcurrentStreams: 10)
+        _ = harness.send(1)
+        _ = try harness.openedStreams()
+        // swift-nio-http2 reports the connection's window after each DATA frame; without
+        // a multiplexer nobody else sends WINDOW_UPDATE, and the server would stall at 64 KiB.
+        harness.channel.pipeline.fireUserInboundEventTriggered(
+            NIOHTTP2WindowUpdatedEvent(streamID: .rootStream, inboundWindowSize: 30_000, outboundWindowSize: 65_535))
+        let update = try #require(try harness.channel.readOutbound(as: HTTP2Frame.self))
+        guard case .windowUpdate(let increment) = update.payload else {
+            Issue.record("expected a WINDOW_UPDATE, got \(update.payload)")
+            return
+        }
+        #expect(update.streamID == .rootStream)
+        #expect(increment == (1 << 20) - 30_000)
+        harness.channel.pipeline.fireUserInboundEventTriggered(
+            NIOHTTP2WindowUpdatedEvent(streamID: .rootStream, inboundWindowSize: 900_000, outboundWindowSize: 65_535))
+        #expect(try harness.channel.readOutbound(as: HTTP2Frame.self) == nil, "no update while above half the target")
     }
 
     @Test("a lost connection answers connectionLost for pushes in flight and notSent for queued ones")

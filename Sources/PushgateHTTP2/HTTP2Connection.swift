@@ -5,59 +5,44 @@ import NIOPosix
 import NIOSSL
 import NIOTLS
 
-/// One HTTP/2-over-TLS connection to APNs, opened on first use and opened again
-/// after it closed or received GOAWAY. Bound to one event loop; every state change
-/// happens there.
-final class APNsConnection: @unchecked Sendable {
+/// One HTTP/2-over-TLS connection, opened on first use and opened again after it
+/// closed or received GOAWAY. Bound to one event loop; every state change happens
+/// there.
+final class HTTP2Connection: @unchecked Sendable {
     // @unchecked: `state` is read and written only on `eventLoop` (every entry point
     // hops there first), which serialises all access.
 
     private enum State {
         case idle
-        case connecting(EventLoopFuture<APNsConnectionHandler>)
-        case ready(APNsConnectionHandler)
+        case connecting(EventLoopFuture<HTTP2ConnectionHandler>)
+        case ready(HTTP2ConnectionHandler)
     }
 
     let eventLoop: any EventLoop
-    private let endpoint: APNsEndpoint
+    private let configuration: HTTP2ClientConfiguration
     private let sslContext: NIOSSLContext
-    private let requestTimeout: TimeAmount
-    private let idlePingInterval: TimeAmount
-    private let streamLimit: Int
     private let logger: Logger
     private var state = State.idle
 
-    init(
-        eventLoop: any EventLoop,
-        endpoint: APNsEndpoint,
-        sslContext: NIOSSLContext,
-        requestTimeout: TimeAmount,
-        idlePingInterval: TimeAmount,
-        streamLimit: Int,
-        logger: Logger
-    ) {
+    init(eventLoop: any EventLoop, configuration: HTTP2ClientConfiguration, sslContext: NIOSSLContext, logger: Logger) {
         self.eventLoop = eventLoop
-        self.endpoint = endpoint
+        self.configuration = configuration
         self.sslContext = sslContext
-        self.requestTimeout = requestTimeout
-        self.idlePingInterval = idlePingInterval
-        self.streamLimit = streamLimit
         self.logger = logger
     }
 
-    /// Sends the pushes and answers each, in order. Never fails: a push that could not
-    /// be sent answers with a transport failure.
-    func send(_ requests: [APNsRequest]) -> EventLoopFuture<[APNsAnswer]> {
+    /// Sends the requests and answers each, in order. Never fails: a request that
+    /// could not be sent answers with a transport failure.
+    func send(_ requests: [HTTP2Request]) -> EventLoopFuture<[HTTP2Answer]> {
         eventLoop.flatSubmit {
-            let batch = APNsBatch(count: requests.count, promise: self.eventLoop.makePromise())
+            let batch = HTTP2Batch(count: requests.count, promise: self.eventLoop.makePromise())
             self.handler().whenComplete { result in
                 switch result {
                 case .success(let handler):
                     handler.enqueue(requests, batch: batch)
                 case .failure(let error):
-                    for index in requests.indices {
-                        batch.complete(index, with: .transportFailure(.connectFailed(Self.describe(error))))
-                    }
+                    let failure = HTTP2Answer.transportFailure(.connectFailed(Self.describe(error).description))
+                    for index in requests.indices { batch.complete(index, with: failure) }
                 }
             }
             return batch.futureResult
@@ -65,10 +50,10 @@ final class APNsConnection: @unchecked Sendable {
     }
 
     /// Opens the connection (TCP, TLS with the trusted roots, ALPN h2, the HTTP/2
-    /// preface) unless it is open; fails with what went wrong.
+    /// preface) unless it is open; fails with an ``HTTP2ConnectionError``.
     func open() -> EventLoopFuture<Void> {
         eventLoop.flatSubmit {
-            self.handler().map { _ in }.flatMapErrorThrowing { throw APNsConnectionError(Self.describe($0)) }
+            self.handler().map { _ in }.flatMapErrorThrowing { throw Self.describe($0) }
         }
     }
 
@@ -85,7 +70,7 @@ final class APNsConnection: @unchecked Sendable {
         }
     }
 
-    private func handler() -> EventLoopFuture<APNsConnectionHandler> {
+    private func handler() -> EventLoopFuture<HTTP2ConnectionHandler> {
         eventLoop.preconditionInEventLoop()
         switch state {
         case .ready(let handler) where handler.isAcceptingStreams:
@@ -105,18 +90,19 @@ final class APNsConnection: @unchecked Sendable {
         }
     }
 
-    private func connect() -> EventLoopFuture<APNsConnectionHandler> {
+    private func connect() -> EventLoopFuture<HTTP2ConnectionHandler> {
         let handshake = eventLoop.makePromise(of: Void.self)
-        let handler = APNsConnectionHandler(
-            requestTimeout: requestTimeout,
-            idlePingInterval: idlePingInterval,
-            streamLimit: streamLimit,
+        let handler = HTTP2ConnectionHandler(
+            requestTimeout: TimeAmount(configuration.requestTimeout),
+            streamLimit: configuration.maxStreamsPerConnection,
+            initialConcurrentStreams: configuration.initialConcurrentStreams,
+            latencyMetric: configuration.latencyMetric,
             onRetire: { [weak self] in self?.retire() }
         )
-        let endpoint = self.endpoint
+        let endpoint = configuration.endpoint
         let sslContext = self.sslContext
-        let idlePingInterval = self.idlePingInterval
-        logger.debug("connecting to APNs", metadata: ["endpoint": "\(endpoint)"])
+        let idlePingInterval = TimeAmount(configuration.idlePingInterval)
+        logger.debug("connecting", metadata: ["endpoint": "\(endpoint)"])
         return ClientBootstrap(group: eventLoop)
             .connectTimeout(.seconds(10))
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
@@ -128,8 +114,8 @@ final class APNsConnection: @unchecked Sendable {
                     let sync = channel.pipeline.syncOperations
                     try sync.addHandler(tls)
                     try sync.addHandler(ALPNCheck(handshake: handshake))
-                    // Our own header blocks need no checking, and APNs's answers are read for
-                    // three fields only: validation would cost more than the rest of a push.
+                    // Our own header blocks need no checking, and answers are read for a
+                    // few fields only: validation would cost more than the rest of a request.
                     try sync.addHandler(
                         NIOHTTP2Handler(
                             mode: .client,
@@ -155,31 +141,32 @@ final class APNsConnection: @unchecked Sendable {
             }
     }
 
-    /// Called on the event loop when the handler stops taking new pushes.
+    /// Called on the event loop when the handler stops taking new requests.
     private func retire() {
         if case .ready = state { state = .idle }
     }
 
-    /// We push, we never accept pushes; a large window so answers are never held up.
+    /// We send, we never accept server pushes; a large window so answers are never held up.
     private static let settings: HTTP2Settings = [
         HTTP2Setting(parameter: .enablePush, value: 0),
         HTTP2Setting(parameter: .initialWindowSize, value: 1 << 20),
         HTTP2Setting(parameter: .maxHeaderListSize, value: 16 * 1024),
     ]
 
-    private static func describe(_ error: any Error) -> String {
+    private static func describe(_ error: any Error) -> HTTP2ConnectionError {
+        if let error = error as? HTTP2ConnectionError { return error }
         if let error = error as? NIOConnectionError, let first = error.connectionErrors.first {
-            return "\(first.error)"
+            return HTTP2ConnectionError("\(first.error)")
         }
         let text = "\(error)"
         if text.contains("CERTIFICATE_VERIFY_FAILED") {
-            return "TLS: the server's certificate is not trusted (an emulator's CA goes in PUSHGATE_APNS_CA_FILE)"
+            return HTTP2ConnectionError("TLS: the server's certificate is not trusted", isUntrustedCertificate: true)
         }
-        return text
+        return HTTP2ConnectionError(text)
     }
 }
 
-/// Fails the connection when TLS did not negotiate HTTP/2 (APNs speaks nothing else).
+/// Fails the connection when TLS did not negotiate HTTP/2.
 private final class ALPNCheck: ChannelInboundHandler {
     typealias InboundIn = Any
     private var handshake: EventLoopPromise<Void>?
@@ -193,7 +180,7 @@ private final class ALPNCheck: ChannelInboundHandler {
             // A server that skips ALPN but speaks HTTP/2 (nginx with `http2` on a
             // plain port) is allowed; one that negotiates something else is not.
             if let negotiated, negotiated != "h2" {
-                complete(.failure(APNsConnectionError("the server negotiated \(negotiated), not HTTP/2")))
+                complete(.failure(HTTP2ConnectionError("the server negotiated \(negotiated), not HTTP/2")))
                 context.close(promise: nil)
             } else {
                 complete(.success(()))
@@ -208,25 +195,19 @@ private final class ALPNCheck: ChannelInboundHandler {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        complete(.failure(APNsConnectionError("the connection closed during the TLS handshake")))
+        complete(.failure(HTTP2ConnectionError("the connection closed during the TLS handshake")))
         context.fireChannelInactive()
     }
 
     /// A channel that never connected is torn down without going inactive.
     func handlerRemoved(context: ChannelHandlerContext) {
-        complete(.failure(APNsConnectionError("the connection could not be made")))
+        complete(.failure(HTTP2ConnectionError("the connection could not be made")))
     }
 
     private func complete(_ result: Result<Void, any Error>) {
         handshake?.completeWith(result)
         handshake = nil
     }
-}
-
-/// Why a connection to APNs could not be made, in words.
-public struct APNsConnectionError: Error, CustomStringConvertible {
-    public let description: String
-    init(_ description: String) { self.description = description }
 }
 
 extension String {

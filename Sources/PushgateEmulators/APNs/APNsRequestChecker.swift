@@ -76,8 +76,8 @@ final class APNsRequestChecker: Sendable {
         }
         let pieces = parts[1].split(separator: ".", omittingEmptySubsequences: false)
         guard pieces.count == 3,
-            let headerData = Self.base64URL(pieces[0]), let claimsData = Self.base64URL(pieces[1]),
-            let signatureData = Self.base64URL(pieces[2]),
+            let headerData = Base64URL.decode(pieces[0]), let claimsData = Base64URL.decode(pieces[1]),
+            let signatureData = Base64URL.decode(pieces[2]),
             case .object(let header)? = try? JSONValue.parse(Array(headerData)),
             case .object(let claims)? = try? JSONValue.parse(Array(claimsData)),
             header["alg"] == "ES256",
@@ -100,12 +100,6 @@ final class APNsRequestChecker: Sendable {
         }
         if age < -60 { return Verdict(status: 403, reason: "InvalidProviderToken") }  // beyond clock skew
         return nil
-    }
-
-    private static func base64URL(_ text: Substring) -> Data? {
-        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
-        return Data(base64Encoded: base64)
     }
 }
 

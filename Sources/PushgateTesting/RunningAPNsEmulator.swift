@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import PushgateEmulators
 import ServiceLifecycle
 
 /// An emulator serving in the background of this process, on a free loopback port,

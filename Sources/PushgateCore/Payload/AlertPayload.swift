@@ -1,0 +1,115 @@
+import Foundation
+
+/// The APNs payload of an alert push: `{"aps": {"alert": {"title", "body"}, "sound",
+/// "badge"?, "thread-id"?, "interruption-level"?, "content-available"?}, <custom
+/// keys>…}`, within APNs' 4,096-byte limit (UTF-8 bytes). APNs gets it as the body of
+/// a push; FCM forwards it to Apple's devices (its `data` becoming the custom keys),
+/// so the FCM message is cut to the same fit.
+///
+/// Built once per notification, the same bytes for every device. When the text is
+/// too long, the body is cut first, then the title (whole characters, "…" marking
+/// the cut); only when an empty body and title still do not fit are the longest
+/// custom values dropped, `type` and `server_key` last.
+public enum AlertPayload {
+    /// APNs' limit for an alert push.
+    public static let maxBytes = 4096
+
+    /// What of a notification fits: its title, body and custom keys, cut as needed.
+    public struct Fitted: Sendable, Hashable {
+        public let title: String
+        public let body: String
+        public let data: [String: String]
+    }
+
+    /// - Parameters:
+    ///   - badge: `aps.badge` when the notification shows badges.
+    ///   - contentAvailable: adds `aps.content-available = 1` (the app is woken too).
+    public static func encode(
+        _ notification: PushNotification,
+        badge: Int? = nil,
+        contentAvailable: Bool = false,
+        maxBytes: Int = maxBytes
+    ) throws -> [UInt8] {
+        let fitted = try fit(notification, badge: badge, contentAvailable: contentAvailable, maxBytes: maxBytes)
+        return try bytes(notification, fitted, badge: badge, contentAvailable: contentAvailable)
+    }
+
+    /// The longest title, body and custom keys whose payload is within `maxBytes`.
+    public static func fit(
+        _ notification: PushNotification,
+        badge: Int? = nil,
+        contentAvailable: Bool = false,
+        maxBytes: Int = maxBytes
+    ) throws -> Fitted {
+        var title = notification.title
+        var body = notification.body
+        var data = notification.data
+        let size = { (title: String, body: String, data: [String: String]) throws -> Int in
+            try bytes(
+                notification, Fitted(title: title, body: body, data: data), badge: badge,
+                contentAvailable: contentAvailable
+            ).count
+        }
+        guard try size(title, body, data) > maxBytes else { return Fitted(title: title, body: body, data: data) }
+
+        // The longest cut of the body that fits, then of the title.
+        if let fitting = try longestFit(of: body, { try size(title, $0, data) <= maxBytes }) {
+            return Fitted(title: title, body: fitting, data: data)
+        }
+        body = TextCut.cut(body, toCharacters: 0)
+        if let fitting = try longestFit(of: title, { try size($0, body, data) <= maxBytes }) {
+            return Fitted(title: fitting, body: body, data: data)
+        }
+        title = TextCut.cut(title, toCharacters: 0)
+        let protected: Set = ["type", "server_key"]
+        let droppable = data.keys.sorted { (data[$0]?.utf8.count ?? 0, $1) > (data[$1]?.utf8.count ?? 0, $0) }
+        for key in droppable.filter({ !protected.contains($0) }) + droppable.filter(protected.contains) {
+            data[key] = nil
+            if try size(title, body, data) <= maxBytes { break }
+        }
+        return Fitted(title: title, body: body, data: data)
+    }
+
+    /// The `aps` dictionary of a notification with `title` and `body`.
+    public static func aps(
+        _ notification: PushNotification,
+        title: String,
+        body: String,
+        badge: Int?,
+        contentAvailable: Bool
+    ) -> JSONValue {
+        var aps: [String: JSONValue] = [
+            "alert": ["title": .string(title), "body": .string(body)], "sound": .string(notification.sound),
+        ]
+        aps["badge"] = (notification.showsBadge ? badge : nil).map { .number(Double($0)) }
+        aps["thread-id"] = notification.threadID.map(JSONValue.string)
+        aps["interruption-level"] = notification.interruptionLevel.map(JSONValue.string)
+        if contentAvailable { aps["content-available"] = 1 }
+        return .object(aps)
+    }
+
+    private static func bytes(
+        _ notification: PushNotification,
+        _ fitted: Fitted,
+        badge: Int?,
+        contentAvailable: Bool
+    ) throws -> [UInt8] {
+        var root = fitted.data.mapValues(JSONValue.string)
+        root["aps"] = aps(
+            notification, title: fitted.title, body: fitted.body, badge: badge, contentAvailable: contentAvailable)
+        return Array(try JSONValue.object(root).encodedData())
+    }
+
+    /// The longest `TextCut` of `text` for which `fits` holds, or `nil` when even one
+    /// character (and the ellipsis) does not fit.
+    private static func longestFit(of text: String, _ fits: (String) throws -> Bool) throws -> String? {
+        var low = 1  // fits (if at all)
+        var high = text.count - 1  // the whole text did not fit
+        guard high >= low, try fits(TextCut.cut(text, toCharacters: low)) else { return nil }
+        while low < high {
+            let middle = (low + high + 1) / 2
+            if try fits(TextCut.cut(text, toCharacters: middle)) { low = middle } else { high = middle - 1 }
+        }
+        return TextCut.cut(text, toCharacters: low)
+    }
+}

@@ -1,0 +1,34 @@
+import NIOCore
+
+/// The answers to a batch of requests sent on one connection, gathered into one
+/// future: one promise per batch rather than one per request keeps the hot path
+/// free of per-request allocations and task hops.
+///
+/// Used on its connection's event loop only.
+final class HTTP2Batch: @unchecked Sendable {
+    // @unchecked: created, completed and read on one event loop; it crosses closures
+    // only to be handed back to that loop.
+
+    private var answers: [HTTP2Answer?]
+    private var remaining: Int
+    private let promise: EventLoopPromise<[HTTP2Answer]>
+
+    init(count: Int, promise: EventLoopPromise<[HTTP2Answer]>) {
+        answers = Array(repeating: nil, count: count)
+        remaining = count
+        self.promise = promise
+        if count == 0 { promise.succeed([]) }
+    }
+
+    var futureResult: EventLoopFuture<[HTTP2Answer]> { promise.futureResult }
+
+    /// Records the answer of request `index`; the last one completes the batch.
+    func complete(_ index: Int, with answer: HTTP2Answer) {
+        guard answers[index] == nil else { return }
+        answers[index] = answer
+        remaining -= 1
+        if remaining == 0 {
+            promise.succeed(answers.map { $0 ?? .transportFailure(.notSent) })
+        }
+    }
+}

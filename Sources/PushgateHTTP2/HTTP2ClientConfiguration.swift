@@ -1,0 +1,46 @@
+/// How an ``HTTP2ConnectionPool`` connects and sends. Holds no provider's names or
+/// settings: each provider builds one from its own.
+public struct HTTP2ClientConfiguration: Sendable {
+    public var endpoint: HTTP2Endpoint
+    /// PEM certificates trusted besides the system's (emulators, stand-ins, tests).
+    public var extraTrustedCAFile: String?
+    /// Connections kept open; a batch of requests is spread over all of them.
+    public var connections: Int
+    /// Streams in flight per connection, at most (and never above the server's
+    /// SETTINGS_MAX_CONCURRENT_STREAMS). More is not faster on a fast link:
+    /// swift-nio-http2 keeps open streams in an array that costs more per stream the
+    /// more there are.
+    public var maxStreamsPerConnection: Int
+    /// How long one request may wait for its answer (queued or in flight) before it
+    /// answers ``HTTP2TransportFailure/timedOut``.
+    public var requestTimeout: Duration
+    /// A connection silent this long is pinged; one that stays silent as long again is closed.
+    public var idlePingInterval: Duration
+    /// Streams allowed before the server's first SETTINGS arrive. APNs allows one
+    /// stream before the first authenticated request; a server that allows more says
+    /// so in the SETTINGS that follow the preface at once.
+    public var initialConcurrentStreams: Int
+    /// The swift-metrics timer that records each answered request's latency (HEADERS
+    /// written to answer read), or `nil`.
+    public var latencyMetric: String?
+
+    public init(
+        endpoint: HTTP2Endpoint,
+        extraTrustedCAFile: String? = nil,
+        connections: Int = 2,
+        maxStreamsPerConnection: Int = 100,
+        requestTimeout: Duration = .seconds(10),
+        idlePingInterval: Duration = .seconds(60),
+        initialConcurrentStreams: Int = 1,
+        latencyMetric: String? = nil
+    ) {
+        self.endpoint = endpoint
+        self.extraTrustedCAFile = extraTrustedCAFile
+        self.connections = max(1, connections)
+        self.maxStreamsPerConnection = max(1, maxStreamsPerConnection)
+        self.requestTimeout = requestTimeout
+        self.idlePingInterval = idlePingInterval
+        self.initialConcurrentStreams = max(1, initialConcurrentStreams)
+        self.latencyMetric = latencyMetric
+    }
+}

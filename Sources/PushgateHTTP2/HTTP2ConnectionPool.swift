@@ -1,0 +1,74 @@
+import Logging
+import NIOCore
+import NIOPosix
+import NIOSSL
+
+/// A few HTTP/2 connections to one server, each on its own event loop; a batch of
+/// requests is spread over all of them.
+public final class HTTP2ConnectionPool: Sendable {
+    private let connections: [HTTP2Connection]
+
+    /// Fails when the extra CA file holds no PEM certificate.
+    public init(
+        configuration: HTTP2ClientConfiguration,
+        group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+        logger: Logger
+    ) throws(HTTP2ConnectionError) {
+        var tls = TLSConfiguration.makeClientConfiguration()
+        tls.applicationProtocols = ["h2"]
+        if let caFile = configuration.extraTrustedCAFile {
+            guard let certificates = try? NIOSSLCertificate.fromPEMFile(caFile), !certificates.isEmpty else {
+                throw HTTP2ConnectionError("\(caFile) holds no PEM certificate")
+            }
+            tls.additionalTrustRoots = [.certificates(certificates)]
+        }
+        let sslContext: NIOSSLContext
+        do {
+            sslContext = try NIOSSLContext(configuration: tls)
+        } catch {
+            throw HTTP2ConnectionError("TLS: \(error)")
+        }
+        connections = (0..<configuration.connections).map { _ in
+            HTTP2Connection(
+                eventLoop: group.next(), configuration: configuration, sslContext: sslContext, logger: logger)
+        }
+    }
+
+    /// Sends every request and answers each, in order: request `i` goes on
+    /// connection `i mod n`, so each connection gets one batch.
+    public func send(_ requests: [HTTP2Request]) async -> [HTTP2Answer] {
+        let count = connections.count
+        let futures = connections.indices.map { lane in
+            connections[lane].send(Array(requests[lane...].striding(by: count)))
+        }
+        var answers = [HTTP2Answer](repeating: .transportFailure(.notSent), count: requests.count)
+        for (lane, future) in futures.enumerated() {
+            // A connection's batch never fails: every request answers, if only with a transport failure.
+            guard let laneAnswers = try? await future.get() else { continue }
+            for (position, answer) in laneAnswers.enumerated() {
+                answers[lane + position * count] = answer
+            }
+        }
+        return answers
+    }
+
+    /// Opens the first connection: throws an ``HTTP2ConnectionError`` when the server
+    /// cannot be reached, its certificate is not trusted or it does not speak HTTP/2.
+    public func checkConnection() async throws {
+        try await connections[0].open().get()
+    }
+
+    /// Closes every connection.
+    public func shutdown() async {
+        for connection in connections {
+            try? await connection.close().get()
+        }
+    }
+}
+
+extension ArraySlice {
+    /// Every `step`-th element, starting with the first.
+    fileprivate func striding(by step: Int) -> [Element] {
+        stride(from: startIndex, to: endIndex, by: step).map { self[$0] }
+    }
+}

@@ -1,0 +1,43 @@
+/// Why a request got no HTTP answer.
+public enum HTTP2TransportFailure: Sendable, Hashable {
+    /// The connection (TCP, TLS, or HTTP/2 negotiation) could not be made.
+    case connectFailed(String)
+    /// The connection closed while the request waited for its answer.
+    case connectionLost
+    /// The server sent GOAWAY before processing this stream (its last stream id is
+    /// below it): safe to send again at once. `debugData` is the GOAWAY's debug data
+    /// as text, if any.
+    case goAway(debugData: String?)
+    /// The stream was reset before an answer.
+    case streamReset(String)
+    /// No answer within the request deadline.
+    case timedOut
+    /// Never written: the connection was going away.
+    case notSent
+
+    /// The reason shown to callers and used as a metric label.
+    public var reason: String {
+        switch self {
+        case .connectFailed: "ConnectFailed"
+        case .connectionLost: "ConnectionLost"
+        case .goAway: "GoAway"
+        case .streamReset: "StreamReset"
+        case .timedOut: "Timeout"
+        case .notSent: "NotSent"
+        }
+    }
+
+    /// Every ``reason`` there is, for metric labels.
+    public static let reasons: Set<String> = [
+        "ConnectFailed", "ConnectionLost", "GoAway", "StreamReset", "Timeout", "NotSent",
+    ]
+
+    /// Whether the server never saw the request, so that sending it again at once,
+    /// on another connection, cannot make a duplicate.
+    public var isUnprocessed: Bool {
+        switch self {
+        case .goAway, .notSent: true
+        case .connectFailed, .connectionLost, .streamReset, .timedOut: false
+        }
+    }
+}

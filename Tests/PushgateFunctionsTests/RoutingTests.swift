@@ -1,0 +1,140 @@
+import Foundation
+import Logging
+import PushgateCore
+import PushgateTesting
+import Synchronization
+import Testing
+
+@testable import PushgateFunctions
+
+/// Each device to the push service of its token; one service's trouble stays its own.
+@Suite("Routing devices to push services")
+struct RoutingTests {
+    let notification = PushNotification(
+        title: "Agent", body: "Done.", data: ["type": "reply_finished"], collapseID: "c")
+
+    static func targets(apns: Int, fcm: Int) -> [DeliveryTarget] {
+        // Interleaved, as an agent's devices come out of the store.
+        (0..<max(apns, fcm)).flatMap { n in
+            (n < apns ? [DeliveryTarget(installationID: "a\(n)", token: .apns(FunctionsFixture.apnsToken(n)))] : [])
+                + (n < fcm ? [DeliveryTarget(installationID: "f\(n)", token: .fcm("fcm-token-\(n)"))] : [])
+        }
+    }
+
+    @Test("APNs tokens go to APNs, FCM tokens to FCM, answers in the targets' order")
+    func routesByKind() async {
+        let apns = ScriptedPushProvider(deliveryName: "apns")
+        let fcm = ScriptedPushProvider(
+            outcomes: ["fcm-token-1": .tokenInvalid(reason: "UNREGISTERED")], deliveryName: "fcm")
+        let routing = RoutingPushProvider(apns: apns, fcm: fcm, logger: Logger(label: "test"))
+        let targets = Self.targets(apns: 2, fcm: 2)
+        let outcomes = await routing.send(notification, to: targets)
+        #expect(outcomes == [.delivered, .delivered, .delivered, .tokenInvalid(reason: "UNREGISTERED")])
+        #expect(apns.sends.flatMap(\.targets).map(\.installationID) == ["a0", "a1"])
+        #expect(fcm.sends.flatMap(\.targets).map(\.installationID) == ["f0", "f1"])
+        #expect(routing.deliveryName == "apns+fcm")
+    }
+
+    @Test("a service not configured fails its devices with a clear reason; the other service still delivers")
+    func missingService() async {
+        let apns = ScriptedPushProvider(deliveryName: "apns")
+        let onlyAPNs = RoutingPushProvider(apns: apns, fcm: nil, logger: Logger(label: "test"))
+        #expect(
+            await onlyAPNs.send(notification, to: Self.targets(apns: 1, fcm: 1)) == [
+                .delivered, .failed(reason: "no_fcm_provider"),
+            ])
+        let fcm = ScriptedPushProvider(deliveryName: "fcm")
+        let onlyFCM = RoutingPushProvider(apns: nil, fcm: fcm, logger: Logger(label: "test"))
+        #expect(
+            await onlyFCM.send(notification, to: Self.targets(apns: 1, fcm: 1)) == [
+                .failed(reason: "no_apns_provider"), .delivered,
+            ])
+        #expect(onlyFCM.deliveryName == "fcm")
+        #expect(onlyFCM.reasons.isSuperset(of: ["no_apns_provider", "no_fcm_provider"]))
+    }
+
+    @Test("log mode: each push is logged with the service it would have used, and fails")
+    func logMode() async {
+        let lines = LogLines()
+        let logger = Logger(label: "test") { _ in lines }
+        let routing = RoutingPushProvider(apns: nil, fcm: nil, logger: logger)
+        #expect(routing.deliveryName == "log")
+        let outcomes = await routing.send(notification, to: Self.targets(apns: 1, fcm: 1))
+        #expect(outcomes == [.failed(reason: "no_apns_provider"), .failed(reason: "no_fcm_provider")])
+        #expect(
+            lines.all.sorted() == [
+                #"push to apns:00000000… not sent, no APNs provider (PUSHGATE_APNS_KEY_PATH): installation=a0 title="Agent" body="Done.""#,
+                #"push to fcm:fcm-toke… not sent, no FCM provider (PUSHGATE_FCM_CREDENTIALS): installation=f0 title="Agent" body="Done.""#,
+            ])
+    }
+
+    @Test("health: the first service that refuses the configuration, named")
+    func health() {
+        let since = Date(timeIntervalSince1970: 0)
+        let fcm = ScriptedPushProvider(
+            deliveryName: "fcm", health: .degraded(provider: "fcm", reason: "THIRD_PARTY_AUTH_ERROR", since: since))
+        let routing = RoutingPushProvider(
+            apns: ScriptedPushProvider(deliveryName: "apns"), fcm: fcm, logger: Logger(label: "test"))
+        #expect(routing.health == .degraded(provider: "fcm", reason: "THIRD_PARTY_AUTH_ERROR", since: since))
+    }
+
+    @Test("a fan-out sends chunks of one service each, the services taking turns")
+    func chunksByKind() async {
+        let provider = ScriptedPushProvider()
+        let outcomes = await FanOut(chunkSize: 2, maxConcurrentChunks: 1).deliver(
+            notification, to: Self.targets(apns: 5, fcm: 3), via: provider)
+        #expect(outcomes.count == 8 && outcomes.allSatisfy(\.isDelivered))
+        #expect(
+            provider.sends.map { $0.targets.map(\.installationID) } == [
+                ["a0", "a1"], ["f0", "f1"], ["a2", "a3"], ["f2"], ["a4"],
+            ])
+    }
+
+    @Test("a configuration error stops that service's chunks only; the other service's devices are still sent")
+    func configurationErrorStopsOneService() async {
+        let fcm = ScriptedPushProvider(
+            outcomes: ["fcm-token-0": .configurationError(reason: "THIRD_PARTY_AUTH_ERROR")], deliveryName: "fcm")
+        let apns = ScriptedPushProvider(deliveryName: "apns")
+        let routing = RoutingPushProvider(apns: apns, fcm: fcm, logger: Logger(label: "test"))
+        let heard = Mutex<[Int]>([])
+        let targets = Self.targets(apns: 6, fcm: 6)
+        let outcomes = await FanOut(chunkSize: 2, maxConcurrentChunks: 1).deliver(
+            notification, to: targets, via: routing
+        ) {
+            positions, _ in heard.withLock { $0 += positions }
+        }
+        #expect(apns.sends.flatMap(\.targets).count == 6, "every APNs device was sent")
+        #expect(fcm.sends.count == 1, "FCM's later chunks were not sent")
+        for (target, outcome) in zip(targets, outcomes) {
+            if case .apns = target.token {
+                #expect(outcome == .delivered)
+            } else if target.installationID != "f1" {
+                #expect(outcome == .configurationError(reason: "THIRD_PARTY_AUTH_ERROR"))
+            }
+        }
+        #expect(heard.withLock { $0.sorted() } == Array(0..<12), "every device's outcome is heard, sent or not")
+    }
+}
+
+/// A log handler that keeps the messages.
+final class LogLines: LogHandler, Sendable {
+    private let lines = Mutex<[String]>([])
+    var all: [String] { lines.withLock { $0 } }
+
+    var metadata: Logger.Metadata {
+        get { [:] }
+        set {}
+    }
+    var logLevel: Logger.Level {
+        get { .trace }
+        set {}
+    }
+    subscript(metadataKey _: String) -> Logger.Metadata.Value? {
+        get { nil }
+        set {}
+    }
+
+    func log(event: LogEvent) {
+        lines.withLock { $0.append(event.message.description) }
+    }
+}
