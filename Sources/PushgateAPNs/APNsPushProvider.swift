@@ -6,7 +6,6 @@ import NIOPosix
 import PushgateCore
 import PushgateHTTP2
 import ServiceLifecycle
-import Synchronization
 
 /// Delivers through Apple's APNs over HTTP/2 with token (.p8) authentication.
 ///
@@ -25,7 +24,7 @@ public final class APNsPushProvider: PushProvider, Service {
 
     /// Every reason this provider answers with: APNs's own (`reference/push-protocols.md`
     /// §3), the transport's, and its own.
-    public static let reasons: Set<String> = APNsVerdict.knownReasons.union(HTTP2TransportFailure.reasons).union([
+    public static let reasons: Set<String> = APNsAnswer.knownReasons.union(HTTP2TransportFailure.reasons).union([
         "PayloadEncoding", "ProviderTokenSigning", "NotAnAPNsToken",
     ])
 
@@ -36,7 +35,7 @@ public final class APNsPushProvider: PushProvider, Service {
     private let pool: HTTP2ConnectionPool
     private let now: @Sendable () -> Date
     private let logger: Logger
-    private let state = Mutex(DeliveryHealth.ok)
+    private let state = DeliveryHealthState(provider: "apns")
 
     public init(
         configuration: APNsConfiguration,
@@ -61,7 +60,7 @@ public final class APNsPushProvider: PushProvider, Service {
         _ = try tokens.token()  // A key that cannot sign fails here, at start.
     }
 
-    public var health: DeliveryHealth { state.withLock { $0 } }
+    public var health: DeliveryHealth { state.health }
 
     /// Opens a connection to APNs now, rather than at the first push (`pushgate doctor`).
     public func checkConnection() async throws {
@@ -123,15 +122,15 @@ public final class APNsPushProvider: PushProvider, Service {
             }
             let answers = await pool.send(requests)
 
-            var round = Round(isLastTry: attempt >= configuration.maxAttempts)
+            var round = SendRound(isLastTry: attempt >= configuration.maxAttempts)
             for (index, answer) in zip(pending, answers) {
-                round.record(APNsVerdict(APNsAnswer(answer)), for: index) {
+                round.record(PushVerdict(APNsAnswer(answer)), for: index) {
                     // Once per call, so that a clock gone wrong cannot loop.
                     !tokenRenewed && (try? tokens.renew(afterRejecting: token)) != nil
                 }
             }
             for (index, outcome) in round.outcomes { outcomes[index] = outcome }
-            tokenRenewed = tokenRenewed || round.sawExpiredToken
+            tokenRenewed = tokenRenewed || round.sawStaleCredential
             if let reason = round.configurationError {
                 // The gateway itself is refused: what is left of this chunk is not sent.
                 for index in round.again { outcomes[index] = .configurationError(reason: reason) }
@@ -142,52 +141,6 @@ public final class APNsPushProvider: PushProvider, Service {
             pending = round.again
         }
         return outcomes.map { $0 ?? .retryLater(reason: "NotSent", after: nil) }
-    }
-
-    /// What one try of a chunk decided: outcomes, and pushes to send again at once.
-    private struct Round {
-        let isLastTry: Bool
-        var outcomes: [(Int, DeliveryOutcome)] = []
-        var again: [Int] = []
-        var configurationError: String?
-        var sawExpiredToken = false
-        var anyDelivered = false
-
-        init(isLastTry: Bool) {
-            self.isLastTry = isLastTry
-        }
-
-        mutating func record(_ verdict: APNsVerdict, for index: Int, renewToken: () -> Bool) {
-            switch verdict {
-            case .delivered:
-                anyDelivered = true
-                outcomes.append((index, .delivered))
-            case .deleteToken(let reason):
-                outcomes.append((index, .tokenInvalid(reason: reason)))
-            case .permanentFailure(let reason):
-                outcomes.append((index, .failed(reason: reason)))
-            case .configurationError(let reason):
-                configurationError = reason
-                outcomes.append((index, .configurationError(reason: reason)))
-            case .resend(let reason):
-                // Never processed by APNs: again at once, on a fresh connection.
-                if isLastTry {
-                    outcomes.append((index, .retryLater(reason: reason, after: nil)))
-                } else {
-                    again.append(index)
-                }
-            case .retry(let reason, let after):
-                // Backoff belongs to the outbox, which keeps the push across restarts.
-                outcomes.append((index, .retryLater(reason: reason, after: after)))
-            case .renewToken(let reason):
-                sawExpiredToken = true
-                if !isLastTry, renewToken() {
-                    again.append(index)
-                } else {
-                    outcomes.append((index, .retryLater(reason: reason, after: nil)))
-                }
-            }
-        }
     }
 
     // MARK: Headers
@@ -227,12 +180,7 @@ public final class APNsPushProvider: PushProvider, Service {
     // MARK: Health
 
     private func reportConfigurationError(_ reason: String) {
-        let isNew = state.withLock { health in
-            if case .degraded(_, let current, _) = health, current == reason { return false }
-            health = .degraded(provider: "apns", reason: reason, since: now())
-            return true
-        }
-        if isNew {
+        if state.degrade(reason: reason, at: now()) {
             logger.error(
                 "APNs refused the gateway's configuration (\(reason)): check PUSHGATE_APNS_KEY_PATH, PUSHGATE_APNS_KEY_ID, PUSHGATE_APNS_TEAM_ID, PUSHGATE_APNS_TOPIC and PUSHGATE_APNS_ENVIRONMENT; pushes stop at this error until it is fixed"
             )
@@ -240,10 +188,6 @@ public final class APNsPushProvider: PushProvider, Service {
     }
 
     private func clearConfigurationError() {
-        let wasDegraded = state.withLock { health in
-            defer { health = .ok }
-            return health != .ok
-        }
-        if wasDegraded { logger.notice("APNs accepts pushes again") }
+        if state.recover() { logger.notice("APNs accepts pushes again") }
     }
 }

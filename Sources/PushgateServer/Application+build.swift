@@ -3,6 +3,7 @@ import Hummingbird
 import Logging
 import PushgateAPNs
 import PushgateCore
+import PushgateFCM
 import PushgateFunctions
 import ServiceLifecycle
 
@@ -20,6 +21,7 @@ public func buildApplication(
     // Before any part makes a metric: one made earlier would never be exported.
     _ = PrometheusExport.registry
     let apns = try configuration.apns.configuration()
+    let fcm = try configuration.fcm.configuration()
     let policy = try configuration.delivery.policy(timeToLive: apns?.timeToLive)
     let backend = try await StoreBackend.open(configuration.databasePath, logger: logger)
     // The database's pool first: it stops last, after everything that uses it.
@@ -39,12 +41,32 @@ public func buildApplication(
             ]
         )
     }
-    if apnsProvider == nil {
+    var fcmProvider: FCMPushProvider?
+    if let fcm {
+        let provider = try FCMPushProvider(configuration: fcm, logger: logger)
+        fcmProvider = provider
+        services.append(provider)
+        logger.info(
+            "delivery through FCM",
+            metadata: [
+                "endpoint": "\(fcm.endpoint)", "project": "\(fcm.projectID)",
+                "service_account": "\(fcm.serviceAccount.clientEmail)", "connections": "\(fcm.connections)",
+            ]
+        )
+    }
+    switch (apnsProvider, fcmProvider) {
+    case (nil, nil):
         logger.info(
             "delivery through the log: no push service is configured (PUSHGATE_APNS_KEY_PATH, PUSHGATE_FCM_CREDENTIALS); pushes are logged and counted as failed"
         )
+    case (_, nil):
+        logger.info("devices with FCM tokens fail no_fcm_provider: PUSHGATE_FCM_CREDENTIALS is not set")
+    case (nil, _):
+        logger.info("devices with APNs tokens fail no_apns_provider: PUSHGATE_APNS_KEY_PATH is not set")
+    default:
+        break
     }
-    let provider = RoutingPushProvider(apns: apnsProvider, fcm: nil, logger: logger)
+    let provider = RoutingPushProvider(apns: apnsProvider, fcm: fcmProvider, logger: logger)
     let parts = GatewayParts(
         store: backend.store,
         outbox: backend.outbox,

@@ -6,7 +6,7 @@ import PushgateServer
 struct DoctorCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "doctor",
-        abstract: "Check key, JWT, APNs and database; one line per check.",
+        abstract: "Check keys, APNs, FCM and the database; one line each.",
         discussion: """
             Reads the settings as `pushgate serve` would (flags, PUSHGATE_* variables, --config, defaults), \
             then checks each part without starting the gateway and without sending a push. Exit status 1 \

@@ -26,6 +26,11 @@ struct GatewaySettingsOptions: ParsableArguments {
     @Option(help: .setting(.apnsConnections)) var apnsConnections: String?
     @Option(help: .setting(.apnsMaxStreams)) var apnsMaxStreams: String?
     @Option(help: .setting(.apnsTTL)) var apnsTtl: String?
+    @Option(help: .setting(.fcmCredentials)) var fcmCredentials: String?
+    @Option(help: .setting(.fcmProjectID)) var fcmProjectId: String?
+    @Option(help: .setting(.fcmURL)) var fcmUrl: String?
+    @Option(help: .setting(.fcmCAFile)) var fcmCaFile: String?
+    @Option(help: .setting(.fcmConnections)) var fcmConnections: String?
     @Option(help: .setting(.triggerWait)) var triggerWait: String?
     @Option(help: .setting(.deliveryMaxAttempts)) var deliveryMaxAttempts: String?
     @Option(help: .setting(.outboxLease)) var outboxLease: String?
@@ -42,6 +47,8 @@ struct GatewaySettingsOptions: ParsableArguments {
             (.apnsKeyID, apnsKeyId), (.apnsTeamID, apnsTeamId), (.apnsTopic, apnsTopic),
             (.apnsEnvironment, apnsEnvironment), (.apnsURL, apnsUrl), (.apnsCAFile, apnsCaFile),
             (.apnsConnections, apnsConnections), (.apnsMaxStreams, apnsMaxStreams), (.apnsTTL, apnsTtl),
+            (.fcmCredentials, fcmCredentials), (.fcmProjectID, fcmProjectId), (.fcmURL, fcmUrl),
+            (.fcmCAFile, fcmCaFile), (.fcmConnections, fcmConnections),
             (.triggerWait, triggerWait), (.deliveryMaxAttempts, deliveryMaxAttempts), (.outboxLease, outboxLease),
             (.outboxRetentionDays, outboxRetentionDays), (.shutdownGrace, shutdownGrace),
             (.escalationSchedule, escalationSchedule), (.coalesceWindow, coalesceWindow),

@@ -61,13 +61,14 @@ struct OutboxCommand: AsyncParsableCommand {
         print("pending: \(stats.pending)\(oldest), scheduled: \(stats.scheduled), failed: \(stats.failed)")
         guard !entries.isEmpty else { return }
         print(
-            ["state", "attempts", "next try", "last reason", "token", "installation", "notification"]
+            ["state", "provider", "attempts", "next try", "last reason", "token", "installation", "notification"]
                 .joined(separator: "\t")
         )
         for entry in entries {
             print(
                 [
-                    entry.state.rawValue, "\(entry.attempts)", entry.nextAttemptAt.map(RFC3339.format) ?? "-",
+                    entry.state.rawValue, entry.token.kind, "\(entry.attempts)",
+                    entry.nextAttemptAt.map(RFC3339.format) ?? "-",
                     entry.lastReason ?? "-", "\(entry.token)", entry.installationID,
                     String(entry.notificationID.prefix(8)),
                 ].joined(separator: "\t")
@@ -80,6 +81,7 @@ struct OutboxCommand: AsyncParsableCommand {
             "notification_id": .string(entry.notificationID),
             "agent_key": .string(entry.agentKey),
             "installation_id": .string(entry.installationID),
+            "provider": .string(entry.token.kind),
             "token": .string("\(entry.token)"),
             "state": .string(entry.state.rawValue),
             "attempts": .number(Double(entry.attempts)),

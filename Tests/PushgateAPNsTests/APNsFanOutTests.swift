@@ -14,76 +14,17 @@ import Testing
 /// APNs provider over TLS and HTTP/2 to the in-process emulator.
 @Suite("Fan-out through APNs", .serialized)
 struct APNsFanOutTests {
-    static let cwd = "/root/projects/my-agent"
-    static let secret = PushSecret("pushgate-example-secret-0001")!
 
-    /// A database with `count` devices on the agent (device `n` has token
+    /// A database with `count` devices on the agent (device `n` has APNs token
     /// `APNsFixture.token(n)`, or a `dead…` one for `n` in `dead`), and the gateway's
     /// delivery parts over it.
-    struct Stack {
-        let directory: TemporaryDirectory
-        let store: SQLiteDocumentStore
-        let outbox: SQLiteOutbox
-        let worker: DeliveryWorker
-        let policy: DeliveryPolicy
-
-        init(devices count: Int, dead: Set<Int> = [], provider: any PushProvider, fanOut: FanOut = FanOut())
-            async throws
-        {
-            directory = try TemporaryDirectory()
-            let database = try SQLiteDatabase(path: directory.path("store.sqlite"))
-            store = SQLiteDocumentStore(database: database)
-            outbox = SQLiteOutbox(database: database)
-            var policy = DeliveryPolicy()
-            policy.backoff = RetryBackoff(base: .milliseconds(50), cap: .milliseconds(200))
-            policy.maxAttempts = 5
-            // A debug build sends ~500 pushes/s to the emulator: let the answer wait for the first try.
-            policy.triggerWait = .seconds(60)
-            self.policy = policy
-            worker = DeliveryWorker(
-                runner: DeliveryRunner(
-                    store: store, outbox: outbox, provider: provider, fanOut: fanOut, policy: policy,
-                    logger: Logger(label: "test")),
-                policy: policy,
-                logger: Logger(label: "test")
-            )
-            let devices = NamespacePaths.devices(
-                of: AgentKey(cwd: APNsFanOutTests.cwd), of: APNsFanOutTests.secret.serverKey)
-            try await store.set(
-                NamespacePaths.agent(AgentKey(cwd: APNsFanOutTests.cwd), of: APNsFanOutTests.secret.serverKey),
-                ["cwd": .value(.string(APNsFanOutTests.cwd))]
-            )
-            try await store.commit(
-                try (0..<count).map { n in
-                    let token = APNsFixture.token(n, prefix: dead.contains(n) ? "dead" : "")
-                    return .set(
-                        try devices.document(String(format: "device-%05d", n)), ["apnsToken": .value(.string(token))])
-                }
-            )
-        }
-
-        func trigger() async throws -> TriggerAnswer {
-            let function = TriggerReplyFinishedFunction(
-                trigger: TriggerEventFunction(
-                    store: store, outbox: outbox, worker: worker, policy: policy, logger: Logger(label: "test")))
-            let request = try TriggerReplyFinishedRequest(
-                fields: RequestFields(["cwd": .string(APNsFanOutTests.cwd), "message_preview": "Done."]))
-            return try await function(secret: APNsFanOutTests.secret, request).answer
-        }
-
-        /// Runs the worker's retries until nothing is pending (or 10 s passed).
-        func retryUntilSettled() async throws {
-            let deadline = ContinuousClock.now + .seconds(10)
-            while try await outbox.stats(now: Date()).pending > 0, ContinuousClock.now < deadline {
-                if try await !worker.retryDueDeliveries() { try await Task.sleep(for: .milliseconds(20)) }
-            }
-        }
-
-        func devicesLeft() async throws -> Int {
-            try await store.documents(
-                in: NamespacePaths.devices(of: AgentKey(cwd: APNsFanOutTests.cwd), of: APNsFanOutTests.secret.serverKey)
-            ).count
-        }
+    static func stack(devices count: Int, dead: Set<Int> = [], provider: any PushProvider, fanOut: FanOut = FanOut())
+        async throws -> DeliveryStack
+    {
+        try await DeliveryStack(
+            devices: count, provider: RoutingPushProvider(apns: provider, fcm: nil, logger: Logger(label: "test")),
+            fanOut: fanOut
+        ) { n in .apns(APNsFixture.token(n, prefix: dead.contains(n) ? "dead" : "")) }
     }
 
     @Test("1,201 devices, 5 dead: 1,196 delivered, 5 removed, every request as APNs wants it")
@@ -91,7 +32,7 @@ struct APNsFanOutTests {
         let dead: Set = [0, 17, 500, 999, 1200]
         let fixture = try await APNsFixture()
         let provider = try fixture.provider()
-        let stack = try await Stack(devices: 1201, dead: dead, provider: provider)
+        let stack = try await Self.stack(devices: 1201, dead: dead, provider: provider)
         defer { stack.directory.remove() }
 
         let answer = try await stack.trigger()
@@ -116,12 +57,12 @@ struct APNsFanOutTests {
         for entry in inbox {
             // The emulator verified the JWT (signature, kid, iss, iat): anything else answers 403.
             #expect(entry.status == (entry.deviceToken.hasPrefix("dead") ? 410 : 200))
-            #expect(entry.headers["apns-collapse-id"] == SHA256Hex.digest(of: Self.cwd))
+            #expect(entry.headers["apns-collapse-id"] == SHA256Hex.digest(of: DeliveryStack.cwd))
             #expect(entry.headers["apns-topic"] == APNsFixture.topic)
             #expect(entry.headers["apns-push-type"] == "alert")
             #expect(entry.headers["apns-priority"] == "10")
             #expect(entry.headers["apns-expiration"].flatMap(Int.init) != nil)
-            #expect(entry.payload?.objectValue?["cwd"] == .string(Self.cwd))
+            #expect(entry.payload?.objectValue?["cwd"] == .string(DeliveryStack.cwd))
         }
         let alert = inbox.first?.payload?.objectValue?["aps"]?.objectValue?["alert"]
         #expect(alert == ["title": "my-agent", "body": "Done."])
@@ -134,7 +75,7 @@ struct APNsFanOutTests {
         configuration.retryAfterSeconds = 0
         let fixture = try await APNsFixture(emulatorConfiguration: configuration)
         let provider = try fixture.provider()
-        let stack = try await Stack(devices: 300, provider: provider)
+        let stack = try await Self.stack(devices: 300, provider: provider)
         defer { stack.directory.remove() }
 
         let answer = try await stack.trigger()
@@ -163,7 +104,7 @@ struct APNsFanOutTests {
         configuration.tooManyRequestsRate = 1
         let fixture = try await APNsFixture(emulatorConfiguration: configuration)
         let provider = try fixture.provider()
-        let stack = try await Stack(devices: 10, provider: provider)
+        let stack = try await Self.stack(devices: 10, provider: provider)
         defer { stack.directory.remove() }
 
         _ = try await stack.trigger()
@@ -182,7 +123,7 @@ struct APNsFanOutTests {
     func badKeyID() async throws {
         let fixture = try await APNsFixture()
         let provider = try fixture.provider(keyID: "WRONGKEY00")
-        let stack = try await Stack(
+        let stack = try await Self.stack(
             devices: 1000, provider: provider, fanOut: FanOut(chunkSize: 100, maxConcurrentChunks: 2))
         defer { stack.directory.remove() }
 
@@ -207,7 +148,7 @@ struct APNsFanOutTests {
     func goAway() async throws {
         let fixture = try await APNsFixture(maxConnectionAge: .milliseconds(50))
         let provider = try fixture.provider()
-        let stack = try await Stack(devices: 400, provider: provider)
+        let stack = try await Self.stack(devices: 400, provider: provider)
         defer { stack.directory.remove() }
 
         var delivered = 0

@@ -1,11 +1,12 @@
 import PushgateAPNs
+import PushgateCore
 import PushgateHTTP2
 import Testing
 
 /// One case per row of the reference's table §3 (push-protocols.md).
 @Suite("APNs answers to outcomes")
 struct APNsVerdictTests {
-    static let rows: [(Int, String?, String?, APNsVerdict)] = [
+    static let rows: [(Int, String?, String?, PushVerdict)] = [
         (200, nil, nil, .delivered),
         (400, "BadCollapseId", nil, .permanentFailure(reason: "BadCollapseId")),
         (400, "BadDeviceToken", nil, .deleteToken(reason: "BadDeviceToken")),
@@ -44,15 +45,16 @@ struct APNsVerdictTests {
     ]
 
     @Test("each row maps to its outcome", arguments: rows)
-    func row(status: Int, reason: String?, retryAfter: String?, verdict: APNsVerdict) {
+    func row(status: Int, reason: String?, retryAfter: String?, verdict: PushVerdict) {
         #expect(
-            APNsVerdict(.response(status: status, reason: reason, retryAfter: retryAfter, timestamp: nil)) == verdict)
+            PushVerdict(APNsAnswer.response(status: status, reason: reason, retryAfter: retryAfter, timestamp: nil))
+                == verdict)
     }
 
     @Test(
         "no answer at all: resend what was never processed, retry the rest",
         arguments: [
-            (HTTP2TransportFailure.goAway(debugData: "Shutdown"), APNsVerdict.resend(reason: "GoAway")),
+            (HTTP2TransportFailure.goAway(debugData: "Shutdown"), PushVerdict.resend(reason: "GoAway")),
             (.notSent, .resend(reason: "NotSent")),
             (.connectionLost, .retry(reason: "ConnectionLost", after: nil)),
             (.connectFailed("refused"), .retry(reason: "ConnectFailed", after: nil)),
@@ -60,7 +62,7 @@ struct APNsVerdictTests {
             (.streamReset("cancel"), .retry(reason: "StreamReset", after: nil)),
         ]
     )
-    func transport(failure: HTTP2TransportFailure, verdict: APNsVerdict) {
-        #expect(APNsVerdict(.transportFailure(failure)) == verdict)
+    func transport(failure: HTTP2TransportFailure, verdict: PushVerdict) {
+        #expect(PushVerdict(APNsAnswer.transportFailure(failure)) == verdict)
     }
 }

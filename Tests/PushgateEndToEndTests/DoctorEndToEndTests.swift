@@ -25,7 +25,8 @@ struct DoctorEndToEndTests {
         #expect(
             lines.map { "\($0.prefix(6).trimmingCharacters(in: .whitespaces)) \($0.dropFirst(6).prefix(16))" }
                 .map { $0.trimmingCharacters(in: .whitespaces) } == [
-                    "ok configuration", "ok apns key", "ok jwt", "ok apns host", "ok apns connection", "ok database",
+                    "ok configuration", "ok apns key", "ok jwt", "ok apns host", "ok apns connection",
+                    "skip fcm credentials", "ok database",
                 ], "\(healthy.stdout)")
         #expect(healthy.stdout.contains("does not exist yet"))
         #expect(!FileManager.default.fileExists(atPath: database), "doctor creates nothing")
@@ -68,7 +69,8 @@ struct DoctorEndToEndTests {
         let names = lines.map { $0.split(separator: " ").first.map(String.init) ?? "" }
         #expect(
             names == [
-                "serve", "keygen", "subscribe", "trigger", "apns-emulator", "outbox", "config", "doctor", "event",
+                "serve", "keygen", "subscribe", "trigger", "apns-emulator", "fcm-emulator", "outbox", "config",
+                "doctor", "event",
                 "resolve", "diagnostics", "unsubscribe",
             ], "\(result.stdout)")
         #expect(lines.allSatisfy { $0.hasPrefix("  ") && !$0.hasPrefix("   ") }, "no abstract wraps onto a second line")

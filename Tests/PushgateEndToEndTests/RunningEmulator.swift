@@ -1,18 +1,35 @@
 import Foundation
 import PushgateCore
 
-/// `pushgate apns-emulator` on a free port, its state in `directory/emulator`; the
-/// settings that point a gateway at it; what it received. Stopped by its own pid.
+/// `pushgate apns-emulator` or `pushgate fcm-emulator` on a free port, its state in
+/// `directory/<command>`; the settings that point a gateway at it; what it
+/// received. Stopped by its own pid.
 final class RunningEmulator: Sendable {
+    /// Which push service it stands in for.
+    enum Service: String, Sendable {
+        case apns, fcm
+
+        var command: String { "\(rawValue)-emulator" }
+        /// The setting it prints last, once listening.
+        var readyMarker: String { self == .apns ? "PUSHGATE_APNS_TOPIC=" : "PUSHGATE_FCM_CA_FILE=" }
+        var settingPrefix: String { "PUSHGATE_\(rawValue.uppercased())_" }
+    }
+
     private let process: RunningProcess
-    /// `PUSHGATE_APNS_URL`, `PUSHGATE_APNS_CA_FILE`, the key, its id, team and topic.
+    let service: Service
+    /// `PUSHGATE_APNS_*` (URL, CA file, the key, its id, team and topic) or
+    /// `PUSHGATE_FCM_*` (credentials, URL, CA file).
     let settings: [String: String]
 
-    init(directory: URL, arguments: [String] = []) throws {
+    init(_ service: Service = .apns, directory: URL, arguments: [String] = []) throws {
+        self.service = service
         process = try RunningProcess(
-            ["apns-emulator", "--port", "0", "--state-directory", directory.appendingPathComponent("emulator").path]
+            [
+                service.command, "--port", "0", "--state-directory",
+                directory.appendingPathComponent(service.command).path,
+            ]
                 + arguments,
-            readyWhen: "PUSHGATE_APNS_TOPIC="
+            readyWhen: service.readyMarker
         )
         var settings: [String: String] = [:]
         for line in process.capturedOutput.split(separator: "\n") where line.contains("export ") {
@@ -24,7 +41,7 @@ final class RunningEmulator: Sendable {
 
     func stop() -> Int32 { process.stop() }
 
-    /// How many pushes it received so far.
+    /// How many requests it received so far.
     func received() throws -> Int {
         let text = try get("/inbox/count")
         guard case .number(let count)? = try JSONValue.parse(Array(text.utf8)).objectValue?["count"] else { return -1 }
@@ -33,21 +50,26 @@ final class RunningEmulator: Sendable {
 
     /// The device tokens it accepted (200), and every request's token, in order.
     func inbox() throws -> (accepted: Set<String>, all: [String]) {
-        guard case .array(let entries) = try JSONValue.parse(Array(try get("/inbox").utf8)) else { return ([], []) }
         var accepted = Set<String>()
         var all: [String] = []
-        for entry in entries {
-            guard let token = entry.objectValue?["device_token"]?.stringValue else { continue }
+        for entry in try entries() {
+            guard let token = (entry["device_token"] ?? entry["token"])?.stringValue else { continue }
             all.append(token)
-            if entry.objectValue?["status"] == 200 { accepted.insert(token) }
+            if entry["status"] == 200 { accepted.insert(token) }
         }
         return (accepted, all)
+    }
+
+    /// Every request it kept, newest first, as `GET /inbox` shows them.
+    func entries() throws -> [[String: JSONValue]] {
+        guard case .array(let entries) = try JSONValue.parse(Array(try get("/inbox").utf8)) else { return [] }
+        return entries.compactMap(\.objectValue)
     }
 
     /// curl, which verifies the emulator's certificate against its CA like any client.
     private func get(_ path: String) throws -> String {
         try APNsEndToEndTests.curl([
-            "--cacert", settings["PUSHGATE_APNS_CA_FILE"]!, settings["PUSHGATE_APNS_URL"]! + path,
+            "--cacert", settings[service.settingPrefix + "CA_FILE"]!, settings[service.settingPrefix + "URL"]! + path,
         ])
     }
 }

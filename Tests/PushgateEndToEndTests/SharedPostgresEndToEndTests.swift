@@ -141,7 +141,9 @@ struct SharedPostgresEndToEndTests {
         request.headers.add(name: "Authorization", value: "Bearer \(secret.value)")
         request.headers.add(name: "Idempotency-Key", value: idempotencyKey)
         request.body = .bytes(try JSONValue.object(["cwd": .string(cwd), "wait": false]).encodedData())
-        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+        // Roomy: forty triggers of 500 rows each land on two debug-built processes and
+        // one database at once, beside the other suites; this test is about exactly-once, not speed.
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(120))
         _ = try await response.body.collect(upTo: 1 << 20)
         return response.status.code
     }

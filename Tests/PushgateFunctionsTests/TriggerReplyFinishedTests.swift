@@ -87,7 +87,10 @@ struct TriggerReplyFinishedTests {
             try (0..<100).map { .set(try devices.document("d\($0)"), ["fcmToken": .value(.string("t\($0)"))]) }
         )
         let provider = ConcurrencyProbeProvider()
-        let answer = try await fixture.trigger(["cwd": .string(cwd)], provider: provider)
+        // The answer waits for every chunk, however loaded the machine: this is about concurrency, not time.
+        var policy = DeliveryPolicy()
+        policy.triggerWait = .seconds(120)
+        let answer = try await fixture.trigger(["cwd": .string(cwd)], provider: provider, policy: policy)
         #expect(answer.successCount == 100)
         #expect(provider.calls == 10)
         #expect(provider.maxInFlight <= 3)

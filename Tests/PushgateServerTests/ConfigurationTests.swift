@@ -12,6 +12,9 @@ struct ConfigurationTests {
         apns:
           environment: sandbox
           connections: 4
+        fcm:
+          credentials: /etc/pushgate/firebase.json
+          connections: 3
         escalation_schedule: [5m, 1h]
         trigger_wait: 0.5
         colour: blue
@@ -35,6 +38,8 @@ struct ConfigurationTests {
         #expect(configuration.databasePath == "/var/lib/pushgate/pushgate.sqlite")
         #expect(configuration.apns.environment == "sandbox")
         #expect(configuration.apns.connections == "4")
+        #expect(configuration.fcm.credentials == "/etc/pushgate/firebase.json")
+        #expect(configuration.fcm.connections == "3")
         let policy = try configuration.delivery.policy(timeToLive: nil)
         #expect(policy.escalation == [.seconds(300), .seconds(3600)])
         #expect(policy.triggerWait == .milliseconds(500))
@@ -43,6 +48,7 @@ struct ConfigurationTests {
         #expect(origins["port"] == .flag)
         #expect(origins["host"] == .environment)
         #expect(origins["apns_connections"] == .file("pushgate.yaml"))
+        #expect(origins["fcm_credentials"] == .file("pushgate.yaml"))
         #expect(origins["log_level"] == .default)
         #expect(configuration.metricsPort == nil, "metrics on the main port unless told")
         #expect(

@@ -28,10 +28,13 @@ struct DeploymentFilesTests {
         let known = Set(Setting.all.map(\.environmentName))
         #expect(
             Set(environment.keys).subtracting(known).isEmpty, "unknown: \(Set(environment.keys).subtracting(known))")
-        // The commented APNs lines name a key file that is not here: check the rest.
+        // The commented APNs and FCM lines name key files that are not here: check the rest.
         let active = environment.filter {
             !$0.key.hasPrefix("PUSHGATE_APNS_KEY")
-                && !["PUSHGATE_APNS_TEAM_ID", "PUSHGATE_APNS_TOPIC"].contains($0.key)
+                && ![
+                    "PUSHGATE_APNS_TEAM_ID", "PUSHGATE_APNS_TOPIC", "PUSHGATE_FCM_CREDENTIALS",
+                    "PUSHGATE_FCM_PROJECT_ID",
+                ].contains($0.key)
         }
         let configuration = try SettingSources(environment: active).gatewayConfiguration()
         try configuration.validate()

@@ -10,6 +10,17 @@ public enum APNsAnswer: Sendable, Hashable {
     /// No answer: the connection could not be made, was lost, or timed out.
     case transportFailure(HTTP2TransportFailure)
 
+    /// The reason strings of APNs's error table (`reference/push-protocols.md` §3).
+    public static let knownReasons: Set<String> = [
+        "BadCollapseId", "BadDeviceToken", "BadExpirationDate", "BadMessageId", "BadPriority", "BadTopic",
+        "DeviceTokenNotForTopic", "DuplicateHeaders", "IdleTimeout", "InvalidPushType", "MissingDeviceToken",
+        "MissingTopic", "PayloadEmpty", "TopicDisallowed", "BadCertificate", "BadCertificateEnvironment",
+        "ExpiredProviderToken", "Forbidden", "InvalidProviderToken", "MissingProviderToken",
+        "UnrelatedKeyIdInToken", "BadEnvironmentKeyIdInToken", "BadPath", "MethodNotAllowed", "ExpiredToken",
+        "Unregistered", "PayloadTooLarge", "TooManyProviderTokenUpdates", "TooManyRequests",
+        "InternalServerError", "ServiceUnavailable", "Shutdown",
+    ]
+
     /// Reads the transport's answer: APNs's error body is `{"reason", "timestamp"?}`.
     public init(_ answer: HTTP2Answer) {
         switch answer {

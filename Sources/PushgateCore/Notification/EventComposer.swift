@@ -66,7 +66,8 @@ public enum EventComposer {
             body: body,
             data: data,
             collapseID: collapseID(for: event, agentKey: agentKey),
-            threadID: event.threadID,
+            // An agent's pushes group together on the phone unless the caller groups them otherwise.
+            threadID: event.threadID ?? agentKey.hex,
             interruptionLevel: event.interruptionLevel ?? event.type.defaultInterruptionLevel,
             showsBadge: event.showsBadge ?? event.type.showsBadgeByDefault
         )

@@ -1,7 +1,6 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
-import HummingbirdHTTP2
 import Logging
 import NIOCore
 import NIOSSL
@@ -15,17 +14,17 @@ import Synchronization
 /// Used by the tests in process and by `pushgate apns-emulator`.
 public final class APNsEmulator: Sendable {
     public let configuration: APNsEmulatorConfiguration
-    public let inbox: APNsEmulatorInbox
+    public let inbox: EmulatorInbox<APNsInboxEntry>
     private let checker: APNsRequestChecker
     private let pushesSeen = Atomic<Int>(0)
 
     public init(configuration: APNsEmulatorConfiguration = APNsEmulatorConfiguration()) {
         self.configuration = configuration
-        self.inbox = APNsEmulatorInbox(limit: configuration.inboxLimit)
+        self.inbox = EmulatorInbox(limit: configuration.inboxLimit)
         self.checker = APNsRequestChecker(configuration: configuration)
     }
 
-    /// The Hummingbird application serving the emulator.
+    /// The Hummingbird application serving the emulator (TLS, HTTP/2).
     ///
     /// - Parameters:
     ///   - maxConnectionAge: when set, each connection is sent GOAWAY after this long
@@ -39,23 +38,9 @@ public final class APNsEmulator: Sendable {
         logger: Logger,
         onRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) throws -> some ApplicationProtocol {
-        let tls = TLSConfiguration.makeServerConfiguration(
-            certificateChain: try NIOSSLCertificate.fromPEMBytes(Array(identity.certificatePEM.utf8)).map {
-                .certificate($0)
-            },
-            privateKey: .privateKey(try NIOSSLPrivateKey(bytes: Array(identity.privateKeyPEM.utf8), format: .pem))
-        )
-        return Application(
-            router: router(),
-            server: try .http2Upgrade(
-                tlsConfiguration: tls,
-                configuration: .init(
-                    idleTimeout: nil, gracefulCloseTimeout: .seconds(5), maxAgeTimeout: maxConnectionAge)
-            ),
-            configuration: .init(address: .hostname(host, port: port), serverName: "pushgate-apns-emulator"),
-            onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? port) },
-            logger: logger
-        )
+        try EmulatorServer.application(
+            router: router(), host: host, port: port, identity: identity, serverName: "pushgate-apns-emulator",
+            maxConnectionAge: maxConnectionAge, logger: logger, onRunning: onRunning)
     }
 
     private func router() -> Router<BasicRequestContext> {
@@ -68,21 +53,7 @@ public final class APNsEmulator: Sendable {
         router.post("3/device") { request, _ in
             self.answer(token: "", headers: request.headers, payload: [])
         }
-        router.get("inbox") { _, _ in
-            let body = try JSONValue.array(self.inbox.entries.map(\.json)).encodedData()
-            return Response(
-                status: .ok,
-                headers: [.contentType: "application/json"],
-                body: .init(byteBuffer: ByteBuffer(bytes: body))
-            )
-        }
-        router.get("inbox/count") { _, _ in
-            ["count": self.inbox.count]
-        }
-        router.delete("inbox") { _, _ in
-            self.inbox.removeAll()
-            return HTTPResponse.Status.noContent
-        }
+        inbox.addRoutes(to: router)
         return router
     }
 
@@ -137,20 +108,5 @@ public final class APNsEmulator: Sendable {
             headers: responseHeaders,
             body: .init(byteBuffer: ByteBuffer(bytes: (try? JSONValue.object(body).encodedData()) ?? Data()))
         )
-    }
-}
-
-/// A server certificate and key, PEM.
-public struct TLSIdentityPEM: Sendable {
-    public let certificatePEM: String
-    public let privateKeyPEM: String
-
-    public init(certificatePEM: String, privateKeyPEM: String) {
-        self.certificatePEM = certificatePEM
-        self.privateKeyPEM = privateKeyPEM
-    }
-
-    public init(_ identity: SelfSignedIdentity) {
-        self.init(certificatePEM: identity.certificatePEM, privateKeyPEM: identity.privateKeyPEM)
     }
 }

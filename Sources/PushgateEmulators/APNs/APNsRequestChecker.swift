@@ -74,19 +74,13 @@ final class APNsRequestChecker: Sendable {
         if let known = verified.withLock({ $0 }), known.token == parts[1] {
             return age(of: known.issuedAt, now: now)
         }
-        let pieces = parts[1].split(separator: ".", omittingEmptySubsequences: false)
-        guard pieces.count == 3,
-            let headerData = Base64URL.decode(pieces[0]), let claimsData = Base64URL.decode(pieces[1]),
-            let signatureData = Base64URL.decode(pieces[2]),
-            case .object(let header)? = try? JSONValue.parse(Array(headerData)),
-            case .object(let claims)? = try? JSONValue.parse(Array(claimsData)),
-            header["alg"] == "ES256",
-            let signature = try? P256.Signing.ECDSASignature(rawRepresentation: signatureData),
-            verifyKey.isValidSignature(signature, for: Data("\(pieces[0]).\(pieces[1])".utf8))
+        guard let jwt = JWTParts(parts[1]), jwt.header["alg"] == "ES256",
+            let signature = try? P256.Signing.ECDSASignature(rawRepresentation: jwt.signature),
+            verifyKey.isValidSignature(signature, for: jwt.signingInput)
         else { return invalid }
-        if let expected = configuration.expectedKeyID, header["kid"] != .string(expected) { return invalid }
-        if let expected = configuration.expectedTeamID, claims["iss"] != .string(expected) { return invalid }
-        guard case .number(let issuedAt)? = claims["iat"], issuedAt == issuedAt.rounded() else { return invalid }
+        if let expected = configuration.expectedKeyID, jwt.header["kid"] != .string(expected) { return invalid }
+        if let expected = configuration.expectedTeamID, jwt.claims["iss"] != .string(expected) { return invalid }
+        guard let issuedAt = jwt.seconds("iat") else { return invalid }
         verified.withLock { $0 = (parts[1], issuedAt) }
         return age(of: issuedAt, now: now)
     }

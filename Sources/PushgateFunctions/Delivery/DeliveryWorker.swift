@@ -103,7 +103,7 @@ public final class DeliveryWorker: Service, Sendable {
     }
 
     /// Claims the deliveries that fell due and tries each once; `false` when none were due.
-    func retryDueDeliveries() async throws -> Bool {
+    public func retryDueDeliveries() async throws -> Bool {
         let claimed = try await outbox.claim(
             owner: owner,
             now: now(),

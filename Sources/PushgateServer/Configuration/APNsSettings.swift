@@ -45,11 +45,11 @@ public struct APNsSettings: Sendable, Hashable {
     /// The working configuration, or `nil` when no key is configured (delivery
     /// through the log).
     public func configuration() throws(ConfigurationError) -> APNsConfiguration? {
-        guard let keyPath = nonEmpty(keyPath) else {
+        guard let keyPath = SettingText.nonEmpty(keyPath) else {
             let stray = [
                 ("PUSHGATE_APNS_KEY_ID", keyID), ("PUSHGATE_APNS_TEAM_ID", teamID), ("PUSHGATE_APNS_TOPIC", topic),
             ]
-            .first { nonEmpty($0.1) != nil }
+            .first { SettingText.nonEmpty($0.1) != nil }
             if let stray {
                 throw ConfigurationError(
                     "\(stray.0) is set but PUSHGATE_APNS_KEY_PATH is not: set the path of the .p8 key")
@@ -62,31 +62,37 @@ public struct APNsSettings: Sendable, Hashable {
         } catch {
             throw ConfigurationError("PUSHGATE_APNS_KEY_PATH: \(error.description)")
         }
-        let keyID = try required(keyID, "PUSHGATE_APNS_KEY_ID", "the key's 10-character id from Apple")
-        let teamID = try required(teamID, "PUSHGATE_APNS_TEAM_ID", "your 10-character team id from Apple")
-        let topic = try required(topic, "PUSHGATE_APNS_TOPIC", "the app's bundle id")
-        let environment = try parse(
+        let keyID = try SettingText.required(
+            keyID, "PUSHGATE_APNS_KEY_ID", "with an APNs key: the key's 10-character id from Apple")
+        let teamID = try SettingText.required(
+            teamID, "PUSHGATE_APNS_TEAM_ID", "with an APNs key: your 10-character team id from Apple")
+        let topic = try SettingText.required(topic, "PUSHGATE_APNS_TOPIC", "with an APNs key: the app's bundle id")
+        let environment = try SettingText.parse(
             environment, "PUSHGATE_APNS_ENVIRONMENT", "production or sandbox", default: .production
         ) {
             APNsEnvironment(rawValue: $0)
         }
         var endpoint: HTTP2Endpoint?
-        if let url = nonEmpty(url) {
+        if let url = SettingText.nonEmpty(url) {
             guard let parsed = HTTP2Endpoint(url: url) else {
                 throw ConfigurationError("PUSHGATE_APNS_URL must be https://host[:port], not '\(url)'")
             }
             endpoint = parsed
         }
-        if let caFile = nonEmpty(caFile), !FileManager.default.isReadableFile(atPath: caFile) {
+        if let caFile = SettingText.nonEmpty(caFile), !FileManager.default.isReadableFile(atPath: caFile) {
             throw ConfigurationError("PUSHGATE_APNS_CA_FILE: cannot read \(caFile)")
         }
-        let connections = try parse(connections, "PUSHGATE_APNS_CONNECTIONS", "a number from 1 to 64", default: 2) {
+        let connections = try SettingText.parse(
+            connections, "PUSHGATE_APNS_CONNECTIONS", "a number from 1 to 64", default: 2
+        ) {
             Int($0).flatMap { (1...64).contains($0) ? $0 : nil }
         }
-        let maxStreams = try parse(maxStreams, "PUSHGATE_APNS_MAX_STREAMS", "a number from 1 to 1000", default: 100) {
+        let maxStreams = try SettingText.parse(
+            maxStreams, "PUSHGATE_APNS_MAX_STREAMS", "a number from 1 to 1000", default: 100
+        ) {
             Int($0).flatMap { (1...1000).contains($0) ? $0 : nil }
         }
-        let ttl = try parse(ttl, "PUSHGATE_APNS_TTL", "seconds, 0 to 2592000 (30 days)", default: 86_400) {
+        let ttl = try SettingText.parse(ttl, "PUSHGATE_APNS_TTL", "seconds, 0 to 2592000 (30 days)", default: 86_400) {
             Int($0).flatMap { (0...2_592_000).contains($0) ? $0 : nil }
         }
         return APNsConfiguration(
@@ -96,37 +102,11 @@ public struct APNsSettings: Sendable, Hashable {
             topic: topic,
             environment: environment,
             endpoint: endpoint,
-            extraTrustedCAFile: nonEmpty(caFile),
+            extraTrustedCAFile: SettingText.nonEmpty(caFile),
             connections: connections,
             maxStreamsPerConnection: maxStreams,
             timeToLive: .seconds(ttl)
         )
-    }
-
-    private func nonEmpty(_ value: String?) -> String? {
-        guard let value, !value.trimmingCharacters(in: .whitespaces).isEmpty else { return nil }
-        return value
-    }
-
-    private func required(_ value: String?, _ name: String, _ what: String) throws(ConfigurationError) -> String {
-        guard let value = nonEmpty(value) else {
-            throw ConfigurationError("\(name) is required with an APNs key: \(what)")
-        }
-        return value
-    }
-
-    private func parse<T>(
-        _ value: String?,
-        _ name: String,
-        _ what: String,
-        default defaultValue: T,
-        _ convert: (String) -> T?
-    ) throws(ConfigurationError) -> T {
-        guard let value = nonEmpty(value) else { return defaultValue }
-        guard let converted = convert(value) else {
-            throw ConfigurationError("\(name) must be \(what), not '\(value)'")
-        }
-        return converted
     }
 }
 

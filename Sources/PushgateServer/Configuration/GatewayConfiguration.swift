@@ -8,8 +8,10 @@ public struct GatewayConfiguration: Sendable, Hashable {
     public var port: Int
     /// The SQLite file (`PUSHGATE_DATABASE`), created when missing, or a PostgreSQL URL.
     public var databasePath: String
-    /// APNs delivery (`PUSHGATE_APNS_*`); without a key, pushes go to the log.
+    /// APNs delivery (`PUSHGATE_APNS_*`), for devices that registered an APNs token.
     public var apns: APNsSettings
+    /// FCM delivery (`PUSHGATE_FCM_*`), for devices that registered an FCM token.
+    public var fcm: FCMSettings
     /// Outbox, retries and shutdown (`PUSHGATE_TRIGGER_WAIT`, `PUSHGATE_OUTBOX_*`, …).
     public var delivery: DeliverySettings
     /// Log level and line format (`PUSHGATE_LOG_LEVEL`, `PUSHGATE_LOG_FORMAT`).
@@ -24,6 +26,7 @@ public struct GatewayConfiguration: Sendable, Hashable {
         port: Int = 8080,
         databasePath: String = "pushgate.sqlite",
         apns: APNsSettings = APNsSettings(),
+        fcm: FCMSettings = FCMSettings(),
         delivery: DeliverySettings = DeliverySettings(),
         log: LogSettings = LogSettings(),
         readyMaxBacklog: Int = 100_000,
@@ -33,15 +36,18 @@ public struct GatewayConfiguration: Sendable, Hashable {
         self.port = port
         self.databasePath = databasePath
         self.apns = apns
+        self.fcm = fcm
         self.delivery = delivery
         self.log = log
         self.readyMaxBacklog = readyMaxBacklog
         self.metricsPort = metricsPort
     }
 
-    /// Checks every value as a start would (the APNs key is read and parsed), without
-    /// opening the database or listening: one line naming the first setting at fault.
+    /// Checks every value as a start would (the APNs key and the FCM service account
+    /// are read and parsed), without opening the database or listening: one line
+    /// naming the first setting at fault.
     public func validate() throws(ConfigurationError) {
         _ = try delivery.policy(timeToLive: try apns.configuration()?.timeToLive)
+        _ = try fcm.configuration()
     }
 }

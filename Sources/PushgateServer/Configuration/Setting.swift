@@ -38,7 +38,7 @@ public struct Setting: Sendable, Hashable, Identifiable {
     public static let metricsPort = Setting(
         "metrics_port", "Serve GET /metrics on this port only, not the main one (0 picks a free one).")
     public static let apnsKeyPath = Setting(
-        "apns_key_path", "APNs provider key (.p8); without it pushes go to the log.")
+        "apns_key_path", "APNs provider key (.p8), for devices with an APNs token.")
     public static let apnsKeyID = Setting("apns_key_id", "The key's 10-character id.")
     public static let apnsTeamID = Setting("apns_team_id", "Your 10-character Apple team id.")
     public static let apnsTopic = Setting("apns_topic", "apns-topic: the app's bundle id.")
@@ -51,6 +51,15 @@ public struct Setting: Sendable, Hashable, Identifiable {
         "apns_max_streams", default: "100", "Pushes in flight per APNs connection, at most.")
     public static let apnsTTL = Setting(
         "apns_ttl", default: "86400", "Seconds APNs keeps a push for an offline device; also how long it is retried.")
+    public static let fcmCredentials = Setting(
+        "fcm_credentials", "Firebase service-account JSON, for devices with an FCM token.")
+    public static let fcmProjectID = Setting(
+        "fcm_project_id", "The Firebase project to send for (default: the JSON's).")
+    public static let fcmURL = Setting(
+        "fcm_url", "Override of the FCM address, https://host[:port] (an emulator or a stand-in).")
+    public static let fcmCAFile = Setting(
+        "fcm_ca_file", "PEM file of extra CA certificates to trust for FCM and the token URI.")
+    public static let fcmConnections = Setting("fcm_connections", default: "2", "HTTP/2 connections to FCM, 1-64.")
     public static let triggerWait = Setting(
         "trigger_wait", default: "2", "Seconds a trigger waits for its first try before answering.")
     public static let deliveryMaxAttempts = Setting(
@@ -72,6 +81,7 @@ public struct Setting: Sendable, Hashable, Identifiable {
         host, port, database, logLevel, logFormat, readyMaxBacklog, metricsPort,
         apnsKeyPath, apnsKeyID, apnsTeamID, apnsTopic, apnsEnvironment, apnsURL, apnsCAFile, apnsConnections,
         apnsMaxStreams, apnsTTL,
+        fcmCredentials, fcmProjectID, fcmURL, fcmCAFile, fcmConnections,
         triggerWait, deliveryMaxAttempts, outboxLease, outboxRetentionDays, shutdownGrace, escalationSchedule,
         coalesceWindow,
     ]

@@ -76,6 +76,13 @@ public struct SettingSources: Sendable {
                 maxStreams: self[.apnsMaxStreams],
                 ttl: self[.apnsTTL]
             ),
+            fcm: FCMSettings(
+                credentials: self[.fcmCredentials],
+                projectID: self[.fcmProjectID],
+                url: self[.fcmURL],
+                caFile: self[.fcmCAFile],
+                connections: self[.fcmConnections]
+            ),
             delivery: DeliverySettings(
                 triggerWait: self[.triggerWait],
                 maxAttempts: self[.deliveryMaxAttempts],

@@ -4,7 +4,7 @@ import Foundation
 public struct DoctorCheck: Sendable, Hashable {
     public enum Outcome: String, Sendable, Hashable {
         case ok
-        /// Not applicable to this configuration (no APNs key: pushes go to the log).
+        /// Not applicable to this configuration (no APNs key, no FCM service account).
         case skipped = "skip"
         case failed = "FAIL"
     }

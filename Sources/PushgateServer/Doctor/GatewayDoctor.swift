@@ -3,14 +3,16 @@ import Foundation
 import Logging
 import PushgateAPNs
 import PushgateCore
+import PushgateFCM
 import PushgateHTTP2
 import PushgatePostgres
 import PushgateSQLite
 
 /// `pushgate doctor`: checks a configuration end to end, as a start would use it,
 /// without starting: the settings, the APNs key, a JWT signed and verified with it,
-/// the APNs host resolved and a connection opened (TLS with the trusted roots, then
-/// HTTP/2), and the database taking a write. Changes nothing; sends no push.
+/// the FCM service account and an access token fetched with it, each service's host
+/// resolved and a connection opened (TLS with the trusted roots, then HTTP/2), and
+/// the database taking a write. Changes nothing; sends no push.
 public enum GatewayDoctor {
     public static func checks(_ sources: SettingSources, logger: Logger) async -> [DoctorCheck] {
         let configuration: GatewayConfiguration
@@ -22,6 +24,7 @@ public enum GatewayDoctor {
         }
         var checks = [DoctorCheck("configuration", .ok, "every setting is valid (pushgate config shows them)")]
         checks += await apnsChecks(configuration.apns, logger: logger)
+        checks += await fcmChecks(configuration.fcm, logger: logger)
         checks.append(await databaseCheck(configuration.databasePath, logger: logger))
         return checks
     }
@@ -30,7 +33,11 @@ public enum GatewayDoctor {
         let apns: APNsConfiguration
         do {
             guard let configured = try settings.configuration() else {
-                return [DoctorCheck("apns key", .skipped, "no PUSHGATE_APNS_KEY_PATH: pushes go to the log")]
+                return [
+                    DoctorCheck(
+                        "apns key", .skipped,
+                        "no PUSHGATE_APNS_KEY_PATH: devices with APNs tokens fail no_apns_provider")
+                ]
             }
             apns = configured
         } catch {
@@ -43,15 +50,77 @@ public enum GatewayDoctor {
             )
         ]
         checks.append(jwtCheck(apns))
-        let host = apns.endpoint.host
-        let addresses = HostAddresses.resolve(host)
-        guard !addresses.isEmpty else {
-            checks.append(DoctorCheck("apns host", .failed, "\(host) does not resolve"))
+        let trust = apns.extraTrustedCAFile.map { "the system's roots and \($0)" } ?? "the system's roots"
+        checks += await reachability("apns", apns.endpoint, trust: trust) {
+            let provider = try APNsPushProvider(configuration: apns, logger: logger)
+            defer { Task { await provider.shutdown() } }
+            try await provider.checkConnection()
+        }
+        return checks
+    }
+
+    private static func fcmChecks(_ settings: FCMSettings, logger: Logger) async -> [DoctorCheck] {
+        let fcm: FCMConfiguration
+        do {
+            guard let configured = try settings.configuration() else {
+                return [
+                    DoctorCheck(
+                        "fcm credentials", .skipped,
+                        "no PUSHGATE_FCM_CREDENTIALS: devices with FCM tokens fail no_fcm_provider")
+                ]
+            }
+            fcm = configured
+        } catch {
+            return [DoctorCheck("fcm credentials", .failed, error.description)]
+        }
+        let account = fcm.serviceAccount
+        var checks = [
+            DoctorCheck(
+                "fcm credentials", .ok,
+                "service account \(account.clientEmail), key \(account.privateKeyID.prefix(8))…, project \(fcm.projectID)"
+            )
+        ]
+        let provider: FCMPushProvider
+        do {
+            provider = try FCMPushProvider(configuration: fcm, logger: logger)
+        } catch {
+            checks.append(DoctorCheck("fcm token", .failed, "\(error)"))
             return checks
         }
-        checks.append(
-            DoctorCheck("apns host", .ok, "\(host) resolves to \(addresses.prefix(3).joined(separator: ", "))"))
-        checks.append(await connectionCheck(apns, logger: logger))
+        do {
+            let token = try await provider.accessTokens.token()
+            let minutes = Int(token.expiresAt.timeIntervalSinceNow / 60)
+            checks.append(
+                DoctorCheck(
+                    "fcm token", .ok,
+                    "\(account.tokenURI) issued one, valid for \(minutes) more minutes (the token is not shown)"))
+        } catch {
+            checks.append(DoctorCheck("fcm token", .failed, "\(account.tokenURI): \(error.description)"))
+        }
+        let trust = fcm.extraTrustedCAFile.map { "the system's roots and \($0)" } ?? "the system's roots"
+        checks += await reachability("fcm", fcm.endpoint, trust: trust) { try await provider.checkConnection() }
+        await provider.shutdown()
+        return checks
+    }
+
+    /// `<service> host` (resolved) and `<service> connection` (opened: TLS, then HTTP/2).
+    private static func reachability(
+        _ service: String, _ endpoint: HTTP2Endpoint, trust: String, connect: () async throws -> Void
+    ) async -> [DoctorCheck] {
+        let host = endpoint.host
+        let addresses = HostAddresses.resolve(host)
+        guard !addresses.isEmpty else { return [DoctorCheck("\(service) host", .failed, "\(host) does not resolve")] }
+        var checks = [
+            DoctorCheck("\(service) host", .ok, "\(host) resolves to \(addresses.prefix(3).joined(separator: ", "))")
+        ]
+        do {
+            try await connect()
+            checks.append(
+                DoctorCheck(
+                    "\(service) connection", .ok, "\(endpoint): TLS trusted by \(trust), HTTP/2 negotiated"))
+        } catch {
+            checks.append(DoctorCheck("\(service) connection", .failed, "\(endpoint): \(error)"))
+        }
         return checks
     }
 
@@ -64,19 +133,6 @@ public enum GatewayDoctor {
             return DoctorCheck("jwt", .ok, "an ES256 provider token signs and verifies with the key")
         } catch {
             return DoctorCheck("jwt", .failed, "cannot sign a provider token: \(error)")
-        }
-    }
-
-    private static func connectionCheck(_ apns: APNsConfiguration, logger: Logger) async -> DoctorCheck {
-        do {
-            let provider = try APNsPushProvider(configuration: apns, logger: logger)
-            defer { Task { await provider.shutdown() } }
-            try await provider.checkConnection()
-            let trust = apns.extraTrustedCAFile.map { "the system's roots and \($0)" } ?? "the system's roots"
-            return DoctorCheck(
-                "apns connection", .ok, "\(apns.endpoint): TLS trusted by \(trust), HTTP/2 negotiated")
-        } catch {
-            return DoctorCheck("apns connection", .failed, "\(apns.endpoint): \(error)")
         }
     }
 

@@ -1,0 +1,27 @@
+/// What a provider does about one answer of its push service: each row of the
+/// service's error table maps to one verdict (`reference/push-protocols.md` §3 for
+/// APNs, §5.3 for FCM).
+public enum PushVerdict: Sendable, Hashable {
+    /// Accepted.
+    case delivered
+    /// The token is dead or not this app's: delete the device.
+    case deleteToken(reason: String)
+    /// Passing trouble: send again after a backoff (at least `after` when given).
+    case retry(reason: String, after: Duration?)
+    /// Unprocessed by the server (GOAWAY, never written): send again at once.
+    case resend(reason: String)
+    /// The gateway's credential is stale: renew it and retry once.
+    case renewToken(reason: String)
+    /// The gateway's own configuration is refused (key, team, topic, project): stop the trigger.
+    case configurationError(reason: String)
+    /// This push cannot be delivered as it is; the token is kept.
+    case permanentFailure(reason: String)
+}
+
+extension PushVerdict {
+    /// A request that got no answer: sent again at once when the server never saw it
+    /// (`unprocessed`: GOAWAY, never written), else retried after a backoff.
+    public static func noAnswer(reason: String, unprocessed: Bool) -> PushVerdict {
+        unprocessed ? .resend(reason: reason) : .retry(reason: reason, after: nil)
+    }
+}

@@ -1,0 +1,51 @@
+/// What one try of a chunk decided, from each push's verdict: the outcomes known
+/// now, and the pushes to send again at once (unprocessed ones, and those refused
+/// for a stale credential once it is renewed). Backoff is not decided here: it
+/// belongs to the outbox, which keeps the push across restarts.
+public struct SendRound: Sendable {
+    /// The chunk's last try within this call: nothing is sent again at once.
+    public let isLastTry: Bool
+    public private(set) var outcomes: [(index: Int, outcome: DeliveryOutcome)] = []
+    /// Pushes to send again at once, by their index in the chunk.
+    public private(set) var again: [Int] = []
+    /// Set when the service refused the gateway itself: the rest of the chunk is not sent.
+    public private(set) var configurationError: String?
+    public private(set) var sawStaleCredential = false
+    public private(set) var anyDelivered = false
+
+    public init(isLastTry: Bool) {
+        self.isLastTry = isLastTry
+    }
+
+    /// Records push `index`'s verdict. `renewCredential` is asked (at most once per
+    /// push) whether a fresh credential is ready to retry with.
+    public mutating func record(_ verdict: PushVerdict, for index: Int, renewCredential: () -> Bool) {
+        switch verdict {
+        case .delivered:
+            anyDelivered = true
+            outcomes.append((index, .delivered))
+        case .deleteToken(let reason):
+            outcomes.append((index, .tokenInvalid(reason: reason)))
+        case .permanentFailure(let reason):
+            outcomes.append((index, .failed(reason: reason)))
+        case .configurationError(let reason):
+            configurationError = reason
+            outcomes.append((index, .configurationError(reason: reason)))
+        case .resend(let reason):
+            if isLastTry {
+                outcomes.append((index, .retryLater(reason: reason, after: nil)))
+            } else {
+                again.append(index)
+            }
+        case .retry(let reason, let after):
+            outcomes.append((index, .retryLater(reason: reason, after: after)))
+        case .renewToken(let reason):
+            sawStaleCredential = true
+            if !isLastTry, renewCredential() {
+                again.append(index)
+            } else {
+                outcomes.append((index, .retryLater(reason: reason, after: nil)))
+            }
+        }
+    }
+}

@@ -1,0 +1,44 @@
+import Foundation
+import _CryptoExtras
+
+/// How the FCM emulator behaves.
+public struct FCMEmulatorConfiguration: Sendable {
+    /// The service account whose assertions `POST /token` accepts: its public key,
+    /// `client_email` and `private_key_id`.
+    public var serviceAccountKey: _RSA.Signing.PublicKey
+    public var clientEmail: String
+    public var privateKeyID: String
+    /// The project `messages:send` serves.
+    public var projectID: String
+    /// The emulator's own token URL, when known before it listens (else
+    /// `FCMEmulator.listening(tokenURI:)`); assertions may name it or Google's as their `aud`.
+    public var tokenURI: String?
+    /// Seconds an access token is valid (`expires_in`).
+    public var accessTokenLifetime = 3600
+    /// Access tokens issued before this answer 401 UNAUTHENTICATED (as if revoked), to
+    /// exercise renewal after a 401.
+    public var revokeTokensIssuedBefore: Date?
+    /// Share of sends (0…1) answered 429 QUOTA_EXCEEDED.
+    public var quotaExceededRate = 0.0
+    /// Share of sends (0…1) answered 503 UNAVAILABLE.
+    public var unavailableRate = 0.0
+    /// Until then every send answers 503 UNAVAILABLE (an outage).
+    public var unavailableUntil: Date?
+    /// The first this-many sends answer 503 UNAVAILABLE (a burst, for tests).
+    public var unavailableBurst = 0
+    /// `Retry-After` (seconds) sent with injected 429 and 503 answers.
+    public var retryAfterSeconds: Int?
+    /// When set, every send answers 401 THIRD_PARTY_AUTH_ERROR (a wrong APNs key in the
+    /// Firebase console).
+    public var thirdPartyAuthError = false
+    /// Requests kept in the inbox.
+    public var inboxLimit = 100_000
+
+    public init(serviceAccountKey: _RSA.Signing.PublicKey, clientEmail: String, privateKeyID: String, projectID: String)
+    {
+        self.serviceAccountKey = serviceAccountKey
+        self.clientEmail = clientEmail
+        self.privateKeyID = privateKeyID
+        self.projectID = projectID
+    }
+}

@@ -1,0 +1,110 @@
+import Foundation
+import PushgateCore
+import Synchronization
+import _CryptoExtras
+
+/// Google's token endpoint, as far as a service account sees it: checks a
+/// JWT-bearer assertion as Google does and hands out access tokens, which
+/// `messages:send` then checks.
+final class FCMTokenIssuer: Sendable {
+    /// The `aud` Google's own clients (the Firebase Admin SDK) always write.
+    static let googleTokenURI = "https://oauth2.googleapis.com/token"
+    static let grantType = "urn:ietf:params:oauth:grant-type:jwt-bearer"
+    private static let scopes: Set = [
+        "https://www.googleapis.com/auth/firebase.messaging", "https://www.googleapis.com/auth/cloud-platform",
+    ]
+
+    private let configuration: FCMEmulatorConfiguration
+    /// Issued access tokens and when each was issued.
+    private let issued = Mutex<[String: Date]>([:])
+    /// The emulator's own token URL, known once it listens.
+    let ownTokenURI: Mutex<String?>
+    /// Access tokens issued before this are refused (``FCMEmulator/revokeAccessTokens()``).
+    let revokedBefore: Mutex<Date?>
+
+    init(configuration: FCMEmulatorConfiguration) {
+        self.configuration = configuration
+        self.ownTokenURI = Mutex(configuration.tokenURI)
+        self.revokedBefore = Mutex(configuration.revokeTokensIssuedBefore)
+    }
+
+    /// An OAuth error answer: `{"error", "error_description"}`.
+    struct Refusal: Error, Hashable {
+        let error: String
+        let description: String
+
+        var json: JSONValue { ["error": .string(error), "error_description": .string(description)] }
+    }
+
+    /// `POST /token` with a form-encoded body: the token and its lifetime, or why not.
+    func issue(form body: String, now: Date) throws(Refusal) -> (token: String, expiresIn: Int) {
+        let form = Self.parseForm(body)
+        guard form["grant_type"] == Self.grantType else {
+            throw Refusal(
+                error: "unsupported_grant_type", description: "Invalid grant_type: \(form["grant_type"] ?? "")")
+        }
+        guard let assertion = form["assertion"], let jwt = JWTParts(assertion) else {
+            throw Refusal(error: "invalid_grant", description: "Invalid JWT: Token must be a short-lived token.")
+        }
+        try check(jwt, now: now)
+        let token = "ya29.emulator-" + RandomUUID.make()
+        issued.withLock { $0[token] = now }
+        return (token, configuration.accessTokenLifetime)
+    }
+
+    /// Whether `authorization` carries a token this endpoint issued, still valid.
+    func isAuthorized(_ authorization: String?, now: Date) -> Bool {
+        guard let authorization, authorization.hasPrefix("Bearer ") else { return false }
+        guard let issuedAt = issued.withLock({ $0[String(authorization.dropFirst("Bearer ".count))] }) else {
+            return false
+        }
+        if let revoked = revokedBefore.withLock({ $0 }), issuedAt <= revoked { return false }
+        return now.timeIntervalSince(issuedAt) < Double(configuration.accessTokenLifetime)
+    }
+
+    private func check(_ jwt: JWTParts, now: Date) throws(Refusal) {
+        guard jwt.header["alg"] == "RS256",
+            let signature = Optional(_RSA.Signing.RSASignature(rawRepresentation: jwt.signature)),
+            configuration.serviceAccountKey.isValidSignature(
+                signature, for: jwt.signingInput, padding: .insecurePKCS1v1_5)
+        else { throw Refusal(error: "invalid_grant", description: "Invalid JWT Signature.") }
+        if let kid = jwt.header["kid"], kid != .string(configuration.privateKeyID) {
+            throw Refusal(error: "invalid_grant", description: "Invalid JWT Signature.")
+        }
+        guard jwt.claims["iss"] == .string(configuration.clientEmail) else {
+            throw Refusal(error: "invalid_grant", description: "Invalid email or User ID")
+        }
+        let scopes = jwt.claims["scope"]?.stringValue?.split(separator: " ").map(String.init) ?? []
+        guard scopes.contains(where: Self.scopes.contains) else {
+            throw Refusal(error: "invalid_scope", description: "Invalid OAuth scope or ID token audience provided.")
+        }
+        let audiences = [Self.googleTokenURI] + (ownTokenURI.withLock { $0 }.map { [$0] } ?? [])
+        guard let audience = jwt.claims["aud"]?.stringValue, audiences.contains(audience) else {
+            throw Refusal(error: "invalid_grant", description: "Invalid JWT: Failed audience check.")
+        }
+        guard let issuedAt = jwt.seconds("iat"), let expiry = jwt.seconds("exp"), expiry > issuedAt,
+            expiry - issuedAt <= 3600, issuedAt <= now.timeIntervalSince1970 + 60
+        else {
+            throw Refusal(
+                error: "invalid_grant",
+                description:
+                    "Invalid JWT: Token must be a short-lived token (60 minutes) and in a reasonable timeframe. Check your iat and exp values in the JWT claim."
+            )
+        }
+        guard expiry > now.timeIntervalSince1970 else {
+            throw Refusal(error: "invalid_grant", description: "Invalid JWT: Token has expired.")
+        }
+    }
+
+    /// `application/x-www-form-urlencoded`.
+    private static func parseForm(_ body: String) -> [String: String] {
+        var fields: [String: String] = [:]
+        for pair in body.split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1).map {
+                $0.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String($0)
+            }
+            if parts.count == 2 { fields[parts[0]] = parts[1] }
+        }
+        return fields
+    }
+}

@@ -1,0 +1,63 @@
+import Foundation
+import NIOCore
+import PushgateHTTP2
+
+/// What FCM (or the connection to it) answered for one send, its error read.
+///
+/// FCM's errors are google.rpc.Status:
+/// `{"error": {"code", "message", "status", "details": [{"@type": "…FcmError", "errorCode"},
+/// {"@type": "…BadRequest", "fieldViolations": [{"field", "description"}]}]}}`.
+public enum FCMAnswer: Sendable, Hashable {
+    /// An HTTP answer. `errorCode` is the FcmError's (`UNREGISTERED`, `QUOTA_EXCEEDED`,
+    /// …), `status` the canonical code's name (`NOT_FOUND`, `UNAUTHENTICATED`, …);
+    /// `aboutToken` tells whether the error names the registration token.
+    case response(status: Int, errorCode: String?, rpcStatus: String?, aboutToken: Bool, retryAfter: String?)
+    /// No answer: the connection could not be made, was lost, or timed out.
+    case transportFailure(HTTP2TransportFailure)
+
+    /// FcmError codes and google.rpc codes FCM answers with (`reference/push-protocols.md` §5.3).
+    public static let knownReasons: Set<String> = [
+        "UNREGISTERED", "INVALID_ARGUMENT", "SENDER_ID_MISMATCH", "QUOTA_EXCEEDED", "UNAVAILABLE", "INTERNAL",
+        "THIRD_PARTY_AUTH_ERROR", "APNS_AUTH_ERROR", "UNSPECIFIED_ERROR", "UNAUTHENTICATED", "PERMISSION_DENIED",
+        "NOT_FOUND", "RESOURCE_EXHAUSTED",
+    ]
+
+    /// Reads the transport's answer.
+    public init(_ answer: HTTP2Answer) {
+        switch answer {
+        case .transportFailure(let failure):
+            self = .transportFailure(failure)
+        case .response(let status, let retryAfter, let body):
+            guard status != 200 else {
+                self = .response(status: 200, errorCode: nil, rpcStatus: nil, aboutToken: false, retryAfter: nil)
+                return
+            }
+            let error = body.flatMap { try? JSONDecoder().decode(ErrorBody.self, from: Data($0.readableBytesView)) }?
+                .error
+            let errorCode = error?.details?.lazy.compactMap(\.errorCode).first
+            let violations = error?.details?.flatMap { $0.fieldViolations ?? [] } ?? []
+            let aboutToken =
+                violations.contains { $0.field == "message.token" }
+                || (error?.message?.lowercased().contains("registration token") ?? false)
+            self = .response(
+                status: status, errorCode: errorCode, rpcStatus: error?.status, aboutToken: aboutToken,
+                retryAfter: retryAfter)
+        }
+    }
+
+    private struct ErrorBody: Decodable {
+        struct Status: Decodable {
+            let message: String?
+            let status: String?
+            let details: [Detail]?
+        }
+        struct Detail: Decodable {
+            let errorCode: String?
+            let fieldViolations: [FieldViolation]?
+        }
+        struct FieldViolation: Decodable {
+            let field: String?
+        }
+        let error: Status?
+    }
+}

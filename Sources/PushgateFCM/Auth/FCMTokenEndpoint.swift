@@ -1,0 +1,74 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOSSL
+
+/// The service account's `token_uri`, asked over HTTPS (async-http-client: one call
+/// an hour needs no hand-made client): the JWT-bearer grant, form-encoded.
+public final class FCMTokenEndpoint: Sendable {
+    private let url: String
+    private let client: HTTPClient
+
+    /// - Parameter extraTrustedCAFile: PEM roots trusted besides the system's (an emulator's).
+    public init(url: String, extraTrustedCAFile: String?) throws(FCMConfigurationError) {
+        var tls = TLSConfiguration.makeClientConfiguration()
+        if let extraTrustedCAFile {
+            guard let certificates = try? NIOSSLCertificate.fromPEMFile(extraTrustedCAFile), !certificates.isEmpty
+            else {
+                throw FCMConfigurationError("PUSHGATE_FCM_CA_FILE: \(extraTrustedCAFile) holds no PEM certificate")
+            }
+            tls.additionalTrustRoots = [.certificates(certificates)]
+        }
+        var configuration = HTTPClient.Configuration(tlsConfiguration: tls)
+        configuration.timeout = .init(connect: .seconds(10), read: .seconds(10))
+        self.url = url
+        self.client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }
+
+    /// Trades `assertion` for an access token and its lifetime in seconds.
+    public func exchange(_ assertion: String) async throws(FCMTokenError) -> (String, Int) {
+        var request = HTTPClientRequest(url: url)
+        request.method = .POST
+        request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
+        // A JWT is base64url and dots: nothing in it needs percent-encoding.
+        request.body = .bytes(
+            ByteBuffer(
+                string: "grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer&assertion=\(assertion)"))
+        let status: UInt
+        let body: ByteBuffer
+        do {
+            let response = try await client.execute(request, timeout: .seconds(10))
+            status = response.status.code
+            body = try await response.body.collect(upTo: 64 * 1024)
+        } catch {
+            throw .unavailable(Self.describe(error))
+        }
+        let json = (try? JSONSerialization.jsonObject(with: Data(body.readableBytesView))) as? [String: Any]
+        guard status == 200 else {
+            // Google's OAuth errors: {"error": "invalid_grant", "error_description": "…"}; no secret in them.
+            let text = [json?["error"] as? String, json?["error_description"] as? String].compactMap { $0 }
+                .joined(separator: ": ")
+            let reason = "HTTP \(status)" + (text.isEmpty ? "" : " \(text.prefix(200))")
+            if status >= 500 || status == 429 { throw .unavailable(reason) }
+            throw .refused(reason)
+        }
+        guard let token = json?["access_token"] as? String, !token.isEmpty else {
+            throw .unavailable("the answer holds no access_token")
+        }
+        let expiresIn = (json?["expires_in"] as? Int) ?? (json?["expires_in"] as? Double).map(Int.init) ?? 3600
+        return (token, expiresIn)
+    }
+
+    public func shutdown() async {
+        try? await client.shutdown()
+    }
+
+    private static func describe(_ error: any Error) -> String {
+        let text = "\(error)"
+        if text.contains("CERTIFICATE_VERIFY_FAILED") {
+            return "TLS: the server's certificate is not trusted (an emulator's CA goes in PUSHGATE_FCM_CA_FILE)"
+        }
+        return text
+    }
+}

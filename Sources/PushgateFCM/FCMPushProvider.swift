@@ -1,0 +1,212 @@
+import Foundation
+import Logging
+import NIOCore
+import NIOHPACK
+import NIOPosix
+import PushgateCore
+import PushgateHTTP2
+import ServiceLifecycle
+
+/// Delivers through FCM HTTP v1 (`POST /v1/projects/{project}/messages:send`) over
+/// HTTP/2, with the service account's OAuth2 access token.
+///
+/// Per notification the message is built once; per device only its token is
+/// written into it. A chunk's sends go out over every connection at once; answers
+/// are classified (`PushVerdict(FCMAnswer)`). Within the call only what FCM never
+/// processed (GOAWAY) is sent again at once, and a 401 renews the access token once;
+/// passing failures (429, 5xx, lost connections, time-outs) come back as
+/// `retryLater` for the outbox to retry with backoff, never sooner than `Retry-After`.
+///
+/// A `Service`: it fetches its first access token at start and closes its
+/// connections at shutdown, after the delivery worker stopped sending.
+public final class FCMPushProvider: PushProvider, Service {
+    public var deliveryName: String { "fcm" }
+
+    /// Every reason this provider answers with: FCM's, the transport's and its own.
+    public static let reasons: Set<String> = FCMAnswer.knownReasons.union(HTTP2TransportFailure.reasons).union([
+        "PayloadEncoding", "OAuthUnavailable", "OAuthRefused", "NotAnFCMToken",
+    ])
+
+    public var reasons: Set<String> { Self.reasons }
+
+    private let configuration: FCMConfiguration
+    private let tokenEndpoint: FCMTokenEndpoint
+    public let accessTokens: FCMAccessTokens
+    private let pool: HTTP2ConnectionPool
+    private let now: @Sendable () -> Date
+    private let logger: Logger
+    private let state = DeliveryHealthState(provider: "fcm")
+
+    public init(
+        configuration: FCMConfiguration,
+        group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+        now: @escaping @Sendable () -> Date = Date.init,
+        logger: Logger
+    ) throws {
+        self.configuration = configuration
+        let tokenEndpoint = try FCMTokenEndpoint(
+            url: configuration.serviceAccount.tokenURI, extraTrustedCAFile: configuration.extraTrustedCAFile)
+        self.tokenEndpoint = tokenEndpoint
+        self.accessTokens = FCMAccessTokens(
+            account: configuration.serviceAccount,
+            exchange: { assertion async throws(FCMTokenError) in try await tokenEndpoint.exchange(assertion) },
+            now: now
+        )
+        do {
+            self.pool = try HTTP2ConnectionPool(configuration: configuration.transport, group: group, logger: logger)
+        } catch {
+            throw FCMConfigurationError("PUSHGATE_FCM_CA_FILE: \(error.description)")
+        }
+        self.now = now
+        self.logger = logger
+    }
+
+    public var health: DeliveryHealth { state.health }
+
+    /// Opens a connection to FCM now, rather than at the first send (`pushgate doctor`).
+    public func checkConnection() async throws {
+        do {
+            try await pool.checkConnection()
+        } catch let error as HTTP2ConnectionError where error.isUntrustedCertificate {
+            throw HTTP2ConnectionError(
+                error.description + " (an emulator's CA goes in PUSHGATE_FCM_CA_FILE)", isUntrustedCertificate: true)
+        }
+    }
+
+    /// Closes the connections and the token endpoint's client.
+    public func shutdown() async {
+        await pool.shutdown()
+        await tokenEndpoint.shutdown()
+    }
+
+    /// Fetches the first access token (a key the token endpoint refuses shows in the
+    /// log at start, not at the first push), waits for the gateway's shutdown, then
+    /// closes the connections.
+    public func run() async throws {
+        do {
+            let token = try await accessTokens.token()
+            logger.info(
+                "FCM access token fetched", metadata: ["expires_at": "\(RFC3339.format(token.expiresAt))"])
+        } catch {
+            logger.warning("could not fetch an FCM access token yet: \(error)")
+        }
+        try? await gracefulShutdown()
+        await shutdown()
+    }
+
+    public func send(_ notification: PushNotification, to targets: [DeliveryTarget]) async -> [DeliveryOutcome] {
+        var outcomes = [DeliveryOutcome?](repeating: nil, count: targets.count)
+        // One message per badge value (one in all unless the notification shows badges).
+        var messages: [Int?: FCMMessage] = [:]
+        do {
+            for badge in Set(targets.map { notification.showsBadge ? $0.badge : nil }) {
+                messages[badge] = try FCMMessage(notification, badge: badge)
+            }
+        } catch {
+            return targets.map { _ in .failed(reason: "PayloadEncoding") }
+        }
+        var pending: [Int] = []
+        for index in targets.indices {
+            if case .fcm = targets[index].token {
+                pending.append(index)
+            } else {
+                // The routing provider sends FCM tokens only; anything else is a bug, not a push.
+                outcomes[index] = .failed(reason: "NotAnFCMToken")
+            }
+        }
+        var tokenRenewed = false
+        var attempt = 0
+        while !pending.isEmpty {
+            attempt += 1
+            let accessToken: FCMAccessTokens.Token
+            do {
+                accessToken = try await accessTokens.token()
+            } catch {
+                let outcome = tokenFailure(error)
+                for index in pending { outcomes[index] = outcome }
+                break
+            }
+            let headers = sharedHeaders(accessToken: accessToken.value)
+            let requests = pending.map { index in
+                HTTP2Request(
+                    headers: headers,
+                    body: messages[notification.showsBadge ? targets[index].badge : nil]!.body(
+                        token: targets[index].token.value)
+                )
+            }
+            let answers = await pool.send(requests)
+
+            var round = SendRound(isLastTry: attempt >= configuration.maxAttempts)
+            for (index, answer) in zip(pending, answers) {
+                round.record(PushVerdict(FCMAnswer(answer), afterFreshToken: tokenRenewed), for: index) {
+                    !tokenRenewed
+                }
+            }
+            for (index, outcome) in round.outcomes { outcomes[index] = outcome }
+            if let reason = round.configurationError {
+                // The gateway itself is refused: what is left of this chunk is not sent.
+                for index in round.again { outcomes[index] = .configurationError(reason: reason) }
+                reportConfigurationError(reason)
+                break
+            }
+            if round.anyDelivered { clearConfigurationError() }
+            if round.sawStaleCredential, !tokenRenewed {
+                // A 401: the next try carries a fresh token (the sends refused with it are in `again`).
+                tokenRenewed = true
+                _ = try? await accessTokens.renew(afterRejecting: accessToken)
+            }
+            pending = round.again
+        }
+        return outcomes.map { $0 ?? .retryLater(reason: "NotSent", after: nil) }
+    }
+
+    /// `Bearer`, the project's send path and JSON: the same for every device.
+    private func sharedHeaders(accessToken: String) -> HPACKHeaders {
+        var headers = HPACKHeaders()
+        headers.reserveCapacity(6)
+        headers.add(name: ":method", value: "POST")
+        headers.add(name: ":scheme", value: "https")
+        headers.add(name: ":authority", value: configuration.endpoint.authority)
+        headers.add(name: ":path", value: configuration.sendPath)
+        headers.add(name: "authorization", value: "Bearer " + accessToken, indexing: .neverIndexed)
+        headers.add(name: "content-type", value: "application/json")
+        return headers
+    }
+
+    /// No access token: retried later when the endpoint is down, a configuration
+    /// error when it refuses the service account.
+    private func tokenFailure(_ error: FCMTokenError) -> DeliveryOutcome {
+        switch error {
+        case .unavailable(let text):
+            logger.warning("no FCM access token, sends wait for a retry: \(text)")
+            return .retryLater(reason: "OAuthUnavailable", after: nil)
+        case .refused(let text):
+            if state.degrade(reason: "OAuthRefused", at: now()) {
+                logger.error(
+                    "the token endpoint refused the service account (\(text)): check PUSHGATE_FCM_CREDENTIALS (is the key deleted or revoked?); FCM pushes stop at this error until it is fixed"
+                )
+            }
+            return .configurationError(reason: "OAuthRefused")
+        }
+    }
+
+    private func reportConfigurationError(_ reason: String) {
+        guard state.degrade(reason: reason, at: now()) else { return }
+        let check =
+            switch reason {
+            case "THIRD_PARTY_AUTH_ERROR", "APNS_AUTH_ERROR":
+                "the APNs authentication key or certificate uploaded in the Firebase console (Project settings, Cloud Messaging)"
+            case "UNAUTHENTICATED":
+                "PUSHGATE_FCM_CREDENTIALS: FCM refuses its access tokens"
+            default:
+                "PUSHGATE_FCM_PROJECT_ID and PUSHGATE_FCM_URL, and that the service account may send (Firebase Cloud Messaging API enabled, role with cloudmessaging.messages.create)"
+            }
+        logger.error(
+            "FCM refused the gateway's configuration (\(reason)): check \(check); FCM pushes stop at this error until it is fixed"
+        )
+    }
+
+    private func clearConfigurationError() {
+        if state.recover() { logger.notice("FCM accepts pushes again") }
+    }
+}

@@ -1,0 +1,96 @@
+import Foundation
+import NIOCore
+import PushgateCore
+
+/// The body of an FCM HTTP v1 send for one notification, built once and completed
+/// per device with its token (what the production Firebase version of seed 003
+/// sends):
+///
+/// ```
+/// {"message": {"notification": {"title", "body"}, "data": {…strings},
+///   "apns": {"headers": {"apns-collapse-id", "apns-push-type": "alert", "apns-priority": "10"},
+///            "payload": {"aps": {"alert": {"title", "body"}, "sound", "thread-id", "content-available": 1,
+///                                "badge"?, "interruption-level"?}}},
+///   "android": {"collapse_key", "priority": "high"},
+///   "token": …}}
+/// ```
+///
+/// FCM forwards `data` to Apple's devices as custom keys beside `aps` and adds a few
+/// keys of its own, so title, body and data are cut to what fits APNs's 4,096 bytes
+/// with room for FCM's keys (``AlertPayload``). `data` values are strings, as FCM
+/// requires (the notification's data is string to string by type).
+public struct FCMMessage: Sendable {
+    /// Room left in the APNs payload for what FCM adds (`gcm.message_id`,
+    /// `google.c.a.e`, `google.c.sender.id`, `google.c.fid`).
+    public static let reservedForFCM = 256
+
+    /// The message up to its token's value, and what follows it.
+    private let prefix: [UInt8]
+    private let suffix: [UInt8] = Array(#""}}"#.utf8)
+
+    /// - Parameter badge: `aps.badge` when the notification shows badges.
+    public init(_ notification: PushNotification, badge: Int?) throws {
+        // Stored before thread ids were always set: group by the collapse id.
+        let notification = PushNotification(
+            title: notification.title, body: notification.body, data: notification.data,
+            collapseID: notification.collapseID, sound: notification.sound,
+            threadID: notification.threadID ?? notification.collapseID,
+            interruptionLevel: notification.interruptionLevel, showsBadge: notification.showsBadge)
+        let fitted = try AlertPayload.fit(
+            notification, badge: badge, contentAvailable: true, maxBytes: AlertPayload.maxBytes - Self.reservedForFCM)
+        let aps = AlertPayload.aps(
+            notification, title: fitted.title, body: fitted.body, badge: badge, contentAvailable: true)
+        let message: JSONValue = [
+            "message": [
+                "notification": ["title": .string(fitted.title), "body": .string(fitted.body)],
+                "data": .object(fitted.data.mapValues(JSONValue.string)),
+                "apns": [
+                    "headers": [
+                        "apns-collapse-id": .string(notification.collapseID), "apns-push-type": "alert",
+                        "apns-priority": "10",
+                    ],
+                    "payload": ["aps": aps],
+                ],
+                "android": ["collapse_key": .string(notification.collapseID), "priority": "high"],
+            ]
+        ]
+        var bytes = Array(try message.encodedData())
+        // `…}}` → `…,"token":"` so that each device's body is the prefix, its token and `"}}`.
+        guard bytes.count >= 2, bytes.suffix(2) == [UInt8(ascii: "}"), UInt8(ascii: "}")] else {
+            throw FCMMessageError()
+        }
+        bytes.removeLast(2)
+        bytes += Array(#","token":""#.utf8)
+        prefix = bytes
+    }
+
+    /// The body of the send to `token`.
+    public func body(token: String) -> ByteBuffer {
+        var buffer = ByteBuffer()
+        buffer.reserveCapacity(prefix.count + token.utf8.count + suffix.count + 8)
+        buffer.writeBytes(prefix)
+        if token.utf8.allSatisfy(Self.isPlain) {
+            buffer.writeString(token)
+        } else if let quoted = try? JSONValue.string(token).encodedData() {
+            // Quoted and escaped as JSON; the quotes themselves are already in place.
+            buffer.writeBytes(quoted.dropFirst().dropLast())
+        }
+        buffer.writeBytes(suffix)
+        return buffer
+    }
+
+    /// Characters FCM tokens are made of, none of which JSON escapes.
+    private static func isPlain(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: ":"),
+            UInt8(ascii: "."):
+            true
+        default:
+            false
+        }
+    }
+}
+
+/// The message could not be encoded (not expected: every value is a string or a number).
+struct FCMMessageError: Error {}

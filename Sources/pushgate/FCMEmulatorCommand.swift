@@ -1,0 +1,64 @@
+import ArgumentParser
+import Foundation
+import Hummingbird
+import PushgateEmulators
+
+struct FCMEmulatorCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "fcm-emulator",
+        abstract: "Run a local FCM stand-in (HTTP/2 and 1.1 over TLS).",
+        discussion: """
+            At start it makes a throw-away service account (a fresh RSA key) and writes service-account.json, \
+            whose token_uri points at the emulator, a CA file unless --cert/--key are given, and gateway.env with \
+            the settings that make a gateway use it. POST /token checks the assertion's signature and claims as \
+            Google does; POST /v1/projects/{project}/messages:send checks the bearer, the project and the message \
+            as FCM does. Tokens starting unregistered answer 404 UNREGISTERED, badarg 400 INVALID_ARGUMENT, quota \
+            429 QUOTA_EXCEEDED, unavail 503 UNAVAILABLE, mismatch 403 SENDER_ID_MISMATCH. GET /inbox lists what it \
+            received (newest first); DELETE /inbox empties it.
+            """
+    )
+
+    @OptionGroup var server: EmulatorOptions
+
+    @Flag(help: "Answer every send 401 THIRD_PARTY_AUTH_ERROR (a wrong APNs key in the Firebase console).")
+    var thirdPartyAuthError = false
+
+    @Option(help: "Seconds an access token is valid (expires_in).")
+    var tokenLifetime = 3600
+
+    func run() async throws {
+        let directory = try server.directory(named: "fcm-emulator")
+        let (identity, caFile) = try server.identity(in: directory)
+        let account = try FCMEmulatorAccount()
+        var configuration = account.emulatorConfiguration()
+        configuration.quotaExceededRate = server.rate429
+        configuration.unavailableRate = server.rate503
+        configuration.retryAfterSeconds = server.retryAfter
+        configuration.unavailableUntil = server.unavailableFor.map { Date().addingTimeInterval($0) }
+        configuration.inboxLimit = server.inboxLimit
+        configuration.thirdPartyAuthError = thirdPartyAuthError
+        configuration.accessTokenLifetime = max(1, tokenLifetime)
+
+        let emulator = FCMEmulator(configuration: configuration)
+        let host = server.host
+        let credentials = directory.appendingPathComponent("service-account.json").path
+        let application = try emulator.application(
+            host: host, port: server.port ?? 8450, identity: identity,
+            logger: server.logger(label: "pushgate-fcm-emulator")
+        ) { port in
+            let url = "https://\(host):\(port)"
+            emulator.listening(tokenURI: url + "/token")
+            do {
+                try account.json(tokenURI: url + "/token").write(to: URL(fileURLWithPath: credentials))
+            } catch {
+                FileHandle.standardError.write(Data("cannot write \(credentials): \(error)\n".utf8))
+            }
+            EmulatorOptions.announce(
+                "FCM emulator on \(url), project \(FCMEmulatorAccount.projectID) (GET /inbox shows what it received)",
+                settings: ["PUSHGATE_FCM_CREDENTIALS=\(credentials)", "PUSHGATE_FCM_URL=\(url)"]
+                    + (caFile.map { ["PUSHGATE_FCM_CA_FILE=\($0)"] } ?? []),
+                in: directory)
+        }
+        try await application.runService()
+    }
+}

@@ -1,0 +1,121 @@
+import Foundation
+import PushgateCore
+import PushgateFCM
+import Testing
+import _CryptoExtras
+
+@testable import PushgateEmulators
+
+/// The FCM emulator refuses what FCM and Google's token endpoint refuse, with their
+/// status and error.
+@Suite("FCM emulator checks")
+struct FCMEmulatorCheckTests {
+    static let account = try! FCMEmulatorAccount()
+
+    static func body(_ message: JSONValue, validateOnly: JSONValue? = nil) -> [UInt8] {
+        var root: [String: JSONValue] = ["message": message]
+        root["validate_only"] = validateOnly
+        return Array(try! JSONValue.object(root).encodedData())
+    }
+
+    @Test(
+        "messages FCM refuses",
+        arguments: [
+            (body(["topic": "news", "token": "t"]), "message"),
+            (body(["notification": ["title": "t"]]), "message"),
+            (body(["token": ""]), "message.token"),
+            (body(["token": "t", "data": ["n": 1]]), "message.data[0].value"),
+            (body(["token": "t", "data": ["a": "x", "b": true]]), "message.data[1].value"),
+            (body(["token": "t", "data": "x"]), "message.data"),
+            (
+                body([
+                    "token": "t", "apns": ["headers": ["apns-collapse-id": .string(String(repeating: "c", count: 65))]],
+                ]), "message.apns.headers"
+            ),
+            (body(["token": "t", "apns": ["headers": ["apns-priority": "7"]]]), "message.apns.headers"),
+            (body(["token": "t", "data": ["big": .string(String(repeating: "x", count: 4100))]]), "message.data"),
+            (
+                body([
+                    "token": "t", "apns": ["payload": ["aps": ["alert": .string(String(repeating: "x", count: 4100))]]],
+                ]), "message.apns.payload"
+            ),
+            (body(["token": "t"], validateOnly: "yes"), "validate_only"),
+        ] as [([UInt8], String)]
+    )
+    func refusedMessages(body: [UInt8], field: String) {
+        #expect {
+            _ = try FCMMessageChecker.check(body)
+        } throws: { error in
+            guard let error = error as? FCMStatusError else { return false }
+            return error.status == 400 && error.rpcStatus == "INVALID_ARGUMENT" && error.field == field
+        }
+    }
+
+    @Test("a message with one target and string data passes; a dry run says so")
+    func accepted() throws {
+        let checked = try FCMMessageChecker.check(
+            Self.body(["token": "t", "data": ["a": "1"], "notification": ["title": "x"]], validateOnly: true))
+        #expect(checked.token == "t" && checked.validateOnly)
+        #expect(try FCMMessageChecker.check(Self.body(["fid": "installation"])).token == "installation")
+    }
+
+    static func assertion(
+        account: FCMEmulatorAccount = account, email: String = FCMEmulatorAccount.clientEmail,
+        audience: String = "https://emulator.test/token", scope: String = FCMAssertion.scope, issuedAt: Date = Date(),
+        lifetime: Int = 3600
+    ) throws -> String {
+        var json = try JSONSerialization.jsonObject(with: account.json(tokenURI: audience)) as! [String: Any]
+        json["client_email"] = email
+        let serviceAccount = try FCMServiceAccount(
+            json: try JSONSerialization.data(withJSONObject: json), source: "test")
+        let token = try FCMAssertion.make(for: serviceAccount, issuedAt: issuedAt)
+        guard scope != FCMAssertion.scope || lifetime != 3600 else { return token }
+        // Re-sign with other claims, as a broken client would.
+        let parts = token.split(separator: ".")
+        var claims = try JSONSerialization.jsonObject(with: Base64URL.decode(parts[1])!) as! [String: Any]
+        claims["scope"] = scope
+        claims["exp"] = (claims["iat"] as! Int) + lifetime
+        let input = parts[0] + "." + Base64URL.encode(try JSONSerialization.data(withJSONObject: claims))
+        let signature = try account.privateKey.signature(for: Data(input.utf8), padding: .insecurePKCS1v1_5)
+        return input + "." + Base64URL.encode(signature.rawRepresentation)
+    }
+
+    static func form(_ assertion: String, grant: String = FCMTokenIssuer.grantType) -> String {
+        "grant_type=\(grant.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)&assertion=\(assertion)"
+    }
+
+    @Test("the token endpoint: a good assertion gets a token that authorizes sends; bad ones get Google's errors")
+    func tokenEndpoint() throws {
+        var configuration = Self.account.emulatorConfiguration()
+        configuration.tokenURI = "https://emulator.test/token"
+        let issuer = FCMTokenIssuer(configuration: configuration)
+        let now = Date()
+        let issued = try issuer.issue(form: Self.form(try Self.assertion()), now: now)
+        #expect(issued.expiresIn == 3600)
+        #expect(issuer.isAuthorized("Bearer \(issued.token)", now: now))
+        #expect(!issuer.isAuthorized("Bearer \(issued.token)", now: now.addingTimeInterval(3601)))
+        #expect(!issuer.isAuthorized("Bearer made-up", now: now))
+        // Google's own token URL is accepted as the audience too (the Admin SDK writes it).
+        _ = try issuer.issue(form: Self.form(try Self.assertion(audience: FCMTokenIssuer.googleTokenURI)), now: now)
+
+        let refusals: [(String, String)] = [
+            (Self.form(try Self.assertion(), grant: "client_credentials"), "unsupported_grant_type"),
+            (Self.form("not-a-jwt"), "invalid_grant"),
+            (Self.form(try Self.assertion(account: try FCMEmulatorAccount())), "invalid_grant"),
+            (Self.form(try Self.assertion(email: "someone@else.iam.gserviceaccount.com")), "invalid_grant"),
+            (Self.form(try Self.assertion(audience: "https://elsewhere.test/token")), "invalid_grant"),
+            (Self.form(try Self.assertion(scope: "https://www.googleapis.com/auth/userinfo.email")), "invalid_scope"),
+            (Self.form(try Self.assertion(lifetime: 7200)), "invalid_grant"),
+            (Self.form(try Self.assertion(issuedAt: now.addingTimeInterval(-7200))), "invalid_grant"),
+        ]
+        for (form, expected) in refusals {
+            do {
+                _ = try issuer.issue(form: form, now: now)
+                Issue.record("accepted, expected \(expected)")
+            } catch {
+                #expect(error.error == expected)
+                #expect(error.json.objectValue?["error"] == .string(expected))
+            }
+        }
+    }
+}

@@ -1,0 +1,75 @@
+import Foundation
+import NIOCore
+import PushgateCore
+import PushgateFCM
+import Testing
+
+/// The message sent per device: the production shape, strings only, within the limits.
+@Suite("FCM message")
+struct FCMMessageTests {
+    func decoded(_ message: FCMMessage, token: String) throws -> JSONValue {
+        var body = message.body(token: token)
+        return try JSONValue.parse(body.readBytes(length: body.readableBytes) ?? [])
+    }
+
+    @Test("notification, string data, APNs headers and payload, Android collapse key, and the token")
+    func shape() throws {
+        let notification = PushNotification(
+            title: "my-agent", body: "All tests pass.",
+            data: ["type": "reply_finished", "server_key": "s", "cwd": "/srv/a", "coalesced_count": "3"],
+            collapseID: "agent-key", threadID: "agent-key")
+        let json = try decoded(try FCMMessage(notification, badge: nil), token: "cAbc:APA91b-x_y.z")
+        #expect(
+            json == [
+                "message": [
+                    "token": "cAbc:APA91b-x_y.z",
+                    "notification": ["title": "my-agent", "body": "All tests pass."],
+                    "data": ["type": "reply_finished", "server_key": "s", "cwd": "/srv/a", "coalesced_count": "3"],
+                    "apns": [
+                        "headers": ["apns-collapse-id": "agent-key", "apns-push-type": "alert", "apns-priority": "10"],
+                        "payload": [
+                            "aps": [
+                                "alert": ["title": "my-agent", "body": "All tests pass."], "sound": "default",
+                                "thread-id": "agent-key", "content-available": 1,
+                            ]
+                        ],
+                    ],
+                    "android": ["collapse_key": "agent-key", "priority": "high"],
+                ]
+            ])
+    }
+
+    @Test("an event keeps its badge and interruption level; an old stored push groups by its collapse id")
+    func eventFields() throws {
+        let approval = PushNotification(
+            title: "Approval needed", body: "Deploy?", data: ["type": "approval_requested"], collapseID: "c",
+            interruptionLevel: "time-sensitive", showsBadge: true)
+        let json = try decoded(try FCMMessage(approval, badge: 4), token: "t")
+        let aps = json.objectValue?["message"]?.objectValue?["apns"]?.objectValue?["payload"]?.objectValue?["aps"]
+        #expect(aps?.objectValue?["badge"] == 4)
+        #expect(aps?.objectValue?["interruption-level"] == "time-sensitive")
+        #expect(aps?.objectValue?["thread-id"] == "c")
+    }
+
+    @Test("a token JSON would escape is escaped, not spliced raw")
+    func escapedToken() throws {
+        let json = try decoded(
+            try FCMMessage(PushNotification(title: "t", body: "b", data: [:], collapseID: "c"), badge: nil),
+            token: #"odd"token\"#)
+        #expect(json.objectValue?["message"]?.objectValue?["token"] == #"odd"token\"#)
+    }
+
+    @Test("the longest inputs fit what Apple's devices get through FCM, with room for FCM's own keys")
+    func fits() throws {
+        let notification = PushNotification(
+            title: String(repeating: "\\", count: 200), body: String(repeating: "\u{02}\"😀", count: 3000),
+            data: ["type": "reply_finished", "cwd": String(repeating: "\u{01}", count: 1024)], collapseID: "c")
+        let json = try decoded(try FCMMessage(notification, badge: nil), token: "t")
+        let message = try #require(json.objectValue?["message"]?.objectValue)
+        var payload = try #require(message["apns"]?.objectValue?["payload"]?.objectValue)
+        for (key, value) in message["data"]?.objectValue ?? [:] { payload[key] = value }
+        #expect(try JSONValue.object(payload).encodedData().count <= 4096 - FCMMessage.reservedForFCM)
+        #expect(message["data"]?.objectValue?["type"] == "reply_finished")
+        #expect(message["notification"]?.objectValue?["body"]?.stringValue?.hasSuffix("…") == true)
+    }
+}
