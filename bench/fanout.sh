@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# Fan-out benchmark: one trigger to N devices, delivered over APNs (HTTP/2 + TLS)
-# to a stand-in, next to the stand-in's own ceiling measured with h2load in the
+# Fan-out benchmark: one trigger to N devices, delivered over APNs or FCM (HTTP/2 +
+# TLS) to a stand-in, next to the stand-in's own ceiling measured with h2load in the
 # same run.
 #
 #   bench/fanout.sh [N …]              default: 1000 10000 100000
+#   PROVIDER=fcm bench/fanout.sh       devices with FCM tokens, delivered through FCM HTTP v1
+#                                      to ../shared/bench/fcm-nginx (default: apns)
 #   STAND_IN=emulator bench/fanout.sh  the project's APNs emulator instead of nginx
-#                                      (it verifies every JWT; far slower than nginx)
-#   CONNECTIONS=2                      the gateway's APNs connections (and h2load's)
+#                                      (it verifies every JWT; far slower than nginx; APNs only)
+#   CONNECTIONS=2                      the gateway's connections to the service (and h2load's)
 #   BASELINE=<git revision>            also measure that revision's build, in the same run
 #   RECOVERY=0                         skip the kill -9 recovery measurement
 #   STORES="sqlite postgres"           the stores to measure, side by side in one run
@@ -19,6 +21,8 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 sizes=("$@"); [ ${#sizes[@]} -gt 0 ] || sizes=(1000 10000 100000)
 stand_in="${STAND_IN:-nginx}"
+provider="${PROVIDER:-apns}"
+fcm_stand_in="$root/../shared/bench/fcm-nginx"
 connections="${CONNECTIONS:-2}"
 stores="${STORES:-sqlite postgres}"
 
@@ -41,6 +45,7 @@ pids=()
 cleanup() {
     for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
     [ -f "$work/nginx.pid" ] && kill -TERM "$(cat "$work/nginx.pid")" 2>/dev/null || true
+    [ -f "$work/fcm/logs/nginx.pid" ] && FCM_PREFIX="$work/fcm" sh "$fcm_stand_in/stop.sh" >/dev/null || true
     wait 2>/dev/null || true
     [ -d "$work/postgres" ] && "$root/scripts/postgres-cluster" stop "$work/postgres" || true
     rm -rf "$work"
@@ -52,6 +57,34 @@ wait_for() { # file text
     cat "$1" >&2; return 1
 }
 
+if [ "$provider" = fcm ]; then
+    # FCM: the stand-in makes its own CA and service account (token_uri = its /token).
+    fcm_port="$(free_port)"
+    FCM_PREFIX="$work/fcm" FCM_PORT="$fcm_port" sh "$fcm_stand_in/start.sh" >/dev/null
+    stand_in_pids="$(cat "$work/fcm/logs/nginx.pid") $(pgrep -P "$(cat "$work/fcm/logs/nginx.pid")" | tr '\n' ' ')"
+    export PUSHGATE_FCM_CREDENTIALS="$work/fcm/conf/certs/service-account.json" \
+        PUSHGATE_FCM_URL="https://127.0.0.1:$fcm_port" PUSHGATE_FCM_CA_FILE="$work/fcm/conf/certs/ca.crt" \
+        PUSHGATE_FCM_CONNECTIONS="$connections"
+    # The ceiling: h2load sends what the gateway sends (a message of the same shape
+    # and size, the same headers) over the same number of connections.
+    python3 - "$work/payload.json" <<'PY'
+import json, sys
+agent = "0" * 64
+alert = {"title": "bench-agent", "body": "Benchmark reply: all tests pass."}
+json.dump({"message": {
+    "android": {"collapse_key": agent, "priority": "high"},
+    "apns": {"headers": {"apns-collapse-id": agent, "apns-priority": "10", "apns-push-type": "alert"},
+             "payload": {"aps": {"alert": alert, "content-available": 1, "sound": "default", "thread-id": agent}}},
+    "data": {"cwd": "/bench/agent", "server_key": "0" * 64, "type": "reply_finished"},
+    "notification": alert,
+    "token": "c%010d:APA91b" % 1 + "x" * 140}}, open(sys.argv[1], "w"), separators=(",", ":"))
+PY
+    ceiling_requests=200000
+    ceiling="$(h2load -n "$ceiling_requests" -c "$connections" -m 1000 -t "$connections" -d "$work/payload.json" \
+        -H 'authorization: Bearer ya29.standin-bench' -H 'content-type: application/json' \
+        "https://127.0.0.1:$fcm_port/v1/projects/pushgate-standin/messages:send" 2>/dev/null \
+        | awk '/^finished in/ {gsub(",", "", $4); print $4}')" || ceiling=""
+else
 # The provider key the gateway signs with (the stand-in does not check it).
 openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$work/AuthKey_BENCH00001.p8" 2>/dev/null
 export PUSHGATE_APNS_KEY_PATH="$work/AuthKey_BENCH00001.p8" PUSHGATE_APNS_KEY_ID=BENCH00001 \
@@ -99,6 +132,8 @@ ceiling="$(h2load -n "$ceiling_requests" -c "$connections" -m 1000 -t "$connecti
     "https://127.0.0.1:$apns_port/3/device/$(printf 'ab%.0s' $(seq 32))" 2>/dev/null \
     | awk '/^finished in/ {gsub(",", "", $4); print $4}')" || ceiling=""
 
+fi
+
 secret="benchmark-secret-0123456789"
 server_key="$(printf '%s' "$secret" | sha256sum | cut -d' ' -f1)"
 # The answer waits for the whole first try, so that it marks the last push.
@@ -119,14 +154,17 @@ database() { # store label → the gateway's PUSHGATE_DATABASE (a new PostgreSQL
 
 seed() { # database cwd n: N device documents straight into the store (registering
          # 100,000 through the API would measure registrations, not the fan-out)
-    python3 - "$1" "$server_key" "$2" "$3" <<'PY'
+    python3 - "$1" "$server_key" "$2" "$3" "$provider" <<'PY'
 import hashlib, json, sqlite3, subprocess, sys
-db, server_key, cwd, n = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+db, server_key, cwd, n, provider = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5]
+# FCM registration tokens are ~160 characters: "<instance id>:APA91b<…>".
+token_field = "fcmToken" if provider == "fcm" else "apnsToken"
+token = (lambda i: "c%010d:APA91b" % i + "x" * 140) if provider == "fcm" else (lambda i: f"{i:064x}")
 agent_key = hashlib.sha256(cwd.encode()).hexdigest()
 parent = f"servers/{server_key}/agents/{agent_key}/devices"
 now = "2026-11-22T00:00:00.000Z"
 rows = [(f"{parent}/device-{i:06d}", parent, "devices", f"device-{i:06d}",
-         json.dumps({"apnsToken": f"{i:064x}", "platform": "ios", "createdAt": now, "updatedAt": now}))
+         json.dumps({token_field: token(i), "platform": "ios", "createdAt": now, "updatedAt": now}))
         for i in range(n)]
 if db.startswith("postgres://"):
     text = "".join("\t".join(row) + "\n" for row in rows)
@@ -180,8 +218,8 @@ measure() { # binary label store: one trigger per size; prints a row each
     kill -TERM "$gateway_pid"; wait "$gateway_pid" 2>/dev/null || true
 }
 
-printf '\nstand-in: %s, gateway: %s APNs connections, ceiling (h2load, same requests, %s connections): %s requests/s\n\n' \
-    "$stand_in" "$connections" "$connections" "${ceiling:-n/a}"
+printf '\nprovider: %s, stand-in: %s, gateway: %s connections, ceiling (h2load, same requests, %s connections): %s requests/s\n\n' \
+    "$provider" "$stand_in" "$connections" "$connections" "${ceiling:-n/a}"
 printf '%-18s %10s %12s %14s %10s %10s %14s\n' "build / store" devices "trigger (s)" "pushes/s" "÷ ceiling" delivered "peak RSS"
 
 # BASELINE=<git revision>: the same benchmark on that revision's build, in the same

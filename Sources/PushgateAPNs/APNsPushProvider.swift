@@ -50,11 +50,7 @@ public final class APNsPushProvider: PushProvider, Service {
             key: configuration.signingKey,
             now: now
         )
-        do {
-            self.pool = try HTTP2ConnectionPool(configuration: configuration.transport, group: group, logger: logger)
-        } catch {
-            throw HTTP2ConnectionError("PUSHGATE_APNS_CA_FILE: \(error.description)")
-        }
+        self.pool = try HTTP2ConnectionPool(configuration: configuration.transport, group: group, logger: logger)
         self.now = now
         self.logger = logger
         _ = try tokens.token()  // A key that cannot sign fails here, at start.
@@ -64,12 +60,7 @@ public final class APNsPushProvider: PushProvider, Service {
 
     /// Opens a connection to APNs now, rather than at the first push (`pushgate doctor`).
     public func checkConnection() async throws {
-        do {
-            try await pool.checkConnection()
-        } catch let error as HTTP2ConnectionError where error.isUntrustedCertificate {
-            throw HTTP2ConnectionError(
-                error.description + " (an emulator's CA goes in PUSHGATE_APNS_CA_FILE)", isUntrustedCertificate: true)
-        }
+        try await pool.checkConnection()
     }
 
     /// Closes the connections.
@@ -182,7 +173,7 @@ public final class APNsPushProvider: PushProvider, Service {
     private func reportConfigurationError(_ reason: String) {
         if state.degrade(reason: reason, at: now()) {
             logger.error(
-                "APNs refused the gateway's configuration (\(reason)): check PUSHGATE_APNS_KEY_PATH, PUSHGATE_APNS_KEY_ID, PUSHGATE_APNS_TEAM_ID, PUSHGATE_APNS_TOPIC and PUSHGATE_APNS_ENVIRONMENT; pushes stop at this error until it is fixed"
+                "APNs refused the gateway's configuration (\(reason)): check \(configuration.settingNames.credentials); pushes stop at this error until it is fixed"
             )
         }
     }

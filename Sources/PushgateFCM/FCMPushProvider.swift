@@ -45,7 +45,8 @@ public final class FCMPushProvider: PushProvider, Service {
     ) throws {
         self.configuration = configuration
         let tokenEndpoint = try FCMTokenEndpoint(
-            url: configuration.serviceAccount.tokenURI, extraTrustedCAFile: configuration.extraTrustedCAFile)
+            url: configuration.serviceAccount.tokenURI, extraTrustedCAFile: configuration.extraTrustedCAFile,
+            caFileName: configuration.settingNames.caFile)
         self.tokenEndpoint = tokenEndpoint
         self.accessTokens = FCMAccessTokens(
             account: configuration.serviceAccount,
@@ -55,7 +56,7 @@ public final class FCMPushProvider: PushProvider, Service {
         do {
             self.pool = try HTTP2ConnectionPool(configuration: configuration.transport, group: group, logger: logger)
         } catch {
-            throw FCMConfigurationError("PUSHGATE_FCM_CA_FILE: \(error.description)")
+            throw FCMConfigurationError(error.description)
         }
         self.now = now
         self.logger = logger
@@ -65,12 +66,7 @@ public final class FCMPushProvider: PushProvider, Service {
 
     /// Opens a connection to FCM now, rather than at the first send (`pushgate doctor`).
     public func checkConnection() async throws {
-        do {
-            try await pool.checkConnection()
-        } catch let error as HTTP2ConnectionError where error.isUntrustedCertificate {
-            throw HTTP2ConnectionError(
-                error.description + " (an emulator's CA goes in PUSHGATE_FCM_CA_FILE)", isUntrustedCertificate: true)
-        }
+        try await pool.checkConnection()
     }
 
     /// Closes the connections and the token endpoint's client.
@@ -183,7 +179,7 @@ public final class FCMPushProvider: PushProvider, Service {
         case .refused(let text):
             if state.degrade(reason: "OAuthRefused", at: now()) {
                 logger.error(
-                    "the token endpoint refused the service account (\(text)): check PUSHGATE_FCM_CREDENTIALS (is the key deleted or revoked?); FCM pushes stop at this error until it is fixed"
+                    "the token endpoint refused the service account (\(text)): check \(configuration.settingNames.credentials) (is the key deleted or revoked?); FCM pushes stop at this error until it is fixed"
                 )
             }
             return .configurationError(reason: "OAuthRefused")
@@ -197,9 +193,9 @@ public final class FCMPushProvider: PushProvider, Service {
             case "THIRD_PARTY_AUTH_ERROR", "APNS_AUTH_ERROR":
                 "the APNs authentication key or certificate uploaded in the Firebase console (Project settings, Cloud Messaging)"
             case "UNAUTHENTICATED":
-                "PUSHGATE_FCM_CREDENTIALS: FCM refuses its access tokens"
+                "\(configuration.settingNames.credentials): FCM refuses its access tokens"
             default:
-                "PUSHGATE_FCM_PROJECT_ID and PUSHGATE_FCM_URL, and that the service account may send (Firebase Cloud Messaging API enabled, role with cloudmessaging.messages.create)"
+                "\(configuration.settingNames.destination), and that the service account may send (Firebase Cloud Messaging API enabled, role with cloudmessaging.messages.create)"
             }
         logger.error(
             "FCM refused the gateway's configuration (\(reason)): check \(check); FCM pushes stop at this error until it is fixed"

@@ -4,6 +4,9 @@ public struct HTTP2ClientConfiguration: Sendable {
     public var endpoint: HTTP2Endpoint
     /// PEM certificates trusted besides the system's (emulators, stand-ins, tests).
     public var extraTrustedCAFile: String?
+    /// What the operator calls the setting that holds ``extraTrustedCAFile``, for
+    /// errors about it (the transport names no setting of its own).
+    public var extraTrustedCAFileSetting: String
     /// Connections kept open; a batch of requests is spread over all of them.
     public var connections: Int
     /// Streams in flight per connection, at most (and never above the server's
@@ -27,6 +30,7 @@ public struct HTTP2ClientConfiguration: Sendable {
     public init(
         endpoint: HTTP2Endpoint,
         extraTrustedCAFile: String? = nil,
+        extraTrustedCAFileSetting: String = "the extra CA file",
         connections: Int = 2,
         maxStreamsPerConnection: Int = 100,
         requestTimeout: Duration = .seconds(10),
@@ -36,6 +40,7 @@ public struct HTTP2ClientConfiguration: Sendable {
     ) {
         self.endpoint = endpoint
         self.extraTrustedCAFile = extraTrustedCAFile
+        self.extraTrustedCAFileSetting = extraTrustedCAFileSetting
         self.connections = max(1, connections)
         self.maxStreamsPerConnection = max(1, maxStreamsPerConnection)
         self.requestTimeout = requestTimeout

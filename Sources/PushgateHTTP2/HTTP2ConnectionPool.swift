@@ -7,6 +7,7 @@ import NIOSSL
 /// requests is spread over all of them.
 public final class HTTP2ConnectionPool: Sendable {
     private let connections: [HTTP2Connection]
+    private let caFileSetting: String
 
     /// Fails when the extra CA file holds no PEM certificate.
     public init(
@@ -18,7 +19,8 @@ public final class HTTP2ConnectionPool: Sendable {
         tls.applicationProtocols = ["h2"]
         if let caFile = configuration.extraTrustedCAFile {
             guard let certificates = try? NIOSSLCertificate.fromPEMFile(caFile), !certificates.isEmpty else {
-                throw HTTP2ConnectionError("\(caFile) holds no PEM certificate")
+                throw HTTP2ConnectionError(
+                    "\(configuration.extraTrustedCAFileSetting): \(caFile) holds no PEM certificate")
             }
             tls.additionalTrustRoots = [.certificates(certificates)]
         }
@@ -28,6 +30,7 @@ public final class HTTP2ConnectionPool: Sendable {
         } catch {
             throw HTTP2ConnectionError("TLS: \(error)")
         }
+        caFileSetting = configuration.extraTrustedCAFileSetting
         connections = (0..<configuration.connections).map { _ in
             HTTP2Connection(
                 eventLoop: group.next(), configuration: configuration, sslContext: sslContext, logger: logger)
@@ -53,9 +56,15 @@ public final class HTTP2ConnectionPool: Sendable {
     }
 
     /// Opens the first connection: throws an ``HTTP2ConnectionError`` when the server
-    /// cannot be reached, its certificate is not trusted or it does not speak HTTP/2.
+    /// cannot be reached, its certificate is not trusted (saying where extra roots
+    /// go) or it does not speak HTTP/2.
     public func checkConnection() async throws {
-        try await connections[0].open().get()
+        do {
+            try await connections[0].open().get()
+        } catch let error as HTTP2ConnectionError where error.isUntrustedCertificate {
+            throw HTTP2ConnectionError(
+                error.description + " (an emulator's CA goes in \(caFileSetting))", isUntrustedCertificate: true)
+        }
     }
 
     /// Closes every connection.

@@ -18,10 +18,10 @@ enum BuiltExecutable {
         let stderr: String
     }
 
-    /// Runs the executable to completion.
-    static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Result {
+    /// Runs the executable (or another program, by its path) to completion.
+    static func run(_ arguments: [String], environment: [String: String] = [:], program: URL = url) throws -> Result {
         let process = Process()
-        process.executableURL = url
+        process.executableURL = program
         process.arguments = arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
         let out = Pipe()

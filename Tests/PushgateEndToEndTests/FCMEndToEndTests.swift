@@ -25,23 +25,15 @@ struct FCMEndToEndTests {
     func firebaseAdminSDK() throws {
         let emulator = try RunningEmulator(.fcm, directory: directory)
         defer { _ = emulator.stop() }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [
-            "python3", Self.sdkClient, try #require(emulator.settings["PUSHGATE_FCM_URL"]),
-            try #require(emulator.settings["PUSHGATE_FCM_CREDENTIALS"]),
-            try #require(emulator.settings["PUSHGATE_FCM_CA_FILE"]),
-        ]
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        try #require(process.terminationStatus == 0, "the SDK client failed (is firebase-admin installed?): \(stderr)")
-        let result = try #require(try JSONValue.parse(Array(stdout)).objectValue)
+        let client = try BuiltExecutable.run(
+            [
+                "python3", Self.sdkClient, try #require(emulator.settings["PUSHGATE_FCM_URL"]),
+                try #require(emulator.settings["PUSHGATE_FCM_CREDENTIALS"]),
+                try #require(emulator.settings["PUSHGATE_FCM_CA_FILE"]),
+            ],
+            program: URL(fileURLWithPath: "/usr/bin/env"))
+        try #require(client.status == 0, "the SDK client failed (is firebase-admin installed?): \(client.stderr)")
+        let result = try #require(try JSONValue.parse(Array(client.stdout.utf8)).objectValue)
 
         #expect(result["send"]?.stringValue?.hasPrefix("projects/pushgate-emulator/messages/") == true)
         #expect(result["dry_run"] == "projects/pushgate-emulator/messages/fake_message_id")
@@ -130,6 +122,16 @@ struct FCMEndToEndTests {
 
         let again = try trigger(gateway)
         #expect(again["device_count"] == .number(Double(responses.count - 2)), "the dead FCM devices are gone")
+
+        // Metrics say which service each delivery went through.
+        let metrics = try PrometheusText(try APNsEndToEndTests.curl([gateway.baseURL + "/metrics"]))
+        let deliveries = { (labels: [String: String]) in metrics["pushgate_deliveries_total", labels] }
+        #expect(deliveries(["outcome": "delivered", "reason": "none", "provider": "fcm"]) == 6)
+        #expect(deliveries(["outcome": "delivered", "reason": "none", "provider": "apns"]) == 8)
+        #expect(deliveries(["outcome": "token_invalid", "reason": "UNREGISTERED", "provider": "fcm"]) == 1)
+        #expect(deliveries(["outcome": "token_invalid", "reason": "INVALID_ARGUMENT", "provider": "fcm"]) == 1)
+        #expect(metrics["pushgate_fcm_request_duration_seconds_count", [:]] == 8)
+        #expect(metrics["pushgate_fcm_token_renewals_total", [:]] == 1)
         #expect(gateway.stop() == 0)
         let log = gateway.capturedLog
         #expect(log.contains("delivery through APNs") && log.contains("delivery through FCM"))

@@ -33,6 +33,24 @@ public struct APNsConfiguration: Sendable {
     public let maxAttempts: Int
     /// A connection silent this long is pinged; one that stays silent as long again is closed.
     public let idlePingInterval: Duration
+    /// What the operator's log lines and errors call the settings (the server's
+    /// `PUSHGATE_APNS_*`); the library names no setting of its own.
+    public var settingNames = SettingNames()
+
+    /// The operator's names for what to check.
+    public struct SettingNames: Sendable {
+        /// The provider key and what goes with it.
+        public var credentials = "the provider key, its key id, the team id, the topic and the environment"
+        /// The extra CA file.
+        public var caFile = "the extra CA file"
+
+        public init() {}
+
+        public init(credentials: String, caFile: String) {
+            self.credentials = credentials
+            self.caFile = caFile
+        }
+    }
 
     /// The transport's settings: APNs allows one stream until the first push is
     /// authenticated, and says how many more in its SETTINGS.
@@ -40,6 +58,7 @@ public struct APNsConfiguration: Sendable {
         HTTP2ClientConfiguration(
             endpoint: endpoint,
             extraTrustedCAFile: extraTrustedCAFile,
+            extraTrustedCAFileSetting: settingNames.caFile,
             connections: connections,
             maxStreamsPerConnection: maxStreamsPerConnection,
             requestTimeout: requestTimeout,

@@ -9,20 +9,24 @@ import NIOSSL
 public final class FCMTokenEndpoint: Sendable {
     private let url: String
     private let client: HTTPClient
+    private let caFileName: String
 
-    /// - Parameter extraTrustedCAFile: PEM roots trusted besides the system's (an emulator's).
-    public init(url: String, extraTrustedCAFile: String?) throws(FCMConfigurationError) {
+    /// - Parameters:
+    ///   - extraTrustedCAFile: PEM roots trusted besides the system's (an emulator's).
+    ///   - caFileName: what the operator calls that setting, in errors.
+    public init(url: String, extraTrustedCAFile: String?, caFileName: String) throws(FCMConfigurationError) {
         var tls = TLSConfiguration.makeClientConfiguration()
         if let extraTrustedCAFile {
             guard let certificates = try? NIOSSLCertificate.fromPEMFile(extraTrustedCAFile), !certificates.isEmpty
             else {
-                throw FCMConfigurationError("PUSHGATE_FCM_CA_FILE: \(extraTrustedCAFile) holds no PEM certificate")
+                throw FCMConfigurationError("\(caFileName): \(extraTrustedCAFile) holds no PEM certificate")
             }
             tls.additionalTrustRoots = [.certificates(certificates)]
         }
         var configuration = HTTPClient.Configuration(tlsConfiguration: tls)
         configuration.timeout = .init(connect: .seconds(10), read: .seconds(10))
         self.url = url
+        self.caFileName = caFileName
         self.client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }
 
@@ -42,7 +46,7 @@ public final class FCMTokenEndpoint: Sendable {
             status = response.status.code
             body = try await response.body.collect(upTo: 64 * 1024)
         } catch {
-            throw .unavailable(Self.describe(error))
+            throw .unavailable(describe(error))
         }
         let json = (try? JSONSerialization.jsonObject(with: Data(body.readableBytesView))) as? [String: Any]
         guard status == 200 else {
@@ -64,10 +68,10 @@ public final class FCMTokenEndpoint: Sendable {
         try? await client.shutdown()
     }
 
-    private static func describe(_ error: any Error) -> String {
+    private func describe(_ error: any Error) -> String {
         let text = "\(error)"
         if text.contains("CERTIFICATE_VERIFY_FAILED") {
-            return "TLS: the server's certificate is not trusted (an emulator's CA goes in PUSHGATE_FCM_CA_FILE)"
+            return "TLS: the server's certificate is not trusted (an emulator's CA goes in \(caFileName))"
         }
         return text
     }

@@ -20,6 +20,27 @@ public struct FCMConfiguration: Sendable {
     /// Sends per push within one call, the first one included: further ones only for
     /// what FCM never processed (GOAWAY) and after renewing a rejected access token.
     public let maxAttempts: Int
+    /// What the operator's log lines and errors call the settings (the server's
+    /// `PUSHGATE_FCM_*`); the library names no setting of its own.
+    public var settingNames = SettingNames()
+
+    /// The operator's names for what to check.
+    public struct SettingNames: Sendable {
+        /// The service-account key.
+        public var credentials = "the service-account key"
+        /// The project and the FCM address.
+        public var destination = "the project id and the FCM address"
+        /// The extra CA file.
+        public var caFile = "the extra CA file"
+
+        public init() {}
+
+        public init(credentials: String, destination: String, caFile: String) {
+            self.credentials = credentials
+            self.destination = destination
+            self.caFile = caFile
+        }
+    }
 
     public static let defaultEndpoint = HTTP2Endpoint(host: "fcm.googleapis.com", port: 443)
 
@@ -52,6 +73,7 @@ public struct FCMConfiguration: Sendable {
         HTTP2ClientConfiguration(
             endpoint: endpoint,
             extraTrustedCAFile: extraTrustedCAFile,
+            extraTrustedCAFileSetting: settingNames.caFile,
             connections: connections,
             maxStreamsPerConnection: maxStreamsPerConnection,
             requestTimeout: requestTimeout,

@@ -95,7 +95,7 @@ public struct APNsSettings: Sendable, Hashable {
         let ttl = try SettingText.parse(ttl, "PUSHGATE_APNS_TTL", "seconds, 0 to 2592000 (30 days)", default: 86_400) {
             Int($0).flatMap { (0...2_592_000).contains($0) ? $0 : nil }
         }
-        return APNsConfiguration(
+        var configuration = APNsConfiguration(
             signingKey: key,
             keyID: keyID,
             teamID: teamID,
@@ -107,6 +107,11 @@ public struct APNsSettings: Sendable, Hashable {
             maxStreamsPerConnection: maxStreams,
             timeToLive: .seconds(ttl)
         )
+        configuration.settingNames = .init(
+            credentials:
+                "PUSHGATE_APNS_KEY_PATH, PUSHGATE_APNS_KEY_ID, PUSHGATE_APNS_TEAM_ID, PUSHGATE_APNS_TOPIC and PUSHGATE_APNS_ENVIRONMENT",
+            caFile: "PUSHGATE_APNS_CA_FILE")
+        return configuration
     }
 }
 

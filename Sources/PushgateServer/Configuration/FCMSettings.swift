@@ -68,13 +68,17 @@ public struct FCMSettings: Sendable, Hashable {
         ) {
             Int($0).flatMap { (1...64).contains($0) ? $0 : nil }
         }
-        return FCMConfiguration(
+        var configuration = FCMConfiguration(
             serviceAccount: account,
             projectID: projectID,
             endpoint: endpoint,
             extraTrustedCAFile: SettingText.nonEmpty(caFile),
             connections: connections
         )
+        configuration.settingNames = .init(
+            credentials: "PUSHGATE_FCM_CREDENTIALS", destination: "PUSHGATE_FCM_PROJECT_ID and PUSHGATE_FCM_URL",
+            caFile: "PUSHGATE_FCM_CA_FILE")
+        return configuration
     }
 }
 
