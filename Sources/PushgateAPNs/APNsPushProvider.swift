@@ -80,7 +80,7 @@ public final class APNsPushProvider: PushProvider, Service {
         // One payload per badge value (one in all unless the notification shows badges).
         var payloads: [Int?: ByteBuffer] = [:]
         do {
-            for badge in Set(targets.map { notification.showsBadge ? $0.badge : nil }) {
+            for badge in Set(targets.map(notification.badge(for:))) {
                 payloads[badge] = ByteBuffer(bytes: try AlertPayload.encode(notification, badge: badge))
             }
         } catch {
@@ -88,8 +88,8 @@ public final class APNsPushProvider: PushProvider, Service {
         }
         let expiration = String(Int(now().timeIntervalSince1970) + Int(configuration.timeToLive.components.seconds))
 
-        var pending = Array(targets.indices.filter { Self.isAPNsToken(targets[$0].token) })
-        for index in targets.indices where !Self.isAPNsToken(targets[index].token) {
+        var pending = targets.indices.filter { targets[$0].token.kind == .apns }
+        for index in targets.indices where targets[index].token.kind != .apns {
             // The routing provider sends APNs tokens only; anything else is a bug, not a push.
             outcomes[index] = .failed(reason: "NotAnAPNsToken")
         }
@@ -108,7 +108,7 @@ public final class APNsPushProvider: PushProvider, Service {
             let requests = pending.map { index in
                 HTTP2Request(
                     headers: headers(shared, device: targets[index].token.value, id: targets[index].pushID),
-                    body: payloads[notification.showsBadge ? targets[index].badge : nil]!
+                    body: payloads[notification.badge(for: targets[index])]!
                 )
             }
             let answers = await pool.send(requests)
@@ -161,11 +161,6 @@ public final class APNsPushProvider: PushProvider, Service {
         for (name, value) in shared { headers.add(name: name, value: value) }
         headers.add(name: "apns-id", value: id, indexing: .nonIndexable)
         return headers
-    }
-
-    private static func isAPNsToken(_ token: DeviceToken) -> Bool {
-        if case .apns = token { return true }
-        return false
     }
 
     // MARK: Health

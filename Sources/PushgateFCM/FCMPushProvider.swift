@@ -95,20 +95,16 @@ public final class FCMPushProvider: PushProvider, Service {
         // One message per badge value (one in all unless the notification shows badges).
         var messages: [Int?: FCMMessage] = [:]
         do {
-            for badge in Set(targets.map { notification.showsBadge ? $0.badge : nil }) {
+            for badge in Set(targets.map(notification.badge(for:))) {
                 messages[badge] = try FCMMessage(notification, badge: badge)
             }
         } catch {
             return targets.map { _ in .failed(reason: "PayloadEncoding") }
         }
-        var pending: [Int] = []
-        for index in targets.indices {
-            if case .fcm = targets[index].token {
-                pending.append(index)
-            } else {
-                // The routing provider sends FCM tokens only; anything else is a bug, not a push.
-                outcomes[index] = .failed(reason: "NotAnFCMToken")
-            }
+        var pending = targets.indices.filter { targets[$0].token.kind == .fcm }
+        for index in targets.indices where targets[index].token.kind != .fcm {
+            // The routing provider sends FCM tokens only; anything else is a bug, not a push.
+            outcomes[index] = .failed(reason: "NotAnFCMToken")
         }
         var tokenRenewed = false
         var attempt = 0
@@ -126,7 +122,7 @@ public final class FCMPushProvider: PushProvider, Service {
             let requests = pending.map { index in
                 HTTP2Request(
                     headers: headers,
-                    body: messages[notification.showsBadge ? targets[index].badge : nil]!.body(
+                    body: messages[notification.badge(for: targets[index])]!.body(
                         token: targets[index].token.value)
                 )
             }

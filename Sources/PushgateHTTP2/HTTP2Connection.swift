@@ -41,7 +41,8 @@ final class HTTP2Connection: @unchecked Sendable {
                 case .success(let handler):
                     handler.enqueue(requests, batch: batch)
                 case .failure(let error):
-                    let failure = HTTP2Answer.transportFailure(.connectFailed(Self.describe(error).description))
+                    let failure = HTTP2Answer.transportFailure(
+                        .connectFailed(HTTP2ConnectionError(describing: error).description))
                     for index in requests.indices { batch.complete(index, with: failure) }
                 }
             }
@@ -53,7 +54,7 @@ final class HTTP2Connection: @unchecked Sendable {
     /// preface) unless it is open; fails with an ``HTTP2ConnectionError``.
     func open() -> EventLoopFuture<Void> {
         eventLoop.flatSubmit {
-            self.handler().map { _ in }.flatMapErrorThrowing { throw Self.describe($0) }
+            self.handler().map { _ in }.flatMapErrorThrowing { throw HTTP2ConnectionError(describing: $0) }
         }
     }
 
@@ -152,18 +153,6 @@ final class HTTP2Connection: @unchecked Sendable {
         HTTP2Setting(parameter: .initialWindowSize, value: 1 << 20),
         HTTP2Setting(parameter: .maxHeaderListSize, value: 16 * 1024),
     ]
-
-    private static func describe(_ error: any Error) -> HTTP2ConnectionError {
-        if let error = error as? HTTP2ConnectionError { return error }
-        if let error = error as? NIOConnectionError, let first = error.connectionErrors.first {
-            return HTTP2ConnectionError("\(first.error)")
-        }
-        let text = "\(error)"
-        if text.contains("CERTIFICATE_VERIFY_FAILED") {
-            return HTTP2ConnectionError("TLS: the server's certificate is not trusted", isUntrustedCertificate: true)
-        }
-        return HTTP2ConnectionError(text)
-    }
 }
 
 /// Fails the connection when TLS did not negotiate HTTP/2.

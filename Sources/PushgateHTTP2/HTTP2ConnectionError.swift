@@ -1,3 +1,5 @@
+import NIOPosix
+
 /// Why a connection could not be made, in words.
 public struct HTTP2ConnectionError: Error, Sendable, CustomStringConvertible {
     public let description: String
@@ -8,5 +10,18 @@ public struct HTTP2ConnectionError: Error, Sendable, CustomStringConvertible {
     public init(_ description: String, isUntrustedCertificate: Bool = false) {
         self.description = description
         self.isUntrustedCertificate = isUntrustedCertificate
+    }
+
+    /// Any error of a connection attempt (NIO's, BoringSSL's, ours), in words.
+    public init(describing error: any Error) {
+        if let error = error as? HTTP2ConnectionError {
+            self = error
+        } else if let error = error as? NIOConnectionError, let first = error.connectionErrors.first {
+            self.init("\(first.error)")
+        } else if "\(error)".contains("CERTIFICATE_VERIFY_FAILED") {
+            self.init("TLS: the server's certificate is not trusted", isUntrustedCertificate: true)
+        } else {
+            self.init("\(error)")
+        }
     }
 }

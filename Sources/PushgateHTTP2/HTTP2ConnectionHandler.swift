@@ -52,9 +52,6 @@ final class HTTP2ConnectionHandler: ChannelInboundHandler, RemovableChannelHandl
     /// Whether new requests may still be given to this connection.
     var isAcceptingStreams: Bool { !state.goAwayReceived && context?.channel.isActive == true }
 
-    /// Requests written or waiting.
-    var load: Int { state.load }
-
     // MARK: Sending
 
     /// Queues the requests of `batch` (its indices are the requests' positions) and

@@ -15,15 +15,9 @@ public final class HTTP2ConnectionPool: Sendable {
         group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
         logger: Logger
     ) throws(HTTP2ConnectionError) {
-        var tls = TLSConfiguration.makeClientConfiguration()
+        var tls = try ClientTLS.configuration(
+            extraTrustedCAFile: configuration.extraTrustedCAFile, setting: configuration.extraTrustedCAFileSetting)
         tls.applicationProtocols = ["h2"]
-        if let caFile = configuration.extraTrustedCAFile {
-            guard let certificates = try? NIOSSLCertificate.fromPEMFile(caFile), !certificates.isEmpty else {
-                throw HTTP2ConnectionError(
-                    "\(configuration.extraTrustedCAFileSetting): \(caFile) holds no PEM certificate")
-            }
-            tls.additionalTrustRoots = [.certificates(certificates)]
-        }
         let sslContext: NIOSSLContext
         do {
             sslContext = try NIOSSLContext(configuration: tls)

@@ -28,9 +28,8 @@ public enum HTTP2TransportFailure: Sendable, Hashable {
     }
 
     /// Every ``reason`` there is, for metric labels.
-    public static let reasons: Set<String> = [
-        "ConnectFailed", "ConnectionLost", "GoAway", "StreamReset", "Timeout", "NotSent",
-    ]
+    public static let reasons = Set(
+        [connectFailed(""), connectionLost, goAway(debugData: nil), streamReset(""), timedOut, notSent].map(\.reason))
 
     /// Whether the server never saw the request, so that sending it again at once,
     /// on another connection, cannot make a duplicate.

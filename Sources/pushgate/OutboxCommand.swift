@@ -67,7 +67,7 @@ struct OutboxCommand: AsyncParsableCommand {
         for entry in entries {
             print(
                 [
-                    entry.state.rawValue, entry.token.kind, "\(entry.attempts)",
+                    entry.state.rawValue, entry.token.kind.rawValue, "\(entry.attempts)",
                     entry.nextAttemptAt.map(RFC3339.format) ?? "-",
                     entry.lastReason ?? "-", "\(entry.token)", entry.installationID,
                     String(entry.notificationID.prefix(8)),
@@ -81,7 +81,7 @@ struct OutboxCommand: AsyncParsableCommand {
             "notification_id": .string(entry.notificationID),
             "agent_key": .string(entry.agentKey),
             "installation_id": .string(entry.installationID),
-            "provider": .string(entry.token.kind),
+            "provider": .string(entry.token.kind.rawValue),
             "token": .string("\(entry.token)"),
             "state": .string(entry.state.rawValue),
             "attempts": .number(Double(entry.attempts)),

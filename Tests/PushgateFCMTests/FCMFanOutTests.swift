@@ -56,7 +56,9 @@ struct FCMFanOutTests {
         await emulator.stop()
 
         #expect(answer.delivery == "fcm")
-        #expect(answer.deviceCount == 1201 && answer.successCount == 1196 && answer.removedCount == 5)
+        #expect(
+            answer.deviceCount == 1201 && answer.successCount == 1196 && answer.removedCount == 5,
+            "\(Set(answer.responses.compactMap(\.error?.reason)))")
         #expect(answer.pendingCount == 0 && answer.configurationError == nil)
         #expect(answer.responses.allSatisfy { $0.provider == "fcm" })
         let failed = answer.responses.filter { !$0.success }

@@ -19,15 +19,12 @@ public enum DeviceToken: Sendable, Hashable, CustomStringConvertible {
         public static func < (lhs: Kind, rhs: Kind) -> Bool { lhs.rawValue < rhs.rawValue }
     }
 
-    public var tokenKind: Kind {
+    public var kind: Kind {
         switch self {
         case .apns: .apns
         case .fcm: .fcm
         }
     }
-
-    /// `apns` or `fcm`.
-    public var kind: String { tokenKind.rawValue }
 
     /// The stored field that holds this token.
     public var fieldName: String {
@@ -41,10 +38,5 @@ public enum DeviceToken: Sendable, Hashable, CustomStringConvertible {
     /// never the whole token.
     public var shortened: String { value.prefix(8) + "…" }
 
-    public var description: String {
-        switch self {
-        case .apns: "apns:\(shortened)"
-        case .fcm: "fcm:\(shortened)"
-        }
-    }
+    public var description: String { "\(kind.rawValue):\(shortened)" }
 }

@@ -34,6 +34,11 @@ public struct PushNotification: Sendable, Hashable, Codable {
         self.showsBadge = showsBadge
     }
 
+    /// The badge `target` is sent: its count when the notification shows badges, else none.
+    public func badge(for target: DeliveryTarget) -> Int? {
+        showsBadge ? target.badge : nil
+    }
+
     enum CodingKeys: String, CodingKey {
         case title, body, data, collapseID, sound, threadID, interruptionLevel, showsBadge
     }

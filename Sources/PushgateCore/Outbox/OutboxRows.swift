@@ -31,6 +31,6 @@ public enum OutboxRows {
 
     /// `[[installation id, token kind, token, push id], …]`
     public static func deliveries(_ deliveries: [OutboxDelivery]) -> String {
-        JSONText.array(deliveries.map { [$0.installationID, $0.token.kind, $0.token.value, $0.pushID] })
+        JSONText.array(deliveries.map { [$0.installationID, $0.token.kind.rawValue, $0.token.value, $0.pushID] })
     }
 }

@@ -30,8 +30,7 @@ public enum AlertPayload {
         contentAvailable: Bool = false,
         maxBytes: Int = maxBytes
     ) throws -> [UInt8] {
-        let fitted = try fit(notification, badge: badge, contentAvailable: contentAvailable, maxBytes: maxBytes)
-        return try bytes(notification, fitted, badge: badge, contentAvailable: contentAvailable)
+        try fitting(notification, badge: badge, contentAvailable: contentAvailable, maxBytes: maxBytes).bytes
     }
 
     /// The longest title, body and custom keys whose payload is within `maxBytes`.
@@ -41,33 +40,48 @@ public enum AlertPayload {
         contentAvailable: Bool = false,
         maxBytes: Int = maxBytes
     ) throws -> Fitted {
+        try fitting(notification, badge: badge, contentAvailable: contentAvailable, maxBytes: maxBytes).fitted
+    }
+
+    /// What fits, and its payload's bytes (encoded once more only when cut).
+    private static func fitting(
+        _ notification: PushNotification,
+        badge: Int?,
+        contentAvailable: Bool,
+        maxBytes: Int
+    ) throws -> (fitted: Fitted, bytes: [UInt8]) {
         var title = notification.title
         var body = notification.body
         var data = notification.data
-        let size = { (title: String, body: String, data: [String: String]) throws -> Int in
-            try bytes(
+        let encode = { (title: String, body: String, data: [String: String]) throws -> [UInt8] in
+            try Self.bytes(
                 notification, Fitted(title: title, body: body, data: data), badge: badge,
-                contentAvailable: contentAvailable
-            ).count
+                contentAvailable: contentAvailable)
         }
-        guard try size(title, body, data) > maxBytes else { return Fitted(title: title, body: body, data: data) }
+        let whole = try encode(title, body, data)
+        guard whole.count > maxBytes else { return (Fitted(title: title, body: body, data: data), whole) }
+        let result = { (title: String, body: String, data: [String: String]) throws -> (Fitted, [UInt8]) in
+            (Fitted(title: title, body: body, data: data), try encode(title, body, data))
+        }
 
         // The longest cut of the body that fits, then of the title.
-        if let fitting = try longestFit(of: body, { try size(title, $0, data) <= maxBytes }) {
-            return Fitted(title: title, body: fitting, data: data)
+        if let fitting = try longestFit(of: body, { try encode(title, $0, data).count <= maxBytes }) {
+            return try result(title, fitting, data)
         }
         body = TextCut.cut(body, toCharacters: 0)
-        if let fitting = try longestFit(of: title, { try size($0, body, data) <= maxBytes }) {
-            return Fitted(title: fitting, body: body, data: data)
+        if let fitting = try longestFit(of: title, { try encode($0, body, data).count <= maxBytes }) {
+            return try result(fitting, body, data)
         }
         title = TextCut.cut(title, toCharacters: 0)
         let protected: Set = ["type", "server_key"]
         let droppable = data.keys.sorted { (data[$0]?.utf8.count ?? 0, $1) > (data[$1]?.utf8.count ?? 0, $0) }
+        var payload = whole
         for key in droppable.filter({ !protected.contains($0) }) + droppable.filter(protected.contains) {
             data[key] = nil
-            if try size(title, body, data) <= maxBytes { break }
+            payload = try encode(title, body, data)
+            if payload.count <= maxBytes { break }
         }
-        return Fitted(title: title, body: body, data: data)
+        return (Fitted(title: title, body: body, data: data), payload)
     }
 
     /// The `aps` dictionary of a notification with `title` and `body`.

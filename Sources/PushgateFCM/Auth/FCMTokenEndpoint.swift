@@ -3,6 +3,7 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import NIOSSL
+import PushgateHTTP2
 
 /// The service account's `token_uri`, asked over HTTPS (async-http-client: one call
 /// an hour needs no hand-made client): the JWT-bearer grant, form-encoded.
@@ -15,13 +16,11 @@ public final class FCMTokenEndpoint: Sendable {
     ///   - extraTrustedCAFile: PEM roots trusted besides the system's (an emulator's).
     ///   - caFileName: what the operator calls that setting, in errors.
     public init(url: String, extraTrustedCAFile: String?, caFileName: String) throws(FCMConfigurationError) {
-        var tls = TLSConfiguration.makeClientConfiguration()
-        if let extraTrustedCAFile {
-            guard let certificates = try? NIOSSLCertificate.fromPEMFile(extraTrustedCAFile), !certificates.isEmpty
-            else {
-                throw FCMConfigurationError("\(caFileName): \(extraTrustedCAFile) holds no PEM certificate")
-            }
-            tls.additionalTrustRoots = [.certificates(certificates)]
+        let tls: TLSConfiguration
+        do {
+            tls = try ClientTLS.configuration(extraTrustedCAFile: extraTrustedCAFile, setting: caFileName)
+        } catch {
+            throw FCMConfigurationError(error.description)
         }
         var configuration = HTTPClient.Configuration(tlsConfiguration: tls)
         configuration.timeout = .init(connect: .seconds(10), read: .seconds(10))
@@ -69,10 +68,8 @@ public final class FCMTokenEndpoint: Sendable {
     }
 
     private func describe(_ error: any Error) -> String {
-        let text = "\(error)"
-        if text.contains("CERTIFICATE_VERIFY_FAILED") {
-            return "TLS: the server's certificate is not trusted (an emulator's CA goes in \(caFileName))"
-        }
-        return text
+        let error = HTTP2ConnectionError(describing: error)
+        guard error.isUntrustedCertificate else { return error.description }
+        return error.description + " (an emulator's CA goes in \(caFileName))"
     }
 }

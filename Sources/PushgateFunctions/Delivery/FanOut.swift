@@ -90,7 +90,7 @@ public struct FanOut: Sendable {
     private func chunks(of targets: [DeliveryTarget]) -> [Chunk] {
         var positionsByKind: [DeviceToken.Kind: [Int]] = [:]
         for (position, target) in targets.enumerated() {
-            positionsByKind[target.token.tokenKind, default: []].append(position)
+            positionsByKind[target.token.kind, default: []].append(position)
         }
         let perKind = positionsByKind.keys.sorted().map { kind in
             let positions = positionsByKind[kind]!

@@ -13,6 +13,9 @@ import PushgateCore
 public struct RoutingPushProvider: PushProvider {
     private let providers: [DeviceToken.Kind: any PushProvider]
     private let logger: Logger
+    /// `apns`, `fcm`, `apns+fcm`, or `log` when neither is configured.
+    public let deliveryName: String
+    public let reasons: Set<String>
 
     public init(apns: (any PushProvider)?, fcm: (any PushProvider)?, logger: Logger) {
         var providers: [DeviceToken.Kind: any PushProvider] = [:]
@@ -20,15 +23,8 @@ public struct RoutingPushProvider: PushProvider {
         providers[.fcm] = fcm
         self.providers = providers
         self.logger = logger
-    }
-
-    /// `apns`, `fcm`, `apns+fcm`, or `log` when neither is configured.
-    public var deliveryName: String {
-        providers.isEmpty ? "log" : providers.keys.sorted().map(\.rawValue).joined(separator: "+")
-    }
-
-    public var reasons: Set<String> {
-        providers.values.reduce(into: Set(Self.missingReasons.values)) { $0.formUnion($1.reasons) }
+        deliveryName = providers.isEmpty ? "log" : providers.keys.sorted().map(\.rawValue).joined(separator: "+")
+        reasons = providers.values.reduce(into: Set(Self.missing.values.map(\.reason))) { $0.formUnion($1.reasons) }
     }
 
     /// The first service (APNs before FCM) that refuses the configuration, if any.
@@ -40,31 +36,39 @@ public struct RoutingPushProvider: PushProvider {
     }
 
     public func send(_ notification: PushNotification, to targets: [DeliveryTarget]) async -> [DeliveryOutcome] {
+        // The fan-out's chunks hold one kind of token each: no regrouping, no copies.
+        if let kind = targets.first?.token.kind, targets.allSatisfy({ $0.token.kind == kind }) {
+            return await send(notification, to: targets, kind: kind)
+        }
         var positionsByKind: [DeviceToken.Kind: [Int]] = [:]
         for (position, target) in targets.enumerated() {
-            positionsByKind[target.token.tokenKind, default: []].append(position)
+            positionsByKind[target.token.kind, default: []].append(position)
         }
         var outcomes = [DeliveryOutcome?](repeating: nil, count: targets.count)
         await withTaskGroup(of: ([Int], [DeliveryOutcome]).self) { group in
             for (kind, positions) in positionsByKind {
-                let chunk = positions.map { targets[$0] }
-                guard let provider = providers[kind] else {
-                    outcomes.fill(positions, with: unrouted(notification, to: chunk, kind: kind))
-                    continue
-                }
-                group.addTask { (positions, await provider.send(notification, to: chunk)) }
+                group.addTask { (positions, await send(notification, to: positions.map { targets[$0] }, kind: kind)) }
             }
-            for await (positions, chunkOutcomes) in group { outcomes.fill(positions, with: chunkOutcomes) }
+            for await (positions, chunkOutcomes) in group {
+                for (position, outcome) in zip(positions, chunkOutcomes) { outcomes[position] = outcome }
+            }
         }
         return outcomes.map { $0 ?? .failed(reason: "ProviderAnsweredShort") }
     }
 
-    /// The reason a device fails with when its service is not configured.
-    static let missingReasons: [DeviceToken.Kind: String] = [.apns: "no_apns_provider", .fcm: "no_fcm_provider"]
+    /// Devices of one kind: to its service, or failed when it is not configured.
+    private func send(_ notification: PushNotification, to targets: [DeliveryTarget], kind: DeviceToken.Kind) async
+        -> [DeliveryOutcome]
+    {
+        if let provider = providers[kind] { return await provider.send(notification, to: targets) }
+        return unrouted(notification, to: targets, kind: kind)
+    }
 
-    /// The setting that configures a service.
-    private static let settings: [DeviceToken.Kind: (name: String, setting: String)] = [
-        .apns: ("APNs", "PUSHGATE_APNS_KEY_PATH"), .fcm: ("FCM", "PUSHGATE_FCM_CREDENTIALS"),
+    /// For each service: the reason its devices fail with when it is not configured,
+    /// its name, and the setting that configures it.
+    static let missing: [DeviceToken.Kind: (reason: String, name: String, setting: String)] = [
+        .apns: ("no_apns_provider", "APNs", "PUSHGATE_APNS_KEY_PATH"),
+        .fcm: ("no_fcm_provider", "FCM", "PUSHGATE_FCM_CREDENTIALS"),
     ]
 
     /// Devices of a service that is not configured: in log mode one line each (what
@@ -73,8 +77,7 @@ public struct RoutingPushProvider: PushProvider {
     private func unrouted(_ notification: PushNotification, to targets: [DeliveryTarget], kind: DeviceToken.Kind)
         -> [DeliveryOutcome]
     {
-        let reason = Self.missingReasons[kind]!
-        let (name, setting) = Self.settings[kind]!
+        let (reason, name, setting) = Self.missing[kind]!
         if providers.isEmpty {
             for target in targets {
                 logger.info(
@@ -87,11 +90,5 @@ public struct RoutingPushProvider: PushProvider {
             )
         }
         return targets.map { _ in .failed(reason: reason) }
-    }
-}
-
-extension Array where Element == DeliveryOutcome? {
-    fileprivate mutating func fill(_ positions: [Int], with outcomes: [DeliveryOutcome]) {
-        for (position, outcome) in zip(positions, outcomes) { self[position] = outcome }
     }
 }

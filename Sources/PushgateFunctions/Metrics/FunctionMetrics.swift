@@ -35,7 +35,7 @@ enum FunctionMetrics {
         for (outcome, delivery) in zip(outcomes, deliveries) {
             let labels = [
                 MetricLabel.outcome(outcome), MetricLabel.reason(outcome.reason, known: knownReasons),
-                delivery.token.kind,
+                delivery.token.kind.rawValue,
             ]
             counts[labels, default: 0] += 1
         }

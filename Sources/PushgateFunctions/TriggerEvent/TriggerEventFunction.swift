@@ -371,7 +371,8 @@ public struct TriggerEventFunction: Sendable {
             responses: deliveries.sorted { $0.installationID.utf8.lexicographicallyPrecedes($1.installationID.utf8) }
                 .map {
                     .init(
-                        installationID: $0.installationID, provider: $0.token.kind, success: false, pending: true,
+                        installationID: $0.installationID, provider: $0.token.kind.rawValue, success: false,
+                        pending: true,
                         error: nil)
                 }
         )
