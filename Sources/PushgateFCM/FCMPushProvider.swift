@@ -46,7 +46,7 @@ public final class FCMPushProvider: PushProvider, Service {
         self.configuration = configuration
         let tokenEndpoint = try FCMTokenEndpoint(
             url: configuration.serviceAccount.tokenURI, extraTrustedCAFile: configuration.extraTrustedCAFile,
-            caFileName: configuration.settingNames.caFile)
+            caFileName: configuration.settingNames.caFile, timeout: configuration.requestTimeout)
         self.tokenEndpoint = tokenEndpoint
         self.accessTokens = FCMAccessTokens(
             account: configuration.serviceAccount,

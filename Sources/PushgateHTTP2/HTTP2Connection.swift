@@ -6,8 +6,9 @@ import NIOSSL
 import NIOTLS
 
 /// One HTTP/2-over-TLS connection, opened on first use and opened again after it
-/// closed or received GOAWAY. Bound to one event loop; every state change happens
-/// there.
+/// closed or received GOAWAY, until ``close()``: from then on it stays closed (a push
+/// still being resent at shutdown must not open a new connection). Bound to one event
+/// loop; every state change happens there.
 final class HTTP2Connection: @unchecked Sendable {
     // @unchecked: `state` is read and written only on `eventLoop` (every entry point
     // hops there first), which serialises all access.
@@ -16,6 +17,7 @@ final class HTTP2Connection: @unchecked Sendable {
         case idle
         case connecting(EventLoopFuture<HTTP2ConnectionHandler>)
         case ready(HTTP2ConnectionHandler)
+        case closed
     }
 
     let eventLoop: any EventLoop
@@ -58,11 +60,13 @@ final class HTTP2Connection: @unchecked Sendable {
         }
     }
 
-    /// Closes the connection, if open.
+    /// Closes the connection, if open, for good.
     func close() -> EventLoopFuture<Void> {
         eventLoop.flatSubmit {
-            switch self.state {
-            case .idle: return self.eventLoop.makeSucceededVoidFuture()
+            let state = self.state
+            self.state = .closed
+            switch state {
+            case .idle, .closed: return self.eventLoop.makeSucceededVoidFuture()
             case .connecting(let future):
                 return future.flatMap { $0.close(on: self.eventLoop) }.recover { _ in }
             case .ready(let handler):
@@ -78,10 +82,13 @@ final class HTTP2Connection: @unchecked Sendable {
             return eventLoop.makeSucceededFuture(handler)
         case .connecting(let future):
             return future
+        case .closed:
+            return eventLoop.makeFailedFuture(HTTP2ConnectionError("the connection pool is shut down"))
         case .idle, .ready:
             let future = connect()
             state = .connecting(future)
             future.whenComplete { result in
+                guard case .connecting = self.state else { return }  // closed meanwhile
                 switch result {
                 case .success(let handler): self.state = .ready(handler)
                 case .failure: self.state = .idle

@@ -109,4 +109,17 @@ struct APNsDeliveryTests {
         await provider.shutdown()
         #expect(outcomes == [.retryLater(reason: "ConnectFailed", after: nil)])
     }
+
+    @Test("once shut down, the provider opens no connection: a push still being sent is left for the next start")
+    func noConnectionAfterShutdown() async throws {
+        let fixture = try await APNsFixture()
+        let provider = try fixture.provider()
+        let target = DeliveryTarget(installationID: "p", token: .apns(APNsFixture.token(1)))
+        #expect(await provider.send(notification, to: [target]) == [.delivered])
+        await provider.shutdown()
+        let outcomes = await provider.send(notification, to: [target])
+        await fixture.stop()
+        #expect(outcomes == [.retryLater(reason: "ConnectFailed", after: nil)])
+        #expect(fixture.emulator.emulator.inbox.count == 1)
+    }
 }

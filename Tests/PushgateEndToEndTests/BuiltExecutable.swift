@@ -12,7 +12,7 @@ enum BuiltExecutable {
             .deletingLastPathComponent().appendingPathComponent("pushgate")
     }
 
-    struct Result {
+    struct Result: Sendable {
         let status: Int32
         let stdout: String
         let stderr: String

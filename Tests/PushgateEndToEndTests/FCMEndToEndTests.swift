@@ -22,16 +22,17 @@ struct FCMEndToEndTests {
 
     @Test(
         "the Firebase Admin SDK (PyPI) against the emulator: send, a 500-token multicast, a dry run, its error classes")
-    func firebaseAdminSDK() throws {
+    func firebaseAdminSDK() async throws {
         let emulator = try RunningEmulator(.fcm, directory: directory)
         defer { _ = emulator.stop() }
-        let client = try BuiltExecutable.run(
-            [
-                "python3", Self.sdkClient, try #require(emulator.settings["PUSHGATE_FCM_URL"]),
-                try #require(emulator.settings["PUSHGATE_FCM_CREDENTIALS"]),
-                try #require(emulator.settings["PUSHGATE_FCM_CA_FILE"]),
-            ],
-            program: URL(fileURLWithPath: "/usr/bin/env"))
+        let arguments = [
+            "python3", Self.sdkClient, try #require(emulator.settings["PUSHGATE_FCM_URL"]),
+            try #require(emulator.settings["PUSHGATE_FCM_CREDENTIALS"]),
+            try #require(emulator.settings["PUSHGATE_FCM_CA_FILE"]),
+        ]
+        let client = try await BlockingWork.run {
+            try BuiltExecutable.run(arguments, program: URL(fileURLWithPath: "/usr/bin/env"))
+        }
         try #require(client.status == 0, "the SDK client failed (is firebase-admin installed?): \(client.stderr)")
         let result = try #require(try JSONValue.parse(Array(client.stdout.utf8)).objectValue)
 

@@ -36,7 +36,9 @@ struct SharedPostgresEndToEndTests {
         // Each agent's trigger goes to both processes at once, with one idempotency key.
         let statuses = try await withThrowingTaskGroup(of: UInt.self) { group in
             for (index, agent) in agents.enumerated() {
-                for gateway in [first, second] {
+                // Each gateway hears half of the triggers first: a busy client must not
+                // decide the races alone.
+                for gateway in index.isMultiple(of: 2) ? [first, second] : [second, first] {
                     group.addTask {
                         try await Self.trigger(gateway, cwd: agent, idempotencyKey: "run-\(index)")
                     }
@@ -111,8 +113,8 @@ struct SharedPostgresEndToEndTests {
     private func startTwo(url: String, environment: [String: String]) async throws
         -> (RunningGateway, RunningGateway)
     {
-        async let first = Task.detached { try RunningGateway(database: url, environment: environment) }.value
-        async let second = Task.detached { try RunningGateway(database: url, environment: environment) }.value
+        async let first = BlockingWork.run { try RunningGateway(database: url, environment: environment) }
+        async let second = BlockingWork.run { try RunningGateway(database: url, environment: environment) }
         return try await (first, second)
     }
 

@@ -147,6 +147,39 @@ struct DeliveryTests {
         #expect(try await fixture.outbox.stats(now: Date()).pending == 0)
     }
 
+    @Test("a worker that claimed several notifications keeps every one leased while it sends them")
+    func claimedNotificationsStayLeased() async throws {
+        let fixture = try FunctionsFixture()
+        var policy = DeliveryPolicy()
+        policy.lease = .milliseconds(300)
+        // Two notifications waiting unleased, as a trigger past the claim limit leaves them.
+        for (index, token) in ["t-a", "t-b"].enumerated() {
+            let notification = OutboxNotification(
+                id: "n\(index)", serverKey: fixture.serverKey.hex, agentKey: AgentKey(cwd: "/srv/\(index)").hex,
+                content: PushNotification(title: "t", body: "b", data: [:], collapseID: "c"),
+                createdAt: fixture.clock.now(), expiresAt: fixture.clock.now().addingTimeInterval(3600))
+            _ = try await fixture.outbox.enqueue(
+                notification,
+                deliveries: [OutboxDelivery(notificationID: notification.id, installationID: "d", token: .fcm(token))],
+                firstAttemptAt: fixture.clock.now(), idempotencyKey: nil, window: 0, leasedTo: nil,
+                leaseUntil: fixture.clock.now())
+        }
+        let gated = GatedProvider()
+        let worker = fixture.worker(provider: gated, policy: policy)
+        let sending = Task { try await worker.retryDueDeliveries() }
+        for _ in 0..<500 where gated.calls == 0 { try await Task.sleep(for: .milliseconds(10)) }
+
+        // Past the first lease: what the worker holds must have been renewed, all of it.
+        fixture.clock.advance(by: 5)
+        try await Task.sleep(for: .milliseconds(400))
+        let other = fixture.worker(policy: policy)
+        #expect(try await other.retryDueDeliveries() == false, "nothing claimed by this worker can be taken over")
+        #expect(gated.calls == 2, "both notifications are being sent")
+        gated.open()
+        #expect(try await sending.value == true)
+        #expect(try await fixture.outbox.stats(now: fixture.clock.now()).pending == 0)
+    }
+
     @Test("a worker that stops gives its leases back: the next one sends at once")
     func leasesGivenBackOnShutdown() async throws {
         let fixture = try FunctionsFixture()

@@ -116,6 +116,46 @@ struct RoutingTests {
     }
 }
 
+extension RoutingTests {
+    @Test("a cancelled fan-out starts no further chunk; those devices are not sent and not recorded")
+    func cancelledFanOut() async throws {
+        let provider = HeldProvider()
+        let heard = Mutex<[Int]>([])
+        let targets = Self.targets(apns: 6, fcm: 0)
+        let fanOut = Task {
+            await FanOut(chunkSize: 2, maxConcurrentChunks: 1).deliver(notification, to: targets, via: provider) {
+                positions, _ in heard.withLock { $0 += positions }
+            }
+        }
+        for _ in 0..<500 where provider.calls == 0 { try await Task.sleep(for: .milliseconds(10)) }
+        fanOut.cancel()
+        provider.release()
+        let outcomes = await fanOut.value
+        #expect(provider.calls == 1)
+        #expect(
+            outcomes == [.delivered, .delivered]
+                + Array(repeating: .retryLater(reason: "NotSent", after: nil), count: 4))
+        #expect(heard.withLock { $0 } == [0, 1], "only the chunk that was sent is recorded")
+    }
+}
+
+/// Delivers once released, counting its calls.
+private final class HeldProvider: PushProvider {
+    private let gate = Completion<Bool>()
+    private let count = Mutex(0)
+    let deliveryName = "held"
+
+    func send(_ notification: PushNotification, to targets: [DeliveryTarget]) async -> [DeliveryOutcome] {
+        count.withLock { $0 += 1 }
+        // Not cancellable: a push on the wire is answered whatever the caller does.
+        _ = await Task.detached { [gate] in await gate.wait(upTo: .seconds(60)) }.value
+        return targets.map { _ in .delivered }
+    }
+
+    func release() { gate.complete(true) }
+    var calls: Int { count.withLock { $0 } }
+}
+
 /// A log handler that keeps the messages.
 final class LogLines: LogHandler, Sendable {
     private let lines = Mutex<[String]>([])

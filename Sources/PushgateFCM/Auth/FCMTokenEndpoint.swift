@@ -11,11 +11,15 @@ public final class FCMTokenEndpoint: Sendable {
     private let url: String
     private let client: HTTPClient
     private let caFileName: String
+    private let timeout: Duration
 
     /// - Parameters:
     ///   - extraTrustedCAFile: PEM roots trusted besides the system's (an emulator's).
     ///   - caFileName: what the operator calls that setting, in errors.
-    public init(url: String, extraTrustedCAFile: String?, caFileName: String) throws(FCMConfigurationError) {
+    ///   - timeout: how long the exchange may take.
+    public init(url: String, extraTrustedCAFile: String?, caFileName: String, timeout: Duration = .seconds(10))
+        throws(FCMConfigurationError)
+    {
         let tls: TLSConfiguration
         do {
             tls = try ClientTLS.configuration(extraTrustedCAFile: extraTrustedCAFile, setting: caFileName)
@@ -23,8 +27,9 @@ public final class FCMTokenEndpoint: Sendable {
             throw FCMConfigurationError(error.description)
         }
         var configuration = HTTPClient.Configuration(tlsConfiguration: tls)
-        configuration.timeout = .init(connect: .seconds(10), read: .seconds(10))
+        configuration.timeout = .init(connect: TimeAmount(timeout), read: TimeAmount(timeout))
         self.url = url
+        self.timeout = timeout
         self.caFileName = caFileName
         self.client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }
@@ -41,7 +46,7 @@ public final class FCMTokenEndpoint: Sendable {
         let status: UInt
         let body: ByteBuffer
         do {
-            let response = try await client.execute(request, timeout: .seconds(10))
+            let response = try await client.execute(request, timeout: TimeAmount(timeout))
             status = response.status.code
             body = try await response.body.collect(upTo: 64 * 1024)
         } catch {

@@ -15,7 +15,8 @@ public struct FCMConfiguration: Sendable {
     public let connections: Int
     /// Sends in flight per connection, at most (and never above the server's limit).
     public let maxStreamsPerConnection: Int
-    /// How long one send may wait for its answer before it counts as failed (and is retried).
+    /// How long one send (or the access-token exchange) may wait for its answer
+    /// before it counts as failed (and is retried).
     public let requestTimeout: Duration
     /// Sends per push within one call, the first one included: further ones only for
     /// what FCM never processed (GOAWAY) and after renewing a rejected access token.

@@ -18,8 +18,14 @@ public final class DeliveryWorker: Service, Sendable {
     private let policy: DeliveryPolicy
     private let now: @Sendable () -> Date
     private let logger: Logger
+    /// A first try running in the background: shutdown waits for it, then stops it.
+    private struct FirstTry {
+        let completion: Completion<DeliveryRunner.Report>
+        var task: Task<Void, Never>?
+    }
+
     /// First tries running in the background, so that shutdown can wait for them.
-    private let firstTries = Mutex<[Int: Completion<DeliveryRunner.Report>]>([:])
+    private let firstTries = Mutex<[Int: FirstTry]>([:])
     private let nextFirstTry = Atomic<Int>(0)
     /// Deliveries in first tries now: bounded by the claim limit, so that a flood of
     /// triggers waits on disk rather than in memory.
@@ -61,10 +67,10 @@ public final class DeliveryWorker: Service, Sendable {
     {
         let completion = Completion<DeliveryRunner.Report>()
         let id = nextFirstTry.add(1, ordering: .relaxed).newValue
-        firstTries.withLock { $0[id] = completion }
+        firstTries.withLock { $0[id] = FirstTry(completion: completion) }
         // Unstructured on purpose: it outlives the trigger's request when the trigger
         // stops waiting; `firstTries` keeps it visible to graceful shutdown.
-        Task {
+        let task = Task {
             var report = DeliveryRunner.Report()
             do {
                 report = try await runner.run(deliveries, of: notification, owner: owner)
@@ -77,6 +83,7 @@ public final class DeliveryWorker: Service, Sendable {
             firstTryLoad.withLock { $0 -= deliveries.count }
             completion.complete(report)
         }
+        firstTries.withLock { $0[id]?.task = task }  // unless it already finished
         return completion
     }
 
@@ -103,6 +110,11 @@ public final class DeliveryWorker: Service, Sendable {
     }
 
     /// Claims the deliveries that fell due and tries each once; `false` when none were due.
+    ///
+    /// The claimed notifications are tried side by side: each try renews its own
+    /// leases, so none of them waits for another with a lease running out (a worker
+    /// of another process would then take it over and push it a second time). The
+    /// claim limit still bounds what is in flight.
     public func retryDueDeliveries() async throws -> Bool {
         let claimed = try await outbox.claim(
             owner: owner,
@@ -111,9 +123,14 @@ public final class DeliveryWorker: Service, Sendable {
             limit: policy.claimLimit
         )
         guard !claimed.isEmpty else { return false }
-        for (notificationID, deliveries) in Dictionary(grouping: claimed, by: \.notificationID) {
-            guard let notification = try await outbox.notification(id: notificationID) else { continue }
-            try await runner.run(deliveries, of: notification, owner: owner)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for (notificationID, deliveries) in Dictionary(grouping: claimed, by: \.notificationID) {
+                group.addTask {
+                    guard let notification = try await self.outbox.notification(id: notificationID) else { return }
+                    try await self.runner.run(deliveries, of: notification, owner: self.owner)
+                }
+            }
+            try await group.waitForAll()
         }
         return true
     }
@@ -124,15 +141,18 @@ public final class DeliveryWorker: Service, Sendable {
         if pruned > 0 { logger.info("pruned finished deliveries", metadata: ["count": "\(pruned)"]) }
     }
 
-    /// At shutdown: waits up to the grace period for first tries in flight, then gives
-    /// back every lease still held, so a restart sends what is left at once.
+    /// At shutdown: waits up to the grace period for first tries in flight, stops
+    /// those still running (no further chunk is sent: what it would push, the next
+    /// start sends), then gives back every lease still held, so a restart sends what
+    /// is left at once.
     private func drain() async {
         let deadline = ContinuousClock.now + policy.shutdownGrace
-        for completion in firstTries.withLock({ Array($0.values) }) {
+        for completion in firstTries.withLock({ $0.values.map(\.completion) }) {
             let left = deadline - ContinuousClock.now
             guard left > .zero else { break }
             _ = await completion.wait(upTo: left)
         }
+        for task in firstTries.withLock({ $0.values.compactMap(\.task) }) { task.cancel() }
         do {
             try await outbox.release(owner: owner)
         } catch {

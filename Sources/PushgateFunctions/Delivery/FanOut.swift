@@ -5,7 +5,9 @@ import PushgateCore
 /// taking turns), the devices of a chunk in parallel (inside the provider). A
 /// configuration error (a push service refusing the gateway itself) stops that
 /// service's part of the fan-out: its chunks not started are not sent and report
-/// that error; the other service's chunks go on.
+/// that error; the other service's chunks go on. A cancelled fan-out (the gateway
+/// shutting down) starts no further chunk: those devices answer `NotSent`, unrecorded,
+/// still pending for the next try.
 public struct FanOut: Sendable {
     public let chunkSize: Int
     public let maxConcurrentChunks: Int
@@ -38,7 +40,7 @@ public struct FanOut: Sendable {
             var next = 0
             var running = 0
             func startNext() {
-                while next < chunks.count {
+                while next < chunks.count, !Task.isCancelled {
                     let index = next
                     next += 1
                     if stopped[chunks[index].kind] != nil {
@@ -76,7 +78,7 @@ public struct FanOut: Sendable {
             for (position, outcome) in zip(chunk.positions, chunkOutcomes) { outcomes[position] = outcome }
             await onChunk(chunk.positions, chunkOutcomes)
         }
-        return outcomes.map { $0 ?? .failed(reason: "ProviderAnsweredShort") }
+        return outcomes.map { $0 ?? .retryLater(reason: "NotSent", after: nil) }
     }
 
     /// The targets of one token kind, at most `chunkSize` of them.
