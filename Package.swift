@@ -52,14 +52,23 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        // The document store over SQLite (GRDB, WAL mode).
+        // What the SQL outboxes share: how rows are written, and what an enqueue
+        // writes given what its transaction read.
+        .target(
+            name: "PushgateOutboxSQL",
+            dependencies: ["PushgateCore"],
+            swiftSettings: swiftSettings
+        ),
+        // The document store and the outbox over SQLite (GRDB, WAL mode).
         .target(
             name: "PushgateSQLite",
             dependencies: [
                 "PushgateCore",
+                "PushgateOutboxSQL",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
-            swiftSettings: swiftSettings
+            swiftSettings: swiftSettings,
+            plugins: ["EmbedMigrations"]
         ),
         // The document store and the outbox over PostgreSQL (postgres-nio), for several
         // gateway processes on one database.
@@ -67,11 +76,13 @@ let package = Package(
             name: "PushgatePostgres",
             dependencies: [
                 "PushgateCore",
+                "PushgateOutboxSQL",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
-            swiftSettings: swiftSettings
+            swiftSettings: swiftSettings,
+            plugins: ["EmbedMigrations"]
         ),
         // The multiplexed HTTP/2 client both push services are reached with: a pool of
         // connections, one stream per request, GOAWAY, deadlines. Names no provider.
@@ -175,6 +186,7 @@ let package = Package(
                 "PushgateCore",
                 "PushgateEmulators",
                 "PushgateFunctions",
+                "PushgateOutboxSQL",
                 "PushgatePostgres",
                 "PushgateSQLite",
                 .product(name: "Logging", package: "swift-log"),
@@ -183,6 +195,16 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings
+        ),
+        // The migrations in store/ embedded in the two stores at build time: one source.
+        .executableTarget(
+            name: "PushgateMigrationEmbedder",
+            swiftSettings: swiftSettings
+        ),
+        .plugin(
+            name: "EmbedMigrations",
+            capability: .buildTool(),
+            dependencies: ["PushgateMigrationEmbedder"]
         ),
         .executableTarget(
             name: "pushgate",
@@ -219,6 +241,7 @@ let package = Package(
             dependencies: [
                 "PushgateCore",
                 "PushgateFunctions",
+                "PushgateOutboxSQL",
                 "PushgatePostgres",
                 "PushgateSQLite",
                 "PushgateTesting",

@@ -1,6 +1,7 @@
 import Foundation
 import PostgresNIO
 import PushgateCore
+import PushgateOutboxSQL
 
 /// The outbox in PostgreSQL (`store/postgres/0002_outbox.sql`), shared by every
 /// gateway process on the database.
@@ -27,133 +28,87 @@ public final class PostgresOutbox: Outbox {
     /// A notification with this many deliveries refreshes the table's statistics.
     static let analyzeThreshold = 5_000
 
-    public func enqueue(
-        _ notification: OutboxNotification,
-        deliveries: [OutboxDelivery],
-        firstAttemptAt: Date,
-        idempotencyKey: String?,
-        window: TimeInterval,
-        leasedTo owner: String?,
-        leaseUntil: Date,
-        coalescing: OutboxCoalescing?
-    ) async throws -> EnqueueResult {
-        let stored = try OutboxEnqueueRows(
-            notification, deliveries: deliveries, firstAttemptAt: firstAttemptAt, leasedTo: owner,
-            leaseUntil: leaseUntil, coalescing: coalescing)
-        let created = stored.created
+    public func enqueue(_ request: EnqueueRequest) async throws -> EnqueueResult {
+        let notification = request.notification
         let logger = self.logger
         return try await database.transaction { connection in
             let keys = [
-                idempotencyKey.map { "idempotency:\(notification.serverKey):\($0)" },
-                coalescing.map { "coalesce:\($0.key)" },
+                request.idempotency.map { "idempotency:\(notification.serverKey):\($0.key)" },
+                request.coalescing.map { "coalesce:\($0.key)" },
             ].compactMap { $0 }.sorted()
             for key in keys {
                 try await connection.query("SELECT pg_advisory_xact_lock(hashtextextended(\(key), 0))", logger: logger)
             }
-            if let idempotencyKey {
-                let earlier = try await connection.query(
+            var reads = EnqueueDecision.Reads()
+            if let idempotency = request.idempotency {
+                reads.earlier = try await connection.query(
                     """
                     SELECT id, created_at FROM outbox_notifications
-                    WHERE server_key = \(notification.serverKey) AND idempotency_key = \(idempotencyKey)
+                    WHERE server_key = \(notification.serverKey) AND idempotency_key = \(idempotency.key)
                     """, logger: logger
                 ).collect().first.map { try $0.decode((String, Int64).self) }
-                if let (earlierID, earlierCreated) = earlier {
-                    if Double(created - earlierCreated) < window * 1000 {
-                        return .duplicate(notificationID: earlierID)
-                    }
-                    // Outside the window the key is free again.
-                    try await connection.query(
-                        "UPDATE outbox_notifications SET idempotency_key = NULL WHERE id = \(earlierID)",
-                        logger: logger)
-                }
             }
-            if let coalescing,
-                let holder = try await connection.query(
+            if let coalescing = request.coalescing {
+                reads.holder = try await connection.query(
                     """
                     SELECT id, coalesced_count, held_until FROM outbox_notifications
-                    WHERE coalesce_key = \(coalescing.key) AND held_until > \(created) ORDER BY held_until LIMIT 1
+                    WHERE coalesce_key = \(coalescing.key) AND held_until > \(OutboxRows.milliseconds(notification.createdAt))
+                    ORDER BY held_until LIMIT 1
                     """, logger: logger
-                ).collect().first.map({ try $0.decode((String, Int32?, Int64).self) })
-            {
-                let (holderID, holderCount, heldUntil) = holder
-                let count = Int(holderCount ?? 1) + 1
-                let merged = String(decoding: try JSONEncoder().encode(coalescing.merged(count)), as: UTF8.self)
-                try await connection.query(
-                    """
-                    UPDATE outbox_notifications SET content = \(merged)::jsonb, coalesced_count = \(count)
-                    WHERE id = \(holderID)
-                    """, logger: logger)
-                try await Self.insert(
-                    notification, content: stored.content, created: created, idempotencyKey: idempotencyKey,
-                    coalescedInto: holderID, on: connection, logger: logger)
-                // A device that subscribed since the window opened gets the push too.
-                try await Self.insertDeliveries(
-                    stored.deliveries, of: holderID, enqueuedAt: created, due: heldUntil, owner: nil, lease: nil,
-                    skippingExisting: true, on: connection, logger: logger)
-                return .held(notificationID: holderID, count: count, heldUntil: OutboxRows.date(heldUntil))
+                ).collect().first.map {
+                    let (id, count, heldUntil) = try $0.decode((String, Int32?, Int64).self)
+                    return (id, Int(count ?? 1), heldUntil)
+                }
             }
-            try await Self.insert(
-                notification, content: stored.content, created: created, idempotencyKey: idempotencyKey,
-                coalescing: coalescing.map { ($0.key, stored.due) }, on: connection, logger: logger)
-            try await Self.insertDeliveries(
-                stored.deliveries, of: notification.id, enqueuedAt: created, due: stored.due, owner: stored.owner,
-                lease: stored.lease, skippingExisting: false, on: connection, logger: logger)
-            if deliveries.count >= Self.analyzeThreshold {
-                // Fresh statistics before the first answers are recorded: without them
-                // PostgreSQL guesses a new notification has a few hundred deliveries and
-                // filters all of them for each chunk rather than look 500 up by key.
-                // ANALYZE samples this transaction's own rows; it costs ~0.1 s at 100,000.
-                try await connection.query("ANALYZE outbox_deliveries", logger: logger)
+            switch EnqueueDecision(request, after: reads) {
+            case .duplicate(let earlier):
+                return .duplicate(notificationID: earlier)
+            case .store(let writes):
+                try await Self.write(writes, on: connection, logger: logger)
+                return writes.result
             }
-            if coalescing != nil {
-                return .held(notificationID: notification.id, count: 1, heldUntil: OutboxRows.date(stored.due))
-            }
-            return .created
         }
     }
 
-    private static func insert(
-        _ notification: OutboxNotification,
-        content: String,
-        created: Int64,
-        idempotencyKey: String?,
-        coalescing: (key: String, heldUntil: Int64)? = nil,
-        coalescedInto: String? = nil,
-        on connection: PostgresConnection,
-        logger: Logger
-    ) async throws {
+    private static func write(_ writes: EnqueueWrites, on connection: PostgresConnection, logger: Logger) async throws {
+        if let earlier = writes.freeIdempotencyKeyOf {
+            try await connection.query(
+                "UPDATE outbox_notifications SET idempotency_key = NULL WHERE id = \(earlier)", logger: logger)
+        }
+        if let holder = writes.holderUpdate {
+            try await connection.query(
+                """
+                UPDATE outbox_notifications SET content = \(try holder.contentJSON())::jsonb, coalesced_count = \(holder.count)
+                WHERE id = \(holder.id)
+                """, logger: logger)
+        }
+        let row = writes.notification
         try await connection.query(
             """
             INSERT INTO outbox_notifications (id, server_key, agent_key, content, created_at, expires_at,
                 idempotency_key, reminder_of, coalesce_key, held_until, coalesced_count, coalesced_into)
-            VALUES (\(notification.id), \(notification.serverKey), \(notification.agentKey), \(content)::jsonb,
-                \(created), \(OutboxRows.milliseconds(notification.expiresAt)), \(idempotencyKey), \(notification.reminderOf),
-                \(coalescing?.key), \(coalescing?.heldUntil), \(coalescing.map { _ in 1 }), \(coalescedInto))
+            VALUES (\(row.id), \(row.serverKey), \(row.agentKey), \(try row.contentJSON())::jsonb, \(row.createdAt),
+                \(row.expiresAt), \(row.idempotencyKey), \(row.reminderOf), \(row.coalesceKey), \(row.heldUntil),
+                \(row.coalescedCount), \(row.coalescedInto))
             """, logger: logger)
-    }
-
-    /// `rows`: a JSON array of `[installation id, token kind, token, push id]`,
-    /// unpacked by PostgreSQL: one statement for a whole fan-out.
-    private static func insertDeliveries(
-        _ rows: String,
-        of notificationID: String,
-        enqueuedAt: Int64,
-        due: Int64,
-        owner: String?,
-        lease: Int64?,
-        skippingExisting: Bool,
-        on connection: PostgresConnection,
-        logger: Logger
-    ) async throws {
-        var query: PostgresQuery = """
+        // One statement for a whole fan-out: PostgreSQL unpacks the JSON array itself.
+        let rows = writes.deliveries
+        var insert: PostgresQuery = """
             INSERT INTO outbox_deliveries (notification_id, installation_id, token_kind, token, push_id, state,
                 attempts, enqueued_at, next_attempt_at, lease_owner, lease_until)
-            SELECT \(notificationID), r ->> 0, r ->> 1, r ->> 2, r ->> 3, 'pending', 0, \(enqueuedAt), \(due),
-                \(owner), \(lease)
-            FROM jsonb_array_elements(\(rows)::jsonb) AS r
+            SELECT \(rows.notificationID), r ->> 0, r ->> 1, r ->> 2, r ->> 3, 'pending', 0, \(rows.enqueuedAt),
+                \(rows.due), \(rows.leaseOwner), \(rows.leaseUntil)
+            FROM jsonb_array_elements(\(rows.json)::jsonb) AS r
             """
-        if skippingExisting { query.sql += " ON CONFLICT DO NOTHING" }
-        try await connection.query(query, logger: logger)
+        if rows.skippingExisting { insert.sql += " ON CONFLICT DO NOTHING" }
+        try await connection.query(insert, logger: logger)
+        if !rows.skippingExisting, rows.deliveries.count >= Self.analyzeThreshold {
+            // Fresh statistics before the first answers are recorded: without them
+            // PostgreSQL guesses a new notification has a few hundred deliveries and
+            // filters all of them for each chunk rather than look 500 up by key.
+            // ANALYZE samples this transaction's own rows; it costs ~0.1 s at 100,000.
+            try await connection.query("ANALYZE outbox_deliveries", logger: logger)
+        }
     }
 
     public func notificationID(idempotencyKey: String, serverKey: String, since date: Date) async throws -> String? {
@@ -198,7 +153,7 @@ public final class PostgresOutbox: Outbox {
             id: id,
             serverKey: serverKey,
             agentKey: agentKey,
-            content: try JSONDecoder().decode(PushNotification.self, from: Data(content.utf8)),
+            content: try OutboxRows.content(content),
             createdAt: OutboxRows.date(createdAt),
             expiresAt: OutboxRows.date(expiresAt),
             reminderOf: reminderOf

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import PushgateCore
+import PushgateOutboxSQL
 
 /// The outbox in the same SQLite file as the documents (`store/sqlite/0002_outbox.sql`).
 ///
@@ -15,90 +16,48 @@ public final class SQLiteOutbox: Outbox {
         self.database = database
     }
 
-    public func enqueue(
-        _ notification: OutboxNotification,
-        deliveries: [OutboxDelivery],
-        firstAttemptAt: Date,
-        idempotencyKey: String?,
-        window: TimeInterval,
-        leasedTo owner: String?,
-        leaseUntil: Date,
-        coalescing: OutboxCoalescing?
-    ) async throws -> EnqueueResult {
-        let stored = try OutboxEnqueueRows(
-            notification, deliveries: deliveries, firstAttemptAt: firstAttemptAt, leasedTo: owner,
-            leaseUntil: leaseUntil, coalescing: coalescing)
-        let created = stored.created
-        return try await database.write { db in
-            if let idempotencyKey {
-                let earlier = try Row.fetchOne(
+    public func enqueue(_ request: EnqueueRequest) async throws -> EnqueueResult {
+        try await database.write { db in
+            var reads = EnqueueDecision.Reads()
+            if let idempotency = request.idempotency {
+                reads.earlier = try Row.fetchOne(
                     db,
                     sql: "SELECT id, created_at FROM outbox_notifications WHERE server_key = ? AND idempotency_key = ?",
-                    arguments: [notification.serverKey, idempotencyKey]
-                )
-                if let earlier {
-                    let earlierCreated: Int64 = earlier["created_at"]
-                    if Double(created - earlierCreated) < window * 1000 {
-                        return .duplicate(notificationID: earlier["id"])
-                    }
-                    // Outside the window the key is free again.
-                    try db.execute(
-                        sql: "UPDATE outbox_notifications SET idempotency_key = NULL WHERE id = ?",
-                        arguments: [earlier["id"] as String]
-                    )
-                }
+                    arguments: [request.notification.serverKey, idempotency.key]
+                ).map { ($0["id"], $0["created_at"]) }
             }
-            if let coalescing,
-                let holder = try Row.fetchOne(
+            if let coalescing = request.coalescing {
+                reads.holder = try Row.fetchOne(
                     db,
                     sql: """
                         SELECT id, coalesced_count, held_until FROM outbox_notifications
                         WHERE coalesce_key = ? AND held_until > ? ORDER BY held_until LIMIT 1
                         """,
-                    arguments: [coalescing.key, created]
-                )
-            {
-                let holderID: String = holder["id"]
-                let count = (holder["coalesced_count"] as Int? ?? 1) + 1
-                let merged = String(
-                    decoding: try JSONEncoder().encode(coalescing.merged(count)), as: UTF8.self)
-                try db.execute(
-                    sql: "UPDATE outbox_notifications SET content = ?, coalesced_count = ? WHERE id = ?",
-                    arguments: [merged, count, holderID]
-                )
-                try Self.insert(
-                    notification, content: stored.content, created: created, idempotencyKey: idempotencyKey,
-                    coalescedInto: holderID, in: db)
-                // A device that subscribed since the window opened gets the push too.
-                let heldUntil: Int64 = holder["held_until"]
-                try Self.insertDeliveries(
-                    stored.deliveries, of: holderID, enqueuedAt: created, due: heldUntil, owner: nil, lease: nil,
-                    orIgnore: true,
-                    in: db)
-                return .held(notificationID: holderID, count: count, heldUntil: OutboxRows.date(heldUntil))
+                    arguments: [coalescing.key, OutboxRows.milliseconds(request.notification.createdAt)]
+                ).map { ($0["id"], $0["coalesced_count"] ?? 1, $0["held_until"]) }
             }
-            try Self.insert(
-                notification, content: stored.content, created: created, idempotencyKey: idempotencyKey,
-                coalescing: coalescing.map { ($0.key, stored.due) }, in: db)
-            try Self.insertDeliveries(
-                stored.deliveries, of: notification.id, enqueuedAt: created, due: stored.due, owner: stored.owner,
-                lease: stored.lease, orIgnore: false, in: db)
-            if coalescing != nil {
-                return .held(notificationID: notification.id, count: 1, heldUntil: OutboxRows.date(stored.due))
+            switch EnqueueDecision(request, after: reads) {
+            case .duplicate(let earlier):
+                return .duplicate(notificationID: earlier)
+            case .store(let writes):
+                try Self.write(writes, in: db)
+                return writes.result
             }
-            return .created
         }
     }
 
-    private static func insert(
-        _ notification: OutboxNotification,
-        content: String,
-        created: Int64,
-        idempotencyKey: String?,
-        coalescing: (key: String, heldUntil: Int64)? = nil,
-        coalescedInto: String? = nil,
-        in db: Database
-    ) throws {
+    private static func write(_ writes: EnqueueWrites, in db: Database) throws {
+        if let earlier = writes.freeIdempotencyKeyOf {
+            try db.execute(
+                sql: "UPDATE outbox_notifications SET idempotency_key = NULL WHERE id = ?", arguments: [earlier])
+        }
+        if let holder = writes.holderUpdate {
+            try db.execute(
+                sql: "UPDATE outbox_notifications SET content = ?, coalesced_count = ? WHERE id = ?",
+                arguments: [try holder.contentJSON(), holder.count, holder.id]
+            )
+        }
+        let row = writes.notification
         try db.execute(
             sql: """
                 INSERT INTO outbox_notifications (id, server_key, agent_key, content, created_at, expires_at,
@@ -106,35 +65,23 @@ public final class SQLiteOutbox: Outbox {
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """,
             arguments: [
-                notification.id, notification.serverKey, notification.agentKey, content, created,
-                OutboxRows.milliseconds(notification.expiresAt), idempotencyKey, notification.reminderOf,
-                coalescing?.key,
-                coalescing?.heldUntil, coalescing.map { _ in 1 }, coalescedInto,
+                row.id, row.serverKey, row.agentKey, try row.contentJSON(), row.createdAt, row.expiresAt,
+                row.idempotencyKey, row.reminderOf, row.coalesceKey, row.heldUntil, row.coalescedCount,
+                row.coalescedInto,
             ]
         )
-    }
-
-    /// `rows`: a JSON array of `[installation id, token kind, token, push id]`. One
-    /// statement for every row: SQLite walks the JSON array itself, which is far
-    /// cheaper than binding a statement per device from Swift.
-    private static func insertDeliveries(
-        _ rows: String,
-        of notificationID: String,
-        enqueuedAt: Int64,
-        due: Int64,
-        owner: String?,
-        lease: Int64?,
-        orIgnore: Bool,
-        in db: Database
-    ) throws {
+        // One statement for every device: SQLite walks the JSON array itself, which is
+        // far cheaper than binding a statement per device from Swift.
+        let rows = writes.deliveries
         try db.execute(
             sql: """
-                INSERT \(orIgnore ? "OR IGNORE " : "")INTO outbox_deliveries (notification_id, installation_id,
-                    token_kind, token, push_id, state, attempts, enqueued_at, next_attempt_at, lease_owner, lease_until)
+                INSERT \(rows.skippingExisting ? "OR IGNORE " : "")INTO outbox_deliveries (notification_id,
+                    installation_id, token_kind, token, push_id, state, attempts, enqueued_at, next_attempt_at,
+                    lease_owner, lease_until)
                 SELECT ?, value ->> 0, value ->> 1, value ->> 2, value ->> 3, 'pending', 0, ?, ?, ?, ?
                 FROM json_each(?)
                 """,
-            arguments: [notificationID, enqueuedAt, due, owner, lease, rows]
+            arguments: [rows.notificationID, rows.enqueuedAt, rows.due, rows.leaseOwner, rows.leaseUntil, rows.json]
         )
     }
 
@@ -182,7 +129,7 @@ public final class SQLiteOutbox: Outbox {
                 id: row["id"],
                 serverKey: row["server_key"],
                 agentKey: row["agent_key"],
-                content: try JSONDecoder().decode(PushNotification.self, from: Data(content.utf8)),
+                content: try OutboxRows.content(content),
                 createdAt: OutboxRows.date(row["created_at"]),
                 expiresAt: OutboxRows.date(row["expires_at"]),
                 reminderOf: row["reminder_of"]

@@ -67,4 +67,10 @@ public actor InMemoryDocumentStore: DocumentStore {
     public func snapshot() -> [DocumentPath: [String: JSONValue]] {
         documents
     }
+
+    /// Every stored document, ordered by path, as ``SQLiteDocumentStore`` lists them.
+    public func allDocuments() -> [Document] {
+        documents.map { Document(path: $0.key, fields: $0.value) }
+            .sorted { $0.path.rawValue.utf8.lexicographicallyPrecedes($1.path.rawValue.utf8) }
+    }
 }

@@ -159,10 +159,11 @@ struct DeliveryTests {
                 content: PushNotification(title: "t", body: "b", data: [:], collapseID: "c"),
                 createdAt: fixture.clock.now(), expiresAt: fixture.clock.now().addingTimeInterval(3600))
             _ = try await fixture.outbox.enqueue(
-                notification,
-                deliveries: [OutboxDelivery(notificationID: notification.id, installationID: "d", token: .fcm(token))],
-                firstAttemptAt: fixture.clock.now(), idempotencyKey: nil, window: 0, leasedTo: nil,
-                leaseUntil: fixture.clock.now())
+                EnqueueRequest(
+                    notification,
+                    deliveries: [
+                        OutboxDelivery(notificationID: notification.id, installationID: "d", token: .fcm(token))
+                    ], dueAt: fixture.clock.now()))
         }
         let gated = GatedProvider()
         let worker = fixture.worker(provider: gated, policy: policy)

@@ -1,34 +1,25 @@
 import Foundation
 import Logging
 import PushgateCore
-import PushgateSQLite
 import PushgateTesting
 
 @testable import PushgateFunctions
 
-/// A real SQLite store in a temporary directory, the two functions over it, and a
-/// fixed clock that tests can move.
+/// An in-memory store and outbox, the functions over them, and a fixed clock that
+/// tests can move (the store and outbox conformance tests prove the SQL ones alike).
 final class FunctionsFixture: Sendable {
-    let directory: TemporaryDirectory
-    let database: SQLiteDatabase
-    let store: SQLiteDocumentStore
-    let outbox: SQLiteOutbox
+    let store = InMemoryDocumentStore()
+    let outbox = InMemoryOutbox()
     let provider: ScriptedPushProvider
     let clock = TestClock()
     let secret = PushSecret("pushgate-example-secret-0001")!
 
     init(outcomes: [String: DeliveryOutcome] = [:], fanOut: FanOut = FanOut()) throws {
-        directory = try TemporaryDirectory()
-        database = try SQLiteDatabase(path: directory.path("store.sqlite"))
-        store = SQLiteDocumentStore(database: database)
-        outbox = SQLiteOutbox(database: database)
         provider = ScriptedPushProvider(outcomes: outcomes)
         self.fanOut = fanOut
     }
 
     private let fanOut: FanOut
-
-    deinit { directory.remove() }
 
     var serverKey: ServerKey { secret.serverKey }
 

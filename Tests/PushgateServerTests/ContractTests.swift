@@ -63,7 +63,7 @@ struct ContractTests {
                     "/\(function)", json: body, headers: try Self.headers(setup.objectValue?["headers"]))
                 try #require(response.status == .ok, "setup call: \(String(buffer: response.body))")
             }
-            let before = try await fixture.store.allDocuments()
+            let before = try await fixture.allDocuments()
 
             let request = try #require(example.content["request"]?.objectValue)
             let response = try await client.execute(
@@ -86,7 +86,7 @@ struct ContractTests {
                 #expect(error["status"] == expected["status"])
                 #expect(error["field"] == expected["field"], "the field at fault")
                 #expect(error["message"]?.stringValue?.isEmpty == false)
-                #expect(try await fixture.store.allDocuments() == before, "a rejected request changed stored data")
+                #expect(try await fixture.allDocuments() == before, "a rejected request changed stored data")
             }
         }
     }

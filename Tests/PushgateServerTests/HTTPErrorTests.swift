@@ -41,7 +41,7 @@ struct HTTPErrorTests {
             #expect(health.status == .methodNotAllowed)
             #expect(health.headers[.allow] == "GET, HEAD")
         }
-        #expect(try await fixture.store.allDocuments().isEmpty)
+        #expect(try await fixture.allDocuments().isEmpty)
     }
 
     @Test("a body over 64 KiB is 413 PAYLOAD_TOO_LARGE and stores nothing")
@@ -58,7 +58,7 @@ struct HTTPErrorTests {
             #expect(
                 try await client.post("/registerSubscription", json: .object(body)).errorStatus == "INVALID_ARGUMENT")
         }
-        #expect(try await fixture.store.allDocuments().isEmpty)
+        #expect(try await fixture.allDocuments().isEmpty)
     }
 
     @Test("401 answers say how to authenticate")

@@ -33,8 +33,8 @@ struct ReadinessTests {
 
     @Test("not ready while another process holds the database's write lock; ready again once it lets go")
     func storeUnwritable() async throws {
-        let fixture = try RouterFixture()
-        let lock = try WriteLockHolder(path: fixture.directory.path("store.sqlite"))
+        let fixture = try RouterFixture(sqliteFile: true)
+        let lock = try WriteLockHolder(path: try #require(fixture.directory).path("store.sqlite"))
         try await lock.acquired()
         try await fixture.withClient(readiness: quick) { client in
             let blocked = try await client.execute(uri: "/readyz", method: .get)
@@ -65,13 +65,12 @@ struct ReadinessTests {
             content: PushNotification(title: "T", body: "B", data: [:], collapseID: "a"),
             createdAt: Date(), expiresAt: Date().addingTimeInterval(3600))
         _ = try await fixture.outbox.enqueue(
-            notification,
-            deliveries: (0..<3).map {
-                OutboxDelivery(
-                    notificationID: "n1", installationID: "d\($0)", token: .apns(String(format: "%064x", $0)))
-            },
-            firstAttemptAt: Date().addingTimeInterval(-1), idempotencyKey: nil, window: 0, leasedTo: nil,
-            leaseUntil: Date())
+            EnqueueRequest(
+                notification,
+                deliveries: (0..<3).map {
+                    OutboxDelivery(
+                        notificationID: "n1", installationID: "d\($0)", token: .apns(String(format: "%064x", $0)))
+                }, dueAt: Date().addingTimeInterval(-1)))
         try await fixture.withClient(readiness: quick) { client in
             let response = try await client.execute(uri: "/readyz", method: .get)
             #expect(response.status == .serviceUnavailable)

@@ -4,28 +4,47 @@ import Hummingbird
 import HummingbirdTesting
 import Logging
 import PushgateCore
+import PushgateFunctions
 import PushgateSQLite
 import PushgateServer
 import PushgateTesting
 
-/// The real router over a real SQLite file in a temporary directory.
+/// The real router over an in-memory store and outbox, or a real SQLite file in a
+/// temporary directory (`sqliteFile`) for what only a database shows.
 final class RouterFixture: Sendable {
     static let secret = "pushgate-example-secret-0001"
 
-    let directory: TemporaryDirectory
-    let store: SQLiteDocumentStore
-    let outbox: SQLiteOutbox
+    /// The SQLite file's folder, with `sqliteFile`.
+    let directory: TemporaryDirectory?
+    let store: any DocumentStore
+    let outbox: any Outbox
     let provider: ScriptedPushProvider
 
-    init(provider: ScriptedPushProvider = ScriptedPushProvider()) throws {
-        directory = try TemporaryDirectory()
-        let database = try SQLiteDatabase(path: directory.path("store.sqlite"))
-        store = SQLiteDocumentStore(database: database)
-        outbox = SQLiteOutbox(database: database)
+    init(provider: ScriptedPushProvider = ScriptedPushProvider(), sqliteFile: Bool = false) throws {
+        if sqliteFile {
+            let directory = try TemporaryDirectory()
+            let database = try SQLiteDatabase(path: directory.path("store.sqlite"))
+            self.directory = directory
+            store = SQLiteDocumentStore(database: database)
+            outbox = SQLiteOutbox(database: database)
+        } else {
+            directory = nil
+            store = InMemoryDocumentStore()
+            outbox = InMemoryOutbox()
+        }
         self.provider = provider
     }
 
-    deinit { directory.remove() }
+    deinit { directory?.remove() }
+
+    /// Every stored document, ordered by path: to check that a call changed nothing.
+    func allDocuments() async throws -> [Document] {
+        switch store {
+        case let sqlite as SQLiteDocumentStore: try await sqlite.allDocuments()
+        case let memory as InMemoryDocumentStore: await memory.allDocuments()
+        default: preconditionFailure("a store the fixture does not make")
+        }
+    }
 
     /// Runs `body` with a client of the router built over `store` (this fixture's by default).
     func withClient<Value: Sendable>(
@@ -33,10 +52,15 @@ final class RouterFixture: Sendable {
         readiness: Readiness = Readiness(),
         _ body: @Sendable (any TestClientProtocol) async throws -> Value
     ) async throws -> Value {
+        // Answers show the first try (the scripted provider answers at once), however
+        // long a loaded machine makes it take.
+        var policy = DeliveryPolicy()
+        policy.triggerWait = .seconds(60)
         let parts = GatewayParts(
             store: store ?? self.store,
             outbox: outbox,
             provider: provider,
+            policy: policy,
             logger: Logger(label: "test")
         )
         let router = buildRouter(parts: parts, readiness: readiness, logger: Logger(label: "test"))

@@ -4,7 +4,7 @@ import PushgateSQLite
 import PushgateTesting
 import Testing
 
-@Suite("Outbox conformance: SQLite, and PostgreSQL when PUSHGATE_TEST_POSTGRES_URL is set")
+@Suite("Outbox conformance: SQLite, memory, and PostgreSQL when PUSHGATE_TEST_POSTGRES_URL is set")
 struct OutboxConformanceTests {
     let start = Date(timeIntervalSince1970: 1_795_323_872)
 
@@ -31,16 +31,14 @@ struct OutboxConformanceTests {
 
     @Test(
         "a stored notification and its deliveries survive reopening the database, all pending",
-        arguments: StoreKind.outboxKinds)
+        arguments: StoreKind.allCases)
     func enqueueAndReopen(kind: StoreKind) async throws {
         try await kind.withDatabase { open in
             let outbox = try await open().outbox
             let stored = notification()
             #expect(
-                try await outbox.enqueue(
-                    stored, deliveries: try deliveries(of: stored, count: 3), firstAttemptAt: stored.createdAt,
-                    idempotencyKey: nil, window: 0, leasedTo: nil,
-                    leaseUntil: start) == .created)
+                try await outbox.enqueue(EnqueueRequest(stored, deliveries: try deliveries(of: stored, count: 3)))
+                    == .created)
             let reopened = try await open().outbox
             #expect(try await reopened.notification(id: stored.id) == stored)
             #expect(try await reopened.statuses(of: stored.id).map(\.state) == [.pending, .pending, .pending])
@@ -50,15 +48,12 @@ struct OutboxConformanceTests {
 
     @Test(
         "claims lease due deliveries once; a lease that ran out makes them claimable again",
-        arguments: StoreKind.outboxKinds)
+        arguments: StoreKind.allCases)
     func claimsAndLeases(kind: StoreKind) async throws {
         try await kind.withDatabase { open in
             let outbox = try await open().outbox
             let stored = notification()
-            _ = try await outbox.enqueue(
-                stored, deliveries: try deliveries(of: stored, count: 5), firstAttemptAt: stored.createdAt,
-                idempotencyKey: nil, window: 0, leasedTo: nil,
-                leaseUntil: start)
+            _ = try await outbox.enqueue(EnqueueRequest(stored, deliveries: try deliveries(of: stored, count: 5)))
             let first = try await outbox.claim(owner: "a", now: start, leaseUntil: start + 30, limit: 3)
             let second = try await outbox.claim(owner: "b", now: start, leaseUntil: start + 30, limit: 10)
             #expect(first.count == 3 && second.count == 2)
@@ -81,15 +76,12 @@ struct OutboxConformanceTests {
         }
     }
 
-    @Test("concurrent claims never hand one delivery to two workers", arguments: StoreKind.outboxKinds)
+    @Test("concurrent claims never hand one delivery to two workers", arguments: StoreKind.allCases)
     func concurrentClaims(kind: StoreKind) async throws {
         try await kind.withDatabase { open in
             let outbox = try await open().outbox
             let stored = notification()
-            _ = try await outbox.enqueue(
-                stored, deliveries: try deliveries(of: stored, count: 400), firstAttemptAt: stored.createdAt,
-                idempotencyKey: nil, window: 0, leasedTo: nil,
-                leaseUntil: start)
+            _ = try await outbox.enqueue(EnqueueRequest(stored, deliveries: try deliveries(of: stored, count: 400)))
             // A second connection to the database, as another process would have.
             let second = try await open().outbox
             let claims = try await withThrowingTaskGroup(of: [String].self) { group in
@@ -114,15 +106,15 @@ struct OutboxConformanceTests {
 
     @Test(
         "a retry comes due at its time; failures keep their reason; release frees leases at once",
-        arguments: StoreKind.outboxKinds)
+        arguments: StoreKind.allCases)
     func retriesAndRelease(kind: StoreKind) async throws {
         try await kind.withDatabase { open in
             let outbox = try await open().outbox
             let stored = notification()
             _ = try await outbox.enqueue(
-                stored, deliveries: try deliveries(of: stored, count: 3), firstAttemptAt: stored.createdAt,
-                idempotencyKey: nil, window: 0, leasedTo: "w",
-                leaseUntil: start + 30)
+                EnqueueRequest(
+                    stored, deliveries: try deliveries(of: stored, count: 3),
+                    lease: .init(owner: "w", until: start + 30)))
             #expect(
                 try await outbox.claim(owner: "x", now: start, leaseUntil: start + 30, limit: 10).isEmpty, "born leased"
             )
@@ -160,50 +152,45 @@ struct OutboxConformanceTests {
 
     @Test(
         "an idempotency key is recognised within its window, per server, and free again after it",
-        arguments: StoreKind.outboxKinds)
+        arguments: StoreKind.allCases)
     func idempotency(kind: StoreKind) async throws {
         try await kind.withDatabase { open in
             let outbox = try await open().outbox
             let first = notification()
             #expect(
                 try await outbox.enqueue(
-                    first, deliveries: [], firstAttemptAt: first.createdAt, idempotencyKey: "k", window: 3600,
-                    leasedTo: nil, leaseUntil: start) == .created)
+                    EnqueueRequest(first, deliveries: [], idempotency: .init(key: "k", window: 3600))) == .created)
             let again = notification(at: start + 3599)
             #expect(
                 try await outbox.enqueue(
-                    again, deliveries: try deliveries(of: again, count: 2), firstAttemptAt: again.createdAt,
-                    idempotencyKey: "k", window: 3600,
-                    leasedTo: nil, leaseUntil: start) == .duplicate(notificationID: first.id))
+                    EnqueueRequest(
+                        again, deliveries: try deliveries(of: again, count: 2),
+                        idempotency: .init(key: "k", window: 3600))) == .duplicate(notificationID: first.id))
             #expect(try await outbox.notification(id: again.id) == nil, "a duplicate stores nothing")
             let later = notification(at: start + 3600)
             #expect(
                 try await outbox.enqueue(
-                    later, deliveries: [], firstAttemptAt: later.createdAt, idempotencyKey: "k", window: 3600,
-                    leasedTo: nil, leaseUntil: start) == .created)
+                    EnqueueRequest(later, deliveries: [], idempotency: .init(key: "k", window: 3600))) == .created)
             let otherServer = OutboxNotification(
                 id: RandomUUID.make(), serverKey: "other", agentKey: "a", content: first.content, createdAt: start,
                 expiresAt: start + 10)
             #expect(
                 try await outbox.enqueue(
-                    otherServer, deliveries: [], firstAttemptAt: otherServer.createdAt, idempotencyKey: "k",
-                    window: 3600,
-                    leasedTo: nil, leaseUntil: start)
+                    EnqueueRequest(otherServer, deliveries: [], idempotency: .init(key: "k", window: 3600)))
                     == .created)
         }
     }
 
     @Test(
         "pruning deletes finished deliveries older than the cutoff, never pending ones",
-        arguments: StoreKind.outboxKinds)
+        arguments: StoreKind.allCases)
     func prune(kind: StoreKind) async throws {
         try await kind.withDatabase { open in
             let outbox = try await open().outbox
             let old = notification(at: start)
             _ = try await outbox.enqueue(
-                old, deliveries: try deliveries(of: old, count: 3), firstAttemptAt: old.createdAt, idempotencyKey: nil,
-                window: 0, leasedTo: "w",
-                leaseUntil: start + 30)
+                EnqueueRequest(
+                    old, deliveries: try deliveries(of: old, count: 3), lease: .init(owner: "w", until: start + 30)))
             try await outbox.record(
                 [
                     .init(notificationID: old.id, installationID: "device-0", change: .delivered),
@@ -213,9 +200,9 @@ struct OutboxConformanceTests {
                 ], owner: "w", now: start + 1)
             let recent = notification(at: start + 86_400)
             _ = try await outbox.enqueue(
-                recent, deliveries: try deliveries(of: recent, count: 1), firstAttemptAt: recent.createdAt,
-                idempotencyKey: nil, window: 0, leasedTo: "w",
-                leaseUntil: start + 30)
+                EnqueueRequest(
+                    recent, deliveries: try deliveries(of: recent, count: 1),
+                    lease: .init(owner: "w", until: start + 30)))
             try await outbox.record(
                 [.init(notificationID: recent.id, installationID: "device-0", change: .delivered)], owner: "w",
                 now: start + 86_401)
@@ -235,7 +222,7 @@ struct OutboxConformanceTests {
 
     @Test(
         "concurrent events of one key fold into one held notification, claimable only at the window's end",
-        arguments: StoreKind.outboxKinds)
+        arguments: StoreKind.allCases)
     func coalescingUnderConcurrency(kind: StoreKind) async throws {
         try await kind.withDatabase { open in
             let outbox = try await open().outbox
@@ -248,9 +235,9 @@ struct OutboxConformanceTests {
                     let deliveries = try deliveries(of: stored, count: 4)
                     group.addTask {
                         try await outbox.enqueue(
-                            stored, deliveries: deliveries, firstAttemptAt: stored.createdAt,
-                            idempotencyKey: "event-\(n)",
-                            window: 86_400, leasedTo: "ignored", leaseUntil: start + 60, coalescing: coalescing)
+                            EnqueueRequest(
+                                stored, deliveries: deliveries, idempotency: .init(key: "event-\(n)", window: 86_400),
+                                lease: .init(owner: "ignored", until: start + 60), coalescing: coalescing))
                     }
                 }
                 return try await group.reduce(into: []) { $0.append($1) }
@@ -284,10 +271,11 @@ struct JSONTextTests {
             content: PushNotification(title: "t", body: "b", data: [:], collapseID: "c"),
             createdAt: start, expiresAt: start + 60)
         _ = try await outbox.enqueue(
-            notification,
-            deliveries: ids.map { OutboxDelivery(notificationID: "n", installationID: $0, token: .fcm("tok-\($0)")) },
-            firstAttemptAt: notification.createdAt, idempotencyKey: nil, window: 0, leasedTo: "w",
-            leaseUntil: start + 60)
+            EnqueueRequest(
+                notification,
+                deliveries: ids.map {
+                    OutboxDelivery(notificationID: "n", installationID: $0, token: .fcm("tok-\($0)"))
+                }, lease: .init(owner: "w", until: start + 60)))
         try await outbox.record(
             ids.map { .init(notificationID: "n", installationID: $0, change: .delivered) }, owner: "w", now: start)
         let statuses = try await outbox.statuses(of: "n")

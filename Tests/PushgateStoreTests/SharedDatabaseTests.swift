@@ -9,7 +9,7 @@ import Testing
 struct SharedDatabaseTests {
     @Test(
         "heartbeat throttling holds across processes: one writes lastSeenAt, the other reads it",
-        arguments: StoreKind.outboxKinds)
+        arguments: StoreKind.databaseKinds)
     func presenceThrottling(kind: StoreKind) async throws {
         try await kind.withDatabase { open in
             let (first, second) = (try await open().store, try await open().store)
@@ -25,7 +25,7 @@ struct SharedDatabaseTests {
 
     @Test(
         "an idempotency key taken on one process is a duplicate on the other, even at the same moment",
-        arguments: StoreKind.outboxKinds)
+        arguments: StoreKind.databaseKinds)
     func idempotencyAcrossProcesses(kind: StoreKind) async throws {
         try await kind.withDatabase { open in
             let outboxes = [try await open().outbox, try await open().outbox]
@@ -39,8 +39,9 @@ struct SharedDatabaseTests {
                             content: PushNotification(title: "t", body: "b", data: [:], collapseID: "a"),
                             createdAt: start, expiresAt: start + 60)
                         return try await outbox.enqueue(
-                            notification, deliveries: [], firstAttemptAt: start, idempotencyKey: "same", window: 3600,
-                            leasedTo: nil, leaseUntil: start)
+                            EnqueueRequest(
+                                notification, deliveries: [], dueAt: start,
+                                idempotency: .init(key: "same", window: 3600)))
                     }
                 }
                 return try await group.reduce(into: []) { $0.append($1) }

@@ -16,8 +16,8 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible {
         [.sqlite, .memory] + (ScratchPostgresDatabase.serverURL == nil ? [] : [.postgres])
     }
 
-    /// The kinds with an outbox (the in-memory store has none).
-    static var outboxKinds: [StoreKind] { allCases.filter { $0 != .memory } }
+    /// The kinds a second process can open: SQLite and PostgreSQL.
+    static var databaseKinds: [StoreKind] { allCases.filter { $0 != .memory } }
 
     var testDescription: String { rawValue }
 
@@ -32,13 +32,16 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible {
     }
 
     /// Runs `body` with a new, empty database of this kind; `open` gives a new handle
-    /// on it each time (a reopened file, a second process's pool), store and outbox.
+    /// on it each time (a reopened file, a second process's pool), store and outbox;
+    /// in memory, the same store and outbox again.
     func withDatabase(
         _ body: (_ open: () async throws -> (store: any DocumentStore, outbox: any Outbox)) async throws -> Void
     ) async throws {
         switch self {
         case .memory:
-            Issue.record("the in-memory store has no outbox")
+            let store = InMemoryDocumentStore()
+            let outbox = InMemoryOutbox()
+            try await body { (store, outbox) }
         case .sqlite:
             let directory = try TemporaryDirectory()
             defer { directory.remove() }

@@ -9,24 +9,10 @@ import Foundation
 /// again, so every delivery is sent at least once and never by two holders at the
 /// same time while their leases run.
 public protocol Outbox: Sendable {
-    /// Stores a notification and its deliveries in one atomic write, due at
-    /// `firstAttemptAt` (a reminder is stored ahead of its time). With an idempotency
-    /// key already used for this server less than `window` ago, stores nothing and
-    /// answers the earlier notification's id. With `owner`, the deliveries are born
-    /// leased to it (the caller sends them at once). With `coalescing`, the
-    /// notification is folded into the one its key holds open, if any (devices it
-    /// lacks are added), else stored held until `coalescing.heldUntil` (see
-    /// ``OutboxCoalescing``); `firstAttemptAt` and `owner` are then not used.
-    func enqueue(
-        _ notification: OutboxNotification,
-        deliveries: [OutboxDelivery],
-        firstAttemptAt: Date,
-        idempotencyKey: String?,
-        window: TimeInterval,
-        leasedTo owner: String?,
-        leaseUntil: Date,
-        coalescing: OutboxCoalescing?
-    ) async throws -> EnqueueResult
+    /// Stores a notification and its deliveries in one atomic write (see
+    /// ``EnqueueRequest``). With an idempotency key already used for this server less
+    /// than its window ago, stores nothing and answers the earlier notification's id.
+    func enqueue(_ request: EnqueueRequest) async throws -> EnqueueResult
 
     /// Withdraws a notification not yet sent (a reminder whose approval was resolved):
     /// deletes its deliveries still pending and unleased; answers how many.
@@ -75,21 +61,4 @@ public protocol Outbox: Sendable {
     /// Deletes finished deliveries enqueued before `date`, and notifications left
     /// with none; answers how many deliveries went.
     func prune(enqueuedBefore date: Date) async throws -> Int
-}
-
-extension Outbox {
-    /// Stores a notification that is not coalesced.
-    public func enqueue(
-        _ notification: OutboxNotification,
-        deliveries: [OutboxDelivery],
-        firstAttemptAt: Date,
-        idempotencyKey: String?,
-        window: TimeInterval,
-        leasedTo owner: String?,
-        leaseUntil: Date
-    ) async throws -> EnqueueResult {
-        try await enqueue(
-            notification, deliveries: deliveries, firstAttemptAt: firstAttemptAt, idempotencyKey: idempotencyKey,
-            window: window, leasedTo: owner, leaseUntil: leaseUntil, coalescing: nil)
-    }
 }

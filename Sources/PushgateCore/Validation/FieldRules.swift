@@ -68,6 +68,19 @@ public enum FieldRules {
         }
         return value
     }
+
+    /// An `Idempotency-Key` header: 1 to 255 visible ASCII characters; prefixed so
+    /// that it never equals a key Pushgate derives from a body.
+    public static func idempotencyKeyHeader(_ key: String?) throws(FunctionError) -> String? {
+        guard let key else { return nil }
+        guard (1...255).contains(key.utf8.count), key.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
+            throw .invalidArgument(
+                "the Idempotency-Key header must be 1 to 255 visible ASCII characters",
+                field: "Idempotency-Key"
+            )
+        }
+        return "header:" + key
+    }
 }
 
 extension UInt8 {

@@ -37,6 +37,13 @@ public struct DeliveryPolicy: Sendable, Hashable {
 
     public init() {}
 
+    /// The settings a trigger's plan uses.
+    var triggerRules: TriggerRules {
+        TriggerRules(
+            timeToLive: timeToLive.seconds, idempotencyWindow: idempotencyWindow.seconds,
+            coalesceWindow: coalesceWindow?.seconds, escalation: escalation.map(\.seconds))
+    }
+
     /// The change to record for a try that did not deliver (`reason`, with the
     /// service's `Retry-After` if any), after `attempts` tries in all.
     func afterFailedTry(

@@ -43,26 +43,58 @@ public final class DeliveryWorker: Service, Sendable {
     public var deliveryName: String { runner.provider.deliveryName }
     public var providerHealth: DeliveryHealth { runner.provider.health }
 
-    /// Whether `count` more deliveries may be tried at once: yes when within the claim
-    /// limit, or when nothing else is being tried (a single large fan-out is never
-    /// refused). A `true` reserves the room until ``startFirstTry(_:of:)`` finishes.
-    public func admitFirstTry(of count: Int) -> Bool {
-        firstTryLoad.withLock { load in
-            guard load == 0 || load + count <= policy.claimLimit else { return false }
-            load += count
-            return true
+    /// What ``submit(_:whenStored:)`` did.
+    public struct Submission: Sendable {
+        public let stored: EnqueueResult
+        /// The first try, started at once; it completes when the try is recorded.
+        /// `nil` when the deliveries wait for the worker to claim them, or when
+        /// nothing new was stored.
+        public let firstTry: Completion<DeliveryRunner.Report>?
+    }
+
+    /// Stores a notification (`request`, its lease aside) and, when the worker has
+    /// room, starts its first try at once: the deliveries are then born leased to
+    /// this worker. Else they are stored unleased and claimed when there is room
+    /// (backpressure: a flood of triggers waits on disk, not in memory). A coalesced
+    /// notification waits for its window's end.
+    ///
+    /// Room is "within the claim limit, or nothing else being tried" (a single large
+    /// fan-out is never refused); it is held until the first try finishes.
+    /// `whenStored` runs once the notification is stored (not for a duplicate),
+    /// before the first try starts: what it writes, the try sees.
+    public func submit(
+        _ request: EnqueueRequest,
+        whenStored: (EnqueueResult) async -> Void = { _ in }
+    ) async throws -> Submission {
+        var request = request
+        let count = request.deliveries.count
+        let admitted =
+            request.coalescing == nil
+            && firstTryLoad.withLock { load in
+                guard load == 0 || load + count <= policy.claimLimit else { return false }
+                load += count
+                return true
+            }
+        request.lease = admitted ? .init(owner: owner, until: now().addingTimeInterval(policy.lease.seconds)) : nil
+        let stored: EnqueueResult
+        do {
+            stored = try await outbox.enqueue(request)
+        } catch {
+            if admitted { firstTryLoad.withLock { $0 -= count } }
+            throw error
         }
+        if case .duplicate = stored {
+            if admitted { firstTryLoad.withLock { $0 -= count } }
+            return Submission(stored: stored, firstTry: nil)
+        }
+        await whenStored(stored)
+        guard admitted else { return Submission(stored: stored, firstTry: nil) }
+        return Submission(stored: stored, firstTry: startFirstTry(request.deliveries, of: request.notification))
     }
 
-    /// Gives back room reserved by ``admitFirstTry(of:)`` for a try that will not run.
-    public func cancelFirstTry(of count: Int) {
-        firstTryLoad.withLock { $0 -= count }
-    }
-
-    /// Starts the first try of deliveries enqueued leased to ``owner`` (after
-    /// ``admitFirstTry(of:)`` said yes); the answer completes when that try is
-    /// recorded. Runs whether or not anyone waits.
-    public func startFirstTry(_ deliveries: [OutboxDelivery], of notification: OutboxNotification)
+    /// Starts the first try of deliveries stored leased to ``owner``; the answer
+    /// completes when that try is recorded. Runs whether or not anyone waits.
+    private func startFirstTry(_ deliveries: [OutboxDelivery], of notification: OutboxNotification)
         -> Completion<DeliveryRunner.Report>
     {
         let completion = Completion<DeliveryRunner.Report>()

@@ -1,3 +1,5 @@
+import PushgateCore
+
 /// The answer of `triggerReplyFinished` and `triggerEvent`, in the spirit of FCM's
 /// `BatchResponse`: `device_count` = `success_count` + `failure_count` + `pending_count`.
 public struct TriggerAnswer: Sendable, Hashable, Encodable {
@@ -74,5 +76,62 @@ public struct TriggerAnswer: Sendable, Hashable, Encodable {
         case coalescedCount = "coalesced_count"
         case heldUntil = "held_until"
         case delivery, duplicate, skipped, responses
+    }
+}
+
+extension TriggerAnswer {
+    /// The answer from the outbox's record of each delivery.
+    init(
+        _ statuses: [DeliveryStatus], serverKey: ServerKey, agentKey: AgentKey, delivery: String,
+        configurationError: String?, duplicate: Bool
+    ) {
+        self.init(
+            serverKey: serverKey.hex,
+            agentKey: agentKey.hex,
+            deviceCount: statuses.count,
+            successCount: statuses.count(where: { $0.state == .delivered }),
+            failureCount: statuses.count(where: { $0.state == .failed }),
+            removedCount: statuses.count(where: { $0.removed }),
+            pendingCount: statuses.count(where: { $0.state == .pending }),
+            delivery: delivery,
+            configurationError: configurationError,
+            duplicate: duplicate ? true : nil,
+            skipped: nil,
+            responses: statuses.map { status in
+                DeviceResponse(
+                    installationID: status.installationID,
+                    provider: status.provider.rawValue,
+                    success: status.state == .delivered,
+                    pending: status.state == .pending ? true : nil,
+                    error: status.state == .delivered
+                        ? nil : status.lastReason.map { .init(reason: $0, removed: status.removed) }
+                )
+            }
+        )
+    }
+
+    /// The answer before any try: every delivery stored and pending.
+    static func accepted(
+        _ deliveries: [OutboxDelivery], serverKey: ServerKey, agentKey: AgentKey, delivery: String
+    ) -> TriggerAnswer {
+        TriggerAnswer(
+            serverKey: serverKey.hex, agentKey: agentKey.hex, deviceCount: deliveries.count, successCount: 0,
+            failureCount: 0, removedCount: 0, pendingCount: deliveries.count, delivery: delivery,
+            configurationError: nil, duplicate: nil, skipped: nil,
+            responses: deliveries.sorted { $0.installationID.utf8.lexicographicallyPrecedes($1.installationID.utf8) }
+                .map {
+                    DeviceResponse(
+                        installationID: $0.installationID, provider: $0.token.kind.rawValue, success: false,
+                        pending: true, error: nil)
+                }
+        )
+    }
+
+    /// The answer to a stale event: nothing sent.
+    static func skipped(serverKey: ServerKey, agentKey: AgentKey, delivery: String) -> TriggerAnswer {
+        TriggerAnswer(
+            serverKey: serverKey.hex, agentKey: agentKey.hex, deviceCount: 0, successCount: 0, failureCount: 0,
+            removedCount: 0, pendingCount: 0, delivery: delivery, configurationError: nil, duplicate: nil,
+            skipped: "stale", responses: [])
     }
 }

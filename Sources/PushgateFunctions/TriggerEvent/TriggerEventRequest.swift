@@ -55,7 +55,7 @@ public enum TriggerEventRequest {
             }
             return date
         }
-        let idempotencyKey = try TriggerRequest.checkedHeaderKey(header) ?? event.eventID.map { "event:" + $0 }
+        let idempotencyKey = try FieldRules.idempotencyKeyHeader(header) ?? event.eventID.map { "event:" + $0 }
         return TriggerRequest(
             event: event,
             occurredAt: occurredAt,

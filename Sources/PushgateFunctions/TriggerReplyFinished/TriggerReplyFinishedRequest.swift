@@ -28,7 +28,7 @@ public struct TriggerReplyFinishedRequest: Sendable, Hashable {
             return date
         }
         wait = try fields.optionalBool("wait") ?? true
-        self.idempotencyKey = try TriggerRequest.checkedHeaderKey(idempotencyKey)
+        self.idempotencyKey = try FieldRules.idempotencyKeyHeader(idempotencyKey)
     }
 
     /// The same trigger as an event of type `reply_finished`. A repeat is recognised

@@ -1,4 +1,5 @@
 import Foundation
+import PushgateCore
 
 /// A try's ``DeliveryUpdate``s grouped as the SQL outboxes record them: the
 /// deliveries of one notification that ended alike in one statement (a fan-out's

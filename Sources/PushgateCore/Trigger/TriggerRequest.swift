@@ -1,5 +1,4 @@
 import Foundation
-import PushgateCore
 
 /// A checked trigger, whichever function it came through: the event, when it
 /// happened, how a repeat is recognised, and whether to wait for the first try.
@@ -17,17 +16,5 @@ public struct TriggerRequest: Sendable, Hashable {
         self.occurredAt = occurredAt
         self.idempotencyKey = idempotencyKey
         self.wait = wait
-    }
-
-    /// Checks the `Idempotency-Key` header's value.
-    static func checkedHeaderKey(_ key: String?) throws(FunctionError) -> String? {
-        guard let key else { return nil }
-        guard (1...255).contains(key.utf8.count), key.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
-            throw .invalidArgument(
-                "the Idempotency-Key header must be 1 to 255 visible ASCII characters",
-                field: "Idempotency-Key"
-            )
-        }
-        return "header:" + key
     }
 }

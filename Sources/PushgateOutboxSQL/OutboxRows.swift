@@ -1,4 +1,5 @@
 import Foundation
+import PushgateCore
 
 /// How the SQL outboxes (SQLite, PostgreSQL) write values in rows: times as
 /// milliseconds since 1970 (UTC), a token as its kind and value, a notification's
@@ -27,6 +28,16 @@ public enum OutboxRows {
             throw .corruptDocument("a delivery's token kind '\(kind)'")
         }
         return kind
+    }
+
+    /// A notification's content as stored: JSON.
+    public static func json(_ content: PushNotification) throws -> String {
+        String(decoding: try JSONEncoder().encode(content), as: UTF8.self)
+    }
+
+    /// A stored notification's content.
+    public static func content(_ json: String) throws -> PushNotification {
+        try JSONDecoder().decode(PushNotification.self, from: Data(json.utf8))
     }
 
     /// `[[installation id, token kind, token, push id], …]`

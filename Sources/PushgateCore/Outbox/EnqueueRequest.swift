@@ -1,0 +1,56 @@
+import Foundation
+
+/// What ``Outbox/enqueue(_:)`` stores: a notification, its deliveries, and how they
+/// are to be taken.
+public struct EnqueueRequest: Sendable {
+    /// A trigger that must not notify twice: its key, and how long the key is kept.
+    public struct Idempotency: Sendable, Hashable {
+        public let key: String
+        public let window: TimeInterval
+
+        public init(key: String, window: TimeInterval) {
+            self.key = key
+            self.window = window
+        }
+    }
+
+    /// Deliveries born leased to a worker, which sends them at once.
+    public struct Lease: Sendable, Hashable {
+        public let owner: String
+        public let until: Date
+
+        public init(owner: String, until: Date) {
+            self.owner = owner
+            self.until = until
+        }
+    }
+
+    public let notification: OutboxNotification
+    public let deliveries: [OutboxDelivery]
+    /// When the deliveries fall due: at once, or later for a reminder.
+    public let dueAt: Date
+    public let idempotency: Idempotency?
+    /// Without one, the worker claims the deliveries when it has room.
+    public var lease: Lease?
+    /// Folds the notification into the one its key holds open, if any (devices it
+    /// lacks are added), else stores it held until `coalescing.heldUntil` (see
+    /// ``OutboxCoalescing``); `dueAt` and `lease` are then not used.
+    public let coalescing: OutboxCoalescing?
+
+    /// `dueAt` defaults to the notification's creation.
+    public init(
+        _ notification: OutboxNotification,
+        deliveries: [OutboxDelivery],
+        dueAt: Date? = nil,
+        idempotency: Idempotency? = nil,
+        lease: Lease? = nil,
+        coalescing: OutboxCoalescing? = nil
+    ) {
+        self.notification = notification
+        self.deliveries = deliveries
+        self.dueAt = dueAt ?? notification.createdAt
+        self.idempotency = idempotency
+        self.lease = lease
+        self.coalescing = coalescing
+    }
+}

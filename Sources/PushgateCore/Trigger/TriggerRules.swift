@@ -1,0 +1,26 @@
+import Foundation
+
+/// What a trigger's plan takes from the gateway's settings.
+public struct TriggerRules: Sendable, Hashable {
+    /// A notification not delivered within this is given up.
+    public var timeToLive: TimeInterval
+    /// How long a repeated trigger (same idempotency key) is recognised.
+    public var idempotencyWindow: TimeInterval
+    /// When set, events of one type for one agent (but approvals) are held this long
+    /// from the first of them and go out as one push.
+    public var coalesceWindow: TimeInterval?
+    /// When an unresolved approval is reminded, after its first push.
+    public var escalation: [TimeInterval]
+
+    public init(
+        timeToLive: TimeInterval = 86_400,
+        idempotencyWindow: TimeInterval = 86_400,
+        coalesceWindow: TimeInterval? = nil,
+        escalation: [TimeInterval] = [15 * 60, 3600]
+    ) {
+        self.timeToLive = timeToLive
+        self.idempotencyWindow = idempotencyWindow
+        self.coalesceWindow = coalesceWindow
+        self.escalation = escalation
+    }
+}

@@ -1,0 +1,162 @@
+import Foundation
+import PushgateCore
+
+/// What an ``Outbox/enqueue(_:)`` writes, decided from what its transaction read:
+/// the same for every outbox, so that each keeps only its statements.
+///
+/// In order: an idempotency key used within its window makes a duplicate (nothing
+/// written); one used longer ago is freed; with coalescing, an open window folds the
+/// event into its holder's push (the holder's content and count change, the event
+/// keeps a row of its own, devices the holder lacks are added); else the
+/// notification and its deliveries are inserted.
+public enum EnqueueDecision: Sendable {
+    case duplicate(notificationID: String)
+    case store(EnqueueWrites)
+
+    /// What the transaction reads first, under its locks.
+    public struct Reads: Sendable {
+        /// The notification stored under the request's idempotency key, if any.
+        public var earlier: (id: String, createdAt: Int64)?
+        /// The notification holding the request's coalescing window open, if any;
+        /// `count` is the events folded into it so far.
+        public var holder: (id: String, count: Int, heldUntil: Int64)?
+
+        public init(
+            earlier: (id: String, createdAt: Int64)? = nil, holder: (id: String, count: Int, heldUntil: Int64)? = nil
+        ) {
+            self.earlier = earlier
+            self.holder = holder
+        }
+    }
+
+    public init(_ request: EnqueueRequest, after reads: Reads) {
+        let notification = request.notification
+        let created = OutboxRows.milliseconds(notification.createdAt)
+        var freedKeyOf: String?
+        if let idempotency = request.idempotency, let earlier = reads.earlier {
+            if Double(created - earlier.createdAt) < idempotency.window * 1000 {
+                self = .duplicate(notificationID: earlier.id)
+                return
+            }
+            // Outside the window the key is free again.
+            freedKeyOf = earlier.id
+        }
+        var row = NotificationRow(notification, idempotencyKey: request.idempotency?.key)
+        if let coalescing = request.coalescing, let holder = reads.holder {
+            let count = holder.count + 1
+            row.coalescedInto = holder.id
+            self = .store(
+                EnqueueWrites(
+                    freeIdempotencyKeyOf: freedKeyOf,
+                    holderUpdate: .init(id: holder.id, content: coalescing.merged(count), count: count),
+                    notification: row,
+                    deliveries: DeliveryRows(
+                        request.deliveries, of: holder.id, enqueuedAt: created, due: holder.heldUntil, lease: nil,
+                        skippingExisting: true),
+                    result: .held(notificationID: holder.id, count: count, heldUntil: OutboxRows.date(holder.heldUntil))
+                ))
+            return
+        }
+        let due = OutboxRows.milliseconds(request.coalescing?.heldUntil ?? request.dueAt)
+        if let coalescing = request.coalescing {
+            row.coalesceKey = coalescing.key
+            row.heldUntil = due
+            row.coalescedCount = 1
+        }
+        self = .store(
+            EnqueueWrites(
+                freeIdempotencyKeyOf: freedKeyOf,
+                holderUpdate: nil,
+                notification: row,
+                deliveries: DeliveryRows(
+                    request.deliveries, of: notification.id, enqueuedAt: created, due: due,
+                    // A held notification's deliveries are claimed at the window's end.
+                    lease: request.coalescing == nil ? request.lease : nil,
+                    skippingExisting: false),
+                result: request.coalescing == nil
+                    ? .created : .held(notificationID: notification.id, count: 1, heldUntil: OutboxRows.date(due))
+            ))
+    }
+}
+
+/// The writes of an ``EnqueueDecision/store(_:)``, in the order they are made.
+public struct EnqueueWrites: Sendable {
+    /// A coalescing window's holder after folding one more event in.
+    public struct HolderUpdate: Sendable {
+        public let id: String
+        public let content: PushNotification
+        public let count: Int
+
+        /// The content as stored.
+        public func contentJSON() throws -> String { try OutboxRows.json(content) }
+    }
+
+    /// The earlier notification whose idempotency key is now free (set to null).
+    public let freeIdempotencyKeyOf: String?
+    public let holderUpdate: HolderUpdate?
+    public let notification: NotificationRow
+    public let deliveries: DeliveryRows
+    public let result: EnqueueResult
+}
+
+/// A row of `outbox_notifications`.
+public struct NotificationRow: Sendable {
+    public let id: String
+    public let serverKey: String
+    public let agentKey: String
+    public var content: PushNotification
+    public let createdAt: Int64
+    public let expiresAt: Int64
+    public var idempotencyKey: String?
+    public let reminderOf: String?
+    /// A coalescing window's holder: its key, its end, and the events it carries.
+    public var coalesceKey: String?
+    public var heldUntil: Int64?
+    public var coalescedCount: Int?
+    /// An event folded into another's push: that push.
+    public var coalescedInto: String?
+
+    init(_ notification: OutboxNotification, idempotencyKey: String?) {
+        id = notification.id
+        serverKey = notification.serverKey
+        agentKey = notification.agentKey
+        content = notification.content
+        createdAt = OutboxRows.milliseconds(notification.createdAt)
+        expiresAt = OutboxRows.milliseconds(notification.expiresAt)
+        self.idempotencyKey = idempotencyKey
+        reminderOf = notification.reminderOf
+    }
+
+    /// The content as stored.
+    public func contentJSON() throws -> String { try OutboxRows.json(content) }
+}
+
+/// The `outbox_deliveries` rows of one notification, all pending and untried.
+public struct DeliveryRows: Sendable {
+    public let deliveries: [OutboxDelivery]
+    /// The notification they belong to (for a folded event: its holder).
+    public let notificationID: String
+    public let enqueuedAt: Int64
+    public let due: Int64
+    public let leaseOwner: String?
+    public let leaseUntil: Int64?
+    /// Rows already there (a device the holder has) are left as they are.
+    public let skippingExisting: Bool
+
+    init(
+        _ deliveries: [OutboxDelivery], of notificationID: String, enqueuedAt: Int64, due: Int64,
+        lease: EnqueueRequest.Lease?, skippingExisting: Bool
+    ) {
+        self.deliveries = deliveries
+        self.notificationID = notificationID
+        self.enqueuedAt = enqueuedAt
+        self.due = due
+        leaseOwner = lease?.owner
+        leaseUntil = lease.map { OutboxRows.milliseconds($0.until) }
+        self.skippingExisting = skippingExisting
+    }
+
+    /// The rows as one JSON array (``OutboxRows/deliveries(_:)``) that the database
+    /// unpacks itself: one statement for a whole fan-out.
+    public var json: String { OutboxRows.deliveries(deliveries) }
+}

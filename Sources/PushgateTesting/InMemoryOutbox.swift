@@ -1,0 +1,231 @@
+import Foundation
+import PushgateCore
+import PushgateOutboxSQL
+
+/// An outbox in memory, deciding what to store as the SQL outboxes do
+/// (``EnqueueDecision``) and keeping times in their milliseconds; the outbox
+/// conformance tests run against it too. For tests that need no file.
+public actor InMemoryOutbox: Outbox {
+    private struct DeliveryRow {
+        let delivery: OutboxDelivery
+        var state = DeliveryState.pending
+        var attempts = 0
+        let enqueuedAt: Int64
+        var nextAttemptAt: Int64
+        var leaseOwner: String?
+        var leaseUntil: Int64?
+        var lastReason: String?
+        var removed = false
+
+        func status() -> DeliveryStatus {
+            DeliveryStatus(
+                installationID: delivery.installationID, provider: delivery.token.kind, state: state,
+                attempts: attempts, lastReason: lastReason, removed: removed)
+        }
+    }
+
+    private struct DeliveryKey: Hashable {
+        let notificationID: String
+        let installationID: String
+    }
+
+    /// What a primary key refuses in the SQL outboxes.
+    struct DuplicateRow: Error {}
+
+    private var notifications: [String: NotificationRow] = [:]
+    private var deliveries: [DeliveryKey: DeliveryRow] = [:]
+
+    public init() {}
+
+    public func enqueue(_ request: EnqueueRequest) throws -> EnqueueResult {
+        let created = OutboxRows.milliseconds(request.notification.createdAt)
+        var reads = EnqueueDecision.Reads()
+        if let idempotency = request.idempotency {
+            reads.earlier = notifications.values.first {
+                $0.serverKey == request.notification.serverKey && $0.idempotencyKey == idempotency.key
+            }.map { ($0.id, $0.createdAt) }
+        }
+        if let coalescing = request.coalescing {
+            reads.holder = notifications.values
+                .filter { $0.coalesceKey == coalescing.key && ($0.heldUntil ?? .min) > created }
+                .min { $0.heldUntil! < $1.heldUntil! }
+                .map { ($0.id, $0.coalescedCount ?? 1, $0.heldUntil!) }
+        }
+        switch EnqueueDecision(request, after: reads) {
+        case .duplicate(let earlier):
+            return .duplicate(notificationID: earlier)
+        case .store(let writes):
+            let rows = writes.deliveries
+            let keys = rows.deliveries.map {
+                DeliveryKey(notificationID: rows.notificationID, installationID: $0.installationID)
+            }
+            // Checked before anything is written: a failed enqueue stores nothing.
+            guard notifications[writes.notification.id] == nil,
+                rows.skippingExisting || (keys.allSatisfy { deliveries[$0] == nil } && Set(keys).count == keys.count)
+            else { throw DuplicateRow() }
+            if let earlier = writes.freeIdempotencyKeyOf { notifications[earlier]?.idempotencyKey = nil }
+            if let holder = writes.holderUpdate {
+                notifications[holder.id]?.content = holder.content
+                notifications[holder.id]?.coalescedCount = holder.count
+            }
+            notifications[writes.notification.id] = writes.notification
+            for (key, delivery) in zip(keys, rows.deliveries) where deliveries[key] == nil {
+                deliveries[key] = DeliveryRow(
+                    delivery: OutboxDelivery(
+                        notificationID: rows.notificationID, installationID: delivery.installationID,
+                        token: delivery.token, pushID: delivery.pushID),
+                    enqueuedAt: rows.enqueuedAt, nextAttemptAt: rows.due, leaseOwner: rows.leaseOwner,
+                    leaseUntil: rows.leaseUntil)
+            }
+            return writes.result
+        }
+    }
+
+    public func cancel(notificationID: String) -> Int {
+        let cancelled = deliveries.filter {
+            $0.key.notificationID == notificationID && $0.value.state == .pending && $0.value.leaseOwner == nil
+        }.keys
+        for key in cancelled { deliveries[key] = nil }
+        if !deliveries.keys.contains(where: { $0.notificationID == notificationID }) {
+            notifications[notificationID] = nil
+        }
+        return cancelled.count
+    }
+
+    public func notificationID(idempotencyKey: String, serverKey: String, since date: Date) -> String? {
+        let since = OutboxRows.milliseconds(date)
+        return notifications.values.first {
+            $0.serverKey == serverKey && $0.idempotencyKey == idempotencyKey && $0.createdAt > since
+        }?.id
+    }
+
+    public func claim(owner: String, now: Date, leaseUntil: Date, limit: Int) -> [OutboxDelivery] {
+        let now = OutboxRows.milliseconds(now)
+        let due = deliveries.filter { _, row in
+            row.state == .pending && row.nextAttemptAt <= now && (row.leaseUntil ?? .min) <= now
+        }
+        .sorted { $0.value.nextAttemptAt < $1.value.nextAttemptAt }
+        .prefix(limit)
+        return due.map { key, row in
+            deliveries[key]?.leaseOwner = owner
+            deliveries[key]?.leaseUntil = OutboxRows.milliseconds(leaseUntil)
+            return OutboxDelivery(
+                notificationID: key.notificationID, installationID: key.installationID, token: row.delivery.token,
+                pushID: row.delivery.pushID, attempts: row.attempts)
+        }
+    }
+
+    public func notification(id: String) -> OutboxNotification? {
+        notifications[id].map {
+            OutboxNotification(
+                id: $0.id, serverKey: $0.serverKey, agentKey: $0.agentKey, content: $0.content,
+                createdAt: OutboxRows.date($0.createdAt), expiresAt: OutboxRows.date($0.expiresAt),
+                reminderOf: $0.reminderOf)
+        }
+    }
+
+    public func record(_ updates: [DeliveryUpdate], owner: String, now: Date) {
+        for update in updates {
+            let key = DeliveryKey(notificationID: update.notificationID, installationID: update.installationID)
+            guard var row = deliveries[key], row.state == .pending, row.leaseOwner == owner else { continue }
+            row.attempts += 1
+            row.leaseOwner = nil
+            row.leaseUntil = nil
+            switch update.change {
+            case .delivered:
+                row.state = .delivered
+                row.lastReason = nil
+            case .failed(let reason, let removed):
+                row.state = .failed
+                row.lastReason = reason
+                row.removed = removed
+            case .retry(let reason, let date):
+                row.lastReason = reason
+                row.nextAttemptAt = OutboxRows.milliseconds(date)
+            }
+            deliveries[key] = row
+        }
+    }
+
+    public func extendLeases(owner: String, notificationID: String, until date: Date) {
+        for (key, row) in deliveries
+        where key.notificationID == notificationID && row.state == .pending && row.leaseOwner == owner {
+            deliveries[key]?.leaseUntil = OutboxRows.milliseconds(date)
+        }
+    }
+
+    public func release(owner: String) {
+        for (key, row) in deliveries where row.state == .pending && row.leaseOwner == owner {
+            deliveries[key]?.leaseOwner = nil
+            deliveries[key]?.leaseUntil = nil
+        }
+    }
+
+    public func statuses(of notificationID: String) -> [DeliveryStatus] {
+        let carrier = notifications[notificationID]?.coalescedInto ?? notificationID
+        return deliveries.filter { $0.key.notificationID == carrier }
+            .map { $0.value.status() }
+            .sorted { $0.installationID.utf8.lexicographicallyPrecedes($1.installationID.utf8) }
+    }
+
+    public func activity(serverKey: String, agentKey: String) -> AgentActivity {
+        let ofAgent = notifications.values.filter { $0.serverKey == serverKey && $0.agentKey == agentKey }
+        let latest = ofAgent.filter { $0.reminderOf == nil && $0.coalescedInto == nil }.max {
+            $0.createdAt < $1.createdAt
+        }
+        var outcomes: [String: Int] = [:]
+        if let latest {
+            for row in deliveries.values where row.delivery.notificationID == latest.id {
+                let outcome = row.state == .failed ? row.lastReason ?? "failed" : row.state.rawValue
+                outcomes[outcome, default: 0] += 1
+            }
+        }
+        let reminders = ofAgent.count { notification in
+            notification.reminderOf != nil
+                && deliveries.values.contains { $0.delivery.notificationID == notification.id && $0.state == .pending }
+        }
+        return AgentActivity(
+            lastNotificationID: latest?.id, lastNotificationAt: latest.map { OutboxRows.date($0.createdAt) },
+            lastOutcomes: outcomes, pendingReminders: reminders)
+    }
+
+    public func status(of notificationID: String, installationID: String) -> DeliveryStatus? {
+        deliveries[DeliveryKey(notificationID: notificationID, installationID: installationID)]?.status()
+    }
+
+    public func stats(now: Date) -> OutboxStats {
+        let now = OutboxRows.milliseconds(now)
+        let pending = deliveries.values.filter { $0.state == .pending }
+        let due = pending.filter { $0.nextAttemptAt <= now }
+        return OutboxStats(
+            pending: pending.count, scheduled: pending.count - due.count,
+            oldestDueSince: due.map(\.enqueuedAt).min().map(OutboxRows.date),
+            failed: deliveries.values.count { $0.state == .failed })
+    }
+
+    public func entries(in states: Set<DeliveryState>, limit: Int) -> [OutboxEntry] {
+        deliveries.values.filter { states.contains($0.state) }
+            .sorted {
+                ($0.enqueuedAt, $1.delivery.installationID) > ($1.enqueuedAt, $0.delivery.installationID)
+            }
+            .prefix(limit)
+            .map { row in
+                OutboxEntry(
+                    notificationID: row.delivery.notificationID,
+                    agentKey: notifications[row.delivery.notificationID]?.agentKey ?? "",
+                    installationID: row.delivery.installationID, token: row.delivery.token, state: row.state,
+                    attempts: row.attempts, enqueuedAt: OutboxRows.date(row.enqueuedAt),
+                    nextAttemptAt: row.state == .pending ? OutboxRows.date(row.nextAttemptAt) : nil,
+                    lastReason: row.lastReason)
+            }
+    }
+
+    public func prune(enqueuedBefore date: Date) -> Int {
+        let cutoff = OutboxRows.milliseconds(date)
+        let finished = deliveries.filter { $0.value.state != .pending && $0.value.enqueuedAt < cutoff }.keys
+        for key in finished { deliveries[key] = nil }
+        let kept = Set(deliveries.keys.map(\.notificationID))
+        notifications = notifications.filter { $0.value.createdAt >= cutoff || kept.contains($0.key) }
+        return finished.count
+    }
+}
