@@ -98,7 +98,6 @@ public func buildRouter(
     parts: GatewayParts,
     readiness: Readiness = Readiness(),
     servesMetrics: Bool = true,
-    now: @escaping @Sendable () -> Date = Date.init,
     logger: Logger
 ) -> Router<BasicRequestContext> {
     var allowedMethods = FunctionRoutes<BasicRequestContext>.allowedMethods.merging(
@@ -110,9 +109,9 @@ public func buildRouter(
     router.add(middleware: RequestLogMiddleware())
     router.add(middleware: RequestMetricsMiddleware(paths: allowedMethods.keys))
     router.add(middleware: ErrorAnswerMiddleware(allowedMethods: allowedMethods))
-    FunctionRoutes(parts: parts, now: now, logger: logger).add(to: router)
-    HealthRoutes(parts: parts, readiness: readiness, now: now).add(to: router)
-    if servesMetrics { MetricsRoutes(parts: parts, now: now).add(to: router) }
+    FunctionRoutes(parts: parts).add(to: router)
+    HealthRoutes(parts: parts, readiness: readiness, now: parts.now).add(to: router)
+    if servesMetrics { MetricsRoutes(parts: parts, now: parts.now).add(to: router) }
     return router
 }
 
@@ -123,7 +122,7 @@ func metricsApplication(parts: GatewayParts, host: String, port: Int, logger: Lo
     let router = Router()
     router.add(
         middleware: ErrorAnswerMiddleware(allowedMethods: MetricsRoutes<BasicRequestContext>.allowedMethods))
-    MetricsRoutes(parts: parts, now: Date.init).add(to: router)
+    MetricsRoutes(parts: parts, now: parts.now).add(to: router)
     // Hummingbird's own "listening on" line would read like the main server's.
     var quiet = logger
     quiet.logLevel = max(logger.logLevel, .warning)

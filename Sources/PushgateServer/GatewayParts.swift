@@ -3,13 +3,26 @@ import Logging
 import PushgateCore
 import PushgateFunctions
 
-/// The parts behind the HTTP functions: the store, the outbox, and the worker that
-/// delivers through the provider. Built once; the router and the services share them.
+/// The parts behind the HTTP functions — the store, the outbox, the worker that
+/// delivers through the provider — and every function over them. Built once; the
+/// router and the services share them. A new function is built here and routed in
+/// ``FunctionRoutes``.
 public struct GatewayParts: Sendable {
     public let store: any DocumentStore
     public let outbox: any Outbox
     public let worker: DeliveryWorker
     public let policy: DeliveryPolicy
+    let now: @Sendable () -> Date
+
+    let registerSubscription: RegisterSubscriptionFunction
+    let triggerEvent: TriggerEventFunction
+    let triggerReplyFinished: TriggerReplyFinishedFunction
+    let resolveEvent: ResolveEventFunction
+    let unregisterSubscription: UnregisterSubscriptionFunction
+    let unregisterInstallation: UnregisterInstallationFunction
+    let subscriptions: SubscriptionsFunction
+    let heartbeat: HeartbeatFunction
+    let diagnostics: DiagnosticsFunction
 
     public init(
         store: any DocumentStore,
@@ -23,15 +36,20 @@ public struct GatewayParts: Sendable {
         self.store = store
         self.outbox = outbox
         self.policy = policy
+        self.now = now
         let runner = DeliveryRunner(
-            store: store,
-            outbox: outbox,
-            provider: provider,
-            fanOut: fanOut,
-            policy: policy,
-            now: now,
-            logger: logger
-        )
-        self.worker = DeliveryWorker(runner: runner, policy: policy, logger: logger)
+            store: store, outbox: outbox, provider: provider, fanOut: fanOut, policy: policy, now: now, logger: logger)
+        worker = DeliveryWorker(runner: runner, policy: policy, logger: logger)
+
+        registerSubscription = RegisterSubscriptionFunction(store: store, now: now)
+        triggerEvent = TriggerEventFunction(
+            store: store, outbox: outbox, worker: worker, policy: policy, now: now, logger: logger)
+        triggerReplyFinished = TriggerReplyFinishedFunction(trigger: triggerEvent)
+        resolveEvent = ResolveEventFunction(store: store, outbox: outbox, now: now)
+        unregisterSubscription = UnregisterSubscriptionFunction(store: store, now: now)
+        unregisterInstallation = UnregisterInstallationFunction(store: store, now: now)
+        subscriptions = SubscriptionsFunction(store: store, now: now)
+        heartbeat = HeartbeatFunction(store: store, now: now)
+        diagnostics = DiagnosticsFunction(store: store, outbox: outbox, now: now)
     }
 }

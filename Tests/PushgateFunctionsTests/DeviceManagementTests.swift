@@ -25,15 +25,21 @@ struct DeviceManagementTests {
         try await registerPhone(fixture, on: ["/a", "/b"])
         let function = UnregisterSubscriptionFunction(store: fixture.store, now: fixture.clock.now)
         let answer = try await function(
-            secret: fixture.secret, RequestFields(["cwd": "/a", "installation_id": "phone"]))
+            secret: fixture.secret,
+            UnregisterSubscriptionRequest(fields: RequestFields(["cwd": "/a", "installation_id": "phone"])))
         #expect(answer.removed && answer.agentKey == AgentKey(cwd: "/a").hex)
         #expect(try await fixture.store.document(at: fixture.device("phone", cwd: "/a")) == nil)
         #expect(try await fixture.store.document(at: fixture.device("phone", cwd: "/b")) != nil)
         #expect(
-            try await !function(secret: fixture.secret, RequestFields(["cwd": "/a", "installation_id": "phone"]))
-                .removed)
+            try await !function(
+                secret: fixture.secret,
+                UnregisterSubscriptionRequest(fields: RequestFields(["cwd": "/a", "installation_id": "phone"]))
+            )
+            .removed)
         await #expect(throws: FunctionError.self) {
-            _ = try await function(secret: fixture.secret, RequestFields(["cwd": "/a", "installation_id": "a/b"]))
+            _ = try await function(
+                secret: fixture.secret,
+                UnregisterSubscriptionRequest(fields: RequestFields(["cwd": "/a", "installation_id": "a/b"])))
         }
     }
 
@@ -47,7 +53,8 @@ struct DeviceManagementTests {
         try await fixture.store.set(otherServer, ["fcmToken": "t"])
 
         let function = UnregisterInstallationFunction(store: fixture.store, now: fixture.clock.now)
-        let answer = try await function(secret: fixture.secret, RequestFields(["installation_id": "phone"]))
+        let answer = try await function(
+            secret: fixture.secret, UnregisterInstallationRequest(fields: RequestFields(["installation_id": "phone"])))
         #expect(answer.removedCount == 3)
         for cwd in ["/a", "/b", "/c"] {
             #expect(try await fixture.store.document(at: fixture.device("phone", cwd: cwd)) == nil)
@@ -61,12 +68,16 @@ struct DeviceManagementTests {
         let fixture = try FunctionsFixture()
         try await registerPhone(fixture, on: ["/srv/b", "/srv/a"])
         let list = SubscriptionsFunction(store: fixture.store, now: fixture.clock.now)
-        let answer = try await list(secret: fixture.secret, installationID: "phone")
+        let answer = try await list(secret: fixture.secret, SubscriptionsRequest(installationID: "phone"))
         #expect(answer.subscriptions.map(\.cwd) == ["/srv/a", "/srv/b"])
         #expect(answer.subscriptions.first?.agentDisplayName == "Agent /srv/a")
         #expect(answer.subscriptions.first?.since == "2026-11-22T05:04:32.000Z")
-        #expect(try await list(secret: fixture.secret, installationID: "nobody").subscriptions.isEmpty)
-        await #expect(throws: FunctionError.self) { _ = try await list(secret: fixture.secret, installationID: nil) }
+        #expect(
+            try await list(secret: fixture.secret, SubscriptionsRequest(installationID: "nobody")).subscriptions.isEmpty
+        )
+        await #expect(throws: FunctionError.self) {
+            _ = try await list(secret: fixture.secret, SubscriptionsRequest(installationID: nil))
+        }
 
         // The app re-registers one of them with its new token: every agent gets it.
         _ = try await fixture.register([

@@ -26,10 +26,11 @@ struct EscalationTests {
         ["cwd": .string(cwd), "type": "approval_requested", "event_id": .string(id), "body": .string(body)]
     }
 
-    func resolve(_ fixture: FunctionsFixture, _ id: String) async throws -> ResolveEventFunction.Answer {
+    func resolve(_ fixture: FunctionsFixture, _ id: String) async throws -> ResolveEventAnswer {
         let function = ResolveEventFunction(store: fixture.store, outbox: fixture.outbox, now: fixture.clock.now)
         return try await function(
-            secret: fixture.secret, RequestFields(["event_id": .string(id), "resolution": "approved"]))
+            secret: fixture.secret,
+            ResolveEventRequest(fields: RequestFields(["event_id": .string(id), "resolution": "approved"])))
     }
 
     @Test("an unresolved approval is pushed at 0, +15 min and +1 h, then never again — across a restart")

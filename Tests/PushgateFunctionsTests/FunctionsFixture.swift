@@ -91,7 +91,7 @@ final class FunctionsFixture: Sendable {
         worker: DeliveryWorker? = nil,
         policy: DeliveryPolicy = DeliveryPolicy()
     ) async throws -> TriggerAnswer {
-        let request = try TriggerEventRequest.parse(RequestFields(body), idempotencyKey: idempotencyKey)
+        let request = try TriggerEventRequest(fields: RequestFields(body), idempotencyKey: idempotencyKey)
         return try await eventFunction(provider: provider, worker: worker, policy: policy)(secret: secret, request)
             .answer
     }

@@ -1,9 +1,9 @@
 /// A hierarchical document store in the manner of Firestore: documents addressed
 /// by path, each a JSON object of fields, grouped in collections.
 ///
-/// Implementations: SQLite (`PushgateSQLite`), in memory (`PushgateTesting`); a
-/// PostgreSQL one follows the same contract. Every implementation passes the same
-/// conformance tests.
+/// Implementations: SQLite (`PushgateSQLite`), PostgreSQL (`PushgatePostgres`), in
+/// memory (`PushgateTesting`). Every implementation passes the same conformance
+/// tests.
 public protocol DocumentStore: Sendable {
     /// The document at `path`, or `nil`.
     func document(at path: DocumentPath) async throws -> Document?

@@ -5,34 +5,6 @@ import PushgateCore
 /// the caller's server, so that an app can register all of them again after a token
 /// change.
 public struct SubscriptionsFunction: Sendable {
-    public struct Answer: Sendable, Hashable, Encodable {
-        public struct Subscription: Sendable, Hashable, Encodable {
-            public let cwd: String
-            public let agentKey: String
-            public let agentDisplayName: String?
-            /// When this installation first registered for the agent.
-            public let since: String?
-
-            enum CodingKeys: String, CodingKey {
-                case cwd
-                case agentKey = "agent_key"
-                case agentDisplayName = "agent_display_name"
-                case since
-            }
-        }
-
-        public let serverKey: String
-        public let installationID: String
-        /// By cwd.
-        public let subscriptions: [Subscription]
-
-        enum CodingKeys: String, CodingKey {
-            case serverKey = "server_key"
-            case installationID = "installation_id"
-            case subscriptions
-        }
-    }
-
     private let store: any DocumentStore
     private let now: @Sendable () -> Date
 
@@ -41,11 +13,9 @@ public struct SubscriptionsFunction: Sendable {
         self.now = now
     }
 
-    public func callAsFunction(secret: PushSecret, installationID: String?) async throws -> Answer {
-        guard let installationID else {
-            throw FunctionError.invalidArgument("'installation_id' is required", field: "installation_id")
-        }
-        let id = try FieldRules.installationID(installationID)
+    public func callAsFunction(secret: PushSecret, _ request: SubscriptionsRequest) async throws -> SubscriptionsAnswer
+    {
+        let id = request.installationID
         let serverKey = secret.serverKey
         try await ServerPresence(store: store).touch(serverKey, at: now())
         let devices = try await store.documents(
@@ -53,7 +23,7 @@ public struct SubscriptionsFunction: Sendable {
             under: NamespacePaths.server(serverKey),
             where: .documentID(id)
         )
-        var subscriptions: [Answer.Subscription] = []
+        var subscriptions: [SubscriptionsAnswer.Subscription] = []
         for device in devices {
             // servers/{s}/agents/{a}/devices/{i}: the agent is the device's grandparent.
             let agentPath = try DocumentPath(segments: Array(device.path.segments.prefix(4)))
@@ -61,7 +31,7 @@ public struct SubscriptionsFunction: Sendable {
                 continue
             }
             subscriptions.append(
-                Answer.Subscription(
+                SubscriptionsAnswer.Subscription(
                     cwd: cwd,
                     agentKey: agentPath.documentID,
                     agentDisplayName: agent.string(FieldName.agentDisplayName),
@@ -69,7 +39,7 @@ public struct SubscriptionsFunction: Sendable {
                 )
             )
         }
-        return Answer(
+        return SubscriptionsAnswer(
             serverKey: serverKey.hex,
             installationID: id,
             subscriptions: subscriptions.sorted { $0.cwd.utf8.lexicographicallyPrecedes($1.cwd.utf8) }

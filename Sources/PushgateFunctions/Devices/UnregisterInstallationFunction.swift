@@ -4,19 +4,6 @@ import PushgateCore
 /// `unregisterInstallation`: removes one installation from every agent of the
 /// caller's server (the user logged out or turned notifications off).
 public struct UnregisterInstallationFunction: Sendable {
-    public struct Answer: Sendable, Hashable, Encodable {
-        public let serverKey: String
-        public let installationID: String
-        /// Device documents deleted, one per agent it followed.
-        public let removedCount: Int
-
-        enum CodingKeys: String, CodingKey {
-            case serverKey = "server_key"
-            case installationID = "installation_id"
-            case removedCount = "removed_count"
-        }
-    }
-
     private let store: any DocumentStore
     private let now: @Sendable () -> Date
 
@@ -25,8 +12,10 @@ public struct UnregisterInstallationFunction: Sendable {
         self.now = now
     }
 
-    public func callAsFunction(secret: PushSecret, _ fields: RequestFields) async throws -> Answer {
-        let installationID = try FieldRules.installationID(fields.requiredString("installation_id"))
+    public func callAsFunction(secret: PushSecret, _ request: UnregisterInstallationRequest) async throws
+        -> UnregisterInstallationAnswer
+    {
+        let installationID = request.installationID
         let serverKey = secret.serverKey
         let devices = try await store.documents(
             inGroup: NamespacePaths.devices,
@@ -37,7 +26,7 @@ public struct UnregisterInstallationFunction: Sendable {
         let first = writes.count
         writes += devices.map { DocumentWrite.delete($0.path, if: .exists) }
         let results = try await store.commit(writes)
-        return Answer(
+        return UnregisterInstallationAnswer(
             serverKey: serverKey.hex,
             installationID: installationID,
             removedCount: results[first...].count(where: { $0.existed })

@@ -5,17 +5,6 @@ import PushgateCore
 /// calls `heartbeat` to show it is connected; an app calls `ping` while onboarding
 /// to check a secret. Both refresh `lastSeenAt` like every call.
 public struct HeartbeatFunction: Sendable {
-    public struct Answer: Sendable, Hashable, Encodable {
-        public let serverKey: String
-        /// What `lastSeenAt` says now (written at most every 10 s).
-        public let lastSeenAt: String?
-
-        enum CodingKeys: String, CodingKey {
-            case serverKey = "server_key"
-            case lastSeenAt = "last_seen_at"
-        }
-    }
-
     private let store: any DocumentStore
     private let now: @Sendable () -> Date
 
@@ -24,10 +13,10 @@ public struct HeartbeatFunction: Sendable {
         self.now = now
     }
 
-    public func callAsFunction(secret: PushSecret) async throws -> Answer {
+    public func callAsFunction(secret: PushSecret) async throws -> HeartbeatAnswer {
         let serverKey = secret.serverKey
         try await ServerPresence(store: store).touch(serverKey, at: now())
         let server = try await store.document(at: NamespacePaths.server(serverKey))
-        return Answer(serverKey: serverKey.hex, lastSeenAt: server?.string(FieldName.lastSeenAt))
+        return HeartbeatAnswer(serverKey: serverKey.hex, lastSeenAt: server?.string(FieldName.lastSeenAt))
     }
 }

@@ -5,11 +5,4 @@ public struct RegisterSubscriptionAnswer: Sendable, Hashable, Encodable {
     public let installationID: String
     /// The device document did not exist before this call.
     public let created: Bool
-
-    enum CodingKeys: String, CodingKey {
-        case serverKey = "server_key"
-        case agentKey = "agent_key"
-        case installationID = "installation_id"
-        case created
-    }
 }

@@ -5,24 +5,6 @@ import PushgateCore
 /// withdrawn and the devices it counted get one unresolved approval fewer (the
 /// next push shows the lower badge). Resolving twice changes nothing more.
 public struct ResolveEventFunction: Sendable {
-    public struct Answer: Sendable, Hashable, Encodable {
-        public let serverKey: String
-        public let eventID: String
-        public let resolution: String
-        /// `true` when an earlier call already resolved it (nothing changed now).
-        public let alreadyResolved: Bool
-        /// Reminders withdrawn before they were sent.
-        public let remindersCancelled: Int
-
-        enum CodingKeys: String, CodingKey {
-            case serverKey = "server_key"
-            case eventID = "event_id"
-            case resolution
-            case alreadyResolved = "already_resolved"
-            case remindersCancelled = "reminders_cancelled"
-        }
-    }
-
     private let store: any DocumentStore
     private let outbox: any Outbox
     private let now: @Sendable () -> Date
@@ -33,15 +15,8 @@ public struct ResolveEventFunction: Sendable {
         self.now = now
     }
 
-    public func callAsFunction(secret: PushSecret, _ fields: RequestFields) async throws -> Answer {
-        let eventID = try fields.requiredString("event_id")
-        guard (1...200).contains(eventID.count) else {
-            throw FunctionError.invalidArgument("'event_id' must be 1 to 200 characters", field: "event_id")
-        }
-        let resolution =
-            try fields.optionalString("resolution").map { text throws(FunctionError) in
-                try FieldRules.text(text, field: "resolution", maxCharacters: 100)
-            }.flatMap { $0.isEmpty ? nil : $0 } ?? "resolved"
+    public func callAsFunction(secret: PushSecret, _ request: ResolveEventRequest) async throws -> ResolveEventAnswer {
+        let (eventID, resolution) = (request.eventID, request.resolution)
         let serverKey = secret.serverKey
         let path = NamespacePaths.event(eventID, of: serverKey)
         guard let record = try await store.document(at: path) else {
@@ -50,7 +25,7 @@ public struct ResolveEventFunction: Sendable {
         let now = self.now()
         try await ServerPresence(store: store).touch(serverKey, at: now)
         if record.string(FieldName.resolvedAt) != nil {
-            return Answer(
+            return ResolveEventAnswer(
                 serverKey: serverKey.hex, eventID: eventID,
                 resolution: record.string(FieldName.resolution) ?? resolution,
                 alreadyResolved: true, remindersCancelled: 0)
@@ -68,7 +43,7 @@ public struct ResolveEventFunction: Sendable {
             )
         ])
         guard resolved.first?.applied == true else {
-            return Answer(
+            return ResolveEventAnswer(
                 serverKey: serverKey.hex, eventID: eventID, resolution: resolution, alreadyResolved: true,
                 remindersCancelled: 0)
         }
@@ -90,7 +65,7 @@ public struct ResolveEventFunction: Sendable {
                 cancelled += try await outbox.cancel(notificationID: id)
             }
         }
-        return Answer(
+        return ResolveEventAnswer(
             serverKey: serverKey.hex, eventID: eventID, resolution: resolution, alreadyResolved: false,
             remindersCancelled: cancelled)
     }

@@ -32,11 +32,6 @@ public struct TriggerAnswer: Sendable, Hashable, Encodable {
             self.pending = pending
             self.error = error
         }
-
-        enum CodingKeys: String, CodingKey {
-            case installationID = "installation_id"
-            case provider, success, pending, error
-        }
     }
 
     public let serverKey: String
@@ -63,20 +58,6 @@ public struct TriggerAnswer: Sendable, Hashable, Encodable {
     public var coalescedCount: Int? = nil
     /// Coalescing: when that push goes out (RFC 3339).
     public var heldUntil: String? = nil
-
-    enum CodingKeys: String, CodingKey {
-        case serverKey = "server_key"
-        case agentKey = "agent_key"
-        case deviceCount = "device_count"
-        case successCount = "success_count"
-        case failureCount = "failure_count"
-        case removedCount = "removed_count"
-        case pendingCount = "pending_count"
-        case configurationError = "configuration_error"
-        case coalescedCount = "coalesced_count"
-        case heldUntil = "held_until"
-        case delivery, duplicate, skipped, responses
-    }
 }
 
 extension TriggerAnswer {

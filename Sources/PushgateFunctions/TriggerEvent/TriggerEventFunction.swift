@@ -42,7 +42,12 @@ public struct TriggerEventFunction: Sendable {
         public let accepted: Bool
     }
 
-    public func callAsFunction(secret: PushSecret, _ request: TriggerRequest) async throws -> Result {
+    public func callAsFunction(secret: PushSecret, _ request: TriggerEventRequest) async throws -> Result {
+        try await notify(secret: secret, request.trigger)
+    }
+
+    /// Any trigger, whichever function's body asked for it.
+    public func notify(secret: PushSecret, _ request: TriggerRequest) async throws -> Result {
         let serverKey = secret.serverKey
         let agentKey = AgentKey(cwd: request.event.cwd)
         let type = request.event.type

@@ -1,14 +1,15 @@
 import Foundation
 import PushgateCore
 
-/// A checked `triggerEvent` body (see `functions/triggerEvent/`).
-public enum TriggerEventRequest {
+/// A checked `triggerEvent` body (see `functions/triggerEvent/`) and its
+/// `Idempotency-Key` header: the trigger it asks for.
+public struct TriggerEventRequest: Sendable, Hashable {
     /// The most UTF-8 bytes `data` may take, encoded as JSON.
     public static let maxDataBytes = 2048
 
-    public static func parse(_ fields: RequestFields, idempotencyKey header: String? = nil) throws(FunctionError)
-        -> TriggerRequest
-    {
+    public let trigger: TriggerRequest
+
+    public init(fields: RequestFields, idempotencyKey header: String? = nil) throws(FunctionError) {
         let cwd = try FieldRules.cwd(fields.requiredString("cwd"))
         let typeName = try fields.requiredString("type")
         guard let type = EventType(rawValue: typeName) else {
@@ -22,7 +23,7 @@ public enum TriggerEventRequest {
             try FieldRules.text(title, field: "title", maxCharacters: 200)
         }.flatMap { $0.isEmpty ? nil : $0 }
         event.body = try fields.optionalString("body")
-        event.data = try data(fields.optionalStringMap("data") ?? [:])
+        event.data = try Self.data(fields.optionalStringMap("data") ?? [:])
         event.eventID = try fields.optionalString("event_id").map { id throws(FunctionError) in
             guard !id.isEmpty else { throw .invalidArgument("'event_id' must not be empty", field: "event_id") }
             return try FieldRules.text(id, field: "event_id", maxCharacters: 200)
@@ -44,10 +45,10 @@ public enum TriggerEventRequest {
             event.showsBadge = badge == "increment"
         }
         event.appURL = try fields.optionalString("app_url").map { url throws(FunctionError) in
-            try link(url, field: "app_url", schemes: nil)
+            try Self.link(url, field: "app_url", schemes: nil)
         }
         event.webURL = try fields.optionalString("web_url").map { url throws(FunctionError) in
-            try link(url, field: "web_url", schemes: ["http", "https"])
+            try Self.link(url, field: "web_url", schemes: ["http", "https"])
         }
         let occurredAt = try fields.optionalString("occurred_at").map { text throws(FunctionError) in
             guard let date = RFC3339.parse(text) else {
@@ -56,7 +57,7 @@ public enum TriggerEventRequest {
             return date
         }
         let idempotencyKey = try FieldRules.idempotencyKeyHeader(header) ?? event.eventID.map { "event:" + $0 }
-        return TriggerRequest(
+        trigger = TriggerRequest(
             event: event,
             occurredAt: occurredAt,
             idempotencyKey: idempotencyKey,

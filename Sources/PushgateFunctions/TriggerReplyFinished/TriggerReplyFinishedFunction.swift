@@ -14,6 +14,6 @@ public struct TriggerReplyFinishedFunction: Sendable {
     public func callAsFunction(secret: PushSecret, _ request: TriggerReplyFinishedRequest) async throws
         -> TriggerEventFunction.Result
     {
-        try await trigger(secret: secret, request.trigger(agentKey: AgentKey(cwd: request.cwd)))
+        try await trigger.notify(secret: secret, request.trigger)
     }
 }

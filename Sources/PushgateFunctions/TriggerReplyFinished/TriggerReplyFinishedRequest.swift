@@ -34,7 +34,8 @@ public struct TriggerReplyFinishedRequest: Sendable, Hashable {
     /// The same trigger as an event of type `reply_finished`. A repeat is recognised
     /// by the `Idempotency-Key` header, else by the conversation and the time its run
     /// finished (both needed).
-    func trigger(agentKey: AgentKey) -> TriggerRequest {
+    public var trigger: TriggerRequest {
+        let agentKey = AgentKey(cwd: cwd)
         var event = EventComposer.Event(type: .replyFinished, cwd: cwd)
         event.body = messagePreview
         if let conversationID { event.data["conversation_id"] = conversationID }

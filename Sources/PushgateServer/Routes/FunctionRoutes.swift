@@ -1,7 +1,6 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
-import Logging
 import PushgateCore
 import PushgateFunctions
 
@@ -12,8 +11,6 @@ struct FunctionRoutes<Context: RequestContext> {
     static var maxBodyBytes: Int { 64 * 1024 }
 
     let parts: GatewayParts
-    let now: @Sendable () -> Date
-    let logger: Logger
 
     /// The methods each path answers; the error middleware answers 405 from it.
     static var allowedMethods: [String: [HTTPRequest.Method]] {
@@ -31,75 +28,66 @@ struct FunctionRoutes<Context: RequestContext> {
         ]
     }
 
+    /// Each route reads its request (the secret first, then the body or the query),
+    /// calls its function, and writes the function's answer as JSON.
     func add(to router: Router<Context>) {
-        let store = parts.store
-        let registerSubscription = RegisterSubscriptionFunction(store: store, now: now)
-        let triggerEvent = TriggerEventFunction(
-            store: store, outbox: parts.outbox, worker: parts.worker, policy: parts.policy, now: now, logger: logger)
-        let triggerReplyFinished = TriggerReplyFinishedFunction(trigger: triggerEvent)
-        let resolveEvent = ResolveEventFunction(store: store, outbox: parts.outbox, now: now)
-        let unregisterSubscription = UnregisterSubscriptionFunction(store: store, now: now)
-        let unregisterInstallation = UnregisterInstallationFunction(store: store, now: now)
-        let subscriptions = SubscriptionsFunction(store: store, now: now)
-        let heartbeat = HeartbeatFunction(store: store, now: now)
-        let diagnostics = DiagnosticsFunction(store: store, outbox: parts.outbox, now: now)
-
+        let parts = self.parts
         router.post("registerSubscription") { request, _ in
             let (secret, fields) = try await Self.read(request)
             return try JSONAnswer.response(
-                try await registerSubscription(secret: secret, RegisterSubscriptionRequest(fields: fields)))
+                try await parts.registerSubscription(secret: secret, RegisterSubscriptionRequest(fields: fields)))
         }
         router.post("triggerReplyFinished") { request, _ in
             let (secret, fields) = try await Self.read(request)
-            let idempotencyKey = request.headers[HTTPField.Name("Idempotency-Key")!]
-            let result = try await triggerReplyFinished(
+            let result = try await parts.triggerReplyFinished(
                 secret: secret,
-                TriggerReplyFinishedRequest(fields: fields, idempotencyKey: idempotencyKey)
-            )
+                TriggerReplyFinishedRequest(fields: fields, idempotencyKey: request.headers[Self.idempotencyKey]))
             return try JSONAnswer.response(result.answer, status: result.accepted ? .accepted : .ok)
         }
         router.post("triggerEvent") { request, _ in
             let (secret, fields) = try await Self.read(request)
-            let idempotencyKey = request.headers[HTTPField.Name("Idempotency-Key")!]
-            let result = try await triggerEvent(
+            let result = try await parts.triggerEvent(
                 secret: secret,
-                TriggerEventRequest.parse(fields, idempotencyKey: idempotencyKey)
-            )
+                TriggerEventRequest(fields: fields, idempotencyKey: request.headers[Self.idempotencyKey]))
             return try JSONAnswer.response(result.answer, status: result.accepted ? .accepted : .ok)
         }
         router.post("resolveEvent") { request, _ in
             let (secret, fields) = try await Self.read(request)
-            return try JSONAnswer.response(try await resolveEvent(secret: secret, fields))
+            return try JSONAnswer.response(
+                try await parts.resolveEvent(secret: secret, ResolveEventRequest(fields: fields)))
         }
         router.post("unregisterSubscription") { request, _ in
             let (secret, fields) = try await Self.read(request)
-            return try JSONAnswer.response(try await unregisterSubscription(secret: secret, fields))
+            return try JSONAnswer.response(
+                try await parts.unregisterSubscription(secret: secret, UnregisterSubscriptionRequest(fields: fields)))
         }
         router.post("unregisterInstallation") { request, _ in
             let (secret, fields) = try await Self.read(request)
-            return try JSONAnswer.response(try await unregisterInstallation(secret: secret, fields))
+            return try JSONAnswer.response(
+                try await parts.unregisterInstallation(secret: secret, UnregisterInstallationRequest(fields: fields)))
         }
         router.get("subscriptions") { request, _ in
             let secret = try Self.secret(of: request)
-            let answer = try await subscriptions(
-                secret: secret, installationID: request.uri.queryParameters.get("installation_id"))
-            return try JSONAnswer.response(answer)
+            let query = try SubscriptionsRequest(installationID: request.uri.queryParameters.get("installation_id"))
+            return try JSONAnswer.response(try await parts.subscriptions(secret: secret, query))
         }
         router.post("heartbeat") { request, _ in
             // The body, if any, is read and checked like any other, but carries nothing.
             let (secret, _) = try await Self.read(request, emptyBodyAllowed: true)
-            return try JSONAnswer.response(try await heartbeat(secret: secret))
+            return try JSONAnswer.response(try await parts.heartbeat(secret: secret))
         }
         router.get("ping") { request, _ in
-            try JSONAnswer.response(try await heartbeat(secret: Self.secret(of: request)))
+            try JSONAnswer.response(try await parts.heartbeat(secret: Self.secret(of: request)))
         }
         router.get("diagnostics") { request, _ in
             let secret = try Self.secret(of: request)
             return try JSONAnswer.response(
-                try await diagnostics(
+                try await parts.diagnostics(
                     secret: secret, installationID: request.uri.queryParameters.get("installation_id")))
         }
     }
+
+    private static var idempotencyKey: HTTPField.Name { HTTPField.Name("Idempotency-Key")! }
 
     /// The caller's secret, then the body's fields: a request without a valid
     /// secret is refused before its body is read.

@@ -1,0 +1,7 @@
+/// The answer of `unregisterInstallation`.
+public struct UnregisterInstallationAnswer: Sendable, Hashable, Encodable {
+    public let serverKey: String
+    public let installationID: String
+    /// Device documents deleted, one per agent it followed.
+    public let removedCount: Int
+}
