@@ -12,7 +12,9 @@ struct DiagnosticsTests {
     {
         let function = DiagnosticsFunction(store: fixture.store, outbox: fixture.outbox, now: fixture.clock.now)
         return try #require(
-            try await function(secret: secret ?? fixture.secret, installationID: installation).objectValue)
+            try await function(
+                secret: secret ?? fixture.secret, DiagnosticsRequest(installationID: installation)
+            ).objectValue)
     }
 
     @Test("status: connected within 60 s of the last call, recent within 5 min, then not connected")

@@ -22,9 +22,9 @@ public struct DiagnosticsFunction: Sendable {
         self.now = now
     }
 
-    public func callAsFunction(secret: PushSecret, installationID: String?) async throws -> JSONValue {
+    public func callAsFunction(secret: PushSecret, _ request: DiagnosticsRequest) async throws -> JSONValue {
         let serverKey = secret.serverKey
-        let id = try installationID.map { id throws(FunctionError) in try FieldRules.installationID(id) }
+        let id = request.installationID
         // The one call that does not refresh lastSeenAt: an app asking whether the
         // proxy is connected must not make it look connected.
         let server = try await store.document(at: NamespacePaths.server(serverKey))

@@ -81,9 +81,8 @@ struct FunctionRoutes<Context: RequestContext> {
         }
         router.get("diagnostics") { request, _ in
             let secret = try Self.secret(of: request)
-            return try JSONAnswer.response(
-                try await parts.diagnostics(
-                    secret: secret, installationID: request.uri.queryParameters.get("installation_id")))
+            let query = try DiagnosticsRequest(installationID: request.uri.queryParameters.get("installation_id"))
+            return try JSONAnswer.response(try await parts.diagnostics(secret: secret, query))
         }
     }
 
