@@ -63,11 +63,6 @@ public actor InMemoryDocumentStore: DocumentStore {
 
     public func checkWritable() {}
 
-    /// Every stored document, for tests that compare whole store states.
-    public func snapshot() -> [DocumentPath: [String: JSONValue]] {
-        documents
-    }
-
     /// Every stored document, ordered by path, as ``SQLiteDocumentStore`` lists them.
     public func allDocuments() -> [Document] {
         documents.map { Document(path: $0.key, fields: $0.value) }

@@ -8,6 +8,15 @@ struct TriggerPlanTests {
     static let agent = AgentKey(cwd: "/root/projects/my-agent")
     static let now = Date(timeIntervalSince1970: 1_795_323_872)
 
+    /// The gateway's default rules, but those a test sets.
+    static func rules(
+        timeToLive: TimeInterval = 86_400, coalesceWindow: TimeInterval? = nil,
+        escalation: [TimeInterval] = [900, 3600]
+    ) -> TriggerRules {
+        TriggerRules(
+            timeToLive: timeToLive, idempotencyWindow: 86_400, coalesceWindow: coalesceWindow, escalation: escalation)
+    }
+
     /// One device per token: `a…` an APNs token, `f…` an FCM one, `-` none.
     static func devices(_ tokens: [String]) throws -> [DeviceRecord] {
         try tokens.enumerated().map { number, token in
@@ -23,7 +32,7 @@ struct TriggerPlanTests {
 
     static func plan(
         _ type: EventType, eventID: String? = nil, badge: Bool? = nil, key: String? = nil,
-        occurredAt: Date? = nil, tokens: [String] = ["a1", "f2"], rules: TriggerRules = TriggerRules()
+        occurredAt: Date? = nil, tokens: [String] = ["a1", "f2"], rules: TriggerRules = rules()
     ) throws -> TriggerPlan {
         var event = EventComposer.Event(type: type, cwd: "/root/projects/my-agent")
         event.eventID = eventID
@@ -83,7 +92,7 @@ struct TriggerPlanTests {
     func table(row: Row) throws {
         let plan = try Self.plan(
             row.type, eventID: row.eventID, badge: row.badge, tokens: row.tokens,
-            rules: TriggerRules(coalesceWindow: row.coalesceWindow))
+            rules: Self.rules(coalesceWindow: row.coalesceWindow))
         #expect(plan.deliveries.map(\.token.kind) == row.kinds)
         #expect(plan.deliveries.allSatisfy { $0.notificationID == plan.notification.id })
         #expect((plan.coalescing != nil) == row.coalesced)
@@ -97,7 +106,7 @@ struct TriggerPlanTests {
 
     @Test("reminders: due after the push by the schedule, the same devices, each its own time to live")
     func reminders() throws {
-        let rules = TriggerRules(timeToLive: 600, escalation: [60, 300])
+        let rules = Self.rules(timeToLive: 600, escalation: [60, 300])
         let plan = try Self.plan(.approvalRequested, eventID: "e1", rules: rules)
         let reminders = try #require(plan.resolvable?.reminders)
         #expect(reminders.map(\.dueAt) == [Self.now + 60, Self.now + 300])
@@ -120,7 +129,7 @@ struct TriggerPlanTests {
 
     @Test("coalescing: keyed by server, agent and type, held for the window, the count in the merged push")
     func coalescing() throws {
-        let plan = try Self.plan(.replyFinished, rules: TriggerRules(coalesceWindow: 30))
+        let plan = try Self.plan(.replyFinished, rules: Self.rules(coalesceWindow: 30))
         let coalescing = try #require(plan.coalescing)
         #expect(coalescing.key == "\(Self.server.hex):\(Self.agent.hex):reply_finished")
         #expect(coalescing.heldUntil == Self.now + 30)

@@ -19,18 +19,24 @@ final class RouterFixture: Sendable {
     let store: any DocumentStore
     let outbox: any Outbox
     let provider: ScriptedPushProvider
+    /// Every stored document, ordered by path, as the store at hand lists them.
+    private let listDocuments: @Sendable () async throws -> [Document]
 
     init(provider: ScriptedPushProvider = ScriptedPushProvider(), sqliteFile: Bool = false) throws {
         if sqliteFile {
             let directory = try TemporaryDirectory()
             let database = try SQLiteDatabase(path: directory.path("store.sqlite"))
             self.directory = directory
-            store = SQLiteDocumentStore(database: database)
+            let store = SQLiteDocumentStore(database: database)
+            self.store = store
             outbox = SQLiteOutbox(database: database)
+            listDocuments = { try await store.allDocuments() }
         } else {
             directory = nil
-            store = InMemoryDocumentStore()
+            let store = InMemoryDocumentStore()
+            self.store = store
             outbox = InMemoryOutbox()
+            listDocuments = { await store.allDocuments() }
         }
         self.provider = provider
     }
@@ -38,13 +44,7 @@ final class RouterFixture: Sendable {
     deinit { directory?.remove() }
 
     /// Every stored document, ordered by path: to check that a call changed nothing.
-    func allDocuments() async throws -> [Document] {
-        switch store {
-        case let sqlite as SQLiteDocumentStore: try await sqlite.allDocuments()
-        case let memory as InMemoryDocumentStore: await memory.allDocuments()
-        default: preconditionFailure("a store the fixture does not make")
-        }
-    }
+    func allDocuments() async throws -> [Document] { try await listDocuments() }
 
     /// Runs `body` with a client of the router built over `store` (this fixture's by default).
     func withClient<Value: Sendable>(

@@ -1,6 +1,7 @@
 import Foundation
 
-/// What a trigger's plan takes from the gateway's settings.
+/// What a trigger's plan takes from the gateway's settings (`DeliveryPolicy`, which
+/// holds their defaults).
 public struct TriggerRules: Sendable, Hashable {
     /// A notification not delivered within this is given up.
     public var timeToLive: TimeInterval
@@ -13,10 +14,10 @@ public struct TriggerRules: Sendable, Hashable {
     public var escalation: [TimeInterval]
 
     public init(
-        timeToLive: TimeInterval = 86_400,
-        idempotencyWindow: TimeInterval = 86_400,
-        coalesceWindow: TimeInterval? = nil,
-        escalation: [TimeInterval] = [15 * 60, 3600]
+        timeToLive: TimeInterval,
+        idempotencyWindow: TimeInterval,
+        coalesceWindow: TimeInterval?,
+        escalation: [TimeInterval]
     ) {
         self.timeToLive = timeToLive
         self.idempotencyWindow = idempotencyWindow
