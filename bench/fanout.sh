@@ -166,6 +166,10 @@ now = "2026-11-22T00:00:00.000Z"
 rows = [(f"{parent}/device-{i:06d}", parent, "devices", f"device-{i:06d}",
          json.dumps({token_field: token(i), "platform": "ios", "createdAt": now, "updatedAt": now}))
         for i in range(n)]
+# The server and agent documents a registration makes: a trigger reaches only a registered namespace.
+rows.append((f"servers/{server_key}", "servers", "servers", server_key, json.dumps({"createdAt": now, "lastSeenAt": now})))
+rows.append((f"servers/{server_key}/agents/{agent_key}", f"servers/{server_key}/agents", "agents", agent_key,
+             json.dumps({"cwd": cwd, "createdAt": now, "updatedAt": now})))
 if db.startswith("postgres://"):
     text = "".join("\t".join(row) + "\n" for row in rows)
     subprocess.run(["psql", "-q", db, "-c", "\\copy documents (path, parent, collection_id, document_id, fields) from stdin"],

@@ -38,6 +38,8 @@ struct GatewaySettingsOptions: ParsableArguments {
     @Option(help: .setting(.shutdownGrace)) var shutdownGrace: String?
     @Option(help: .setting(.escalationSchedule)) var escalationSchedule: String?
     @Option(help: .setting(.coalesceWindow)) var coalesceWindow: String?
+    @Option(help: .setting(.previewDefault)) var previewDefault: String?
+    @Option(help: .setting(.staleDeviceDays)) var staleDeviceDays: String?
 
     /// The flags given, by setting key.
     var flags: [String: String] {
@@ -52,6 +54,7 @@ struct GatewaySettingsOptions: ParsableArguments {
             (.triggerWait, triggerWait), (.deliveryMaxAttempts, deliveryMaxAttempts), (.outboxLease, outboxLease),
             (.outboxRetentionDays, outboxRetentionDays), (.shutdownGrace, shutdownGrace),
             (.escalationSchedule, escalationSchedule), (.coalesceWindow, coalesceWindow),
+            (.previewDefault, previewDefault), (.staleDeviceDays, staleDeviceDays),
         ]
         return Dictionary(uniqueKeysWithValues: given.compactMap { setting, value in value.map { (setting.key, $0) } })
     }

@@ -36,39 +36,56 @@ struct ReplyNotificationComposerTests {
         #expect(ReplyNotificationComposer.body(preview: preview) == expected)
     }
 
-    @Test("a preview of exactly 180 characters is kept whole")
+    @Test("a preview of exactly 240 characters is kept whole")
     func exactLimit() {
-        let text = String(repeating: "a", count: 180)
+        let text = String(repeating: "a", count: 240)
         #expect(ReplyNotificationComposer.body(preview: text) == text)
     }
 
-    @Test("a longer preview is cut to 180 characters and an ellipsis")
+    @Test("a longer preview is cut to 239 characters and an ellipsis: 240 in all")
     func cut() {
-        let body = ReplyNotificationComposer.body(preview: String(repeating: "a", count: 181))
-        #expect(body == String(repeating: "a", count: 180) + "…")
+        let body = ReplyNotificationComposer.body(preview: String(repeating: "a", count: 241))
+        #expect(body == String(repeating: "a", count: 239) + "…")
+        #expect(body.count == ReplyPreview.maxCharacters)
     }
 
     @Test("the cut never splits an emoji made of several scalars")
     func cutInsideEmoji() {
         let family = "👨‍👩‍👧‍👦"  // 7 scalars, 1 character
         let flag = "🇫🇷"
-        let preview = String(repeating: "x", count: 179) + family + flag + "tail"
+        let preview = String(repeating: "x", count: 238) + family + flag + "tail"
         let body = ReplyNotificationComposer.body(preview: preview)
-        #expect(body == String(repeating: "x", count: 179) + family + "…")
-        #expect(body.count == 181)
+        #expect(body == String(repeating: "x", count: 238) + family + "…")
+        #expect(body.count == 240)
     }
 
     @Test("the cut keeps a letter with its combining marks")
     func cutInsideCombiningMarks() {
         let accented = "e\u{301}\u{323}"  // e + acute + dot below: one character
-        let preview = String(repeating: "y", count: 179) + accented + "zzz"
+        let preview = String(repeating: "y", count: 238) + accented + "zzz"
         let body = ReplyNotificationComposer.body(preview: preview)
         #expect(body.unicodeScalars.suffix(4).map(\.value) == [0x65, 0x301, 0x323, 0x2026])
     }
 
     @Test("a cut just after a word leaves no space before the ellipsis")
     func cutAtSpace() {
-        let preview = String(repeating: "w", count: 179) + " next words"
-        #expect(ReplyNotificationComposer.body(preview: preview) == String(repeating: "w", count: 179) + "…")
+        let preview = String(repeating: "w", count: 238) + " next words"
+        #expect(ReplyNotificationComposer.body(preview: preview) == String(repeating: "w", count: 238) + "…")
+    }
+
+    @Test(
+        "the app's UI blocks are removed: either fence name, any case, inline, unclosed to the end",
+        arguments: [
+            ("Done.\n```codeagents-ui\n{\"card\": 1}\n```\nBye.", "Done. Bye."),
+            ("Done. ```CodeAgents_UI {\"card\": 1}``` Bye.", "Done. Bye."),
+            ("a```codeagents-ui x```b```codeagents_ui y```c", "abc"),
+            ("Done.\n```codeagents-ui\n{\"card\": 1}", "Done."),
+            ("```codeagents-ui only```", nil),
+            ("```swift\nlet x = 1\n``` stays", "```swift let x = 1 ``` stays"),
+            ("```codeagents-uix still a UI block``` after", "after"),
+        ] as [(String, String?)]
+    )
+    func uiBlocks(text: String, expected: String?) {
+        #expect(ReplyPreview.sanitized(text) == expected)
     }
 }

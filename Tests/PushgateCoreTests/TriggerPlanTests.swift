@@ -11,10 +11,11 @@ struct TriggerPlanTests {
     /// The gateway's default rules, but those a test sets.
     static func rules(
         timeToLive: TimeInterval = 86_400, coalesceWindow: TimeInterval? = nil,
-        escalation: [TimeInterval] = [900, 3600]
+        escalation: [TimeInterval] = [900, 3600], showsPreview: Bool = true
     ) -> TriggerRules {
         TriggerRules(
-            timeToLive: timeToLive, idempotencyWindow: 86_400, coalesceWindow: coalesceWindow, escalation: escalation)
+            timeToLive: timeToLive, idempotencyWindow: 86_400, coalesceWindow: coalesceWindow, escalation: escalation,
+            showsPreviewByDefault: showsPreview)
     }
 
     /// One device per token: `a…` an APNs token, `f…` an FCM one, `-` none.
@@ -169,5 +170,66 @@ struct TriggerPlanTests {
         var request = TriggerRequest(event: EventComposer.Event(type: .replyFinished, cwd: "/a"))
         request.occurredAt = occurred.map { Self.now + $0 }
         #expect(TriggerPlan.isStale(request, lastOccurredAt: last.map { Self.now + $0 }) == stale)
+    }
+
+    @Test(
+        "a reply's preview: include_preview decides, else the gateway's default; an empty one is no preview",
+        arguments: [
+            (true, false, "Done.", "Done.", true),
+            (false, true, "Done.", "Reply ready", false),
+            (nil, true, "Done.", "Done.", true),
+            (nil, false, "Done.", "Reply ready", false),
+            (true, true, "```codeagents-ui {\"a\": 1}```  ", "Reply ready", false),
+            (true, true, nil, "Reply ready", false),
+        ] as [(Bool?, Bool, String?, String, Bool)]
+    )
+    func preview(include: Bool?, byDefault: Bool, preview: String?, body: String, included: Bool) throws {
+        var event = EventComposer.Event(type: .replyFinished, cwd: "/root/projects/my-agent")
+        event.body = preview
+        let plan = TriggerPlan(
+            TriggerRequest(event: event, includePreview: include), serverKey: Self.server, agentKey: Self.agent,
+            agentDisplayName: nil, devices: try Self.devices(["a1"]), rules: Self.rules(showsPreview: byDefault),
+            now: Self.now)
+        #expect(plan.notification.content.body == body)
+        #expect(plan.previewIncluded == included)
+        #expect(plan.notification.content.contentAvailable, "a reply wakes the app, as production's do")
+    }
+
+    @Test("an event of another type shows its body whatever the reply default says")
+    func eventBodyIgnoresPreviewDefault() throws {
+        var event = EventComposer.Event(type: .runCompleted, cwd: "/root/projects/my-agent")
+        event.body = "All green."
+        let plan = TriggerPlan(
+            TriggerRequest(event: event), serverKey: Self.server, agentKey: Self.agent, agentDisplayName: "My Agent",
+            devices: [], rules: Self.rules(showsPreview: false), now: Self.now)
+        #expect(plan.notification.content.body == "My Agent: All green." && plan.previewIncluded)
+        #expect(!plan.notification.content.contentAvailable)
+    }
+
+    @Test("the selection leaves out the excluded devices and counts them")
+    func selection() throws {
+        var request = TriggerRequest(event: EventComposer.Event(type: .replyFinished, cwd: "/root/projects/my-agent"))
+        request.selection = DeviceSelection(excludedInstallationID: "device-0")
+        let plan = TriggerPlan(
+            request, serverKey: Self.server, agentKey: Self.agent, agentDisplayName: nil,
+            devices: try Self.devices(["a1", "f2", "a1"]), rules: Self.rules(), now: Self.now)
+        #expect(plan.deliveries.map(\.installationID) == ["device-1"])
+        #expect(plan.excludedCount == 2, "device-0 excluded, device-2 holds its token")
+    }
+
+    @Test("ordering: per type, per key (a conversation), or none; the state follows the scope")
+    func ordering() {
+        var request = TriggerRequest(event: EventComposer.Event(type: .replyFinished, cwd: "/a"))
+        request.occurredAt = Self.now
+        let state = { TriggerPlan.orderingState(of: request, agentKey: Self.agent, serverKey: Self.server) }
+        #expect(state() == NamespacePaths.eventState(.replyFinished, of: Self.agent, of: Self.server))
+        request.ordering = .byKey("conv-a")
+        let conversationA = state()
+        request.ordering = .byKey("conv-b")
+        #expect(conversationA != nil && conversationA != state(), "each conversation has its own")
+        #expect(state()?.documentID.hasPrefix("reply_finished-") == true)
+        request.ordering = .none
+        #expect(state() == nil)
+        #expect(!TriggerPlan.isStale(request, lastOccurredAt: Self.now + 60), "nothing to compare with")
     }
 }

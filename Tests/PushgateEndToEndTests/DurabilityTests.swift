@@ -4,6 +4,7 @@ import NIOCore
 import NIOHTTP1
 import PushgateCore
 import PushgateSQLite
+import PushgateTesting
 import Testing
 
 /// Nothing accepted is lost: the gateway and the APNs emulator as real processes,
@@ -27,11 +28,13 @@ struct DurabilityTests {
         let store = try SQLiteDocumentStore(path: database)
         let devices = NamespacePaths.devices(of: AgentKey(cwd: Self.cwd), of: Self.secret.serverKey)
         try await store.commit(
-            try (0..<count).map { n in
-                .set(
-                    try devices.document(String(format: "phone-%05d", n)), ["apnsToken": .value(.string(Self.token(n)))]
-                )
-            }
+            [SeededNamespace.server(Self.secret.serverKey)]
+                + (0..<count).map { n in
+                    .set(
+                        try devices.document(String(format: "phone-%05d", n)),
+                        ["apnsToken": .value(.string(Self.token(n)))]
+                    )
+                }
         )
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import PushgateCore
 import PushgateSQLite
+import PushgateTesting
 import Testing
 
 /// `pushgate fcm-emulator`, `pushgate apns-emulator` and `pushgate serve` as real
@@ -153,9 +154,10 @@ extension FCMEndToEndTests {
         let devices = NamespacePaths.devices(
             of: AgentKey(cwd: "/srv/mixed"), of: try #require(PushSecret(Self.secret)).serverKey)
         try await store.commit(
-            try fcmTokens.enumerated().map {
-                .set(try devices.document("fcm-\($0.offset)"), ["fcmToken": .value(.string($0.element))])
-            }
+            [SeededNamespace.server(try #require(PushSecret(Self.secret)).serverKey)]
+                + fcmTokens.enumerated().map {
+                    .set(try devices.document("fcm-\($0.offset)"), ["fcmToken": .value(.string($0.element))])
+                }
                 + [.set(try devices.document("ios"), ["apnsToken": .value(.string(String(format: "%064x", 7)))])])
 
         let apns = try RunningEmulator(.apns, directory: directory)

@@ -124,6 +124,7 @@ struct SharedPostgresEndToEndTests {
         let pool = Task { try await database.run() }
         defer { pool.cancel() }
         let store = PostgresDocumentStore(database: database)
+        try await store.commit([SeededNamespace.server(Self.secret.serverKey)])
         for (agentIndex, cwd) in agents.enumerated() {
             let devices = NamespacePaths.devices(of: AgentKey(cwd: cwd), of: Self.secret.serverKey)
             for chunk in stride(from: 0, to: devicesEach, by: 1000) {

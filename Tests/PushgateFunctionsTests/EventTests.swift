@@ -105,9 +105,29 @@ struct EventTests {
         failed["type"] = "run_failed"
         #expect(try await fixture.event(failed).skipped == nil)
         #expect(fixture.provider.sends.count == 3)
-        let reply = try await fixture.trigger(["cwd": .string(cwd), "finished_at": "2026-11-22T05:00:00Z"])
-        let olderReply = try await fixture.trigger(["cwd": .string(cwd), "finished_at": "2026-11-22T04:00:00Z"])
-        #expect(reply.skipped == nil && olderReply.skipped == "stale")
+        let reply = { (conversation: String?, time: String) async throws -> String? in
+            var body: [String: JSONValue] = ["cwd": .string(self.cwd), "finished_at": .string(time)]
+            body["conversation_id"] = conversation.map(JSONValue.string)
+            return try await fixture.trigger(body).skipped
+        }
+        #expect(try await reply("a", "2026-11-22T05:00:00Z") == nil)
+        #expect(try await reply("a", "2026-11-22T04:00:00Z") == "stale", "an older reply of the same conversation")
+        #expect(try await reply("b", "2026-11-22T04:00:01Z") == nil, "another conversation's reply is never stale")
+        #expect(try await reply(nil, "2026-11-22T03:00:00Z") == nil, "nor one without a conversation")
+    }
+
+    @Test("an ordering key orders an event type's events per key")
+    func orderingKey() async throws {
+        let fixture = try await fixtureWithPhone()
+        let at = { (key: String, time: String) async throws -> String? in
+            try await fixture.event([
+                "cwd": .string(self.cwd), "type": "run_completed", "occurred_at": .string(time),
+                "ordering_key": .string(key),
+            ]).skipped
+        }
+        #expect(try await at("build-1", "2026-11-22T05:00:00Z") == nil)
+        #expect(try await at("build-2", "2026-11-22T04:00:00Z") == nil)
+        #expect(try await at("build-1", "2026-11-22T04:30:00Z") == "stale")
     }
 
     @Test("the same event_id again is a duplicate, not a second push")

@@ -49,21 +49,41 @@ struct TriggerReplyFinishedTests {
         #expect(agent?.string("lastTriggeredAt") == "2026-11-22T05:04:37.000Z")
     }
 
+    @Test("a secret nobody registered with: answered ok with unknown_server, and nothing at all is stored")
+    func unknownServer() async throws {
+        let fixture = try FunctionsFixture()
+        let answer = try await fixture.trigger([
+            "cwd": "/nobody/here", "conversation_id": "c", "finished_at": "2026-11-22T05:04:36Z",
+        ])
+        #expect(answer.reason == "unknown_server" && answer.ok && answer.attempted == 0 && answer.sent == 0)
+        #expect(fixture.provider.sends.isEmpty)
+        #expect(try await fixture.store.allDocuments().isEmpty, "no server, agent or event state")
+        let key = "reply:\(AgentKey(cwd: "/nobody/here").hex):2026-11-22T05:04:36.000Z:c"
+        let stored = try await fixture.outbox.notificationID(
+            idempotencyKey: key, serverKey: fixture.serverKey.hex, since: .distantPast)
+        #expect(stored == nil, "no outbox row")
+    }
+
     @Test("an agent with no devices is not an error, and no agent document is made for it")
     func noDevices() async throws {
         let fixture = try FunctionsFixture()
+        _ = try await fixture.register([
+            "cwd": .string(cwd), "installation_id": "a", "apns_token": .string(FunctionsFixture.apnsToken(1)),
+        ])
         let answer = try await fixture.trigger(["cwd": "/nobody/here"])
         #expect(answer.deviceCount == 0 && answer.responses.isEmpty && answer.successCount == 0)
+        #expect(answer.reason == nil)
         #expect(fixture.provider.sends.isEmpty)
-        let stored = try await fixture.store.allDocuments().map(\.path)
-        #expect(stored == [NamespacePaths.server(fixture.serverKey)], "only the server's lastSeenAt is touched")
+        let agent = try await fixture.store.document(
+            at: NamespacePaths.agent(AgentKey(cwd: "/nobody/here"), of: fixture.serverKey))
+        #expect(agent == nil)
     }
 
     @Test("1,201 devices go out as chunks of 500, 500 and 201")
     func chunks() async throws {
         let fixture = try FunctionsFixture()
         let devices = NamespacePaths.devices(of: AgentKey(cwd: cwd), of: fixture.serverKey)
-        var writes: [DocumentWrite] = []
+        var writes = [SeededNamespace.server(fixture.serverKey)]
         for n in 0..<1201 {
             writes.append(
                 .set(
@@ -84,7 +104,8 @@ struct TriggerReplyFinishedTests {
         let fixture = try FunctionsFixture(fanOut: FanOut(chunkSize: 10, maxConcurrentChunks: 3))
         let devices = NamespacePaths.devices(of: AgentKey(cwd: cwd), of: fixture.serverKey)
         try await fixture.store.commit(
-            try (0..<100).map { .set(try devices.document("d\($0)"), ["fcmToken": .value(.string("t\($0)"))]) }
+            [SeededNamespace.server(fixture.serverKey)]
+                + (0..<100).map { .set(try devices.document("d\($0)"), ["fcmToken": .value(.string("t\($0)"))]) }
         )
         let provider = ConcurrencyProbeProvider()
         // The answer waits for every chunk, however loaded the machine: this is about concurrency, not time.

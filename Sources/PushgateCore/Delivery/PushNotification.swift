@@ -1,18 +1,21 @@
 /// One notification, the same for every device of a fan-out (but for its badge).
 public struct PushNotification: Sendable, Hashable, Codable {
-    public let title: String
-    public let body: String
+    public var title: String
+    public var body: String
     /// Custom keys beside `aps` (APNs) or the `data` map (FCM): string to string.
-    public let data: [String: String]
+    public var data: [String: String]
     /// `apns-collapse-id`: a newer notification with the same id replaces the older one.
-    public let collapseID: String
-    public let sound: String
+    public var collapseID: String
+    public var sound: String
     /// `aps.thread-id`: groups notifications on the device.
-    public let threadID: String?
+    public var threadID: String?
     /// `aps.interruption-level`: `passive`, `active` or `time-sensitive`.
-    public let interruptionLevel: String?
+    public var interruptionLevel: String?
     /// Sends each device its own count of unresolved approvals as `aps.badge`.
-    public let showsBadge: Bool
+    public var showsBadge: Bool
+    /// `aps.content-available = 1`: the app is woken too (to fetch the reply). Always
+    /// set through FCM, as the production gateway sends it.
+    public var contentAvailable: Bool
 
     public init(
         title: String,
@@ -22,7 +25,8 @@ public struct PushNotification: Sendable, Hashable, Codable {
         sound: String = "default",
         threadID: String? = nil,
         interruptionLevel: String? = nil,
-        showsBadge: Bool = false
+        showsBadge: Bool = false,
+        contentAvailable: Bool = false
     ) {
         self.title = title
         self.body = body
@@ -32,6 +36,7 @@ public struct PushNotification: Sendable, Hashable, Codable {
         self.threadID = threadID
         self.interruptionLevel = interruptionLevel
         self.showsBadge = showsBadge
+        self.contentAvailable = contentAvailable
     }
 
     /// The badge `target` is sent: its count when the notification shows badges, else none.
@@ -40,7 +45,7 @@ public struct PushNotification: Sendable, Hashable, Codable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case title, body, data, collapseID, sound, threadID, interruptionLevel, showsBadge
+        case title, body, data, collapseID, sound, threadID, interruptionLevel, showsBadge, contentAvailable
     }
 
     /// Reads what the outbox stored, including notifications stored before a field existed.
@@ -54,5 +59,6 @@ public struct PushNotification: Sendable, Hashable, Codable {
         threadID = try container.decodeIfPresent(String.self, forKey: .threadID)
         interruptionLevel = try container.decodeIfPresent(String.self, forKey: .interruptionLevel)
         showsBadge = try container.decodeIfPresent(Bool.self, forKey: .showsBadge) ?? false
+        contentAvailable = try container.decodeIfPresent(Bool.self, forKey: .contentAvailable) ?? false
     }
 }

@@ -15,6 +15,9 @@ public struct DeviceRecord: Sendable, Hashable {
 
     public var installationID: String { path.documentID }
 
+    /// Every token the device holds.
+    public var tokens: [String] { [apnsToken, fcmToken].compactMap { $0 } }
+
     /// The token to deliver to: the APNs token when there is one (Pushgate talks
     /// to APNs directly), else the FCM token; `nil` for a document with neither.
     public var deliveryToken: DeviceToken? {

@@ -24,11 +24,15 @@ public enum NamespacePaths {
         CollectionPath(trustedSegments: [servers, server.hex, agents, agent.hex, devices])
     }
 
-    /// `servers/{serverKey}/agents/{agentKey}/lastEvents/{type}`: the last event of a
-    /// type notified for an agent (the ordering guard).
-    public static func eventState(_ type: EventType, of agent: AgentKey, of server: ServerKey) -> DocumentPath {
-        // Type names are [a-z][a-z0-9_]*: always valid segments.
-        DocumentPath(trustedSegments: [servers, server.hex, agents, agent.hex, lastEvents, type.rawValue])
+    /// `servers/{serverKey}/agents/{agentKey}/lastEvents/{type}` (or
+    /// `{type}-{sha256(key)}` for an ordering key, such as a reply's conversation):
+    /// the last event of a type notified for an agent (the ordering guard).
+    public static func eventState(
+        _ type: EventType, key: String? = nil, of agent: AgentKey, of server: ServerKey
+    ) -> DocumentPath {
+        // Type names are [a-z][a-z0-9_]*, hashes hex: always valid segments, never the same.
+        let id = key.map { "\(type.rawValue)-\(SHA256Hex.digest(of: $0))" } ?? type.rawValue
+        return DocumentPath(trustedSegments: [servers, server.hex, agents, agent.hex, lastEvents, id])
     }
 
     /// `servers/{serverKey}/events/{sha256(eventId)}`: an event that can be resolved

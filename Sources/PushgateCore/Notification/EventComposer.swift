@@ -5,8 +5,10 @@ import Foundation
 /// - Title: the one given, else the type's (`Approval needed`, `Run completed`,
 ///   `Run failed`), else the agent's name (display name, else the last component of
 ///   `cwd`, else `Reply ready`).
-/// - Body: for `reply_finished`, the reply rules (`body` is the reply's preview:
-///   white space folded, cut to 180 characters, else `Reply ready`); for approvals
+/// - Body: the preview is `body` as ``ReplyPreview`` sanitises it (UI blocks
+///   removed, white space folded, at most 240 characters). For `reply_finished`,
+///   the preview, else `Reply ready` (whether the preview is shown at all is the
+///   plan's decision, ``TriggerPlan``); for approvals
 ///   and runs, `<agent name>: <preview>` (or the name alone), as the approval design
 ///   has it; for a custom type, the preview, else the type's name in words.
 /// - Data: `type`, `server_key`, `cwd`, `event_id`, `app_url`, `web_url` when given,
@@ -44,11 +46,11 @@ public enum EventComposer {
         agentKey: AgentKey
     ) -> PushNotification {
         let agentName = ReplyNotificationComposer.title(displayName: displayName, cwd: event.cwd)
-        let preview = ReplyNotificationComposer.preview(event.body)
+        let preview = ReplyPreview.sanitized(event.body)
         let body: String
         switch event.type {
         case .replyFinished:
-            body = ReplyNotificationComposer.body(preview: event.body)
+            body = preview ?? ReplyNotificationComposer.fallbackText
         case .approvalRequested, .runCompleted, .runFailed:
             body = preview.map { "\(agentName): \($0)" } ?? agentName
         case .custom(let name):
@@ -69,7 +71,9 @@ public enum EventComposer {
             // An agent's pushes group together on the phone unless the caller groups them otherwise.
             threadID: event.threadID ?? agentKey.hex,
             interruptionLevel: event.interruptionLevel ?? event.type.defaultInterruptionLevel,
-            showsBadge: event.showsBadge ?? event.type.showsBadgeByDefault
+            showsBadge: event.showsBadge ?? event.type.showsBadgeByDefault,
+            // As the production gateway's replies: the app wakes to fetch the reply.
+            contentAvailable: event.type == .replyFinished
         )
     }
 
@@ -77,18 +81,10 @@ public enum EventComposer {
     /// (`PUSHGATE_COALESCE_WINDOW`): the latest event's push, its body saying how many
     /// (``EventType/summary(of:)``: "3 replies ready"), and `coalesced_count` among its data.
     public static func coalesced(_ latest: PushNotification, type: EventType, count: Int) -> PushNotification {
-        var data = latest.data
-        data["coalesced_count"] = String(count)
-        return PushNotification(
-            title: latest.title,
-            body: type.summary(of: count),
-            data: data,
-            collapseID: latest.collapseID,
-            sound: latest.sound,
-            threadID: latest.threadID,
-            interruptionLevel: latest.interruptionLevel,
-            showsBadge: latest.showsBadge
-        )
+        var merged = latest
+        merged.body = type.summary(of: count)
+        merged.data["coalesced_count"] = String(count)
+        return merged
     }
 
     static func collapseID(for event: Event, agentKey: AgentKey) -> String {

@@ -2,8 +2,6 @@
 public enum ReplyNotificationComposer {
     /// Shown when there is nothing better: no name, no usable `cwd`, no preview.
     public static let fallbackText = "Reply ready"
-    /// The longest body before the ellipsis, in characters (grapheme clusters).
-    public static let maxBodyCharacters = 180
 
     /// The agent's display name; else the last component of `cwd` (trailing `/`
     /// ignored); else "Reply ready".
@@ -15,17 +13,9 @@ public enum ReplyNotificationComposer {
         return String(lastComponent)
     }
 
-    /// The preview with runs of white space folded to one space and trimmed, cut to
-    /// at most 180 whole characters with "…" added when cut (so at most 181 with the
-    /// ellipsis); "Reply ready" when nothing is left.
+    /// The preview as ``ReplyPreview`` sanitises it (at most 240 characters, the
+    /// ellipsis included); "Reply ready" when nothing is left.
     public static func body(preview: String?) -> String {
-        Self.preview(preview) ?? fallbackText
-    }
-
-    /// `text` with white space folded and trimmed, cut to 180 characters; `nil` when
-    /// nothing is left.
-    public static func preview(_ text: String?) -> String? {
-        let folded = (text ?? "").split(whereSeparator: \.isWhitespace).joined(separator: " ")
-        return folded.isEmpty ? nil : TextCut.cut(folded, toCharacters: maxBodyCharacters)
+        ReplyPreview.sanitized(preview) ?? fallbackText
     }
 }

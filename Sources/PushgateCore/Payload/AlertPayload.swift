@@ -23,7 +23,8 @@ public enum AlertPayload {
 
     /// - Parameters:
     ///   - badge: `aps.badge` when the notification shows badges.
-    ///   - contentAvailable: adds `aps.content-available = 1` (the app is woken too).
+    ///   - contentAvailable: adds `aps.content-available = 1` (the app is woken too)
+    ///     also when the notification does not ask for it (FCM always sends it).
     public static func encode(
         _ notification: PushNotification,
         badge: Int? = nil,
@@ -98,7 +99,7 @@ public enum AlertPayload {
         aps["badge"] = (notification.showsBadge ? badge : nil).map { .number(Double($0)) }
         aps["thread-id"] = notification.threadID.map(JSONValue.string)
         aps["interruption-level"] = notification.interruptionLevel.map(JSONValue.string)
-        if contentAvailable { aps["content-available"] = 1 }
+        if contentAvailable || notification.contentAvailable { aps["content-available"] = 1 }
         return .object(aps)
     }
 

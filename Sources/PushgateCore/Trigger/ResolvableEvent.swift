@@ -71,15 +71,8 @@ public struct ResolvableEvent: Sendable {
     /// A reminder: the same push, its body led by "Still waiting: " (the first) or
     /// "Reminder: " (the others), the same collapse id so that it replaces the banner.
     static func reminder(of content: PushNotification, number: Int) -> PushNotification {
-        PushNotification(
-            title: content.title,
-            body: (number == 0 ? "Still waiting: " : "Reminder: ") + content.body,
-            data: content.data,
-            collapseID: content.collapseID,
-            sound: content.sound,
-            threadID: content.threadID,
-            interruptionLevel: content.interruptionLevel,
-            showsBadge: content.showsBadge
-        )
+        var reminder = content
+        reminder.body = (number == 0 ? "Still waiting: " : "Reminder: ") + content.body
+        return reminder
     }
 }

@@ -1,14 +1,19 @@
 import Foundation
 
 /// What a trigger does, decided from what it read and nothing else: the notification
-/// and one delivery per device, how a repeat is recognised, whether it is held to be
-/// coalesced, what `resolveEvent` will need, and the times recorded on the agent.
+/// (its preview shown or not) and one delivery per selected device, how a repeat is
+/// recognised, whether it is held to be coalesced, what `resolveEvent` will need, and
+/// the times recorded on the agent.
 /// The function stores and sends what the plan says (`TriggerEventFunction`).
 public struct TriggerPlan: Sendable {
     public let notification: OutboxNotification
-    /// One per device with a token (a device document without one, which only a hand
-    /// edit makes, has nothing to send to).
+    /// One per device the request's ``DeviceSelection`` keeps (a device document
+    /// without a token, which only a hand edit makes, has nothing to send to).
     public let deliveries: [OutboxDelivery]
+    /// Devices with a token the selection left out: excluded, or the same phone again.
+    public let excludedCount: Int
+    /// The push's body is the caller's preview (a reply's preview may be hidden).
+    public let previewIncluded: Bool
     public let idempotency: EnqueueRequest.Idempotency?
     /// Set when the event waits for its coalescing window's end, folded with the
     /// others of its type for the agent into one push; approvals never wait.
@@ -19,10 +24,25 @@ public struct TriggerPlan: Sendable {
     /// trigger) and, for an event that carries its time, its type's last notified time.
     public let bookkeeping: [DocumentWrite]
 
-    /// Whether an event is stale: not newer than the last one of its type already
-    /// notified for the agent (`lastOccurredAt`), which sends nothing.
+    /// Where the ordering guard keeps the last time notified in the request's scope;
+    /// `nil` when the request is not guarded.
+    public static func orderingState(of request: TriggerRequest, agentKey: AgentKey, serverKey: ServerKey)
+        -> DocumentPath?
+    {
+        guard request.occurredAt != nil else { return nil }
+        switch request.ordering {
+        case .none: return nil
+        case .byType: return NamespacePaths.eventState(request.event.type, of: agentKey, of: serverKey)
+        case .byKey(let key):
+            return NamespacePaths.eventState(request.event.type, key: key, of: agentKey, of: serverKey)
+        }
+    }
+
+    /// Whether an event is stale: not newer than the last one in its ordering scope
+    /// already notified (`lastOccurredAt`, read at ``orderingState(of:agentKey:serverKey:)``),
+    /// which sends nothing.
     public static func isStale(_ request: TriggerRequest, lastOccurredAt: Date?) -> Bool {
-        guard let occurredAt = request.occurredAt, let lastOccurredAt else { return false }
+        guard request.ordering != .none, let occurredAt = request.occurredAt, let lastOccurredAt else { return false }
         return occurredAt <= lastOccurredAt
     }
 
@@ -35,7 +55,12 @@ public struct TriggerPlan: Sendable {
         rules: TriggerRules,
         now: Date
     ) {
-        let event = request.event
+        var shown = request.event
+        if shown.type == .replyFinished, !(request.includePreview ?? rules.showsPreviewByDefault) {
+            shown.body = nil
+        }
+        let event = shown
+        previewIncluded = ReplyPreview.sanitized(event.body) != nil
         notification = OutboxNotification(
             id: RandomUUID.make(),
             serverKey: serverKey.hex,
@@ -46,7 +71,9 @@ public struct TriggerPlan: Sendable {
             expiresAt: now.addingTimeInterval(rules.timeToLive)
         )
         let notificationID = notification.id
-        deliveries = devices.compactMap { device in
+        let (selected, excludedCount) = request.selection.apply(to: devices)
+        self.excludedCount = excludedCount
+        deliveries = selected.compactMap { device in
             device.deliveryToken.map {
                 OutboxDelivery(notificationID: notificationID, installationID: device.installationID, token: $0)
             }
@@ -73,11 +100,10 @@ public struct TriggerPlan: Sendable {
                 NamespacePaths.agent(agentKey, of: serverKey),
                 [FieldName.lastTriggeredAt: .value(.string(RFC3339.format(now)))], if: .exists)
         ]
-        if let occurredAt = request.occurredAt {
-            bookkeeping.append(
-                .set(
-                    NamespacePaths.eventState(event.type, of: agentKey, of: serverKey),
-                    [FieldName.lastOccurredAt: .value(.string(RFC3339.format(occurredAt)))]))
+        if let occurredAt = request.occurredAt,
+            let state = Self.orderingState(of: request, agentKey: agentKey, serverKey: serverKey)
+        {
+            bookkeeping.append(.set(state, [FieldName.lastOccurredAt: .value(.string(RFC3339.format(occurredAt)))]))
         }
         self.bookkeeping = bookkeeping
     }

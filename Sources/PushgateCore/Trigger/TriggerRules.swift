@@ -12,16 +12,21 @@ public struct TriggerRules: Sendable, Hashable {
     public var coalesceWindow: TimeInterval?
     /// When an unresolved approval is reminded, after its first push.
     public var escalation: [TimeInterval]
+    /// Whether a reply whose caller does not say (`include_preview` absent) shows its
+    /// preview (`PUSHGATE_PREVIEW_DEFAULT`).
+    public var showsPreviewByDefault: Bool
 
     public init(
         timeToLive: TimeInterval,
         idempotencyWindow: TimeInterval,
         coalesceWindow: TimeInterval?,
-        escalation: [TimeInterval]
+        escalation: [TimeInterval],
+        showsPreviewByDefault: Bool
     ) {
         self.timeToLive = timeToLive
         self.idempotencyWindow = idempotencyWindow
         self.coalesceWindow = coalesceWindow
         self.escalation = escalation
+        self.showsPreviewByDefault = showsPreviewByDefault
     }
 }

@@ -60,6 +60,23 @@ public struct RequestFields: Sendable {
         }
     }
 
+    /// A whole number from 0 to 2^53 given as a JSON number or as a string of decimal
+    /// digits (clients of the production gateway send either); anything else counts
+    /// as absent, as production ignores it.
+    public func lenientCount(_ name: String) -> Int? {
+        switch object[name] {
+        case .number(let value)?:
+            return value >= 0 && value <= 9_007_199_254_740_992 && value.rounded() == value ? Int(value) : nil
+        case .string(let text)?:
+            guard (1...16).contains(text.utf8.count), text.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else {
+                return nil
+            }
+            return Int(text)
+        default:
+            return nil
+        }
+    }
+
     /// A boolean field that may be absent (or `null`).
     public func optionalBool(_ name: String) throws(FunctionError) -> Bool? {
         switch object[name] {

@@ -31,11 +31,8 @@ public struct FCMMessage: Sendable {
     /// - Parameter badge: `aps.badge` when the notification shows badges.
     public init(_ notification: PushNotification, badge: Int?) throws {
         // Stored before thread ids were always set: group by the collapse id.
-        let notification = PushNotification(
-            title: notification.title, body: notification.body, data: notification.data,
-            collapseID: notification.collapseID, sound: notification.sound,
-            threadID: notification.threadID ?? notification.collapseID,
-            interruptionLevel: notification.interruptionLevel, showsBadge: notification.showsBadge)
+        var notification = notification
+        notification.threadID = notification.threadID ?? notification.collapseID
         let fitted = try AlertPayload.fit(
             notification, badge: badge, contentAvailable: true, maxBytes: AlertPayload.maxBytes - Self.reservedForFCM)
         let aps = AlertPayload.aps(

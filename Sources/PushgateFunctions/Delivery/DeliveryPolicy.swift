@@ -32,6 +32,12 @@ public struct DeliveryPolicy: Sendable, Hashable {
     /// approvals) wait this long from the first of them and go out as one push
     /// ("3 replies ready"). Off by default: each event is pushed at once.
     public var coalesceWindow: Duration? = nil
+    /// Whether a reply whose caller does not send `include_preview` shows its text
+    /// (`PUSHGATE_PREVIEW_DEFAULT`: seed 003 shows it).
+    public var showsPreviewByDefault = true
+    /// Devices not registered again for this long are deleted by the daily sweep,
+    /// then agents and servers left empty (`PUSHGATE_STALE_DEVICE_DAYS`); `nil`: never.
+    public var staleDeviceAge: Duration? = .seconds(90 * 86_400)
     /// How often an idle worker looks for due retries.
     public var pollInterval: Duration = .milliseconds(500)
 
@@ -41,7 +47,8 @@ public struct DeliveryPolicy: Sendable, Hashable {
     var triggerRules: TriggerRules {
         TriggerRules(
             timeToLive: timeToLive.seconds, idempotencyWindow: idempotencyWindow.seconds,
-            coalesceWindow: coalesceWindow?.seconds, escalation: escalation.map(\.seconds))
+            coalesceWindow: coalesceWindow?.seconds, escalation: escalation.map(\.seconds),
+            showsPreviewByDefault: showsPreviewByDefault)
     }
 
     /// The change to record for a try that did not deliver (`reason`, with the

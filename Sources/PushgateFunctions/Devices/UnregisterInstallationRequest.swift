@@ -7,4 +7,9 @@ public struct UnregisterInstallationRequest: Sendable, Hashable {
     public init(fields: RequestFields) throws(FunctionError) {
         installationID = try FieldRules.installationID(fields.requiredString("installation_id"))
     }
+
+    /// An installation id already checked.
+    init(installationID: String) {
+        self.installationID = installationID
+    }
 }

@@ -1,8 +1,13 @@
 /// The answer of `unregisterSubscription`.
 public struct UnregisterSubscriptionAnswer: Sendable, Hashable, Encodable {
+    /// The call was accepted (production's answer).
+    public let ok = true
     public let serverKey: String
-    public let agentKey: String
+    /// Absent when the call named no `cwd` (every agent).
+    public let agentKey: String?
     public let installationID: String
-    /// A device document was there and is gone.
+    /// At least one device document was there and is gone.
     public let removed: Bool
+    /// Device documents deleted (production's name): at most one with a `cwd`.
+    public let deleted: Int
 }

@@ -2,7 +2,8 @@ import Foundation
 import PushgateCore
 
 /// `unregisterSubscription`: removes one installation from one agent (the app turned
-/// pushes off for that chat). Removing what is not there is not an error.
+/// pushes off for that chat), or from every agent of the server when no `cwd` is
+/// given (as `unregisterInstallation`). Removing what is not there is not an error.
 public struct UnregisterSubscriptionFunction: Sendable {
     private let store: any DocumentStore
     private let now: @Sendable () -> Date
@@ -17,15 +18,20 @@ public struct UnregisterSubscriptionFunction: Sendable {
     {
         let installationID = request.installationID
         let serverKey = secret.serverKey
-        let agentKey = AgentKey(cwd: request.cwd)
+        guard let cwd = request.cwd else {
+            let everywhere = try await UnregisterInstallationFunction(store: store, now: now)(
+                secret: secret, UnregisterInstallationRequest(installationID: installationID))
+            return UnregisterSubscriptionAnswer(
+                serverKey: serverKey.hex, agentKey: nil, installationID: installationID,
+                removed: everywhere.removedCount > 0, deleted: everywhere.removedCount)
+        }
+        let agentKey = AgentKey(cwd: cwd)
         var writes = try await ServerPresence(store: store).writes(for: serverKey, at: now())
         writes.append(.delete(try NamespacePaths.device(installationID, of: agentKey, of: serverKey)))
         let results = try await store.commit(writes)
+        let removed = results.last?.existed ?? false
         return UnregisterSubscriptionAnswer(
-            serverKey: serverKey.hex,
-            agentKey: agentKey.hex,
-            installationID: installationID,
-            removed: results.last?.existed ?? false
-        )
+            serverKey: serverKey.hex, agentKey: agentKey.hex, installationID: installationID, removed: removed,
+            deleted: removed ? 1 : 0)
     }
 }

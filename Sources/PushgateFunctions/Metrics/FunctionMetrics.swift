@@ -11,6 +11,7 @@ enum FunctionMetrics {
     /// How a trigger ended, for `pushgate_triggers_total{type, result}`.
     enum TriggerResult: String {
         case accepted, coalesced, duplicate, stale
+        case unknownServer = "unknown_server"
     }
 
     static func trigger(_ type: EventType, _ result: TriggerResult) {

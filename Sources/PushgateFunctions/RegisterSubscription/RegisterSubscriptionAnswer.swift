@@ -1,5 +1,7 @@
 /// The answer of `registerSubscription`.
 public struct RegisterSubscriptionAnswer: Sendable, Hashable, Encodable {
+    /// The call was accepted (production's answer).
+    public let ok = true
     public let serverKey: String
     public let agentKey: String
     public let installationID: String

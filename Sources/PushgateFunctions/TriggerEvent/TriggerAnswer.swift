@@ -1,7 +1,10 @@
 import PushgateCore
 
 /// The answer of `triggerReplyFinished` and `triggerEvent`, in the spirit of FCM's
-/// `BatchResponse`: `device_count` = `success_count` + `failure_count` + `pending_count`.
+/// `BatchResponse`: `device_count` = `success_count` + `failure_count` + `pending_count`;
+/// with the production gateway's fields beside them (`ok`, `attempted`, `sent`,
+/// `excluded`, `pruned`, `preview_included`, `errors`, `reason`), so that its clients
+/// read the answer they know.
 public struct TriggerAnswer: Sendable, Hashable, Encodable {
     /// What became of the notification on one device.
     public struct DeviceResponse: Sendable, Hashable, Encodable {
@@ -34,8 +37,25 @@ public struct TriggerAnswer: Sendable, Hashable, Encodable {
         }
     }
 
+    /// The call was accepted (production's answer; errors have their own status).
+    public let ok = true
     public let serverKey: String
     public let agentKey: String
+    /// Production's names: devices tried (`device_count`), delivered (`success_count`),
+    /// deleted for a dead token (`removed_count`).
+    public let attempted: Int
+    public let sent: Int
+    public let pruned: Int
+    /// Devices left out: the caller's own (`exclude_installation_id`,
+    /// `exclude_fcm_token`) or the same phone registered twice.
+    public var excluded = 0
+    /// The push shows the caller's preview (`include_preview`, `PUSHGATE_PREVIEW_DEFAULT`).
+    public var previewIncluded = false
+    /// Failed deliveries by reason; absent when none failed.
+    public let errors: [String: Int]?
+    /// `unknown_server`: no device ever registered with this secret; nothing was
+    /// sent or stored.
+    public var reason: String? = nil
     public let deviceCount: Int
     public let successCount: Int
     public let failureCount: Int
@@ -52,7 +72,7 @@ public struct TriggerAnswer: Sendable, Hashable, Encodable {
     public let duplicate: Bool?
     /// `"stale"` when the event is not newer than the last one of its type already
     /// notified for the agent: nothing was sent.
-    public let skipped: String?
+    public var skipped: String?
     public let responses: [DeviceResponse]
     /// Coalescing: how many events the push that carries this one holds so far.
     public var coalescedCount: Int? = nil
@@ -66,12 +86,17 @@ extension TriggerAnswer {
         _ statuses: [DeliveryStatus], serverKey: ServerKey, agentKey: AgentKey, delivery: String,
         configurationError: String?, duplicate: Bool
     ) {
+        let failures = statuses.filter { $0.state == .failed }.map { $0.lastReason ?? "unknown" }
         self.init(
             serverKey: serverKey.hex,
             agentKey: agentKey.hex,
+            attempted: statuses.count,
+            sent: statuses.count(where: { $0.state == .delivered }),
+            pruned: statuses.count(where: { $0.removed }),
+            errors: failures.isEmpty ? nil : Dictionary(failures.map { ($0, 1) }, uniquingKeysWith: +),
             deviceCount: statuses.count,
             successCount: statuses.count(where: { $0.state == .delivered }),
-            failureCount: statuses.count(where: { $0.state == .failed }),
+            failureCount: failures.count,
             removedCount: statuses.count(where: { $0.removed }),
             pendingCount: statuses.count(where: { $0.state == .pending }),
             delivery: delivery,
@@ -96,7 +121,8 @@ extension TriggerAnswer {
         _ deliveries: [OutboxDelivery], serverKey: ServerKey, agentKey: AgentKey, delivery: String
     ) -> TriggerAnswer {
         TriggerAnswer(
-            serverKey: serverKey.hex, agentKey: agentKey.hex, deviceCount: deliveries.count, successCount: 0,
+            serverKey: serverKey.hex, agentKey: agentKey.hex, attempted: deliveries.count, sent: 0, pruned: 0,
+            errors: nil, deviceCount: deliveries.count, successCount: 0,
             failureCount: 0, removedCount: 0, pendingCount: deliveries.count, delivery: delivery,
             configurationError: nil, duplicate: nil, skipped: nil,
             responses: deliveries.sorted { $0.installationID.utf8.lexicographicallyPrecedes($1.installationID.utf8) }
@@ -110,9 +136,15 @@ extension TriggerAnswer {
 
     /// The answer to a stale event: nothing sent.
     static func skipped(serverKey: ServerKey, agentKey: AgentKey, delivery: String) -> TriggerAnswer {
-        TriggerAnswer(
-            serverKey: serverKey.hex, agentKey: agentKey.hex, deviceCount: 0, successCount: 0, failureCount: 0,
-            removedCount: 0, pendingCount: 0, delivery: delivery, configurationError: nil, duplicate: nil,
-            skipped: "stale", responses: [])
+        var answer = accepted([], serverKey: serverKey, agentKey: agentKey, delivery: delivery)
+        answer.skipped = "stale"
+        return answer
+    }
+
+    /// The answer for a secret no device registered with: nothing sent or stored.
+    static func unknownServer(serverKey: ServerKey, agentKey: AgentKey, delivery: String) -> TriggerAnswer {
+        var answer = accepted([], serverKey: serverKey, agentKey: agentKey, delivery: delivery)
+        answer.reason = "unknown_server"
+        return answer
     }
 }

@@ -51,10 +51,18 @@ public struct TriggerEventFunction: Sendable {
         let serverKey = secret.serverKey
         let agentKey = AgentKey(cwd: request.event.cwd)
         let type = request.event.type
-        let lastOccurredAt = try await store.document(
-            at: NamespacePaths.eventState(type, of: agentKey, of: serverKey)
-        )?.string(FieldName.lastOccurredAt).flatMap(RFC3339.parse)
-        if TriggerPlan.isStale(request, lastOccurredAt: lastOccurredAt) {
+        async let server = store.document(at: NamespacePaths.server(serverKey))
+        async let lastOccurredAt = lastNotified(
+            at: TriggerPlan.orderingState(of: request, agentKey: agentKey, serverKey: serverKey))
+        // Only a registration makes a namespace: a trigger for a secret nobody
+        // registered with stores nothing at all.
+        guard try await server != nil else {
+            FunctionMetrics.trigger(type, .unknownServer)
+            return Result(
+                answer: .unknownServer(serverKey: serverKey, agentKey: agentKey, delivery: worker.deliveryName),
+                accepted: false)
+        }
+        if TriggerPlan.isStale(request, lastOccurredAt: try await lastOccurredAt) {
             // A late retry of a trigger already notified is a duplicate, not stale.
             if let key = request.idempotencyKey,
                 let earlier = try await outbox.notificationID(
@@ -73,10 +81,14 @@ public struct TriggerEventFunction: Sendable {
         async let agent = store.document(at: NamespacePaths.agent(agentKey, of: serverKey))
         async let devices = store.documents(
             in: NamespacePaths.devices(of: agentKey, of: serverKey), selecting: DeviceRecord.fieldsRead)
+        let deviceRecords = try await devices.map(DeviceRecord.init(document:))
+        var request = request
+        request.selection.excludedTokens.formUnion(
+            try await tokensOfExcludedInstallation(request.selection, among: deviceRecords, serverKey: serverKey))
         let plan = TriggerPlan(
             request, serverKey: serverKey, agentKey: agentKey,
             agentDisplayName: try await agent?.string(FieldName.agentDisplayName),
-            devices: try await devices.map(DeviceRecord.init(document:)), rules: policy.triggerRules, now: now())
+            devices: deviceRecords, rules: policy.triggerRules, now: now())
 
         let submission = try await worker.submit(plan.enqueueRequest) { _ in
             // Before the first try, so that it shows the new badge count.
@@ -84,7 +96,7 @@ public struct TriggerEventFunction: Sendable {
         }
         // Bookkeeping once the first try is under way: its writes may wait on other
         // triggers' locks (the server's document), and the try's leases are running.
-        let answer: TriggerAnswer
+        var answer: TriggerAnswer
         switch submission.stored {
         case .duplicate(let earlier):
             return try await duplicate(of: earlier, type: type, serverKey: serverKey, agentKey: agentKey)
@@ -93,7 +105,7 @@ public struct TriggerEventFunction: Sendable {
             FunctionMetrics.trigger(type, .coalesced)
             // The window's first event stores the push; later ones fold into it.
             if count == 1 { FunctionMetrics.devicesNotified(plan.deliveries.count, type: type) }
-            var answer = try await self.answer(for: holder, serverKey: serverKey, agentKey: agentKey)
+            answer = try await self.answer(for: holder, serverKey: serverKey, agentKey: agentKey, plan: plan)
             answer.coalescedCount = count
             answer.heldUntil = RFC3339.format(heldUntil)
             return Result(answer: answer, accepted: true)
@@ -104,11 +116,13 @@ public struct TriggerEventFunction: Sendable {
             if let firstTry = submission.firstTry, request.wait {
                 let report = await firstTry.wait(upTo: policy.triggerWait)
                 answer = try await self.answer(
-                    for: plan.notification.id, serverKey: serverKey, agentKey: agentKey,
+                    for: plan.notification.id, serverKey: serverKey, agentKey: agentKey, plan: plan,
                     configurationError: report?.configurationError)
             } else {
                 answer = .accepted(
                     plan.deliveries, serverKey: serverKey, agentKey: agentKey, delivery: worker.deliveryName)
+                answer.excluded = plan.excludedCount
+                answer.previewIncluded = plan.previewIncluded
             }
         }
         logger.info(
@@ -117,30 +131,58 @@ public struct TriggerEventFunction: Sendable {
                 "type": "\(type)", "agent": "\(agentKey.hex.prefix(12))", "devices": "\(answer.deviceCount)",
                 "delivered": "\(answer.successCount)", "failed": "\(answer.failureCount)",
                 "pending": "\(answer.pendingCount)", "removed": "\(answer.removedCount)",
+                "excluded": "\(answer.excluded)",
             ]
         )
         return Result(answer: answer, accepted: !request.wait)
     }
 
-    /// A repeat of an earlier trigger: nothing sent, the earlier one's answer.
+    /// The time of the last event notified in a request's ordering scope.
+    private func lastNotified(at orderingState: DocumentPath?) async throws -> Date? {
+        guard let orderingState else { return nil }
+        return try await store.document(at: orderingState)?.string(FieldName.lastOccurredAt).flatMap(RFC3339.parse)
+    }
+
+    /// The stored tokens of the installation the caller excludes when it does not
+    /// follow this agent (its tokens under the server's other agents): the phone is
+    /// left out all the same. Empty when it follows the agent (the selection finds
+    /// them among the agent's devices) or when no installation is excluded.
+    private func tokensOfExcludedInstallation(
+        _ selection: DeviceSelection, among devices: [DeviceRecord], serverKey: ServerKey
+    ) async throws -> [String] {
+        guard let id = selection.excludedInstallationID, !devices.contains(where: { $0.installationID == id }) else {
+            return []
+        }
+        return try await store.documents(
+            inGroup: NamespacePaths.devices, under: NamespacePaths.server(serverKey), where: .documentID(id)
+        ).flatMap { DeviceRecord(document: $0).tokens }
+    }
+
+    /// A repeat of an earlier trigger: nothing sent (so nothing excluded, no preview
+    /// shown), the earlier one's counts.
     private func duplicate(of earlier: String, type: EventType, serverKey: ServerKey, agentKey: AgentKey)
         async throws -> Result
     {
         FunctionMetrics.trigger(type, .duplicate)
         await record(serverKey, at: now())
         return Result(
-            answer: try await answer(for: earlier, serverKey: serverKey, agentKey: agentKey, duplicate: true),
+            answer: try await answer(
+                for: earlier, serverKey: serverKey, agentKey: agentKey, plan: nil, duplicate: true),
             accepted: false)
     }
 
-    /// The answer from the outbox's record of each delivery.
+    /// The answer from the outbox's record of each delivery, and what the plan left
+    /// out (a repeat found before planning knows nothing of it).
     private func answer(
-        for notificationID: String, serverKey: ServerKey, agentKey: AgentKey, configurationError: String? = nil,
-        duplicate: Bool = false
+        for notificationID: String, serverKey: ServerKey, agentKey: AgentKey, plan: TriggerPlan?,
+        configurationError: String? = nil, duplicate: Bool = false
     ) async throws -> TriggerAnswer {
-        TriggerAnswer(
+        var answer = TriggerAnswer(
             try await outbox.statuses(of: notificationID), serverKey: serverKey, agentKey: agentKey,
             delivery: worker.deliveryName, configurationError: configurationError, duplicate: duplicate)
+        answer.excluded = plan?.excludedCount ?? 0
+        answer.previewIncluded = plan?.previewIncluded ?? false
+        return answer
     }
 
     /// Stores a resolvable event's reminders and record. A failure is logged: the

@@ -56,10 +56,18 @@ public struct TriggerEventRequest: Sendable, Hashable {
             }
             return date
         }
+        // Events of one type are ordered by `occurred_at` per agent, or per ordering key when given.
+        let orderingKey = try fields.optionalString("ordering_key").map { key throws(FunctionError) in
+            guard !key.isEmpty else {
+                throw .invalidArgument("'ordering_key' must not be empty", field: "ordering_key")
+            }
+            return try FieldRules.text(key, field: "ordering_key", maxCharacters: 200)
+        }
         let idempotencyKey = try FieldRules.idempotencyKeyHeader(header) ?? event.eventID.map { "event:" + $0 }
         trigger = TriggerRequest(
             event: event,
             occurredAt: occurredAt,
+            ordering: orderingKey.map(TriggerRequest.Ordering.byKey) ?? .byType,
             idempotencyKey: idempotencyKey,
             wait: try fields.optionalBool("wait") ?? true
         )

@@ -18,6 +18,11 @@ public struct DeliverySettings: Sendable, Hashable {
     /// Seconds in which events of one type for one agent go out as one push, or
     /// `off` (`PUSHGATE_COALESCE_WINDOW`).
     public var coalesceWindow: String?
+    /// `show` or `hide`: a reply's preview when its caller does not say (`PUSHGATE_PREVIEW_DEFAULT`).
+    public var previewDefault: String?
+    /// Days after which a device not registered again is swept, `0` never
+    /// (`PUSHGATE_STALE_DEVICE_DAYS`).
+    public var staleDeviceDays: String?
 
     public init(
         triggerWait: String? = nil,
@@ -26,7 +31,9 @@ public struct DeliverySettings: Sendable, Hashable {
         retentionDays: String? = nil,
         shutdownGrace: String? = nil,
         escalationSchedule: String? = nil,
-        coalesceWindow: String? = nil
+        coalesceWindow: String? = nil,
+        previewDefault: String? = nil,
+        staleDeviceDays: String? = nil
     ) {
         self.triggerWait = triggerWait
         self.maxAttempts = maxAttempts
@@ -35,6 +42,8 @@ public struct DeliverySettings: Sendable, Hashable {
         self.shutdownGrace = shutdownGrace
         self.escalationSchedule = escalationSchedule
         self.coalesceWindow = coalesceWindow
+        self.previewDefault = previewDefault
+        self.staleDeviceDays = staleDeviceDays
     }
 
     /// The checked policy; `timeToLive` is APNs's (`PUSHGATE_APNS_TTL`) when configured.
@@ -56,6 +65,14 @@ public struct DeliverySettings: Sendable, Hashable {
         if !["", "0", "off"].contains(window) {
             policy.coalesceWindow = try seconds(
                 window.hasSuffix("s") ? String(window.dropLast()) : window, "PUSHGATE_COALESCE_WINDOW", in: 0.1...300)
+        }
+        switch previewDefault?.trimmingCharacters(in: .whitespaces).lowercased() {
+        case nil, "", "show": policy.showsPreviewByDefault = true
+        case "hide": policy.showsPreviewByDefault = false
+        case let other?: throw ConfigurationError("PUSHGATE_PREVIEW_DEFAULT must be show or hide, not '\(other)'")
+        }
+        if let days = try number(staleDeviceDays, "PUSHGATE_STALE_DEVICE_DAYS", in: 0...3650) {
+            policy.staleDeviceAge = days == 0 ? nil : .seconds(days * 86_400)
         }
         return policy
     }

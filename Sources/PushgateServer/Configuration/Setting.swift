@@ -75,6 +75,12 @@ public struct Setting: Sendable, Hashable, Identifiable {
         "escalation_schedule", default: "15m,1h", "When unresolved approvals are reminded (s, m, h), or none.")
     public static let coalesceWindow = Setting(
         "coalesce_window", default: "off", "Seconds in which events of one type for one agent go out as one push.")
+    public static let previewDefault = Setting(
+        "preview_default", default: "show",
+        "show or hide: whether a reply whose caller does not send include_preview shows its text.")
+    public static let staleDeviceDays = Setting(
+        "stale_device_days", default: "90",
+        "Days after which a device not registered again is deleted by the daily sweep (0: never).")
 
     /// Every setting, in the order help and `pushgate config` show them.
     public static let all: [Setting] = [
@@ -83,6 +89,6 @@ public struct Setting: Sendable, Hashable, Identifiable {
         apnsMaxStreams, apnsTTL,
         fcmCredentials, fcmProjectID, fcmURL, fcmCAFile, fcmConnections,
         triggerWait, deliveryMaxAttempts, outboxLease, outboxRetentionDays, shutdownGrace, escalationSchedule,
-        coalesceWindow,
+        coalesceWindow, previewDefault, staleDeviceDays,
     ]
 }

@@ -90,7 +90,9 @@ public struct SettingSources: Sendable {
                 retentionDays: self[.outboxRetentionDays],
                 shutdownGrace: self[.shutdownGrace],
                 escalationSchedule: self[.escalationSchedule],
-                coalesceWindow: self[.coalesceWindow]
+                coalesceWindow: self[.coalesceWindow],
+                previewDefault: self[.previewDefault],
+                staleDeviceDays: self[.staleDeviceDays]
             ),
             log: try LogSettings(level: self[.logLevel], format: self[.logFormat]),
             readyMaxBacklog: readyMaxBacklog,

@@ -1,0 +1,45 @@
+/// Which of an agent's devices a trigger reaches: every one with a token but those
+/// the caller excludes, and each phone once.
+///
+/// The app triggers too (for a reply that finished while its user was elsewhere) and
+/// excludes itself: its installation, every registration holding that
+/// installation's stored token, and every registration holding a token it names.
+/// A phone registered under two installation ids (a reinstall keeps the token) holds
+/// the same token twice and gets one push, not two: a device sharing any token with
+/// one already selected is left out, the first in installation-id order kept.
+public struct DeviceSelection: Sendable, Hashable {
+    public var excludedInstallationID: String?
+    /// Tokens whose registrations are left out (`exclude_fcm_token`, trimmed).
+    public var excludedTokens: Set<String>
+
+    public init(excludedInstallationID: String? = nil, excludedTokens: Set<String> = []) {
+        self.excludedInstallationID = excludedInstallationID
+        self.excludedTokens = excludedTokens
+    }
+
+    /// The devices to notify, in their order, and how many with a token were left out
+    /// (excluded or the same phone again).
+    public func apply(to devices: [DeviceRecord]) -> (selected: [DeviceRecord], excluded: Int) {
+        var excludedTokens = excludedTokens
+        if let excludedInstallationID,
+            let excluded = devices.first(where: { $0.installationID == excludedInstallationID })
+        {
+            excludedTokens.formUnion(excluded.tokens)
+        }
+        var seen = Set<String>()
+        var selected: [DeviceRecord] = []
+        var excluded = 0
+        for device in devices where device.deliveryToken != nil {
+            let tokens = device.tokens
+            if device.installationID == excludedInstallationID || tokens.contains(where: excludedTokens.contains)
+                || tokens.contains(where: seen.contains)
+            {
+                excluded += 1
+                continue
+            }
+            seen.formUnion(tokens)
+            selected.append(device)
+        }
+        return (selected, excluded)
+    }
+}

@@ -1,0 +1,46 @@
+import PushgateCore
+import Testing
+
+@Suite("Device selection: exclusion and one push per phone")
+struct DeviceSelectionTests {
+    /// Devices `id=apns/fcm` (`-` for none), in installation-id order as the store lists them.
+    static func devices(_ specs: [String]) throws -> [DeviceRecord] {
+        let collection = NamespacePaths.devices(
+            of: AgentKey(cwd: "/a"), of: PushSecret("pushgate-example-secret-0001")!.serverKey)
+        return try specs.map { spec in
+            let parts = spec.split(separator: "=")
+            let tokens = parts[1].split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+            var fields: [String: JSONValue] = [:]
+            if tokens[0] != "-" { fields[FieldName.apnsToken] = .string(tokens[0]) }
+            if tokens.count > 1, tokens[1] != "-" { fields[FieldName.fcmToken] = .string(tokens[1]) }
+            return DeviceRecord(document: Document(path: try collection.document(String(parts[0])), fields: fields))
+        }
+    }
+
+    @Test(
+        "selected devices and excluded count",
+        arguments: [
+            // No exclusion: every device with a token, each token once.
+            (["a=-/f1", "b=-/f2"], nil, [], ["a", "b"], 0),
+            (["a=-/f1", "b=-/f1"], nil, [], ["a"], 1),
+            (["a=aa/f1", "b=-/f1"], nil, [], ["a"], 1),
+            (["a=-/-", "b=-/f2"], nil, [], ["b"], 0),
+            // The caller's installation, and every registration of its token.
+            (["a=-/f1", "b=-/f1", "c=-/f2"], "a", [], ["c"], 2),
+            (["a=-/f1", "c=-/f2"], "z", [], ["a", "c"], 0),
+            // A token the caller names.
+            (["a=-/f1", "b=-/f2", "c=-/f2"], nil, ["f2"], ["a"], 2),
+            (["a=aa/f1", "b=bb/-"], nil, ["f1"], ["b"], 1),
+            // Both.
+            (["a=-/f1", "b=-/f2", "c=-/f3"], "a", ["f3"], ["b"], 2),
+        ] as [([String], String?, [String], [String], Int)]
+    )
+    func select(devices: [String], installation: String?, tokens: [String], selected: [String], excluded: Int)
+        throws
+    {
+        let selection = DeviceSelection(excludedInstallationID: installation, excludedTokens: Set(tokens))
+        let result = selection.apply(to: try Self.devices(devices))
+        #expect(result.selected.map(\.installationID) == selected)
+        #expect(result.excluded == excluded)
+    }
+}
