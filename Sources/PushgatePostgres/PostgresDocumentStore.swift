@@ -80,6 +80,13 @@ public final class PostgresDocumentStore: DocumentStore {
             let probe = String(decoding: try JSONValue.object([name: value]).encodedData(), as: UTF8.self)
             query.sql += " AND fields @> $\(query.binds.count + 1)::jsonb"
             query.binds.append(probe)
+        case .stringBefore(let name, let bound):
+            // Byte order (COLLATE "C"), as the filter does, whatever the database's collation.
+            query.sql +=
+                " AND jsonb_typeof(fields -> $\(query.binds.count + 1)) = 'string'"
+                + " AND (fields ->> $\(query.binds.count + 1)) COLLATE \"C\" < $\(query.binds.count + 2)"
+            query.binds.append(name)
+            query.binds.append(bound)
         }
         if let scope {
             // Every descendant's path starts with "scope/"; '0' is the byte after '/'.

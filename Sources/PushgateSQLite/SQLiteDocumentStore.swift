@@ -82,6 +82,11 @@ public final class SQLiteDocumentStore: DocumentStore {
                 sql += " AND json_extract(fields, '$.\(name)') = ?"
                 arguments += [scalar]
             }
+        case .stringBefore(let name, let bound):
+            // SQLite compares text byte by byte (BINARY), as the filter does.
+            _ = try Self.checkedFieldName(name)
+            sql += " AND json_type(fields, '$.\(name)') = 'text' AND fields ->> '$.\(name)' < ?"
+            arguments += [bound]
         }
         if let scope {
             // Every descendant's path starts with "scope/"; '0' is the byte after '/'.

@@ -75,6 +75,9 @@ public func buildApplication(
         logger: logger
     )
     services.append(parts.worker)
+    if let maxAge = policy.staleDeviceAge {
+        services.append(StaleRegistrationSweep(store: backend.store, maxAge: maxAge, logger: logger))
+    }
     if let metricsPort = configuration.metricsPort {
         services.append(
             metricsApplication(parts: parts, host: configuration.host, port: metricsPort, logger: logger))

@@ -32,6 +32,22 @@ struct DeliverySettingsTests {
         #expect(policy.coalesceWindow == milliseconds.map { .milliseconds($0) })
     }
 
+    @Test("preview default: show (the seed's rule) unless hide; the trigger wait stays inside the proxy's 2.5 s")
+    func previewDefault() throws {
+        #expect(try DeliverySettings().policy(timeToLive: nil).showsPreviewByDefault)
+        #expect(try !DeliverySettings(previewDefault: "hide").policy(timeToLive: nil).showsPreviewByDefault)
+        #expect(try DeliverySettings(previewDefault: "Show").policy(timeToLive: nil).showsPreviewByDefault)
+        #expect(DeliveryPolicy().triggerWait <= .seconds(2))
+    }
+
+    @Test(
+        "stale device days: 90 by default, 0 never",
+        arguments: [(nil, 90), ("30", 30), ("0", nil)] as [(String?, Int64?)])
+    func staleDeviceDays(text: String?, days: Int64?) throws {
+        let policy = try DeliverySettings(staleDeviceDays: text).policy(timeToLive: nil)
+        #expect(policy.staleDeviceAge == days.map { .seconds($0 * 86_400) })
+    }
+
     @Test(
         "a bad value stops the start with one line naming the setting",
         arguments: [
@@ -42,6 +58,9 @@ struct DeliverySettingsTests {
             (DeliverySettings(coalesceWindow: "3600"), "PUSHGATE_COALESCE_WINDOW"),
             (DeliverySettings(triggerWait: "-1"), "PUSHGATE_TRIGGER_WAIT"),
             (DeliverySettings(maxAttempts: "0"), "PUSHGATE_DELIVERY_MAX_ATTEMPTS"),
+            (DeliverySettings(previewDefault: "maybe"), "PUSHGATE_PREVIEW_DEFAULT"),
+            (DeliverySettings(staleDeviceDays: "-1"), "PUSHGATE_STALE_DEVICE_DAYS"),
+            (DeliverySettings(staleDeviceDays: "ninety"), "PUSHGATE_STALE_DEVICE_DAYS"),
         ])
     func refused(settings: DeliverySettings, name: String) {
         #expect {

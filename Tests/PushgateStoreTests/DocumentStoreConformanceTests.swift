@@ -118,6 +118,27 @@ struct DocumentStoreConformanceTests {
         }
     }
 
+    @Test("a collection-group query finds strings sorting before a bound, byte by byte", arguments: StoreKind.allCases)
+    func groupByStringBefore(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            try await store.set(path("servers/s1/agents/a/devices/old"), ["updatedAt": "2026-08-01T00:00:00.000Z"])
+            try await store.set(path("servers/s1/agents/a/devices/new"), ["updatedAt": "2026-11-22T00:00:00.000Z"])
+            try await store.set(path("servers/s2/agents/b/devices/older"), ["updatedAt": "2026-01-01T10:00:00.000Z"])
+            try await store.set(path("servers/s2/agents/b/devices/bound"), ["updatedAt": "2026-09-01T00:00:00.000Z"])
+            try await store.set(path("servers/s2/agents/b/devices/number"), ["updatedAt": .value(.number(1))])
+            try await store.set(path("servers/s2/agents/b/devices/none"), ["token": "t"])
+            // Upper case sorts before lower case in bytes (not in most collations).
+            try await store.set(path("servers/s2/agents/b/devices/upper"), ["updatedAt": "2026-09-01T00:00:00.000Z"])
+            try await store.set(path("servers/s2/agents/b/devices/lower"), ["updatedAt": "2026-09-01t00:00:00.000Z"])
+            let found = try await store.documents(
+                inGroup: "devices", under: nil, where: .stringBefore("updatedAt", "2026-09-01T00:00:00.000Z"))
+            #expect(found.map(\.path.documentID) == ["old", "older"])
+            let bytes = try await store.documents(
+                inGroup: "devices", under: path("servers/s2"), where: .stringBefore("updatedAt", "2026-09-01a"))
+            #expect(Set(bytes.map(\.path.documentID)) == ["older", "bound", "upper"])
+        }
+    }
+
     @Test("a batch applies in order and reports each write", arguments: StoreKind.allCases)
     func batch(kind: StoreKind) async throws {
         try await kind.withStore { store in

@@ -4,12 +4,18 @@ public enum FieldFilter: Sendable, Hashable {
     case fieldEquals(String, JSONValue)
     /// The document's own id equals the value (Firestore's `__name__`).
     case documentID(String)
+    /// A top-level field is a string that sorts before the value, byte by byte (the
+    /// times Pushgate writes, RFC 3339 in UTC with milliseconds, sort by time).
+    /// Documents without the field, or with another type in it, do not pass.
+    case stringBefore(String, String)
 
     /// Whether a document passes the filter.
     public func matches(_ document: Document) -> Bool {
         switch self {
         case .fieldEquals(let name, let value): document.fields[name] == value
         case .documentID(let id): document.path.documentID == id
+        case .stringBefore(let name, let bound):
+            document.fields[name]?.stringValue.map { $0.utf8.lexicographicallyPrecedes(bound.utf8) } ?? false
         }
     }
 }
