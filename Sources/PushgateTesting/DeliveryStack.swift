@@ -41,8 +41,10 @@ public struct DeliveryStack: Sendable {
             logger: Logger(label: "test")
         )
         let agentKey = AgentKey(cwd: Self.cwd)
-        try await store.set(
-            NamespacePaths.agent(agentKey, of: Self.secret.serverKey), ["cwd": .value(.string(Self.cwd))])
+        try await store.commit([
+            SeededNamespace.server(Self.secret.serverKey),
+            .set(NamespacePaths.agent(agentKey, of: Self.secret.serverKey), ["cwd": .value(.string(Self.cwd))]),
+        ])
         let devices = NamespacePaths.devices(of: agentKey, of: Self.secret.serverKey)
         try await store.commit(
             try (0..<count).map { n in

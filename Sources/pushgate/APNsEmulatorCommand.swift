@@ -63,6 +63,7 @@ struct APNsEmulatorCommand: AsyncParsableCommand {
         configuration.retryAfterSeconds = server.retryAfter
         configuration.serviceUnavailableUntil = server.unavailableFor.map { Date().addingTimeInterval($0) }
         configuration.inboxLimit = server.inboxLimit
+        configuration.responseDelay = server.responseDelay
 
         let emulator = APNsEmulator(configuration: configuration)
         let settings = lines

@@ -31,6 +31,9 @@ struct EmulatorOptions: ParsableArguments {
     @Option(help: "Retry-After seconds sent with those 429/503 answers.")
     var retryAfter: Int?
 
+    @Option(help: "Seconds each push waits before it is answered (a slow push service).")
+    var latency = 0.0
+
     @Option(help: "Requests kept for GET /inbox.")
     var inboxLimit = 100_000
 
@@ -42,7 +45,11 @@ struct EmulatorOptions: ParsableArguments {
         guard (0...1).contains(rate429), (0...1).contains(rate503) else {
             throw ValidationError("--rate-429 and --rate-503 are shares from 0 to 1")
         }
+        guard (0...600).contains(latency) else { throw ValidationError("--latency is seconds from 0 to 600") }
     }
+
+    /// `--latency` as a duration.
+    var responseDelay: Duration { .milliseconds(Int64(latency * 1000)) }
 
     /// The state directory, made if missing.
     func directory(named name: String) throws -> URL {

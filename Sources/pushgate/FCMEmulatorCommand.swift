@@ -36,6 +36,7 @@ struct FCMEmulatorCommand: AsyncParsableCommand {
         configuration.retryAfterSeconds = server.retryAfter
         configuration.unavailableUntil = server.unavailableFor.map { Date().addingTimeInterval($0) }
         configuration.inboxLimit = server.inboxLimit
+        configuration.responseDelay = server.responseDelay
         configuration.thirdPartyAuthError = thirdPartyAuthError
         configuration.accessTokenLifetime = max(1, tokenLifetime)
 

@@ -48,6 +48,7 @@ public final class APNsEmulator: Sendable {
         router.post("3/device/:token") { request, context in
             let token = context.parameters.get("token") ?? ""
             let payload = try await request.body.collect(upTo: 64 * 1024)
+            if self.configuration.responseDelay > .zero { try await Task.sleep(for: self.configuration.responseDelay) }
             return self.answer(token: token, headers: request.headers, payload: Array(payload.readableBytesView))
         }
         router.post("3/device") { request, _ in

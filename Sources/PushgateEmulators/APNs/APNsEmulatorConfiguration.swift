@@ -25,6 +25,8 @@ public struct APNsEmulatorConfiguration: Sendable {
     public var serviceUnavailableUntil: Date?
     /// `Retry-After` (seconds) sent with injected 429 and 503 answers.
     public var retryAfterSeconds: Int?
+    /// How long each push waits before it is answered (a slow APNs).
+    public var responseDelay: Duration = .zero
     /// Requests kept in the inbox.
     public var inboxLimit = 100_000
 

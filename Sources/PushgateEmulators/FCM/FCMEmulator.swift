@@ -78,6 +78,7 @@ public final class FCMEmulator: Sendable {
         }
         router.post("v1/projects/:project/:method") { request, context in
             let body = try await request.body.collect(upTo: 1024 * 1024)
+            if self.configuration.responseDelay > .zero { try await Task.sleep(for: self.configuration.responseDelay) }
             return self.send(
                 project: context.parameters.get("project") ?? "", method: context.parameters.get("method") ?? "",
                 authorization: request.headers[.authorization], body: Array(body.readableBytesView))

@@ -33,6 +33,8 @@ public struct FCMEmulatorConfiguration: Sendable {
     public var thirdPartyAuthError = false
     /// Requests kept in the inbox.
     public var inboxLimit = 100_000
+    /// How long each send waits before it is answered (a slow FCM); the token endpoint answers at once.
+    public var responseDelay: Duration = .zero
 
     public init(serviceAccountKey: _RSA.Signing.PublicKey, clientEmail: String, privateKeyID: String, projectID: String)
     {
