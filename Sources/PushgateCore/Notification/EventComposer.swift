@@ -46,15 +46,14 @@ public enum EventComposer {
         agentKey: AgentKey
     ) -> PushNotification {
         let agentName = ReplyNotificationComposer.title(displayName: displayName, cwd: event.cwd)
-        let preview = ReplyPreview.sanitized(event.body)
         let body: String
         switch event.type {
         case .replyFinished:
-            body = preview ?? ReplyNotificationComposer.fallbackText
+            body = ReplyNotificationComposer.body(preview: event.body)
         case .approvalRequested, .runCompleted, .runFailed:
-            body = preview.map { "\(agentName): \($0)" } ?? agentName
+            body = ReplyPreview.sanitized(event.body).map { "\(agentName): \($0)" } ?? agentName
         case .custom(let name):
-            body = preview ?? name.replacingOccurrences(of: "_", with: " ")
+            body = ReplyPreview.sanitized(event.body) ?? name.replacingOccurrences(of: "_", with: " ")
         }
         var data = event.data
         data["type"] = event.type.rawValue

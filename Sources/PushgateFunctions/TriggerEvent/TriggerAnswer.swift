@@ -81,6 +81,20 @@ public struct TriggerAnswer: Sendable, Hashable, Encodable {
 }
 
 extension TriggerAnswer {
+    /// Pushgate's counts, production's names for them taken from the same numbers.
+    init(
+        serverKey: ServerKey, agentKey: AgentKey, deviceCount: Int, successCount: Int, failureCount: Int,
+        removedCount: Int, pendingCount: Int, errors: [String: Int]?, delivery: String, configurationError: String?,
+        duplicate: Bool, responses: [DeviceResponse]
+    ) {
+        self.init(
+            serverKey: serverKey.hex, agentKey: agentKey.hex, attempted: deviceCount, sent: successCount,
+            pruned: removedCount, errors: errors, deviceCount: deviceCount, successCount: successCount,
+            failureCount: failureCount, removedCount: removedCount, pendingCount: pendingCount, delivery: delivery,
+            configurationError: configurationError, duplicate: duplicate ? true : nil, skipped: nil,
+            responses: responses)
+    }
+
     /// The answer from the outbox's record of each delivery.
     init(
         _ statuses: [DeliveryStatus], serverKey: ServerKey, agentKey: AgentKey, delivery: String,
@@ -88,21 +102,17 @@ extension TriggerAnswer {
     ) {
         let failures = statuses.filter { $0.state == .failed }.map { $0.lastReason ?? "unknown" }
         self.init(
-            serverKey: serverKey.hex,
-            agentKey: agentKey.hex,
-            attempted: statuses.count,
-            sent: statuses.count(where: { $0.state == .delivered }),
-            pruned: statuses.count(where: { $0.removed }),
-            errors: failures.isEmpty ? nil : Dictionary(failures.map { ($0, 1) }, uniquingKeysWith: +),
+            serverKey: serverKey,
+            agentKey: agentKey,
             deviceCount: statuses.count,
             successCount: statuses.count(where: { $0.state == .delivered }),
             failureCount: failures.count,
             removedCount: statuses.count(where: { $0.removed }),
             pendingCount: statuses.count(where: { $0.state == .pending }),
+            errors: failures.isEmpty ? nil : Dictionary(failures.map { ($0, 1) }, uniquingKeysWith: +),
             delivery: delivery,
             configurationError: configurationError,
-            duplicate: duplicate ? true : nil,
-            skipped: nil,
+            duplicate: duplicate,
             responses: statuses.map { status in
                 DeviceResponse(
                     installationID: status.installationID,
@@ -121,10 +131,9 @@ extension TriggerAnswer {
         _ deliveries: [OutboxDelivery], serverKey: ServerKey, agentKey: AgentKey, delivery: String
     ) -> TriggerAnswer {
         TriggerAnswer(
-            serverKey: serverKey.hex, agentKey: agentKey.hex, attempted: deliveries.count, sent: 0, pruned: 0,
-            errors: nil, deviceCount: deliveries.count, successCount: 0,
-            failureCount: 0, removedCount: 0, pendingCount: deliveries.count, delivery: delivery,
-            configurationError: nil, duplicate: nil, skipped: nil,
+            serverKey: serverKey, agentKey: agentKey, deviceCount: deliveries.count, successCount: 0, failureCount: 0,
+            removedCount: 0, pendingCount: deliveries.count, errors: nil, delivery: delivery, configurationError: nil,
+            duplicate: false,
             responses: deliveries.sorted { $0.installationID.utf8.lexicographicallyPrecedes($1.installationID.utf8) }
                 .map {
                     DeviceResponse(
@@ -132,6 +141,13 @@ extension TriggerAnswer {
                         pending: true, error: nil)
                 }
         )
+    }
+
+    /// What the trigger's plan decided beyond the outbox's record: the devices it
+    /// left out and whether the push shows the caller's preview.
+    mutating func describe(_ plan: TriggerPlan) {
+        excluded = plan.excludedCount
+        previewIncluded = plan.previewIncluded
     }
 
     /// The answer to a stale event: nothing sent.

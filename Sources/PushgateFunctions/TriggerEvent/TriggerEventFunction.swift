@@ -121,8 +121,7 @@ public struct TriggerEventFunction: Sendable {
             } else {
                 answer = .accepted(
                     plan.deliveries, serverKey: serverKey, agentKey: agentKey, delivery: worker.deliveryName)
-                answer.excluded = plan.excludedCount
-                answer.previewIncluded = plan.previewIncluded
+                answer.describe(plan)
             }
         }
         logger.info(
@@ -180,8 +179,7 @@ public struct TriggerEventFunction: Sendable {
         var answer = TriggerAnswer(
             try await outbox.statuses(of: notificationID), serverKey: serverKey, agentKey: agentKey,
             delivery: worker.deliveryName, configurationError: configurationError, duplicate: duplicate)
-        answer.excluded = plan?.excludedCount ?? 0
-        answer.previewIncluded = plan?.previewIncluded ?? false
+        if let plan { answer.describe(plan) }
         return answer
     }
 
