@@ -134,10 +134,13 @@ ceiling="$(h2load -n "$ceiling_requests" -c "$connections" -m 1000 -t "$connecti
 
 fi
 
-secret="benchmark-secret-0123456789"
+secret="benchmark-secret-0123456789abcdefgh"
 server_key="$(printf '%s' "$secret" | sha256sum | cut -d' ' -f1)"
 # The answer waits for the whole first try, so that it marks the last push.
 export PUSHGATE_TRIGGER_WAIT=600
+# Speed is measured, not the rate limits or the caps on growth.
+export PUSHGATE_RATE_PER_SECRET=0 PUSHGATE_RATE_PER_ADDRESS=0 PUSHGATE_NEW_NAMESPACES_PER_ADDRESS=0 \
+    PUSHGATE_MAX_DEVICES_PER_AGENT=10000000
 
 if [[ " $stores " == *" postgres "* ]]; then
     postgres_server="$("$root/scripts/postgres-cluster" start "$work/postgres" durable)"

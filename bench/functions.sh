@@ -51,7 +51,10 @@ for store in $stores; do
         database="$work/bench.sqlite"
     fi
     log="$work/gateway-$store.log"
-    "$root/.build/release/pushgate" serve --port 0 --database "$database" >"$log" 2>&1 &
+    # The rate limits and caps are off: the functions' own speed is measured.
+    PUSHGATE_RATE_PER_SECRET=0 PUSHGATE_RATE_PER_ADDRESS=0 PUSHGATE_NEW_NAMESPACES_PER_ADDRESS=0 \
+        PUSHGATE_MAX_DEVICES_PER_AGENT=10000000 \
+        "$root/.build/release/pushgate" serve --port 0 --database "$database" >"$log" 2>&1 &
     pid=$!
     port=""
     for _ in $(seq 100); do

@@ -1,6 +1,6 @@
 -- wrk script: POST /registerSubscription, every request a new installation of one
 -- of 50 agents, so each call is a real upsert of three documents.
-local secret = os.getenv("BENCH_SECRET") or "benchmark-secret-0123456789"
+local secret = os.getenv("BENCH_SECRET") or "benchmark-secret-0123456789abcdefgh"
 local counter = 0
 local thread_id = 0
 

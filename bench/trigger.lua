@@ -1,5 +1,5 @@
 -- wrk script: POST /triggerReplyFinished for one of the agents register.lua filled.
-local secret = os.getenv("BENCH_SECRET") or "benchmark-secret-0123456789"
+local secret = os.getenv("BENCH_SECRET") or "benchmark-secret-0123456789abcdefgh"
 local counter = 0
 
 function request()

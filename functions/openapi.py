@@ -22,7 +22,7 @@ TARGET = ROOT / "openapi.yaml"
 
 # Every function: method, and the statuses it answers besides 200 and the common errors.
 FUNCTIONS = [
-    ("registerSubscription", "post", []),
+    ("registerSubscription", "post", [409]),
     ("triggerReplyFinished", "post", [202]),
     ("triggerEvent", "post", [202]),
     ("resolveEvent", "post", [404]),
@@ -40,10 +40,11 @@ IDEMPOTENT = {"triggerReplyFinished", "triggerEvent"}
 
 ERROR_STATUSES = {
     400: "INVALID_ARGUMENT: bad JSON, not an object, invalid UTF-8, a field missing, of the wrong type or out of range (`field` names it).",
-    401: "UNAUTHENTICATED: no Authorization, not `Bearer <secret>`, or a secret under 16 characters.",
+    401: "UNAUTHENTICATED: no Authorization, not `Bearer <secret>`, or a secret that is not 32–256 characters of the base64 or base64url alphabet.",
     404: "NOT_FOUND: nothing is known by that id.",
     413: "PAYLOAD_TOO_LARGE: a body over 64 KiB.",
-    429: "RESOURCE_EXHAUSTED: too many requests.",
+    409: "LIMIT_REACHED: a new device beyond PUSHGATE_MAX_DEVICES_PER_AGENT, or a new agent beyond PUSHGATE_MAX_AGENTS_PER_SERVER (`field` says which).",
+    429: "RESOURCE_EXHAUSTED: a rate limit (per secret, per client address, new namespaces per address) or a repeat still in progress; `Retry-After` says when to try again.",
     500: "INTERNAL: a fault inside; the answer tells nothing more.",
     503: "UNAVAILABLE: the store does not answer.",
 }
@@ -128,7 +129,8 @@ def function_operation(name, method, extra_statuses, request_schema):
         }
     statuses = [400, 401] if method == "get" else [400, 401, 413]
     statuses += [s for s in extra_statuses if s in ERROR_STATUSES]
-    statuses += [429, 500, 503] if name in IDEMPOTENT else [500, 503]
+    # Every function is rate-limited.
+    statuses += [429, 500, 503]
     for status in sorted(statuses):
         responses[str(status)] = error_response(status)
     operation["responses"] = responses

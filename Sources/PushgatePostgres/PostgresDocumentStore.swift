@@ -107,6 +107,13 @@ public final class PostgresDocumentStore: DocumentStore {
         return Int(try rows.first?.decode(Int64.self) ?? 0)
     }
 
+    public func count(in collection: CollectionPath, upTo limit: Int) async throws -> Int {
+        let rows = try await database.query(
+            "SELECT count(*) FROM (SELECT 1 FROM documents WHERE parent = \(collection.rawValue) LIMIT \(Int64(max(limit, 0)))) AS capped"
+        )
+        return Int(try rows.first?.decode(Int64.self) ?? 0)
+    }
+
     @discardableResult
     public func commit(_ writes: [DocumentWrite]) async throws -> [WriteResult] {
         guard !writes.isEmpty else { return [] }

@@ -111,6 +111,14 @@ public final class SQLiteDocumentStore: DocumentStore {
         }
     }
 
+    public func count(in collection: CollectionPath, upTo limit: Int) async throws -> Int {
+        try await read { db in
+            try Int.fetchOne(
+                db, sql: "SELECT COUNT(*) FROM (SELECT 1 FROM documents WHERE parent = ? LIMIT ?)",
+                arguments: [collection.rawValue, max(limit, 0)]) ?? 0
+        }
+    }
+
     @discardableResult
     public func commit(_ writes: [DocumentWrite]) async throws -> [WriteResult] {
         try await database.write { db in

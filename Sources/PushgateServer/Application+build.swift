@@ -72,6 +72,7 @@ public func buildApplication(
         outbox: backend.outbox,
         provider: provider,
         policy: policy,
+        admission: try configuration.admission.policy(),
         logger: logger
     )
     services.append(parts.worker)
@@ -85,7 +86,8 @@ public func buildApplication(
     return Application(
         router: buildRouter(
             parts: parts, readiness: Readiness(maxBacklog: configuration.readyMaxBacklog),
-            servesMetrics: configuration.metricsPort == nil, logger: logger),
+            servesMetrics: configuration.metricsPort == nil,
+            rateLimiter: RateLimiter(limits: try configuration.admission.rateLimits()), logger: logger),
         configuration: .init(
             address: .hostname(configuration.host, port: configuration.port),
             serverName: "pushgate"
@@ -97,22 +99,28 @@ public func buildApplication(
 
 /// The router with every function over the given parts; tests use it with their own.
 /// Without `servesMetrics`, `GET /metrics` is left to ``metricsApplication(parts:host:port:logger:)``.
+/// Without a `rateLimiter`, nothing is rate-limited.
 public func buildRouter(
     parts: GatewayParts,
     readiness: Readiness = Readiness(),
     servesMetrics: Bool = true,
+    rateLimiter: RateLimiter? = nil,
     logger: Logger
-) -> Router<BasicRequestContext> {
-    var allowedMethods = FunctionRoutes<BasicRequestContext>.allowedMethods.merging(
-        HealthRoutes<BasicRequestContext>.allowedMethods, uniquingKeysWith: +)
+) -> Router<GatewayRequestContext> {
+    var allowedMethods = FunctionRoutes.allowedMethods.merging(
+        HealthRoutes<GatewayRequestContext>.allowedMethods, uniquingKeysWith: +)
     if servesMetrics {
-        allowedMethods.merge(MetricsRoutes<BasicRequestContext>.allowedMethods, uniquingKeysWith: +)
+        allowedMethods.merge(MetricsRoutes<GatewayRequestContext>.allowedMethods, uniquingKeysWith: +)
     }
-    let router = Router()
+    let router = Router(context: GatewayRequestContext.self)
     router.add(middleware: RequestLogMiddleware())
     router.add(middleware: RequestMetricsMiddleware(paths: allowedMethods.keys))
     router.add(middleware: ErrorAnswerMiddleware(allowedMethods: allowedMethods))
-    FunctionRoutes(parts: parts).add(to: router)
+    if let rateLimiter {
+        router.add(
+            middleware: RateLimitMiddleware(limiter: rateLimiter, paths: Set(FunctionRoutes.allowedMethods.keys)))
+    }
+    FunctionRoutes(parts: parts, rateLimiter: rateLimiter).add(to: router)
     HealthRoutes(parts: parts, readiness: readiness, now: parts.now).add(to: router)
     if servesMetrics { MetricsRoutes(parts: parts, now: parts.now).add(to: router) }
     return router

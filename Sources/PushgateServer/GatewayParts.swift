@@ -12,6 +12,7 @@ public struct GatewayParts: Sendable {
     public let outbox: any Outbox
     public let worker: DeliveryWorker
     public let policy: DeliveryPolicy
+    public let admission: AdmissionPolicy
     let now: @Sendable () -> Date
 
     let registerSubscription: RegisterSubscriptionFunction
@@ -29,6 +30,7 @@ public struct GatewayParts: Sendable {
         outbox: any Outbox,
         provider: any PushProvider,
         policy: DeliveryPolicy = DeliveryPolicy(),
+        admission: AdmissionPolicy = AdmissionPolicy(),
         fanOut: FanOut = FanOut(),
         now: @escaping @Sendable () -> Date = Date.init,
         logger: Logger
@@ -36,12 +38,13 @@ public struct GatewayParts: Sendable {
         self.store = store
         self.outbox = outbox
         self.policy = policy
+        self.admission = admission
         self.now = now
         let runner = DeliveryRunner(
             store: store, outbox: outbox, provider: provider, fanOut: fanOut, policy: policy, now: now, logger: logger)
         worker = DeliveryWorker(runner: runner, policy: policy, logger: logger)
 
-        registerSubscription = RegisterSubscriptionFunction(store: store, now: now)
+        registerSubscription = RegisterSubscriptionFunction(store: store, admission: admission, now: now)
         triggerEvent = TriggerEventFunction(
             store: store, outbox: outbox, worker: worker, policy: policy, now: now, logger: logger)
         triggerReplyFinished = TriggerReplyFinishedFunction(trigger: triggerEvent)

@@ -9,7 +9,7 @@ import PushgateSQLite
 /// fan-out tests trigger.
 public struct DeliveryStack: Sendable {
     public static let cwd = "/root/projects/my-agent"
-    public static let secret = PushSecret("pushgate-example-secret-0001")!
+    public static let secret = PushSecret("pushgate-example-secret-0001-0123")!
 
     public let directory: TemporaryDirectory
     public let store: SQLiteDocumentStore

@@ -40,6 +40,10 @@ public actor InMemoryDocumentStore: DocumentStore {
         documents.keys.count { $0.parent.collectionID == collectionID }
     }
 
+    public func count(in collection: CollectionPath, upTo limit: Int) -> Int {
+        min(documents.keys.count { $0.parent == collection }, max(limit, 0))
+    }
+
     public func commit(_ writes: [DocumentWrite]) throws -> [WriteResult] {
         // Apply to a copy so that a failing write leaves nothing of the batch.
         var updated = documents

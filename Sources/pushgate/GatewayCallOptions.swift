@@ -44,8 +44,7 @@ struct GatewayCallOptions: ParsableArguments {
             throw ValidationError("no push secret: pass --secret-file or set CODEAGENTS_PUSH_SECRET")
         }
         guard let secret = PushSecret(text.trimmingCharacters(in: .whitespacesAndNewlines)) else {
-            throw ValidationError(
-                "the push secret must be at least \(PushSecret.minimumLength) visible ASCII characters")
+            throw ValidationError("the push secret must be \(PushSecret.rule)")
         }
         return secret
     }

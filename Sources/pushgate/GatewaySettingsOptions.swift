@@ -40,6 +40,13 @@ struct GatewaySettingsOptions: ParsableArguments {
     @Option(help: .setting(.coalesceWindow)) var coalesceWindow: String?
     @Option(help: .setting(.previewDefault)) var previewDefault: String?
     @Option(help: .setting(.staleDeviceDays)) var staleDeviceDays: String?
+    @Option(help: .setting(.ratePerSecret)) var ratePerSecret: String?
+    @Option(help: .setting(.ratePerAddress)) var ratePerAddress: String?
+    @Option(help: .setting(.newNamespacesPerAddress)) var newNamespacesPerAddress: String?
+    @Option(help: .setting(.trustedProxies)) var trustedProxies: String?
+    @Option(help: .setting(.maxDevicesPerAgent)) var maxDevicesPerAgent: String?
+    @Option(help: .setting(.maxAgentsPerServer)) var maxAgentsPerServer: String?
+    @Option(help: .setting(.appURLSchemes)) var appUrlSchemes: String?
 
     /// The flags given, by setting key.
     var flags: [String: String] {
@@ -55,6 +62,10 @@ struct GatewaySettingsOptions: ParsableArguments {
             (.outboxRetentionDays, outboxRetentionDays), (.shutdownGrace, shutdownGrace),
             (.escalationSchedule, escalationSchedule), (.coalesceWindow, coalesceWindow),
             (.previewDefault, previewDefault), (.staleDeviceDays, staleDeviceDays),
+            (.ratePerSecret, ratePerSecret), (.ratePerAddress, ratePerAddress),
+            (.newNamespacesPerAddress, newNamespacesPerAddress), (.trustedProxies, trustedProxies),
+            (.maxDevicesPerAgent, maxDevicesPerAgent), (.maxAgentsPerServer, maxAgentsPerServer),
+            (.appURLSchemes, appUrlSchemes),
         ]
         return Dictionary(uniqueKeysWithValues: given.compactMap { setting, value in value.map { (setting.key, $0) } })
     }

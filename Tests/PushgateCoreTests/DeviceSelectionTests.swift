@@ -6,7 +6,7 @@ struct DeviceSelectionTests {
     /// Devices `id=apns/fcm` (`-` for none), in installation-id order as the store lists them.
     static func devices(_ specs: [String]) throws -> [DeviceRecord] {
         let collection = NamespacePaths.devices(
-            of: AgentKey(cwd: "/a"), of: PushSecret("pushgate-example-secret-0001")!.serverKey)
+            of: AgentKey(cwd: "/a"), of: PushSecret("pushgate-example-secret-0001-0123")!.serverKey)
         return try specs.map { spec in
             let parts = spec.split(separator: "=")
             let tokens = parts[1].split(separator: "/", omittingEmptySubsequences: false).map(String.init)

@@ -16,8 +16,8 @@ struct KeyTests {
 
     @Test("serverKey is the SHA-256 of the secret")
     func serverKey() throws {
-        let secret = try #require(PushSecret("pushgate-example-secret-0001"))
-        #expect(secret.serverKey.hex == "41ab416f57ae8a801c135d791818555c50eb4bca64b7d7b8bb2b7dbcc7ee76c7")
+        let secret = try #require(PushSecret("pushgate-example-secret-0001-0123"))
+        #expect(secret.serverKey.hex == "29ee24e33fa3ab951aa676ed4ef2bd4812fd5b23a32aac43ca4588f1953a73b7")
     }
 
     @Test(
@@ -44,9 +44,12 @@ struct PushSecretTests {
     @Test(
         "Authorization headers that carry a secret",
         arguments: [
-            ("Bearer 0123456789abcdef", "0123456789abcdef"),
-            ("bearer 0123456789abcdef", "0123456789abcdef"),
+            ("Bearer 0123456789abcdef0123456789abcdef", "0123456789abcdef0123456789abcdef"),
+            ("bearer 0123456789abcdef0123456789abcdef", "0123456789abcdef0123456789abcdef"),
             ("BEARER   u4lkFh7BmQwOR0QIX0rz1IF3IGdghxginLAiWECaAOk=", "u4lkFh7BmQwOR0QIX0rz1IF3IGdghxginLAiWECaAOk="),
+            // base64url, and the longest accepted
+            ("Bearer u4lkFh7BmQwOR0QIX0rz1IF3IGdghxginLAiWECaAOk_-", "u4lkFh7BmQwOR0QIX0rz1IF3IGdghxginLAiWECaAOk_-"),
+            ("Bearer " + String(repeating: "A", count: 256), String(repeating: "A", count: 256)),
         ]
     )
     func accepted(header: String, secret: String) {
@@ -56,9 +59,13 @@ struct PushSecretTests {
     @Test(
         "Authorization headers that do not",
         arguments: [
-            "", "Bearer", "Bearer ", "0123456789abcdef", "Basic 0123456789abcdef",
-            "Bearer 0123456789abcde",  // 15 characters
-            "Bearer 0123456789abcdef extra", "Bearer 0123456789abcdé√",
+            "", "Bearer", "Bearer ", "0123456789abcdef0123456789abcdef", "Basic 0123456789abcdef0123456789abcdef",
+            "Bearer 0123456789abcdef0123456789abcde",  // 31 characters
+            "Bearer " + String(repeating: "A", count: 257),
+            "Bearer 0123456789abcdef0123456789abcdef extra", "Bearer 0123456789abcdef0123456789abcdé√",
+            // visible ASCII outside the base64 alphabets
+            "Bearer 0123456789abcdef0123456789abcdef!", "Bearer 0123456789abcdef0123456789abc.ef",
+            "Bearer 0123456789abcdef0123456789abcdef\u{7F}",
         ]
     )
     func refused(header: String) {
@@ -75,7 +82,7 @@ struct PushSecretTests {
 
     @Test("the description never shows the secret")
     func redacted() throws {
-        let secret = try #require(PushSecret("0123456789abcdef"))
+        let secret = try #require(PushSecret("0123456789abcdef0123456789abcdef"))
         #expect(!"\(secret)".contains("0123456789"))
     }
 }

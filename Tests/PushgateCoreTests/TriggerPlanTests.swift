@@ -4,7 +4,7 @@ import Testing
 
 @Suite("Trigger plan: what a trigger stores, decided from what it read")
 struct TriggerPlanTests {
-    static let server = PushSecret("pushgate-example-secret-0001")!.serverKey
+    static let server = PushSecret("pushgate-example-secret-0001-0123")!.serverKey
     static let agent = AgentKey(cwd: "/root/projects/my-agent")
     static let now = Date(timeIntervalSince1970: 1_795_323_872)
 

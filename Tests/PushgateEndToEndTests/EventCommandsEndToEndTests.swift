@@ -11,7 +11,10 @@ struct EventCommandsEndToEndTests {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "pushgate-e2e-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let gateway = try RunningGateway(database: directory.appendingPathComponent("pushgate.sqlite").path)
+        // The app's own link scheme, as its operator would allow it.
+        let gateway = try RunningGateway(
+            database: directory.appendingPathComponent("pushgate.sqlite").path,
+            environment: ["PUSHGATE_APP_URL_SCHEMES": "myapp"])
         defer { _ = gateway.stop() }
         let secret = "event-commands-secret-0123456789"
         let environment = ["CODEAGENTS_PUSH_SECRET": secret, "CODEAGENTS_PUSH_GATEWAY_BASE_URL": gateway.baseURL]
@@ -66,7 +69,8 @@ struct EventCommandsEndToEndTests {
     @Test("bad options are refused before any call, with one line")
     func refusedOptions() throws {
         let environment = [
-            "CODEAGENTS_PUSH_SECRET": "a-long-enough-secret", "CODEAGENTS_PUSH_GATEWAY_BASE_URL": "http://127.0.0.1:9",
+            "CODEAGENTS_PUSH_SECRET": "a-long-enough-secret-0123456789abcdef",
+            "CODEAGENTS_PUSH_GATEWAY_BASE_URL": "http://127.0.0.1:9",
         ]
         let both = try BuiltExecutable.run(
             ["unsubscribe", "--cwd", "/a", "--all", "--installation-id", "x"], environment: environment)

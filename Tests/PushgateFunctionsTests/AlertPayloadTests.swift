@@ -7,12 +7,13 @@ struct AlertPayloadTests {
     @Test("the longest allowed inputs stay within 4,096 bytes")
     func longestInputs() throws {
         // Every field at its limit, in characters that cost the most bytes in JSON:
-        // control characters (6 bytes escaped), 4-byte emoji, quotes and backslashes.
-        let cwd = String(repeating: "\u{01}", count: 1024)
+        // quotes and backslashes (2 bytes escaped), 4-byte emoji, and in a preview the
+        // only control characters allowed (tabs and line breaks, 2 bytes escaped).
+        let cwd = String(repeating: "\"", count: 1024)
         let fields = RequestFields([
             "cwd": .string(cwd),
             "conversation_id": .string(String(repeating: "😀", count: 200)),
-            "message_preview": .string(String(repeating: "\u{02}\"", count: 5000)),
+            "message_preview": .string(String(repeating: "\t\"", count: 5000)),
         ])
         let request = try TriggerReplyFinishedRequest(fields: fields)
         let title = String(repeating: "\\", count: 200)

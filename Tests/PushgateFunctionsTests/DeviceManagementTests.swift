@@ -49,7 +49,7 @@ struct DeviceManagementTests {
         try await registerPhone(fixture, on: ["/a", "/b", "/c"])
         try await registerPhone(fixture, on: ["/a"], token: 2, id: "other-phone")
         let otherServer = try NamespacePaths.device(
-            "phone", of: AgentKey(cwd: "/a"), of: PushSecret("a-different-secret-000")!.serverKey)
+            "phone", of: AgentKey(cwd: "/a"), of: PushSecret("a-different-secret-0000000000000000")!.serverKey)
         try await fixture.store.set(otherServer, ["fcmToken": "t"])
 
         let function = UnregisterInstallationFunction(store: fixture.store, now: fixture.clock.now)
@@ -90,14 +90,15 @@ struct DeviceManagementTests {
         }
     }
 
-    @Test("lastSeenAt is written at most once per 10 s per server")
+    @Test("lastSeenAt is written at most once per 10 s per server, and never for a server not registered")
     func heartbeatThrottle() async throws {
         let fixture = try FunctionsFixture()
         let heartbeat = HeartbeatFunction(store: fixture.store, now: fixture.clock.now)
+        #expect(try await heartbeat(secret: fixture.secret).lastSeenAt == nil)
+        #expect(try await fixture.store.allDocuments().isEmpty, "a heartbeat creates no namespace")
+        _ = try await fixture.register(["cwd": "/a", "installation_id": "p", "fcm_token": "t"])
         #expect(try await heartbeat(secret: fixture.secret).lastSeenAt == "2026-11-22T05:04:32.000Z")
         fixture.clock.advance(by: 9)
-        #expect(try await heartbeat(secret: fixture.secret).lastSeenAt == "2026-11-22T05:04:32.000Z")
-        _ = try await fixture.register(["cwd": "/a", "installation_id": "p", "fcm_token": "t"])
         #expect(try await heartbeat(secret: fixture.secret).lastSeenAt == "2026-11-22T05:04:32.000Z")
         fixture.clock.advance(by: 1)
         #expect(try await heartbeat(secret: fixture.secret).lastSeenAt == "2026-11-22T05:04:42.000Z")

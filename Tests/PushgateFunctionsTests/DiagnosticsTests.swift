@@ -21,6 +21,7 @@ struct DiagnosticsTests {
     func statusThresholds() async throws {
         let fixture = try FunctionsFixture()
         #expect(try await diagnostics(fixture)["status"] == "not_connected", "never seen")
+        try await fixture.store.commit([SeededNamespace.server(fixture.secret.serverKey)])
         _ = try await HeartbeatFunction(store: fixture.store, now: fixture.clock.now)(secret: fixture.secret)
         for (advance, status) in [
             (0.0, "connected"), (60, "connected"), (1, "recent"), (239, "recent"), (1, "not_connected"),
@@ -93,7 +94,7 @@ struct DiagnosticsTests {
     @Test("a namespace never sees another's agents or devices, even with the same cwd")
     func isolation() async throws {
         let fixture = try FunctionsFixture()
-        let other = PushSecret("the-other-servers-secret-01")!
+        let other = PushSecret("the-other-servers-secret-0123456789")!
         _ = try await fixture.register(["cwd": "/srv/shared", "installation_id": "mine", "fcm_token": "t-mine"])
         let register = RegisterSubscriptionFunction(store: fixture.store, now: fixture.clock.now)
         _ = try await register(

@@ -12,7 +12,7 @@ final class FunctionsFixture: Sendable {
     let outbox = InMemoryOutbox()
     let provider: ScriptedPushProvider
     let clock = TestClock()
-    let secret = PushSecret("pushgate-example-secret-0001")!
+    let secret = PushSecret("pushgate-example-secret-0001-0123")!
 
     init(outcomes: [String: DeliveryOutcome] = [:], fanOut: FanOut = FanOut()) throws {
         provider = ScriptedPushProvider(outcomes: outcomes)

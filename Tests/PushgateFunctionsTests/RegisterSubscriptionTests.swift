@@ -96,7 +96,7 @@ struct RegisterSubscriptionTests {
         _ = try await fixture.register(["cwd": "/b", "installation_id": "other-phone", "apns_token": .string(old)])
         // The same installation id under another server (another secret) is another namespace.
         let otherServer = try NamespacePaths.device(
-            "phone", of: AgentKey(cwd: "/a"), of: PushSecret("another-secret-0123456789")!.serverKey)
+            "phone", of: AgentKey(cwd: "/a"), of: PushSecret("another-secret-0123456789abcdefghij")!.serverKey)
         try await fixture.store.set(otherServer, ["apnsToken": .value(.string(old))])
 
         fixture.clock.advance(by: 10)

@@ -90,6 +90,9 @@ final class RacingStore: DocumentStore {
         try await store.documents(inGroup: collectionID, under: scope, where: filter)
     }
     func count(inGroup collectionID: String) async throws -> Int { try await store.count(inGroup: collectionID) }
+    func count(in collection: CollectionPath, upTo limit: Int) async throws -> Int {
+        try await store.count(in: collection, upTo: limit)
+    }
     func commit(_ writes: [DocumentWrite]) async throws -> [WriteResult] {
         let first = ran.withLock { ran in
             defer { ran = true }

@@ -191,6 +191,7 @@ private struct FaultyDocumentStore: DocumentStore {
         throw error
     }
     func count(inGroup collectionID: String) async throws -> Int { throw error }
+    func count(in collection: CollectionPath, upTo limit: Int) async throws -> Int { throw error }
     func commit(_ writes: [DocumentWrite]) async throws -> [WriteResult] { throw error }
     func checkHealth() async throws { throw error }
     func checkWritable() async throws { throw error }

@@ -12,7 +12,7 @@ import PushgateTesting
 /// The real router over an in-memory store and outbox, or a real SQLite file in a
 /// temporary directory (`sqliteFile`) for what only a database shows.
 final class RouterFixture: Sendable {
-    static let secret = "pushgate-example-secret-0001"
+    static let secret = "pushgate-example-secret-0001-0123"
 
     /// The SQLite file's folder, with `sqliteFile`.
     let directory: TemporaryDirectory?
@@ -50,6 +50,9 @@ final class RouterFixture: Sendable {
     func withClient<Value: Sendable>(
         store: (any DocumentStore)? = nil,
         readiness: Readiness = Readiness(),
+        admission: AdmissionPolicy = AdmissionPolicy(),
+        rateLimiter: RateLimiter? = nil,
+        testing: TestingSetup = .router,
         _ body: @Sendable (any TestClientProtocol) async throws -> Value
     ) async throws -> Value {
         // Answers show the first try (the scripted provider answers at once), however
@@ -61,10 +64,13 @@ final class RouterFixture: Sendable {
             outbox: outbox,
             provider: provider,
             policy: policy,
+            admission: admission,
             logger: Logger(label: "test")
         )
-        let router = buildRouter(parts: parts, readiness: readiness, logger: Logger(label: "test"))
-        return try await Application(router: router).test(.router, body)
+        let router = buildRouter(
+            parts: parts, readiness: readiness, rateLimiter: rateLimiter, logger: Logger(label: "test"))
+        return try await Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+            .test(testing, body)
     }
 
     static func authorized(_ secret: String = secret) -> HTTPFields {

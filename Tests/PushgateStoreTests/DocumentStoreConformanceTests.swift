@@ -99,6 +99,11 @@ struct DocumentStoreConformanceTests {
             #expect(try await store.count(inGroup: "devices") == 5)
             #expect(try await store.count(inGroup: "agents") == 1)
             #expect(try await store.count(inGroup: "nothing") == 0)
+            // Counts one collection only, and no further than asked.
+            let agentB = path("servers/s1/agents/b/devices/phone").parent
+            #expect(try await store.count(in: agentB, upTo: 10) == 2)
+            #expect(try await store.count(in: agentB, upTo: 1) == 1)
+            #expect(try await store.count(in: path("servers/s3/agents/a").parent, upTo: 10) == 0)
         }
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import PushgateCore
 import PushgateFunctions
+import PushgateTesting
 import Testing
 
 /// What several processes on one database must agree on, each process with its
@@ -13,8 +14,9 @@ struct SharedDatabaseTests {
     func presenceThrottling(kind: StoreKind) async throws {
         try await kind.withDatabase { open in
             let (first, second) = (try await open().store, try await open().store)
-            let server = PushSecret("shared-database-secret-0123")!.serverKey
+            let server = PushSecret("shared-database-secret-0123456789")!.serverKey
             let start = Date(timeIntervalSince1970: 1_795_323_872)
+            try await first.commit([SeededNamespace.server(server)])
             try await ServerPresence(store: first).touch(server, at: start)
             #expect(
                 try await ServerPresence(store: second).writes(for: server, at: start + 5).isEmpty,

@@ -26,6 +26,10 @@ public protocol DocumentStore: Sendable {
     /// (Firestore's `count()` aggregation): for metrics, without reading them.
     func count(inGroup collectionID: String) async throws -> Int
 
+    /// How many documents lie directly in `collection`, counting no further than
+    /// `limit`: enough to enforce a cap without reading or counting a huge collection.
+    func count(in collection: CollectionPath, upTo limit: Int) async throws -> Int
+
     /// Applies the writes in order, all or none: when one fails (an error, not a
     /// precondition that does not hold) nothing of the batch is stored.
     @discardableResult

@@ -10,6 +10,8 @@ public struct FunctionError: Error, Sendable, Hashable, CustomStringConvertible 
         case notFound = "NOT_FOUND"
         case methodNotAllowed = "METHOD_NOT_ALLOWED"
         case payloadTooLarge = "PAYLOAD_TOO_LARGE"
+        /// A cap on a namespace's growth is reached (devices per agent, agents per server): 409.
+        case limitReached = "LIMIT_REACHED"
         case resourceExhausted = "RESOURCE_EXHAUSTED"
         case `internal` = "INTERNAL"
         case unavailable = "UNAVAILABLE"
@@ -18,11 +20,14 @@ public struct FunctionError: Error, Sendable, Hashable, CustomStringConvertible 
     public let code: Code
     public let message: String
     public let field: String?
+    /// Whole seconds after which the same call may succeed (`Retry-After`), for limits.
+    public let retryAfter: Int?
 
-    public init(_ code: Code, _ message: String, field: String? = nil) {
+    public init(_ code: Code, _ message: String, field: String? = nil, retryAfter: Int? = nil) {
         self.code = code
         self.message = message
         self.field = field
+        self.retryAfter = retryAfter
     }
 
     /// A request field is missing, of the wrong type or out of range.
@@ -33,7 +38,7 @@ public struct FunctionError: Error, Sendable, Hashable, CustomStringConvertible 
     /// No, or a malformed, `Authorization` header.
     public static let unauthenticated = FunctionError(
         .unauthenticated,
-        "send the push secret as 'Authorization: Bearer <secret>' (at least \(PushSecret.minimumLength) characters)"
+        "send the push secret as 'Authorization: Bearer <secret>', the secret \(PushSecret.rule)"
     )
 
     /// Something failed inside; the message never says what.

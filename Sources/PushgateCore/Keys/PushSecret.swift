@@ -5,24 +5,43 @@ import Foundation
 ///
 /// Its description never shows the secret, so it is safe to interpolate into logs.
 public struct PushSecret: Sendable, CustomStringConvertible {
-    /// The shortest secret accepted. The seed's secrets are 32 random bytes in
-    /// base64 (44 characters); 16 keeps out accidental one-word secrets.
-    public static let minimumLength = 16
+    /// The shortest secret accepted, as in production's functions: a secret names a
+    /// namespace, so one that can be guessed or enumerated gives its pushes away.
+    /// The seed's secrets (and `pushgate keygen`'s) are 32 random bytes in base64,
+    /// 44 characters.
+    public static let minimumLength = 32
+
+    /// The longest secret accepted: more adds no strength, only hashing work.
+    public static let maximumLength = 256
+
+    /// What a secret is written in: the base64 and base64url alphabets.
+    public static let alphabetDescription = "A-Z a-z 0-9 + / = _ -"
 
     /// The secret's text. Use it to derive keys; never log or store it.
     public let value: String
 
-    /// Accepts a secret of at least ``minimumLength`` visible ASCII characters.
+    /// Accepts ``minimumLength``–``maximumLength`` characters of the base64 and
+    /// base64url alphabets.
     public init?(_ value: String) {
-        guard value.utf8.count >= Self.minimumLength,
-            value.utf8.allSatisfy({ (0x21...0x7E).contains($0) })
+        guard (Self.minimumLength...Self.maximumLength).contains(value.utf8.count),
+            value.utf8.allSatisfy(Self.isAlphabet)
         else { return nil }
         self.value = value
     }
 
+    private static func isAlphabet(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "+"), UInt8(ascii: "/"), UInt8(ascii: "="),
+            UInt8(ascii: "_"), UInt8(ascii: "-"):
+            true
+        default: false
+        }
+    }
+
     /// Reads the secret out of an `Authorization` header value: the `Bearer` scheme
     /// (any case), then the secret. `nil` when the header is malformed or the secret
-    /// too short.
+    /// breaks the rule above.
     public init?(authorizationHeader: String) {
         let parts = authorizationHeader.split(separator: " ", omittingEmptySubsequences: true)
         guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
@@ -32,6 +51,11 @@ public struct PushSecret: Sendable, CustomStringConvertible {
     /// The key of the server this secret names.
     public var serverKey: ServerKey { ServerKey(secret: self) }
 
+    /// The rule a secret must meet, in words for error messages.
+    public static var rule: String {
+        "\(minimumLength)–\(maximumLength) characters of \(alphabetDescription) (pushgate keygen makes one)"
+    }
+
     public var description: String { "PushSecret(redacted)" }
 }
 
@@ -40,7 +64,7 @@ extension PushSecret {
     public static func generate() -> PushSecret {
         let key = SymmetricKey(size: .bits256)
         let text = key.withUnsafeBytes { Data($0).base64EncodedString() }
-        // 44 visible ASCII characters: always a valid secret.
+        // 44 characters of the base64 alphabet: always a valid secret.
         return PushSecret(text)!
     }
 }

@@ -1,12 +1,22 @@
+import Foundation
+
 /// The fields of a JSON request body, read with checks that name the field at fault.
 ///
 /// `null` counts as absent, as clients often send it for "not given". Fields not
-/// asked for are ignored.
+/// asked for are ignored. Text never holds C0 control characters (NUL included:
+/// PostgreSQL cannot store it, and a log line or a lock screen should not show
+/// the others); free text that is shown as a paragraph may hold tabs and line breaks.
 public struct RequestFields: Sendable {
-    private let object: [String: JSONValue]
+    /// How far ahead of the gateway's clock a time field may be. A time further
+    /// ahead would order every later event before it, silencing the agent for good.
+    public static let maxClockSkew: TimeInterval = 5 * 60
 
-    /// Parses a request body: valid UTF-8, valid JSON, an object.
-    public init(body: some Collection<UInt8>) throws(FunctionError) {
+    private let object: [String: JSONValue]
+    /// When the request arrived, by the gateway's clock: what times are checked against.
+    public let receivedAt: Date
+
+    /// Parses a request body: valid UTF-8, valid JSON, an object, no key twice in an object.
+    public init(body: some Collection<UInt8>, receivedAt: Date = Date()) throws(FunctionError) {
         let value: JSONValue
         do {
             value = try JSONValue.parse(body)
@@ -18,11 +28,16 @@ public struct RequestFields: Sendable {
         guard let object = value.objectValue else {
             throw .invalidArgument("the request body must be a JSON object, not \(value.kindName)")
         }
+        if let key = DuplicateKeyScan.firstDuplicate(in: body) {
+            throw .invalidArgument("the request body has the key '\(Self.shown(key))' twice in one object")
+        }
         self.object = object
+        self.receivedAt = receivedAt
     }
 
-    public init(_ object: [String: JSONValue]) {
+    public init(_ object: [String: JSONValue], receivedAt: Date = Date()) {
         self.object = object
+        self.receivedAt = receivedAt
     }
 
     /// A string field that must be present.
@@ -33,25 +48,47 @@ public struct RequestFields: Sendable {
         return value
     }
 
-    /// A string field that may be absent (or `null`).
-    public func optionalString(_ name: String) throws(FunctionError) -> String? {
+    /// A string field that may be absent (or `null`). `multiline` text (a message,
+    /// a preview) may hold tabs and line breaks; no text holds another C0 control.
+    public func optionalString(_ name: String, multiline: Bool = false) throws(FunctionError) -> String? {
         switch object[name] {
         case nil, .null?: return nil
-        case .string(let value)?: return value
+        case .string(let value)?:
+            try Self.checkControls(value, field: name, multiline: multiline)
+            return value
         case let other?: throw .invalidArgument("'\(name)' must be a string, not \(other.kindName)", field: name)
         }
     }
 
-    /// An object of strings that may be absent (or `null`).
-    public func optionalStringMap(_ name: String) throws(FunctionError) -> [String: String]? {
+    /// An RFC 3339 time that may be absent (or `null`), at most ``maxClockSkew`` after
+    /// ``receivedAt``.
+    public func optionalTimestamp(_ name: String) throws(FunctionError) -> Date? {
+        guard let text = try optionalString(name) else { return nil }
+        guard let date = RFC3339.parse(text) else {
+            throw .invalidArgument("'\(name)' must be an RFC 3339 timestamp", field: name)
+        }
+        guard date.timeIntervalSince(receivedAt) <= Self.maxClockSkew else {
+            throw .invalidArgument(
+                "'\(name)' is more than \(Int(Self.maxClockSkew / 60)) minutes ahead of the gateway's clock",
+                field: name)
+        }
+        return date
+    }
+
+    /// An object of strings that may be absent (or `null`); keys are single-line,
+    /// values may be `multiline`.
+    public func optionalStringMap(_ name: String, multiline: Bool = false) throws(FunctionError) -> [String: String]? {
         switch object[name] {
         case nil, .null?: return nil
         case .object(let members)?:
             var strings: [String: String] = [:]
             for (key, value) in members {
                 guard case .string(let text) = value else {
-                    throw .invalidArgument("'\(name).\(key)' must be a string, not \(value.kindName)", field: name)
+                    throw .invalidArgument(
+                        "'\(name).\(Self.shown(key))' must be a string, not \(value.kindName)", field: name)
                 }
+                try Self.checkControls(key, field: name, multiline: false)
+                try Self.checkControls(text, field: name, multiline: multiline)
                 strings[key] = text
             }
             return strings
@@ -84,5 +121,23 @@ public struct RequestFields: Sendable {
         case .bool(let value)?: return value
         case let other?: throw .invalidArgument("'\(name)' must be a boolean, not \(other.kindName)", field: name)
         }
+    }
+
+    private static func checkControls(_ text: String, field: String, multiline: Bool) throws(FunctionError) {
+        for byte in text.utf8 where byte < 0x20 {
+            if multiline, byte == 0x09 || byte == 0x0A || byte == 0x0D { continue }
+            throw .invalidArgument(
+                byte == 0
+                    ? "'\(field)' must not contain NUL characters"
+                    : "'\(field)' must not contain control characters"
+                        + (multiline ? " other than tabs and line breaks" : ""),
+                field: field)
+        }
+    }
+
+    /// A key as an error message may show it: control characters escaped, at most 64 characters.
+    private static func shown(_ key: String) -> String {
+        let escaped = key.unicodeScalars.map { $0.value < 0x20 ? "\\u{\(String($0.value, radix: 16))}" : String($0) }
+        return String(escaped.joined().prefix(64))
     }
 }

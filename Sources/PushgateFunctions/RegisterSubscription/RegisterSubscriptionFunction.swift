@@ -9,18 +9,31 @@ import PushgateCore
 /// replacement); other optional fields not sent keep their stored value. When the
 /// tokens are new, the same installation's devices under the server's other agents
 /// get them too: one call rotates a token everywhere.
+///
+/// A new device beyond ``AdmissionPolicy/maxDevicesPerAgent``, or a new agent beyond
+/// ``AdmissionPolicy/maxAgentsPerServer``, is refused (`LIMIT_REACHED`); a device or
+/// agent already stored always registers again. Two registrations racing for the
+/// last place may both get it: the caps bound growth, they are not exact quotas.
 public struct RegisterSubscriptionFunction: Sendable {
     private let store: any DocumentStore
+    private let admission: AdmissionPolicy
     private let now: @Sendable () -> Date
 
-    public init(store: any DocumentStore, now: @escaping @Sendable () -> Date = Date.init) {
+    public init(
+        store: any DocumentStore, admission: AdmissionPolicy = AdmissionPolicy(),
+        now: @escaping @Sendable () -> Date = Date.init
+    ) {
         self.store = store
+        self.admission = admission
         self.now = now
     }
 
+    /// `admitNewNamespace` is asked before a registration creates its server's
+    /// namespace, and throws to refuse it (the limit on new namespaces per address).
     public func callAsFunction(
         secret: PushSecret,
-        _ request: RegisterSubscriptionRequest
+        _ request: RegisterSubscriptionRequest,
+        admitNewNamespace: @escaping @Sendable () throws -> Void = {}
     ) async throws -> RegisterSubscriptionAnswer {
         let serverKey = secret.serverKey
         let agentKey = AgentKey(cwd: request.cwd)
@@ -48,7 +61,8 @@ public struct RegisterSubscriptionFunction: Sendable {
         deviceFields[FieldName.appVersion] = request.appVersion.map { .value(.string($0)) }
         deviceFields[FieldName.bundleID] = request.bundleID.map { .value(.string($0)) }
 
-        var writes = try await ServerPresence(store: store).writes(for: serverKey, at: now)
+        try await checkCaps(agent: NamespacePaths.agent(agentKey, of: serverKey), device: devicePath)
+        var writes = try await ServerPresence(store: store).writes(for: serverKey, at: now, admitNew: admitNewNamespace)
         let deviceWrite = writes.count + 1
         writes += [
             .set(NamespacePaths.agent(agentKey, of: serverKey), agentFields),
@@ -64,6 +78,26 @@ public struct RegisterSubscriptionFunction: Sendable {
             installationID: request.installationID,
             created: !results[deviceWrite].existed
         )
+    }
+
+    /// Refuses a new device of a full agent, or a new agent of a full server.
+    private func checkCaps(agent: DocumentPath, device: DocumentPath) async throws {
+        guard try await store.document(at: device) == nil else { return }
+        let devices = try await store.count(in: device.parent, upTo: admission.maxDevicesPerAgent)
+        if devices >= admission.maxDevicesPerAgent {
+            throw FunctionError(
+                .limitReached,
+                "this agent has \(devices) devices, the most this gateway allows (PUSHGATE_MAX_DEVICES_PER_AGENT); unregister unused ones first",
+                field: "installation_id")
+        }
+        guard try await store.document(at: agent) == nil else { return }
+        let agents = try await store.count(in: agent.parent, upTo: admission.maxAgentsPerServer)
+        if agents >= admission.maxAgentsPerServer {
+            throw FunctionError(
+                .limitReached,
+                "this server has \(agents) agents, the most this gateway allows (PUSHGATE_MAX_AGENTS_PER_SERVER); unregister unused ones first",
+                field: "cwd")
+        }
     }
 
     /// Updates for the installation's devices under the server's other agents whose

@@ -7,9 +7,21 @@ public struct TriggerEventRequest: Sendable, Hashable {
     /// The most UTF-8 bytes `data` may take, encoded as JSON.
     public static let maxDataBytes = 2048
 
+    /// The schemes `app_url` may use besides `https` when the gateway is not told
+    /// (`PUSHGATE_APP_URL_SCHEMES`): the CodeAgents app's own.
+    public static let defaultAppURLSchemes: Set<String> = ["codeagents"]
+
+    /// Schemes a link never uses, whatever the setting: they run code or read files
+    /// on the phone instead of opening an app.
+    public static let forbiddenSchemes: Set<String> = ["javascript", "vbscript", "file", "data", "blob", "about"]
+
     public let trigger: TriggerRequest
 
-    public init(fields: RequestFields, idempotencyKey header: String? = nil) throws(FunctionError) {
+    /// Checks every field; `app_url` may use `https` or one of `appURLSchemes`.
+    public init(
+        fields: RequestFields, idempotencyKey header: String? = nil,
+        appURLSchemes: Set<String> = defaultAppURLSchemes
+    ) throws(FunctionError) {
         let cwd = try FieldRules.cwd(fields.requiredString("cwd"))
         let typeName = try fields.requiredString("type")
         guard let type = EventType(rawValue: typeName) else {
@@ -22,8 +34,8 @@ public struct TriggerEventRequest: Sendable, Hashable {
         event.title = try fields.optionalString("title").map { title throws(FunctionError) in
             try FieldRules.text(title, field: "title", maxCharacters: 200)
         }.flatMap { $0.isEmpty ? nil : $0 }
-        event.body = try fields.optionalString("body")
-        event.data = try Self.data(fields.optionalStringMap("data") ?? [:])
+        event.body = try fields.optionalString("body", multiline: true)
+        event.data = try Self.data(fields.optionalStringMap("data", multiline: true) ?? [:])
         event.eventID = try fields.optionalString("event_id").map { id throws(FunctionError) in
             guard !id.isEmpty else { throw .invalidArgument("'event_id' must not be empty", field: "event_id") }
             return try FieldRules.text(id, field: "event_id", maxCharacters: 200)
@@ -45,17 +57,13 @@ public struct TriggerEventRequest: Sendable, Hashable {
             event.showsBadge = badge == "increment"
         }
         event.appURL = try fields.optionalString("app_url").map { url throws(FunctionError) in
-            try Self.link(url, field: "app_url", schemes: nil)
+            try Self.link(
+                url, field: "app_url", schemes: appURLSchemes.union(["https"]).subtracting(Self.forbiddenSchemes))
         }
         event.webURL = try fields.optionalString("web_url").map { url throws(FunctionError) in
             try Self.link(url, field: "web_url", schemes: ["http", "https"])
         }
-        let occurredAt = try fields.optionalString("occurred_at").map { text throws(FunctionError) in
-            guard let date = RFC3339.parse(text) else {
-                throw .invalidArgument("'occurred_at' must be an RFC 3339 timestamp", field: "occurred_at")
-            }
-            return date
-        }
+        let occurredAt = try fields.optionalTimestamp("occurred_at")
         // Events of one type are ordered by `occurred_at` per agent, or per ordering key when given.
         let orderingKey = try fields.optionalString("ordering_key").map { key throws(FunctionError) in
             guard !key.isEmpty else {
@@ -90,21 +98,23 @@ public struct TriggerEventRequest: Sendable, Hashable {
         return data
     }
 
-    /// A deep link: at most 2,048 characters, a scheme (`schemes` when given) and no white space.
-    private static func link(_ text: String, field: String, schemes: Set<String>?) throws(FunctionError) -> String {
+    /// A link: at most 2,048 characters, no white space, one of `schemes`; `http`
+    /// and `https` links need a host.
+    private static func link(_ text: String, field: String, schemes: Set<String>) throws(FunctionError) -> String {
+        let allowed = schemes.sorted().joined(separator: ", ")
         guard text.utf8.count <= 2048, !text.contains(where: \.isWhitespace), let colon = text.firstIndex(of: ":"),
-            let first = text.first, first.isLetter, text.distance(from: text.startIndex, to: colon) > 0
+            text.distance(from: text.startIndex, to: colon) > 0
         else {
-            throw .invalidArgument("'\(field)' must be a URL with a scheme, at most 2048 characters", field: field)
+            throw .invalidArgument("'\(field)' must be a URL (\(allowed)) of at most 2048 characters", field: field)
         }
         let scheme = text[..<colon].lowercased()
-        guard scheme.allSatisfy({ $0.isLetter || $0.isNumber || "+-.".contains($0) }) else {
-            throw .invalidArgument("'\(field)' must be a URL with a scheme, at most 2048 characters", field: field)
+        guard schemes.contains(scheme) else {
+            throw .invalidArgument(
+                "'\(field)' must use one of the schemes \(allowed), not '\(scheme.prefix(32))'", field: field)
         }
-        if let schemes {
-            guard schemes.contains(scheme), text.dropFirst(scheme.count).hasPrefix("://"), text.count > scheme.count + 3
-            else {
-                throw .invalidArgument("'\(field)' must be an http or https URL", field: field)
+        if scheme.hasPrefix("http") {
+            guard text.dropFirst(scheme.count).hasPrefix("://"), text.count > scheme.count + 3 else {
+                throw .invalidArgument("'\(field)' must be an http or https URL with a host", field: field)
             }
         }
         return text

@@ -29,13 +29,8 @@ public struct TriggerReplyFinishedRequest: Sendable, Hashable {
         conversationID = try fields.optionalString("conversation_id").map { id throws(FunctionError) in
             try FieldRules.text(id, field: "conversation_id", maxCharacters: 200)
         }
-        messagePreview = try fields.optionalString("message_preview")
-        finishedAt = try fields.optionalString("finished_at").map { text throws(FunctionError) in
-            guard let date = RFC3339.parse(text) else {
-                throw .invalidArgument("'finished_at' must be an RFC 3339 timestamp", field: "finished_at")
-            }
-            return date
-        }
+        messagePreview = try fields.optionalString("message_preview", multiline: true)
+        finishedAt = try fields.optionalTimestamp("finished_at")
         includePreview = try fields.optionalBool("include_preview")
         completionID = try fields.optionalString("completion_id").map { id throws(FunctionError) in
             try FieldRules.text(id, field: "completion_id", maxCharacters: 128)
@@ -54,7 +49,7 @@ public struct TriggerReplyFinishedRequest: Sendable, Hashable {
             id.isEmpty ? nil : try FieldRules.installationID(id, field: "exclude_installation_id")
         }
         // Compared with stored tokens only: a value no token can equal excludes nothing.
-        let excludedToken = try fields.optionalString("exclude_fcm_token").flatMap { token in
+        let excludedToken = try fields.optionalString("exclude_fcm_token", multiline: true).flatMap { token in
             let trimmed = token.trimmingCharacters(in: .whitespacesAndNewlines)
             return trimmed.isEmpty ? nil : trimmed
         }

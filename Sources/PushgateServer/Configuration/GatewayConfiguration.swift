@@ -14,6 +14,8 @@ public struct GatewayConfiguration: Sendable, Hashable {
     public var fcm: FCMSettings
     /// Outbox, retries and shutdown (`PUSHGATE_TRIGGER_WAIT`, `PUSHGATE_OUTBOX_*`, …).
     public var delivery: DeliverySettings
+    /// Rate limits, caps on growth, link schemes (`PUSHGATE_RATE_*`, `PUSHGATE_MAX_*`, …).
+    public var admission: AdmissionSettings
     /// Log level and line format (`PUSHGATE_LOG_LEVEL`, `PUSHGATE_LOG_FORMAT`).
     public var log: LogSettings
     /// `GET /readyz` fails when more deliveries than this are due (`PUSHGATE_READY_MAX_BACKLOG`).
@@ -28,6 +30,7 @@ public struct GatewayConfiguration: Sendable, Hashable {
         apns: APNsSettings = APNsSettings(),
         fcm: FCMSettings = FCMSettings(),
         delivery: DeliverySettings = DeliverySettings(),
+        admission: AdmissionSettings = AdmissionSettings(),
         log: LogSettings = LogSettings(),
         readyMaxBacklog: Int = 100_000,
         metricsPort: Int? = nil
@@ -38,6 +41,7 @@ public struct GatewayConfiguration: Sendable, Hashable {
         self.apns = apns
         self.fcm = fcm
         self.delivery = delivery
+        self.admission = admission
         self.log = log
         self.readyMaxBacklog = readyMaxBacklog
         self.metricsPort = metricsPort
@@ -49,5 +53,7 @@ public struct GatewayConfiguration: Sendable, Hashable {
     public func validate() throws(ConfigurationError) {
         _ = try delivery.policy(timeToLive: try apns.configuration()?.timeToLive)
         _ = try fcm.configuration()
+        _ = try admission.rateLimits()
+        _ = try admission.policy()
     }
 }

@@ -82,6 +82,24 @@ public struct Setting: Sendable, Hashable, Identifiable {
         "stale_device_days", default: "90",
         "Days after which a device not registered again is deleted by the daily sweep (0: never).")
 
+    public static let ratePerSecret = Setting(
+        "rate_per_secret", default: "120", "Calls a minute one push secret may make (0: no limit).")
+    public static let ratePerAddress = Setting(
+        "rate_per_address", default: "240", "Calls a minute one client address may make (0: no limit).")
+    public static let newNamespacesPerAddress = Setting(
+        "new_namespaces_per_address", default: "10",
+        "Namespaces (new push secrets) one client address may create in an hour (0: no limit).")
+    public static let trustedProxies = Setting(
+        "trusted_proxies",
+        "Proxies (CIDR list, e.g. 10.0.0.0/8,::1) whose first X-Forwarded-For hop is taken as the client address.")
+    public static let maxDevicesPerAgent = Setting(
+        "max_devices_per_agent", default: "10000", "Devices one agent may have; a new one beyond is refused (409).")
+    public static let maxAgentsPerServer = Setting(
+        "max_agents_per_server", default: "10000", "Agents one server may have; a new one beyond is refused (409).")
+    public static let appURLSchemes = Setting(
+        "app_url_schemes", default: "codeagents",
+        "Schemes an event's app_url may use besides https, comma-separated (never javascript, file, data).")
+
     /// Every setting, in the order help and `pushgate config` show them.
     public static let all: [Setting] = [
         host, port, database, logLevel, logFormat, readyMaxBacklog, metricsPort,
@@ -90,5 +108,7 @@ public struct Setting: Sendable, Hashable, Identifiable {
         fcmCredentials, fcmProjectID, fcmURL, fcmCAFile, fcmConnections,
         triggerWait, deliveryMaxAttempts, outboxLease, outboxRetentionDays, shutdownGrace, escalationSchedule,
         coalesceWindow, previewDefault, staleDeviceDays,
+        ratePerSecret, ratePerAddress, newNamespacesPerAddress, trustedProxies, maxDevicesPerAgent, maxAgentsPerServer,
+        appURLSchemes,
     ]
 }

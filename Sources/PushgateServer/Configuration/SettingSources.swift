@@ -94,6 +94,15 @@ public struct SettingSources: Sendable {
                 previewDefault: self[.previewDefault],
                 staleDeviceDays: self[.staleDeviceDays]
             ),
+            admission: AdmissionSettings(
+                ratePerSecret: self[.ratePerSecret],
+                ratePerAddress: self[.ratePerAddress],
+                newNamespacesPerAddress: self[.newNamespacesPerAddress],
+                trustedProxies: self[.trustedProxies],
+                maxDevicesPerAgent: self[.maxDevicesPerAgent],
+                maxAgentsPerServer: self[.maxAgentsPerServer],
+                appURLSchemes: self[.appURLSchemes]
+            ),
             log: try LogSettings(level: self[.logLevel], format: self[.logFormat]),
             readyMaxBacklog: readyMaxBacklog,
             metricsPort: metricsPort

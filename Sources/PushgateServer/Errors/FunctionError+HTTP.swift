@@ -13,6 +13,7 @@ extension FunctionError: HTTPResponseError {
         case .notFound: .notFound
         case .methodNotAllowed: .methodNotAllowed
         case .payloadTooLarge: .contentTooLarge
+        case .limitReached: .conflict
         case .resourceExhausted: .tooManyRequests
         case .internal: .internalServerError
         case .unavailable: .serviceUnavailable
@@ -20,7 +21,9 @@ extension FunctionError: HTTPResponseError {
     }
 
     public var headers: HTTPFields {
-        code == .unauthenticated ? [.wwwAuthenticate: "Bearer"] : [:]
+        var headers: HTTPFields = code == .unauthenticated ? [.wwwAuthenticate: "Bearer"] : [:]
+        if let retryAfter { headers[.retryAfter] = String(retryAfter) }
+        return headers
     }
 
     public func response(from request: Request, context: some RequestContext) throws -> Response {

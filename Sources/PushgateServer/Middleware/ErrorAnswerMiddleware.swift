@@ -40,7 +40,7 @@ struct ErrorAnswerMiddleware<Context: RequestContext>: RouterMiddleware {
             return response
         case is NIOTooManyBytesError:
             return try FunctionError(
-                .payloadTooLarge, "the request body is over \(FunctionRoutes<Context>.maxBodyBytes / 1024) KiB"
+                .payloadTooLarge, "the request body is over \(FunctionRoutes.maxBodyBytes / 1024) KiB"
             )
             .response(from: request, context: context)
         case let error as DocumentStoreError where error.isUnavailable:

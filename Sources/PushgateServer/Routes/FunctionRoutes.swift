@@ -6,11 +6,15 @@ import PushgateFunctions
 
 /// The HTTP functions at the root (`/registerSubscription`, `/triggerReplyFinished`, …),
 /// so that `CODEAGENTS_PUSH_GATEWAY_BASE_URL` can point straight at Pushgate.
-struct FunctionRoutes<Context: RequestContext> {
+struct FunctionRoutes {
+    typealias Context = GatewayRequestContext
+
     /// The largest request body read.
     static var maxBodyBytes: Int { 64 * 1024 }
 
     let parts: GatewayParts
+    /// Counts the namespaces a client address creates; `nil`: no limit.
+    let rateLimiter: RateLimiter?
 
     /// The methods each path answers; the error middleware answers 405 from it.
     static var allowedMethods: [String: [HTTPRequest.Method]] {
@@ -32,37 +36,43 @@ struct FunctionRoutes<Context: RequestContext> {
     /// calls its function, and writes the function's answer as JSON.
     func add(to router: Router<Context>) {
         let parts = self.parts
-        router.post("registerSubscription") { request, _ in
-            let (secret, fields) = try await Self.read(request)
+        let rateLimiter = self.rateLimiter
+        router.post("registerSubscription") { request, context in
+            let (secret, fields) = try await Self.read(request, receivedAt: parts.now())
+            let address = context.clientAddress ?? "local"
             return try JSONAnswer.response(
-                try await parts.registerSubscription(secret: secret, RegisterSubscriptionRequest(fields: fields)))
+                try await parts.registerSubscription(
+                    secret: secret, RegisterSubscriptionRequest(fields: fields),
+                    admitNewNamespace: { try rateLimiter?.admitNewNamespace(from: address) }))
         }
         router.post("triggerReplyFinished") { request, _ in
-            let (secret, fields) = try await Self.read(request)
+            let (secret, fields) = try await Self.read(request, receivedAt: parts.now())
             let result = try await parts.triggerReplyFinished(
                 secret: secret,
                 TriggerReplyFinishedRequest(fields: fields, idempotencyKey: request.headers[Self.idempotencyKey]))
             return try JSONAnswer.response(result.answer, status: result.accepted ? .accepted : .ok)
         }
         router.post("triggerEvent") { request, _ in
-            let (secret, fields) = try await Self.read(request)
+            let (secret, fields) = try await Self.read(request, receivedAt: parts.now())
             let result = try await parts.triggerEvent(
                 secret: secret,
-                TriggerEventRequest(fields: fields, idempotencyKey: request.headers[Self.idempotencyKey]))
+                TriggerEventRequest(
+                    fields: fields, idempotencyKey: request.headers[Self.idempotencyKey],
+                    appURLSchemes: parts.admission.appURLSchemes))
             return try JSONAnswer.response(result.answer, status: result.accepted ? .accepted : .ok)
         }
         router.post("resolveEvent") { request, _ in
-            let (secret, fields) = try await Self.read(request)
+            let (secret, fields) = try await Self.read(request, receivedAt: parts.now())
             return try JSONAnswer.response(
                 try await parts.resolveEvent(secret: secret, ResolveEventRequest(fields: fields)))
         }
         router.post("unregisterSubscription") { request, _ in
-            let (secret, fields) = try await Self.read(request)
+            let (secret, fields) = try await Self.read(request, receivedAt: parts.now())
             return try JSONAnswer.response(
                 try await parts.unregisterSubscription(secret: secret, UnregisterSubscriptionRequest(fields: fields)))
         }
         router.post("unregisterInstallation") { request, _ in
-            let (secret, fields) = try await Self.read(request)
+            let (secret, fields) = try await Self.read(request, receivedAt: parts.now())
             return try JSONAnswer.response(
                 try await parts.unregisterInstallation(secret: secret, UnregisterInstallationRequest(fields: fields)))
         }
@@ -73,7 +83,7 @@ struct FunctionRoutes<Context: RequestContext> {
         }
         router.post("heartbeat") { request, _ in
             // The body, if any, is read and checked like any other, but carries nothing.
-            let (secret, _) = try await Self.read(request, emptyBodyAllowed: true)
+            let (secret, _) = try await Self.read(request, receivedAt: parts.now(), emptyBodyAllowed: true)
             return try JSONAnswer.response(try await parts.heartbeat(secret: secret))
         }
         router.get("ping") { request, _ in
@@ -90,13 +100,13 @@ struct FunctionRoutes<Context: RequestContext> {
 
     /// The caller's secret, then the body's fields: a request without a valid
     /// secret is refused before its body is read.
-    private static func read(_ request: Request, emptyBodyAllowed: Bool = false) async throws -> (
+    private static func read(_ request: Request, receivedAt: Date, emptyBodyAllowed: Bool = false) async throws -> (
         PushSecret, RequestFields
     ) {
         let secret = try secret(of: request)
         let body = try await request.body.collect(upTo: maxBodyBytes)
-        if emptyBodyAllowed, body.readableBytes == 0 { return (secret, RequestFields([:])) }
-        return (secret, try RequestFields(body: body.readableBytesView))
+        if emptyBodyAllowed, body.readableBytes == 0 { return (secret, RequestFields([:], receivedAt: receivedAt)) }
+        return (secret, try RequestFields(body: body.readableBytesView, receivedAt: receivedAt))
     }
 
     /// The push secret of `Authorization: Bearer <secret>`.

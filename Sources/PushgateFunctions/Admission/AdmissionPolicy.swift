@@ -1,0 +1,15 @@
+import PushgateCore
+
+/// What a namespace may grow to and what a request may ask for, beyond the field
+/// rules: the limits a gateway on the open internet needs so that one secret, or
+/// one caller, cannot fill the store or the phones with anything it likes.
+public struct AdmissionPolicy: Sendable, Hashable {
+    /// Devices one agent may have (`PUSHGATE_MAX_DEVICES_PER_AGENT`); a new one beyond is refused.
+    public var maxDevicesPerAgent = 10_000
+    /// Agents one server may have (`PUSHGATE_MAX_AGENTS_PER_SERVER`); a new one beyond is refused.
+    public var maxAgentsPerServer = 10_000
+    /// Schemes `app_url` may use besides `https` (`PUSHGATE_APP_URL_SCHEMES`).
+    public var appURLSchemes = TriggerEventRequest.defaultAppURLSchemes
+
+    public init() {}
+}

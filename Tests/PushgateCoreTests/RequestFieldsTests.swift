@@ -1,0 +1,61 @@
+import Foundation
+import PushgateCore
+import Testing
+
+@Suite("Request fields")
+struct RequestFieldsTests {
+    let now = Date(timeIntervalSince1970: 1_795_323_872)
+
+    func fields(_ json: String) throws(FunctionError) -> RequestFields {
+        try RequestFields(body: Array(json.utf8), receivedAt: now)
+    }
+
+    @Test(
+        "a key twice in one object is refused, escapes read, at any depth",
+        arguments: [
+            #"{"cwd": "/a", "cwd": "/b"}"#, #"{"cwd": "/a", "c\u0077d": "/b"}"#,
+            #"{"data": {"k": "1", "k": "2"}}"#, #"{"a": [{"x": 1, "x": 2}]}"#,
+        ])
+    func duplicateKeys(json: String) {
+        #expect(throws: FunctionError.self) { try fields(json) }
+    }
+
+    @Test(
+        "the same key in different objects, or a key's text as a value, is fine",
+        arguments: [
+            #"{"a": {"k": 1}, "b": {"k": 2}}"#, #"{"k": "k", "v": ["k", "k"]}"#,
+            #"{"a": [{"k": 1}, {"k": 2}], "k": "\"k\""}"#, #"{"s": "{\"k\": 1, \"k\": 2}"}"#,
+        ])
+    func distinctKeys(json: String) throws {
+        _ = try fields(json)
+        #expect(DuplicateKeyScan.firstDuplicate(in: Array(json.utf8)) == nil)
+    }
+
+    @Test("text refuses C0 controls; multiline text allows tabs and line breaks only")
+    func controls() throws {
+        let body = try fields(#"{"a": "x\u0000", "b": "x\ty\nz\r", "c": "x\u001b", "d": "é😀\u007f"}"#)
+        #expect(throws: FunctionError.invalidArgument("'a' must not contain NUL characters", field: "a")) {
+            try body.optionalString("a", multiline: true)
+        }
+        #expect(throws: FunctionError.self) { try body.optionalString("b") }
+        #expect(try body.optionalString("b", multiline: true) == "x\ty\nz\r")
+        #expect(throws: FunctionError.self) { try body.optionalString("c", multiline: true) }
+        #expect(try body.optionalString("d") == "é😀\u{7F}", "DEL and beyond are not C0")
+        let map = try fields(#"{"m": {"k\n": "v"}, "n": {"k": "v\nw"}, "o": {"k": "v\u0001"}}"#)
+        #expect(throws: FunctionError.self) { try map.optionalStringMap("m", multiline: true) }
+        #expect(try map.optionalStringMap("n", multiline: true) == ["k": "v\nw"])
+        #expect(throws: FunctionError.self) { try map.optionalStringMap("o", multiline: true) }
+    }
+
+    @Test("a time at most 5 minutes ahead of the gateway's clock is taken, one further ahead is refused")
+    func futureTimes() throws {
+        let body = try fields(
+            #"{"past": "2020-01-01T00:00:00Z", "soon": "2026-11-22T05:09:32Z", "later": "2026-11-22T05:09:33Z", "bad": "tomorrow"}"#
+        )
+        #expect(try body.optionalTimestamp("past") != nil)
+        #expect(try body.optionalTimestamp("soon") == now + 300)
+        #expect(throws: FunctionError.self) { try body.optionalTimestamp("later") }
+        #expect(throws: FunctionError.self) { try body.optionalTimestamp("bad") }
+        #expect(try body.optionalTimestamp("absent") == nil)
+    }
+}
