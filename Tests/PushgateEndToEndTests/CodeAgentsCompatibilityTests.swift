@@ -28,17 +28,10 @@ struct CodeAgentsCompatibilityTests {
     func call(
         _ gateway: RunningGateway, _ function: String, _ body: JSONValue, secret: String? = nil
     ) throws -> (status: Int, answer: [String: JSONValue]) {
-        let result = try BuiltExecutable.run(
-            [
-                "curl", "-sS", "-X", "POST", "\(gateway.baseURL)/\(function)",
-                "-H", "Authorization: Bearer \(secret ?? self.secret.value)", "-H", "Content-Type: application/json",
-                "--data-binary", String(decoding: try body.encodedData(), as: UTF8.self), "-w", "\n%{http_code}",
-            ], program: URL(fileURLWithPath: "/usr/bin/env"))
-        try #require(result.status == 0, "curl failed: \(result.stderr)")
-        let lines = result.stdout.split(separator: "\n", omittingEmptySubsequences: false)
-        let status = try #require(Int(lines.last ?? ""))
-        let answer = try JSONValue.parse(Array(lines.dropLast().joined(separator: "\n").utf8)).objectValue ?? [:]
-        return (status, answer)
+        let answer = try CurlCall.run(
+            "POST", "\(gateway.baseURL)/\(function)", secret: secret ?? self.secret.value,
+            body: String(decoding: try body.encodedData(), as: UTF8.self))
+        return (answer.status, answer.json)
     }
 
     /// The app's `registerSubscription`: Swift's JSONEncoder leaves absent optionals out; `platform` is always sent.

@@ -19,6 +19,15 @@ struct AbuseTests {
         ["cwd": .string(cwd), "installation_id": .string(installation), "apns_token": .string(token)]
     }
 
+    /// Limits with only `limit` on, on a test clock's time.
+    static func limiter(
+        _ limit: WritableKeyPath<RateLimiter.Limits, Int>, _ value: Int, clock: TestClock = TestClock()
+    ) -> RateLimiter {
+        var limits = RateLimiter.Limits.off
+        limits[keyPath: limit] = value
+        return RateLimiter(limits: limits, now: clock.now)
+    }
+
     /// A client's request with its own secret.
     static func headers(secret: String) -> HTTPFields { RouterFixture.authorized(secret) }
 
@@ -56,9 +65,7 @@ struct AbuseTests {
     func perSecret() async throws {
         let fixture = try RouterFixture()
         let clock = TestClock()
-        var limits = RateLimiter.Limits.off
-        limits.perSecretPerMinute = 3
-        let limiter = RateLimiter(limits: limits, now: clock.now)
+        let limiter = Self.limiter(\.perSecretPerMinute, 3, clock: clock)
         try await fixture.withClient(rateLimiter: limiter) { client in
             for n in 0..<3 {
                 let response = try await client.post(
@@ -89,9 +96,7 @@ struct AbuseTests {
     @Test("per address: every secret from one address shares its limit; health checks are not limited")
     func perAddress() async throws {
         let fixture = try RouterFixture()
-        var limits = RateLimiter.Limits.off
-        limits.perAddressPerMinute = 2
-        let limiter = RateLimiter(limits: limits, now: TestClock().now)
+        let limiter = Self.limiter(\.perAddressPerMinute, 2)
         try await fixture.withClient(rateLimiter: limiter) { client in
             for n in 0..<2 {
                 let secret = "address-test-secret-\(n)-0123456789abcdef"
@@ -110,9 +115,7 @@ struct AbuseTests {
     @Test("new namespaces per address: the 3rd new secret is refused, known ones still register")
     func newNamespaces() async throws {
         let fixture = try RouterFixture()
-        var limits = RateLimiter.Limits.off
-        limits.newNamespacesPerAddressPerHour = 2
-        let limiter = RateLimiter(limits: limits, now: TestClock().now)
+        let limiter = Self.limiter(\.newNamespacesPerAddressPerHour, 2)
         try await fixture.withClient(rateLimiter: limiter) { client in
             let secrets = (0..<3).map { "namespace-test-secret-\($0)-0123456789abcdef" }
             for secret in secrets.prefix(2) {

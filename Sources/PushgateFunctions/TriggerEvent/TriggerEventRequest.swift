@@ -101,7 +101,7 @@ public struct TriggerEventRequest: Sendable, Hashable {
     /// A link: at most 2,048 characters, no white space, one of `schemes`; `http`
     /// and `https` links need a host.
     private static func link(_ text: String, field: String, schemes: Set<String>) throws(FunctionError) -> String {
-        let allowed = schemes.sorted().joined(separator: ", ")
+        var allowed: String { schemes.sorted().joined(separator: ", ") }
         guard text.utf8.count <= 2048, !text.contains(where: \.isWhitespace), let colon = text.firstIndex(of: ":"),
             text.distance(from: text.startIndex, to: colon) > 0
         else {
