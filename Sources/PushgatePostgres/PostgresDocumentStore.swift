@@ -63,10 +63,30 @@ public final class PostgresDocumentStore: DocumentStore {
         }
     }
 
+    public func documents(in collection: CollectionPath, after afterID: String?, limit: Int) async throws
+        -> [Document]
+    {
+        try await database.query(
+            """
+            SELECT path, fields::text FROM documents
+            WHERE parent = \(collection.rawValue) AND document_id > \(afterID ?? "")
+            ORDER BY document_id LIMIT \(Int64(max(limit, 0)))
+            """
+        ).map(Self.document(from:))
+    }
+
+    public func documents(at paths: [DocumentPath]) async throws -> [Document] {
+        try await database.query(
+            "SELECT path, fields::text FROM documents WHERE path = ANY(\(paths.map(\.rawValue)))"
+        ).map(Self.document(from:))
+    }
+
     public func documents(
         inGroup collectionID: String,
         under scope: DocumentPath?,
-        where filter: FieldFilter
+        where filter: FieldFilter,
+        after afterPath: DocumentPath?,
+        limit: Int?
     ) async throws -> [Document] {
         var query = PostgresQuery(unsafeSQL: "SELECT path, fields::text FROM documents WHERE collection_id = $1")
         query.binds.append(collectionID)
@@ -94,11 +114,21 @@ public final class PostgresDocumentStore: DocumentStore {
             query.binds.append(scope.rawValue + "/")
             query.binds.append(scope.rawValue + "0")
         }
+        if let afterPath {
+            query.sql += " AND path > $\(query.binds.count + 1)"
+            query.binds.append(afterPath.rawValue)
+        }
         query.sql += " ORDER BY path"
-        return try await database.query(query).map { row in
-            let (rawPath, json) = try row.decode((String, String).self)
-            return Document(path: try DocumentPath(rawValue: rawPath), fields: try Self.fields(json, path: rawPath))
-        }.filter(filter.matches)
+        if let limit {
+            query.sql += " LIMIT $\(query.binds.count + 1)"
+            query.binds.append(Int64(max(limit, 0)))
+        }
+        return try await database.query(query).map(Self.document(from:)).filter(filter.matches)
+    }
+
+    private static func document(from row: PostgresRow) throws -> Document {
+        let (rawPath, json) = try row.decode((String, String).self)
+        return Document(path: try DocumentPath(rawValue: rawPath), fields: try fields(json, path: rawPath))
     }
 
     public func count(inGroup collectionID: String) async throws -> Int {
@@ -112,6 +142,17 @@ public final class PostgresDocumentStore: DocumentStore {
             "SELECT count(*) FROM (SELECT 1 FROM documents WHERE parent = \(collection.rawValue) LIMIT \(Int64(max(limit, 0)))) AS capped"
         )
         return Int(try rows.first?.decode(Int64.self) ?? 0)
+    }
+
+    public func counts(in collections: [CollectionPath]) async throws -> [CollectionPath: Int] {
+        let rows = try await database.query(
+            """
+            SELECT parent, count(*) FROM documents WHERE parent = ANY(\(collections.map(\.rawValue)))
+            GROUP BY parent
+            """
+        ).map { row in try row.decode((String, Int64).self) }
+        return Dictionary(
+            rows.map { parent, count in (CollectionPath(storedRawValue: parent), Int(count)) }, uniquingKeysWith: +)
     }
 
     @discardableResult

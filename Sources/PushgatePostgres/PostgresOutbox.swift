@@ -243,56 +243,58 @@ public final class PostgresOutbox: Outbox {
             failed: Int(failed))
     }
 
-    public func activity(serverKey: String, agentKey: String) async throws -> AgentActivity {
-        let latest = try await database.query(
+    public func activities(serverKey: String, agentKeys: [String]) async throws -> [String: AgentActivity] {
+        // Each agent's latest notification is one index seek (by agent, newest first).
+        var rows = AgentActivityRows()
+        for row in try await database.query(
             """
-            SELECT id, created_at FROM outbox_notifications
-            WHERE server_key = \(serverKey) AND agent_key = \(agentKey) AND reminder_of IS NULL
-                AND coalesced_into IS NULL
-            ORDER BY created_at DESC LIMIT 1
-            """
-        ).first.map { try $0.decode((String, Int64).self) }
-        var outcomes: [String: Int] = [:]
-        if let (id, _) = latest {
-            for row in try await database.query(
-                """
-                SELECT state, last_reason, count(*) FROM outbox_deliveries
-                WHERE notification_id = \(id) GROUP BY state, last_reason
-                """)
-            {
-                let (state, reason, count) = try row.decode((String, String?, Int64).self)
-                outcomes[state == "failed" ? reason ?? "failed" : state, default: 0] += Int(count)
-            }
+            SELECT wanted.agent_key, n.id, n.created_at, d.state, d.last_reason, count(d.notification_id)
+            FROM unnest(\(agentKeys)::text[]) AS wanted(agent_key)
+            CROSS JOIN LATERAL (
+                SELECT id, created_at FROM outbox_notifications
+                WHERE server_key = \(serverKey) AND agent_key = wanted.agent_key
+                    AND reminder_of IS NULL AND coalesced_into IS NULL
+                ORDER BY created_at DESC LIMIT 1) AS n
+            LEFT JOIN outbox_deliveries d ON d.notification_id = n.id
+            GROUP BY wanted.agent_key, n.id, n.created_at, d.state, d.last_reason
+            """)
+        {
+            let (agentKey, id, createdAt, state, reason, count) = try row.decode(
+                (String, String, Int64, String?, String?, Int64).self)
+            rows.addLatest(
+                agentKey: agentKey, id: id, createdAt: createdAt, state: state, reason: reason, count: Int(count))
         }
-        let reminders =
-            try await database.query(
-                """
-                SELECT count(*) FROM outbox_notifications n
-                WHERE n.server_key = \(serverKey) AND n.agent_key = \(agentKey) AND n.reminder_of IS NOT NULL
-                AND EXISTS (SELECT 1 FROM outbox_deliveries d WHERE d.notification_id = n.id AND d.state = 'pending')
-                """
-            ).first?.decode(Int64.self) ?? 0
-        return AgentActivity(
-            lastNotificationID: latest?.0,
-            lastNotificationAt: latest.map { OutboxRows.date($0.1) },
-            lastOutcomes: outcomes,
-            pendingReminders: Int(reminders)
-        )
+        for row in try await database.query(
+            """
+            SELECT n.agent_key, count(*) FROM outbox_notifications n
+            WHERE n.server_key = \(serverKey) AND n.agent_key = ANY(\(agentKeys)) AND n.reminder_of IS NOT NULL
+            AND EXISTS (SELECT 1 FROM outbox_deliveries d WHERE d.notification_id = n.id AND d.state = 'pending')
+            GROUP BY n.agent_key
+            """)
+        {
+            let (agentKey, count) = try row.decode((String, Int64).self)
+            rows.addReminders(agentKey: agentKey, count: Int(count))
+        }
+        return rows.activities(for: agentKeys)
     }
 
-    public func status(of notificationID: String, installationID: String) async throws -> DeliveryStatus? {
-        try await database.query(
+    public func statuses(of notificationIDs: [String], installationID: String) async throws -> [String: DeliveryStatus]
+    {
+        var statuses: [String: DeliveryStatus] = [:]
+        for row in try await database.query(
             """
-            SELECT state, attempts, last_reason, removed, token_kind FROM outbox_deliveries
-            WHERE notification_id = \(notificationID) AND installation_id = \(installationID)
-            """
-        ).first.map { row in
-            let (state, attempts, reason, removed, kind) = try row.decode((String, Int32, String?, Bool, String).self)
-            return DeliveryStatus(
+            SELECT notification_id, state, attempts, last_reason, removed, token_kind FROM outbox_deliveries
+            WHERE notification_id = ANY(\(notificationIDs)) AND installation_id = \(installationID)
+            """)
+        {
+            let (id, state, attempts, reason, removed, kind) = try row.decode(
+                (String, String, Int32, String?, Bool, String).self)
+            statuses[id] = DeliveryStatus(
                 installationID: installationID, provider: try OutboxRows.tokenKind(kind),
                 state: DeliveryState(rawValue: state) ?? .pending,
                 attempts: Int(attempts), lastReason: reason, removed: removed)
         }
+        return statuses
     }
 
     public func cancel(notificationID: String) async throws -> Int {

@@ -63,10 +63,38 @@ public final class SQLiteDocumentStore: DocumentStore {
         }
     }
 
+    public func documents(in collection: CollectionPath, after afterID: String?, limit: Int) async throws
+        -> [Document]
+    {
+        try await read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT path, fields FROM documents WHERE parent = ? AND document_id > ?
+                    ORDER BY document_id LIMIT ?
+                    """,
+                arguments: [collection.rawValue, afterID ?? "", max(limit, 0)]
+            ).map(Self.document(from:))
+        }
+    }
+
+    public func documents(at paths: [DocumentPath]) async throws -> [Document] {
+        // The paths travel as one JSON array: one statement, however many there are.
+        let list = try Self.jsonArray(paths.map(\.rawValue))
+        return try await read { db in
+            try Row.fetchAll(
+                db, sql: "SELECT path, fields FROM documents WHERE path IN (SELECT value FROM json_each(?))",
+                arguments: [list]
+            ).map(Self.document(from:))
+        }
+    }
+
     public func documents(
         inGroup collectionID: String,
         under scope: DocumentPath?,
-        where filter: FieldFilter
+        where filter: FieldFilter,
+        after afterPath: DocumentPath?,
+        limit: Int?
     ) async throws -> [Document] {
         var sql = "SELECT path, fields FROM documents WHERE collection_id = ?"
         var arguments: StatementArguments = [collectionID]
@@ -93,7 +121,15 @@ public final class SQLiteDocumentStore: DocumentStore {
             sql += " AND path > ? AND path < ?"
             arguments += [scope.rawValue + "/", scope.rawValue + "0"]
         }
+        if let afterPath {
+            sql += " AND path > ?"
+            arguments += [afterPath.rawValue]
+        }
         sql += " ORDER BY path"
+        if let limit {
+            sql += " LIMIT ?"
+            arguments += [max(limit, 0)]
+        }
         let query = sql
         let queryArguments = arguments
         let documents = try await read { db in
@@ -117,6 +153,22 @@ public final class SQLiteDocumentStore: DocumentStore {
                 db, sql: "SELECT COUNT(*) FROM (SELECT 1 FROM documents WHERE parent = ? LIMIT ?)",
                 arguments: [collection.rawValue, max(limit, 0)]) ?? 0
         }
+    }
+
+    public func counts(in collections: [CollectionPath]) async throws -> [CollectionPath: Int] {
+        let list = try Self.jsonArray(collections.map(\.rawValue))
+        let rows = try await read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT parent, COUNT(*) FROM documents WHERE parent IN (SELECT value FROM json_each(?))
+                    GROUP BY parent
+                    """,
+                arguments: [list]
+            ).map { row in (row[0] as String, row[1] as Int) }
+        }
+        return Dictionary(
+            rows.map { parent, count in (CollectionPath(storedRawValue: parent), count) }, uniquingKeysWith: +)
     }
 
     @discardableResult
@@ -200,6 +252,10 @@ public final class SQLiteDocumentStore: DocumentStore {
         let rawPath: String = row["path"]
         let path = try DocumentPath(rawValue: rawPath)
         return Document(path: path, fields: try decodeFields(row["fields"], path: rawPath))
+    }
+
+    private static func jsonArray(_ texts: [String]) throws -> String {
+        String(decoding: try JSONValue.array(texts.map(JSONValue.string)).encodedData(), as: UTF8.self)
     }
 
     private static func decodeFields(_ json: String, path: String) throws -> [String: JSONValue] {

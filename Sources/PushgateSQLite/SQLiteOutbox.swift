@@ -240,71 +240,73 @@ public final class SQLiteOutbox: Outbox {
         }
     }
 
-    public func activity(serverKey: String, agentKey: String) async throws -> AgentActivity {
-        try await database.read { db in
-            let latest = try Row.fetchOne(
+    public func activities(serverKey: String, agentKeys: [String]) async throws -> [String: AgentActivity] {
+        // The keys travel as one JSON array; each agent's latest notification is one
+        // index seek (by agent, newest first) inside the same statement.
+        let keys = String(decoding: try JSONEncoder().encode(agentKeys), as: UTF8.self)
+        return try await database.read { db in
+            var rows = AgentActivityRows()
+            for row in try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT id, created_at FROM outbox_notifications
-                    WHERE server_key = ? AND agent_key = ? AND reminder_of IS NULL AND coalesced_into IS NULL
-                    ORDER BY created_at DESC LIMIT 1
+                    WITH latest AS (
+                        SELECT n.agent_key, n.id, n.created_at FROM json_each(?) AS wanted
+                        JOIN outbox_notifications n ON n.id = (
+                            SELECT id FROM outbox_notifications
+                            WHERE server_key = ? AND agent_key = wanted.value
+                                AND reminder_of IS NULL AND coalesced_into IS NULL
+                            ORDER BY created_at DESC LIMIT 1))
+                    SELECT latest.agent_key, latest.id, latest.created_at, d.state, d.last_reason,
+                        count(d.notification_id)
+                    FROM latest LEFT JOIN outbox_deliveries d ON d.notification_id = latest.id
+                    GROUP BY latest.agent_key, latest.id, latest.created_at, d.state, d.last_reason
                     """,
-                arguments: [serverKey, agentKey]
-            )
-            var outcomes: [String: Int] = [:]
-            if let id: String = latest?["id"] {
-                for row in try Row.fetchAll(
-                    db,
-                    sql: """
-                        SELECT state, last_reason, count(*) FROM outbox_deliveries
-                        WHERE notification_id = ? GROUP BY state, last_reason
-                        """,
-                    arguments: [id]
-                ) {
-                    let state: String = row[0]
-                    let key = state == "failed" ? (row[1] as String?) ?? "failed" : state
-                    outcomes[key, default: 0] += row[2] as Int
-                }
+                arguments: [keys, serverKey]
+            ) {
+                rows.addLatest(
+                    agentKey: row[0], id: row[1], createdAt: row[2], state: row[3], reason: row[4], count: row[5])
             }
-            let reminders =
-                try Int.fetchOne(
-                    db,
-                    sql: """
-                        SELECT count(*) FROM outbox_notifications n
-                        WHERE n.server_key = ? AND n.agent_key = ? AND n.reminder_of IS NOT NULL
-                        AND EXISTS (SELECT 1 FROM outbox_deliveries d WHERE d.notification_id = n.id AND d.state = 'pending')
-                        """,
-                    arguments: [serverKey, agentKey]
-                ) ?? 0
-            let createdAt: Int64? = latest?["created_at"]
-            return AgentActivity(
-                lastNotificationID: latest?["id"],
-                lastNotificationAt: createdAt.map(OutboxRows.date),
-                lastOutcomes: outcomes,
-                pendingReminders: reminders
-            )
+            for row in try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT n.agent_key, count(*) FROM outbox_notifications n
+                    WHERE n.server_key = ? AND n.agent_key IN (SELECT value FROM json_each(?))
+                        AND n.reminder_of IS NOT NULL
+                        AND EXISTS (
+                            SELECT 1 FROM outbox_deliveries d WHERE d.notification_id = n.id AND d.state = 'pending')
+                    GROUP BY n.agent_key
+                    """,
+                arguments: [serverKey, keys]
+            ) {
+                rows.addReminders(agentKey: row[0], count: row[1])
+            }
+            return rows.activities(for: agentKeys)
         }
     }
 
-    public func status(of notificationID: String, installationID: String) async throws -> DeliveryStatus? {
-        try await database.read { db in
-            try Row.fetchOne(
+    public func statuses(of notificationIDs: [String], installationID: String) async throws -> [String: DeliveryStatus]
+    {
+        let ids = String(decoding: try JSONEncoder().encode(notificationIDs), as: UTF8.self)
+        return try await database.read { db in
+            var statuses: [String: DeliveryStatus] = [:]
+            for row in try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT state, attempts, last_reason, removed, token_kind FROM outbox_deliveries
-                    WHERE notification_id = ? AND installation_id = ?
+                    SELECT notification_id, state, attempts, last_reason, removed, token_kind FROM outbox_deliveries
+                    WHERE notification_id IN (SELECT value FROM json_each(?)) AND installation_id = ?
                     """,
-                arguments: [notificationID, installationID]
-            ).map { row in
-                DeliveryStatus(
+                arguments: [ids, installationID]
+            ) {
+                statuses[row[0]] = DeliveryStatus(
                     installationID: installationID,
-                    provider: try OutboxRows.tokenKind(row[4]),
-                    state: DeliveryState(rawValue: row[0]) ?? .pending,
-                    attempts: row[1],
-                    lastReason: row[2],
-                    removed: row[3]
+                    provider: try OutboxRows.tokenKind(row[5]),
+                    state: DeliveryState(rawValue: row[1]) ?? .pending,
+                    attempts: row[2],
+                    lastReason: row[3],
+                    removed: row[4]
                 )
             }
+            return statuses
         }
     }
 

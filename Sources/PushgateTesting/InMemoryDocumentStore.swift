@@ -21,19 +21,37 @@ public actor InMemoryDocumentStore: DocumentStore {
             .sorted { $0.path.documentID.utf8.lexicographicallyPrecedes($1.path.documentID.utf8) }
     }
 
+    public func documents(in collection: CollectionPath, after afterID: String?, limit: Int) -> [Document] {
+        Array(
+            documents(in: collection, selecting: nil)
+                .filter { document in
+                    afterID.map { $0.utf8.lexicographicallyPrecedes(document.path.documentID.utf8) } ?? true
+                }
+                .prefix(max(limit, 0)))
+    }
+
+    public func documents(at paths: [DocumentPath]) -> [Document] {
+        Set(paths).compactMap(document(at:))
+    }
+
     public func documents(
         inGroup collectionID: String,
         under scope: DocumentPath?,
-        where filter: FieldFilter
+        where filter: FieldFilter,
+        after afterPath: DocumentPath?,
+        limit: Int?
     ) -> [Document] {
-        documents
+        let matching =
+            documents
             .filter { path, _ in
                 path.parent.collectionID == collectionID
                     && (scope.map { path.segments.starts(with: $0.segments) && path != $0 } ?? true)
+                    && (afterPath.map { Self.precedes($0, path) } ?? true)
             }
             .map { Document(path: $0.key, fields: $0.value) }
             .filter(filter.matches)
-            .sorted { $0.path.rawValue.utf8.lexicographicallyPrecedes($1.path.rawValue.utf8) }
+            .sorted { Self.precedes($0.path, $1.path) }
+        return Array(matching.prefix(limit ?? matching.count))
     }
 
     public func count(inGroup collectionID: String) -> Int {
@@ -42,6 +60,15 @@ public actor InMemoryDocumentStore: DocumentStore {
 
     public func count(in collection: CollectionPath, upTo limit: Int) -> Int {
         min(documents.keys.count { $0.parent == collection }, max(limit, 0))
+    }
+
+    public func counts(in collections: [CollectionPath]) -> [CollectionPath: Int] {
+        let wanted = Set(collections)
+        var counts: [CollectionPath: Int] = [:]
+        for path in documents.keys where wanted.contains(path.parent) {
+            counts[path.parent, default: 0] += 1
+        }
+        return counts
     }
 
     public func commit(_ writes: [DocumentWrite]) throws -> [WriteResult] {
@@ -70,6 +97,11 @@ public actor InMemoryDocumentStore: DocumentStore {
     /// Every stored document, ordered by path, as ``SQLiteDocumentStore`` lists them.
     public func allDocuments() -> [Document] {
         documents.map { Document(path: $0.key, fields: $0.value) }
-            .sorted { $0.path.rawValue.utf8.lexicographicallyPrecedes($1.path.rawValue.utf8) }
+            .sorted { Self.precedes($0.path, $1.path) }
+    }
+
+    /// Byte order of raw paths, as SQLite and PostgreSQL ("C") sort them.
+    private static func precedes(_ first: DocumentPath, _ second: DocumentPath) -> Bool {
+        first.rawValue.utf8.lexicographicallyPrecedes(second.rawValue.utf8)
     }
 }

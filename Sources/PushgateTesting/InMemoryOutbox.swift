@@ -168,7 +168,13 @@ public actor InMemoryOutbox: Outbox {
             .sorted { $0.installationID.utf8.lexicographicallyPrecedes($1.installationID.utf8) }
     }
 
-    public func activity(serverKey: String, agentKey: String) -> AgentActivity {
+    public func activities(serverKey: String, agentKeys: [String]) -> [String: AgentActivity] {
+        Dictionary(
+            agentKeys.map { ($0, activity(serverKey: serverKey, agentKey: $0)) },
+            uniquingKeysWith: { first, _ in first })
+    }
+
+    private func activity(serverKey: String, agentKey: String) -> AgentActivity {
         let ofAgent = notifications.values.filter { $0.serverKey == serverKey && $0.agentKey == agentKey }
         let latest = ofAgent.filter { $0.reminderOf == nil && $0.coalescedInto == nil }.max {
             $0.createdAt < $1.createdAt
@@ -189,8 +195,12 @@ public actor InMemoryOutbox: Outbox {
             lastOutcomes: outcomes, pendingReminders: reminders)
     }
 
-    public func status(of notificationID: String, installationID: String) -> DeliveryStatus? {
-        deliveries[DeliveryKey(notificationID: notificationID, installationID: installationID)]?.status()
+    public func statuses(of notificationIDs: [String], installationID: String) -> [String: DeliveryStatus] {
+        var statuses: [String: DeliveryStatus] = [:]
+        for id in notificationIDs {
+            statuses[id] = deliveries[DeliveryKey(notificationID: id, installationID: installationID)]?.status()
+        }
+        return statuses
     }
 
     public func stats(now: Date) -> OutboxStats {

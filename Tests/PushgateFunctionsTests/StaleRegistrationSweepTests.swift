@@ -84,14 +84,22 @@ final class RacingStore: DocumentStore {
     func documents(in collection: CollectionPath, selecting fieldMask: [String]?) async throws -> [Document] {
         try await store.documents(in: collection, selecting: fieldMask)
     }
-    func documents(inGroup collectionID: String, under scope: DocumentPath?, where filter: FieldFilter) async throws
-        -> [Document]
-    {
-        try await store.documents(inGroup: collectionID, under: scope, where: filter)
+    func documents(in collection: CollectionPath, after afterID: String?, limit: Int) async throws -> [Document] {
+        try await store.documents(in: collection, after: afterID, limit: limit)
+    }
+    func documents(at paths: [DocumentPath]) async throws -> [Document] { try await store.documents(at: paths) }
+    func documents(
+        inGroup collectionID: String, under scope: DocumentPath?, where filter: FieldFilter,
+        after afterPath: DocumentPath?, limit: Int?
+    ) async throws -> [Document] {
+        try await store.documents(inGroup: collectionID, under: scope, where: filter, after: afterPath, limit: limit)
     }
     func count(inGroup collectionID: String) async throws -> Int { try await store.count(inGroup: collectionID) }
     func count(in collection: CollectionPath, upTo limit: Int) async throws -> Int {
         try await store.count(in: collection, upTo: limit)
+    }
+    func counts(in collections: [CollectionPath]) async throws -> [CollectionPath: Int] {
+        try await store.counts(in: collections)
     }
     func commit(_ writes: [DocumentWrite]) async throws -> [WriteResult] {
         let first = ran.withLock { ran in

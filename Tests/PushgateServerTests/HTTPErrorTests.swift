@@ -185,13 +185,19 @@ private struct FaultyDocumentStore: DocumentStore {
     func documents(in collection: CollectionPath, selecting fieldMask: [String]?) async throws -> [Document] {
         throw error
     }
-    func documents(inGroup collectionID: String, under scope: DocumentPath?, where filter: FieldFilter) async throws
-        -> [Document]
-    {
+    func documents(in collection: CollectionPath, after afterID: String?, limit: Int) async throws -> [Document] {
+        throw error
+    }
+    func documents(at paths: [DocumentPath]) async throws -> [Document] { throw error }
+    func documents(
+        inGroup collectionID: String, under scope: DocumentPath?, where filter: FieldFilter,
+        after afterPath: DocumentPath?, limit: Int?
+    ) async throws -> [Document] {
         throw error
     }
     func count(inGroup collectionID: String) async throws -> Int { throw error }
     func count(in collection: CollectionPath, upTo limit: Int) async throws -> Int { throw error }
+    func counts(in collections: [CollectionPath]) async throws -> [CollectionPath: Int] { throw error }
     func commit(_ writes: [DocumentWrite]) async throws -> [WriteResult] { throw error }
     func checkHealth() async throws { throw error }
     func checkWritable() async throws { throw error }

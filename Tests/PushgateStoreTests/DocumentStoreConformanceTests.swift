@@ -56,6 +56,59 @@ struct DocumentStoreConformanceTests {
         }
     }
 
+    @Test("a collection reads a page at a time, after an id, in byte order", arguments: StoreKind.allCases)
+    func pagedCollection(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            for id in ["b", "a", "c", "B", "a-1"] {
+                try await store.set(path("servers/s1/agents/x/devices/\(id)"), ["id": .value(.string(id))])
+            }
+            try await store.set(path("servers/s1/agents/x/devices/b/deeper/q"), ["below": .value(true)])
+            let devices = try path("servers/s1/agents/x").collection("devices")
+            let first = try await store.documents(in: devices, after: nil, limit: 2)
+            #expect(first.map(\.path.documentID) == ["B", "a"])
+            #expect(first.map(\.fields) == [["id": "B"], ["id": "a"]], "whole documents")
+            let second = try await store.documents(in: devices, after: "a", limit: 2)
+            #expect(second.map(\.path.documentID) == ["a-1", "b"])
+            #expect(try await store.documents(in: devices, after: "b", limit: 2).map(\.path.documentID) == ["c"])
+            #expect(try await store.documents(in: devices, after: "c", limit: 2).isEmpty)
+            #expect(try await store.documents(in: devices, after: "a0", limit: 9).map(\.path.documentID) == ["b", "c"])
+        }
+    }
+
+    @Test("many documents are read at once by path; missing ones are left out", arguments: StoreKind.allCases)
+    func readByPaths(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            try await store.set(path("servers/s1/agents/a"), ["cwd": "/a"])
+            try await store.set(path("servers/s1/agents/b"), ["cwd": "/b"])
+            let found = try await store.documents(at: [
+                path("servers/s1/agents/b"), path("servers/s1/agents/missing"), path("servers/s1/agents/a"),
+                path("servers/s1/agents/a"),
+            ])
+            #expect(Set(found.map(\.path.rawValue)) == ["servers/s1/agents/a", "servers/s1/agents/b"])
+            #expect(found.count == 2)
+            #expect(found.first { $0.path.documentID == "b" }?.fields == ["cwd": "/b"])
+            #expect(try await store.documents(at: []).isEmpty)
+        }
+    }
+
+    @Test("several collections are counted in one read", arguments: StoreKind.allCases)
+    func countsOfCollections(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            for raw in [
+                "servers/s1/agents/a/devices/1", "servers/s1/agents/a/devices/2", "servers/s1/agents/b/devices/1",
+                "servers/s1/agents/a/devices/1/deeper/x", "servers/s1/agents/c/other/1",
+            ] {
+                try await store.set(path(raw), ["at": .value(.string(raw))])
+            }
+            let devicesOf = { (agent: String) in
+                try CollectionPath(segments: ["servers", "s1", "agents", agent, "devices"])
+            }
+            let counts = try await store.counts(in: [devicesOf("a"), devicesOf("b"), devicesOf("c")])
+            #expect(counts == [try devicesOf("a"): 2, try devicesOf("b"): 1])
+            #expect(try await store.counts(in: []).isEmpty)
+        }
+    }
+
     @Test("a field mask returns only those fields, types intact, absent ones left out", arguments: StoreKind.allCases)
     func fieldMask(kind: StoreKind) async throws {
         try await kind.withStore { store in
@@ -104,6 +157,18 @@ struct DocumentStoreConformanceTests {
             #expect(try await store.count(in: agentB, upTo: 10) == 2)
             #expect(try await store.count(in: agentB, upTo: 1) == 1)
             #expect(try await store.count(in: path("servers/s3/agents/a").parent, upTo: 10) == 0)
+            // A page: after a path, at most so many.
+            let paged = try await store.documents(
+                inGroup: "devices", under: nil, where: .documentID("phone"),
+                after: path("servers/s1/agents/a/devices/phone"), limit: 2)
+            #expect(
+                paged.map(\.path.rawValue) == [
+                    "servers/s1/agents/b/devices/phone", "servers/s10/agents/a/devices/phone",
+                ])
+            let rest = try await store.documents(
+                inGroup: "devices", under: server, where: .documentID("phone"),
+                after: path("servers/s1/agents/b/devices/phone"), limit: 2)
+            #expect(rest.isEmpty, "nothing after the last one within the scope")
         }
     }
 

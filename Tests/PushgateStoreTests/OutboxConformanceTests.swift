@@ -76,6 +76,49 @@ struct OutboxConformanceTests {
         }
     }
 
+    @Test(
+        "diagnostics read a page of agents' activity and one device's deliveries in a few queries",
+        arguments: StoreKind.allCases)
+    func activitiesAndStatuses(kind: StoreKind) async throws {
+        try await kind.withDatabase { open in
+            let outbox = try await open().outbox
+            let older = notification("older")
+            let latest = notification("latest", at: start + 10)
+            let reminder = OutboxNotification(
+                id: "reminder", serverKey: "server", agentKey: "agent", content: latest.content, createdAt: start + 20,
+                expiresAt: start + 86_400, reminderOf: latest.id)
+            for stored in [older, latest, reminder] {
+                let count = stored.id == "older" ? 2 : 3
+                _ = try await outbox.enqueue(
+                    EnqueueRequest(stored, deliveries: try deliveries(of: stored, count: count)))
+            }
+            let claimed = try await outbox.claim(owner: "w", now: start + 30, leaseUntil: start + 60, limit: 100)
+            #expect(claimed.count == 8)
+            try await outbox.record(
+                [
+                    .init(notificationID: latest.id, installationID: "device-0", change: .delivered),
+                    .init(
+                        notificationID: latest.id, installationID: "device-1",
+                        change: .failed(reason: "Unregistered", removed: true)),
+                ], owner: "w", now: start + 31)
+
+            let activities = try await outbox.activities(serverKey: "server", agentKeys: ["agent", "quiet"])
+            #expect(
+                activities["agent"]
+                    == AgentActivity(
+                        lastNotificationID: latest.id, lastNotificationAt: latest.createdAt,
+                        lastOutcomes: ["delivered": 1, "Unregistered": 1, "pending": 1], pendingReminders: 1))
+            #expect(activities["quiet"] == AgentActivity.none, "every agent asked has an entry")
+            #expect(
+                try await outbox.activities(serverKey: "other", agentKeys: ["agent"])["agent"] == AgentActivity.none)
+
+            let statuses = try await outbox.statuses(of: [older.id, latest.id, "unknown"], installationID: "device-1")
+            #expect(Set(statuses.keys) == [older.id, latest.id])
+            #expect(statuses[latest.id]?.state == .failed && statuses[latest.id]?.lastReason == "Unregistered")
+            #expect(try await outbox.statuses(of: [older.id], installationID: "device-2").isEmpty)
+        }
+    }
+
     @Test("concurrent claims never hand one delivery to two workers", arguments: StoreKind.allCases)
     func concurrentClaims(kind: StoreKind) async throws {
         try await kind.withDatabase { open in

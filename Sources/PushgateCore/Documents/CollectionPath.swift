@@ -16,6 +16,12 @@ public struct CollectionPath: Sendable, Hashable, CustomStringConvertible {
         self.segments = trustedSegments
     }
 
+    /// A collection path read back from a store (a document's `parent`): checked when
+    /// it was written, so not checked again.
+    public init(storedRawValue: String) {
+        self.segments = storedRawValue.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+    }
+
     /// The last segment, e.g. `devices`: what a collection-group query names.
     public var collectionID: String { segments[segments.count - 1] }
 

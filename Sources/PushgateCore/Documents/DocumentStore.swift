@@ -13,13 +13,24 @@ public protocol DocumentStore: Sendable {
     /// reading whole documents when a fan-out needs one token of each.
     func documents(in collection: CollectionPath, selecting fieldMask: [String]?) async throws -> [Document]
 
-    /// Every document of every collection named `collectionID` (a collection
-    /// group) below `scope` (or anywhere, when `nil`) that passes `filter`,
-    /// ordered by path.
+    /// One page of `collection`: at most `limit` documents, whole, whose ids come
+    /// after `afterID` (from the start when `nil`), ordered by document id — what a
+    /// paged listing reads instead of the whole collection.
+    func documents(in collection: CollectionPath, after afterID: String?, limit: Int) async throws -> [Document]
+
+    /// The documents at `paths` that exist, in no particular order: one read for
+    /// many documents (Firestore's `getAll`).
+    func documents(at paths: [DocumentPath]) async throws -> [Document]
+
+    /// The documents of every collection named `collectionID` (a collection group)
+    /// below `scope` (or anywhere, when `nil`) that pass `filter`, ordered by path:
+    /// with `afterPath` only those after it, with `limit` at most that many.
     func documents(
         inGroup collectionID: String,
         under scope: DocumentPath?,
-        where filter: FieldFilter
+        where filter: FieldFilter,
+        after afterPath: DocumentPath?,
+        limit: Int?
     ) async throws -> [Document]
 
     /// How many documents the collection group `collectionID` holds, everywhere
@@ -29,6 +40,10 @@ public protocol DocumentStore: Sendable {
     /// How many documents lie directly in `collection`, counting no further than
     /// `limit`: enough to enforce a cap without reading or counting a huge collection.
     func count(in collection: CollectionPath, upTo limit: Int) async throws -> Int
+
+    /// How many documents lie directly in each of `collections`, in one read; a
+    /// collection that holds none is absent from the answer.
+    func counts(in collections: [CollectionPath]) async throws -> [CollectionPath: Int]
 
     /// Applies the writes in order, all or none: when one fails (an error, not a
     /// precondition that does not hold) nothing of the batch is stored.
@@ -47,6 +62,16 @@ extension DocumentStore {
     /// Every document directly in `collection`, whole, ordered by document id.
     public func documents(in collection: CollectionPath) async throws -> [Document] {
         try await documents(in: collection, selecting: nil)
+    }
+
+    /// Every document of the collection group `collectionID` below `scope` (or
+    /// anywhere, when `nil`) that passes `filter`, ordered by path.
+    public func documents(
+        inGroup collectionID: String,
+        under scope: DocumentPath?,
+        where filter: FieldFilter
+    ) async throws -> [Document] {
+        try await documents(inGroup: collectionID, under: scope, where: filter, after: nil, limit: nil)
     }
 
     /// Upserts one document.

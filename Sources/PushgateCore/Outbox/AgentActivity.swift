@@ -10,6 +10,10 @@ public struct AgentActivity: Sendable, Hashable {
     /// Reminders stored and not yet sent (their approvals unresolved).
     public let pendingReminders: Int
 
+    /// An agent nothing was sent for.
+    public static let none = AgentActivity(
+        lastNotificationID: nil, lastNotificationAt: nil, lastOutcomes: [:], pendingReminders: 0)
+
     public init(
         lastNotificationID: String?, lastNotificationAt: Date?, lastOutcomes: [String: Int], pendingReminders: Int
     ) {

@@ -45,12 +45,14 @@ public protocol Outbox: Sendable {
     /// another's push (coalescing), that push's.
     func statuses(of notificationID: String) async throws -> [DeliveryStatus]
 
-    /// What was last sent for an agent (reminders aside), how it went, and how many
-    /// reminders wait: for diagnostics.
-    func activity(serverKey: String, agentKey: String) async throws -> AgentActivity
+    /// Per agent of `agentKeys` (every one has an entry): what was last sent for it
+    /// (reminders aside), how it went, and how many reminders wait — for a page of
+    /// diagnostics, in a fixed number of queries however many agents it holds.
+    func activities(serverKey: String, agentKeys: [String]) async throws -> [String: AgentActivity]
 
-    /// One device's delivery of one notification.
-    func status(of notificationID: String, installationID: String) async throws -> DeliveryStatus?
+    /// One device's deliveries of `notificationIDs`, by notification id (absent where
+    /// it had none), in one query.
+    func statuses(of notificationIDs: [String], installationID: String) async throws -> [String: DeliveryStatus]
 
     /// Backlog figures for health checks, as of `now`.
     func stats(now: Date) async throws -> OutboxStats

@@ -10,6 +10,8 @@ public struct SubscriptionsAnswer: Sendable, Hashable, Encodable {
 
     public let serverKey: String
     public let installationID: String
-    /// By cwd.
+    /// A page of them, sorted by cwd.
     public let subscriptions: [Subscription]
+    /// Present when another page follows: pass it as `page_token`.
+    public let nextPageToken: String?
 }

@@ -18,31 +18,21 @@ public struct SubscriptionsFunction: Sendable {
         let id = request.installationID
         let serverKey = secret.serverKey
         try await ServerPresence(store: store).touch(serverKey, at: now())
-        let devices = try await store.documents(
-            inGroup: NamespacePaths.devices,
-            under: NamespacePaths.server(serverKey),
-            where: .documentID(id)
-        )
-        var subscriptions: [SubscriptionsAnswer.Subscription] = []
-        for device in devices {
-            // servers/{s}/agents/{a}/devices/{i}: the agent is the device's grandparent.
-            let agentPath = try DocumentPath(segments: Array(device.path.segments.prefix(4)))
-            guard let agent = try await store.document(at: agentPath), let cwd = agent.string(FieldName.cwd) else {
-                continue
-            }
-            subscriptions.append(
-                SubscriptionsAnswer.Subscription(
-                    cwd: cwd,
-                    agentKey: agentPath.documentID,
-                    agentDisplayName: agent.string(FieldName.agentDisplayName),
-                    since: device.string(FieldName.createdAt)
-                )
+        let page = try await InstallationPage.read(id, of: serverKey, page: request.page, in: store)
+        let subscriptions = page.entries.compactMap { entry -> SubscriptionsAnswer.Subscription? in
+            guard let agent = entry.agent, let cwd = agent.string(FieldName.cwd) else { return nil }
+            return SubscriptionsAnswer.Subscription(
+                cwd: cwd,
+                agentKey: entry.agentKey.hex,
+                agentDisplayName: agent.string(FieldName.agentDisplayName),
+                since: entry.device.string(FieldName.createdAt)
             )
         }
         return SubscriptionsAnswer(
             serverKey: serverKey.hex,
             installationID: id,
-            subscriptions: subscriptions.sorted { $0.cwd.utf8.lexicographicallyPrecedes($1.cwd.utf8) }
+            subscriptions: subscriptions.sorted { $0.cwd.utf8.lexicographicallyPrecedes($1.cwd.utf8) },
+            nextPageToken: page.nextPageToken
         )
     }
 }

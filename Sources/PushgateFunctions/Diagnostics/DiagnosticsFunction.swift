@@ -6,6 +6,10 @@ import PushgateCore
 /// last notification and how that went, and the reminders waiting. With
 /// `?installation_id=…`, one device: its token preview, its agents, its last
 /// notification and outcome. Never another namespace's data.
+///
+/// The agents come a page at a time, each page in a fixed number of queries (none
+/// per agent); with an installation, its last notification is the latest among the
+/// page's agents.
 public struct DiagnosticsFunction: Sendable {
     /// `lastSeenAt` within this: `connected`.
     public static let connectedWithin: TimeInterval = 60
@@ -34,11 +38,17 @@ public struct DiagnosticsFunction: Sendable {
             "status": .string(status(lastSeenAt: lastSeen.flatMap(RFC3339.parse))),
         ]
         answer["last_seen_at"] = lastSeen.map(JSONValue.string)
+        let nextPageToken: String?
         if let id {
-            answer["installation"] = try await installation(id, serverKey: serverKey)
+            let page = try await InstallationPage.read(id, of: serverKey, page: request.page, in: store)
+            answer["installation"] = try await installation(id, page: page, serverKey: serverKey)
+            nextPageToken = page.nextPageToken
         } else {
-            answer["agents"] = .array(try await agents(serverKey: serverKey))
+            let agents: [JSONValue]
+            (agents, nextPageToken) = try await agentsPage(request.page, serverKey: serverKey)
+            answer["agents"] = .array(agents)
         }
+        answer["next_page_token"] = nextPageToken.map(JSONValue.string)
         return .object(answer)
     }
 
@@ -50,49 +60,54 @@ public struct DiagnosticsFunction: Sendable {
         return "not_connected"
     }
 
-    private func agents(serverKey: ServerKey) async throws -> [JSONValue] {
-        let agents = try await store.documents(in: NamespacePaths.server(serverKey).collection(NamespacePaths.agents))
-        var result: [JSONValue] = []
-        for agent in agents {
-            let agentKey = AgentKey(hex: agent.path.documentID)
-            let devices = try await store.documents(
-                in: NamespacePaths.devices(of: agentKey, of: serverKey), selecting: [])
-            let activity = try await outbox.activity(serverKey: serverKey.hex, agentKey: agentKey.hex)
+    private func agentsPage(_ page: PageRequest, serverKey: ServerKey) async throws -> (
+        agents: [JSONValue], nextPageToken: String?
+    ) {
+        let read = try await store.documents(
+            in: NamespacePaths.server(serverKey).collection(NamespacePaths.agents), after: page.afterAgentKey,
+            limit: page.readLimit)
+        let (agents, nextPageToken) = page.cut(read) { $0.path.documentID }
+        let agentKeys = agents.map { AgentKey(hex: $0.path.documentID) }
+        let deviceCounts = try await store.counts(in: agentKeys.map { NamespacePaths.devices(of: $0, of: serverKey) })
+        let activities = try await outbox.activities(serverKey: serverKey.hex, agentKeys: agentKeys.map(\.hex))
+        let entries = zip(agents, agentKeys).map { agent, agentKey -> JSONValue in
+            let activity = activities[agentKey.hex] ?? .none
             var entry: [String: JSONValue] = [
                 "agent_key": .string(agentKey.hex),
                 "cwd": agent.fields[FieldName.cwd] ?? .null,
-                "device_count": .number(Double(devices.count)),
+                "device_count": .number(Double(deviceCounts[NamespacePaths.devices(of: agentKey, of: serverKey)] ?? 0)),
                 "last_outcomes": .object(activity.lastOutcomes.mapValues { .number(Double($0)) }),
                 "pending_reminders": .number(Double(activity.pendingReminders)),
             ]
             entry["agent_display_name"] = agent.fields[FieldName.agentDisplayName]
             entry["last_triggered_at"] = agent.fields[FieldName.lastTriggeredAt]
             entry["last_notification_at"] = activity.lastNotificationAt.map { .string(RFC3339.format($0)) }
-            result.append(.object(entry))
+            return .object(entry)
         }
-        return result
+        return (entries, nextPageToken)
     }
 
-    private func installation(_ id: String, serverKey: ServerKey) async throws -> JSONValue {
-        let devices = try await store.documents(
-            inGroup: NamespacePaths.devices, under: NamespacePaths.server(serverKey), where: .documentID(id))
-        var agents: [JSONValue] = []
-        var latest: (at: Date, outcome: String)?
-        var preview: String?
-        for device in devices {
-            let agentKey = device.path.segments[3]
-            let cwd = try await store.document(at: NamespacePaths.agent(AgentKey(hex: agentKey), of: serverKey))?
-                .fields[FieldName.cwd]
-            agents.append(["agent_key": .string(agentKey), "cwd": cwd ?? .null])
-            preview = preview ?? DeviceRecord(document: device).deliveryToken.map { String($0.value.prefix(8)) }
-            let activity = try await outbox.activity(serverKey: serverKey.hex, agentKey: agentKey)
-            guard let notificationID = activity.lastNotificationID, let at = activity.lastNotificationAt,
-                latest.map({ at > $0.at }) ?? true,
-                let status = try await outbox.status(of: notificationID, installationID: id)
-            else { continue }
-            let outcome = status.state == .failed ? status.lastReason ?? "failed" : status.state.rawValue
-            latest = (at, outcome)
+    private func installation(_ id: String, page: InstallationPage, serverKey: ServerKey) async throws -> JSONValue {
+        let agents: [JSONValue] = page.entries.map { entry in
+            ["agent_key": .string(entry.agentKey.hex), "cwd": entry.agent?.fields[FieldName.cwd] ?? .null]
         }
+        let preview = page.entries.lazy.compactMap { DeviceRecord(document: $0.device).deliveryToken }.first
+            .map { String($0.value.prefix(8)) }
+        let activities = try await outbox.activities(
+            serverKey: serverKey.hex, agentKeys: page.entries.map(\.agentKey.hex))
+        // Each agent's last notification, then the newest of those this device took part in.
+        let notifications = activities.values.compactMap { activity in
+            activity.lastNotificationID.flatMap { id in activity.lastNotificationAt.map { (id: id, at: $0) } }
+        }
+        let statuses = try await outbox.statuses(of: notifications.map(\.id), installationID: id)
+        let latest = notifications.compactMap { notification in
+            statuses[notification.id].map { status in
+                (
+                    at: notification.at,
+                    outcome: status.state == .failed ? status.lastReason ?? "failed" : status.state.rawValue
+                )
+            }
+        }.max { $0.at < $1.at }
         var answer: [String: JSONValue] = ["installation_id": .string(id), "agents": .array(agents)]
         answer["token_preview"] = preview.map(JSONValue.string)
         answer["last_notification_at"] = latest.map { .string(RFC3339.format($0.at)) }

@@ -78,7 +78,10 @@ struct FunctionRoutes {
         }
         router.get("subscriptions") { request, _ in
             let secret = try Self.secret(of: request)
-            let query = try SubscriptionsRequest(installationID: request.uri.queryParameters.get("installation_id"))
+            let parameters = request.uri.queryParameters
+            let query = try SubscriptionsRequest(
+                installationID: parameters.get("installation_id"), pageSize: parameters.get("page_size"),
+                pageToken: parameters.get("page_token"))
             return try JSONAnswer.response(try await parts.subscriptions(secret: secret, query))
         }
         router.post("heartbeat") { request, _ in
@@ -91,7 +94,10 @@ struct FunctionRoutes {
         }
         router.get("diagnostics") { request, _ in
             let secret = try Self.secret(of: request)
-            let query = try DiagnosticsRequest(installationID: request.uri.queryParameters.get("installation_id"))
+            let parameters = request.uri.queryParameters
+            let query = try DiagnosticsRequest(
+                installationID: parameters.get("installation_id"), pageSize: parameters.get("page_size"),
+                pageToken: parameters.get("page_token"))
             return try JSONAnswer.response(try await parts.diagnostics(secret: secret, query))
         }
     }
