@@ -16,11 +16,17 @@ import PushgateOutboxSQL
 /// - An idempotency key or a coalescing key is taken under a transaction-scoped
 ///   advisory lock on it, so that triggers with the same key on two processes are
 ///   decided one after the other (the unique index is the last guard).
+/// - Leases are in the database's time (``DatabaseClock``): a lease this process
+///   takes for 30 s runs out 30 s later for every process, whatever their clocks say.
 public final class PostgresOutbox: Outbox {
     private let database: PostgresDatabasePool
+    private let clock: DatabaseClock
 
-    public init(database: PostgresDatabasePool) {
+    /// `localNow` is this process's clock, which the database's is measured against
+    /// (tests skew it).
+    public init(database: PostgresDatabasePool, localNow: @escaping @Sendable () -> Date = Date.init) {
         self.database = database
+        self.clock = DatabaseClock(database: database, localNow: localNow)
     }
 
     private var logger: Logger { database.logger }
@@ -31,6 +37,7 @@ public final class PostgresOutbox: Outbox {
     public func enqueue(_ request: EnqueueRequest) async throws -> EnqueueResult {
         let notification = request.notification
         let logger = self.logger
+        let offset = request.lease == nil ? 0 : try await clock.offset()
         return try await database.transaction { connection in
             let keys = [
                 request.idempotency.map { "idempotency:\(notification.serverKey):\($0.key)" },
@@ -64,13 +71,16 @@ public final class PostgresOutbox: Outbox {
             case .duplicate(let earlier):
                 return .duplicate(notificationID: earlier)
             case .store(let writes):
-                try await Self.write(writes, on: connection, logger: logger)
+                try await Self.write(writes, leaseOffset: offset, on: connection, logger: logger)
                 return writes.result
             }
         }
     }
 
-    private static func write(_ writes: EnqueueWrites, on connection: PostgresConnection, logger: Logger) async throws {
+    /// `leaseOffset`: the database's time minus this process's, added to a lease.
+    private static func write(
+        _ writes: EnqueueWrites, leaseOffset: Int64, on connection: PostgresConnection, logger: Logger
+    ) async throws {
         if let earlier = writes.freeIdempotencyKeyOf {
             try await connection.query(
                 "UPDATE outbox_notifications SET idempotency_key = NULL WHERE id = \(earlier)", logger: logger)
@@ -97,7 +107,7 @@ public final class PostgresOutbox: Outbox {
             INSERT INTO outbox_deliveries (notification_id, installation_id, token_kind, token, push_id, state,
                 attempts, enqueued_at, next_attempt_at, lease_owner, lease_until)
             SELECT \(rows.notificationID), r ->> 0, r ->> 1, r ->> 2, r ->> 3, 'pending', 0, \(rows.enqueuedAt),
-                \(rows.due), \(rows.leaseOwner), \(rows.leaseUntil)
+                \(rows.due), \(rows.leaseOwner), \(rows.leaseUntil.map { $0 + leaseOffset })
             FROM jsonb_array_elements(\(rows.json)::jsonb) AS r
             """
         if rows.skippingExisting { insert.sql += " ON CONFLICT DO NOTHING" }
@@ -122,10 +132,12 @@ public final class PostgresOutbox: Outbox {
     }
 
     public func claim(owner: String, now: Date, leaseUntil: Date, limit: Int) async throws -> [OutboxDelivery] {
-        let now = OutboxRows.milliseconds(now)
+        // In the database's time: leases others took are compared on the same clock.
+        let offset = try await clock.offset()
+        let now = OutboxRows.milliseconds(now) + offset
         return try await database.query(
             """
-            UPDATE outbox_deliveries AS d SET lease_owner = \(owner), lease_until = \(OutboxRows.milliseconds(leaseUntil))
+            UPDATE outbox_deliveries AS d SET lease_owner = \(owner), lease_until = \(OutboxRows.milliseconds(leaseUntil) + offset)
             FROM (
                 SELECT notification_id, installation_id FROM outbox_deliveries
                 WHERE state = 'pending' AND greatest(next_attempt_at, coalesce(lease_until, 0)) <= \(now)
@@ -191,9 +203,10 @@ public final class PostgresOutbox: Outbox {
     }
 
     public func extendLeases(owner: String, notificationID: String, until date: Date) async throws {
+        let offset = try await clock.offset()
         _ = try await database.query(
             """
-            UPDATE outbox_deliveries SET lease_until = \(OutboxRows.milliseconds(date))
+            UPDATE outbox_deliveries SET lease_until = \(OutboxRows.milliseconds(date) + offset)
             WHERE notification_id = \(notificationID) AND state || '' = 'pending' AND lease_owner = \(owner)
             """)
     }

@@ -79,15 +79,28 @@ public func buildApplication(
     if let maxAge = policy.staleDeviceAge {
         services.append(StaleRegistrationSweep(store: backend.store, maxAge: maxAge, logger: logger))
     }
-    if let metricsPort = configuration.metricsPort {
-        services.append(
-            metricsApplication(parts: parts, host: configuration.host, port: metricsPort, logger: logger))
+    var connections = configuration.connections
+    if let descriptors = DescriptorLimit.raise() {
+        let cap = DescriptorLimit.connectionCap(wanted: connections.maxConnections, descriptors: descriptors)
+        if cap < connections.maxConnections {
+            logger.warning(
+                "PUSHGATE_MAX_CONNECTIONS lowered to fit the open-file limit; raise LimitNOFILE (systemd) or ulimits nofile (Docker)",
+                metadata: [
+                    "max_connections": "\(cap)", "asked": "\(connections.maxConnections)",
+                    "open_file_limit": "\(descriptors)",
+                ])
+            connections.maxConnections = cap
+        }
+    }
+    if case .address(let host, let port) = configuration.metrics {
+        services.append(MetricsServer(parts: parts, host: host, port: port, logger: logger))
     }
     return Application(
         router: buildRouter(
             parts: parts, readiness: Readiness(maxBacklog: configuration.readyMaxBacklog),
-            servesMetrics: configuration.metricsPort == nil,
+            servesMetrics: configuration.metrics == .main,
             rateLimiter: RateLimiter(limits: try configuration.admission.rateLimits()), logger: logger),
+        server: GuardedHTTP1Channel.builder(limits: connections, shutdownGrace: policy.shutdownGrace),
         configuration: .init(
             address: .hostname(configuration.host, port: configuration.port),
             serverName: "pushgate"
@@ -98,7 +111,7 @@ public func buildApplication(
 }
 
 /// The router with every function over the given parts; tests use it with their own.
-/// Without `servesMetrics`, `GET /metrics` is left to ``metricsApplication(parts:host:port:logger:)``.
+/// Without `servesMetrics`, `GET /metrics` is left to ``MetricsServer`` (or to no one).
 /// Without a `rateLimiter`, nothing is rate-limited.
 public func buildRouter(
     parts: GatewayParts,
@@ -124,25 +137,4 @@ public func buildRouter(
     HealthRoutes(parts: parts, readiness: readiness, now: parts.now).add(to: router)
     if servesMetrics { MetricsRoutes(parts: parts, now: parts.now).add(to: router) }
     return router
-}
-
-/// `GET /metrics` alone on its own port (`PUSHGATE_METRICS_PORT`), so that it can be
-/// kept from the network the functions face; a service of the main application.
-/// Logs `metrics at http://host:port/metrics` once bound (port 0 picks a free one).
-func metricsApplication(parts: GatewayParts, host: String, port: Int, logger: Logger) -> some ApplicationProtocol {
-    let router = Router()
-    router.add(
-        middleware: ErrorAnswerMiddleware(allowedMethods: MetricsRoutes<BasicRequestContext>.allowedMethods))
-    MetricsRoutes(parts: parts, now: parts.now).add(to: router)
-    // Hummingbird's own "listening on" line would read like the main server's.
-    var quiet = logger
-    quiet.logLevel = max(logger.logLevel, .warning)
-    return Application(
-        router: router,
-        configuration: .init(address: .hostname(host, port: port), serverName: "pushgate"),
-        onServerRunning: { channel in
-            logger.info("metrics at http://\(host):\(channel.localAddress?.port ?? port)/metrics")
-        },
-        logger: quiet
-    )
 }

@@ -15,7 +15,10 @@ struct GatewaySettingsOptions: ParsableArguments {
     @Option(help: .setting(.logLevel)) var logLevel: String?
     @Option(help: .setting(.logFormat)) var logFormat: String?
     @Option(help: .setting(.readyMaxBacklog)) var readyMaxBacklog: String?
-    @Option(help: .setting(.metricsPort)) var metricsPort: String?
+    @Option(help: .setting(.metricsListen)) var metricsListen: String?
+    @Option(help: .setting(.maxConnections)) var maxConnections: String?
+    @Option(help: .setting(.idleTimeout)) var idleTimeout: String?
+    @Option(help: .setting(.receiveTimeout)) var receiveTimeout: String?
     @Option(help: .setting(.apnsKeyPath)) var apnsKeyPath: String?
     @Option(help: .setting(.apnsKeyID)) var apnsKeyId: String?
     @Option(help: .setting(.apnsTeamID)) var apnsTeamId: String?
@@ -52,7 +55,9 @@ struct GatewaySettingsOptions: ParsableArguments {
     var flags: [String: String] {
         let given: [(Setting, String?)] = [
             (.host, host), (.port, port), (.database, database), (.logLevel, logLevel), (.logFormat, logFormat),
-            (.readyMaxBacklog, readyMaxBacklog), (.metricsPort, metricsPort), (.apnsKeyPath, apnsKeyPath),
+            (.readyMaxBacklog, readyMaxBacklog), (.metricsListen, metricsListen),
+            (.maxConnections, maxConnections), (.idleTimeout, idleTimeout), (.receiveTimeout, receiveTimeout),
+            (.apnsKeyPath, apnsKeyPath),
             (.apnsKeyID, apnsKeyId), (.apnsTeamID, apnsTeamId), (.apnsTopic, apnsTopic),
             (.apnsEnvironment, apnsEnvironment), (.apnsURL, apnsUrl), (.apnsCAFile, apnsCaFile),
             (.apnsConnections, apnsConnections), (.apnsMaxStreams, apnsMaxStreams), (.apnsTTL, apnsTtl),

@@ -5,6 +5,7 @@ import Logging
 import NIOCore
 import PushgateCore
 import PushgateFCM
+import PushgateFunctions
 import PushgateHTTP2
 import PushgateServer
 
@@ -29,6 +30,9 @@ struct ServeCommand: AsyncParsableCommand {
         }
         let logger = configuration.log.logger()
         do {
+            // The grace period, then 5 s for the rest of the stop at most.
+            let grace = try configuration.delivery.policy(timeToLive: nil).shutdownGrace
+            ShutdownWatchdog.arm(limit: grace + .seconds(5), logger: logger)
             let application = try await buildApplication(configuration: configuration, logger: logger)
             try await application.runService()
         } catch let error as DocumentStoreError {
@@ -38,6 +42,8 @@ struct ServeCommand: AsyncParsableCommand {
         } catch let error as HTTP2ConnectionError {
             throw StartFailure(error.description)
         } catch let error as FCMConfigurationError {
+            throw StartFailure(error.description)
+        } catch let error as ListenFailure {
             throw StartFailure(error.description)
         } catch let error as IOError where error.errnoCode == EADDRINUSE {
             throw StartFailure("cannot listen on \(configuration.host):\(configuration.port): the address is in use")

@@ -18,12 +18,23 @@ enum BuiltExecutable {
         let stderr: String
     }
 
+    /// This process's environment with `environment` over it. A gateway started by a
+    /// test serves `/metrics` on its main port unless the test says otherwise: tests
+    /// run side by side, and the default loopback port 9464 is one for all of them.
+    static func environment(for arguments: [String], adding environment: [String: String]) -> [String: String] {
+        var merged = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+        if arguments.first == "serve", merged["PUSHGATE_METRICS_LISTEN"] == nil {
+            merged["PUSHGATE_METRICS_LISTEN"] = "main"
+        }
+        return merged
+    }
+
     /// Runs the executable (or another program, by its path) to completion.
     static func run(_ arguments: [String], environment: [String: String] = [:], program: URL = url) throws -> Result {
         let process = Process()
         process.executableURL = program
         process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+        process.environment = Self.environment(for: arguments, adding: environment)
         let out = Pipe()
         let err = Pipe()
         process.standardOutput = out
@@ -48,11 +59,14 @@ final class RunningGateway: Sendable {
     var baseURL: String { "http://127.0.0.1:\(port)" }
     var capturedLog: String { process.capturedOutput }
 
-    init(database: String, environment: [String: String] = [:], arguments: [String] = []) throws {
+    init(
+        database: String, environment: [String: String] = [:], arguments: [String] = [], descriptorLimit: Int? = nil
+    ) throws {
         // Hummingbird logs the bound address; with --port 0 that is how we learn it.
         process = try RunningProcess(
             ["serve", "--port", "0", "--database", database] + arguments,
             environment: environment,
+            descriptorLimit: descriptorLimit,
             readyWhen: "listening on 127.0.0.1:"
         )
         let log = process.capturedOutput

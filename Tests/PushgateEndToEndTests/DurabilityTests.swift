@@ -120,7 +120,7 @@ struct DurabilityTests {
         let stopping = Date()
         let stopped = gateway
         #expect(try await BlockingWork.run { stopped.stop() } == 0)
-        #expect(Date().timeIntervalSince(stopping) < 15, "within the 5 s grace period, and some")
+        #expect(Date().timeIntervalSince(stopping) < 10.5, "within the 5 s grace period and 5 s (and the exit)")
 
         gateway = try RunningGateway(database: database, environment: settings)
         _ = try await waitUntilSettled()

@@ -85,11 +85,11 @@ struct MetricsEndToEndTests {
         }
     }
 
-    @Test("with PUSHGATE_METRICS_PORT, /metrics answers on that port only")
+    @Test("with PUSHGATE_METRICS_LISTEN=host:port, /metrics answers on that address only")
     func separatePort() async throws {
         let gateway = try RunningGateway(
             database: directory.appendingPathComponent("pushgate.sqlite").path,
-            environment: ["PUSHGATE_METRICS_PORT": "0"])
+            environment: ["PUSHGATE_METRICS_LISTEN": "127.0.0.1:0"])
         defer { _ = gateway.stop() }
         // Its own server may bind a moment after the main one.
         var log = gateway.capturedLog
@@ -108,6 +108,38 @@ struct MetricsEndToEndTests {
             try PrometheusText(text)["pushgate_http_requests_total", ["function": "heartbeat", "status": "200"]] == 1)
         #expect(try await get(gateway.baseURL + "/metrics").status == 404, "not on the main port")
         #expect(try await get("http://127.0.0.1:\(port)/heartbeat").status == 404, "nothing else on the metrics port")
+    }
+
+    @Test("a metrics address already taken stops the start with one line; off serves metrics nowhere")
+    func takenAndOff() async throws {
+        let first = try RunningGateway(
+            database: directory.appendingPathComponent("first.sqlite").path,
+            environment: ["PUSHGATE_METRICS_LISTEN": "127.0.0.1:0"])
+        defer { _ = first.stop() }
+        var log = first.capturedLog
+        for _ in 0..<50 where !log.contains("metrics at http://127.0.0.1:") {
+            try await Task.sleep(for: .milliseconds(100))
+            log = first.capturedLog
+        }
+        let range = try #require(log.range(of: "metrics at http://127.0.0.1:"), "\(log)")
+        let taken = try #require(Int(log[range.upperBound...].prefix(while: \.isNumber)))
+        let second = try BuiltExecutable.run(
+            ["serve", "--port", "0", "--database", directory.appendingPathComponent("second.sqlite").path],
+            environment: ["PUSHGATE_METRICS_LISTEN": "127.0.0.1:\(taken)"])
+        #expect(second.status == 1)
+        let lines = second.stderr.split(separator: "\n").filter { $0.hasPrefix("Error:") }
+        #expect(
+            lines == [
+                "Error: cannot serve metrics on 127.0.0.1:\(taken): the address is in use (PUSHGATE_METRICS_LISTEN takes another host:port, main or off)"
+            ],
+            "\(second.stderr)")
+
+        let off = try RunningGateway(
+            database: directory.appendingPathComponent("off.sqlite").path,
+            environment: ["PUSHGATE_METRICS_LISTEN": "off"])
+        defer { _ = off.stop() }
+        #expect(try await get(off.baseURL + "/metrics").status == 404)
+        #expect(!off.capturedLog.contains("metrics at"))
     }
 
     // MARK: Helpers

@@ -10,12 +10,23 @@ final class RunningProcess: Sendable {
     var capturedOutput: String { output.text }
     var isRunning: Bool { process.isRunning }
 
-    /// Starts `pushgate arguments…` and waits until its output contains `readyWhen`.
-    init(_ arguments: [String], environment: [String: String] = [:], readyWhen marker: String) throws {
+    /// Starts `pushgate arguments…` and waits until its output contains `readyWhen`;
+    /// with `descriptorLimit`, under that limit on open files (soft and hard).
+    init(
+        _ arguments: [String], environment: [String: String] = [:], descriptorLimit: Int? = nil,
+        readyWhen marker: String
+    ) throws {
         process = Process()
-        process.executableURL = BuiltExecutable.url
-        process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+        if let descriptorLimit {
+            // The shell sets the limit, then becomes pushgate: the pid stays the gateway's.
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments =
+                ["-c", "ulimit -n \(descriptorLimit) && exec \"$0\" \"$@\"", BuiltExecutable.url.path] + arguments
+        } else {
+            process.executableURL = BuiltExecutable.url
+            process.arguments = arguments
+        }
+        process.environment = BuiltExecutable.environment(for: arguments, adding: environment)
         let pipe = Pipe()
         process.standardError = pipe
         process.standardOutput = pipe

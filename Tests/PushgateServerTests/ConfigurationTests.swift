@@ -50,10 +50,19 @@ struct ConfigurationTests {
         #expect(origins["apns_connections"] == .file("pushgate.yaml"))
         #expect(origins["fcm_credentials"] == .file("pushgate.yaml"))
         #expect(origins["log_level"] == .default)
-        #expect(configuration.metricsPort == nil, "metrics on the main port unless told")
-        #expect(
-            try SettingSources(environment: ["PUSHGATE_METRICS_PORT": "9100"]).gatewayConfiguration().metricsPort
-                == 9100)
+        #expect(configuration.metrics == .address(host: "127.0.0.1", port: 9464), "metrics on loopback unless told")
+        for (text, listen) in [
+            ("0.0.0.0:9100", MetricsListen.address(host: "0.0.0.0", port: 9100)),
+            ("[::1]:0", .address(host: "::1", port: 0)), ("main", .main), ("off", .off),
+        ] {
+            #expect(
+                try SettingSources(environment: ["PUSHGATE_METRICS_LISTEN": text]).gatewayConfiguration().metrics
+                    == listen)
+        }
+        #expect(configuration.connections == ConnectionLimits())
+        let limits = try SettingSources(flags: ["max_connections": "64", "idle_timeout": "5", "receive_timeout": "2"])
+            .gatewayConfiguration().connections
+        #expect(limits == ConnectionLimits(maxConnections: 64, idleTimeout: .seconds(5), receiveTimeout: .seconds(2)))
     }
 
     @Test("nothing given: the documented defaults")
@@ -103,8 +112,14 @@ struct ConfigurationTests {
             (SettingSources(environment: ["PUSHGATE_LOG_LEVEL": "loud"]), "PUSHGATE_LOG_LEVEL"),
             (SettingSources(flags: ["log_format": "xml"]), "PUSHGATE_LOG_FORMAT"),
             (SettingSources(flags: ["ready_max_backlog": "-1"]), "PUSHGATE_READY_MAX_BACKLOG"),
-            (SettingSources(environment: ["PUSHGATE_METRICS_PORT": "metrics"]), "PUSHGATE_METRICS_PORT"),
-            (SettingSources(flags: ["port": "9100", "metrics_port": "9100"]), "PUSHGATE_METRICS_PORT"),
+            (SettingSources(environment: ["PUSHGATE_METRICS_LISTEN": "metrics"]), "PUSHGATE_METRICS_LISTEN"),
+            (SettingSources(environment: ["PUSHGATE_METRICS_LISTEN": "9464"]), "PUSHGATE_METRICS_LISTEN"),
+            (SettingSources(environment: ["PUSHGATE_METRICS_LISTEN": ":9464"]), "PUSHGATE_METRICS_LISTEN"),
+            (SettingSources(environment: ["PUSHGATE_METRICS_LISTEN": "localhost:99999"]), "PUSHGATE_METRICS_LISTEN"),
+            (SettingSources(flags: ["port": "9100", "metrics_listen": "127.0.0.1:9100"]), "PUSHGATE_METRICS_LISTEN"),
+            (SettingSources(flags: ["max_connections": "0"]), "PUSHGATE_MAX_CONNECTIONS"),
+            (SettingSources(flags: ["idle_timeout": "soon"]), "PUSHGATE_IDLE_TIMEOUT"),
+            (SettingSources(flags: ["receive_timeout": "-1"]), "PUSHGATE_RECEIVE_TIMEOUT"),
         ])
     func badValues(sources: SettingSources, name: String) {
         #expect {

@@ -79,15 +79,46 @@ struct DeploymentFilesTests {
         let gateway = try #require(services?["gateway-postgres"] as? [String: Any])
         #expect(postgres["profiles"] as? [String] == ["postgres"] && gateway["profiles"] as? [String] == ["postgres"])
         #expect((gateway["deploy"] as? [String: Any])?["replicas"] as? Int == 2)
-        let url = try #require((gateway["environment"] as? [String: String])?["PUSHGATE_DATABASE"])
+        // The credentials come from docker/postgres.env (its example here), never the YAML.
+        #expect(!text.contains("POSTGRES_PASSWORD:"))
+        #expect(!text.contains("change-me"))
+        for service in [postgres, gateway] {
+            let files = (service["env_file"] as? [[String: Any]])?.compactMap { $0["path"] as? String } ?? []
+            #expect(files.contains("postgres.env"))
+        }
+        let example = try String(
+            contentsOf: Self.root.appendingPathComponent("docker/postgres.env.example"), encoding: .utf8)
+        var values: [String: String] = [:]
+        for line in example.split(separator: "\n") where !line.hasPrefix("#") {
+            let parts = line.split(separator: "=", maxSplits: 1)
+            if parts.count == 2 { values[String(parts[0])] = String(parts[1]) }
+        }
+        let url = try #require(values["PUSHGATE_DATABASE"])
         let settings = try SettingSources(environment: ["PUSHGATE_DATABASE": url]).gatewayConfiguration()
         #expect(settings.databasePath == url)
-        let postgresEnvironment = try #require(postgres["environment"] as? [String: String])
         let parsed = try PostgresURL(url)
-        #expect(
-            parsed.username == postgresEnvironment["POSTGRES_USER"]
-                && parsed.database == postgresEnvironment["POSTGRES_DB"])
-        #expect(url.contains(":\(postgresEnvironment["POSTGRES_PASSWORD"] ?? "-")@") && parsed.host == "postgres")
+        #expect(parsed.username == values["POSTGRES_USER"] && parsed.database == values["POSTGRES_DB"])
+        #expect(url.contains(":\(values["POSTGRES_PASSWORD"] ?? "-")@") && parsed.host == "postgres")
+    }
+
+    @Test("compose publishes every port on the host's loopback only; metrics stay off the main port")
+    func composeExposure() throws {
+        let text = try String(contentsOf: Self.root.appendingPathComponent("docker/compose.yaml"), encoding: .utf8)
+        let services = try #require(try Yams.load(yaml: text) as? [String: Any])["services"] as? [String: Any] ?? [:]
+        var published = 0
+        for (name, service) in services {
+            for port in ((service as? [String: Any])?["ports"] as? [String]) ?? [] {
+                published += 1
+                #expect(port.hasPrefix("127.0.0.1:"), "\(name) publishes \(port)")
+            }
+        }
+        #expect(published >= 5)
+        let gateway = try #require(services["gateway"] as? [String: Any])
+        let listen = try #require((gateway["environment"] as? [String: String])?["PUSHGATE_METRICS_LISTEN"])
+        #expect(try MetricsListen(listen) == .address(host: "0.0.0.0", port: 9464))
+        #expect((gateway["ulimits"] as? [String: Any])?["nofile"] as? Int == 65536)
+        let unit = try String(contentsOf: Self.root.appendingPathComponent("deploy/pushgate.service"), encoding: .utf8)
+        #expect(unit.contains("\nLimitNOFILE=65536\n"))
     }
 
     @Test("the entrypoint serves by default, passes flags to serve and other commands as they are")

@@ -47,4 +47,36 @@ struct PostgresStoreTests {
         let store = PostgresDocumentStore(database: third)
         #expect(try await store.count(inGroup: "devices") == 0)
     }
+
+    @Test(
+        "leases are in the database's time: a process whose clock is an hour behind still holds its lease",
+        .enabled(if: ScratchPostgresDatabase.serverURL != nil, "needs PUSHGATE_TEST_POSTGRES_URL (CI sets it)"))
+    func leasesOnTheDatabaseClock() async throws {
+        let scratch = try await ScratchPostgresDatabase.create()
+        defer { Task { await scratch.drop() } }
+        let database = try await scratch.open()
+        let pool = Task { try await database.run() }
+        defer { pool.cancel() }
+        let behind: @Sendable () -> Date = { Date().addingTimeInterval(-3600) }
+        let slowClock = PostgresOutbox(database: database, localNow: behind)
+        let rightClock = PostgresOutbox(database: database)
+        let notification = OutboxNotification(
+            id: "n", serverKey: "s", agentKey: "a",
+            content: PushNotification(title: "T", body: "B", data: [:], collapseID: "a"),
+            createdAt: behind(), expiresAt: behind().addingTimeInterval(86_400))
+        let deliveries = (0..<3).map {
+            OutboxDelivery(
+                notificationID: "n", installationID: "d\($0)", token: .apns(String(repeating: "a", count: 64)))
+        }
+        _ = try await slowClock.enqueue(EnqueueRequest(notification, deliveries: deliveries))
+        // The slow process claims on its own clock, for 30 s…
+        let claimed = try await slowClock.claim(
+            owner: "slow", now: behind(), leaseUntil: behind().addingTimeInterval(30), limit: 10)
+        #expect(claimed.count == 3)
+        // …and a process with the right time sees those leases running, not an hour old.
+        #expect(try await rightClock.claim(owner: "right", now: Date(), leaseUntil: Date() + 30, limit: 10).isEmpty)
+        #expect(
+            try await rightClock.claim(owner: "right", now: Date() + 31, leaseUntil: Date() + 61, limit: 10).count == 3,
+            "30 s later by every clock, they run out")
+    }
 }

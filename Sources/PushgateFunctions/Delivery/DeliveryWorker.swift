@@ -121,24 +121,43 @@ public final class DeliveryWorker: Service, Sendable {
 
     public func run() async throws {
         logger.info("delivery worker started", metadata: ["owner": "\(owner)"])
-        var lastPrune = Date.distantPast
+        let shutdownStarted = Mutex<ContinuousClock.Instant?>(nil)
         await withGracefulShutdownHandler {
-            while !Task.isShuttingDownGracefully, !Task.isCancelled {
-                var worked = false
-                do {
-                    worked = try await retryDueDeliveries()
-                    if now().timeIntervalSince(lastPrune) > 3600 {
-                        lastPrune = now()
-                        try await prune()
-                    }
-                } catch {
-                    logger.error("the delivery worker could not reach the outbox", metadata: ["error": "\(error)"])
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask { await self.retryUntilShutdown() }
+                // The batch of retries in flight at shutdown gets the grace period,
+                // counted from the signal, then is cancelled: a slow push service
+                // cannot hold the process past it.
+                group.addTask {
+                    guard (try? await gracefulShutdown()) != nil else { return }
+                    try? await Task.sleep(for: self.policy.shutdownGrace)
                 }
-                if !worked { try? await Task.sleep(for: policy.pollInterval) }
+                await group.next()
+                group.cancelAll()
             }
         } onGracefulShutdown: {
+            shutdownStarted.withLock { $0 = ContinuousClock.now }
         }
-        await drain()
+        await drain(deadline: (shutdownStarted.withLock { $0 } ?? .now) + policy.shutdownGrace)
+    }
+
+    private func retryUntilShutdown() async {
+        var lastPrune = Date.distantPast
+        while !Task.isShuttingDownGracefully, !Task.isCancelled {
+            var worked = false
+            do {
+                worked = try await retryDueDeliveries()
+                if now().timeIntervalSince(lastPrune) > 3600 {
+                    lastPrune = now()
+                    try await prune()
+                }
+            } catch is CancellationError {
+                return
+            } catch {
+                logger.error("the delivery worker could not reach the outbox", metadata: ["error": "\(error)"])
+            }
+            if !worked { try? await Task.sleep(for: policy.pollInterval) }
+        }
     }
 
     /// Claims the deliveries that fell due and tries each once; `false` when none were due.
@@ -173,12 +192,11 @@ public final class DeliveryWorker: Service, Sendable {
         if pruned > 0 { logger.info("pruned finished deliveries", metadata: ["count": "\(pruned)"]) }
     }
 
-    /// At shutdown: waits up to the grace period for first tries in flight, stops
-    /// those still running (no further chunk is sent: what it would push, the next
-    /// start sends), then gives back every lease still held, so a restart sends what
-    /// is left at once.
-    private func drain() async {
-        let deadline = ContinuousClock.now + policy.shutdownGrace
+    /// At shutdown: waits until `deadline` (the grace period after the signal) for
+    /// first tries in flight, stops those still running (no further chunk is sent:
+    /// what it would push, the next start sends), then gives back every lease still
+    /// held, so a restart sends what is left at once.
+    private func drain(deadline: ContinuousClock.Instant) async {
         for completion in firstTries.withLock({ $0.values.map(\.completion) }) {
             let left = deadline - ContinuousClock.now
             guard left > .zero else { break }

@@ -20,8 +20,11 @@ public struct GatewayConfiguration: Sendable, Hashable {
     public var log: LogSettings
     /// `GET /readyz` fails when more deliveries than this are due (`PUSHGATE_READY_MAX_BACKLOG`).
     public var readyMaxBacklog: Int
-    /// Serves `GET /metrics` alone on this port (`PUSHGATE_METRICS_PORT`); `nil`: on `port`.
-    public var metricsPort: Int?
+    /// Where `GET /metrics` is served (`PUSHGATE_METRICS_LISTEN`).
+    public var metrics: MetricsListen
+    /// Idle, slow and too many clients (`PUSHGATE_MAX_CONNECTIONS`, `PUSHGATE_IDLE_TIMEOUT`,
+    /// `PUSHGATE_RECEIVE_TIMEOUT`).
+    public var connections: ConnectionLimits
 
     public init(
         host: String = "127.0.0.1",
@@ -33,7 +36,8 @@ public struct GatewayConfiguration: Sendable, Hashable {
         admission: AdmissionSettings = AdmissionSettings(),
         log: LogSettings = LogSettings(),
         readyMaxBacklog: Int = 100_000,
-        metricsPort: Int? = nil
+        metrics: MetricsListen = .default,
+        connections: ConnectionLimits = ConnectionLimits()
     ) {
         self.host = host
         self.port = port
@@ -44,7 +48,8 @@ public struct GatewayConfiguration: Sendable, Hashable {
         self.admission = admission
         self.log = log
         self.readyMaxBacklog = readyMaxBacklog
-        self.metricsPort = metricsPort
+        self.metrics = metrics
+        self.connections = connections
     }
 
     /// Checks every value as a start would (the APNs key and the FCM service account

@@ -35,8 +35,15 @@ public struct Setting: Sendable, Hashable, Identifiable {
         "log_format", default: "text", "text (one readable line per event) or json (one JSON object per line).")
     public static let readyMaxBacklog = Setting(
         "ready_max_backlog", default: "100000", "GET /readyz fails when more deliveries than this are due.")
-    public static let metricsPort = Setting(
-        "metrics_port", "Serve GET /metrics on this port only, not the main one (0 picks a free one).")
+    public static let metricsListen = Setting(
+        "metrics_listen", default: "127.0.0.1:9464",
+        "Where GET /metrics is served: host:port of its own (port 0 picks a free one), main (on the main port) or off.")
+    public static let maxConnections = Setting(
+        "max_connections", default: "4096", "Open connections at most; one more is answered 503 and closed at once.")
+    public static let idleTimeout = Setting(
+        "idle_timeout", default: "30", "Seconds a kept-alive connection may wait for its next request.")
+    public static let receiveTimeout = Setting(
+        "receive_timeout", default: "10", "Seconds a request's head and body get to arrive, from its first byte.")
     public static let apnsKeyPath = Setting(
         "apns_key_path", "APNs provider key (.p8), for devices with an APNs token.")
     public static let apnsKeyID = Setting("apns_key_id", "The key's 10-character id.")
@@ -102,7 +109,8 @@ public struct Setting: Sendable, Hashable, Identifiable {
 
     /// Every setting, in the order help and `pushgate config` show them.
     public static let all: [Setting] = [
-        host, port, database, logLevel, logFormat, readyMaxBacklog, metricsPort,
+        host, port, database, logLevel, logFormat, readyMaxBacklog, metricsListen, maxConnections, idleTimeout,
+        receiveTimeout,
         apnsKeyPath, apnsKeyID, apnsTeamID, apnsTopic, apnsEnvironment, apnsURL, apnsCAFile, apnsConnections,
         apnsMaxStreams, apnsTTL,
         fcmCredentials, fcmProjectID, fcmURL, fcmCAFile, fcmConnections,

@@ -47,17 +47,17 @@ public struct SettingSources: Sendable {
     /// with one line naming the setting.
     public func gatewayConfiguration() throws(ConfigurationError) -> GatewayConfiguration {
         let port = try self.port(.port) ?? 8080
-        let metricsPort = try self.port(.metricsPort)
-        if let metricsPort, metricsPort != 0, metricsPort == port {
-            throw ConfigurationError("PUSHGATE_METRICS_PORT must differ from PUSHGATE_PORT (\(port))")
+        let metrics =
+            try self[.metricsListen].map { text throws(ConfigurationError) in try MetricsListen(text) }
+            ?? .default
+        if case .address(_, let metricsPort) = metrics, metricsPort != 0, metricsPort == port {
+            throw ConfigurationError("PUSHGATE_METRICS_LISTEN must use another port than PUSHGATE_PORT (\(port))")
         }
-        var readyMaxBacklog = 100_000
-        if let text = self[.readyMaxBacklog] {
-            guard let number = Int(text), number > 0 else {
-                throw ConfigurationError("PUSHGATE_READY_MAX_BACKLOG must be a positive number, not '\(text)'")
-            }
-            readyMaxBacklog = number
-        }
+        let readyMaxBacklog = try positive(.readyMaxBacklog) ?? 100_000
+        var connections = ConnectionLimits()
+        connections.maxConnections = try positive(.maxConnections) ?? connections.maxConnections
+        connections.idleTimeout = try positive(.idleTimeout).map { .seconds($0) } ?? connections.idleTimeout
+        connections.receiveTimeout = try positive(.receiveTimeout).map { .seconds($0) } ?? connections.receiveTimeout
         let database = self[.database] ?? "pushgate.sqlite"
         _ = try StoreBackend.postgresURL(database)
         return GatewayConfiguration(
@@ -105,8 +105,18 @@ public struct SettingSources: Sendable {
             ),
             log: try LogSettings(level: self[.logLevel], format: self[.logFormat]),
             readyMaxBacklog: readyMaxBacklog,
-            metricsPort: metricsPort
+            metrics: metrics,
+            connections: connections
         )
+    }
+
+    /// A whole positive number setting, `nil` when not given.
+    private func positive(_ setting: Setting) throws(ConfigurationError) -> Int? {
+        guard let text = self[setting] else { return nil }
+        guard let number = Int(text), number > 0 else {
+            throw ConfigurationError("\(setting.environmentName) must be a positive whole number, not '\(text)'")
+        }
+        return number
     }
 
     /// A port setting's number, `nil` when not given.

@@ -1,0 +1,56 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A plain TCP connection to a gateway, byte by byte: what a slow, idle or
+/// half-sending client does, which no HTTP client library lets a test do.
+final class RawConnection {
+    private let descriptor: Int32
+
+    /// Connects to 127.0.0.1:`port`; `nil` when the connection is refused.
+    init?(port: Int) {
+        descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard connected == 0 else {
+            close(descriptor)
+            return nil
+        }
+    }
+
+    deinit { close(descriptor) }
+
+    /// Sends `text`; `false` when the other side already closed.
+    @discardableResult
+    func send(_ text: String) -> Bool {
+        let bytes = Array(text.utf8)
+        return bytes.withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            == bytes.count
+    }
+
+    /// What arrives within `timeout`, until the other side closes (`closed`) or the
+    /// time is up.
+    func receive(within timeout: TimeInterval) -> (text: String, closed: Bool) {
+        var received: [UInt8] = []
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            let left = Int32(max(deadline.timeIntervalSinceNow, 0) * 1000)
+            guard poll(&poller, 1, left) > 0 else { break }
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            let count = recv(descriptor, &buffer, buffer.count, 0)
+            if count <= 0 { return (String(decoding: received, as: UTF8.self), true) }
+            received += buffer.prefix(count)
+        }
+        return (String(decoding: received, as: UTF8.self), false)
+    }
+}

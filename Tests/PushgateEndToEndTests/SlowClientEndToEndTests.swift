@@ -1,0 +1,143 @@
+import Foundation
+import PushgateCore
+import Testing
+
+/// Idle, slow, half-sending and too many clients against a started gateway, over
+/// plain sockets. Every wait is bounded by the test itself: settings shrink the
+/// gateway's time-outs to a second or two, and each check gives them a few more.
+@Suite("Slow and idle clients, end to end")
+struct SlowClientEndToEndTests {
+    let directory: URL
+
+    init() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "pushgate-e2e-slow-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    }
+
+    var database: String { directory.appendingPathComponent("pushgate.sqlite").path }
+
+    func healthz(_ gateway: RunningGateway) throws -> Int {
+        try CurlCall.run("GET", "\(gateway.baseURL)/healthz", secret: nil).status
+    }
+
+    /// Sends `piece` every 0.3 s until the gateway closes the connection; how long that took.
+    func trickle(_ connection: RawConnection, _ piece: String, upTo limit: TimeInterval) -> TimeInterval? {
+        let start = Date()
+        while Date().timeIntervalSince(start) < limit {
+            guard connection.send(piece) else { return Date().timeIntervalSince(start) }
+            if connection.receive(within: 0.3).closed { return Date().timeIntervalSince(start) }
+        }
+        return nil
+    }
+
+    @Test("a request trickling in is closed at PUSHGATE_RECEIVE_TIMEOUT, an idle keep-alive at PUSHGATE_IDLE_TIMEOUT")
+    func slowAndIdle() async throws {
+        let gateway = try RunningGateway(
+            database: database, environment: ["PUSHGATE_RECEIVE_TIMEOUT": "1", "PUSHGATE_IDLE_TIMEOUT": "3"])
+        defer { _ = gateway.stop() }
+        let port = gateway.port
+
+        // Headers one line every 0.3 s: each byte resets no clock.
+        let slowHeaders = try #require(RawConnection(port: port))
+        slowHeaders.send("GET /healthz HTTP/1.1\r\nHost: x\r\n")
+        let headersClosedAfter = trickle(slowHeaders, "X-Slow: 1\r\n", upTo: 8)
+        #expect(headersClosedAfter.map { $0 < 3 } == true, "closed after \(String(describing: headersClosedAfter)) s")
+
+        // A body promised at 100 bytes, sent a few at a time.
+        let slowBody = try #require(RawConnection(port: port))
+        slowBody.send(
+            "POST /heartbeat HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{")
+        let bodyClosedAfter = trickle(slowBody, " ", upTo: 8)
+        #expect(bodyClosedAfter.map { $0 < 3 } == true, "closed after \(String(describing: bodyClosedAfter)) s")
+
+        // A whole request is answered; the connection kept alive, then idle, is closed
+        // at the idle time-out, not at the receive one.
+        let idle = try #require(RawConnection(port: port))
+        idle.send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        let answer = idle.receive(within: 1)
+        #expect(answer.text.hasPrefix("HTTP/1.1 200") && !answer.closed, "\(answer)")
+        let start = Date()
+        let quiet = idle.receive(within: 8)
+        let idleFor = Date().timeIntervalSince(start)
+        #expect(quiet.closed && idleFor > 2 && idleFor < 6, "closed: \(quiet.closed) after \(idleFor) s")
+        #expect(try healthz(gateway) == 200)
+    }
+
+    @Test("a client that gives up halfway through its upload is no 500 and no error in the log")
+    func abortedUpload() async throws {
+        let gateway = try RunningGateway(database: database)
+        defer { _ = gateway.stop() }
+        let secret = PushSecret.generate().value
+        for _ in 0..<3 {
+            let connection = try #require(RawConnection(port: gateway.port))
+            connection.send(
+                "POST /registerSubscription HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(secret)\r\n"
+                    + "Content-Type: application/json\r\nContent-Length: 200\r\n\r\n{\"cwd\": \"/srv/a\", ")
+            _ = connection.receive(within: 0.2)
+        }  // each closed here, its body unfinished
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(try healthz(gateway) == 200)
+        let log = gateway.capturedLog
+        #expect(!log.contains(" error ") && !log.contains("status=500") && !log.contains("\"status\":500"), "\(log)")
+    }
+
+    @Test("beyond PUSHGATE_MAX_CONNECTIONS a new connection is answered 503 at once; places come back")
+    func connectionCap() async throws {
+        let gateway = try RunningGateway(database: database, environment: ["PUSHGATE_MAX_CONNECTIONS": "8"])
+        defer { _ = gateway.stop() }
+        var held = try (0..<8).map { _ in try #require(RawConnection(port: gateway.port)) }
+        try await Task.sleep(for: .milliseconds(200))
+        let start = Date()
+        let extra = try #require(RawConnection(port: gateway.port))
+        let refusal = extra.receive(within: 5)
+        #expect(refusal.text.hasPrefix("HTTP/1.1 503") && refusal.text.contains("UNAVAILABLE") && refusal.closed)
+        #expect(Date().timeIntervalSince(start) < 1, "refused at once, not queued")
+        held.removeAll()  // the clients leave
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(try healthz(gateway) == 200)
+        let metrics = try CurlCall.run("GET", "\(gateway.baseURL)/metrics", secret: nil).body
+        #expect(try PrometheusText(metrics)["pushgate_http_connections_refused_total", [:]] == 1)
+    }
+
+    @Test("under a small open-file limit the cap shrinks to fit; hundreds of sockets never stop the listener")
+    func descriptorExhaustion() async throws {
+        let gateway = try RunningGateway(database: database, descriptorLimit: 256)
+        defer { _ = gateway.stop() }
+        #expect(gateway.capturedLog.contains("PUSHGATE_MAX_CONNECTIONS lowered to fit the open-file limit"))
+        var sockets: [RawConnection] = []
+        var refused = 0
+        for _ in 0..<400 {
+            guard let connection = RawConnection(port: gateway.port) else { continue }
+            sockets.append(connection)
+        }
+        #expect(sockets.count == 400)
+        for connection in sockets.suffix(100) where connection.receive(within: 3).text.hasPrefix("HTTP/1.1 503") {
+            refused += 1
+        }
+        #expect(refused == 100, "the last hundred are beyond the cap of 256 - 128")
+        let start = Date()
+        #expect(try healthz(gateway) == 503, "full: refused at once, not left hanging")
+        #expect(Date().timeIntervalSince(start) < 2)
+        sockets.removeAll()
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(try healthz(gateway) == 200, "the listener still accepts")
+    }
+
+    @Test("SIGTERM with a request still arriving: the gateway exits within the grace period and 5 s")
+    func sigtermWhileReceiving() async throws {
+        let gateway = try RunningGateway(
+            database: database,
+            environment: [
+                "PUSHGATE_SHUTDOWN_GRACE": "1", "PUSHGATE_RECEIVE_TIMEOUT": "60", "PUSHGATE_IDLE_TIMEOUT": "60",
+            ])
+        let held = try #require(RawConnection(port: gateway.port))
+        held.send("POST /heartbeat HTTP/1.1\r\nHost: x\r\nContent-Length: 50\r\n\r\n{")
+        _ = held.receive(within: 0.3)
+        let start = Date()
+        let status = try await BlockingWork.run { gateway.stop() }
+        let took = Date().timeIntervalSince(start)
+        #expect(status == 0)
+        #expect(took < 6, "stopped after \(took) s")
+    }
+}
