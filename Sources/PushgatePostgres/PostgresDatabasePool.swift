@@ -34,8 +34,18 @@ public final class PostgresDatabasePool: Service, Sendable {
 
     /// A transaction; its errors as store errors.
     func transaction<T: Sendable>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
+        // Under a StoreLockWait limit (a request), a lock another process holds is
+        // waited for that long at most.
+        let lockTimeout = StoreLockWait.limit.map { "\($0.wholeMilliseconds)ms" }
+        let logger = self.logger
         do {
-            return try await client.withTransaction(logger: logger) { connection in try await body(connection) }
+            return try await client.withTransaction(logger: logger) { connection in
+                if let lockTimeout {
+                    try await connection.query(
+                        "SELECT set_config('lock_timeout', \(lockTimeout), true)", logger: logger)
+                }
+                return try await body(connection)
+            }
         } catch let error as DocumentStoreError {
             throw error
         } catch {

@@ -194,9 +194,17 @@ public final class PostgresDocumentStore: DocumentStore {
     }
 
     public func checkWritable() async throws {
-        // A transaction id is only given where writes are possible (not on a standby).
+        // Refused on a standby, a read-only database or a full disk, as a registration would be.
+        let logger = database.logger
         _ = try await database.transaction { connection in
-            try await connection.query("SELECT txid_current()", logger: database.logger)
+            try await connection.query(
+                """
+                INSERT INTO documents (path, parent, collection_id, document_id, fields)
+                VALUES ('pushgate_readiness/probe', 'pushgate_readiness', 'pushgate_readiness', 'probe', '{}')
+                ON CONFLICT (path) DO NOTHING
+                """, logger: logger)
+            try await connection.query(
+                "DELETE FROM documents WHERE path = 'pushgate_readiness/probe'", logger: logger)
         }
     }
 

@@ -49,10 +49,24 @@ public final class SQLiteDatabase: Sendable {
         }
     }
 
-    /// A write transaction, its errors as store errors.
+    /// A write transaction, its errors as store errors. Under a ``StoreLockWait``
+    /// limit (a request), it waits that long at most for another process's write lock.
     func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         do {
-            return try await pool.write(body)
+            guard let limit = StoreLockWait.limit else { return try await pool.write(body) }
+            let shortWait = limit.wholeMilliseconds
+            let usualWait = Duration.seconds(Self.busyTimeout).wholeMilliseconds
+            return try await pool.writeWithoutTransaction { db in
+                // The connection's busy timeout, for this transaction only.
+                try db.execute(sql: "PRAGMA busy_timeout = \(shortWait)")
+                defer { try? db.execute(sql: "PRAGMA busy_timeout = \(usualWait)") }
+                var result: T?
+                try db.inTransaction(.immediate) {
+                    result = try body(db)
+                    return .commit
+                }
+                return result!
+            }
         } catch let error as DocumentStoreError {
             throw error
         } catch {

@@ -184,8 +184,15 @@ public final class SQLiteDocumentStore: DocumentStore {
     }
 
     public func checkWritable() async throws {
-        // An empty write transaction: BEGIN IMMEDIATE takes the write lock, COMMIT writes nothing.
-        try await database.write { _ in }
+        // The pages it touches are written at commit, as a registration's would be.
+        try await database.write { db in
+            try db.execute(
+                sql: """
+                    INSERT OR REPLACE INTO documents (path, parent, collection_id, document_id, fields)
+                    VALUES ('pushgate_readiness/probe', 'pushgate_readiness', 'pushgate_readiness', 'probe', '{}')
+                    """)
+            try db.execute(sql: "DELETE FROM documents WHERE path = 'pushgate_readiness/probe'")
+        }
     }
 
     // MARK: - Inside a transaction

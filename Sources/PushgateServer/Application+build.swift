@@ -129,6 +129,7 @@ public func buildRouter(
     router.add(middleware: RequestLogMiddleware())
     router.add(middleware: RequestMetricsMiddleware(paths: allowedMethods.keys))
     router.add(middleware: ErrorAnswerMiddleware(allowedMethods: allowedMethods))
+    router.add(middleware: StoreLockWaitMiddleware())
     if let rateLimiter {
         router.add(
             middleware: RateLimitMiddleware(limiter: rateLimiter, paths: Set(FunctionRoutes.allowedMethods.keys)))

@@ -60,13 +60,13 @@ final class RunningGateway: Sendable {
     var capturedLog: String { process.capturedOutput }
 
     init(
-        database: String, environment: [String: String] = [:], arguments: [String] = [], descriptorLimit: Int? = nil
+        database: String, environment: [String: String] = [:], arguments: [String] = [], shellSetup: String? = nil
     ) throws {
         // Hummingbird logs the bound address; with --port 0 that is how we learn it.
         process = try RunningProcess(
             ["serve", "--port", "0", "--database", database] + arguments,
             environment: environment,
-            descriptorLimit: descriptorLimit,
+            shellSetup: shellSetup,
             readyWhen: "listening on 127.0.0.1:"
         )
         let log = process.capturedOutput

@@ -11,17 +11,16 @@ final class RunningProcess: Sendable {
     var isRunning: Bool { process.isRunning }
 
     /// Starts `pushgate arguments…` and waits until its output contains `readyWhen`;
-    /// with `descriptorLimit`, under that limit on open files (soft and hard).
+    /// with `shellSetup`, after those shell commands (limits: `ulimit -n 256`).
     init(
-        _ arguments: [String], environment: [String: String] = [:], descriptorLimit: Int? = nil,
+        _ arguments: [String], environment: [String: String] = [:], shellSetup: String? = nil,
         readyWhen marker: String
     ) throws {
         process = Process()
-        if let descriptorLimit {
-            // The shell sets the limit, then becomes pushgate: the pid stays the gateway's.
+        if let shellSetup {
+            // The shell sets up, then becomes pushgate: the pid stays the gateway's.
             process.executableURL = URL(fileURLWithPath: "/bin/sh")
-            process.arguments =
-                ["-c", "ulimit -n \(descriptorLimit) && exec \"$0\" \"$@\"", BuiltExecutable.url.path] + arguments
+            process.arguments = ["-c", "\(shellSetup) && exec \"$0\" \"$@\"", BuiltExecutable.url.path] + arguments
         } else {
             process.executableURL = BuiltExecutable.url
             process.arguments = arguments

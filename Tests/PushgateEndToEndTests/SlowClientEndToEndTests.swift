@@ -102,7 +102,7 @@ struct SlowClientEndToEndTests {
 
     @Test("under a small open-file limit the cap shrinks to fit; hundreds of sockets never stop the listener")
     func descriptorExhaustion() async throws {
-        let gateway = try RunningGateway(database: database, descriptorLimit: 256)
+        let gateway = try RunningGateway(database: database, shellSetup: "ulimit -n 256")
         defer { _ = gateway.stop() }
         #expect(gateway.capturedLog.contains("PUSHGATE_MAX_CONNECTIONS lowered to fit the open-file limit"))
         var sockets: [RawConnection] = []

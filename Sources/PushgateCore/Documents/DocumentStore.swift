@@ -54,7 +54,8 @@ public protocol DocumentStore: Sendable {
     func checkHealth() async throws
 
     /// Throws when the store cannot take a write now (another process holds it, the
-    /// disk refuses): takes the write lock and writes nothing.
+    /// disk is full, the database is read-only): writes a real row and deletes it in
+    /// one transaction, so that nothing is left and nobody sees it.
     func checkWritable() async throws
 }
 

@@ -68,11 +68,3 @@ public struct DeliveryPolicy: Sendable, Hashable {
         return .retry(reason: reason, at: next)
     }
 }
-
-extension Duration {
-    /// The duration in seconds, fractional.
-    public var seconds: TimeInterval {
-        let (seconds, attoseconds) = components
-        return Double(seconds) + Double(attoseconds) / 1e18
-    }
-}

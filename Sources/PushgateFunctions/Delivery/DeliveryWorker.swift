@@ -105,7 +105,12 @@ public final class DeliveryWorker: Service, Sendable {
         let task = Task {
             var report = DeliveryRunner.Report()
             do {
-                report = try await runner.run(deliveries, of: notification, owner: owner)
+                // Not the trigger's short lock wait: recording what was sent must not
+                // give up while another process holds the store (the push would go
+                // out again once the lease runs out).
+                report = try await StoreLockWait.$limit.withValue(nil) {
+                    try await runner.run(deliveries, of: notification, owner: owner)
+                }
             } catch {
                 // The deliveries stay pending under this worker's lease; they are
                 // claimed again once it runs out.
@@ -149,7 +154,7 @@ public final class DeliveryWorker: Service, Sendable {
                 worked = try await retryDueDeliveries()
                 if now().timeIntervalSince(lastPrune) > 3600 {
                     lastPrune = now()
-                    try await prune()
+                    try await StoreLockWait.$limit.withValue(StoreLockWait.request) { try await prune() }
                 }
             } catch is CancellationError {
                 return
@@ -167,12 +172,17 @@ public final class DeliveryWorker: Service, Sendable {
     /// of another process would then take it over and push it a second time). The
     /// claim limit still bounds what is in flight.
     public func retryDueDeliveries() async throws -> Bool {
-        let claimed = try await outbox.claim(
-            owner: owner,
-            now: now(),
-            leaseUntil: now().addingTimeInterval(policy.lease.seconds),
-            limit: policy.claimLimit
-        )
+        // A claim waits for another process's lock no longer than a request does:
+        // waiting, it would hold this process's one writer, and every request's write
+        // behind it. The next poll claims what this one could not.
+        let claimed = try await StoreLockWait.$limit.withValue(StoreLockWait.request) {
+            try await outbox.claim(
+                owner: owner,
+                now: now(),
+                leaseUntil: now().addingTimeInterval(policy.lease.seconds),
+                limit: policy.claimLimit
+            )
+        }
         guard !claimed.isEmpty else { return false }
         try await withThrowingTaskGroup(of: Void.self) { group in
             for (notificationID, deliveries) in Dictionary(grouping: claimed, by: \.notificationID) {

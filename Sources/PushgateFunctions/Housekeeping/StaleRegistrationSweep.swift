@@ -53,7 +53,9 @@ public struct StaleRegistrationSweep: Service {
         await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
                 do {
-                    _ = try await sweep()
+                    // Short lock waits, as a request's: a sweep that cannot get the
+                    // store now runs again at the next round.
+                    _ = try await StoreLockWait.$limit.withValue(StoreLockWait.request) { try await sweep() }
                 } catch {
                     logger.error("the stale registration sweep failed", metadata: ["error": "\(error)"])
                 }

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Logging
+import PushgateCore
 import Synchronization
 
 /// Bounds the whole stop. After SIGTERM or SIGINT the gateway stops in order — the
@@ -10,7 +11,8 @@ import Synchronization
 /// whatever hangs anyway (a push service that never answers a close, a database
 /// that never answers at all). If the process is still there `limit` after the
 /// first signal, it says so and exits: nothing accepted is lost, since the outbox
-/// keeps what was not sent and leases that are not given back run out.
+/// keeps what was not sent and leases that are not given back run out. It exits
+/// with `_exit`: a stop that hangs may hang in what `exit` would run too.
 public enum ShutdownWatchdog {
     /// Kept for the life of the process (a source let go is cancelled); written once,
     /// by `arm`, before any other task runs.
@@ -20,7 +22,7 @@ public enum ShutdownWatchdog {
     /// service group starts (which watches the same signals for the orderly stop).
     public static func arm(limit: Duration, logger: Logger) {
         let fired = Atomic(false)
-        let seconds = Double(limit.components.seconds) + Double(limit.components.attoseconds) / 1e18
+        let seconds = limit.seconds
         for signalNumber in [SIGTERM, SIGINT] {
             // The orderly stop ignores the default action too; both are told.
             signal(signalNumber, SIG_IGN)

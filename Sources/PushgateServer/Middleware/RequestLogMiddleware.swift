@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import Logging
+import PushgateCore
 import PushgateFunctions
 
 /// Logs each request once, when it is answered: method, path (never the query,

@@ -10,6 +10,13 @@ struct HealthRoutes<Context: RequestContext> {
     let parts: GatewayParts
     let readiness: Readiness
     let now: @Sendable () -> Date
+    private let probe = ReadinessProbe()
+
+    init(parts: GatewayParts, readiness: Readiness, now: @escaping @Sendable () -> Date) {
+        self.parts = parts
+        self.readiness = readiness
+        self.now = now
+    }
 
     static var allowedMethods: [String: [HTTPRequest.Method]] {
         ["/healthz": [.get, .head], "/readyz": [.get, .head]]
@@ -45,19 +52,32 @@ struct HealthRoutes<Context: RequestContext> {
         return try JSONAnswer.response(JSONValue.object(answer))
     }
 
-    /// 200 `{"status": "ready", "checks": {…}}` when the store takes a write within
-    /// the probe's time, the push service accepts the configuration, and the due
-    /// backlog is under the threshold; else 503 `"not_ready"` with each failing
-    /// check's reason.
+    /// 200 `{"status": "ready", "checks": {…}}` when the store takes a real write, the
+    /// push service accepts the configuration, and the due backlog is under the
+    /// threshold; else 503 `"not_ready"` with each failing check's reason. Answered
+    /// within the probe's time (2 s) whatever the store does.
     private func ready() async throws -> Response {
+        let parts = self.parts
+        let now = self.now
+        let limit = readiness.storeProbeTimeout
+        let findings = await probe.findings(within: limit) {
+            var findings = ReadinessProbe.Findings(store: "ok")
+            do {
+                try await parts.store.checkWritable()
+            } catch {
+                findings.store = .string("the store refuses writes: \(Self.reason(error))")
+            }
+            findings.stats = try? await parts.outbox.stats(now: now())
+            return findings
+        }
         var checks: [String: JSONValue] = [:]
-        checks["store"] = await storeCheck()
+        checks["store"] = findings?.store ?? .string("the store did not take a write within \(limit)")
         if case .degraded(let provider, let reason, _) = parts.worker.providerHealth {
             checks["delivery"] = .string("\(provider) refused the configuration: \(reason)")
         } else {
             checks["delivery"] = "ok"
         }
-        if let stats = try? await parts.outbox.stats(now: now()) {
+        if let stats = findings?.stats {
             let due = stats.pending - stats.scheduled
             checks["backlog"] =
                 due > readiness.maxBacklog
@@ -72,26 +92,10 @@ struct HealthRoutes<Context: RequestContext> {
         )
     }
 
-    private func storeCheck() async -> JSONValue {
-        let store = parts.store
-        let limit = readiness.storeProbeTimeout
-        return await withTaskGroup(of: JSONValue?.self) { group in
-            group.addTask {
-                do {
-                    try await store.checkWritable()
-                    return "ok"
-                } catch {
-                    return "the store refuses writes"
-                }
-            }
-            group.addTask {
-                try? await Task.sleep(for: limit)
-                return nil
-            }
-            let first = await group.next() ?? nil
-            group.cancelAll()
-            return first ?? .string("the store did not take a write within \(limit)")
-        }
+    /// Why a write was refused, in the store's words without its contents: "database
+    /// or disk is full", "attempt to write a readonly database", "database is locked".
+    private static func reason(_ error: any Error) -> String {
+        (error as? DocumentStoreError)?.detail ?? "\(type(of: error))"
     }
 
     private func outbox(_ stats: OutboxStats) -> JSONValue {

@@ -1,0 +1,91 @@
+import Foundation
+import PushgateCore
+import Testing
+
+/// `/readyz` against a started gateway whose store is in trouble, as an
+/// orchestrator would see it: each answer in time, and honest.
+@Suite("Readiness that tells the truth, end to end")
+struct ReadinessEndToEndTests {
+    let directory: URL
+    let secret = PushSecret.generate().value
+
+    init() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "pushgate-e2e-ready-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    }
+
+    var database: String { directory.appendingPathComponent("pushgate.sqlite").path }
+
+    func readyz(_ gateway: RunningGateway) throws -> (call: CurlCall, took: TimeInterval) {
+        let start = Date()
+        let call = try CurlCall.run("GET", "\(gateway.baseURL)/readyz", secret: nil)
+        return (call, Date().timeIntervalSince(start))
+    }
+
+    func register(_ gateway: RunningGateway, _ n: Int, cwdBytes: Int = 16) throws -> (status: Int, took: TimeInterval) {
+        let start = Date()
+        let cwd = "/srv/" + String(repeating: "a", count: cwdBytes) + "\(n)"
+        let call = try CurlCall.run(
+            "POST", "\(gateway.baseURL)/registerSubscription", secret: secret,
+            body: #"{"cwd": "\#(cwd)", "installation_id": "phone", "fcm_token": "t\#(n)"}"#)
+        return (call.status, Date().timeIntervalSince(start))
+    }
+
+    @Test("a full disk: writes are refused with 503 and /readyz says not ready, with the store's reason")
+    func fullDisk() async throws {
+        // The files may not grow past 300 KiB: the disk is full once they reach it.
+        // SIGXFSZ ignored, so that the write fails instead of the process dying.
+        let gateway = try RunningGateway(database: database, shellSetup: "trap '' XFSZ; ulimit -f 600")
+        defer { _ = gateway.stop() }
+        #expect(try readyz(gateway).call.status == 200)
+        var refused: Int?
+        for n in 0..<200 where refused == nil {
+            if try register(gateway, n, cwdBytes: 600).status == 503 { refused = n }
+        }
+        #expect(refused != nil, "the disk filled up")
+        let (answer, took) = try readyz(gateway)
+        #expect(answer.status == 503 && answer.json["status"] == "not_ready")
+        let store = answer.json["checks"]?.objectValue?["store"]?.stringValue ?? ""
+        #expect(store.hasPrefix("the store refuses writes: SQLite error"), "\(answer.body)")
+        #expect(took < 2.5)
+        #expect(try CurlCall.run("GET", "\(gateway.baseURL)/healthz", secret: nil).status == 200, "alive all the same")
+    }
+
+    @Test("another process holds the database: /readyz answers within 2 s, requests 503 within the proxy's 2.5 s")
+    func lockedElsewhere() async throws {
+        let gateway = try RunningGateway(database: database)
+        defer { _ = gateway.stop() }
+        #expect(try register(gateway, 0).status == 200)
+        // Another process takes the write lock and keeps it for 8 s.
+        let holder = Process()
+        holder.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        holder.arguments = [
+            "python3", "-c",
+            "import sqlite3,sys,time; c=sqlite3.connect(sys.argv[1], isolation_level=None); c.execute('BEGIN IMMEDIATE'); print('locked', flush=True); time.sleep(8); c.execute('ROLLBACK')",
+            database,
+        ]
+        let output = Pipe()
+        holder.standardOutput = output
+        try holder.run()
+        defer { if holder.isRunning { kill(holder.processIdentifier, SIGKILL) } }
+        _ = output.fileHandleForReading.availableData  // "locked": the lock is held
+
+        let (answer, took) = try readyz(gateway)
+        #expect(answer.status == 503 && took < 2.5, "\(took) s: \(answer.body)")
+        #expect(answer.json["checks"]?.objectValue?["store"]?.stringValue?.contains("locked") == true, "\(answer.body)")
+        let (status, registrationTook) = try register(gateway, 1)
+        #expect(status == 503, "\(status) after \(registrationTook) s")
+        // Its own second, and at most the worker's claim's second before it.
+        #expect(registrationTook < 2.5, "\(status) after \(registrationTook) s")
+
+        holder.waitUntilExit()
+        var ready = false
+        for _ in 0..<30 where !ready {
+            ready = try readyz(gateway).call.status == 200
+            if !ready { try await Task.sleep(for: .milliseconds(200)) }
+        }
+        #expect(ready, "ready again once the lock is let go")
+        #expect(try register(gateway, 1).status == 200)
+    }
+}
