@@ -10,7 +10,10 @@ let package = Package(
     name: "pushgate",
     platforms: [.macOS(.v14)],
     products: [
-        .executable(name: "pushgate", targets: ["pushgate"])
+        .executable(name: "pushgate", targets: ["pushgate"]),
+        // What the libFuzzer targets of Fuzz/ (a package of their own, built with
+        // --sanitize=fuzzer) check; the corpus replays through it in the tests too.
+        .library(name: "PushgateFuzzing", targets: ["PushgateFuzzing"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
@@ -51,6 +54,13 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
+            swiftSettings: swiftSettings
+        ),
+        // The properties the fuzzers check, one entry per fuzz target: request
+        // decoding and validation, the reply preview, APNs and FCM payloads.
+        .target(
+            name: "PushgateFuzzing",
+            dependencies: ["PushgateCore", "PushgateFunctions"],
             swiftSettings: swiftSettings
         ),
         // What the SQL outboxes share: how rows are written, and what an enqueue
@@ -236,7 +246,9 @@ let package = Package(
         ),
         .testTarget(
             name: "PushgateFunctionsTests",
-            dependencies: ["PushgateCore", "PushgateFunctions", "PushgateSQLite", "PushgateTesting"],
+            dependencies: [
+                "PushgateCore", "PushgateFunctions", "PushgateFuzzing", "PushgateSQLite", "PushgateTesting",
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(

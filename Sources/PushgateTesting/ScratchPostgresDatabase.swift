@@ -33,6 +33,14 @@ public struct ScratchPostgresDatabase: Sendable {
         try? await Self.administer(server, "DROP DATABASE IF EXISTS \(name) WITH (FORCE)")
     }
 
+    /// Makes it read-only, as a standby after a failover is: new sessions refuse
+    /// writes, and the sessions open now are closed (pools reconnect into read-only ones).
+    public func makeReadOnly() async throws {
+        try await Self.administer(server, "ALTER DATABASE \(name) SET default_transaction_read_only = on")
+        try await Self.administer(
+            server, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '\(name)'")
+    }
+
     /// Opens it as a gateway does (migrations applied); its ``PostgresDatabasePool/run()``
     /// must run for queries to go out.
     public func open() async throws -> PostgresDatabasePool {

@@ -98,8 +98,13 @@ struct AbuseEndToEndTests {
             #expect(answer.status == status, "\(function) \(what ?? ""): \(answer.body)")
             if let field { #expect(answer.errorField == field, "\(function) \(what ?? "")") }
         }
-        for path in ["/ping", "/subscriptions?installation_id=phone", "/diagnostics"] {
-            #expect(try CurlCall.run("GET", gateway.baseURL + path, secret: unknown).status == 200, "\(path)")
+        for (path, caller, status) in [
+            ("/ping", unknown, 200), ("/subscriptions?installation_id=phone", unknown, 200),
+            ("/diagnostics", unknown, 200),
+            ("/subscriptions?installation_id=phone&page_size=501", secret, 400),
+            ("/diagnostics?page_token=zz", secret, 400),
+        ] {
+            #expect(try CurlCall.run("GET", gateway.baseURL + path, secret: caller).status == status, "\(path)")
         }
         #expect(try await snapshot() == before, "no probe wrote anything")
         let outbox = SQLiteOutbox(database: try SQLiteDatabase(path: database))

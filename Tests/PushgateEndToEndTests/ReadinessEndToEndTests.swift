@@ -1,5 +1,6 @@
 import Foundation
 import PushgateCore
+import PushgateTesting
 import Testing
 
 /// `/readyz` against a started gateway whose store is in trouble, as an
@@ -87,5 +88,27 @@ struct ReadinessEndToEndTests {
         }
         #expect(ready, "ready again once the lock is let go")
         #expect(try register(gateway, 1).status == 200)
+    }
+
+    @Test(
+        "a read-only PostgreSQL database (a standby after failover): not ready, writes 503",
+        .enabled(if: ScratchPostgresDatabase.serverURL != nil, "needs PUSHGATE_TEST_POSTGRES_URL (CI sets it)"))
+    func readOnlyDatabase() async throws {
+        let scratch = try await ScratchPostgresDatabase.create()
+        let gateway = try RunningGateway(database: scratch.url)
+        #expect(try readyz(gateway).call.status == 200)
+        #expect(try register(gateway, 0).status == 200)
+        try await scratch.makeReadOnly()
+        var answer = try readyz(gateway).call
+        for _ in 0..<25 where answer.status == 200 {
+            try await Task.sleep(for: .milliseconds(200))
+            answer = try readyz(gateway).call
+        }
+        #expect(answer.status == 503, "\(answer.body)")
+        #expect(
+            answer.json["checks"]?.objectValue?["store"]?.stringValue?.contains("read-only") == true, "\(answer.body)")
+        #expect(try register(gateway, 1).status == 503)
+        _ = gateway.stop()
+        await scratch.drop()
     }
 }

@@ -1,0 +1,46 @@
+import PushgateCore
+
+/// One input of the payload fuzzer: the bytes split at NUL bytes into a title, a
+/// body and data values, built into the APNs payload (4,096 bytes) and into the
+/// `aps` part of an FCM message (4,096 less what FCM adds), as the providers build
+/// them. What must hold: the payload fits, is valid JSON, keeps `type` in its data
+/// unless nothing else could go, and the fitted title and body are prefixes of the
+/// given ones (cut at a character, an ellipsis aside).
+public enum PayloadFuzzing {
+    /// FCM's room for its own keys (`FCMMessage.reservedForFCM`).
+    static let reservedForFCM = 256
+
+    public static func check(_ bytes: [UInt8]) {
+        let parts = bytes.split(separator: 0, maxSplits: 4, omittingEmptySubsequences: false)
+            .map { String(decoding: $0, as: UTF8.self) }
+        let part = { (index: Int) in index < parts.count ? parts[index] : "" }
+        let notification = PushNotification(
+            title: part(0), body: part(1),
+            data: ["type": "reply_finished", "server_key": String(repeating: "a", count: 64), "extra": part(2)],
+            collapseID: String(part(3).prefix(64)), threadID: part(4).isEmpty ? nil : part(4), showsBadge: true)
+        for (maxBytes, contentAvailable) in [
+            (AlertPayload.maxBytes, false), (AlertPayload.maxBytes - reservedForFCM, true),
+        ] {
+            guard
+                let payload = try? AlertPayload.encode(
+                    notification, badge: 3, contentAvailable: contentAvailable, maxBytes: maxBytes),
+                let fitted = try? AlertPayload.fit(
+                    notification, badge: 3, contentAvailable: contentAvailable, maxBytes: maxBytes)
+            else {
+                require(false, "a payload could not be built")
+                return
+            }
+            require(payload.count <= maxBytes || fitted.data.isEmpty, "\(payload.count) bytes over \(maxBytes)")
+            require((try? JSONValue.parse(payload))?.objectValue?["aps"] != nil, "a payload that is not JSON with aps")
+            require(isCut(fitted.title, of: notification.title), "a title that is not a cut of the given one")
+            require(isCut(fitted.body, of: notification.body), "a body that is not a cut of the given one")
+        }
+    }
+
+    /// `cut` is `whole`, or a prefix of it (by characters) with "…" at the end, or empty.
+    static func isCut(_ cut: String, of whole: String) -> Bool {
+        if cut == whole || cut.isEmpty { return true }
+        guard cut.hasSuffix("…") else { return false }
+        return whole.hasPrefix(cut.dropLast())
+    }
+}
