@@ -32,11 +32,12 @@ public final class PostgresDatabasePool: Service, Sendable {
         await client.run()
     }
 
-    /// A transaction; its errors as store errors.
-    func transaction<T: Sendable>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
-        // Under a StoreLockWait limit (a request), a lock another process holds is
-        // waited for that long at most.
-        let lockTimeout = StoreLockWait.limit.map { "\($0.wholeMilliseconds)ms" }
+    /// A transaction; its errors as store errors. `lockWait`: how long a lock another session holds is waited for, `nil` for as
+    /// long as it takes (the default: a request's ``StoreLockWait`` limit).
+    func transaction<T: Sendable>(
+        lockWait: Duration? = StoreLockWait.limit, _ body: (PostgresConnection) async throws -> T
+    ) async throws -> T {
+        let lockTimeout = lockWait.map { "\($0.wholeMilliseconds)ms" }
         let logger = self.logger
         do {
             return try await client.withTransaction(logger: logger) { connection in

@@ -38,7 +38,10 @@ public final class PostgresOutbox: Outbox {
         let notification = request.notification
         let logger = self.logger
         let offset = request.lease == nil ? 0 : try await clock.offset()
-        return try await database.transaction { connection in
+        // No short lock wait here: a trigger with the same idempotency key on another
+        // process is being decided under the key's lock, and this one's true answer
+        // (a duplicate of it) comes once that decision is stored.
+        return try await database.transaction(lockWait: nil) { connection in
             let keys = [
                 request.idempotency.map { "idempotency:\(notification.serverKey):\($0.key)" },
                 request.coalescing.map { "coalesce:\($0.key)" },
