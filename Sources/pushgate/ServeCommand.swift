@@ -30,10 +30,10 @@ struct ServeCommand: AsyncParsableCommand {
         }
         let logger = configuration.log.logger()
         do {
-            // The grace period, then 4 s for the rest of the stop at most: out within
-            // grace + 5 s, exit included.
+            // The grace period, then 3 s for the rest of the stop at most: out within
+            // grace + 5 s, with room for a busy machine to get round to the exit.
             let grace = try configuration.delivery.policy(timeToLive: nil).shutdownGrace
-            ShutdownWatchdog.arm(limit: grace + .seconds(4), logger: logger)
+            ShutdownWatchdog.arm(limit: grace + .seconds(3), logger: logger)
             let application = try await buildApplication(configuration: configuration, logger: logger)
             try await application.runService()
         } catch let error as DocumentStoreError {

@@ -74,6 +74,18 @@ final class RunningGateway: Sendable {
         port = try #require(Int(log[range.upperBound...].prefix(while: \.isNumber)))
     }
 
+    /// How long the gateway takes to exit after SIGTERM, polled here (no thread waits
+    /// for it, so a busy machine's thread pool does not add to the figure), and its
+    /// exit status; `nil` status when it still ran after `limit`.
+    func timedStop(limit: TimeInterval = 30) async throws -> (status: Int32?, took: TimeInterval) {
+        let start = Date()
+        process.terminate()
+        while process.exitStatus == nil, Date().timeIntervalSince(start) < limit {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        return (process.exitStatus, Date().timeIntervalSince(start))
+    }
+
     /// Sends SIGTERM to the gateway's own pid and waits for it to exit.
     func stop() -> Int32 {
         process.stop()

@@ -74,7 +74,9 @@ struct ReadinessEndToEndTests {
 
         let (answer, took) = try readyz(gateway)
         #expect(answer.status == 503 && took < 2.5, "\(took) s: \(answer.body)")
-        #expect(answer.json["checks"]?.objectValue?["store"]?.stringValue?.contains("locked") == true, "\(answer.body)")
+        // "database is locked", or on a busy machine the probe's own deadline.
+        let store = answer.json["checks"]?.objectValue?["store"]?.stringValue ?? "ok"
+        #expect(store.contains("locked") || store.contains("did not take a write within"), "\(answer.body)")
         let (status, registrationTook) = try register(gateway, 1)
         #expect(status == 503, "\(status) after \(registrationTook) s")
         // Its own second, and at most the worker's claim's second before it.

@@ -44,6 +44,14 @@ final class RunningProcess: Sendable {
         }
     }
 
+    /// Sends SIGTERM to the process's own pid and returns at once.
+    func terminate() {
+        if process.isRunning { kill(process.processIdentifier, SIGTERM) }
+    }
+
+    /// The exit status once it exited, `nil` while it runs.
+    var exitStatus: Int32? { process.isRunning ? nil : process.terminationStatus }
+
     /// Sends SIGTERM to the process's own pid and waits for it to exit.
     func stop() -> Int32 {
         if process.isRunning { kill(process.processIdentifier, SIGTERM) }

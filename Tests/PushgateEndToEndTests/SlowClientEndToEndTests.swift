@@ -134,10 +134,30 @@ struct SlowClientEndToEndTests {
         let held = try #require(RawConnection(port: gateway.port))
         held.send("POST /heartbeat HTTP/1.1\r\nHost: x\r\nContent-Length: 50\r\n\r\n{")
         _ = held.receive(within: 0.3)
-        let start = Date()
-        let status = try await BlockingWork.run { gateway.stop() }
-        let took = Date().timeIntervalSince(start)
+        let (status, took) = try await gateway.timedStop()
+        #expect(status == 0)
+        #expect(took < 6, "stopped after \(took) s: \(gateway.capturedLog.suffix(1500))")
+    }
+
+    @Test("a stop that hangs (the database held by another process) is cut at the grace period and 3 s")
+    func watchdog() async throws {
+        let gateway = try RunningGateway(database: database, environment: ["PUSHGATE_SHUTDOWN_GRACE": "1"])
+        // Giving the outbox's leases back at the end of the stop waits for this lock.
+        let holder = Process()
+        holder.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        holder.arguments = [
+            "python3", "-c",
+            "import sqlite3,sys,time; c=sqlite3.connect(sys.argv[1], isolation_level=None); c.execute('BEGIN IMMEDIATE'); print('locked', flush=True); time.sleep(20)",
+            database,
+        ]
+        let output = Pipe()
+        holder.standardOutput = output
+        try holder.run()
+        defer { kill(holder.processIdentifier, SIGKILL) }
+        _ = output.fileHandleForReading.availableData  // "locked"
+        let (status, took) = try await gateway.timedStop()
         #expect(status == 0)
         #expect(took < 6, "stopped after \(took) s")
+        #expect(gateway.capturedLog.contains("still stopping 4.0 seconds after the signal: exiting now"))
     }
 }
