@@ -5,7 +5,9 @@ import Testing
 
 /// `/readyz` against a started gateway whose store is in trouble, as an
 /// orchestrator would see it: each answer in time, and honest.
-@Suite("Readiness that tells the truth, end to end")
+/// One test at a time: each times a started gateway, and several side by side
+/// would load the machine the other suites' deadlines run on.
+@Suite("Readiness that tells the truth, end to end", .serialized)
 struct ReadinessEndToEndTests {
     let directory: URL
     let secret = PushSecret.generate().value

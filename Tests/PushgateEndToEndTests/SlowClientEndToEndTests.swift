@@ -5,7 +5,9 @@ import Testing
 /// Idle, slow, half-sending and too many clients against a started gateway, over
 /// plain sockets. Every wait is bounded by the test itself: settings shrink the
 /// gateway's time-outs to a second or two, and each check gives them a few more.
-@Suite("Slow and idle clients, end to end")
+/// One test at a time: each times a started gateway, and several side by side
+/// would load the machine the other suites' deadlines run on.
+@Suite("Slow and idle clients, end to end", .serialized)
 struct SlowClientEndToEndTests {
     let directory: URL
 
