@@ -61,18 +61,7 @@ struct ReadinessEndToEndTests {
         defer { _ = gateway.stop() }
         #expect(try register(gateway, 0).status == 200)
         // Another process takes the write lock and keeps it for 8 s.
-        let holder = Process()
-        holder.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        holder.arguments = [
-            "python3", "-c",
-            "import sqlite3,sys,time; c=sqlite3.connect(sys.argv[1], isolation_level=None); c.execute('BEGIN IMMEDIATE'); print('locked', flush=True); time.sleep(8); c.execute('ROLLBACK')",
-            database,
-        ]
-        let output = Pipe()
-        holder.standardOutput = output
-        try holder.run()
-        defer { if holder.isRunning { kill(holder.processIdentifier, SIGKILL) } }
-        _ = output.fileHandleForReading.availableData  // "locked": the lock is held
+        let holder = try SQLiteLockHolder(database: database, seconds: 8)
 
         let (answer, took) = try readyz(gateway)
         #expect(answer.status == 503 && took < 2.5, "\(took) s: \(answer.body)")
@@ -84,7 +73,7 @@ struct ReadinessEndToEndTests {
         // Its own second, and at most the worker's claim's second before it.
         #expect(registrationTook < 2.5, "\(status) after \(registrationTook) s")
 
-        holder.waitUntilExit()
+        holder.waitUntilReleased()
         var ready = false
         for _ in 0..<30 where !ready {
             ready = try readyz(gateway).call.status == 200

@@ -145,18 +145,8 @@ struct SlowClientEndToEndTests {
     func watchdog() async throws {
         let gateway = try RunningGateway(database: database, environment: ["PUSHGATE_SHUTDOWN_GRACE": "1"])
         // Giving the outbox's leases back at the end of the stop waits for this lock.
-        let holder = Process()
-        holder.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        holder.arguments = [
-            "python3", "-c",
-            "import sqlite3,sys,time; c=sqlite3.connect(sys.argv[1], isolation_level=None); c.execute('BEGIN IMMEDIATE'); print('locked', flush=True); time.sleep(20)",
-            database,
-        ]
-        let output = Pipe()
-        holder.standardOutput = output
-        try holder.run()
-        defer { kill(holder.processIdentifier, SIGKILL) }
-        _ = output.fileHandleForReading.availableData  // "locked"
+        let holder = try SQLiteLockHolder(database: database, seconds: 20)
+        defer { withExtendedLifetime(holder) {} }
         let (status, took) = try await gateway.timedStop()
         #expect(status == 0)
         #expect(took < 6, "stopped after \(took) s")

@@ -1,0 +1,31 @@
+import Foundation
+
+/// Another process (Python's sqlite3) holding a SQLite database's write lock
+/// (`BEGIN IMMEDIATE`) for `seconds`, as a second gateway or a backup tool might;
+/// killed by its own pid when the test lets go of it.
+final class SQLiteLockHolder {
+    private let process = Process()
+
+    /// Returns once the lock is held.
+    init(database: String, seconds: Int) throws {
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = [
+            "python3", "-c",
+            "import sqlite3,sys,time; c=sqlite3.connect(sys.argv[1], isolation_level=None); c.execute('BEGIN IMMEDIATE'); print('locked', flush=True); time.sleep(int(sys.argv[2])); c.execute('ROLLBACK')",
+            database, String(seconds),
+        ]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        _ = output.fileHandleForReading.availableData  // "locked"
+    }
+
+    /// Waits until it has let go.
+    func waitUntilReleased() {
+        process.waitUntilExit()
+    }
+
+    deinit {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    }
+}
