@@ -88,4 +88,13 @@ struct ReplyNotificationComposerTests {
     func uiBlocks(text: String, expected: String?) {
         #expect(ReplyPreview.sanitized(text) == expected)
     }
+
+    @Test(
+        "a mark left after a line break does not make a white-space character with the space that replaces the break",
+        arguments: ["a\u{2029}\u{200D}b", "x\n\u{301}\u{301}y"])
+    func markAfterBreak(text: String) throws {
+        let preview = try #require(ReplyPreview.sanitized(text))
+        #expect(!preview.contains { $0.isWhitespace && $0 != " " })
+        #expect(preview.unicodeScalars.filter { $0 == " " }.count == 1)
+    }
 }

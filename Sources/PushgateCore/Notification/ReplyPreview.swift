@@ -16,9 +16,22 @@ public enum ReplyPreview {
     /// before the ellipsis dropped); `nil` when nothing is left.
     public static func sanitized(_ text: String?) -> String? {
         guard let text else { return nil }
-        let folded = withoutUIBlocks(text).split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        let folded = foldingWhiteSpace(withoutUIBlocks(text))
         guard !folded.isEmpty else { return nil }
         return folded.count > maxCharacters ? TextCut.cut(folded, toCharacters: maxCharacters - 1) : folded
+    }
+
+    /// `text` with each run of white space made one space, trimmed. Folded again
+    /// until nothing changes: a mark that followed a line break is a character of
+    /// its own there, but it joins the space put in the break's place, and that
+    /// space-with-a-mark is white space that is not a space (found by the fuzzer).
+    static func foldingWhiteSpace(_ text: String) -> String {
+        var folded = text
+        while true {
+            let next = folded.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+            if next == folded { return next }
+            folded = next
+        }
     }
 
     /// `text` with every UI block removed, inline ones too.
