@@ -309,6 +309,7 @@ let package = Package(
         .testTarget(
             name: "PushgateServerTests",
             dependencies: [
+                "PushgateAPNs",
                 "PushgateCore",
                 "PushgateFunctions",
                 "PushgatePostgres",
@@ -318,6 +319,7 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Yams", package: "Yams"),
             ],
             swiftSettings: swiftSettings

@@ -73,6 +73,7 @@ public func buildApplication(
         provider: provider,
         policy: policy,
         admission: try configuration.admission.policy(),
+        presence: try configuration.presence.policy(),
         logger: logger
     )
     services.append(parts.worker)

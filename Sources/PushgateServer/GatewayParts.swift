@@ -23,6 +23,7 @@ public struct GatewayParts: Sendable {
     let unregisterInstallation: UnregisterInstallationFunction
     let subscriptions: SubscriptionsFunction
     let heartbeat: HeartbeatFunction
+    let ping: PingFunction
     let diagnostics: DiagnosticsFunction
 
     public init(
@@ -31,6 +32,7 @@ public struct GatewayParts: Sendable {
         provider: any PushProvider,
         policy: DeliveryPolicy = DeliveryPolicy(),
         admission: AdmissionPolicy = AdmissionPolicy(),
+        presence: PresencePolicy = PresencePolicy(),
         fanOut: FanOut = FanOut(),
         now: @escaping @Sendable () -> Date = Date.init,
         logger: Logger
@@ -52,7 +54,8 @@ public struct GatewayParts: Sendable {
         unregisterSubscription = UnregisterSubscriptionFunction(store: store, now: now)
         unregisterInstallation = UnregisterInstallationFunction(store: store, now: now)
         subscriptions = SubscriptionsFunction(store: store, now: now)
-        heartbeat = HeartbeatFunction(store: store, now: now)
-        diagnostics = DiagnosticsFunction(store: store, outbox: outbox, now: now)
+        heartbeat = HeartbeatFunction(store: store, presence: presence, now: now)
+        ping = PingFunction(store: store)
+        diagnostics = DiagnosticsFunction(store: store, outbox: outbox, presence: presence, now: now)
     }
 }

@@ -50,6 +50,8 @@ struct GatewaySettingsOptions: ParsableArguments {
     @Option(help: .setting(.maxDevicesPerAgent)) var maxDevicesPerAgent: String?
     @Option(help: .setting(.maxAgentsPerServer)) var maxAgentsPerServer: String?
     @Option(help: .setting(.appURLSchemes)) var appUrlSchemes: String?
+    @Option(help: .setting(.presenceConnected)) var presenceConnected: String?
+    @Option(help: .setting(.presenceRecent)) var presenceRecent: String?
 
     /// The flags given, by setting key.
     var flags: [String: String] {
@@ -70,7 +72,7 @@ struct GatewaySettingsOptions: ParsableArguments {
             (.ratePerSecret, ratePerSecret), (.ratePerAddress, ratePerAddress),
             (.newNamespacesPerAddress, newNamespacesPerAddress), (.trustedProxies, trustedProxies),
             (.maxDevicesPerAgent, maxDevicesPerAgent), (.maxAgentsPerServer, maxAgentsPerServer),
-            (.appURLSchemes, appUrlSchemes),
+            (.appURLSchemes, appUrlSchemes), (.presenceConnected, presenceConnected), (.presenceRecent, presenceRecent),
         ]
         return Dictionary(uniqueKeysWithValues: given.compactMap { setting, value in value.map { (setting.key, $0) } })
     }

@@ -91,7 +91,7 @@ struct APNsEndToEndTests {
                     "PUSHGATE_APNS_KEY_PATH": "<key>", "PUSHGATE_APNS_KEY_ID": "K", "PUSHGATE_APNS_TEAM_ID": "T",
                     "PUSHGATE_APNS_TOPIC": "t", "PUSHGATE_APNS_ENVIRONMENT": "staging",
                 ],
-                "PUSHGATE_APNS_ENVIRONMENT must be production or sandbox, not 'staging'"
+                "PUSHGATE_APNS_ENVIRONMENT must be production, sandbox or development (the same as sandbox), not 'staging'"
             ),
             (
                 [

@@ -99,7 +99,7 @@ struct AbuseEndToEndTests {
             if let field { #expect(answer.errorField == field, "\(function) \(what ?? "")") }
         }
         for (path, caller, status) in [
-            ("/ping", unknown, 200), ("/subscriptions?installation_id=phone", unknown, 200),
+            ("/ping", unknown, 404), ("/subscriptions?installation_id=phone", unknown, 200),
             ("/diagnostics", unknown, 200),
             ("/subscriptions?installation_id=phone&page_size=501", secret, 400),
             ("/diagnostics?page_token=zz", secret, 400),

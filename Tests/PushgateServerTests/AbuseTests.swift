@@ -35,7 +35,7 @@ struct AbuseTests {
     func unknownSecretWritesNothing(sqliteFile: Bool) async throws {
         let fixture = try RouterFixture(sqliteFile: sqliteFile)
         let calls: [(HTTPRequest.Method, String, JSONValue?, Int)] = [
-            (.get, "/ping", nil, 200), (.post, "/heartbeat", nil, 200),
+            (.get, "/ping", nil, 404), (.post, "/heartbeat", nil, 200),
             (.get, "/subscriptions?installation_id=phone", nil, 200),
             (.get, "/diagnostics", nil, 200),
             (.post, "/unregisterSubscription", ["cwd": "/a", "installation_id": "phone"], 200),
@@ -101,11 +101,13 @@ struct AbuseTests {
             for n in 0..<2 {
                 let secret = "address-test-secret-\(n)-0123456789abcdef"
                 #expect(
-                    try await client.execute(uri: "/ping", method: .get, headers: Self.headers(secret: secret)).status
+                    try await client.execute(uri: "/heartbeat", method: .post, headers: Self.headers(secret: secret))
+                        .status
                         == .ok)
             }
             let refused = try await client.execute(
-                uri: "/ping", method: .get, headers: Self.headers(secret: "address-test-secret-9-0123456789abcdef"))
+                uri: "/heartbeat", method: .post,
+                headers: Self.headers(secret: "address-test-secret-9-0123456789abcdef"))
             #expect(refused.status == .tooManyRequests)
             #expect(refused.headers[.retryAfter] == "30")
             #expect(try await client.execute(uri: "/healthz", method: .get).status == .ok)
@@ -153,7 +155,8 @@ struct AbuseTests {
                 for client_ in ["203.0.113.7", "203.0.113.8"] {
                     var headers = RouterFixture.authorized()
                     headers[HTTPField.Name("X-Forwarded-For")!] = "\(client_), 10.1.2.3"
-                    statuses.append(try await client.execute(uri: "/ping", method: .get, headers: headers).status.code)
+                    statuses.append(
+                        try await client.execute(uri: "/heartbeat", method: .post, headers: headers).status.code)
                 }
                 #expect(statuses == (expectRefused ? [200, 429] : [200, 200]), "trusted: \(trusted)")
             }

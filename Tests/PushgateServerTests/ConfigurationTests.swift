@@ -1,4 +1,6 @@
+import Crypto
 import Foundation
+import PushgateAPNs
 import PushgateFunctions
 import PushgateServer
 import Testing
@@ -63,6 +65,20 @@ struct ConfigurationTests {
         let limits = try SettingSources(flags: ["max_connections": "64", "idle_timeout": "5", "receive_timeout": "2"])
             .gatewayConfiguration().connections
         #expect(limits == ConnectionLimits(maxConnections: 64, idleTimeout: .seconds(5), receiveTimeout: .seconds(2)))
+    }
+
+    @Test(
+        "the APNs environment: production, sandbox, or development as seed 002 writes it (the sandbox); any case",
+        arguments: [
+            ("production", APNsEnvironment.production), ("sandbox", .sandbox), ("development", .sandbox),
+            ("Development", .sandbox),
+        ])
+    func apnsEnvironment(text: String, environment: APNsEnvironment) throws {
+        let keyFile = FileManager.default.temporaryDirectory.appendingPathComponent("pushgate-\(UUID()).p8").path
+        try P256.Signing.PrivateKey().pemRepresentation.write(toFile: keyFile, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: keyFile) }
+        let settings = APNsSettings(keyPath: keyFile, keyID: "K", teamID: "T", topic: "t", environment: text)
+        #expect(try settings.configuration()?.environment == environment)
     }
 
     @Test("nothing given: the documented defaults")

@@ -19,9 +19,9 @@ struct SharedDatabaseTests {
             try await first.commit([SeededNamespace.server(server)])
             try await ServerPresence(store: first).touch(server, at: start)
             #expect(
-                try await ServerPresence(store: second).writes(for: server, at: start + 5).isEmpty,
+                try await ServerPresence(store: second).agentCall(server, at: start + 5).isEmpty,
                 "within the interval, the other process writes nothing")
-            #expect(try await ServerPresence(store: second).writes(for: server, at: start + 11).count == 1)
+            #expect(try await ServerPresence(store: second).agentCall(server, at: start + 11).count == 1)
         }
     }
 

@@ -3,6 +3,16 @@ public enum APNsEnvironment: String, Sendable, Hashable, CaseIterable {
     case production
     case sandbox
 
+    /// `production`, or `sandbox` also written `development` (Xcode's and the
+    /// `aps-environment` entitlement's word for the sandbox); any case.
+    public init?(setting: String) {
+        switch setting.lowercased() {
+        case "production": self = .production
+        case "sandbox", "development": self = .sandbox
+        default: return nil
+        }
+    }
+
     /// `api.push.apple.com` or `api.sandbox.push.apple.com`.
     public var host: String {
         switch self {

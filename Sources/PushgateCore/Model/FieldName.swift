@@ -5,6 +5,7 @@ public enum FieldName {
     public static let updatedAt = "updatedAt"
     // servers/{serverKey}
     public static let lastSeenAt = "lastSeenAt"
+    public static let source = "source"
     // …/agents/{agentKey}
     public static let cwd = "cwd"
     public static let agentDisplayName = "agentDisplayName"

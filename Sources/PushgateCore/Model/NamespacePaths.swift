@@ -7,6 +7,7 @@ public enum NamespacePaths {
     public static let devices = "devices"
     public static let events = "events"
     public static let lastEvents = "lastEvents"
+    public static let sources = "sources"
 
     /// `servers/{serverKey}`
     public static func server(_ server: ServerKey) -> DocumentPath {
@@ -40,6 +41,18 @@ public enum NamespacePaths {
     /// id may hold any character.
     public static func event(_ eventID: String, of server: ServerKey) -> DocumentPath {
         DocumentPath(trustedSegments: [servers, server.hex, events, SHA256Hex.digest(of: eventID)])
+    }
+
+    /// `servers/{serverKey}/sources`
+    public static func sources(of server: ServerKey) -> CollectionPath {
+        CollectionPath(trustedSegments: [servers, server.hex, sources])
+    }
+
+    /// `servers/{serverKey}/sources/{sha256(source)}`: one machine or MCP client of
+    /// the agent side, as its heartbeat names it. Hashed because a name may hold any
+    /// character.
+    public static func source(_ name: String, of server: ServerKey) -> DocumentPath {
+        DocumentPath(trustedSegments: [servers, server.hex, sources, SHA256Hex.digest(of: name)])
     }
 
     /// The device a stored delivery names: keys as the outbox keeps them (hex), and

@@ -17,7 +17,6 @@ public struct SubscriptionsFunction: Sendable {
     {
         let id = request.installationID
         let serverKey = secret.serverKey
-        try await ServerPresence(store: store).touch(serverKey, at: now())
         let page = try await InstallationPage.read(id, of: serverKey, page: request.page, in: store)
         let subscriptions = page.entries.compactMap { entry -> SubscriptionsAnswer.Subscription? in
             guard let agent = entry.agent, let cwd = agent.string(FieldName.cwd) else { return nil }

@@ -22,14 +22,11 @@ public struct UnregisterInstallationFunction: Sendable {
             under: NamespacePaths.server(serverKey),
             where: .documentID(installationID)
         )
-        var writes = try await ServerPresence(store: store).writes(for: serverKey, at: now())
-        let first = writes.count
-        writes += devices.map { DocumentWrite.delete($0.path, if: .exists) }
-        let results = try await store.commit(writes)
+        let results = try await store.commit(devices.map { DocumentWrite.delete($0.path, if: .exists) })
         return UnregisterInstallationAnswer(
             serverKey: serverKey.hex,
             installationID: installationID,
-            removedCount: results[first...].count(where: { $0.existed })
+            removedCount: results.count(where: { $0.existed })
         )
     }
 }

@@ -26,10 +26,10 @@ public struct UnregisterSubscriptionFunction: Sendable {
                 removed: everywhere.removedCount > 0, deleted: everywhere.removedCount)
         }
         let agentKey = AgentKey(cwd: cwd)
-        var writes = try await ServerPresence(store: store).writes(for: serverKey, at: now())
-        writes.append(.delete(try NamespacePaths.device(installationID, of: agentKey, of: serverKey)))
-        let results = try await store.commit(writes)
-        let removed = results.last?.existed ?? false
+        let results = try await store.commit([
+            .delete(try NamespacePaths.device(installationID, of: agentKey, of: serverKey))
+        ])
+        let removed = results.first?.existed ?? false
         return UnregisterSubscriptionAnswer(
             serverKey: serverKey.hex, agentKey: agentKey.hex, installationID: installationID, removed: removed,
             deleted: removed ? 1 : 0)

@@ -2,7 +2,8 @@ import Foundation
 import PushgateCore
 
 /// `GET /diagnostics`: what the caller's namespace looks like from the gateway —
-/// whether its proxy is connected, and per agent its devices, its last trigger, its
+/// whether its agent side is connected (the server, the best of its sources, and
+/// each source a heartbeat named), and per agent its devices, its last trigger, its
 /// last notification and how that went, and the reminders waiting. With
 /// `?installation_id=…`, one device: its token preview, its agents, its last
 /// notification and outcome. Never another namespace's data.
@@ -11,31 +12,50 @@ import PushgateCore
 /// per agent); with an installation, its last notification is the latest among the
 /// page's agents.
 public struct DiagnosticsFunction: Sendable {
-    /// `lastSeenAt` within this: `connected`.
-    public static let connectedWithin: TimeInterval = 60
-    /// Within this: `recent`; older: `not_connected`.
-    public static let recentWithin: TimeInterval = 300
-
     private let store: any DocumentStore
     private let outbox: any Outbox
+    private let presence: PresencePolicy
     private let now: @Sendable () -> Date
 
-    public init(store: any DocumentStore, outbox: any Outbox, now: @escaping @Sendable () -> Date = Date.init) {
+    public init(
+        store: any DocumentStore, outbox: any Outbox, presence: PresencePolicy = PresencePolicy(),
+        now: @escaping @Sendable () -> Date = Date.init
+    ) {
         self.store = store
         self.outbox = outbox
+        self.presence = presence
         self.now = now
     }
 
     public func callAsFunction(secret: PushSecret, _ request: DiagnosticsRequest) async throws -> JSONValue {
         let serverKey = secret.serverKey
         let id = request.installationID
-        // The one call that does not refresh lastSeenAt: an app asking whether the
-        // proxy is connected must not make it look connected.
+        // Reads only: an app asking whether the proxy is connected must not make it
+        // look connected.
+        let now = self.now()
         let server = try await store.document(at: NamespacePaths.server(serverKey))
-        let lastSeen = server?.string(FieldName.lastSeenAt)
+        let sources = try await store.documents(in: NamespacePaths.sources(of: serverKey)).compactMap {
+            source -> (name: String, lastSeenAt: String)? in
+            guard let name = source.string(FieldName.source), let seen = source.string(FieldName.lastSeenAt) else {
+                return nil
+            }
+            return (name, seen)
+        }.sorted { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }
+        // The server's own time and its sources' are written apart (each at most every
+        // 10 s): the best of them is the server's.
+        let lastSeen = ([server?.string(FieldName.lastSeenAt)].compactMap { $0 } + sources.map(\.lastSeenAt))
+            .max { $0.utf8.lexicographicallyPrecedes($1.utf8) }
         var answer: [String: JSONValue] = [
             "server_key": .string(serverKey.hex),
-            "status": .string(status(lastSeenAt: lastSeen.flatMap(RFC3339.parse))),
+            "status": .string(presence.status(lastSeenAt: lastSeen.flatMap(RFC3339.parse), now: now)),
+            "sources": .array(
+                sources.map { source in
+                    [
+                        "source": .string(source.name), "last_seen_at": .string(source.lastSeenAt),
+                        "status": .string(
+                            presence.status(lastSeenAt: RFC3339.parse(source.lastSeenAt), now: now)),
+                    ]
+                }),
         ]
         answer["last_seen_at"] = lastSeen.map(JSONValue.string)
         let nextPageToken: String?
@@ -50,14 +70,6 @@ public struct DiagnosticsFunction: Sendable {
         }
         answer["next_page_token"] = nextPageToken.map(JSONValue.string)
         return .object(answer)
-    }
-
-    func status(lastSeenAt: Date?) -> String {
-        guard let lastSeenAt else { return "not_connected" }
-        let age = now().timeIntervalSince(lastSeenAt)
-        if age <= Self.connectedWithin { return "connected" }
-        if age <= Self.recentWithin { return "recent" }
-        return "not_connected"
     }
 
     private func agentsPage(_ page: PageRequest, serverKey: ServerKey) async throws -> (

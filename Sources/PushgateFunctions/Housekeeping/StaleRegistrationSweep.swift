@@ -80,9 +80,17 @@ public struct StaleRegistrationSweep: Service {
         for agent in try await store.documents(
             inGroup: NamespacePaths.agents, under: nil, where: .stringBefore(FieldName.updatedAt, cutoff))
         where try await isEmpty(agent.path.collection(NamespacePaths.devices)) {
-            if try await delete(agent, FieldName.updatedAt, with: agent.path.collection(NamespacePaths.lastEvents)) {
+            if try await delete(agent, FieldName.updatedAt, with: [agent.path.collection(NamespacePaths.lastEvents)]) {
                 result.agents += 1
             }
+        }
+
+        // Heartbeat sources as old go too, counted with nothing: a name, not a registration.
+        let sources = try await store.documents(
+            inGroup: NamespacePaths.sources, under: nil, where: .stringBefore(FieldName.lastSeenAt, cutoff))
+        for start in stride(from: 0, to: sources.count, by: 500) {
+            try await store.commit(
+                sources[start..<min(start + 500, sources.count)].map { unchanged($0, FieldName.lastSeenAt) })
         }
 
         let servers = try CollectionPath(segments: [NamespacePaths.servers])
@@ -91,7 +99,10 @@ public struct StaleRegistrationSweep: Service {
             guard let seenAt = server.string(field), seenAt.utf8.lexicographicallyPrecedes(cutoff.utf8),
                 try await isEmpty(server.path.collection(NamespacePaths.agents))
             else { continue }
-            if try await delete(server, field, with: server.path.collection(NamespacePaths.events)) {
+            let children = [
+                try server.path.collection(NamespacePaths.events), try server.path.collection(NamespacePaths.sources),
+            ]
+            if try await delete(server, field, with: children) {
                 result.servers += 1
             }
         }
@@ -118,12 +129,14 @@ public struct StaleRegistrationSweep: Service {
     }
 
     /// Deletes `document` unless it changed since it was read, then, when it went,
-    /// what its `children` collection holds (a deleted parent's children are
+    /// what its `children` collections hold (a deleted parent's children are
     /// nobody's); whether it went.
-    private func delete(_ document: Document, _ field: String, with children: CollectionPath) async throws -> Bool {
+    private func delete(_ document: Document, _ field: String, with children: [CollectionPath]) async throws -> Bool {
         guard try await store.commit([unchanged(document, field)])[0].applied else { return false }
-        let orphans = try await store.documents(in: children, selecting: [])
-        if !orphans.isEmpty { try await store.commit(orphans.map { .delete($0.path) }) }
+        for collection in children {
+            let orphans = try await store.documents(in: collection, selecting: [])
+            if !orphans.isEmpty { try await store.commit(orphans.map { .delete($0.path) }) }
+        }
         return true
     }
 

@@ -1,22 +1,30 @@
 import Foundation
 import PushgateCore
 
-/// `heartbeat` (POST) and `ping` (GET): the cheapest authenticated calls. A proxy
-/// calls `heartbeat` to show it is connected; an app calls `ping` while onboarding
-/// to check a secret. Both refresh `lastSeenAt` like every call.
+/// `heartbeat` (POST): the agent side's cheapest call, to show it is connected. It
+/// refreshes the server's `lastSeenAt` and, when it names a `source`, that source's;
+/// for a secret never registered it writes nothing.
 public struct HeartbeatFunction: Sendable {
+    private let presence: ServerPresence
     private let store: any DocumentStore
     private let now: @Sendable () -> Date
 
-    public init(store: any DocumentStore, now: @escaping @Sendable () -> Date = Date.init) {
+    public init(
+        store: any DocumentStore, presence: PresencePolicy = PresencePolicy(),
+        now: @escaping @Sendable () -> Date = Date.init
+    ) {
         self.store = store
+        self.presence = ServerPresence(store: store, policy: presence)
         self.now = now
     }
 
-    public func callAsFunction(secret: PushSecret) async throws -> HeartbeatAnswer {
+    public func callAsFunction(secret: PushSecret, _ request: HeartbeatRequest = HeartbeatRequest()) async throws
+        -> HeartbeatAnswer
+    {
         let serverKey = secret.serverKey
-        try await ServerPresence(store: store).touch(serverKey, at: now())
+        try await presence.touch(serverKey, at: now(), source: request.source)
         let server = try await store.document(at: NamespacePaths.server(serverKey))
-        return HeartbeatAnswer(serverKey: serverKey.hex, lastSeenAt: server?.string(FieldName.lastSeenAt))
+        return HeartbeatAnswer(
+            serverKey: serverKey.hex, lastSeenAt: server?.string(FieldName.lastSeenAt), source: request.source)
     }
 }

@@ -62,7 +62,8 @@ public struct RegisterSubscriptionFunction: Sendable {
         deviceFields[FieldName.bundleID] = request.bundleID.map { .value(.string($0)) }
 
         try await checkCaps(agent: NamespacePaths.agent(agentKey, of: serverKey), device: devicePath)
-        var writes = try await ServerPresence(store: store).writes(for: serverKey, at: now, admitNew: admitNewNamespace)
+        var writes = try await ServerPresence(store: store).creation(
+            of: serverKey, at: now, admitNew: admitNewNamespace ?? {})
         let deviceWrite = writes.count + 1
         writes += [
             .set(NamespacePaths.agent(agentKey, of: serverKey), agentFields),

@@ -198,7 +198,7 @@ public struct TriggerEventFunction: Sendable {
     /// logged, not answered: the notification is already stored and on its way.
     private func record(_ serverKey: ServerKey, _ writes: [DocumentWrite] = [], at date: Date) async {
         do {
-            let writes = try await ServerPresence(store: store).writes(for: serverKey, at: date) + writes
+            let writes = try await ServerPresence(store: store).agentCall(serverKey, at: date) + writes
             if !writes.isEmpty { try await store.commit(writes) }
         } catch {
             logger.warning("could not record the trigger's times", metadata: ["error": "\(error)"])

@@ -68,9 +68,10 @@ public struct APNsSettings: Sendable, Hashable {
             teamID, "PUSHGATE_APNS_TEAM_ID", "with an APNs key: your 10-character team id from Apple")
         let topic = try SettingText.required(topic, "PUSHGATE_APNS_TOPIC", "with an APNs key: the app's bundle id")
         let environment = try SettingText.parse(
-            environment, "PUSHGATE_APNS_ENVIRONMENT", "production or sandbox", default: .production
+            environment, "PUSHGATE_APNS_ENVIRONMENT", "production, sandbox or development (the same as sandbox)",
+            default: .production
         ) {
-            APNsEnvironment(rawValue: $0)
+            APNsEnvironment(setting: $0)
         }
         var endpoint: HTTP2Endpoint?
         if let url = SettingText.nonEmpty(url) {

@@ -16,6 +16,8 @@ public struct GatewayConfiguration: Sendable, Hashable {
     public var delivery: DeliverySettings
     /// Rate limits, caps on growth, link schemes (`PUSHGATE_RATE_*`, `PUSHGATE_MAX_*`, …).
     public var admission: AdmissionSettings
+    /// When the agent side shows as connected (`PUSHGATE_PRESENCE_*`).
+    public var presence: PresenceSettings
     /// Log level and line format (`PUSHGATE_LOG_LEVEL`, `PUSHGATE_LOG_FORMAT`).
     public var log: LogSettings
     /// `GET /readyz` fails when more deliveries than this are due (`PUSHGATE_READY_MAX_BACKLOG`).
@@ -34,6 +36,7 @@ public struct GatewayConfiguration: Sendable, Hashable {
         fcm: FCMSettings = FCMSettings(),
         delivery: DeliverySettings = DeliverySettings(),
         admission: AdmissionSettings = AdmissionSettings(),
+        presence: PresenceSettings = PresenceSettings(),
         log: LogSettings = LogSettings(),
         readyMaxBacklog: Int = 100_000,
         metrics: MetricsListen = .default,
@@ -46,6 +49,7 @@ public struct GatewayConfiguration: Sendable, Hashable {
         self.fcm = fcm
         self.delivery = delivery
         self.admission = admission
+        self.presence = presence
         self.log = log
         self.readyMaxBacklog = readyMaxBacklog
         self.metrics = metrics
@@ -60,5 +64,6 @@ public struct GatewayConfiguration: Sendable, Hashable {
         _ = try fcm.configuration()
         _ = try admission.rateLimits()
         _ = try admission.policy()
+        _ = try presence.policy()
     }
 }

@@ -49,7 +49,8 @@ public struct Setting: Sendable, Hashable, Identifiable {
     public static let apnsKeyID = Setting("apns_key_id", "The key's 10-character id.")
     public static let apnsTeamID = Setting("apns_team_id", "Your 10-character Apple team id.")
     public static let apnsTopic = Setting("apns_topic", "apns-topic: the app's bundle id.")
-    public static let apnsEnvironment = Setting("apns_environment", default: "production", "production or sandbox.")
+    public static let apnsEnvironment = Setting(
+        "apns_environment", default: "production", "production, or sandbox (also written development).")
     public static let apnsURL = Setting(
         "apns_url", "Override of the APNs address, https://host[:port] (an emulator or a stand-in).")
     public static let apnsCAFile = Setting("apns_ca_file", "PEM file of extra CA certificates to trust for APNs.")
@@ -107,6 +108,13 @@ public struct Setting: Sendable, Hashable, Identifiable {
         "app_url_schemes", default: "codeagents",
         "Schemes an event's app_url may use besides https, comma-separated (never javascript, file, data).")
 
+    public static let presenceConnected = Setting(
+        "presence_connected", default: "60",
+        "Seconds after its last call the agent side (each heartbeat source) shows as connected.")
+    public static let presenceRecent = Setting(
+        "presence_recent", default: "300",
+        "Seconds after its last call the agent side shows as recent, then not connected.")
+
     /// Every setting, in the order help and `pushgate config` show them.
     public static let all: [Setting] = [
         host, port, database, logLevel, logFormat, readyMaxBacklog, metricsListen, maxConnections, idleTimeout,
@@ -117,6 +125,6 @@ public struct Setting: Sendable, Hashable, Identifiable {
         triggerWait, deliveryMaxAttempts, outboxLease, outboxRetentionDays, shutdownGrace, escalationSchedule,
         coalesceWindow, previewDefault, staleDeviceDays,
         ratePerSecret, ratePerAddress, newNamespacesPerAddress, trustedProxies, maxDevicesPerAgent, maxAgentsPerServer,
-        appURLSchemes,
+        appURLSchemes, presenceConnected, presenceRecent,
     ]
 }

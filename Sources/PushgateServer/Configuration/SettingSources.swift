@@ -103,6 +103,7 @@ public struct SettingSources: Sendable {
                 maxAgentsPerServer: self[.maxAgentsPerServer],
                 appURLSchemes: self[.appURLSchemes]
             ),
+            presence: PresenceSettings(connected: self[.presenceConnected], recent: self[.presenceRecent]),
             log: try LogSettings(level: self[.logLevel], format: self[.logFormat]),
             readyMaxBacklog: readyMaxBacklog,
             metrics: metrics,

@@ -85,12 +85,11 @@ struct FunctionRoutes {
             return try JSONAnswer.response(try await parts.subscriptions(secret: secret, query))
         }
         router.post("heartbeat") { request, _ in
-            // The body, if any, is read and checked like any other, but carries nothing.
-            let (secret, _) = try await Self.read(request, receivedAt: parts.now(), emptyBodyAllowed: true)
-            return try JSONAnswer.response(try await parts.heartbeat(secret: secret))
+            let (secret, fields) = try await Self.read(request, receivedAt: parts.now(), emptyBodyAllowed: true)
+            return try JSONAnswer.response(try await parts.heartbeat(secret: secret, HeartbeatRequest(fields: fields)))
         }
         router.get("ping") { request, _ in
-            try JSONAnswer.response(try await parts.heartbeat(secret: Self.secret(of: request)))
+            try JSONAnswer.response(try await parts.ping(secret: Self.secret(of: request)))
         }
         router.get("diagnostics") { request, _ in
             let secret = try Self.secret(of: request)
