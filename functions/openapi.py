@@ -29,8 +29,8 @@ FUNCTIONS = [
     ("unregisterSubscription", "post", []),
     ("unregisterInstallation", "post", []),
     ("subscriptions", "get", []),
-    ("heartbeat", "post", []),
-    ("ping", "get", []),
+    ("heartbeat", "post", [409]),
+    ("ping", "get", [404]),
     ("diagnostics", "get", []),
 ]
 # Functions whose body may be left out (any JSON object is ignored).
@@ -41,9 +41,9 @@ IDEMPOTENT = {"triggerReplyFinished", "triggerEvent"}
 ERROR_STATUSES = {
     400: "INVALID_ARGUMENT: bad JSON, not an object, invalid UTF-8, a field missing, of the wrong type or out of range (`field` names it).",
     401: "UNAUTHENTICATED: no Authorization, not `Bearer <secret>`, or a secret that is not 32–256 characters of the base64 or base64url alphabet.",
-    404: "NOT_FOUND: nothing is known by that id.",
+    404: "NOT_FOUND: nothing is known by that id (resolveEvent: the event_id; ping: no subscription was ever registered with the secret).",
     413: "PAYLOAD_TOO_LARGE: a body over 64 KiB.",
-    409: "LIMIT_REACHED: a new device beyond PUSHGATE_MAX_DEVICES_PER_AGENT, or a new agent beyond PUSHGATE_MAX_AGENTS_PER_SERVER (`field` says which).",
+    409: "LIMIT_REACHED: a new device beyond PUSHGATE_MAX_DEVICES_PER_AGENT, or a new agent beyond PUSHGATE_MAX_AGENTS_PER_SERVER, or a new heartbeat source beyond 100 a server (`field` says which).",
     429: "RESOURCE_EXHAUSTED: a rate limit (per secret, per client address, new namespaces per address) or a repeat still in progress; `Retry-After` says when to try again.",
     500: "INTERNAL: a fault inside; the answer tells nothing more.",
     503: "UNAVAILABLE: the store does not answer.",

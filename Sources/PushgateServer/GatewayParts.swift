@@ -53,7 +53,7 @@ public struct GatewayParts: Sendable {
         resolveEvent = ResolveEventFunction(store: store, outbox: outbox, now: now)
         unregisterSubscription = UnregisterSubscriptionFunction(store: store, now: now)
         unregisterInstallation = UnregisterInstallationFunction(store: store, now: now)
-        subscriptions = SubscriptionsFunction(store: store, now: now)
+        subscriptions = SubscriptionsFunction(store: store)
         heartbeat = HeartbeatFunction(store: store, presence: presence, now: now)
         ping = PingFunction(store: store)
         diagnostics = DiagnosticsFunction(store: store, outbox: outbox, presence: presence, now: now)

@@ -63,11 +63,49 @@ struct DeviceManagementTests {
         #expect(try await fixture.store.document(at: otherServer) != nil)
     }
 
+    @Test(
+        "subscriptions by token: the agents and installations an APNs (any case) or FCM token is under, this server's only"
+    )
+    func byToken() async throws {
+        let fixture = try FunctionsFixture()
+        try await registerPhone(fixture, on: ["/srv/b", "/srv/a"])
+        try await registerPhone(fixture, on: ["/srv/c"], token: 2, id: "ipad")
+        _ = try await fixture.register(["cwd": "/srv/a", "installation_id": "pixel", "fcm_token": "fcm:pixel-1"])
+        let other = try #require(PushSecret("another-server-secret-0123456789"))
+        _ = try await RegisterSubscriptionFunction(store: fixture.store, now: fixture.clock.now)(
+            secret: other,
+            RegisterSubscriptionRequest(
+                fields: RequestFields([
+                    "cwd": "/srv/z", "installation_id": "phone", "apns_token": .string(FunctionsFixture.apnsToken(1)),
+                ])))
+        let list = SubscriptionsFunction(store: fixture.store)
+        func lookup(_ token: String) async throws -> [String] {
+            let answer = try await list(secret: fixture.secret, SubscriptionsRequest(installationID: nil, token: token))
+            #expect(answer.installationID == nil && answer.nextPageToken == nil)
+            return answer.subscriptions.map { "\($0.cwd) \($0.installationID ?? "-") \($0.agentDisplayName ?? "-")" }
+        }
+        #expect(
+            try await lookup(FunctionsFixture.apnsToken(1).uppercased())
+                == ["/srv/a phone Agent /srv/a", "/srv/b phone Agent /srv/b"], "not the other server's /srv/z")
+        #expect(try await lookup("fcm:pixel-1") == ["/srv/a pixel Agent /srv/a"])
+        #expect(try await lookup("unknown-token").isEmpty)
+        for (installation, token, page, field) in [
+            ("phone", "t", nil, "token"), (nil, "t", "5", "page_size"), (nil, "a b", nil, "token"),
+            (nil, nil, nil, "installation_id"),
+        ] as [(String?, String?, String?, String)] {
+            #expect {
+                _ = try SubscriptionsRequest(installationID: installation, token: token, pageSize: page)
+            } throws: { error in
+                (error as? FunctionError)?.field == field
+            }
+        }
+    }
+
     @Test("subscriptions lists the agents an installation follows, by cwd, and a new token reaches them all")
     func listAndRotate() async throws {
         let fixture = try FunctionsFixture()
         try await registerPhone(fixture, on: ["/srv/b", "/srv/a"])
-        let list = SubscriptionsFunction(store: fixture.store, now: fixture.clock.now)
+        let list = SubscriptionsFunction(store: fixture.store)
         let answer = try await list(secret: fixture.secret, SubscriptionsRequest(installationID: "phone"))
         #expect(answer.subscriptions.map(\.cwd) == ["/srv/a", "/srv/b"])
         #expect(answer.subscriptions.first?.agentDisplayName == "Agent /srv/a")

@@ -38,7 +38,7 @@ struct PagingTests {
     @Test("subscriptions: pages of the asked size in agent-key order, each agent once, a token only while more follow")
     func subscriptions() async throws {
         let fixture = try await fixture()
-        let list = SubscriptionsFunction(store: fixture.store, now: fixture.clock.now)
+        let list = SubscriptionsFunction(store: fixture.store)
         let pages = try await pages(size: 3) { page in
             let answer = try await list(
                 secret: fixture.secret,

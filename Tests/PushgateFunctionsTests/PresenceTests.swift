@@ -32,7 +32,7 @@ struct PresenceTests {
     func onlyAgentSideCounts() async throws {
         let fixture = try FunctionsFixture()
         _ = try await fixture.register(["cwd": "/a", "installation_id": "phone", "fcm_token": "t"])
-        _ = try await SubscriptionsFunction(store: fixture.store, now: fixture.clock.now)(
+        _ = try await SubscriptionsFunction(store: fixture.store)(
             secret: fixture.secret, SubscriptionsRequest(installationID: "phone"))
         _ = try await PingFunction(store: fixture.store)(secret: fixture.secret)
         _ = try await UnregisterSubscriptionFunction(store: fixture.store, now: fixture.clock.now)(

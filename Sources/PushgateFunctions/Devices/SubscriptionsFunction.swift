@@ -1,37 +1,77 @@
 import Foundation
 import PushgateCore
 
-/// `GET /subscriptions?installation_id=…`: the agents an installation follows under
-/// the caller's server, so that an app can register all of them again after a token
-/// change.
+/// `GET /subscriptions`: with `?installation_id=…`, the agents an installation
+/// follows under the caller's server, so that an app can register all of them again
+/// after a token change; with `?token=…`, the agents (and installations) a push
+/// token is registered under, to find who a token belongs to. Never another
+/// namespace's.
 public struct SubscriptionsFunction: Sendable {
     private let store: any DocumentStore
-    private let now: @Sendable () -> Date
 
-    public init(store: any DocumentStore, now: @escaping @Sendable () -> Date = Date.init) {
+    public init(store: any DocumentStore) {
         self.store = store
-        self.now = now
     }
 
     public func callAsFunction(secret: PushSecret, _ request: SubscriptionsRequest) async throws -> SubscriptionsAnswer
     {
-        let id = request.installationID
         let serverKey = secret.serverKey
-        let page = try await InstallationPage.read(id, of: serverKey, page: request.page, in: store)
-        let subscriptions = page.entries.compactMap { entry -> SubscriptionsAnswer.Subscription? in
-            guard let agent = entry.agent, let cwd = agent.string(FieldName.cwd) else { return nil }
-            return SubscriptionsAnswer.Subscription(
-                cwd: cwd,
-                agentKey: entry.agentKey.hex,
-                agentDisplayName: agent.string(FieldName.agentDisplayName),
-                since: entry.device.string(FieldName.createdAt)
-            )
+        switch request.subject {
+        case .installation(let id):
+            let page = try await InstallationPage.read(id, of: serverKey, page: request.page, in: store)
+            let subscriptions = page.entries.compactMap { entry in
+                Self.subscription(entry.device, agent: entry.agent, installationID: nil)
+            }
+            return SubscriptionsAnswer(
+                serverKey: serverKey.hex, installationID: id, subscriptions: subscriptions.sorted(by: Self.byCwd),
+                nextPageToken: page.nextPageToken)
+        case .token(let token):
+            // servers/{s}/agents/{a}/devices/{i}: the agent is the path's fourth segment.
+            let devices = try await devices(withToken: token, under: serverKey)
+            let agentPaths = devices.map { NamespacePaths.agent(AgentKey(hex: $0.path.segments[3]), of: serverKey) }
+            let agents = Dictionary(
+                try await store.documents(at: agentPaths).map { ($0.path.documentID, $0) },
+                uniquingKeysWith: { first, _ in first })
+            let subscriptions = devices.compactMap { device in
+                Self.subscription(
+                    device, agent: agents[device.path.segments[3]], installationID: device.path.documentID)
+            }
+            return SubscriptionsAnswer(
+                serverKey: serverKey.hex, installationID: nil, subscriptions: subscriptions.sorted(by: Self.byCwd),
+                nextPageToken: nil)
         }
-        return SubscriptionsAnswer(
-            serverKey: serverKey.hex,
-            installationID: id,
-            subscriptions: subscriptions.sorted { $0.cwd.utf8.lexicographicallyPrecedes($1.cwd.utf8) },
-            nextPageToken: page.nextPageToken
-        )
+    }
+
+    /// The server's devices holding `token` as their FCM token or, when it is hex of
+    /// an APNs token's length, as their APNs token (stored in lower case).
+    private func devices(withToken token: String, under serverKey: ServerKey) async throws -> [Document] {
+        var filters: [FieldFilter] = [.fieldEquals(FieldName.fcmToken, .string(token))]
+        if let apnsToken = try? FieldRules.apnsToken(token) {
+            filters.append(.fieldEquals(FieldName.apnsToken, .string(apnsToken)))
+        }
+        var found: [DocumentPath: Document] = [:]
+        for filter in filters {
+            for device in try await store.documents(
+                inGroup: NamespacePaths.devices, under: NamespacePaths.server(serverKey), where: filter)
+            {
+                found[device.path] = device
+            }
+        }
+        return Array(found.values)
+    }
+
+    private static func subscription(_ device: Document, agent: Document?, installationID: String?)
+        -> SubscriptionsAnswer.Subscription?
+    {
+        guard let agent, let cwd = agent.string(FieldName.cwd) else { return nil }
+        return SubscriptionsAnswer.Subscription(
+            cwd: cwd, agentKey: agent.path.documentID, agentDisplayName: agent.string(FieldName.agentDisplayName),
+            installationID: installationID, since: device.string(FieldName.createdAt))
+    }
+
+    /// By cwd, then installation id, byte by byte.
+    private static func byCwd(_ a: SubscriptionsAnswer.Subscription, _ b: SubscriptionsAnswer.Subscription) -> Bool {
+        if a.cwd != b.cwd { return a.cwd.utf8.lexicographicallyPrecedes(b.cwd.utf8) }
+        return (a.installationID ?? "").utf8.lexicographicallyPrecedes((b.installationID ?? "").utf8)
     }
 }

@@ -1,16 +1,39 @@
 import PushgateCore
 
-/// A checked `GET /subscriptions` query: `?installation_id=…`, required, and a page
-/// (`page_size`, `page_token`).
+/// A checked `GET /subscriptions` query: `?installation_id=…` with a page
+/// (`page_size`, `page_token`), or `?token=…` (an APNs or FCM token), whose every
+/// match comes in one answer.
 public struct SubscriptionsRequest: Sendable, Hashable {
-    public let installationID: String
+    /// Whose subscriptions are asked for.
+    public enum Subject: Sendable, Hashable {
+        case installation(String)
+        /// A token as given; an APNs token also matches in any case of its hex digits.
+        case token(String)
+    }
+
+    public let subject: Subject
     public let page: PageRequest
 
-    public init(installationID: String?, pageSize: String? = nil, pageToken: String? = nil) throws(FunctionError) {
-        guard let installationID else {
-            throw .invalidArgument("'installation_id' is required", field: "installation_id")
+    public init(
+        installationID: String?, token: String? = nil, pageSize: String? = nil, pageToken: String? = nil
+    ) throws(FunctionError) {
+        switch (installationID, token) {
+        case (let installationID?, nil):
+            subject = .installation(try FieldRules.installationID(installationID))
+            page = try PageRequest(size: pageSize, token: pageToken)
+        case (nil, let token?):
+            subject = .token(try FieldRules.fcmToken(token, field: "token"))
+            // A token is one phone: its agents come in one answer (at most the
+            // server's agents, and the installations that share the token).
+            for (name, value) in [("page_size", pageSize), ("page_token", pageToken)] where value != nil {
+                throw .invalidArgument(
+                    "'\(name)' pages an installation's subscriptions; a token's come in one answer", field: name)
+            }
+            page = try PageRequest(size: nil, token: nil)
+        case (nil, nil):
+            throw .invalidArgument("'installation_id' or 'token' is required", field: "installation_id")
+        case (_?, _?):
+            throw .invalidArgument("give 'installation_id' or 'token', not both", field: "token")
         }
-        self.installationID = try FieldRules.installationID(installationID)
-        self.page = try PageRequest(size: pageSize, token: pageToken)
     }
 }

@@ -80,8 +80,8 @@ struct FunctionRoutes {
             let secret = try Self.secret(of: request)
             let parameters = request.uri.queryParameters
             let query = try SubscriptionsRequest(
-                installationID: parameters.get("installation_id"), pageSize: parameters.get("page_size"),
-                pageToken: parameters.get("page_token"))
+                installationID: parameters.get("installation_id"), token: parameters.get("token"),
+                pageSize: parameters.get("page_size"), pageToken: parameters.get("page_token"))
             return try JSONAnswer.response(try await parts.subscriptions(secret: secret, query))
         }
         router.post("heartbeat") { request, _ in
