@@ -1,7 +1,7 @@
 import PushgateCore
 
 /// One input of the payload fuzzer: the bytes split at NUL bytes into a title, a
-/// body and data values, built into the APNs payload (4,096 bytes) and into the
+/// body and data values (one of them typed JSON), built into the APNs payload (4,096 bytes) and into the
 /// `aps` part of an FCM message (4,096 less what FCM adds), as the providers build
 /// them. What must hold: the payload fits, is valid JSON, keeps `type` in its data
 /// unless nothing else could go, and the fitted title and body are prefixes of the
@@ -16,7 +16,10 @@ public enum PayloadFuzzing {
         let part = { (index: Int) in index < parts.count ? parts[index] : "" }
         let notification = PushNotification(
             title: part(0), body: part(1),
-            data: ["type": "reply_finished", "server_key": String(repeating: "a", count: 64), "extra": part(2)],
+            data: [
+                "type": "reply_finished", "server_key": .string(String(repeating: "a", count: 64)),
+                "extra": .string(part(2)), "typed": ["count": .number(Double(part(2).utf8.count)), "ok": true],
+            ],
             collapseID: String(part(3).prefix(64)), threadID: part(4).isEmpty ? nil : part(4), showsBadge: true)
         for (maxBytes, contentAvailable) in [
             (AlertPayload.maxBytes, false), (AlertPayload.maxBytes - reservedForFCM, true),

@@ -13,7 +13,9 @@ struct APNsDeliveryTests {
     let notification = PushNotification(
         title: "My Agent",
         body: "All tests pass.",
-        data: ["type": "reply_finished", "server_key": String(repeating: "5", count: 64), "cwd": "/srv/agent"],
+        data: [
+            "type": "reply_finished", "server_key": .string(String(repeating: "5", count: 64)), "cwd": "/srv/agent",
+        ],
         collapseID: SHA256Hex.digest(of: "/srv/agent")
     )
 

@@ -58,6 +58,34 @@ struct APNsEndToEndTests {
         #expect(!log.contains(keyBody), "the .p8 key never reaches the log")
     }
 
+    @Test("an event's custom data reaches the phone over APNs with its JSON types: numbers, booleans, objects")
+    func typedCustomData() throws {
+        let emulator = try RunningEmulator(directory: directory)
+        defer { _ = emulator.stop() }
+        let gateway = try RunningGateway(
+            database: directory.appendingPathComponent("pushgate.sqlite").path, environment: emulator.settings)
+        let secret = "apns-typed-data-secret-0123456789"
+        let token = String(repeating: "6b", count: 32)
+        let registered = try CurlCall.run(
+            "POST", gateway.baseURL + "/registerSubscription", secret: secret,
+            body: #"{"cwd": "/srv/chess", "installation_id": "phone", "apns_token": "\#(token)"}"#)
+        #expect(registered.status == 200, "\(registered.body)")
+        let triggered = try CurlCall.run(
+            "POST", gateway.baseURL + "/triggerEvent", secret: secret,
+            body: #"""
+                {"cwd": "/srv/chess", "type": "your_move", "body": "Your move",
+                 "data": {"game_id": 42, "rated": true, "clock": {"white": 300, "moves": ["e4", 1]}, "note": "x", "gone": null}}
+                """#)
+        #expect(triggered.status == 200, "\(triggered.body)")
+        let payload = try #require(try emulator.entries().first?["payload"]?.objectValue)
+        #expect(payload["game_id"] == 42)
+        #expect(payload["rated"] == true)
+        #expect(payload["clock"] == ["white": 300, "moves": ["e4", 1]])
+        #expect(payload["note"] == "x" && payload["type"] == "your_move")
+        #expect(!payload.keys.contains("gone"), "a key set to null is left out")
+        #expect(gateway.stop() == 0)
+    }
+
     /// curl, which verifies the emulator's certificate against its CA like any client.
     static func curl(_ arguments: [String]) throws -> String {
         let process = Process()

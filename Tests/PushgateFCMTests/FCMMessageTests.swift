@@ -63,7 +63,7 @@ struct FCMMessageTests {
     func fits() throws {
         let notification = PushNotification(
             title: String(repeating: "\\", count: 200), body: String(repeating: "\u{02}\"😀", count: 3000),
-            data: ["type": "reply_finished", "cwd": String(repeating: "\u{01}", count: 1024)], collapseID: "c")
+            data: ["type": "reply_finished", "cwd": .string(String(repeating: "\u{01}", count: 1024))], collapseID: "c")
         let json = try decoded(try FCMMessage(notification, badge: nil), token: "t")
         let message = try #require(json.objectValue?["message"]?.objectValue)
         var payload = try #require(message["apns"]?.objectValue?["payload"]?.objectValue)
@@ -71,5 +71,19 @@ struct FCMMessageTests {
         #expect(try JSONValue.object(payload).encodedData().count <= 4096 - FCMMessage.reservedForFCM)
         #expect(message["data"]?.objectValue?["type"] == "reply_finished")
         #expect(message["notification"]?.objectValue?["body"]?.stringValue?.hasSuffix("…") == true)
+    }
+
+    @Test("custom data that is not a string reaches FCM's data map as its JSON text; strings stay as they are")
+    func typedDataAsStrings() throws {
+        let notification = PushNotification(
+            title: "t", body: "b",
+            data: ["game_id": 42, "rated": true, "clock": ["moves": ["e4", 1]], "note": "x", "half": .number(0.5)],
+            collapseID: "c")
+        let json = try decoded(try FCMMessage(notification, badge: nil), token: "t")
+        let data = json.objectValue?["message"]?.objectValue?["data"]?.objectValue
+        #expect(
+            data == [
+                "game_id": "42", "rated": "true", "clock": #"{"moves":["e4",1]}"#, "note": "x", "half": "0.5",
+            ])
     }
 }

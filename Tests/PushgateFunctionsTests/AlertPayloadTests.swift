@@ -21,8 +21,8 @@ struct AlertPayloadTests {
             title: ReplyNotificationComposer.title(displayName: title, cwd: cwd),
             body: ReplyNotificationComposer.body(preview: request.messagePreview),
             data: [
-                "type": "reply_finished", "server_key": String(repeating: "a", count: 64), "cwd": cwd,
-                "conversation_id": request.conversationID!,
+                "type": "reply_finished", "server_key": .string(String(repeating: "a", count: 64)), "cwd": .string(cwd),
+                "conversation_id": .string(request.conversationID!),
             ],
             collapseID: AgentKey(cwd: cwd).hex
         )
@@ -38,7 +38,10 @@ struct AlertPayloadTests {
         let notification = PushNotification(
             title: "Agent",
             body: String(repeating: "é", count: 3000),
-            data: ["type": "reply_finished", "server_key": "k", "cwd": "/srv/" + String(repeating: "d", count: 1000)],
+            data: [
+                "type": "reply_finished", "server_key": "k",
+                "cwd": .string("/srv/" + String(repeating: "d", count: 1000)),
+            ],
             collapseID: "c"
         )
         let bytes = try AlertPayload.encode(notification)

@@ -41,7 +41,8 @@ struct EventTests {
         #expect(sent.showsBadge == badge)
         #expect(sent.interruptionLevel == level)
         #expect(
-            sent.data["type"] == type && sent.data["server_key"] == fixture.serverKey.hex && sent.data["cwd"] == cwd)
+            sent.data["type"] == .string(type) && sent.data["server_key"] == .string(fixture.serverKey.hex)
+                && sent.data["cwd"] == .string(cwd))
     }
 
     @Test("without a body: the agent's name for approvals and runs, the type in words for a custom one")
@@ -69,7 +70,8 @@ struct EventTests {
         #expect(!first.showsBadge && first.threadID == "my-agent" && first.interruptionLevel == "active")
         #expect(
             first.data == [
-                "type": "approval_requested", "server_key": fixture.serverKey.hex, "cwd": cwd, "event_id": "appr-1",
+                "type": "approval_requested", "server_key": .string(fixture.serverKey.hex), "cwd": .string(cwd),
+                "event_id": "appr-1",
                 "run_id": "r-9", "tool": "bash", "app_url": "codeagents://chat/my-agent",
                 "web_url": "https://example.com/runs/9",
             ]
@@ -150,7 +152,8 @@ struct EventTests {
             (["cwd": "/a", "type": "x", "title": .string(String(repeating: "t", count: 201))], "title"),
             (["cwd": "/a", "type": "x", "data": ["aps": "x"]], "data"),
             (["cwd": "/a", "type": "x", "data": ["cwd": "x"]], "data"),
-            (["cwd": "/a", "type": "x", "data": ["n": 1]], "data"),
+            (["cwd": "/a", "type": "x", "data": ["n", 1]], "data"),
+            (["cwd": "/a", "type": "x", "data": ["deep": ["note": "a\u{01}b"]]], "data"),
             (["cwd": "/a", "type": "x", "data": "text"], "data"),
             (["cwd": "/a", "type": "x", "data": ["big": .string(String(repeating: "d", count: 2040))]], "data"),
             (["cwd": "/a", "type": "x", "event_id": ""], "event_id"),

@@ -36,7 +36,8 @@ struct TriggerReplyFinishedTests {
         #expect(send.notification.sound == "default")
         #expect(
             send.notification.data == [
-                "type": "reply_finished", "server_key": fixture.serverKey.hex, "cwd": cwd, "conversation_id": "conv-9",
+                "type": "reply_finished", "server_key": .string(fixture.serverKey.hex), "cwd": .string(cwd),
+                "conversation_id": "conv-9",
             ]
         )
         #expect(

@@ -2,8 +2,10 @@
 public struct PushNotification: Sendable, Hashable, Codable {
     public var title: String
     public var body: String
-    /// Custom keys beside `aps` (APNs) or the `data` map (FCM): string to string.
-    public var data: [String: String]
+    /// Custom keys beside `aps` (APNs), each keeping its JSON type there; in FCM's
+    /// `data` map, which holds strings only, a value that is not a string is its
+    /// JSON text (see ``dataAsStrings``).
+    public var data: [String: JSONValue]
     /// `apns-collapse-id`: a newer notification with the same id replaces the older one.
     public var collapseID: String
     public var sound: String
@@ -20,7 +22,7 @@ public struct PushNotification: Sendable, Hashable, Codable {
     public init(
         title: String,
         body: String,
-        data: [String: String],
+        data: [String: JSONValue],
         collapseID: String,
         sound: String = "default",
         threadID: String? = nil,
@@ -39,6 +41,14 @@ public struct PushNotification: Sendable, Hashable, Codable {
         self.contentAvailable = contentAvailable
     }
 
+    /// `data` as FCM's `data` map takes it: strings as they are, any other value as
+    /// its JSON text (`42`, `true`, `{"a":1}`).
+    public static func dataAsStrings(_ data: [String: JSONValue]) -> [String: String] {
+        data.mapValues { value in
+            value.stringValue ?? (try? value.encodedData()).map { String(decoding: $0, as: UTF8.self) } ?? ""
+        }
+    }
+
     /// The badge `target` is sent: its count when the notification shows badges, else none.
     public func badge(for target: DeliveryTarget) -> Int? {
         showsBadge ? target.badge : nil
@@ -53,7 +63,8 @@ public struct PushNotification: Sendable, Hashable, Codable {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         title = try container.decode(String.self, forKey: .title)
         body = try container.decode(String.self, forKey: .body)
-        data = try container.decode([String: String].self, forKey: .data)
+        // Stored strings (all a notification held before data kept its types) read as such.
+        data = try container.decode([String: JSONValue].self, forKey: .data)
         collapseID = try container.decode(String.self, forKey: .collapseID)
         sound = try container.decodeIfPresent(String.self, forKey: .sound) ?? "default"
         threadID = try container.decodeIfPresent(String.self, forKey: .threadID)

@@ -22,7 +22,7 @@ public enum EventComposer {
         public var cwd: String
         public var title: String?
         public var body: String?
-        public var data: [String: String] = [:]
+        public var data: [String: JSONValue] = [:]
         public var eventID: String?
         public var appURL: String?
         public var webURL: String?
@@ -56,12 +56,12 @@ public enum EventComposer {
             body = ReplyPreview.sanitized(event.body) ?? name.replacingOccurrences(of: "_", with: " ")
         }
         var data = event.data
-        data["type"] = event.type.rawValue
-        data["server_key"] = serverKey.hex
-        data["cwd"] = event.cwd
-        data["event_id"] = event.eventID
-        data["app_url"] = event.appURL
-        data["web_url"] = event.webURL
+        data["type"] = .string(event.type.rawValue)
+        data["server_key"] = .string(serverKey.hex)
+        data["cwd"] = .string(event.cwd)
+        data["event_id"] = event.eventID.map(JSONValue.string)
+        data["app_url"] = event.appURL.map(JSONValue.string)
+        data["web_url"] = event.webURL.map(JSONValue.string)
         return PushNotification(
             title: event.title ?? event.type.defaultTitle ?? agentName,
             body: body,
@@ -82,7 +82,7 @@ public enum EventComposer {
     public static func coalesced(_ latest: PushNotification, type: EventType, count: Int) -> PushNotification {
         var merged = latest
         merged.body = type.summary(of: count)
-        merged.data["coalesced_count"] = String(count)
+        merged.data["coalesced_count"] = .string(String(count))
         return merged
     }
 

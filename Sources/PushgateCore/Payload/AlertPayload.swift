@@ -18,7 +18,7 @@ public enum AlertPayload {
     public struct Fitted: Sendable, Hashable {
         public let title: String
         public let body: String
-        public let data: [String: String]
+        public let data: [String: JSONValue]
     }
 
     /// - Parameters:
@@ -54,14 +54,14 @@ public enum AlertPayload {
         var title = notification.title
         var body = notification.body
         var data = notification.data
-        let encode = { (title: String, body: String, data: [String: String]) throws -> [UInt8] in
+        let encode = { (title: String, body: String, data: [String: JSONValue]) throws -> [UInt8] in
             try Self.bytes(
                 notification, Fitted(title: title, body: body, data: data), badge: badge,
                 contentAvailable: contentAvailable)
         }
         let whole = try encode(title, body, data)
         guard whole.count > maxBytes else { return (Fitted(title: title, body: body, data: data), whole) }
-        let result = { (title: String, body: String, data: [String: String]) throws -> (Fitted, [UInt8]) in
+        let result = { (title: String, body: String, data: [String: JSONValue]) throws -> (Fitted, [UInt8]) in
             (Fitted(title: title, body: body, data: data), try encode(title, body, data))
         }
 
@@ -75,7 +75,8 @@ public enum AlertPayload {
         }
         title = TextCut.cut(title, toCharacters: 0)
         let protected: Set = ["type", "server_key"]
-        let droppable = data.keys.sorted { (data[$0]?.utf8.count ?? 0, $1) > (data[$1]?.utf8.count ?? 0, $0) }
+        let sizes = data.mapValues { (try? $0.encodedData().count) ?? 0 }
+        let droppable = data.keys.sorted { (sizes[$0] ?? 0, $1) > (sizes[$1] ?? 0, $0) }
         var payload = whole
         for key in droppable.filter({ !protected.contains($0) }) + droppable.filter(protected.contains) {
             data[key] = nil
@@ -109,7 +110,7 @@ public enum AlertPayload {
         badge: Int?,
         contentAvailable: Bool
     ) throws -> [UInt8] {
-        var root = fitted.data.mapValues(JSONValue.string)
+        var root = fitted.data
         root["aps"] = aps(
             notification, title: fitted.title, body: fitted.body, badge: badge, contentAvailable: contentAvailable)
         return Array(try JSONValue.object(root).encodedData())

@@ -44,7 +44,7 @@ public struct ResolvableEvent: Sendable {
         var record: [String: FieldValue] = [
             FieldName.eventID: .value(.string(eventID)),
             FieldName.agentKey: .value(.string(notification.agentKey)),
-            FieldName.type: .value(.string(notification.content.data["type"] ?? "")),
+            FieldName.type: .value(.string(notification.content.data["type"]?.stringValue ?? "")),
             FieldName.notificationID: .value(.string(notification.id)),
             FieldName.reminderNotificationIDs: .value(.array(reminders.map { .string($0.notification.id) })),
             FieldName.createdAt: .value(.string(RFC3339.format(notification.createdAt))),

@@ -97,6 +97,33 @@ public struct RequestFields: Sendable {
         }
     }
 
+    /// An object of any JSON values (custom data that keeps its types), every text in
+    /// it — keys and strings at any depth — free of control characters (line breaks
+    /// and tabs allowed in strings when `multiline`).
+    public func optionalObject(_ name: String, multiline: Bool = false) throws(FunctionError) -> [String: JSONValue]? {
+        switch object[name] {
+        case nil, .null?: return nil
+        case .object(let members)?:
+            try Self.checkTexts(in: .object(members), field: name, multiline: multiline)
+            return members
+        case let other?:
+            throw .invalidArgument("'\(name)' must be an object, not \(other.kindName)", field: name)
+        }
+    }
+
+    private static func checkTexts(in value: JSONValue, field: String, multiline: Bool) throws(FunctionError) {
+        switch value {
+        case .string(let text): try checkControls(text, field: field, multiline: multiline)
+        case .array(let items): for item in items { try checkTexts(in: item, field: field, multiline: multiline) }
+        case .object(let members):
+            for (key, member) in members {
+                try checkControls(key, field: field, multiline: false)
+                try checkTexts(in: member, field: field, multiline: multiline)
+            }
+        default: break
+        }
+    }
+
     /// A whole number from 0 to 2^53 given as a JSON number or as a string of decimal
     /// digits (clients of the production gateway send either); anything else counts
     /// as absent, as production ignores it.

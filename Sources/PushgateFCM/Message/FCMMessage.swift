@@ -40,7 +40,7 @@ public struct FCMMessage: Sendable {
         let message: JSONValue = [
             "message": [
                 "notification": ["title": .string(fitted.title), "body": .string(fitted.body)],
-                "data": .object(fitted.data.mapValues(JSONValue.string)),
+                "data": .object(PushNotification.dataAsStrings(fitted.data).mapValues(JSONValue.string)),
                 "apns": [
                     "headers": [
                         "apns-collapse-id": .string(notification.collapseID), "apns-push-type": "alert",

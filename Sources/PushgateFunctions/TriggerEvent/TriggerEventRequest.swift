@@ -35,7 +35,7 @@ public struct TriggerEventRequest: Sendable, Hashable {
             try FieldRules.text(title, field: "title", maxCharacters: 200)
         }.flatMap { $0.isEmpty ? nil : $0 }
         event.body = try fields.optionalString("body", multiline: true)
-        event.data = try Self.data(fields.optionalStringMap("data", multiline: true) ?? [:])
+        event.data = try Self.data(fields.optionalObject("data", multiline: true) ?? [:])
         event.eventID = try fields.optionalString("event_id").map { id throws(FunctionError) in
             guard !id.isEmpty else { throw .invalidArgument("'event_id' must not be empty", field: "event_id") }
             return try FieldRules.text(id, field: "event_id", maxCharacters: 200)
@@ -81,7 +81,10 @@ public struct TriggerEventRequest: Sendable, Hashable {
         )
     }
 
-    private static func data(_ data: [String: String]) throws(FunctionError) -> [String: String] {
+    /// Values keep their JSON type (APNs carries them as sent); a key set to `null`
+    /// is left out.
+    private static func data(_ given: [String: JSONValue]) throws(FunctionError) -> [String: JSONValue] {
+        let data = given.filter { $0.value != .null }
         for key in data.keys {
             guard (1...64).contains(key.count) else {
                 throw .invalidArgument("'data' keys must be 1 to 64 characters", field: "data")
@@ -90,7 +93,7 @@ public struct TriggerEventRequest: Sendable, Hashable {
                 throw .invalidArgument("'data' must not set '\(key)': Pushgate sets it", field: "data")
             }
         }
-        let size = (try? JSONValue.object(data.mapValues(JSONValue.string)).encodedData().count) ?? Int.max
+        let size = (try? JSONValue.object(data).encodedData().count) ?? Int.max
         guard size <= maxDataBytes else {
             throw .invalidArgument(
                 "'data' is \(size) bytes as JSON; at most \(maxDataBytes) are allowed", field: "data")

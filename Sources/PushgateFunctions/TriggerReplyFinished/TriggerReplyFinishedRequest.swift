@@ -68,8 +68,9 @@ public struct TriggerReplyFinishedRequest: Sendable, Hashable {
         let agentKey = AgentKey(cwd: cwd)
         var event = EventComposer.Event(type: .replyFinished, cwd: cwd)
         event.body = messagePreview
-        event.data = appData
-        if let conversationID { event.data["conversation_id"] = conversationID }
+        // Strings, as the production gateway sends them and the app reads them.
+        event.data = appData.mapValues(JSONValue.string)
+        if let conversationID { event.data["conversation_id"] = .string(conversationID) }
         var key = idempotencyKey
         if key == nil, let completionID {
             key = "reply:\(agentKey.hex):completion:" + completionID
