@@ -42,9 +42,9 @@ struct RequestFieldsTests {
         #expect(throws: FunctionError.self) { try body.optionalString("c", multiline: true) }
         #expect(try body.optionalString("d") == "é😀\u{7F}", "DEL and beyond are not C0")
         let map = try fields(#"{"m": {"k\n": "v"}, "n": {"k": "v\nw"}, "o": {"k": "v\u0001"}}"#)
-        #expect(throws: FunctionError.self) { try map.optionalStringMap("m", multiline: true) }
-        #expect(try map.optionalStringMap("n", multiline: true) == ["k": "v\nw"])
-        #expect(throws: FunctionError.self) { try map.optionalStringMap("o", multiline: true) }
+        #expect(throws: FunctionError.self) { try map.optionalObject("m", multiline: true) }
+        #expect(try map.optionalObject("n", multiline: true) == ["k": "v\nw"])
+        #expect(throws: FunctionError.self) { try map.optionalObject("o", multiline: true) }
     }
 
     @Test("a time at most 5 minutes ahead of the gateway's clock is taken, one further ahead is refused")

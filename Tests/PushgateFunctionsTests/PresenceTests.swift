@@ -35,10 +35,10 @@ struct PresenceTests {
         _ = try await SubscriptionsFunction(store: fixture.store)(
             secret: fixture.secret, SubscriptionsRequest(installationID: "phone"))
         _ = try await PingFunction(store: fixture.store)(secret: fixture.secret)
-        _ = try await UnregisterSubscriptionFunction(store: fixture.store, now: fixture.clock.now)(
+        _ = try await UnregisterSubscriptionFunction(store: fixture.store)(
             secret: fixture.secret,
             UnregisterSubscriptionRequest(fields: RequestFields(["cwd": "/b", "installation_id": "x"])))
-        _ = try await UnregisterInstallationFunction(store: fixture.store, now: fixture.clock.now)(
+        _ = try await UnregisterInstallationFunction(store: fixture.store)(
             secret: fixture.secret, UnregisterInstallationRequest(installationID: "x"))
         var answer = try await diagnostics(fixture)
         #expect(answer["status"] == "not_connected" && answer["last_seen_at"] == nil)

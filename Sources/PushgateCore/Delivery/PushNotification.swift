@@ -4,7 +4,7 @@ public struct PushNotification: Sendable, Hashable, Codable {
     public var body: String
     /// Custom keys beside `aps` (APNs), each keeping its JSON type there; in FCM's
     /// `data` map, which holds strings only, a value that is not a string is its
-    /// JSON text (see ``dataAsStrings``).
+    /// JSON text (FCMMessage).
     public var data: [String: JSONValue]
     /// `apns-collapse-id`: a newer notification with the same id replaces the older one.
     public var collapseID: String
@@ -39,14 +39,6 @@ public struct PushNotification: Sendable, Hashable, Codable {
         self.interruptionLevel = interruptionLevel
         self.showsBadge = showsBadge
         self.contentAvailable = contentAvailable
-    }
-
-    /// `data` as FCM's `data` map takes it: strings as they are, any other value as
-    /// its JSON text (`42`, `true`, `{"a":1}`).
-    public static func dataAsStrings(_ data: [String: JSONValue]) -> [String: String] {
-        data.mapValues { value in
-            value.stringValue ?? (try? value.encodedData()).map { String(decoding: $0, as: UTF8.self) } ?? ""
-        }
     }
 
     /// The badge `target` is sent: its count when the notification shows badges, else none.

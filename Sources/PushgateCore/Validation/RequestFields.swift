@@ -75,28 +75,6 @@ public struct RequestFields: Sendable {
         return date
     }
 
-    /// An object of strings that may be absent (or `null`); keys are single-line,
-    /// values may be `multiline`.
-    public func optionalStringMap(_ name: String, multiline: Bool = false) throws(FunctionError) -> [String: String]? {
-        switch object[name] {
-        case nil, .null?: return nil
-        case .object(let members)?:
-            var strings: [String: String] = [:]
-            for (key, value) in members {
-                guard case .string(let text) = value else {
-                    throw .invalidArgument(
-                        "'\(name).\(Self.shown(key))' must be a string, not \(value.kindName)", field: name)
-                }
-                try Self.checkControls(key, field: name, multiline: false)
-                try Self.checkControls(text, field: name, multiline: multiline)
-                strings[key] = text
-            }
-            return strings
-        case let other?:
-            throw .invalidArgument("'\(name)' must be an object of strings, not \(other.kindName)", field: name)
-        }
-    }
-
     /// An object of any JSON values (custom data that keeps its types), every text in
     /// it — keys and strings at any depth — free of control characters (line breaks
     /// and tabs allowed in strings when `multiline`).

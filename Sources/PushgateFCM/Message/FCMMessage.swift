@@ -40,7 +40,7 @@ public struct FCMMessage: Sendable {
         let message: JSONValue = [
             "message": [
                 "notification": ["title": .string(fitted.title), "body": .string(fitted.body)],
-                "data": .object(PushNotification.dataAsStrings(fitted.data).mapValues(JSONValue.string)),
+                "data": .object(fitted.data.mapValues(Self.dataString)),
                 "apns": [
                     "headers": [
                         "apns-collapse-id": .string(notification.collapseID), "apns-push-type": "alert",
@@ -86,6 +86,13 @@ public struct FCMMessage: Sendable {
         default:
             false
         }
+    }
+
+    /// A custom value as FCM's `data` map (strings only) takes it: a string as it is,
+    /// any other value as its JSON text (`42`, `true`, `{"a":1}`).
+    private static func dataString(_ value: JSONValue) -> JSONValue {
+        if case .string = value { return value }
+        return .string((try? value.encodedData()).map { String(decoding: $0, as: UTF8.self) } ?? "")
     }
 }
 

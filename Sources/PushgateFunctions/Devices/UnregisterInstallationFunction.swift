@@ -1,15 +1,12 @@
-import Foundation
 import PushgateCore
 
 /// `unregisterInstallation`: removes one installation from every agent of the
 /// caller's server (the user logged out or turned notifications off).
 public struct UnregisterInstallationFunction: Sendable {
     private let store: any DocumentStore
-    private let now: @Sendable () -> Date
 
-    public init(store: any DocumentStore, now: @escaping @Sendable () -> Date = Date.init) {
+    public init(store: any DocumentStore) {
         self.store = store
-        self.now = now
     }
 
     public func callAsFunction(secret: PushSecret, _ request: UnregisterInstallationRequest) async throws

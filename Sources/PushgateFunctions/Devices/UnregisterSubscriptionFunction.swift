@@ -1,4 +1,3 @@
-import Foundation
 import PushgateCore
 
 /// `unregisterSubscription`: removes one installation from one agent (the app turned
@@ -6,11 +5,9 @@ import PushgateCore
 /// given (as `unregisterInstallation`). Removing what is not there is not an error.
 public struct UnregisterSubscriptionFunction: Sendable {
     private let store: any DocumentStore
-    private let now: @Sendable () -> Date
 
-    public init(store: any DocumentStore, now: @escaping @Sendable () -> Date = Date.init) {
+    public init(store: any DocumentStore) {
         self.store = store
-        self.now = now
     }
 
     public func callAsFunction(secret: PushSecret, _ request: UnregisterSubscriptionRequest) async throws
@@ -19,7 +16,7 @@ public struct UnregisterSubscriptionFunction: Sendable {
         let installationID = request.installationID
         let serverKey = secret.serverKey
         guard let cwd = request.cwd else {
-            let everywhere = try await UnregisterInstallationFunction(store: store, now: now)(
+            let everywhere = try await UnregisterInstallationFunction(store: store)(
                 secret: secret, UnregisterInstallationRequest(installationID: installationID))
             return UnregisterSubscriptionAnswer(
                 serverKey: serverKey.hex, agentKey: nil, installationID: installationID,

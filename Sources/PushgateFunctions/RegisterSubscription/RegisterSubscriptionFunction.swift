@@ -63,7 +63,7 @@ public struct RegisterSubscriptionFunction: Sendable {
 
         try await checkCaps(agent: NamespacePaths.agent(agentKey, of: serverKey), device: devicePath)
         var writes = try await ServerPresence(store: store).creation(
-            of: serverKey, at: now, admitNew: admitNewNamespace ?? {})
+            of: serverKey, at: now, admitNew: admitNewNamespace)
         let deviceWrite = writes.count + 1
         writes += [
             .set(NamespacePaths.agent(agentKey, of: serverKey), agentFields),
