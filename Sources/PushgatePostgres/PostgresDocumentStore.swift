@@ -158,34 +158,8 @@ public final class PostgresDocumentStore: DocumentStore {
     @discardableResult
     public func commit(_ writes: [DocumentWrite]) async throws -> [WriteResult] {
         guard !writes.isEmpty else { return [] }
-        let paths = Array(Set(writes.map(\.path.rawValue)))
         return try await database.transaction { connection in
-            try await connection.query(
-                """
-                SELECT pg_advisory_xact_lock(key) FROM (
-                    SELECT hashtextextended(path, 0) AS key FROM unnest(\(paths)::text[]) AS path ORDER BY 1) AS keys
-                """, logger: database.logger)
-            var current: [String: [String: JSONValue]?] = [:]
-            for try await (path, json) in try await connection.query(
-                "SELECT path, fields::text FROM documents WHERE path = ANY(\(paths))", logger: database.logger
-            ).decode((String, String).self) {
-                current[path] = try Self.fields(json, path: path)
-            }
-            // The batch in order, on what it leaves; each path written once at the end.
-            var results: [WriteResult] = []
-            var touched: [String: DocumentPath] = [:]
-            for write in writes {
-                let stored = current[write.path.rawValue] ?? nil
-                guard write.isAllowed(on: stored) else {
-                    results.append(WriteResult(existed: stored != nil, applied: false))
-                    continue
-                }
-                current[write.path.rawValue] = .some(write.apply(to: stored))
-                touched[write.path.rawValue] = write.path
-                results.append(WriteResult(existed: stored != nil, applied: true))
-            }
-            try await Self.store(touched.values.map { ($0, current[$0.rawValue] ?? nil) }, on: connection, database)
-            return results
+            try await Self.apply(writes, on: connection, database)
         }
     }
 
@@ -209,6 +183,40 @@ public final class PostgresDocumentStore: DocumentStore {
     }
 
     // MARK: - Inside a transaction
+
+    /// A batch, in the caller's transaction (the outbox's withdrawal shares it).
+    static func apply(
+        _ writes: [DocumentWrite], on connection: PostgresConnection, _ database: PostgresDatabasePool
+    ) async throws -> [WriteResult] {
+        guard !writes.isEmpty else { return [] }
+        let paths = Array(Set(writes.map(\.path.rawValue)))
+        try await connection.query(
+            """
+            SELECT pg_advisory_xact_lock(key) FROM (
+                SELECT hashtextextended(path, 0) AS key FROM unnest(\(paths)::text[]) AS path ORDER BY 1) AS keys
+            """, logger: database.logger)
+        var current: [String: [String: JSONValue]?] = [:]
+        for try await (path, json) in try await connection.query(
+            "SELECT path, fields::text FROM documents WHERE path = ANY(\(paths))", logger: database.logger
+        ).decode((String, String).self) {
+            current[path] = try Self.fields(json, path: path)
+        }
+        // The batch in order, on what it leaves; each path written once at the end.
+        var results: [WriteResult] = []
+        var touched: [String: DocumentPath] = [:]
+        for write in writes {
+            let stored = current[write.path.rawValue] ?? nil
+            guard write.isAllowed(on: stored) else {
+                results.append(WriteResult(existed: stored != nil, applied: false))
+                continue
+            }
+            current[write.path.rawValue] = .some(write.apply(to: stored))
+            touched[write.path.rawValue] = write.path
+            results.append(WriteResult(existed: stored != nil, applied: true))
+        }
+        try await store(touched.values.map { ($0, current[$0.rawValue] ?? nil) }, on: connection, database)
+        return results
+    }
 
     /// Upserts what is left and deletes what is gone, one statement each.
     private static func store(

@@ -332,6 +332,29 @@ public final class PostgresOutbox: Outbox {
         }
     }
 
+    public func withdraw(
+        _ withdrawal: DeliveryWithdrawal, committing writes: [DocumentWrite], to store: any DocumentStore
+    ) async throws -> DeliveryWithdrawal.Result {
+        guard let store = store as? PostgresDocumentStore, store.database === database else {
+            throw DocumentStoreError.unavailable("a withdrawal needs the document store of the outbox's database")
+        }
+        let database = self.database
+        return try await database.transaction { connection in
+            let results = try await PostgresDocumentStore.apply(writes, on: connection, database)
+            let cancelled = try await connection.query(
+                """
+                UPDATE outbox_deliveries SET state = 'cancelled', finished_at = \(OutboxRows.milliseconds(withdrawal.at)),
+                    last_reason = \(DeliveryWithdrawal.reason), lease_owner = NULL, lease_until = NULL
+                WHERE state = 'pending' AND installation_id = \(withdrawal.installationID) AND notification_id IN (
+                    SELECT id FROM outbox_notifications WHERE server_key = \(withdrawal.serverKey)
+                        AND (\(withdrawal.agentKey)::text IS NULL OR agent_key = \(withdrawal.agentKey)))
+                RETURNING installation_id
+                """, logger: database.logger
+            ).collect().count
+            return DeliveryWithdrawal.Result(writes: results, cancelled: cancelled)
+        }
+    }
+
     public func entries(in states: Set<DeliveryState>, limit: Int) async throws -> [OutboxEntry] {
         try await database.query(
             """
@@ -365,7 +388,7 @@ public final class PostgresOutbox: Outbox {
         return try await database.transaction { connection in
             let removed = try await connection.query(
                 """
-                DELETE FROM outbox_deliveries WHERE state IN ('delivered', 'failed') AND enqueued_at < \(cutoff)
+                DELETE FROM outbox_deliveries WHERE state IN ('delivered', 'failed', 'cancelled') AND enqueued_at < \(cutoff)
                 RETURNING installation_id
                 """, logger: logger
             ).collect().count

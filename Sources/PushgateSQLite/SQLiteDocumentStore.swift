@@ -173,9 +173,7 @@ public final class SQLiteDocumentStore: DocumentStore {
 
     @discardableResult
     public func commit(_ writes: [DocumentWrite]) async throws -> [WriteResult] {
-        try await database.write { db in
-            try writes.map { write in try Self.apply(write, in: db) }
-        }
+        try await database.write { db in try Self.apply(writes, in: db) }
     }
 
     public func checkHealth() async throws {
@@ -196,6 +194,11 @@ public final class SQLiteDocumentStore: DocumentStore {
     }
 
     // MARK: - Inside a transaction
+
+    /// A batch, in the caller's transaction (the outbox's withdrawal shares it).
+    static func apply(_ writes: [DocumentWrite], in db: Database) throws -> [WriteResult] {
+        try writes.map { write in try apply(write, in: db) }
+    }
 
     private static func apply(_ write: DocumentWrite, in db: Database) throws -> WriteResult {
         let stored = try storedFields(db, write.path)

@@ -331,6 +331,33 @@ public final class SQLiteOutbox: Outbox {
         }
     }
 
+    public func withdraw(
+        _ withdrawal: DeliveryWithdrawal, committing writes: [DocumentWrite], to store: any DocumentStore
+    ) async throws -> DeliveryWithdrawal.Result {
+        guard let store = store as? SQLiteDocumentStore, store.database === database else {
+            throw DocumentStoreError.unavailable("a withdrawal needs the document store of the outbox's database")
+        }
+        let now = OutboxRows.milliseconds(withdrawal.at)
+        return try await database.write { db in
+            let results = try SQLiteDocumentStore.apply(writes, in: db)
+            // The installation's pending rows (the state index), narrowed to the
+            // server's (or the agent's) notifications by their primary key.
+            try db.execute(
+                sql: """
+                    UPDATE outbox_deliveries SET state = 'cancelled', finished_at = ?, last_reason = ?,
+                        lease_owner = NULL, lease_until = NULL
+                    WHERE state = 'pending' AND installation_id = ? AND notification_id IN (
+                        SELECT id FROM outbox_notifications WHERE server_key = ? AND (? IS NULL OR agent_key = ?))
+                    """,
+                arguments: [
+                    now, DeliveryWithdrawal.reason, withdrawal.installationID, withdrawal.serverKey,
+                    withdrawal.agentKey, withdrawal.agentKey,
+                ]
+            )
+            return DeliveryWithdrawal.Result(writes: results, cancelled: db.changesCount)
+        }
+    }
+
     public func entries(in states: Set<DeliveryState>, limit: Int) async throws -> [OutboxEntry] {
         let names = states.map(\.rawValue)
         let placeholders = Array(repeating: "?", count: names.count).joined(separator: ", ")
@@ -363,7 +390,8 @@ public final class SQLiteOutbox: Outbox {
         let cutoff = OutboxRows.milliseconds(date)
         return try await database.write { db in
             try db.execute(
-                sql: "DELETE FROM outbox_deliveries WHERE state IN ('delivered', 'failed') AND enqueued_at < ?",
+                sql:
+                    "DELETE FROM outbox_deliveries WHERE state IN ('delivered', 'failed', 'cancelled') AND enqueued_at < ?",
                 arguments: [cutoff]
             )
             let removed = db.changesCount

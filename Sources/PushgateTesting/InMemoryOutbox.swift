@@ -92,6 +92,28 @@ public actor InMemoryOutbox: Outbox {
         return cancelled.count
     }
 
+    /// The writes go to `store` first, then the deliveries are cancelled with no
+    /// suspension between: in memory nothing can crash in between.
+    public func withdraw(
+        _ withdrawal: DeliveryWithdrawal, committing writes: [DocumentWrite], to store: any DocumentStore
+    ) async throws -> DeliveryWithdrawal.Result {
+        let results = try await store.commit(writes)
+        let withdrawn = deliveries.filter { key, row in
+            guard row.state == .pending, key.installationID == withdrawal.installationID,
+                let notification = notifications[key.notificationID]
+            else { return false }
+            return notification.serverKey == withdrawal.serverKey
+                && (withdrawal.agentKey == nil || notification.agentKey == withdrawal.agentKey)
+        }.keys
+        for key in withdrawn {
+            deliveries[key]?.state = .cancelled
+            deliveries[key]?.lastReason = DeliveryWithdrawal.reason
+            deliveries[key]?.leaseOwner = nil
+            deliveries[key]?.leaseUntil = nil
+        }
+        return DeliveryWithdrawal.Result(writes: results, cancelled: withdrawn.count)
+    }
+
     public func notificationID(idempotencyKey: String, serverKey: String, since date: Date) -> String? {
         let since = OutboxRows.milliseconds(date)
         return notifications.values.first {

@@ -13,13 +13,14 @@ struct OutboxCommand: AsyncParsableCommand {
     )
 
     enum StateFilter: String, ExpressibleByArgument, CaseIterable {
-        case pending, failed, delivered, unfinished, all
+        case pending, failed, delivered, cancelled, unfinished, all
 
         var states: Set<DeliveryState> {
             switch self {
             case .pending: [.pending]
             case .failed: [.failed]
             case .delivered: [.delivered]
+            case .cancelled: [.cancelled]
             case .unfinished: [.pending, .failed]
             case .all: Set(DeliveryState.allCases)
             }
@@ -29,7 +30,10 @@ struct OutboxCommand: AsyncParsableCommand {
     @Option(help: "SQLite file or postgres:// URL. Env: PUSHGATE_DATABASE. Default: pushgate.sqlite.")
     var database: String?
 
-    @Option(help: "Which deliveries: pending, failed, delivered, unfinished (pending and failed) or all.")
+    @Option(
+        help:
+            "Which deliveries: pending, failed, delivered, cancelled (withdrawn when the device unsubscribed), unfinished (pending and failed) or all."
+    )
     var state: StateFilter = .unfinished
 
     @Option(help: "At most this many, newest first.")

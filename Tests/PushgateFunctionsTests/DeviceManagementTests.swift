@@ -23,7 +23,8 @@ struct DeviceManagementTests {
     func unregisterOne() async throws {
         let fixture = try FunctionsFixture()
         try await registerPhone(fixture, on: ["/a", "/b"])
-        let function = UnregisterSubscriptionFunction(store: fixture.store)
+        let function = UnregisterSubscriptionFunction(
+            store: fixture.store, outbox: fixture.outbox, now: fixture.clock.now)
         let answer = try await function(
             secret: fixture.secret,
             UnregisterSubscriptionRequest(fields: RequestFields(["cwd": "/a", "installation_id": "phone"])))
@@ -52,7 +53,8 @@ struct DeviceManagementTests {
             "phone", of: AgentKey(cwd: "/a"), of: PushSecret("a-different-secret-0000000000000000")!.serverKey)
         try await fixture.store.set(otherServer, ["fcmToken": "t"])
 
-        let function = UnregisterInstallationFunction(store: fixture.store)
+        let function = UnregisterInstallationFunction(
+            store: fixture.store, outbox: fixture.outbox, now: fixture.clock.now)
         let answer = try await function(
             secret: fixture.secret, UnregisterInstallationRequest(fields: RequestFields(["installation_id": "phone"])))
         #expect(answer.removedCount == 3)

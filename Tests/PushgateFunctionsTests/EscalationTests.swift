@@ -101,6 +101,45 @@ struct EscalationTests {
                 == .number(0))
     }
 
+    @Test("logging out withdraws the phone's reminders under every agent; unsubscribing one agent only that agent's")
+    func logoutWithdraws() async throws {
+        let fixture = try await fixture(devices: ["phone", "ipad"])
+        _ = try await fixture.register([
+            "cwd": "/srv/other", "installation_id": "phone", "apns_token": .string(FunctionsFixture.apnsToken(1)),
+        ])
+        let other: [String: JSONValue] = [
+            "cwd": "/srv/other", "type": "approval_requested", "event_id": "other-1", "body": "Merge?",
+        ]
+        _ = try await fixture.event(approval("appr-3"))
+        _ = try await fixture.event(other)
+        #expect(fixture.provider.sends.count == 2)
+
+        // Unsubscribing from this agent withdraws this agent's reminders only.
+        let unsubscribe = UnregisterSubscriptionFunction(
+            store: fixture.store, outbox: fixture.outbox, now: fixture.clock.now)
+        let one = try await unsubscribe(
+            secret: fixture.secret,
+            UnregisterSubscriptionRequest(fields: RequestFields(["cwd": .string(cwd), "installation_id": "phone"])))
+        #expect(one.removed && one.cancelledDeliveries == 2, "the phone's two reminders of this approval")
+        try await fixture.pass(15 * 60, worker: fixture.worker())
+        let reminded = { (id: String) in
+            fixture.provider.sends.dropFirst(2).filter { $0.targets.contains { $0.installationID == id } }.count
+        }
+        #expect(reminded("ipad") == 1 && reminded("phone") == 1, "the iPad's reminder, and the other agent's")
+
+        // Logging out withdraws the rest, under every agent; they stay withdrawn across a new worker.
+        let logout = UnregisterInstallationFunction(
+            store: fixture.store, outbox: fixture.outbox, now: fixture.clock.now)
+        let out = try await logout(
+            secret: fixture.secret, UnregisterInstallationRequest(fields: RequestFields(["installation_id": "phone"])))
+        #expect(out.removedCount == 1 && out.cancelledDeliveries == 1)
+        try await fixture.pass(2 * 3600, worker: fixture.worker())
+        #expect(reminded("phone") == 1 && reminded("ipad") == 2)
+        let cancelled = try await fixture.outbox.entries(in: [.cancelled], limit: 10)
+        #expect(cancelled.count == 3 && cancelled.allSatisfy { $0.installationID == "phone" })
+        #expect(cancelled.allSatisfy { $0.lastReason == "Unsubscribed" })
+    }
+
     @Test("the schedule is configurable; none turns reminders off")
     func schedule() async throws {
         let fixture = try await fixture()

@@ -35,11 +35,13 @@ struct PresenceTests {
         _ = try await SubscriptionsFunction(store: fixture.store)(
             secret: fixture.secret, SubscriptionsRequest(installationID: "phone"))
         _ = try await PingFunction(store: fixture.store)(secret: fixture.secret)
-        _ = try await UnregisterSubscriptionFunction(store: fixture.store)(
-            secret: fixture.secret,
-            UnregisterSubscriptionRequest(fields: RequestFields(["cwd": "/b", "installation_id": "x"])))
-        _ = try await UnregisterInstallationFunction(store: fixture.store)(
-            secret: fixture.secret, UnregisterInstallationRequest(installationID: "x"))
+        _ = try await UnregisterSubscriptionFunction(
+            store: fixture.store, outbox: fixture.outbox, now: fixture.clock.now)(
+                secret: fixture.secret,
+                UnregisterSubscriptionRequest(fields: RequestFields(["cwd": "/b", "installation_id": "x"])))
+        _ = try await UnregisterInstallationFunction(
+            store: fixture.store, outbox: fixture.outbox, now: fixture.clock.now)(
+                secret: fixture.secret, UnregisterInstallationRequest(installationID: "x"))
         var answer = try await diagnostics(fixture)
         #expect(answer["status"] == "not_connected" && answer["last_seen_at"] == nil)
 

@@ -264,6 +264,81 @@ struct OutboxConformanceTests {
     }
 
     @Test(
+        "a withdrawal cancels one installation's pending deliveries (leased, due later) with its document writes",
+        arguments: StoreKind.allCases)
+    func withdrawal(kind: StoreKind) async throws {
+        try await kind.withDatabase { open in
+            let (store, outbox) = try await open()
+            func stored(agent: String, server: String = "server", due: Date? = nil, leased: Bool = false)
+                async throws -> OutboxNotification
+            {
+                let stored = OutboxNotification(
+                    id: RandomUUID.make(), serverKey: server, agentKey: agent, content: notification().content,
+                    createdAt: start, expiresAt: start + 86_400)
+                _ = try await outbox.enqueue(
+                    EnqueueRequest(
+                        stored, deliveries: try deliveries(of: stored, count: 2), dueAt: due,
+                        lease: leased ? .init(owner: "w", until: start + 30) : nil))
+                return stored
+            }
+            let inFlight = try await stored(agent: "agent", leased: true)
+            let reminder = try await stored(agent: "agent", due: start + 900)
+            let otherAgent = try await stored(agent: "other")
+            let otherServer = try await stored(agent: "agent", server: "elsewhere")
+            let finished = try await stored(agent: "agent", leased: true)
+            try await outbox.record(
+                [.init(notificationID: finished.id, installationID: "device-0", change: .delivered)], owner: "w",
+                now: start + 1)
+            let device = try DocumentPath(rawValue: "servers/server/agents/agent/devices/device-0")
+            try await store.set(device, ["apnsToken": "00"])
+
+            // A removal that fails cancels nothing: one transaction.
+            await #expect(throws: (any Error).self) {
+                _ = try await outbox.withdraw(
+                    DeliveryWithdrawal(serverKey: "server", agentKey: "agent", installationID: "device-0", at: start),
+                    committing: [.delete(device), .set(device, ["bad": .value(.number(.infinity))])], to: store)
+            }
+            #expect(try await store.document(at: device) != nil)
+            #expect(try await outbox.statuses(of: reminder.id).allSatisfy { $0.state == .pending })
+
+            let agentOnly = try await outbox.withdraw(
+                DeliveryWithdrawal(serverKey: "server", agentKey: "agent", installationID: "device-0", at: start + 2),
+                committing: [.delete(device, if: .exists)], to: store)
+            #expect(
+                agentOnly
+                    == DeliveryWithdrawal.Result(writes: [WriteResult(existed: true, applied: true)], cancelled: 2))
+            #expect(try await store.document(at: device) == nil)
+            for withdrawn in [inFlight, reminder] {
+                let statuses = try await outbox.statuses(of: withdrawn.id)
+                #expect(statuses.map(\.state) == [.cancelled, .pending], "device-1 keeps its delivery")
+                #expect(statuses[0].lastReason == "Unsubscribed")
+            }
+            #expect(try await outbox.statuses(of: finished.id).map(\.state) == [.delivered, .pending])
+            #expect(try await outbox.statuses(of: otherAgent.id).allSatisfy { $0.state == .pending })
+            // The holder of the in-flight lease cannot record over the cancellation.
+            try await outbox.record(
+                [.init(notificationID: inFlight.id, installationID: "device-0", change: .delivered)], owner: "w",
+                now: start + 3)
+            #expect(try await outbox.statuses(of: inFlight.id).first?.state == .cancelled)
+            // Cancelled rows are never claimed; the other devices' are, when due.
+            let claimed = try await outbox.claim(owner: "x", now: start + 901, leaseUntil: start + 960, limit: 100)
+            #expect(claimed.count == 7)
+            #expect(
+                !claimed.contains {
+                    $0.installationID == "device-0" && [inFlight.id, reminder.id].contains($0.notificationID)
+                })
+
+            let everyAgent = try await outbox.withdraw(
+                DeliveryWithdrawal(serverKey: "server", agentKey: nil, installationID: "device-0", at: start + 4),
+                committing: [], to: store)
+            #expect(everyAgent.cancelled == 1, "the other agent's; another server's stays")
+            #expect(try await outbox.statuses(of: otherServer.id).allSatisfy { $0.state == .pending })
+            #expect(try await outbox.entries(in: [.cancelled], limit: 10).count == 3)
+            #expect(try await outbox.prune(enqueuedBefore: start + 1) == 4, "cancelled ones are pruned as finished")
+        }
+    }
+
+    @Test(
         "concurrent events of one key fold into one held notification, claimable only at the window's end",
         arguments: StoreKind.allCases)
     func coalescingUnderConcurrency(kind: StoreKind) async throws {

@@ -66,6 +66,48 @@ struct SQLiteDocumentStoreTests {
         #expect(try await store.allDocuments().isEmpty)
     }
 
+    @Test("a file from before cancelled deliveries keeps its outbox through the migration that allows them")
+    func cancelledStateMigration() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let file = directory.path("store.sqlite")
+        // The schema as the previous release left it (migrations up to 0004), with a delivery in it.
+        do {
+            var migrator = DatabaseMigrator()
+            for migration in SQLiteMigrations.all where migration.identifier < "0005" {
+                migrator.registerMigration(migration.identifier) { db in try db.execute(sql: migration.sql) }
+            }
+            let old = try DatabaseQueue(path: file)
+            try migrator.migrate(old)
+            try await old.write { db in
+                try db.execute(
+                    sql: """
+                        INSERT INTO outbox_notifications (id, server_key, agent_key, content, created_at, expires_at)
+                        VALUES ('n', 's', 'a', '{}', 1, 2);
+                        INSERT INTO outbox_deliveries (notification_id, installation_id, token_kind, token, push_id,
+                            state, attempts, enqueued_at, next_attempt_at, lease_owner, lease_until, last_reason)
+                        VALUES ('n', 'phone', 'apns', 'ab', 'p', 'pending', 2, 1, 5, 'w', 9, 'TooManyRequests');
+                        """)
+                #expect(throws: DatabaseError.self) {
+                    try db.execute(sql: "UPDATE outbox_deliveries SET state = 'cancelled'")
+                }
+            }
+        }
+        let database = try SQLiteDatabase(path: file)
+        let outbox = SQLiteOutbox(database: database)
+        let statuses = try await outbox.statuses(of: "n")
+        #expect(statuses.map(\.state) == [.pending] && statuses.first?.attempts == 2)
+        #expect(statuses.first?.lastReason == "TooManyRequests")
+        let withdrawn = try await outbox.withdraw(
+            DeliveryWithdrawal(serverKey: "s", agentKey: nil, installationID: "phone", at: Date()), committing: [],
+            to: SQLiteDocumentStore(database: database))
+        #expect(withdrawn.cancelled == 1)
+        let plan = try await SQLiteDocumentStore(database: database).queryPlan(
+            "SELECT count(*) FROM outbox_deliveries WHERE state = ? AND next_attempt_at <= ?",
+            arguments: ["pending", "0"])
+        #expect(plan.contains { $0.contains("outbox_deliveries_by_state") }, "\(plan)")
+    }
+
     @Test("two stores on one file (as two processes) write without losing a write")
     func twoConnections() async throws {
         let directory = try TemporaryDirectory()

@@ -18,6 +18,15 @@ public protocol Outbox: Sendable {
     /// deletes its deliveries still pending and unleased; answers how many.
     func cancel(notificationID: String) async throws -> Int
 
+    /// Unsubscribes a device in one transaction: commits `writes` (the removal of its
+    /// device documents) to `store`, which must keep its documents in this outbox's
+    /// database, and records every delivery `withdrawal` names that is still pending
+    /// as `cancelled` (reason ``DeliveryWithdrawal/reason``), leased or not. A try in
+    /// flight may still have handed its push to the service; what it answers is not
+    /// recorded over the cancellation.
+    func withdraw(_ withdrawal: DeliveryWithdrawal, committing writes: [DocumentWrite], to store: any DocumentStore)
+        async throws -> DeliveryWithdrawal.Result
+
     /// The notification stored under an idempotency key for this server after `date`.
     func notificationID(idempotencyKey: String, serverKey: String, since date: Date) async throws -> String?
 

@@ -1,12 +1,19 @@
+import Foundation
 import PushgateCore
 
 /// `unregisterInstallation`: removes one installation from every agent of the
-/// caller's server (the user logged out or turned notifications off).
+/// caller's server (the user logged out or turned notifications off), and in the
+/// same transaction withdraws everything still to be sent to it — pushes not yet
+/// made and reminders due later, under every agent (recorded `cancelled`).
 public struct UnregisterInstallationFunction: Sendable {
     private let store: any DocumentStore
+    private let outbox: any Outbox
+    private let now: @Sendable () -> Date
 
-    public init(store: any DocumentStore) {
+    public init(store: any DocumentStore, outbox: any Outbox, now: @escaping @Sendable () -> Date = Date.init) {
         self.store = store
+        self.outbox = outbox
+        self.now = now
     }
 
     public func callAsFunction(secret: PushSecret, _ request: UnregisterInstallationRequest) async throws
@@ -19,11 +26,15 @@ public struct UnregisterInstallationFunction: Sendable {
             under: NamespacePaths.server(serverKey),
             where: .documentID(installationID)
         )
-        let results = try await store.commit(devices.map { DocumentWrite.delete($0.path, if: .exists) })
+        let withdrawn = try await outbox.withdraw(
+            DeliveryWithdrawal(serverKey: serverKey.hex, agentKey: nil, installationID: installationID, at: now()),
+            committing: devices.map { DocumentWrite.delete($0.path, if: .exists) },
+            to: store)
         return UnregisterInstallationAnswer(
             serverKey: serverKey.hex,
             installationID: installationID,
-            removedCount: results.count(where: { $0.existed })
+            removedCount: withdrawn.writes.count(where: { $0.existed }),
+            cancelledDeliveries: withdrawn.cancelled
         )
     }
 }

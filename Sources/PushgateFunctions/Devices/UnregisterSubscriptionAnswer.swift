@@ -10,4 +10,7 @@ public struct UnregisterSubscriptionAnswer: Sendable, Hashable, Encodable {
     public let removed: Bool
     /// Device documents deleted (production's name): at most one with a `cwd`.
     public let deleted: Int
+    /// Deliveries to the installation not made yet (reminders included) of that
+    /// agent, or of every agent without a `cwd`, now `cancelled`.
+    public let cancelledDeliveries: Int
 }

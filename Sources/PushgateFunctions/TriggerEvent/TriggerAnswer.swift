@@ -100,7 +100,10 @@ extension TriggerAnswer {
         _ statuses: [DeliveryStatus], serverKey: ServerKey, agentKey: AgentKey, delivery: String,
         configurationError: String?, duplicate: Bool
     ) {
-        let failures = statuses.filter { $0.state == .failed }.map { $0.lastReason ?? "unknown" }
+        // A delivery withdrawn (the device unsubscribed meanwhile) counts as not made, its reason `Unsubscribed`.
+        let failures = statuses.filter { $0.state == .failed || $0.state == .cancelled }.map {
+            $0.lastReason ?? "unknown"
+        }
         self.init(
             serverKey: serverKey,
             agentKey: agentKey,

@@ -1,0 +1,82 @@
+import Foundation
+import PushgateCore
+import Testing
+
+/// Approvals as a phone sees them through the APNs emulator, with the gateway a real
+/// process that restarts: reminders withdrawn at logout.
+@Suite("End to end: approvals, logout", .serialized)
+struct ApprovalsEndToEndTests {
+    let directory: URL
+    let secret = "approvals-end-to-end-secret-0123456789"
+    let phone = String(repeating: "1a", count: 32)
+    let tablet = String(repeating: "2b", count: 32)
+
+    init() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "pushgate-e2e-approvals-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    }
+
+    var database: String { directory.appendingPathComponent("pushgate.sqlite").path }
+
+    func call(_ gateway: RunningGateway, _ function: String, _ body: String) throws -> [String: JSONValue] {
+        let answer = try CurlCall.run("POST", gateway.baseURL + "/" + function, secret: secret, body: body)
+        #expect(answer.status == 200, "\(function): \(answer.body)")
+        return answer.json
+    }
+
+    /// The pushes the emulator received for `token`, newest first.
+    func pushes(to token: String, at emulator: RunningEmulator) throws -> [[String: JSONValue]] {
+        try emulator.entries().filter { $0["device_token"]?.stringValue == token }
+    }
+
+    /// Polls until `condition` holds, for at most `limit` seconds; whether it did.
+    func eventually(within limit: TimeInterval, _ condition: () throws -> Bool) throws -> Bool {
+        let start = Date()
+        while Date().timeIntervalSince(start) < limit {
+            if try condition() { return true }
+            Thread.sleep(forTimeInterval: 0.2)
+        }
+        return try condition()
+    }
+
+    @Test("logging out withdraws the phone's reminders: none arrives after a restart, the tablet's does")
+    func logoutWithdrawsReminders() throws {
+        let emulator = try RunningEmulator(directory: directory)
+        defer { _ = emulator.stop() }
+        var settings = emulator.settings
+        settings["PUSHGATE_ESCALATION_SCHEDULE"] = "3s"
+        var gateway = try RunningGateway(database: database, environment: settings)
+        for (id, token) in [("phone", phone), ("tablet", tablet)] {
+            _ = try call(
+                gateway, "registerSubscription",
+                #"{"cwd": "/srv/deploy", "installation_id": "\#(id)", "apns_token": "\#(token)"}"#)
+        }
+        let approval = try call(
+            gateway, "triggerEvent",
+            #"{"cwd": "/srv/deploy", "type": "approval_requested", "event_id": "deploy-7", "body": "Ship it?"}"#)
+        #expect(approval["success_count"] == 2)
+
+        let logout = try call(gateway, "unregisterInstallation", #"{"installation_id": "phone"}"#)
+        #expect(logout["removed_count"] == 1 && logout["cancelled_deliveries"] == 1, "\(logout)")
+        #expect(gateway.stop() == 0)
+        gateway = try RunningGateway(database: database, environment: settings)
+        defer { _ = gateway.stop() }
+
+        #expect(try eventually(within: 30) { try pushes(to: tablet, at: emulator).count == 2 }, "the tablet's reminder")
+        Thread.sleep(forTimeInterval: 1)
+        #expect(try pushes(to: phone, at: emulator).count == 1, "the phone got the approval, then nothing")
+        let bodies = try pushes(to: tablet, at: emulator).compactMap {
+            $0["payload"]?.objectValue?["aps"]?.objectValue?["alert"]?.objectValue?["body"]?.stringValue
+        }
+        #expect(Set(bodies) == ["deploy: Ship it?", "Still waiting: deploy: Ship it?"])
+
+        let outbox = try BuiltExecutable.run(["outbox", "--database", database, "--state", "cancelled", "--json"])
+        #expect(outbox.status == 0, "\(outbox.stderr)")
+        let cancelled = outbox.stdout.split(separator: "\n").compactMap {
+            try? JSONValue.parse(Array($0.utf8)).objectValue
+        }
+        #expect(cancelled.count == 1, "\(outbox.stdout)")
+        #expect(cancelled.first?["installation_id"] == "phone" && cancelled.first?["last_reason"] == "Unsubscribed")
+    }
+}
