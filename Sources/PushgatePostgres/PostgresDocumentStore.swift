@@ -91,6 +91,8 @@ public final class PostgresDocumentStore: DocumentStore {
         var query = PostgresQuery(unsafeSQL: "SELECT path, fields::text FROM documents WHERE collection_id = $1")
         query.binds.append(collectionID)
         switch filter {
+        case .everyDocument:
+            break
         case .documentID(let id):
             query.sql += " AND document_id = $\(query.binds.count + 1)"
             query.binds.append(id)

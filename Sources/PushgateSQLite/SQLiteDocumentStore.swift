@@ -99,6 +99,8 @@ public final class SQLiteDocumentStore: DocumentStore {
         var sql = "SELECT path, fields FROM documents WHERE collection_id = ?"
         var arguments: StatementArguments = [collectionID]
         switch filter {
+        case .everyDocument:
+            break
         case .documentID(let id):
             sql += " AND document_id = ?"
             arguments += [id]

@@ -5,17 +5,24 @@ import PushgateCore
 struct EventCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "event",
-        abstract: "Notify an agent's devices of an event (triggerEvent).",
+        abstract: "Notify an agent's devices, or every device of the server, of an event (triggerEvent).",
         discussion: """
             Types: reply_finished, approval_requested (reminded until resolved, counted in badges), run_completed, \
-            run_failed, or a custom name.
+            run_failed, or a custom name. --cwd names the agent; --all-agents reaches every device of every agent \
+            instead (each phone once); --installation-id narrows either to one installation.
             """
     )
 
     @OptionGroup var gateway: GatewayCallOptions
 
     @Option(help: "The agent's working directory on its server.")
-    var cwd: String
+    var cwd: String?
+
+    @Flag(help: "Every device of every agent of the server (scope server), each phone once; no --cwd.")
+    var allAgents = false
+
+    @Option(help: "Only this installation (under the agent, or under any with --all-agents).")
+    var installationId: String?
 
     @Option(help: "reply_finished, approval_requested, run_completed, run_failed, or a custom [a-z][a-z0-9_]* name.")
     var type: String
@@ -57,13 +64,19 @@ struct EventCommand: AsyncParsableCommand {
     var timeout: Double = 5
 
     func validate() throws {
+        guard (cwd == nil) == allAgents else {
+            throw ValidationError(allAgents ? "pass --cwd, or --all-agents, not both" : "pass --cwd or --all-agents")
+        }
         for pair in data where !pair.contains("=") {
             throw ValidationError("--data takes key=value, not '\(pair)'")
         }
     }
 
     func run() async throws {
-        var body: [String: JSONValue] = ["cwd": .string(cwd), "type": .string(type)]
+        var body: [String: JSONValue] = ["type": .string(type)]
+        body["cwd"] = cwd.map(JSONValue.string)
+        if allAgents { body["scope"] = "server" }
+        body["installation_id"] = installationId.map(JSONValue.string)
         body["title"] = title.map(JSONValue.string)
         body["body"] = self.body.map(JSONValue.string)
         if !data.isEmpty {

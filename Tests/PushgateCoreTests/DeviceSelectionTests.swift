@@ -43,4 +43,21 @@ struct DeviceSelectionTests {
         #expect(result.selected.map(\.installationID) == selected)
         #expect(result.excluded == excluded)
     }
+
+    @Test(
+        "one installation only; an installation read twice (a server-wide event) is pushed once",
+        arguments: [
+            (["a=-/f1", "b=-/f2", "c=-/f3"], "b", ["b"], 0),
+            (["a=-/f1", "c=-/f3"], "b", [], 0),
+            // Server-wide: one document per agent the installation follows.
+            (["a=-/f1", "a=-/f1", "b=-/f2"], nil, ["a", "b"], 1),
+            (["a=aa/-", "a=-/f9", "b=-/f2"], nil, ["a", "b"], 1),
+            (["a=-/f1", "a=-/f1", "b=-/f2"], "a", ["a"], 1),
+        ] as [([String], String?, [String], Int)]
+    )
+    func onlyOne(devices: [String], only: String?, selected: [String], excluded: Int) throws {
+        let result = DeviceSelection(onlyInstallationID: only).apply(to: try Self.devices(devices))
+        #expect(result.selected.map(\.installationID) == selected)
+        #expect(result.excluded == excluded)
+    }
 }

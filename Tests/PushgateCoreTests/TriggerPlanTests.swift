@@ -232,4 +232,20 @@ struct TriggerPlanTests {
         #expect(state() == nil)
         #expect(!TriggerPlan.isStale(request, lastOccurredAt: Self.now + 60), "nothing to compare with")
     }
+
+    @Test("a server-wide event: stored for every agent, no agent bookkeeping, ordered and coalesced server-wide")
+    func serverWide() throws {
+        var request = TriggerRequest(event: EventComposer.Event(type: .custom("maintenance"), cwd: nil))
+        request.occurredAt = Self.now
+        let plan = TriggerPlan(
+            request, serverKey: Self.server, agentKey: nil, agentDisplayName: nil,
+            devices: try Self.devices(["a1", "f2"]), rules: Self.rules(coalesceWindow: 3), now: Self.now)
+        #expect(plan.notification.agentKey == OutboxNotification.everyAgent && plan.notification.isServerWide)
+        #expect(plan.deliveries.count == 2)
+        #expect(plan.coalescing?.key == "\(Self.server.hex):*:maintenance")
+        let state = try #require(TriggerPlan.orderingState(of: request, agentKey: nil, serverKey: Self.server))
+        #expect(state.rawValue == "servers/\(Self.server.hex)/lastEvents/maintenance")
+        #expect(
+            plan.bookkeeping == [.set(state, [FieldName.lastOccurredAt: .value(.string(RFC3339.format(Self.now)))])])
+    }
 }

@@ -54,6 +54,10 @@ struct EventCommandsEndToEndTests {
         #expect(device["installation"]?.objectValue?["token_preview"] == "0a1b2c3d")
         #expect(device["installation"]?.objectValue?["agents"]?.arrayValue?.count == 2)
 
+        // One push to the phone for the whole server, though it follows two agents.
+        let broadcast = try run(["event", "--all-agents", "--type", "maintenance", "--installation-id", "iphone"])
+        #expect(broadcast["device_count"] == 1 && broadcast["scope"] == "server" && broadcast["excluded"] == 1)
+
         _ = try run(["unsubscribe", "--cwd", "/srv/docs", "--installation-id", "iphone"])
         let afterOne = try run(["diagnostics", "--installation-id", "iphone"])
         #expect(afterOne["installation"]?.objectValue?["agents"]?.arrayValue?.count == 1)
@@ -76,6 +80,11 @@ struct EventCommandsEndToEndTests {
             ["unsubscribe", "--cwd", "/a", "--all", "--installation-id", "x"], environment: environment)
         #expect(both.status != 0)
         #expect(both.stderr.contains("pass --cwd, or --all, not both"), "\(both.stderr)")
+
+        let scope = try BuiltExecutable.run(
+            ["event", "--cwd", "/a", "--all-agents", "--type", "x"], environment: environment)
+        #expect(scope.status != 0)
+        #expect(scope.stderr.contains("pass --cwd, or --all-agents, not both"), "\(scope.stderr)")
 
         let data = try BuiltExecutable.run(
             ["event", "--cwd", "/a", "--type", "run_failed", "--data", "novalue"], environment: environment)

@@ -187,4 +187,110 @@ struct EventTests {
         let data: JSONValue = ["k": .string(String(repeating: "d", count: 2040))]
         #expect(try await fixture.event(["cwd": .string(cwd), "type": "x", "data": data]).successCount == 1)
     }
+
+    /// Three agents: the phone follows two (one token), the tablet one, the Pixel
+    /// (FCM) one; another server's phone holds the same token.
+    func fixtureWithServer() async throws -> FunctionsFixture {
+        let fixture = try FunctionsFixture()
+        for (cwd, id, token) in [
+            ("/srv/a", "phone", FunctionsFixture.apnsToken(1)), ("/srv/b", "phone", FunctionsFixture.apnsToken(1)),
+            ("/srv/b", "tablet", FunctionsFixture.apnsToken(2)),
+        ] {
+            _ = try await fixture.register([
+                "cwd": .string(cwd), "installation_id": .string(id), "apns_token": .string(token),
+            ])
+        }
+        _ = try await fixture.register(["cwd": "/srv/c", "installation_id": "pixel", "fcm_token": "fcm-pixel"])
+        _ = try await RegisterSubscriptionFunction(store: fixture.store, now: fixture.clock.now)(
+            secret: try #require(PushSecret("another-server-secret-0123456789")),
+            RegisterSubscriptionRequest(
+                fields: RequestFields([
+                    "cwd": "/srv/a", "installation_id": "phone", "apns_token": .string(FunctionsFixture.apnsToken(1)),
+                ])))
+        return fixture
+    }
+
+    @Test("scope server: every device of every agent once, no agent in the body, collapse id = the event's id")
+    func broadcast() async throws {
+        let fixture = try await fixtureWithServer()
+        let answer = try await fixture.event([
+            "scope": "server", "type": "maintenance", "event_id": "maint-1", "body": "Down at 22:00",
+        ])
+        #expect(answer.deviceCount == 3 && answer.successCount == 3 && answer.excluded == 1, "the phone once")
+        #expect(answer.agentKey == nil && answer.scope == "server")
+        #expect(answer.responses.map(\.installationID) == ["phone", "pixel", "tablet"])
+        let sent = try #require(fixture.provider.sends.first?.notification)
+        #expect(sent.title == "Maintenance" && sent.body == "Down at 22:00" && sent.collapseID == "maint-1")
+        #expect(sent.data["cwd"] == nil && sent.data["event_id"] == "maint-1")
+        let targets = fixture.provider.sends.flatMap(\.targets)
+        #expect(targets.count == 3 && Set(targets.map(\.token.value)).count == 3)
+
+        // An approval for the whole server: no agent-name prefix, the type's title.
+        _ = try await fixture.event(["scope": "server", "type": "approval_requested", "body": "Rotate keys?"])
+        #expect(fixture.provider.sends.last?.notification.body == "Rotate keys?")
+        #expect(fixture.provider.sends.last?.notification.title == "Approval needed")
+        // A long event id is hashed to fit APNs' 64 bytes.
+        _ = try await fixture.event([
+            "scope": "server", "type": "x", "event_id": .string(String(repeating: "e", count: 100)),
+        ])
+        #expect(
+            fixture.provider.sends.last?.notification.collapseID
+                == SHA256Hex.digest(of: String(repeating: "e", count: 100)))
+        // Repeats are recognised as for one agent.
+        let sends = fixture.provider.sends.count
+        let again = try await fixture.event(["scope": "server", "type": "maintenance", "event_id": "maint-1"])
+        #expect(again.duplicate == true && fixture.provider.sends.count == sends)
+    }
+
+    @Test("installation_id: only that installation, under the given agent or, with scope server, under any")
+    func oneInstallation() async throws {
+        let fixture = try await fixtureWithServer()
+        let tablet = try await fixture.event(["cwd": "/srv/b", "type": "x", "installation_id": "tablet"])
+        #expect(tablet.deviceCount == 1 && tablet.responses.map(\.installationID) == ["tablet"] && tablet.excluded == 0)
+        let notFollowing = try await fixture.event(["cwd": "/srv/a", "type": "x", "installation_id": "tablet"])
+        #expect(notFollowing.deviceCount == 0, "the tablet does not follow /srv/a")
+        let anywhere = try await fixture.event(["scope": "server", "type": "x", "installation_id": "phone"])
+        #expect(anywhere.deviceCount == 1 && anywhere.excluded == 1, "the phone follows two agents: one push")
+        #expect(fixture.provider.sends.flatMap(\.targets).map(\.installationID) == ["tablet", "phone"])
+    }
+
+    @Test("a dead token found by a server-wide push is deleted under every agent that holds it")
+    func broadcastRemovesDeadToken() async throws {
+        let fixture = try FunctionsFixture(outcomes: [
+            FunctionsFixture.apnsToken(1): .tokenInvalid(reason: "Unregistered")
+        ])
+        for cwd in ["/srv/a", "/srv/b"] {
+            _ = try await fixture.register([
+                "cwd": .string(cwd), "installation_id": "phone", "apns_token": .string(FunctionsFixture.apnsToken(1)),
+            ])
+        }
+        let answer = try await fixture.event(["scope": "server", "type": "x"])
+        #expect(answer.removedCount == 1 && answer.failureCount == 1)
+        for cwd in ["/srv/a", "/srv/b"] {
+            #expect(try await fixture.store.document(at: fixture.device("phone", cwd: cwd)) == nil)
+        }
+    }
+
+    @Test(
+        "scope and installation_id are checked",
+        arguments: [
+            (["scope": "server", "cwd": "/srv/a", "type": "x"], "cwd"),
+            (["scope": "everyone", "type": "x"], "scope"),
+            (["scope": 1, "type": "x"], "scope"),
+            (["type": "x"], "cwd"),
+            (["cwd": "/srv/a", "type": "x", "installation_id": "a/b"], "installation_id"),
+            (["scope": "server", "type": "x", "installation_id": ""], "installation_id"),
+        ] as [([String: JSONValue], String)]
+    )
+    func refusedScope(body: [String: JSONValue], field: String) async throws {
+        let fixture = try await fixtureWithServer()
+        let before = try await fixture.store.allDocuments()
+        await #expect {
+            _ = try await fixture.event(body)
+        } throws: { error in
+            (error as? FunctionError)?.field == field
+        }
+        #expect(try await fixture.store.allDocuments() == before)
+        #expect(fixture.provider.sends.isEmpty)
+    }
 }

@@ -1,5 +1,7 @@
 /// Selects documents in a collection-group query.
 public enum FieldFilter: Sendable, Hashable {
+    /// Every document of the group (a broadcast reads all of a server's devices).
+    case everyDocument
     /// A top-level field equals the value.
     case fieldEquals(String, JSONValue)
     /// The document's own id equals the value (Firestore's `__name__`).
@@ -12,6 +14,7 @@ public enum FieldFilter: Sendable, Hashable {
     /// Whether a document passes the filter.
     public func matches(_ document: Document) -> Bool {
         switch self {
+        case .everyDocument: true
         case .fieldEquals(let name, let value): document.fields[name] == value
         case .documentID(let id): document.path.documentID == id
         case .stringBefore(let name, let bound):

@@ -27,12 +27,14 @@ public enum NamespacePaths {
 
     /// `servers/{serverKey}/agents/{agentKey}/lastEvents/{type}` (or
     /// `{type}-{sha256(key)}` for an ordering key, such as a reply's conversation):
-    /// the last event of a type notified for an agent (the ordering guard).
+    /// the last event of a type notified for an agent (the ordering guard);
+    /// `servers/{serverKey}/lastEvents/…` for an event to the whole server (`agent` `nil`).
     public static func eventState(
-        _ type: EventType, key: String? = nil, of agent: AgentKey, of server: ServerKey
+        _ type: EventType, key: String? = nil, of agent: AgentKey?, of server: ServerKey
     ) -> DocumentPath {
         // Type names are [a-z][a-z0-9_]*, hashes hex: always valid segments, never the same.
         let id = key.map { "\(type.rawValue)-\(SHA256Hex.digest(of: $0))" } ?? type.rawValue
+        guard let agent else { return DocumentPath(trustedSegments: [servers, server.hex, lastEvents, id]) }
         return DocumentPath(trustedSegments: [servers, server.hex, agents, agent.hex, lastEvents, id])
     }
 

@@ -16,10 +16,18 @@ import Foundation
 /// - Collapse id: the agent key for `reply_finished` (a new reply replaces the last
 ///   one's banner); otherwise a hash of agent, type and event id, so that reminders
 ///   replace their approval and two approvals both stay.
+///
+/// An event for the whole server (`scope: server`, no `cwd`) names no agent: its
+/// title is the one given, else the type's, else the type in words ("Deploy
+/// finished"); its body is the preview with no agent-name prefix, else the type in
+/// words ("Reply ready" for a reply); its data carries no `cwd`; its collapse id is
+/// the event's own id (hashed when longer than APNs' 64 bytes), and without one
+/// nothing collapses it (a fresh id).
 public enum EventComposer {
     public struct Event: Sendable, Hashable {
         public var type: EventType
-        public var cwd: String
+        /// The agent; `nil` for an event to every device of the server.
+        public var cwd: String?
         public var title: String?
         public var body: String?
         public var data: [String: JSONValue] = [:]
@@ -30,7 +38,7 @@ public enum EventComposer {
         public var threadID: String?
         public var interruptionLevel: String?
 
-        public init(type: EventType, cwd: String) {
+        public init(type: EventType, cwd: String?) {
             self.type = type
             self.cwd = cwd
         }
@@ -39,36 +47,47 @@ public enum EventComposer {
     /// Custom data keys that would hide the keys Pushgate sets.
     public static let reservedDataKeys: Set = ["aps", "type", "server_key", "cwd", "event_id", "app_url", "web_url"]
 
+    /// `agentKey`: the key of the event's `cwd`; `nil` for a server-wide event.
     public static func notification(
         for event: Event,
         displayName: String?,
         serverKey: ServerKey,
-        agentKey: AgentKey
+        agentKey: AgentKey?
     ) -> PushNotification {
-        let agentName = ReplyNotificationComposer.title(displayName: displayName, cwd: event.cwd)
+        let title: String
         let body: String
-        switch event.type {
-        case .replyFinished:
-            body = ReplyNotificationComposer.body(preview: event.body)
-        case .approvalRequested, .runCompleted, .runFailed:
-            body = ReplyPreview.sanitized(event.body).map { "\(agentName): \($0)" } ?? agentName
-        case .custom(let name):
-            body = ReplyPreview.sanitized(event.body) ?? name.replacingOccurrences(of: "_", with: " ")
+        if let cwd = event.cwd {
+            let agentName = ReplyNotificationComposer.title(displayName: displayName, cwd: cwd)
+            title = event.title ?? event.type.defaultTitle ?? agentName
+            switch event.type {
+            case .replyFinished:
+                body = ReplyNotificationComposer.body(preview: event.body)
+            case .approvalRequested, .runCompleted, .runFailed:
+                body = ReplyPreview.sanitized(event.body).map { "\(agentName): \($0)" } ?? agentName
+            case .custom(let name):
+                body = ReplyPreview.sanitized(event.body) ?? name.replacingOccurrences(of: "_", with: " ")
+            }
+        } else {
+            let words = event.type.rawValue.replacingOccurrences(of: "_", with: " ")
+            title = event.title ?? event.type.defaultTitle ?? words.prefix(1).uppercased() + words.dropFirst()
+            body =
+                event.type == .replyFinished
+                ? ReplyNotificationComposer.body(preview: event.body) : ReplyPreview.sanitized(event.body) ?? words
         }
         var data = event.data
         data["type"] = .string(event.type.rawValue)
         data["server_key"] = .string(serverKey.hex)
-        data["cwd"] = .string(event.cwd)
+        data["cwd"] = event.cwd.map(JSONValue.string)
         data["event_id"] = event.eventID.map(JSONValue.string)
         data["app_url"] = event.appURL.map(JSONValue.string)
         data["web_url"] = event.webURL.map(JSONValue.string)
         return PushNotification(
-            title: event.title ?? event.type.defaultTitle ?? agentName,
+            title: title,
             body: body,
             data: data,
             collapseID: collapseID(for: event, agentKey: agentKey),
             // An agent's pushes group together on the phone unless the caller groups them otherwise.
-            threadID: event.threadID ?? agentKey.hex,
+            threadID: event.threadID ?? agentKey?.hex,
             interruptionLevel: event.interruptionLevel ?? event.type.defaultInterruptionLevel,
             showsBadge: event.showsBadge ?? event.type.showsBadgeByDefault,
             // As the production gateway's replies: the app wakes to fetch the reply.
@@ -86,7 +105,12 @@ public enum EventComposer {
         return merged
     }
 
-    static func collapseID(for event: Event, agentKey: AgentKey) -> String {
+    static func collapseID(for event: Event, agentKey: AgentKey?) -> String {
+        guard let agentKey else {
+            // APNs takes at most 64 bytes.
+            guard let eventID = event.eventID else { return RandomUUID.make() }
+            return eventID.utf8.count <= 64 ? eventID : SHA256Hex.digest(of: eventID)
+        }
         if event.type == .replyFinished { return agentKey.hex }
         return SHA256Hex.digest(of: [agentKey.hex, event.type.rawValue, event.eventID ?? ""].joined(separator: ":"))
     }

@@ -2,8 +2,13 @@ import Foundation
 
 /// A notification as the outbox keeps it: the same content for every device.
 public struct OutboxNotification: Sendable, Hashable {
+    /// The `agentKey` of a notification for the whole server (`scope: server`, badge
+    /// updates): its deliveries go to devices under any of the server's agents.
+    public static let everyAgent = "*"
+
     public let id: String
     public let serverKey: String
+    /// The agent whose devices it goes to, or ``everyAgent``.
     public let agentKey: String
     public let content: PushNotification
     public let createdAt: Date
@@ -29,4 +34,7 @@ public struct OutboxNotification: Sendable, Hashable {
         self.expiresAt = expiresAt
         self.reminderOf = reminderOf
     }
+
+    /// Whether its deliveries go to devices under any agent of the server.
+    public var isServerWide: Bool { agentKey == Self.everyAgent }
 }

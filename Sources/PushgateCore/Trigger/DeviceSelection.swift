@@ -1,4 +1,4 @@
-/// Which of an agent's devices a trigger reaches: every one with a token but those
+/// Which of the devices read a trigger reaches: every one with a token but those
 /// the caller excludes, and each phone once.
 ///
 /// The app triggers too (for a reply that finished while its user was elsewhere) and
@@ -6,15 +6,23 @@
 /// installation's stored token, and every registration holding a token it names.
 /// A phone registered under two installation ids (a reinstall keeps the token) holds
 /// the same token twice and gets one push, not two: a device sharing any token with
-/// one already selected is left out, the first in installation-id order kept.
+/// one already selected is left out, the first in installation-id order kept. So is
+/// an installation already selected (a server-wide event reads one device document
+/// per agent it follows). A trigger for one installation (`installation_id`) reaches
+/// that installation's devices only; the others are not counted as excluded.
 public struct DeviceSelection: Sendable, Hashable {
     public var excludedInstallationID: String?
     /// Tokens whose registrations are left out (`exclude_fcm_token`, trimmed).
     public var excludedTokens: Set<String>
+    /// Only this installation (`triggerEvent`'s `installation_id`).
+    public var onlyInstallationID: String?
 
-    public init(excludedInstallationID: String? = nil, excludedTokens: Set<String> = []) {
+    public init(
+        excludedInstallationID: String? = nil, excludedTokens: Set<String> = [], onlyInstallationID: String? = nil
+    ) {
         self.excludedInstallationID = excludedInstallationID
         self.excludedTokens = excludedTokens
+        self.onlyInstallationID = onlyInstallationID
     }
 
     /// The devices to notify, in their order, and how many with a token were left out
@@ -27,17 +35,20 @@ public struct DeviceSelection: Sendable, Hashable {
             excludedTokens.formUnion(excluded.tokens)
         }
         var seen = Set<String>()
+        var seenInstallations = Set<String>()
         var selected: [DeviceRecord] = []
         var excluded = 0
         for device in devices where device.deliveryToken != nil {
+            if let onlyInstallationID, device.installationID != onlyInstallationID { continue }
             let tokens = device.tokens
             if device.installationID == excludedInstallationID || tokens.contains(where: excludedTokens.contains)
-                || tokens.contains(where: seen.contains)
+                || tokens.contains(where: seen.contains) || seenInstallations.contains(device.installationID)
             {
                 excluded += 1
                 continue
             }
             seen.formUnion(tokens)
+            seenInstallations.insert(device.installationID)
             selected.append(device)
         }
         return (selected, excluded)

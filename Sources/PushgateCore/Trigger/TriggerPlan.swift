@@ -26,7 +26,7 @@ public struct TriggerPlan: Sendable {
 
     /// Where the ordering guard keeps the last time notified in the request's scope;
     /// `nil` when the request is not guarded.
-    public static func orderingState(of request: TriggerRequest, agentKey: AgentKey, serverKey: ServerKey)
+    public static func orderingState(of request: TriggerRequest, agentKey: AgentKey?, serverKey: ServerKey)
         -> DocumentPath?
     {
         guard request.occurredAt != nil else { return nil }
@@ -46,10 +46,12 @@ public struct TriggerPlan: Sendable {
         return occurredAt <= lastOccurredAt
     }
 
+    /// `agentKey`: the key of the event's `cwd`, `nil` for a server-wide event
+    /// (`devices` are then the server's, under any agent).
     public init(
         _ request: TriggerRequest,
         serverKey: ServerKey,
-        agentKey: AgentKey,
+        agentKey: AgentKey?,
         agentDisplayName: String?,
         devices: [DeviceRecord],
         rules: TriggerRules,
@@ -64,7 +66,7 @@ public struct TriggerPlan: Sendable {
         notification = OutboxNotification(
             id: RandomUUID.make(),
             serverKey: serverKey.hex,
-            agentKey: agentKey.hex,
+            agentKey: agentKey?.hex ?? OutboxNotification.everyAgent,
             content: EventComposer.notification(
                 for: event, displayName: agentDisplayName, serverKey: serverKey, agentKey: agentKey),
             createdAt: now,
@@ -83,7 +85,8 @@ public struct TriggerPlan: Sendable {
         coalescing = rules.coalesceWindow.flatMap { window in
             guard event.type != .approvalRequested else { return nil }
             return OutboxCoalescing(
-                key: [serverKey.hex, agentKey.hex, event.type.rawValue].joined(separator: ":"),
+                key: [serverKey.hex, agentKey?.hex ?? OutboxNotification.everyAgent, event.type.rawValue].joined(
+                    separator: ":"),
                 heldUntil: now.addingTimeInterval(window),
                 merged: { count in EventComposer.coalesced(content, type: event.type, count: count) }
             )
@@ -95,11 +98,13 @@ public struct TriggerPlan: Sendable {
         } else {
             resolvable = nil
         }
-        var bookkeeping: [DocumentWrite] = [
-            .set(
-                NamespacePaths.agent(agentKey, of: serverKey),
-                [FieldName.lastTriggeredAt: .value(.string(RFC3339.format(now)))], if: .exists)
-        ]
+        var bookkeeping: [DocumentWrite] = []
+        if let agentKey {
+            bookkeeping.append(
+                .set(
+                    NamespacePaths.agent(agentKey, of: serverKey),
+                    [FieldName.lastTriggeredAt: .value(.string(RFC3339.format(now)))], if: .exists))
+        }
         if let occurredAt = request.occurredAt,
             let state = Self.orderingState(of: request, agentKey: agentKey, serverKey: serverKey)
         {

@@ -109,6 +109,25 @@ public struct DeliveryRunner: Sendable {
         }
     }
 
+    /// The device documents a dead token is deleted from: the delivery's own, under
+    /// the notification's agent; for a server-wide notification (the device may
+    /// follow any agent), every device of the server that holds the token.
+    private func devices(
+        holding token: DeviceToken, of delivery: OutboxDelivery, of notification: OutboxNotification
+    ) async throws -> [DocumentPath] {
+        guard notification.isServerWide else {
+            return [
+                NamespacePaths.device(
+                    delivery.installationID, agentKeyHex: notification.agentKey, serverKeyHex: notification.serverKey)
+            ]
+        }
+        return try await store.documents(
+            inGroup: NamespacePaths.devices,
+            under: NamespacePaths.server(ServerKey(hex: notification.serverKey)),
+            where: .fieldEquals(token.fieldName, .string(token.value))
+        ).map(\.path)
+    }
+
     /// Deletes the devices of dead tokens (unless they registered another token
     /// meanwhile) and records each delivery's new state.
     private func record(
@@ -117,17 +136,15 @@ public struct DeliveryRunner: Sendable {
         of notification: OutboxNotification,
         owner: String
     ) async throws {
-        var removals: [Int: Int] = [:]  // delivery index → index of its delete
+        var removals: [Int: [Int]] = [:]  // delivery index → indexes of its deletes
         var writes: [DocumentWrite] = []
         for (index, (delivery, outcome)) in zip(deliveries, outcomes).enumerated() {
             guard case .tokenInvalid = outcome else { continue }
-            removals[index] = writes.count
-            let device = NamespacePaths.device(
-                delivery.installationID,
-                agentKeyHex: notification.agentKey,
-                serverKeyHex: notification.serverKey
-            )
-            writes.append(.delete(device, if: .fieldEquals(delivery.token.fieldName, .string(delivery.token.value))))
+            let token = delivery.token
+            for device in try await devices(holding: token, of: delivery, of: notification) {
+                removals[index, default: []].append(writes.count)
+                writes.append(.delete(device, if: .fieldEquals(token.fieldName, .string(token.value))))
+            }
         }
         let removed = writes.isEmpty ? [] : try await store.commit(writes).map(\.applied)
 
@@ -139,7 +156,7 @@ public struct DeliveryRunner: Sendable {
             case .delivered:
                 change = .delivered
             case .tokenInvalid(let reason):
-                change = .failed(reason: reason, removed: removals[index].map { removed[$0] } ?? false)
+                change = .failed(reason: reason, removed: removals[index]?.contains { removed[$0] } ?? false)
             case .failed(let reason):
                 change = .failed(reason: reason, removed: false)
             case .retryLater(let reason, let after):

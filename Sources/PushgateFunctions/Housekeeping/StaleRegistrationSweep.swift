@@ -9,7 +9,7 @@ import ServiceLifecycle
 /// registers again on every chat open and after every token refresh, so a device
 /// this old is a phone that is gone), then agents with no device left and no update
 /// for as long (with their ordering state), then servers with no agent left and not
-/// seen for as long (with their event records).
+/// seen for as long (with their event records and server-wide ordering state).
 ///
 /// Each deletion holds only if the document was not written since it was read (the
 /// time it was read with is its precondition), so a registration racing the sweep
@@ -99,9 +99,9 @@ public struct StaleRegistrationSweep: Service {
             guard let seenAt = server.string(field), seenAt.utf8.lexicographicallyPrecedes(cutoff.utf8),
                 try await isEmpty(server.path.collection(NamespacePaths.agents))
             else { continue }
-            let children = [
-                try server.path.collection(NamespacePaths.events), try server.path.collection(NamespacePaths.sources),
-            ]
+            let children = try [NamespacePaths.events, NamespacePaths.sources, NamespacePaths.lastEvents].map {
+                try server.path.collection($0)
+            }
             if try await delete(server, field, with: children) {
                 result.servers += 1
             }

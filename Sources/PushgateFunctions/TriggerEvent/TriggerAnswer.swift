@@ -40,7 +40,10 @@ public struct TriggerAnswer: Sendable, Hashable, Encodable {
     /// The call was accepted (production's answer; errors have their own status).
     public let ok = true
     public let serverKey: String
-    public let agentKey: String
+    /// Absent for an event to the whole server.
+    public let agentKey: String?
+    /// `server` for an event to every device of the server; absent for one agent's.
+    public let scope: String?
     /// Production's names: devices tried (`device_count`), delivered (`success_count`),
     /// deleted for a dead token (`removed_count`).
     public let attempted: Int
@@ -83,12 +86,13 @@ public struct TriggerAnswer: Sendable, Hashable, Encodable {
 extension TriggerAnswer {
     /// Pushgate's counts, production's names for them taken from the same numbers.
     init(
-        serverKey: ServerKey, agentKey: AgentKey, deviceCount: Int, successCount: Int, failureCount: Int,
+        serverKey: ServerKey, agentKey: AgentKey?, deviceCount: Int, successCount: Int, failureCount: Int,
         removedCount: Int, pendingCount: Int, errors: [String: Int]?, delivery: String, configurationError: String?,
         duplicate: Bool, responses: [DeviceResponse]
     ) {
         self.init(
-            serverKey: serverKey.hex, agentKey: agentKey.hex, attempted: deviceCount, sent: successCount,
+            serverKey: serverKey.hex, agentKey: agentKey?.hex, scope: agentKey == nil ? "server" : nil,
+            attempted: deviceCount, sent: successCount,
             pruned: removedCount, errors: errors, deviceCount: deviceCount, successCount: successCount,
             failureCount: failureCount, removedCount: removedCount, pendingCount: pendingCount, delivery: delivery,
             configurationError: configurationError, duplicate: duplicate ? true : nil, skipped: nil,
@@ -97,7 +101,7 @@ extension TriggerAnswer {
 
     /// The answer from the outbox's record of each delivery.
     init(
-        _ statuses: [DeliveryStatus], serverKey: ServerKey, agentKey: AgentKey, delivery: String,
+        _ statuses: [DeliveryStatus], serverKey: ServerKey, agentKey: AgentKey?, delivery: String,
         configurationError: String?, duplicate: Bool
     ) {
         // A delivery withdrawn (the device unsubscribed meanwhile) counts as not made, its reason `Unsubscribed`.
@@ -131,7 +135,7 @@ extension TriggerAnswer {
 
     /// The answer before any try: every delivery stored and pending.
     static func accepted(
-        _ deliveries: [OutboxDelivery], serverKey: ServerKey, agentKey: AgentKey, delivery: String
+        _ deliveries: [OutboxDelivery], serverKey: ServerKey, agentKey: AgentKey?, delivery: String
     ) -> TriggerAnswer {
         TriggerAnswer(
             serverKey: serverKey, agentKey: agentKey, deviceCount: deliveries.count, successCount: 0, failureCount: 0,
@@ -154,14 +158,14 @@ extension TriggerAnswer {
     }
 
     /// The answer to a stale event: nothing sent.
-    static func skipped(serverKey: ServerKey, agentKey: AgentKey, delivery: String) -> TriggerAnswer {
+    static func skipped(serverKey: ServerKey, agentKey: AgentKey?, delivery: String) -> TriggerAnswer {
         var answer = accepted([], serverKey: serverKey, agentKey: agentKey, delivery: delivery)
         answer.skipped = "stale"
         return answer
     }
 
     /// The answer for a secret no device registered with: nothing sent or stored.
-    static func unknownServer(serverKey: ServerKey, agentKey: AgentKey, delivery: String) -> TriggerAnswer {
+    static func unknownServer(serverKey: ServerKey, agentKey: AgentKey?, delivery: String) -> TriggerAnswer {
         var answer = accepted([], serverKey: serverKey, agentKey: agentKey, delivery: delivery)
         answer.reason = "unknown_server"
         return answer

@@ -49,7 +49,8 @@ public struct TriggerEventFunction: Sendable {
     /// Any trigger, whichever function's body asked for it.
     public func notify(secret: PushSecret, _ request: TriggerRequest) async throws -> Result {
         let serverKey = secret.serverKey
-        let agentKey = AgentKey(cwd: request.event.cwd)
+        // `nil`: an event for every device of the server (`scope: server`).
+        let agentKey = request.event.cwd.map(AgentKey.init(cwd:))
         let type = request.event.type
         async let server = store.document(at: NamespacePaths.server(serverKey))
         async let lastOccurredAt = lastNotified(
@@ -78,10 +79,8 @@ public struct TriggerEventFunction: Sendable {
                 accepted: false)
         }
 
-        async let agent = store.document(at: NamespacePaths.agent(agentKey, of: serverKey))
-        async let devices = store.documents(
-            in: NamespacePaths.devices(of: agentKey, of: serverKey), selecting: DeviceRecord.fieldsRead)
-        let deviceRecords = try await devices.map(DeviceRecord.init(document:))
+        async let agent = agentDocument(agentKey, of: serverKey)
+        let deviceRecords = try await devices(of: agentKey, serverKey: serverKey, only: request.selection)
         var request = request
         request.selection.excludedTokens.formUnion(
             try await tokensOfExcludedInstallation(request.selection, among: deviceRecords, serverKey: serverKey))
@@ -127,13 +126,47 @@ public struct TriggerEventFunction: Sendable {
         logger.info(
             "event fan-out",
             metadata: [
-                "type": "\(type)", "agent": "\(agentKey.hex.prefix(12))", "devices": "\(answer.deviceCount)",
+                "type": "\(type)", "agent": "\(agentKey.map { String($0.hex.prefix(12)) } ?? "every")",
+                "devices": "\(answer.deviceCount)",
                 "delivered": "\(answer.successCount)", "failed": "\(answer.failureCount)",
                 "pending": "\(answer.pendingCount)", "removed": "\(answer.removedCount)",
                 "excluded": "\(answer.excluded)",
             ]
         )
         return Result(answer: answer, accepted: !request.wait)
+    }
+
+    /// The agent's document (its display name); none for a server-wide event.
+    private func agentDocument(_ agentKey: AgentKey?, of serverKey: ServerKey) async throws -> Document? {
+        guard let agentKey else { return nil }
+        return try await store.document(at: NamespacePaths.agent(agentKey, of: serverKey))
+    }
+
+    /// The devices a trigger chooses from: the agent's (one read of its collection),
+    /// or for a server-wide event the server's under every agent (one collection-group
+    /// read), in installation-id order; only one installation's when the trigger names it.
+    private func devices(of agentKey: AgentKey?, serverKey: ServerKey, only selection: DeviceSelection)
+        async throws -> [DeviceRecord]
+    {
+        switch (agentKey, selection.onlyInstallationID) {
+        case (let agentKey?, let installationID?):
+            return try await store.document(at: NamespacePaths.device(installationID, of: agentKey, of: serverKey))
+                .map { [DeviceRecord(document: $0)] } ?? []
+        case (let agentKey?, nil):
+            return try await store.documents(
+                in: NamespacePaths.devices(of: agentKey, of: serverKey), selecting: DeviceRecord.fieldsRead
+            ).map(DeviceRecord.init(document:))
+        case (nil, _):
+            break
+        }
+        let devices = try await store.documents(
+            inGroup: NamespacePaths.devices, under: NamespacePaths.server(serverKey),
+            where: selection.onlyInstallationID.map(FieldFilter.documentID) ?? .everyDocument
+        ).map(DeviceRecord.init(document:))
+        // By installation, then agent: the first device of each phone is the one kept.
+        return devices.sorted {
+            ($0.installationID, $0.path.rawValue) < ($1.installationID, $1.path.rawValue)
+        }
     }
 
     /// The time of the last event notified in a request's ordering scope.
@@ -159,7 +192,7 @@ public struct TriggerEventFunction: Sendable {
 
     /// A repeat of an earlier trigger: nothing sent (so nothing excluded, no preview
     /// shown), the earlier one's counts.
-    private func duplicate(of earlier: String, type: EventType, serverKey: ServerKey, agentKey: AgentKey)
+    private func duplicate(of earlier: String, type: EventType, serverKey: ServerKey, agentKey: AgentKey?)
         async throws -> Result
     {
         FunctionMetrics.trigger(type, .duplicate)
@@ -173,7 +206,7 @@ public struct TriggerEventFunction: Sendable {
     /// The answer from the outbox's record of each delivery, and what the plan left
     /// out (a repeat found before planning knows nothing of it).
     private func answer(
-        for notificationID: String, serverKey: ServerKey, agentKey: AgentKey, plan: TriggerPlan?,
+        for notificationID: String, serverKey: ServerKey, agentKey: AgentKey?, plan: TriggerPlan?,
         configurationError: String? = nil, duplicate: Bool = false
     ) async throws -> TriggerAnswer {
         var answer = TriggerAnswer(

@@ -22,7 +22,22 @@ public struct TriggerEventRequest: Sendable, Hashable {
         fields: RequestFields, idempotencyKey header: String? = nil,
         appURLSchemes: Set<String> = defaultAppURLSchemes
     ) throws(FunctionError) {
-        let cwd = try FieldRules.cwd(fields.requiredString("cwd"))
+        // `scope: server` reaches every device of every agent: it names no agent.
+        let cwd: String?
+        switch try fields.optionalString("scope") {
+        case nil, "agent"?:
+            cwd = try FieldRules.cwd(fields.requiredString("cwd"))
+        case "server"?:
+            guard try fields.optionalString("cwd") == nil else {
+                throw .invalidArgument("'cwd' names one agent: leave it out with scope server", field: "cwd")
+            }
+            cwd = nil
+        case let other?:
+            throw .invalidArgument("'scope' must be agent or server, not '\(other.prefix(40))'", field: "scope")
+        }
+        let only = try fields.optionalString("installation_id").map { id throws(FunctionError) in
+            try FieldRules.installationID(id)
+        }
         let typeName = try fields.requiredString("type")
         guard let type = EventType(rawValue: typeName) else {
             throw .invalidArgument(
@@ -77,6 +92,7 @@ public struct TriggerEventRequest: Sendable, Hashable {
             occurredAt: occurredAt,
             ordering: orderingKey.map(TriggerRequest.Ordering.byKey) ?? .byType,
             idempotencyKey: idempotencyKey,
+            selection: DeviceSelection(onlyInstallationID: only),
             wait: try fields.optionalBool("wait") ?? true
         )
     }
