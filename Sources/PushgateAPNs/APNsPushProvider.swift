@@ -81,7 +81,9 @@ public final class APNsPushProvider: PushProvider, Service {
         var payloads: [Int?: ByteBuffer] = [:]
         do {
             for badge in Set(targets.map(notification.badge(for:))) {
-                payloads[badge] = ByteBuffer(bytes: try AlertPayload.encode(notification, badge: badge))
+                payloads[badge] = ByteBuffer(
+                    bytes: notification.isBadgeUpdate
+                        ? BadgePayload.encode(badge: badge ?? 0) : try AlertPayload.encode(notification, badge: badge))
             }
         } catch {
             return targets.map { _ in .failed(reason: "PayloadEncoding") }
@@ -137,18 +139,22 @@ public final class APNsPushProvider: PushProvider, Service {
     // MARK: Headers
 
     /// The headers every device of a notification shares, in the order APNs reads
-    /// them; pseudo-headers (`:path`) are added first per device.
+    /// them; pseudo-headers (`:path`) are added first per device. A badge update is
+    /// a `background` push, which APNs takes at priority 5 only, and replaces no
+    /// banner (no collapse id).
     private func sharedHeaders(notification: PushNotification, expiration: String, token: String) -> [(String, String)]
     {
-        [
+        let silent = notification.isBadgeUpdate
+        var headers = [
             ("authorization", "bearer " + token),
             ("apns-topic", configuration.topic),
-            ("apns-push-type", "alert"),
-            ("apns-priority", "10"),
+            ("apns-push-type", silent ? "background" : "alert"),
+            ("apns-priority", silent ? "5" : "10"),
             ("apns-expiration", expiration),
-            ("apns-collapse-id", notification.collapseID),
-            ("content-type", "application/json"),
         ]
+        if !silent { headers.append(("apns-collapse-id", notification.collapseID)) }
+        headers.append(("content-type", "application/json"))
+        return headers
     }
 
     private func headers(_ shared: [(String, String)], device token: String, id: String) -> HPACKHeaders {

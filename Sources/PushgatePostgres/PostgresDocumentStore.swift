@@ -96,6 +96,9 @@ public final class PostgresDocumentStore: DocumentStore {
         case .documentID(let id):
             query.sql += " AND document_id = $\(query.binds.count + 1)"
             query.binds.append(id)
+        case .documentIDIn(let ids):
+            query.sql += " AND document_id = ANY($\(query.binds.count + 1))"
+            query.binds.append(ids.sorted())
         case .fieldEquals(let name, let value):
             // Containment narrows by the GIN index; the exact comparison (types,
             // arrays) is made below, as every store does.

@@ -104,6 +104,9 @@ public final class SQLiteDocumentStore: DocumentStore {
         case .documentID(let id):
             sql += " AND document_id = ?"
             arguments += [id]
+        case .documentIDIn(let ids):
+            sql += " AND document_id IN (SELECT value FROM json_each(?))"
+            arguments += [try Self.jsonArray(ids.sorted())]
         case .fieldEquals(let name, let value):
             // SQL narrows by the field's scalar value; the exact JSON comparison
             // (types included) is made below.

@@ -77,6 +77,10 @@ public func buildApplication(
         logger: logger
     )
     services.append(parts.worker)
+    // After the worker: services stop in reverse order, so it stops submitting first.
+    services.append(
+        EventExpiry(
+            store: backend.store, outbox: backend.outbox, worker: parts.worker, policy: policy, logger: logger))
     if let maxAge = policy.staleDeviceAge {
         services.append(StaleRegistrationSweep(store: backend.store, maxAge: maxAge, logger: logger))
     }

@@ -50,7 +50,7 @@ public struct GatewayParts: Sendable {
         triggerEvent = TriggerEventFunction(
             store: store, outbox: outbox, worker: worker, policy: policy, now: now, logger: logger)
         triggerReplyFinished = TriggerReplyFinishedFunction(trigger: triggerEvent)
-        resolveEvent = ResolveEventFunction(store: store, outbox: outbox, now: now)
+        resolveEvent = ResolveEventFunction(store: store, outbox: outbox, worker: worker, policy: policy, now: now)
         unregisterSubscription = UnregisterSubscriptionFunction(store: store, outbox: outbox, now: now)
         unregisterInstallation = UnregisterInstallationFunction(store: store, outbox: outbox, now: now)
         subscriptions = SubscriptionsFunction(store: store)

@@ -5,7 +5,7 @@ import PushgateCore
 struct EventCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "event",
-        abstract: "Notify an agent's devices, or every device of the server, of an event (triggerEvent).",
+        abstract: "Notify devices of an event (triggerEvent).",
         discussion: """
             Types: reply_finished, approval_requested (reminded until resolved, counted in badges), run_completed, \
             run_failed, or a custom name. --cwd names the agent; --all-agents reaches every device of every agent \

@@ -57,6 +57,7 @@ struct APNsEmulatorCheckTests {
             (valid, "abc", "{}", 400, "BadDeviceToken"),
             (changing("apns-push-type", to: "banner"), token, "{}", 400, "InvalidPushType"),
             (changing("apns-priority", to: "7"), token, "{}", 400, "BadPriority"),
+            (changing("apns-push-type", to: "background"), token, "{}", 400, "BadPriority"),
             (changing("apns-expiration", to: "tomorrow"), token, "{}", 400, "BadExpirationDate"),
             (changing("apns-id", to: "not-a-uuid"), token, "{}", 400, "BadMessageId"),
             (changing("apns-collapse-id", to: String(repeating: "c", count: 65)), token, "{}", 400, "BadCollapseId"),

@@ -30,6 +30,19 @@ struct DocumentWriteTests {
         #expect(down.apply(to: ["n": .number(0)]) == ["n": .number(0)])
     }
 
+    @Test("array union adds what is missing, array remove takes out every copy; both safe to repeat")
+    func arrays() {
+        let add = DocumentWrite.set(path, ["a": .arrayUnion(["x", "y"])])
+        #expect(add.apply(to: nil) == ["a": ["x", "y"]])
+        #expect(add.apply(to: ["a": ["y", "z"]]) == ["a": ["y", "z", "x"]])
+        #expect(add.apply(to: add.apply(to: nil)) == ["a": ["x", "y"]])
+        #expect(add.apply(to: ["a": 3]) == ["a": ["x", "y"]], "not an array: replaced")
+        let remove = DocumentWrite.set(path, ["a": .arrayRemove(["x"])])
+        #expect(remove.apply(to: ["a": ["x", "y", "x"]]) == ["a": ["y"]])
+        #expect(remove.apply(to: remove.apply(to: ["a": ["x", "y"]])) == ["a": ["y"]])
+        #expect(remove.apply(to: [:]) == ["a": []])
+    }
+
     @Test("preconditions")
     func preconditions() {
         let exists = DocumentWrite.delete(path, if: .exists)

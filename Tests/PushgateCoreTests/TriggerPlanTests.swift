@@ -99,9 +99,17 @@ struct TriggerPlanTests {
         #expect((plan.coalescing != nil) == row.coalesced)
         #expect((plan.resolvable != nil) == row.resolvable)
         #expect(plan.resolvable?.reminders.count ?? 0 == row.reminders)
-        let badgeWrites = plan.resolvable?.writes.filter { $0.path.parent.collectionID == "devices" } ?? []
+        let badgeWrites = plan.resolvable?.writes.filter { $0.path.parent.collectionID == "installations" } ?? []
         #expect(badgeWrites.count == row.badgeWrites)
-        #expect(badgeWrites.allSatisfy { $0.precondition == .exists }, "a device removed meanwhile is not recreated")
+        #expect(
+            badgeWrites.allSatisfy {
+                $0.operation
+                    == .set(
+                        [
+                            "pendingApprovals": .arrayUnion([.string(plan.resolvable!.writes[0].path.documentID)]),
+                            "updatedAt": .value(.string(RFC3339.format(plan.notification.createdAt))),
+                        ], merge: true)
+            }, "the event's id added to each installation's badge, once however often it is written")
         #expect(plan.enqueueRequest.lease == nil, "the worker leases what it tries at once")
     }
 

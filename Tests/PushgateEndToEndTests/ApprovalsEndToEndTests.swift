@@ -3,8 +3,9 @@ import PushgateCore
 import Testing
 
 /// Approvals as a phone sees them through the APNs emulator, with the gateway a real
-/// process that restarts: reminders withdrawn at logout.
-@Suite("End to end: approvals, logout", .serialized)
+/// process: silent badge updates after a resolution, reminders withdrawn at logout
+/// (across a restart).
+@Suite("End to end: approvals, badges, logout", .serialized)
 struct ApprovalsEndToEndTests {
     let directory: URL
     let secret = "approvals-end-to-end-secret-0123456789"
@@ -78,5 +79,45 @@ struct ApprovalsEndToEndTests {
         }
         #expect(cancelled.count == 1, "\(outbox.stdout)")
         #expect(cancelled.first?["installation_id"] == "phone" && cancelled.first?["last_reason"] == "Unsubscribed")
+    }
+
+    @Test("resolving sends a silent badge update over APNs: background, priority 5, {\"aps\":{\"badge\":n}}")
+    func badgeUpdateAfterResolve() throws {
+        let emulator = try RunningEmulator(directory: directory)
+        defer { _ = emulator.stop() }
+        let gateway = try RunningGateway(database: database, environment: emulator.settings)
+        defer { _ = gateway.stop() }
+        for (cwd, id, token) in [
+            ("/srv/deploy", "phone", phone), ("/srv/docs", "phone", phone), ("/srv/deploy", "tablet", tablet),
+        ] {
+            _ = try call(
+                gateway, "registerSubscription",
+                #"{"cwd": "\#(cwd)", "installation_id": "\#(id)", "apns_token": "\#(token)"}"#)
+        }
+        _ = try call(
+            gateway, "triggerEvent", #"{"cwd": "/srv/deploy", "type": "approval_requested", "event_id": "deploy-8"}"#)
+        _ = try call(
+            gateway, "triggerEvent", #"{"cwd": "/srv/docs", "type": "approval_requested", "event_id": "docs-3"}"#)
+        let alertBadges = try pushes(to: phone, at: emulator).compactMap {
+            $0["payload"]?.objectValue?["aps"]?.objectValue?["badge"]
+        }
+        #expect(Set(alertBadges) == [1, 2], "the phone counts both repos' approvals")
+
+        let resolved = try call(gateway, "resolveEvent", #"{"event_id": "deploy-8", "resolution": "approved"}"#)
+        #expect(resolved["badge_updates"] == 2, "\(resolved)")
+        let isUpdate = { (push: [String: JSONValue]) in push["headers"]?.objectValue?["apns-push-type"] == "background"
+        }
+        #expect(
+            try eventually(within: 20) {
+                try pushes(to: phone, at: emulator).contains(where: isUpdate)
+                    && pushes(to: tablet, at: emulator).contains(where: isUpdate)
+            })
+        for (token, badge) in [(phone, 1), (tablet, 0)] {
+            let update = try #require(try pushes(to: token, at: emulator).first(where: isUpdate))
+            let headers = try #require(update["headers"]?.objectValue)
+            #expect(headers["apns-priority"] == "5" && headers["apns-collapse-id"] == nil, "\(headers)")
+            #expect(update["payload"] == ["aps": ["badge": .number(Double(badge))]])
+            #expect(update["status"] == 200)
+        }
     }
 }

@@ -145,6 +145,44 @@ struct FCMEndToEndTests {
 }
 
 extension FCMEndToEndTests {
+    @Test("a resolved approval's badge update through FCM: no notification, background at priority 5, the count")
+    func badgeUpdate() throws {
+        let fcm = try RunningEmulator(.fcm, directory: directory)
+        defer { _ = fcm.stop() }
+        let gateway = try RunningGateway(
+            database: directory.appendingPathComponent("pushgate.sqlite").path, environment: fcm.settings)
+        defer { _ = gateway.stop() }
+        let token = "cBadge:APA91b" + String(repeating: "q", count: 40)
+        try subscribe([("pixel", token)], gateway: gateway)
+        for body in [
+            #"{"cwd": "/srv/mixed", "type": "approval_requested", "event_id": "a-1"}"#,
+            #"{"cwd": "/srv/mixed", "type": "approval_requested", "event_id": "a-2"}"#,
+        ] {
+            let answer = try CurlCall.run("POST", gateway.baseURL + "/triggerEvent", secret: Self.secret, body: body)
+            #expect(answer.status == 200 && answer.json["success_count"] == 1, "\(answer.body)")
+        }
+        let resolved = try CurlCall.run(
+            "POST", gateway.baseURL + "/resolveEvent", secret: Self.secret, body: #"{"event_id": "a-1"}"#)
+        #expect(resolved.json["badge_updates"] == 1, "\(resolved.body)")
+        var update: [String: JSONValue]?
+        for _ in 0..<100 where update == nil {
+            update = try fcm.entries().compactMap { $0["message"]?.objectValue }.first {
+                $0["notification"] == nil
+            }
+            if update == nil { Thread.sleep(forTimeInterval: 0.2) }
+        }
+        let message = try #require(update, "the emulator received the badge update")
+        #expect(
+            message["apns"]
+                == [
+                    "headers": ["apns-push-type": "background", "apns-priority": "5"],
+                    "payload": ["aps": ["badge": 1]],
+                ])
+        #expect(
+            message["data"]?.objectValue?["badge"] == "1" && message["data"]?.objectValue?["type"] == "badge_update")
+        #expect(try fcm.entries().allSatisfy { $0["status"] == 200 })
+    }
+
     @Test("FCM answers 503 for 10 s: every FCM device gets its push once FCM is back, nothing lost, APNs unaffected")
     func outage() async throws {
         // Stored before the emulators start: the outage runs from the FCM emulator's start.

@@ -37,7 +37,7 @@ struct ReadinessEndToEndTests {
 
     @Test("a full disk: writes are refused with 503 and /readyz says not ready, with the store's reason")
     func fullDisk() async throws {
-        // The files may not grow past 300 KiB: the disk is full once they reach it.
+        // The files may not grow past 600 KiB: the disk is full once they reach it.
         // SIGXFSZ ignored, so that the write fails instead of the process dying.
         let gateway = try RunningGateway(database: database, shellSetup: "trap '' XFSZ; ulimit -f 600")
         defer { _ = gateway.stop() }
@@ -47,6 +47,18 @@ struct ReadinessEndToEndTests {
             if try register(gateway, n, cwdBytes: 600).status == 503 { refused = n }
         }
         #expect(refused != nil, "the disk filled up")
+        // A refused write leaves room that a smaller one (the probe's) may still take:
+        // a file-size limit is not a disk with no byte free. Another process, not
+        // limited, grows the write-ahead log past the limit, so that no write of the
+        // gateway fits any more, as on a disk with nothing left.
+        let filler = try BuiltExecutable.run(
+            [
+                "python3", "-c",
+                "import sqlite3,sys; c=sqlite3.connect(sys.argv[1], isolation_level=None); c.execute('PRAGMA wal_autocheckpoint=0'); c.execute('CREATE TABLE disk_filler (b BLOB)'); c.execute('INSERT INTO disk_filler VALUES (zeroblob(200000))')",
+                database,
+            ], program: URL(fileURLWithPath: "/usr/bin/env"))
+        #expect(filler.status == 0, "\(filler.stderr)")
+        #expect(try register(gateway, 1000, cwdBytes: 1).status == 503, "not even a small write fits")
         let (answer, took) = try readyz(gateway)
         #expect(answer.status == 503 && answer.json["status"] == "not_ready")
         let store = answer.json["checks"]?.objectValue?["store"]?.stringValue ?? ""

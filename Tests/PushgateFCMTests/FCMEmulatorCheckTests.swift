@@ -33,6 +33,10 @@ struct FCMEmulatorCheckTests {
                 ]), "message.apns.headers"
             ),
             (body(["token": "t", "apns": ["headers": ["apns-priority": "7"]]]), "message.apns.headers"),
+            (
+                body(["token": "t", "apns": ["headers": ["apns-push-type": "background", "apns-priority": "10"]]]),
+                "message.apns.headers"
+            ),
             (body(["token": "t", "data": ["big": .string(String(repeating: "x", count: 4100))]]), "message.data"),
             (
                 body([

@@ -12,6 +12,23 @@ struct FCMMessageTests {
         return try JSONValue.parse(body.readBytes(length: body.readableBytes) ?? [])
     }
 
+    @Test("a badge update: no notification, a background APNs push at priority 5 with only the badge")
+    func badgeUpdate() throws {
+        let json = try decoded(try FCMMessage(.badgeUpdate(serverKey: "s"), badge: 3), token: "cAbc:APA91b")
+        #expect(
+            json == [
+                "message": [
+                    "token": "cAbc:APA91b",
+                    "data": ["type": "badge_update", "server_key": "s", "badge": "3"],
+                    "apns": [
+                        "headers": ["apns-push-type": "background", "apns-priority": "5"],
+                        "payload": ["aps": ["badge": 3]],
+                    ],
+                    "android": ["priority": "normal"],
+                ]
+            ])
+    }
+
     @Test("notification, string data, APNs headers and payload, Android collapse key, and the token")
     func shape() throws {
         let notification = PushNotification(

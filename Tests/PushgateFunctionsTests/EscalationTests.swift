@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import PushgateCore
 import PushgateSQLite
 import PushgateTesting
@@ -27,10 +28,7 @@ struct EscalationTests {
     }
 
     func resolve(_ fixture: FunctionsFixture, _ id: String) async throws -> ResolveEventAnswer {
-        let function = ResolveEventFunction(store: fixture.store, outbox: fixture.outbox, now: fixture.clock.now)
-        return try await function(
-            secret: fixture.secret,
-            ResolveEventRequest(fields: RequestFields(["event_id": .string(id), "resolution": "approved"])))
+        try await fixture.resolve(["event_id": .string(id), "resolution": "approved"])
     }
 
     @Test("an unresolved approval is pushed at 0, +15 min and +1 h, then never again — across a restart")
@@ -58,18 +56,32 @@ struct EscalationTests {
         #expect(try await fixture.outbox.stats(now: fixture.clock.now()).pending == 0)
     }
 
+    /// The alert pushes (badge updates left out).
+    func alerts(_ fixture: FunctionsFixture) -> [ScriptedPushProvider.Send] {
+        fixture.provider.sends.filter { !$0.notification.isBadgeUpdate }
+    }
+
+    /// The badge updates, as installation → badge.
+    func badgeUpdates(_ fixture: FunctionsFixture) -> [[String: Int]] {
+        fixture.provider.sends.filter(\.notification.isBadgeUpdate).map { send in
+            Dictionary(uniqueKeysWithValues: send.targets.map { ($0.installationID, $0.badge ?? -1) })
+        }
+    }
+
     @Test("resolving withdraws the reminders; a second resolve changes nothing")
     func resolveStopsReminders() async throws {
         let fixture = try await fixture()
         _ = try await fixture.event(approval("appr-2"))
         try await fixture.pass(15 * 60, worker: fixture.worker())
-        #expect(fixture.provider.sends.count == 2)
+        #expect(alerts(fixture).count == 2)
 
         let resolved = try await resolve(fixture, "appr-2")
         #expect(!resolved.alreadyResolved && resolved.remindersCancelled == 1 && resolved.resolution == "approved")
+        #expect(resolved.badgeUpdates == 1)
         try await fixture.pass(2 * 3600, worker: fixture.worker())
-        #expect(fixture.provider.sends.count == 2)
-        #expect(try await resolve(fixture, "appr-2").alreadyResolved)
+        #expect(alerts(fixture).count == 2)
+        let again = try await resolve(fixture, "appr-2")
+        #expect(again.alreadyResolved && again.badgeUpdates == 0 && badgeUpdates(fixture).count == 1)
 
         await #expect {
             _ = try await resolve(fixture, "never-sent")
@@ -78,27 +90,82 @@ struct EscalationTests {
         }
     }
 
-    @Test("badges count unresolved approvals per device: two approvals, one resolved")
+    @Test("the badge counts an installation's pending approvals across every agent; each push shows it")
     func badges() async throws {
         let fixture = try await fixture(devices: ["phone", "ipad"])
+        _ = try await fixture.register([
+            "cwd": "/srv/docs", "installation_id": "phone", "apns_token": .string(FunctionsFixture.apnsToken(1)),
+        ])
         _ = try await fixture.event(approval("a"))
         _ = try await fixture.event(approval("b"))
-        let badges = { fixture.provider.sends.map { $0.targets.map(\.badge) } }
-        #expect(badges() == [[1, 1], [2, 2]])
+        _ = try await fixture.event(["cwd": "/srv/docs", "type": "approval_requested", "event_id": "d"])
+        let badges = { self.alerts(fixture).map { $0.targets.map(\.badge) } }
+        #expect(badges() == [[1, 1], [2, 2], [3]], "the phone: 2 approvals of one repo and 1 of another")
         _ = try await resolve(fixture, "a")
         // A run_completed event with badges on shows the current count, without counting itself.
         _ = try await fixture.event(["cwd": .string(cwd), "type": "run_completed", "badge": "increment"])
-        #expect(badges().last == [1, 1])
-        _ = try await fixture.event(approval("c"))
-        #expect(badges().last == [2, 2])
-        let phone = try await fixture.store.document(at: fixture.device("phone", cwd: cwd))
-        #expect(phone?.fields["unresolvedApprovals"] == .number(2))
-        _ = try await resolve(fixture, "b")
-        _ = try await resolve(fixture, "c")
-        _ = try await resolve(fixture, "c")
-        #expect(
-            try await fixture.store.document(at: fixture.device("phone", cwd: cwd))?.fields["unresolvedApprovals"]
-                == .number(0))
+        #expect(badges().last == [1, 2], "the iPad: b; the phone: b and d")
+        let installation = NamespacePaths.installation("phone", serverKeyHex: fixture.serverKey.hex)
+        #expect(try await fixture.store.document(at: installation)?.fields["pendingApprovals"]?.arrayValue?.count == 2)
+        for id in ["b", "d", "d"] { _ = try await resolve(fixture, id) }
+        #expect(try await fixture.store.document(at: installation)?.fields["pendingApprovals"] == .array([]))
+    }
+
+    @Test("resolving sends each counted installation a silent badge update with its count left, each phone once")
+    func badgeUpdateOnResolve() async throws {
+        let fixture = try await fixture(devices: ["phone", "ipad"])
+        _ = try await fixture.register([
+            "cwd": "/srv/docs", "installation_id": "phone", "apns_token": .string(FunctionsFixture.apnsToken(1)),
+        ])
+        _ = try await fixture.event(approval("a"))
+        _ = try await fixture.event(["cwd": "/srv/docs", "type": "approval_requested", "event_id": "d"])
+        let resolved = try await resolve(fixture, "a")
+        #expect(resolved.badgeUpdates == 2)
+        #expect(badgeUpdates(fixture) == [["phone": 1, "ipad": 0]])
+        let update = try #require(fixture.provider.sends.last?.notification)
+        #expect(update == .badgeUpdate(serverKey: fixture.serverKey.hex))
+        #expect(try await fixture.outbox.entries(in: [.delivered], limit: 20).count == 5, "stored like any push")
+        // An approval without a badge (`badge: none`) sends no update.
+        _ = try await fixture.event(approval("quiet").merging(["badge": "none"]) { $1 })
+        #expect(try await resolve(fixture, "quiet").badgeUpdates == 0)
+        #expect(badgeUpdates(fixture).count == 1)
+    }
+
+    @Test("an approval nobody resolves expires when its last reminder's time to live ends: badge down, update sent")
+    func expiry() async throws {
+        let fixture = try await fixture(devices: ["phone"])
+        let worker = fixture.worker()
+        let expiry = EventExpiry(
+            store: fixture.store, outbox: fixture.outbox, worker: worker, now: fixture.clock.now,
+            logger: Logger(label: "test"))
+        _ = try await fixture.event(approval("late"), worker: worker)
+        _ = try await fixture.event(approval("answered"), worker: worker)
+        _ = try await resolve(fixture, "answered")
+        // Reminders at +15 min and +1 h; the last one lives 24 h.
+        try await fixture.pass(3600 + 86_400 - 1, worker: worker)
+        #expect(try await expiry.expireDue() == 0)
+        fixture.clock.advance(by: 1)
+        #expect(try await expiry.expireDue() == 1)
+        await worker.firstTriesFinished()
+        #expect(badgeUpdates(fixture).last == ["phone": 0])
+        #expect(try await expiry.expireDue() == 0, "once")
+        let answer = try await resolve(fixture, "late")
+        #expect(answer.alreadyResolved && answer.resolution == "expired")
+    }
+
+    @Test("a resolution cut short by a crash is finished by the retry without counting twice")
+    func resolutionRetried() async throws {
+        let fixture = try await fixture(devices: ["phone"])
+        _ = try await fixture.event(approval("a"))
+        _ = try await fixture.event(approval("b"))
+        // What a process that died after lowering the badge and storing the update left.
+        let path = NamespacePaths.event("a", of: fixture.serverKey)
+        let installation = NamespacePaths.installation("phone", serverKeyHex: fixture.serverKey.hex)
+        try await fixture.store.set(installation, ["pendingApprovals": .arrayRemove([.string(path.documentID)])])
+        let answer = try await resolve(fixture, "a")
+        #expect(!answer.alreadyResolved)
+        #expect(try await fixture.store.document(at: installation)?.fields["pendingApprovals"]?.arrayValue?.count == 1)
+        #expect(badgeUpdates(fixture) == [["phone": 1]])
     }
 
     @Test("logging out withdraws the phone's reminders under every agent; unsubscribing one agent only that agent's")
@@ -133,6 +200,8 @@ struct EscalationTests {
         let out = try await logout(
             secret: fixture.secret, UnregisterInstallationRequest(fields: RequestFields(["installation_id": "phone"])))
         #expect(out.removedCount == 1 && out.cancelledDeliveries == 1)
+        let badge = NamespacePaths.installation("phone", serverKeyHex: fixture.serverKey.hex)
+        #expect(try await fixture.store.document(at: badge) == nil, "its badge count is forgotten")
         try await fixture.pass(2 * 3600, worker: fixture.worker())
         #expect(reminded("phone") == 1 && reminded("ipad") == 2)
         let cancelled = try await fixture.outbox.entries(in: [.cancelled], limit: 10)

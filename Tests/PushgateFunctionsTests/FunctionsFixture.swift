@@ -96,6 +96,16 @@ final class FunctionsFixture: Sendable {
             .answer
     }
 
+    /// `resolveEvent` with `body` through the real request checks; its badge update's
+    /// first try (through `worker`) recorded before it answers.
+    func resolve(_ body: [String: JSONValue], worker: DeliveryWorker? = nil) async throws -> ResolveEventAnswer {
+        let worker = worker ?? self.worker()
+        let function = ResolveEventFunction(store: store, outbox: outbox, worker: worker, now: clock.now)
+        let answer = try await function(secret: secret, ResolveEventRequest(fields: RequestFields(body)))
+        await worker.firstTriesFinished()
+        return answer
+    }
+
     /// Advances the clock by `seconds`, then lets `worker` send what fell due.
     func pass(_ seconds: TimeInterval, worker: DeliveryWorker) async throws {
         clock.advance(by: seconds)

@@ -54,9 +54,7 @@ struct PresenceTests {
         _ = try await fixture.event(["cwd": "/a", "type": "approval_requested", "event_id": "e-1"])
         fixture.clock.advance(by: 600)
         #expect(try await diagnostics(fixture)["status"] == "not_connected")
-        _ = try await ResolveEventFunction(store: fixture.store, outbox: fixture.outbox, now: fixture.clock.now)(
-            secret: fixture.secret,
-            ResolveEventRequest(fields: RequestFields(["event_id": "e-1", "resolution": "approved"])))
+        _ = try await fixture.resolve(["event_id": "e-1", "resolution": "approved"])
         #expect(try await diagnostics(fixture)["status"] == "connected", "resolving is the agent side too")
     }
 

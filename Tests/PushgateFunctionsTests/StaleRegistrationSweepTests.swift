@@ -27,8 +27,14 @@ struct StaleRegistrationSweepTests {
         let fixture = try FunctionsFixture()
         try await register(fixture, "/old-project", "old-phone", token: "t-old")
         try await register(fixture, "/mixed", "old-phone", token: "t-old")
+        let badge = { (id: String) in NamespacePaths.installation(id, serverKeyHex: fixture.serverKey.hex) }
+        let counted = { () -> [String: FieldValue] in
+            ["pendingApprovals": .value(["e"]), "updatedAt": .value(.string(RFC3339.format(fixture.clock.now())))]
+        }
+        try await fixture.store.set(badge("old-phone"), counted())
         fixture.clock.advance(by: 60 * Self.day)
         try await register(fixture, "/mixed", "new-phone", token: "t-new")
+        try await fixture.store.set(badge("new-phone"), counted())
         // Another server, whose only phone is as old.
         let other = try #require(PushSecret("another-server-secret-0123456789"))
         _ = try await RegisterSubscriptionFunction(store: fixture.store, now: { fixture.clock.now() - 60 * Self.day })(
@@ -47,8 +53,9 @@ struct StaleRegistrationSweepTests {
                 == [
                     NamespacePaths.server(fixture.serverKey).rawValue,
                     NamespacePaths.agent(AgentKey(cwd: "/mixed"), of: fixture.serverKey).rawValue,
-                    try fixture.device("new-phone", cwd: "/mixed").rawValue,
-                ].sorted(), "the fresh phone, its agent and server stay; the old agent's ordering state went with it")
+                    try fixture.device("new-phone", cwd: "/mixed").rawValue, badge("new-phone").rawValue,
+                ].sorted(),
+            "the fresh phone, its badge, agent and server stay; the old agent's ordering state and the old badge went")
         #expect(try await sweep(fixture).sweep() == .init(), "a second sweep finds nothing")
     }
 

@@ -169,6 +169,17 @@ struct DocumentStoreConformanceTests {
                 inGroup: "devices", under: server, where: .documentID("phone"),
                 after: path("servers/s1/agents/b/devices/phone"), limit: 2)
             #expect(rest.isEmpty, "nothing after the last one within the scope")
+            // Several ids at once, and every document of a group.
+            let some = try await store.documents(
+                inGroup: "devices", under: server, where: .documentIDIn(["tablet", "phone", "absent"]))
+            #expect(
+                some.map(\.path.rawValue) == [
+                    "servers/s1/agents/a/devices/phone", "servers/s1/agents/b/devices/phone",
+                    "servers/s1/agents/b/devices/tablet",
+                ])
+            #expect(try await store.documents(inGroup: "devices", under: server, where: .documentIDIn([])).isEmpty)
+            let all = try await store.documents(inGroup: "devices", under: nil, where: .everyDocument)
+            #expect(all.count == 5 && all.map(\.path.rawValue) == all.map(\.path.rawValue).sorted())
         }
     }
 

@@ -18,6 +18,9 @@ public struct PushNotification: Sendable, Hashable, Codable {
     /// `aps.content-available = 1`: the app is woken too (to fetch the reply). Always
     /// set through FCM, as the production gateway sends it.
     public var contentAvailable: Bool
+    /// A silent push that only sets the icon's badge to each device's count
+    /// (``badgeUpdate(serverKey:)``): APNs `background` at priority 5, `{"aps": {"badge": n}}`.
+    public var isBadgeUpdate: Bool
 
     public init(
         title: String,
@@ -28,7 +31,8 @@ public struct PushNotification: Sendable, Hashable, Codable {
         threadID: String? = nil,
         interruptionLevel: String? = nil,
         showsBadge: Bool = false,
-        contentAvailable: Bool = false
+        contentAvailable: Bool = false,
+        isBadgeUpdate: Bool = false
     ) {
         self.title = title
         self.body = body
@@ -39,6 +43,17 @@ public struct PushNotification: Sendable, Hashable, Codable {
         self.interruptionLevel = interruptionLevel
         self.showsBadge = showsBadge
         self.contentAvailable = contentAvailable
+        self.isBadgeUpdate = isBadgeUpdate
+    }
+
+    /// What `resolveEvent` and an approval's expiry send the installations it
+    /// counted: no alert, no sound, only each one's count of approvals still pending
+    /// (read at send time). Its data names it for apps (FCM's Android devices) that
+    /// set the badge themselves.
+    public static func badgeUpdate(serverKey: String) -> PushNotification {
+        PushNotification(
+            title: "", body: "", data: ["type": "badge_update", "server_key": .string(serverKey)], collapseID: "",
+            sound: "", showsBadge: true, isBadgeUpdate: true)
     }
 
     /// The badge `target` is sent: its count when the notification shows badges, else none.
@@ -48,6 +63,7 @@ public struct PushNotification: Sendable, Hashable, Codable {
 
     enum CodingKeys: String, CodingKey {
         case title, body, data, collapseID, sound, threadID, interruptionLevel, showsBadge, contentAvailable
+        case isBadgeUpdate = "badgeUpdate"
     }
 
     /// Reads what the outbox stored, including notifications stored before a field existed.
@@ -63,5 +79,6 @@ public struct PushNotification: Sendable, Hashable, Codable {
         interruptionLevel = try container.decodeIfPresent(String.self, forKey: .interruptionLevel)
         showsBadge = try container.decodeIfPresent(Bool.self, forKey: .showsBadge) ?? false
         contentAvailable = try container.decodeIfPresent(Bool.self, forKey: .contentAvailable) ?? false
+        isBadgeUpdate = try container.decodeIfPresent(Bool.self, forKey: .isBadgeUpdate) ?? false
     }
 }

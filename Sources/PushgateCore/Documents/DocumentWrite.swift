@@ -59,6 +59,12 @@ public struct DocumentWrite: Sendable, Hashable {
                     var current = 0.0
                     if case .number(let number)? = fields[name] { current = number }
                     fields[name] = .number(max(current + amount, floor ?? -.infinity))
+                case .arrayUnion(let values):
+                    var elements = fields[name]?.arrayValue ?? []
+                    for value in values where !elements.contains(value) { elements.append(value) }
+                    fields[name] = .array(elements)
+                case .arrayRemove(let values):
+                    fields[name] = .array((fields[name]?.arrayValue ?? []).filter { !values.contains($0) })
                 }
             }
             return fields

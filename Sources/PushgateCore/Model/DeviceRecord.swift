@@ -25,4 +25,11 @@ public struct DeviceRecord: Sendable, Hashable {
         if let fcmToken { return .fcm(fcmToken) }
         return nil
     }
+
+    /// Device documents read from several agents (a collection-group query lists
+    /// them by path: agent first) by installation, then path: the order in which
+    /// ``DeviceSelection`` keeps the first of each phone.
+    public static func byInstallation(_ devices: [DeviceRecord]) -> [DeviceRecord] {
+        devices.sorted { ($0.installationID, $0.path.rawValue) < ($1.installationID, $1.path.rawValue) }
+    }
 }

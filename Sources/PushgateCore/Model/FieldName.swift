@@ -18,15 +18,20 @@ public enum FieldName {
     public static let platform = "platform"
     public static let appVersion = "appVersion"
     public static let bundleID = "bundleId"
-    /// Approvals (and other counted events) not yet resolved: `aps.badge`.
-    public static let unresolvedApprovals = "unresolvedApprovals"
+    // servers/{serverKey}/installations/{installationId}
+    /// The events counted on the badge not yet resolved, under every agent (their
+    /// document ids, `sha256(eventId)`): how many is `aps.badge`.
+    public static let pendingApprovals = "pendingApprovals"
     // servers/{serverKey}/events/{sha256(eventId)}
     public static let eventID = "eventId"
     public static let agentKey = "agentKey"
     public static let type = "type"
     public static let notificationID = "notificationId"
-    public static let countedInstallations = "countedInstallations"
+    /// The installations whose count (`…/installations/{id}`) the event raised.
+    public static let badgedInstallations = "badgedInstallations"
     public static let reminderNotificationIDs = "reminderNotificationIds"
     public static let resolvedAt = "resolvedAt"
     public static let resolution = "resolution"
+    /// When an event nobody resolved is resolved as `expired`; removed once resolved.
+    public static let expiresAt = "expiresAt"
 }

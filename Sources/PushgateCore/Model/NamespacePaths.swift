@@ -8,6 +8,7 @@ public enum NamespacePaths {
     public static let events = "events"
     public static let lastEvents = "lastEvents"
     public static let sources = "sources"
+    public static let installations = "installations"
 
     /// `servers/{serverKey}`
     public static func server(_ server: ServerKey) -> DocumentPath {
@@ -55,6 +56,13 @@ public enum NamespacePaths {
     /// character.
     public static func source(_ name: String, of server: ServerKey) -> DocumentPath {
         DocumentPath(trustedSegments: [servers, server.hex, sources, SHA256Hex.digest(of: name)])
+    }
+
+    /// `servers/{serverKey}/installations/{installationId}`: what one installation
+    /// carries across every agent of the server (its badge count). The id was
+    /// checked when the installation registered.
+    public static func installation(_ installationID: String, serverKeyHex: String) -> DocumentPath {
+        DocumentPath(trustedSegments: [servers, serverKeyHex, installations, installationID])
     }
 
     /// The device a stored delivery names: keys as the outbox keeps them (hex), and

@@ -2,13 +2,21 @@ import Foundation
 
 /// What a trigger with an `event_id` leaves behind for `resolveEvent`: its record,
 /// its reminders (stored in the outbox ahead of their time, so that a restart
-/// neither loses nor repeats one), and one more unresolved approval on each
-/// device's badge.
+/// neither loses nor repeats one), and one more unresolved approval on the badge of
+/// each installation it reaches — one count per installation across every agent of
+/// the server (`servers/{k}/installations/{id}`).
+///
+/// The record carries when the event expires: when its last push (the last
+/// reminder, or the push itself) has run out of time to live, nobody can act on it
+/// from the phone any more; ``EventExpiry`` then resolves it as `expired`, which
+/// lowers the badges as `resolveEvent` does.
 public struct ResolvableEvent: Sendable {
     /// The reminders to store, each due at its time.
     public let reminders: [EnqueueRequest]
-    /// The event's record, and with a badge each device's count raised by one.
+    /// The event's record, and with a badge each installation's count raised by one.
     public let writes: [DocumentWrite]
+    /// When nobody can act on it any more.
+    public let expiresAt: Date
 
     /// `escalates`: reminded until resolved (`PUSHGATE_ESCALATION_SCHEDULE`); the
     /// badge counts when the push shows one.
@@ -41,6 +49,7 @@ public struct ResolvableEvent: Sendable {
                 )
             } : []
         let counts = notification.content.showsBadge
+        expiresAt = reminders.last?.notification.expiresAt ?? notification.expiresAt
         var record: [String: FieldValue] = [
             FieldName.eventID: .value(.string(eventID)),
             FieldName.agentKey: .value(.string(notification.agentKey)),
@@ -48,20 +57,22 @@ public struct ResolvableEvent: Sendable {
             FieldName.notificationID: .value(.string(notification.id)),
             FieldName.reminderNotificationIDs: .value(.array(reminders.map { .string($0.notification.id) })),
             FieldName.createdAt: .value(.string(RFC3339.format(notification.createdAt))),
+            FieldName.expiresAt: .value(.string(RFC3339.format(expiresAt))),
         ]
         if counts {
-            record[FieldName.countedInstallations] = .value(.array(deliveries.map { .string($0.installationID) }))
+            record[FieldName.badgedInstallations] = .value(.array(deliveries.map { .string($0.installationID) }))
         }
-        var writes: [DocumentWrite] = [
-            .set(NamespacePaths.event(eventID, of: ServerKey(hex: notification.serverKey)), record)
-        ]
+        let path = NamespacePaths.event(eventID, of: ServerKey(hex: notification.serverKey))
+        var writes: [DocumentWrite] = [.set(path, record)]
         if counts {
+            let updatedAt = RFC3339.format(notification.createdAt)
             writes += deliveries.map {
                 .set(
-                    NamespacePaths.device(
-                        $0.installationID, agentKeyHex: notification.agentKey, serverKeyHex: notification.serverKey),
-                    [FieldName.unresolvedApprovals: .increment(1, floor: 0)],
-                    if: .exists
+                    NamespacePaths.installation($0.installationID, serverKeyHex: notification.serverKey),
+                    [
+                        FieldName.pendingApprovals: .arrayUnion([.string(path.documentID)]),
+                        FieldName.updatedAt: .value(.string(updatedAt)),
+                    ]
                 )
             }
         }

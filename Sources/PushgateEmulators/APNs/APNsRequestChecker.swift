@@ -49,6 +49,10 @@ final class APNsRequestChecker: Sendable {
         if let priority = headers["apns-priority"], !["1", "5", "10"].contains(priority) {
             return Verdict(status: 400, reason: "BadPriority")
         }
+        // A background push at priority 10 (the default) is an error (push-protocols.md).
+        if headers["apns-push-type"] == "background", (headers["apns-priority"] ?? "10") == "10" {
+            return Verdict(status: 400, reason: "BadPriority")
+        }
         if let expiration = headers["apns-expiration"], Int64(expiration) == nil {
             return Verdict(status: 400, reason: "BadExpirationDate")
         }

@@ -43,6 +43,14 @@ enum FCMMessageChecker {
             if let priority = headers["apns-priority"], !["5", "10"].contains(priority) {
                 throw .invalidArgument("Invalid apns-priority.", field: "message.apns.headers")
             }
+            // A message without a notification reaches Apple's devices as a background
+            // push, which must go at priority 5.
+            if message["notification"] == nil, headers["apns-priority"] == "10" || headers["apns-priority"] == nil,
+                headers["apns-push-type"] == "background"
+            {
+                throw .invalidArgument(
+                    "A background APNs push must use apns-priority 5.", field: "message.apns.headers")
+            }
             let headerBytes = headers.reduce(0) { $0 + $1.key.utf8.count + $1.value.utf8.count }
             guard headerBytes <= 8 * 1024 else {
                 throw .invalidArgument("The APNs headers are too big.", field: "message.apns.headers")

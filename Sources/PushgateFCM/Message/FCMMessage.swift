@@ -15,6 +15,8 @@ import PushgateCore
 ///   "token": …}}
 /// ```
 ///
+/// A badge update is a message of its own (``badgeUpdate(_:badge:)``).
+///
 /// FCM forwards `data` to Apple's devices as custom keys beside `aps` and adds a few
 /// keys of its own, so title, body and data are cut to what fits APNs's 4,096 bytes
 /// with room for FCM's keys (``AlertPayload``). `data` values are strings, as FCM
@@ -30,6 +32,21 @@ public struct FCMMessage: Sendable {
 
     /// - Parameter badge: `aps.badge` when the notification shows badges.
     public init(_ notification: PushNotification, badge: Int?) throws {
+        let message =
+            notification.isBadgeUpdate
+            ? Self.badgeUpdate(notification, badge: badge ?? 0) : try Self.alert(notification, badge: badge)
+        var bytes = Array(try message.encodedData())
+        // `…}}` → `…,"token":"` so that each device's body is the prefix, its token and `"}}`.
+        guard bytes.count >= 2, bytes.suffix(2) == [UInt8(ascii: "}"), UInt8(ascii: "}")] else {
+            throw FCMMessageError()
+        }
+        bytes.removeLast(2)
+        bytes += Array(#","token":""#.utf8)
+        prefix = bytes
+    }
+
+    /// The message of an alert push (above).
+    private static func alert(_ notification: PushNotification, badge: Int?) throws -> JSONValue {
         // Stored before thread ids were always set: group by the collapse id.
         var notification = notification
         notification.threadID = notification.threadID ?? notification.collapseID
@@ -37,7 +54,7 @@ public struct FCMMessage: Sendable {
             notification, badge: badge, contentAvailable: true, maxBytes: AlertPayload.maxBytes - Self.reservedForFCM)
         let aps = AlertPayload.aps(
             notification, title: fitted.title, body: fitted.body, badge: badge, contentAvailable: true)
-        let message: JSONValue = [
+        return [
             "message": [
                 "notification": ["title": .string(fitted.title), "body": .string(fitted.body)],
                 "data": .object(fitted.data.mapValues(Self.dataString)),
@@ -51,14 +68,25 @@ public struct FCMMessage: Sendable {
                 "android": ["collapse_key": .string(notification.collapseID), "priority": "high"],
             ]
         ]
-        var bytes = Array(try message.encodedData())
-        // `…}}` → `…,"token":"` so that each device's body is the prefix, its token and `"}}`.
-        guard bytes.count >= 2, bytes.suffix(2) == [UInt8(ascii: "}"), UInt8(ascii: "}")] else {
-            throw FCMMessageError()
-        }
-        bytes.removeLast(2)
-        bytes += Array(#","token":""#.utf8)
-        prefix = bytes
+    }
+
+    /// The message of a badge update: no `notification`, APNs's `background` push at
+    /// priority 5 (what FCM requires of a message without one to Apple's devices)
+    /// carrying `{"aps": {"badge": n}}`, and the count in `data` for Android apps,
+    /// which set their badge themselves.
+    private static func badgeUpdate(_ notification: PushNotification, badge: Int) -> JSONValue {
+        var data = notification.data.mapValues(Self.dataString)
+        data["badge"] = .string(String(max(badge, 0)))
+        return [
+            "message": [
+                "data": .object(data),
+                "apns": [
+                    "headers": ["apns-push-type": "background", "apns-priority": "5"],
+                    "payload": BadgePayload.payload(badge: badge),
+                ],
+                "android": ["priority": "normal"],
+            ]
+        ]
     }
 
     /// The body of the send to `token`.

@@ -75,22 +75,20 @@ public struct DeliveryRunner: Sendable {
         return Report(configurationError: outcomes.lazy.compactMap(\.configurationErrorReason).first)
     }
 
-    /// The devices to send to; with badges, each with its count of unresolved
-    /// approvals as it is now (a reminder an hour later shows the count of then).
+    /// The devices to send to; with badges, each with its installation's count of
+    /// approvals pending under every agent of the server, as it is now (a reminder
+    /// an hour later, or a badge update after a resolution, shows the count of then).
     private func targets(of deliveries: [OutboxDelivery], of notification: OutboxNotification) async throws
         -> [DeliveryTarget]
     {
         guard notification.content.showsBadge else { return deliveries.map(\.target) }
-        let devices = try await store.documents(
-            in: NamespacePaths.devices(
-                of: AgentKey(hex: notification.agentKey), of: ServerKey(hex: notification.serverKey)),
-            selecting: [FieldName.unresolvedApprovals]
-        )
+        let installations = try await store.documents(
+            at: deliveries.map {
+                NamespacePaths.installation($0.installationID, serverKeyHex: notification.serverKey)
+            })
         var counts: [String: Int] = [:]
-        for device in devices {
-            if case .number(let count)? = device.fields[FieldName.unresolvedApprovals] {
-                counts[device.path.documentID] = max(0, Int(count))
-            }
+        for installation in installations {
+            counts[installation.path.documentID] = installation.fields[FieldName.pendingApprovals]?.arrayValue?.count
         }
         return deliveries.map {
             DeliveryTarget(

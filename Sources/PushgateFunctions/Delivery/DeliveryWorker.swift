@@ -124,6 +124,16 @@ public final class DeliveryWorker: Service, Sendable {
         return completion
     }
 
+    /// Waits (at most `limit`) until the first tries running now are recorded: for a
+    /// caller that stores without waiting for its try (a badge update) and a test
+    /// that must see what it sent.
+    public func firstTriesFinished(upTo limit: Duration = .seconds(60)) async {
+        let deadline = ContinuousClock.now + limit
+        for completion in firstTries.withLock({ $0.values.map(\.completion) }) {
+            _ = await completion.wait(upTo: max(deadline - ContinuousClock.now, .zero))
+        }
+    }
+
     public func run() async throws {
         logger.info("delivery worker started", metadata: ["owner": "\(owner)"])
         let shutdownStarted = Mutex<ContinuousClock.Instant?>(nil)

@@ -50,17 +50,8 @@ public struct StaleRegistrationSweep: Service {
     }
 
     public func run() async throws {
-        await cancelWhenGracefulShutdown {
-            while !Task.isCancelled {
-                do {
-                    // Short lock waits, as a request's: a sweep that cannot get the
-                    // store now runs again at the next round.
-                    _ = try await StoreLockWait.$limit.withValue(StoreLockWait.request) { try await sweep() }
-                } catch {
-                    logger.error("the stale registration sweep failed", metadata: ["error": "\(error)"])
-                }
-                try? await Task.sleep(for: interval)
-            }
+        await HousekeepingRounds.run(every: interval, logger: logger, failure: "the stale registration sweep failed") {
+            try await sweep()
         }
     }
 
@@ -85,12 +76,14 @@ public struct StaleRegistrationSweep: Service {
             }
         }
 
-        // Heartbeat sources as old go too, counted with nothing: a name, not a registration.
-        let sources = try await store.documents(
-            inGroup: NamespacePaths.sources, under: nil, where: .stringBefore(FieldName.lastSeenAt, cutoff))
-        for start in stride(from: 0, to: sources.count, by: 500) {
-            try await store.commit(
-                sources[start..<min(start + 500, sources.count)].map { unchanged($0, FieldName.lastSeenAt) })
+        // Heartbeat sources and badge counts as old go too, counted with nothing: not registrations.
+        for (group, field) in [
+            (NamespacePaths.sources, FieldName.lastSeenAt), (NamespacePaths.installations, FieldName.updatedAt),
+        ] {
+            let stale = try await store.documents(inGroup: group, under: nil, where: .stringBefore(field, cutoff))
+            for start in stride(from: 0, to: stale.count, by: 500) {
+                try await store.commit(stale[start..<min(start + 500, stale.count)].map { unchanged($0, field) })
+            }
         }
 
         let servers = try CollectionPath(segments: [NamespacePaths.servers])
@@ -99,9 +92,9 @@ public struct StaleRegistrationSweep: Service {
             guard let seenAt = server.string(field), seenAt.utf8.lexicographicallyPrecedes(cutoff.utf8),
                 try await isEmpty(server.path.collection(NamespacePaths.agents))
             else { continue }
-            let children = try [NamespacePaths.events, NamespacePaths.sources, NamespacePaths.lastEvents].map {
-                try server.path.collection($0)
-            }
+            let children = try [
+                NamespacePaths.events, NamespacePaths.sources, NamespacePaths.lastEvents, NamespacePaths.installations,
+            ].map { try server.path.collection($0) }
             if try await delete(server, field, with: children) {
                 result.servers += 1
             }

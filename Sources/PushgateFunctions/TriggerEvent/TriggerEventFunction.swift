@@ -159,14 +159,11 @@ public struct TriggerEventFunction: Sendable {
         case (nil, _):
             break
         }
-        let devices = try await store.documents(
-            inGroup: NamespacePaths.devices, under: NamespacePaths.server(serverKey),
-            where: selection.onlyInstallationID.map(FieldFilter.documentID) ?? .everyDocument
-        ).map(DeviceRecord.init(document:))
-        // By installation, then agent: the first device of each phone is the one kept.
-        return devices.sorted {
-            ($0.installationID, $0.path.rawValue) < ($1.installationID, $1.path.rawValue)
-        }
+        return DeviceRecord.byInstallation(
+            try await store.documents(
+                inGroup: NamespacePaths.devices, under: NamespacePaths.server(serverKey),
+                where: selection.onlyInstallationID.map(FieldFilter.documentID) ?? .everyDocument
+            ).map(DeviceRecord.init(document:)))
     }
 
     /// The time of the last event notified in a request's ordering scope.

@@ -1,0 +1,99 @@
+import Foundation
+import PushgateCore
+
+/// Resolves an event once, whether `resolveEvent` asks or its time ran out
+/// (``EventExpiry``): the installations it counted lose it from their badge, its
+/// reminders not yet sent are withdrawn, and each of those installations is sent a
+/// silent badge update (``PushNotification/badgeUpdate(serverKey:)``) through the
+/// outbox, so the icon is right without opening the app.
+///
+/// Every step is safe to repeat, and the record is marked resolved last: a process
+/// that dies half-way leaves the event unresolved, and the caller's retry (or the
+/// expiry, which finds it still due) does the rest without counting twice — the
+/// badge holds event ids (an array removal), reminders are cancelled by id, and the
+/// badge update carries an idempotency key.
+struct EventResolution: Sendable {
+    let store: any DocumentStore
+    let outbox: any Outbox
+    let worker: DeliveryWorker
+    let policy: DeliveryPolicy
+
+    /// What a resolution did.
+    struct Outcome: Sendable, Hashable {
+        let remindersCancelled: Int
+        /// Installations sent a badge update.
+        let badgeUpdates: Int
+    }
+
+    /// Resolves the event whose record is `record`; `nil` when it was resolved
+    /// already (by an earlier call, or by one that finished first meanwhile).
+    func resolve(_ record: Document, serverKey: ServerKey, resolution: String, at now: Date) async throws
+        -> Outcome?
+    {
+        guard record.string(FieldName.resolvedAt) == nil else { return nil }
+        let eventKey = record.path.documentID
+        let badged = Self.strings(record.fields[FieldName.badgedInstallations])
+        if !badged.isEmpty {
+            try await store.commit(
+                badged.map {
+                    .set(
+                        NamespacePaths.installation($0, serverKeyHex: serverKey.hex),
+                        [
+                            FieldName.pendingApprovals: .arrayRemove([.string(eventKey)]),
+                            FieldName.updatedAt: .value(.string(RFC3339.format(now))),
+                        ],
+                        if: .exists)
+                })
+        }
+        var cancelled = 0
+        for id in Self.strings(record.fields[FieldName.reminderNotificationIDs]) {
+            cancelled += try await outbox.cancel(notificationID: id)
+        }
+        let updates = try await sendBadgeUpdate(to: badged, eventKey: eventKey, serverKey: serverKey, at: now)
+        let resolved = try await store.commit([
+            .set(
+                record.path,
+                [
+                    FieldName.resolvedAt: .value(.string(RFC3339.format(now))),
+                    FieldName.resolution: .value(.string(resolution)),
+                    FieldName.expiresAt: .delete,
+                ],
+                if: .fieldMissing(FieldName.resolvedAt)
+            )
+        ])
+        guard resolved.first?.applied == true else { return nil }
+        return Outcome(remindersCancelled: cancelled, badgeUpdates: updates)
+    }
+
+    /// Stores (and starts) one silent push to each installation that still has a
+    /// device under the server, each phone once; answers how many.
+    private func sendBadgeUpdate(to installationIDs: [String], eventKey: String, serverKey: ServerKey, at now: Date)
+        async throws -> Int
+    {
+        guard !installationIDs.isEmpty else { return 0 }
+        let devices = try await store.documents(
+            inGroup: NamespacePaths.devices, under: NamespacePaths.server(serverKey),
+            where: .documentIDIn(Set(installationIDs))
+        ).map(DeviceRecord.init(document:))
+        let selected = DeviceSelection().apply(to: DeviceRecord.byInstallation(devices)).selected
+        let notification = OutboxNotification(
+            id: RandomUUID.make(), serverKey: serverKey.hex, agentKey: OutboxNotification.everyAgent,
+            content: .badgeUpdate(serverKey: serverKey.hex), createdAt: now,
+            expiresAt: now.addingTimeInterval(policy.triggerRules.timeToLive))
+        let deliveries = selected.compactMap { device in
+            device.deliveryToken.map {
+                OutboxDelivery(notificationID: notification.id, installationID: device.installationID, token: $0)
+            }
+        }
+        guard !deliveries.isEmpty else { return 0 }
+        _ = try await worker.submit(
+            EnqueueRequest(
+                notification, deliveries: deliveries,
+                idempotency: .init(key: "badge-update:" + eventKey, window: policy.idempotencyWindow.seconds)))
+        return deliveries.count
+    }
+
+    private static func strings(_ value: JSONValue?) -> [String] {
+        value?.arrayValue?.compactMap(\.stringValue) ?? []
+    }
+}
