@@ -8,7 +8,4 @@ public enum DeliveryState: String, Sendable, Hashable, CaseIterable {
     /// Withdrawn before it was made: the device unsubscribed or its installation
     /// logged out (``DeliveryWithdrawal``).
     case cancelled
-
-    /// Whether the delivery is over: nothing more will be tried.
-    public var isFinished: Bool { self != .pending }
 }
