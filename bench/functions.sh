@@ -6,6 +6,7 @@
 #   bench/functions.sh [seconds per run, default 10] [connections, default 32]
 #   STORES="sqlite postgres"   the stores measured, one after the other in one run
 #                              (PostgreSQL: a throw-away cluster with fsync on)
+#   BASELINE=<git revision>    also measure that revision's build (SQLite), in the same run
 #
 # Prints, per store, requests/s and p99 for /healthz, /registerSubscription (each a
 # new device: three documents upserted in one transaction, fsync'd), and
@@ -19,7 +20,8 @@ stores="${STORES:-sqlite postgres}"
 
 command -v wrk >/dev/null || { apt-get update -qq && apt-get install -y -qq wrk >/dev/null; }
 "$root/scripts/install-deps"
-swift build --package-path "$root" -c release --product pushgate >/dev/null 2>&1
+swift build --package-path "$root" -c release --product pushgate >/dev/null 2>&1 \
+    || { echo "the release build failed: swift build -c release --product pushgate" >&2; exit 1; }
 
 work="$(mktemp -d)"
 chmod 755 "$work"  # the postgres user runs the cluster in it
@@ -32,7 +34,6 @@ cleanup() {
 trap cleanup EXIT
 if [[ " $stores " == *" postgres "* ]]; then
     postgres_server="$("$root/scripts/postgres-cluster" start "$work/postgres" durable)"
-    psql -q "$postgres_server" -c "CREATE DATABASE bench" >/dev/null
 fi
 
 rate() { # wrk's requests/s, failing on any non-2xx answer or socket error
@@ -43,19 +44,21 @@ rate() { # wrk's requests/s, failing on any non-2xx answer or socket error
     awk '/ 99%/ {print $2}' <<<"$out" >"$work/p99"
 }
 
-printf '%-10s %-34s %12s %10s %12s\n' store "endpoint (wrk -t2 -c$connections -d${seconds}s)" "requests/s" "p99" "÷ ceiling"
-for store in $stores; do
+measure() { # binary label store
+    local binary="$1" label="$2" store="$3" database log port url
     if [ "$store" = postgres ]; then
-        database="${postgres_server%/postgres*}/bench?sslmode=disable"
+        local name="bench_${label//-/_}"
+        psql -q "$postgres_server" -c "CREATE DATABASE $name" >/dev/null
+        database="${postgres_server%/postgres*}/$name?sslmode=disable"
     else
-        database="$work/bench.sqlite"
+        database="$work/$label.sqlite"
     fi
-    log="$work/gateway-$store.log"
+    log="$work/gateway-$label.log"
     # The rate limits and caps are off: the functions' own speed is measured. The
     # device count is read from /metrics on the main port.
     PUSHGATE_RATE_PER_SECRET=0 PUSHGATE_RATE_PER_ADDRESS=0 PUSHGATE_NEW_NAMESPACES_PER_ADDRESS=0 \
         PUSHGATE_MAX_DEVICES_PER_AGENT=10000000 PUSHGATE_METRICS_LISTEN=main \
-        "$root/.build/release/pushgate" serve --port 0 --database "$database" >"$log" 2>&1 &
+        "$binary" serve --port 0 --database "$database" >"$log" 2>&1 &
     pid=$!
     port=""
     for _ in $(seq 100); do
@@ -72,9 +75,24 @@ for store in $stores; do
     trigger="$(rate -s "$root/bench/trigger.lua" "$url")"; trigger_p99="$(cat "$work/p99")"
     kill -TERM "$pid"; wait "$pid" 2>/dev/null || true; pid=""
 
-    printf '%-10s %-34s %12.0f %10s %12s\n' "$store" "GET /healthz (ceiling)" "$ceiling" "$ceiling_p99" "1.00"
-    printf '%-10s %-34s %12.0f %10s %12.2f\n' "$store" "POST /registerSubscription" "$register" "$register_p99" "$(awk -v a="$register" -v b="$ceiling" "BEGIN {print a / b}")"
-    printf '%-10s %-34s %12.0f %10s %12.2f\n' "$store" "POST /triggerReplyFinished" "$trigger" "$trigger_p99" "$(awk -v a="$trigger" -v b="$ceiling" "BEGIN {print a / b}")"
-    awk -v s="$store" -v t="$trigger" -v d="$devices" 'BEGIN {
-        printf "%-10s the registrations stored %d devices over 50 agents: each trigger fans out to ~%d, %.0f deliveries/s\n", s, d, d / 50, t * d / 50 }'
+    printf '%-18s %-34s %12.0f %10s %12s\n' "$label" "GET /healthz (ceiling)" "$ceiling" "$ceiling_p99" "1.00"
+    printf '%-18s %-34s %12.0f %10s %12.2f\n' "$label" "POST /registerSubscription" "$register" "$register_p99" "$(awk -v a="$register" -v b="$ceiling" "BEGIN {print a / b}")"
+    printf '%-18s %-34s %12.0f %10s %12.2f\n' "$label" "POST /triggerReplyFinished" "$trigger" "$trigger_p99" "$(awk -v a="$trigger" -v b="$ceiling" "BEGIN {print a / b}")"
+    awk -v s="$label" -v t="$trigger" -v d="$devices" 'BEGIN {
+        printf "%-18s the registrations stored %d devices over 50 agents: each trigger fans out to ~%d, %.0f deliveries/s\n", s, d, d / 50, t * d / 50 }'
+}
+
+printf '%-18s %-34s %12s %10s %12s\n' "build / store" "endpoint (wrk -t2 -c$connections -d${seconds}s)" "requests/s" "p99" "÷ ceiling"
+# BASELINE=<git revision>: the same benchmark on that revision's build, in the same
+# run (built once into .build-baseline/, its sources checked out in .build-baseline-src/).
+if [ -n "${BASELINE:-}" ]; then
+    baseline_src="$root/.build-baseline-src"
+    rm -rf "$baseline_src"
+    git -C "$root" archive "$BASELINE" | (mkdir -p "$baseline_src" && tar -x -C "$baseline_src")
+    swift build --package-path "$baseline_src" --scratch-path "$root/.build-baseline" -c release --product pushgate \
+        >/dev/null 2>&1
+    measure "$root/.build-baseline/release/pushgate" "baseline-sqlite" sqlite
+fi
+for store in $stores; do
+    measure "$root/.build/release/pushgate" "current-$store" "$store"
 done

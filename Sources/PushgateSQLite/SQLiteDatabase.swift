@@ -10,6 +10,7 @@ public final class SQLiteDatabase: Sendable {
     public static let busyTimeout: TimeInterval = 10
 
     let pool: DatabasePool
+    private let groupCommit: SQLiteGroupCommit
 
     /// Opens (creating if needed) the database at `path` and applies pending migrations.
     public init(path: String) throws(DocumentStoreError) {
@@ -22,6 +23,7 @@ public final class SQLiteDatabase: Sendable {
         do {
             pool = try DatabasePool(path: path, configuration: configuration)
             try Self.migrator.migrate(pool)
+            groupCommit = SQLiteGroupCommit(pool: pool, usualWait: .seconds(Self.busyTimeout))
         } catch {
             throw .unavailable("cannot open the SQLite database at \(path): \(Self.describe(error))")
         }
@@ -49,24 +51,12 @@ public final class SQLiteDatabase: Sendable {
         }
     }
 
-    /// A write transaction, its errors as store errors. Under a ``StoreLockWait``
+    /// A write transaction, its errors as store errors, shared with the writes
+    /// waiting at the same time (``SQLiteGroupCommit``). Under a ``StoreLockWait``
     /// limit (a request), it waits that long at most for another process's write lock.
     func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         do {
-            guard let limit = StoreLockWait.limit else { return try await pool.write(body) }
-            let shortWait = limit.wholeMilliseconds
-            let usualWait = Duration.seconds(Self.busyTimeout).wholeMilliseconds
-            return try await pool.writeWithoutTransaction { db in
-                // The connection's busy timeout, for this transaction only.
-                try db.execute(sql: "PRAGMA busy_timeout = \(shortWait)")
-                defer { try? db.execute(sql: "PRAGMA busy_timeout = \(usualWait)") }
-                var result: T?
-                try db.inTransaction(.immediate) {
-                    result = try body(db)
-                    return .commit
-                }
-                return result!
-            }
+            return try await groupCommit.write(lockWait: StoreLockWait.limit, body)
         } catch let error as DocumentStoreError {
             throw error
         } catch {

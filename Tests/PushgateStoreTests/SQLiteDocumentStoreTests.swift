@@ -1,9 +1,10 @@
 import Foundation
 import GRDB
 import PushgateCore
-import PushgateSQLite
 import PushgateTesting
 import Testing
+
+@testable import PushgateSQLite
 
 /// What only the SQLite store has: a file, WAL, migrations, indexes.
 @Suite("SQLite document store")
@@ -108,6 +109,39 @@ struct SQLiteDocumentStoreTests {
         #expect(plan.contains { $0.contains("outbox_deliveries_by_state") }, "\(plan)")
     }
 
+    @Test("concurrent writes share commits; a failing one is rolled back alone and the others are stored")
+    func groupCommit() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let database = try SQLiteDatabase(path: directory.path("store.sqlite"))
+        let commits = CommitCounter()
+        try await database.pool.write { db in db.add(transactionObserver: commits, extent: .databaseLifetime) }
+        let store = SQLiteDocumentStore(database: database)
+        let outcomes = try await withThrowingTaskGroup(of: (Int, Bool).self) { group in
+            for n in 0..<64 {
+                group.addTask {
+                    let path = try DocumentPath(rawValue: "servers/s/agents/a/devices/d\(n)")
+                    // Every eighth write cannot be encoded: it fails, alone.
+                    let value: JSONValue = n % 8 == 7 ? .number(.infinity) : .string("t\(n)")
+                    do {
+                        try await store.commit([
+                            .set(path, ["n": .value(.number(Double(n)))]), .set(path, ["t": .value(value)]),
+                        ])
+                        return (n, true)
+                    } catch {
+                        return (n, false)
+                    }
+                }
+            }
+            return try await group.reduce(into: [Int: Bool]()) { $0[$1.0] = $1.1 }
+        }
+        #expect(outcomes.filter { !$0.value }.keys.sorted() == [7, 15, 23, 31, 39, 47, 55, 63])
+        let stored = try await store.allDocuments()
+        #expect(stored.count == 56, "each failed write left nothing, not even its first half")
+        #expect(stored.allSatisfy { $0.fields["t"] == .string("t" + $0.path.documentID.dropFirst()) })
+        #expect(commits.count < 56, "writes waiting together shared a commit (\(commits.count) commits)")
+    }
+
     @Test("two stores on one file (as two processes) write without losing a write")
     func twoConnections() async throws {
         let directory = try TemporaryDirectory()
@@ -137,4 +171,17 @@ struct SQLiteDocumentStoreTests {
         }
     }
 
+}
+
+/// Counts the transactions committed on a connection.
+private final class CommitCounter: TransactionObserver, @unchecked Sendable {
+    private let lock = NSLock()
+    private var commits = 0
+
+    var count: Int { lock.withLock { commits } }
+
+    func observes(eventsOfKind eventKind: DatabaseEventKind) -> Bool { true }
+    func databaseDidChange(with event: DatabaseEvent) {}
+    func databaseDidCommit(_ db: Database) { lock.withLock { commits += 1 } }
+    func databaseDidRollback(_ db: Database) {}
 }

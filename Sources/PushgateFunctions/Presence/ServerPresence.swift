@@ -22,13 +22,13 @@ public struct ServerPresence: Sendable {
         self.policy = policy
     }
 
-    /// The write that creates the server at `now` when it has no document, once
-    /// `admitNew` lets it (it throws to refuse: a limit on new namespaces); none when
-    /// it exists.
-    public func creation(
-        of serverKey: ServerKey, at now: Date, admitNew: @Sendable () throws -> Void
-    ) async throws -> [DocumentWrite] {
-        guard try await store.document(at: NamespacePaths.server(serverKey)) == nil else { return [] }
+    /// The write that creates the server at `now` when it has no document (`exists`,
+    /// as the caller read it), once `admitNew` lets it (it throws to refuse: a limit
+    /// on new namespaces); none when it exists.
+    public static func creation(
+        of serverKey: ServerKey, exists: Bool, at now: Date, admitNew: @Sendable () throws -> Void
+    ) throws -> [DocumentWrite] {
+        guard !exists else { return [] }
         try admitNew()
         let timestamp = JSONValue.string(RFC3339.format(now))
         return [.set(NamespacePaths.server(serverKey), [FieldName.createdAt: .valueIfAbsent(timestamp)])]

@@ -61,14 +61,18 @@ public struct RegisterSubscriptionFunction: Sendable {
         deviceFields[FieldName.appVersion] = request.appVersion.map { .value(.string($0)) }
         deviceFields[FieldName.bundleID] = request.bundleID.map { .value(.string($0)) }
 
-        try await checkCaps(agent: NamespacePaths.agent(agentKey, of: serverKey), device: devicePath)
-        var writes = try await ServerPresence(store: store).creation(
-            of: serverKey, at: now, admitNew: admitNewNamespace)
+        // The three documents in one read: which of them exist decides the caps and
+        // whether the server is created.
+        let serverPath = NamespacePaths.server(serverKey)
+        let agentPath = NamespacePaths.agent(agentKey, of: serverKey)
+        let existing = Set(try await store.documents(at: [serverPath, agentPath, devicePath]).map(\.path))
+        try await checkCaps(
+            agent: existing.contains(agentPath) ? nil : agentPath,
+            device: existing.contains(devicePath) ? nil : devicePath)
+        var writes = try ServerPresence.creation(
+            of: serverKey, exists: existing.contains(serverPath), at: now, admitNew: admitNewNamespace)
         let deviceWrite = writes.count + 1
-        writes += [
-            .set(NamespacePaths.agent(agentKey, of: serverKey), agentFields),
-            .set(devicePath, deviceFields),
-        ]
+        writes += [.set(agentPath, agentFields), .set(devicePath, deviceFields)]
         writes += try await rotationWrites(
             for: request, skipping: devicePath, serverKey: serverKey, tokenFields: tokenFields, timestamp: timestamp)
 
@@ -81,9 +85,10 @@ public struct RegisterSubscriptionFunction: Sendable {
         )
     }
 
-    /// Refuses a new device of a full agent, or a new agent of a full server.
-    private func checkCaps(agent: DocumentPath, device: DocumentPath) async throws {
-        guard try await store.document(at: device) == nil else { return }
+    /// Refuses a new device of a full agent, or a new agent of a full server; `nil`:
+    /// the device (or agent) is stored already, and always registers again.
+    private func checkCaps(agent: DocumentPath?, device: DocumentPath?) async throws {
+        guard let device else { return }
         let devices = try await store.count(in: device.parent, upTo: admission.maxDevicesPerAgent)
         if devices >= admission.maxDevicesPerAgent {
             throw FunctionError(
@@ -91,7 +96,7 @@ public struct RegisterSubscriptionFunction: Sendable {
                 "this agent has \(devices) devices, the most this gateway allows (PUSHGATE_MAX_DEVICES_PER_AGENT); unregister unused ones first",
                 field: "installation_id")
         }
-        guard try await store.document(at: agent) == nil else { return }
+        guard let agent else { return }
         let agents = try await store.count(in: agent.parent, upTo: admission.maxAgentsPerServer)
         if agents >= admission.maxAgentsPerServer {
             throw FunctionError(

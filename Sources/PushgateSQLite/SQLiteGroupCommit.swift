@@ -1,0 +1,129 @@
+import Foundation
+import GRDB
+import PushgateCore
+import Synchronization
+
+/// Group commit: writes that arrive while another transaction is being committed
+/// wait together and share the next transaction, so that concurrent writers (32
+/// registrations at once) pay one fsync between them instead of one each. Each
+/// write runs in a savepoint of its own, in arrival order: one that fails is rolled
+/// back alone and gets its error; the others are answered only once their shared
+/// commit is durable (a failed commit fails them all, nothing of it stored). A lone
+/// write commits at once: there is no waiting for company.
+///
+/// Writes with different lock waits (a request's short one, the worker's usual
+/// one) never share a transaction: the transaction's busy timeout is theirs.
+final class SQLiteGroupCommit: Sendable {
+    /// The most writes one transaction takes, so that a batch stays short.
+    static let maxBatch = 128
+
+    private struct Job: Sendable {
+        /// `nil`: the database's usual busy timeout.
+        let lockWait: Duration?
+        let run: @Sendable (Database) throws -> any Sendable
+        let finish: @Sendable (Result<any Sendable, any Error>) -> Void
+    }
+
+    private struct Queue {
+        var jobs: [Job] = []
+        var draining = false
+    }
+
+    private let pool: DatabasePool
+    private let usualWait: Duration
+    private let queue = Mutex(Queue())
+
+    init(pool: DatabasePool, usualWait: Duration) {
+        self.pool = pool
+        self.usualWait = usualWait
+    }
+
+    /// Runs `body` in a transaction shared with the writes waiting now; its result
+    /// once that transaction is committed.
+    func write<T: Sendable>(lockWait: Duration?, _ body: @escaping @Sendable (Database) throws -> T) async throws
+        -> T
+    {
+        try await withCheckedThrowingContinuation { continuation in
+            let job = Job(
+                lockWait: lockWait, run: { db in try body(db) },
+                finish: { result in continuation.resume(with: result.map { $0 as! T }) })
+            let leads = queue.withLock { queue in
+                queue.jobs.append(job)
+                defer { queue.draining = true }
+                return !queue.draining
+            }
+            // The first writer to find nobody committing commits for everyone who
+            // queues meanwhile; it stops when the queue is empty.
+            if leads { Task { await self.drain() } }
+        }
+    }
+
+    private func drain() async {
+        while true {
+            let batch = queue.withLock { queue -> [Job] in
+                guard let first = queue.jobs.first else {
+                    queue.draining = false
+                    return []
+                }
+                let count = min(queue.jobs.prefix { $0.lockWait == first.lockWait }.count, Self.maxBatch)
+                defer { queue.jobs.removeFirst(count) }
+                return Array(queue.jobs.prefix(count))
+            }
+            guard let first = batch.first else { return }
+            let results = await commit(batch, lockWait: first.lockWait)
+            for (job, result) in zip(batch, results) { job.finish(result) }
+        }
+    }
+
+    /// One transaction for `batch`; a result per job.
+    private func commit(_ batch: [Job], lockWait: Duration?) async -> [Result<any Sendable, any Error>] {
+        do {
+            return try await pool.writeWithoutTransaction { db in
+                if let lockWait {
+                    // The connection's busy timeout, for this transaction only.
+                    try db.execute(sql: "PRAGMA busy_timeout = \(lockWait.wholeMilliseconds)")
+                }
+                defer {
+                    if lockWait != nil {
+                        try? db.execute(sql: "PRAGMA busy_timeout = \(self.usualWait.wholeMilliseconds)")
+                    }
+                }
+                var results: [Result<any Sendable, any Error>] = []
+                do {
+                    try db.inTransaction(.immediate) {
+                        for job in batch {
+                            do {
+                                var value: (any Sendable)?
+                                try db.inSavepoint {
+                                    value = try job.run(db)
+                                    return .commit
+                                }
+                                results.append(.success(value!))
+                            } catch {
+                                results.append(.failure(error))
+                                // Some errors (a full disk, I/O) end the whole transaction.
+                                if !db.isInsideTransaction { throw error }
+                            }
+                        }
+                        return .commit
+                    }
+                } catch {
+                    // Not committed: what had succeeded is not stored either.
+                    return batch.indices.map { index in
+                        index < results.count && results[index].isFailure ? results[index] : .failure(error)
+                    }
+                }
+                return results
+            }
+        } catch {
+            return batch.map { _ in .failure(error) }
+        }
+    }
+}
+
+extension Result {
+    fileprivate var isFailure: Bool {
+        if case .failure = self { return true }
+        return false
+    }
+}
