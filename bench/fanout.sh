@@ -229,15 +229,10 @@ printf '\nprovider: %s, stand-in: %s, gateway: %s connections, ceiling (h2load, 
     "$provider" "$stand_in" "$connections" "$connections" "${ceiling:-n/a}"
 printf '%-18s %10s %12s %14s %10s %10s %14s\n' "build / store" devices "trigger (s)" "pushes/s" "÷ ceiling" delivered "peak RSS"
 
-# BASELINE=<git revision>: the same benchmark on that revision's build, in the same
-# run (built once into .build-baseline/, its sources checked out in .build-baseline-src/).
+# BASELINE=<git revision>: the same benchmark on that revision's build, in the same run.
 if [ -n "${BASELINE:-}" ]; then
-    baseline_src="$root/.build-baseline-src"
-    rm -rf "$baseline_src"
-    git -C "$root" archive "$BASELINE" | (mkdir -p "$baseline_src" && tar -x -C "$baseline_src")
-    swift build --package-path "$baseline_src" --scratch-path "$root/.build-baseline" -c release --product pushgate \
-        >/dev/null 2>&1
-    measure "$root/.build-baseline/release/pushgate" "baseline-sqlite" sqlite
+    baseline="$("$root/bench/build-baseline.sh" "$BASELINE")"
+    measure "$baseline" "baseline-sqlite" sqlite
 fi
 for store in $stores; do
     measure "$pushgate" "current-$store" "$store"

@@ -83,15 +83,10 @@ measure() { # binary label store
 }
 
 printf '%-18s %-34s %12s %10s %12s\n' "build / store" "endpoint (wrk -t2 -c$connections -d${seconds}s)" "requests/s" "p99" "÷ ceiling"
-# BASELINE=<git revision>: the same benchmark on that revision's build, in the same
-# run (built once into .build-baseline/, its sources checked out in .build-baseline-src/).
+# BASELINE=<git revision>: the same benchmark on that revision's build, in the same run.
 if [ -n "${BASELINE:-}" ]; then
-    baseline_src="$root/.build-baseline-src"
-    rm -rf "$baseline_src"
-    git -C "$root" archive "$BASELINE" | (mkdir -p "$baseline_src" && tar -x -C "$baseline_src")
-    swift build --package-path "$baseline_src" --scratch-path "$root/.build-baseline" -c release --product pushgate \
-        >/dev/null 2>&1
-    measure "$root/.build-baseline/release/pushgate" "baseline-sqlite" sqlite
+    baseline="$("$root/bench/build-baseline.sh" "$BASELINE")"
+    measure "$baseline" "baseline-sqlite" sqlite
 fi
 for store in $stores; do
     measure "$root/.build/release/pushgate" "current-$store" "$store"
