@@ -83,7 +83,8 @@ public final class APNsPushProvider: PushProvider, Service {
             for badge in Set(targets.map(notification.badge(for:))) {
                 payloads[badge] = ByteBuffer(
                     bytes: notification.isBadgeUpdate
-                        ? BadgePayload.encode(badge: badge ?? 0) : try AlertPayload.encode(notification, badge: badge))
+                        ? try BadgePayload.encode(badge: badge ?? 0)
+                        : try AlertPayload.encode(notification, badge: badge))
             }
         } catch {
             return targets.map { _ in .failed(reason: "PayloadEncoding") }

@@ -4,6 +4,12 @@ import Testing
 
 @Suite("Alert payload")
 struct AlertPayloadTests {
+    @Test("a badge update's payload is the badge alone, an integer")
+    func badgeOnly() throws {
+        #expect(String(decoding: try BadgePayload.encode(badge: 3), as: UTF8.self) == #"{"aps":{"badge":3}}"#)
+        #expect(String(decoding: try BadgePayload.encode(badge: 0), as: UTF8.self) == #"{"aps":{"badge":0}}"#)
+    }
+
     @Test("the longest allowed inputs stay within 4,096 bytes")
     func longestInputs() throws {
         // Every field at its limit, in characters that cost the most bytes in JSON:

@@ -23,6 +23,16 @@ public struct OutboxDelivery: Sendable, Hashable {
         self.attempts = attempts
     }
 
+    /// One delivery of `notificationID` per device with a token (the APNs token when
+    /// it has both), in the devices' order.
+    public static func deliveries(to devices: [DeviceRecord], of notificationID: String) -> [OutboxDelivery] {
+        devices.compactMap { device in
+            device.deliveryToken.map {
+                OutboxDelivery(notificationID: notificationID, installationID: device.installationID, token: $0)
+            }
+        }
+    }
+
     /// The device to send to.
     public var target: DeliveryTarget {
         DeliveryTarget(installationID: installationID, token: token, pushID: pushID)

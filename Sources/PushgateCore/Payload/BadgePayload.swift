@@ -4,11 +4,11 @@
 public enum BadgePayload {
     /// The payload's JSON value for `badge` (0 clears the icon).
     public static func payload(badge: Int) -> JSONValue {
-        ["aps": ["badge": .number(Double(max(badge, 0)))]]
+        ["aps": ["badge": .number(Double(badge))]]
     }
 
     /// The payload's bytes.
-    public static func encode(badge: Int) -> [UInt8] {
-        Array("{\"aps\":{\"badge\":\(max(badge, 0))}}".utf8)
+    public static func encode(badge: Int) throws -> [UInt8] {
+        Array(try payload(badge: badge).encodedData())
     }
 }

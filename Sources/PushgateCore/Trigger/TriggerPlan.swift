@@ -75,11 +75,7 @@ public struct TriggerPlan: Sendable {
         let notificationID = notification.id
         let (selected, excludedCount) = request.selection.apply(to: devices)
         self.excludedCount = excludedCount
-        deliveries = selected.compactMap { device in
-            device.deliveryToken.map {
-                OutboxDelivery(notificationID: notificationID, installationID: device.installationID, token: $0)
-            }
-        }
+        deliveries = OutboxDelivery.deliveries(to: selected, of: notificationID)
         idempotency = request.idempotencyKey.map { .init(key: $0, window: rules.idempotencyWindow) }
         let content = notification.content
         coalescing = rules.coalesceWindow.flatMap { window in

@@ -76,7 +76,7 @@ public struct FCMMessage: Sendable {
     /// which set their badge themselves.
     private static func badgeUpdate(_ notification: PushNotification, badge: Int) -> JSONValue {
         var data = notification.data.mapValues(Self.dataString)
-        data["badge"] = .string(String(max(badge, 0)))
+        data["badge"] = .string(String(badge))
         return [
             "message": [
                 "data": .object(data),

@@ -125,8 +125,8 @@ public final class DeliveryWorker: Service, Sendable {
     }
 
     /// Waits (at most `limit`) until the first tries running now are recorded: for a
-    /// caller that stores without waiting for its try (a badge update) and a test
-    /// that must see what it sent.
+    /// test that must see what a call that does not wait for its try (a resolution's
+    /// badge update) sent.
     public func firstTriesFinished(upTo limit: Duration = .seconds(60)) async {
         let deadline = ContinuousClock.now + limit
         for completion in firstTries.withLock({ $0.values.map(\.completion) }) {

@@ -80,11 +80,7 @@ struct EventResolution: Sendable {
             id: RandomUUID.make(), serverKey: serverKey.hex, agentKey: OutboxNotification.everyAgent,
             content: .badgeUpdate(serverKey: serverKey.hex), createdAt: now,
             expiresAt: now.addingTimeInterval(policy.triggerRules.timeToLive))
-        let deliveries = selected.compactMap { device in
-            device.deliveryToken.map {
-                OutboxDelivery(notificationID: notification.id, installationID: device.installationID, token: $0)
-            }
-        }
+        let deliveries = OutboxDelivery.deliveries(to: selected, of: notification.id)
         guard !deliveries.isEmpty else { return 0 }
         _ = try await worker.submit(
             EnqueueRequest(
