@@ -214,11 +214,26 @@ public final class PostgresOutbox: Outbox {
             """)
     }
 
+    public func confirmLeases(owner: String, notificationID: String, installationIDs: [String], until date: Date)
+        async throws -> Set<String>
+    {
+        let offset = try await clock.offset()
+        return Set(
+            try await database.query(
+                """
+                UPDATE outbox_deliveries SET lease_until = \(OutboxRows.milliseconds(date) + offset)
+                WHERE notification_id = \(notificationID) AND installation_id = ANY(\(installationIDs))
+                    AND state || '' = 'pending' AND lease_owner = \(owner)
+                RETURNING installation_id
+                """
+            ).map { try $0.decode(String.self) })
+    }
+
     public func release(owner: String) async throws {
         _ = try await database.query(
             """
             UPDATE outbox_deliveries SET lease_owner = NULL, lease_until = NULL
-            WHERE state = 'pending' AND lease_owner = \(owner)
+            WHERE state = 'pending' AND (lease_owner = \(owner) OR starts_with(lease_owner, \(owner + "#")))
             """)
     }
 

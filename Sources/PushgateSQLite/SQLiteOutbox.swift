@@ -182,14 +182,34 @@ public final class SQLiteOutbox: Outbox {
         }
     }
 
+    public func confirmLeases(owner: String, notificationID: String, installationIDs: [String], until date: Date)
+        async throws -> Set<String>
+    {
+        let until = OutboxRows.milliseconds(date)
+        let ids = JSONText.array(installationIDs)
+        return try await database.write { db in
+            Set(
+                try String.fetchAll(
+                    db,
+                    sql: """
+                        UPDATE outbox_deliveries SET lease_until = ?
+                        WHERE notification_id = ? AND +state = 'pending' AND lease_owner = ?
+                            AND installation_id IN (SELECT value FROM json_each(?))
+                        RETURNING installation_id
+                        """,
+                    arguments: [until, notificationID, owner, ids]
+                ))
+        }
+    }
+
     public func release(owner: String) async throws {
         try await database.write { db in
             try db.execute(
                 sql: """
                     UPDATE outbox_deliveries SET lease_owner = NULL, lease_until = NULL
-                    WHERE state = 'pending' AND lease_owner = ?
+                    WHERE state = 'pending' AND (lease_owner = ? OR substr(lease_owner, 1, length(?2)) = ?2)
                     """,
-                arguments: [owner]
+                arguments: [owner, owner + "#"]
             )
         }
     }

@@ -176,8 +176,21 @@ public actor InMemoryOutbox: Outbox {
         }
     }
 
+    public func confirmLeases(owner: String, notificationID: String, installationIDs: [String], until date: Date)
+        -> Set<String>
+    {
+        Set(
+            installationIDs.filter { installationID in
+                let key = DeliveryKey(notificationID: notificationID, installationID: installationID)
+                guard let row = deliveries[key], row.state == .pending, row.leaseOwner == owner else { return false }
+                deliveries[key]?.leaseUntil = OutboxRows.milliseconds(date)
+                return true
+            })
+    }
+
     public func release(owner: String) {
-        for (key, row) in deliveries where row.state == .pending && row.leaseOwner == owner {
+        for (key, row) in deliveries
+        where row.state == .pending && (row.leaseOwner == owner || row.leaseOwner?.hasPrefix(owner + "#") == true) {
             deliveries[key]?.leaseOwner = nil
             deliveries[key]?.leaseUntil = nil
         }

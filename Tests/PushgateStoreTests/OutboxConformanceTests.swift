@@ -194,6 +194,41 @@ struct OutboxConformanceTests {
     }
 
     @Test(
+        "a lease is confirmed only for what its owner still holds; release frees its tries' leases too",
+        arguments: StoreKind.allCases)
+    func confirmAndReleaseTries(kind: StoreKind) async throws {
+        try await kind.withDatabase { open in
+            let outbox = try await open().outbox
+            let stored = notification()
+            _ = try await outbox.enqueue(
+                EnqueueRequest(
+                    stored, deliveries: try deliveries(of: stored, count: 4),
+                    lease: .init(owner: "w#1", until: start + 10)))
+            // The lease ran out; another worker took two of the four.
+            let taken = try await outbox.claim(owner: "x#1", now: start + 11, leaseUntil: start + 40, limit: 2)
+            let ids = (0..<4).map { "device-\($0)" }
+            let held = try await outbox.confirmLeases(
+                owner: "w#1", notificationID: stored.id, installationIDs: ids, until: start + 41)
+            #expect(held == Set(ids).subtracting(taken.map(\.installationID)))
+            #expect(
+                try await outbox.confirmLeases(
+                    owner: "w#1", notificationID: "another", installationIDs: ids, until: start + 41
+                ).isEmpty)
+            #expect(
+                try await outbox.claim(owner: "y", now: start + 39, leaseUntil: start + 70, limit: 10).isEmpty,
+                "confirmed leases were renewed")
+            try await outbox.release(owner: "w#")
+            try await outbox.release(owner: "x#")
+            #expect(
+                try await outbox.claim(owner: "y", now: start + 39, leaseUntil: start + 70, limit: 10).isEmpty,
+                "another owner's prefix releases nothing")
+            try await outbox.release(owner: "w")
+            let freed = try await outbox.claim(owner: "y", now: start + 39, leaseUntil: start + 70, limit: 10)
+            #expect(Set(freed.map(\.installationID)) == held)
+        }
+    }
+
+    @Test(
         "an idempotency key is recognised within its window, per server, and free again after it",
         arguments: StoreKind.allCases)
     func idempotency(kind: StoreKind) async throws {

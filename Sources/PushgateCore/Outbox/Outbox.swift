@@ -46,8 +46,16 @@ public protocol Outbox: Sendable {
     /// (and a crashed worker's deliveries are taken over soon).
     func extendLeases(owner: String, notificationID: String, until date: Date) async throws
 
-    /// Gives up `owner`'s leases on deliveries still pending, so another worker (or
-    /// this one after a restart) takes them at once.
+    /// Renews `owner`'s leases on some deliveries of a notification just before they
+    /// are sent, and answers which of them it still holds (pending, leased by
+    /// `owner`): only those may be sent. A lease that ran out may have been claimed by
+    /// another worker, which sends those deliveries itself.
+    func confirmLeases(owner: String, notificationID: String, installationIDs: [String], until date: Date)
+        async throws -> Set<String>
+
+    /// Gives up the leases on deliveries still pending held by `owner` or by one of
+    /// its tries (an owner `owner#…`), so another worker (or this one after a
+    /// restart) takes them at once.
     func release(owner: String) async throws
 
     /// Every delivery of a notification, by installation id; for an event folded into

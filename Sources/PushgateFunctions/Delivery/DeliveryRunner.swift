@@ -39,11 +39,13 @@ public struct DeliveryRunner: Sendable {
         public var configurationError: String?
     }
 
-    /// Tries `deliveries` (leased to `owner`) of `notification` once.
+    /// Tries `deliveries` (leased to `owner` until `leasedUntil`) of `notification`
+    /// once. What it no longer holds when a chunk's turn comes (its lease ran out and
+    /// another worker claimed it) it neither sends nor records.
     @discardableResult
-    public func run(_ deliveries: [OutboxDelivery], of notification: OutboxNotification, owner: String) async throws
-        -> Report
-    {
+    public func run(
+        _ deliveries: [OutboxDelivery], of notification: OutboxNotification, owner: String, leasedUntil: Date
+    ) async throws -> Report {
         guard !deliveries.isEmpty else { return Report() }
         guard now() < notification.expiresAt else {
             try await record(
@@ -51,20 +53,25 @@ public struct DeliveryRunner: Sendable {
             return Report()
         }
         let targets = try await targets(of: deliveries, of: notification)
+        let fence = LeaseFence(
+            outbox: outbox, owner: owner, notificationID: notification.id, heldUntil: leasedUntil,
+            lease: policy.lease, now: now)
+        let fencedProvider = LeaseFencedProvider(base: provider, fence: fence)
         let firstError = FirstError()
         let outcomes = await withTaskGroup(of: [DeliveryOutcome]?.self) { group in
             group.addTask {
-                await fanOut.deliver(notification.content, to: targets, via: provider) {
+                await fanOut.deliver(notification.content, to: targets, via: fencedProvider) {
                     positions, outcomes in
+                    let held = zip(positions, outcomes).filter { $0.1.reason != LeaseFence.lostReason }
                     do {
-                        try await record(positions.map { deliveries[$0] }, outcomes, of: notification, owner: owner)
+                        try await record(held.map { deliveries[$0.0] }, held.map(\.1), of: notification, owner: owner)
                     } catch {
                         firstError.keep(error)
                     }
                 }
             }
             group.addTask {
-                await renewLeases(of: notification, owner: owner)
+                await fence.renewUntilCancelled()
                 return nil
             }
             let outcomes = await group.next() ?? nil
@@ -97,16 +104,6 @@ public struct DeliveryRunner: Sendable {
         }
     }
 
-    /// Until cancelled, pushes the lease out every third of its length.
-    private func renewLeases(of notification: OutboxNotification, owner: String) async {
-        while true {
-            try? await Task.sleep(for: policy.lease / 3)
-            if Task.isCancelled { return }
-            try? await outbox.extendLeases(
-                owner: owner, notificationID: notification.id, until: now().addingTimeInterval(policy.lease.seconds))
-        }
-    }
-
     /// The device documents a dead token is deleted from: the delivery's own, under
     /// the notification's agent; for a server-wide notification (the device may
     /// follow any agent), every device of the server that holds the token.
@@ -134,6 +131,7 @@ public struct DeliveryRunner: Sendable {
         of notification: OutboxNotification,
         owner: String
     ) async throws {
+        guard !deliveries.isEmpty else { return }
         var removals: [Int: [Int]] = [:]  // delivery index → indexes of its deletes
         var writes: [DocumentWrite] = []
         for (index, (delivery, outcome)) in zip(deliveries, outcomes).enumerated() {

@@ -10,7 +10,9 @@ import Synchronization
 /// leases so that the next start resumes them at once. Prunes finished deliveries
 /// after the retention period.
 public final class DeliveryWorker: Service, Sendable {
-    /// This worker's name on the leases it takes: unique per process start.
+    /// This worker's name: unique per process start. Each try leases its deliveries
+    /// under a name of its own, `owner#n`, so that a try never sends what another
+    /// try of the same process took over after its lease ran out (see ``LeaseFence``).
     public let owner = "worker-" + RandomUUID.make()
 
     private let runner: DeliveryRunner
@@ -27,6 +29,7 @@ public final class DeliveryWorker: Service, Sendable {
     /// First tries running in the background, so that shutdown can wait for them.
     private let firstTries = Mutex<[Int: FirstTry]>([:])
     private let nextFirstTry = Atomic<Int>(0)
+    private let nextTry = Atomic<Int>(0)
     /// Deliveries in first tries now: bounded by the claim limit, so that a flood of
     /// triggers waits on disk rather than in memory.
     private let firstTryLoad = Mutex(0)
@@ -75,7 +78,7 @@ public final class DeliveryWorker: Service, Sendable {
                 load += count
                 return true
             }
-        request.lease = admitted ? .init(owner: owner, until: now().addingTimeInterval(policy.lease.seconds)) : nil
+        request.lease = admitted ? .init(owner: tryOwner(), until: now().addingTimeInterval(policy.lease.seconds)) : nil
         let stored: EnqueueResult
         do {
             stored = try await outbox.enqueue(request)
@@ -88,15 +91,21 @@ public final class DeliveryWorker: Service, Sendable {
             return Submission(stored: stored, firstTry: nil)
         }
         await whenStored(stored)
-        guard admitted else { return Submission(stored: stored, firstTry: nil) }
-        return Submission(stored: stored, firstTry: startFirstTry(request.deliveries, of: request.notification))
+        guard let lease = request.lease else { return Submission(stored: stored, firstTry: nil) }
+        return Submission(
+            stored: stored, firstTry: startFirstTry(request.deliveries, of: request.notification, lease: lease))
     }
 
-    /// Starts the first try of deliveries stored leased to ``owner``; the answer
-    /// completes when that try is recorded. Runs whether or not anyone waits.
-    private func startFirstTry(_ deliveries: [OutboxDelivery], of notification: OutboxNotification)
-        -> Completion<DeliveryRunner.Report>
-    {
+    /// The lease owner of a new try.
+    private func tryOwner() -> String {
+        "\(owner)#\(nextTry.add(1, ordering: .relaxed).newValue)"
+    }
+
+    /// Starts the first try of deliveries stored under `lease`; the answer completes
+    /// when that try is recorded. Runs whether or not anyone waits.
+    private func startFirstTry(
+        _ deliveries: [OutboxDelivery], of notification: OutboxNotification, lease: EnqueueRequest.Lease
+    ) -> Completion<DeliveryRunner.Report> {
         let completion = Completion<DeliveryRunner.Report>()
         let id = nextFirstTry.add(1, ordering: .relaxed).newValue
         firstTries.withLock { $0[id] = FirstTry(completion: completion) }
@@ -109,7 +118,7 @@ public final class DeliveryWorker: Service, Sendable {
                 // give up while another process holds the store (the push would go
                 // out again once the lease runs out).
                 report = try await StoreLockWait.$limit.withValue(nil) {
-                    try await runner.run(deliveries, of: notification, owner: owner)
+                    try await runner.run(deliveries, of: notification, owner: lease.owner, leasedUntil: lease.until)
                 }
             } catch {
                 // The deliveries stay pending under this worker's lease; they are
@@ -185,20 +194,17 @@ public final class DeliveryWorker: Service, Sendable {
         // A claim waits for another process's lock no longer than a request does:
         // waiting, it would hold this process's one writer, and every request's write
         // behind it. The next poll claims what this one could not.
+        let owner = tryOwner()
+        let leaseUntil = now().addingTimeInterval(policy.lease.seconds)
         let claimed = try await StoreLockWait.$limit.withValue(StoreLockWait.request) {
-            try await outbox.claim(
-                owner: owner,
-                now: now(),
-                leaseUntil: now().addingTimeInterval(policy.lease.seconds),
-                limit: policy.claimLimit
-            )
+            try await outbox.claim(owner: owner, now: now(), leaseUntil: leaseUntil, limit: policy.claimLimit)
         }
         guard !claimed.isEmpty else { return false }
         try await withThrowingTaskGroup(of: Void.self) { group in
             for (notificationID, deliveries) in Dictionary(grouping: claimed, by: \.notificationID) {
                 group.addTask {
                     guard let notification = try await self.outbox.notification(id: notificationID) else { return }
-                    try await self.runner.run(deliveries, of: notification, owner: self.owner)
+                    try await self.runner.run(deliveries, of: notification, owner: owner, leasedUntil: leaseUntil)
                 }
             }
             try await group.waitForAll()

@@ -1,0 +1,24 @@
+import PushgateCore
+
+/// A provider that sends only the deliveries its try still holds (see
+/// ``LeaseFence``); the others answer ``LeaseFence/lostReason``.
+struct LeaseFencedProvider: PushProvider {
+    let base: any PushProvider
+    let fence: LeaseFence
+
+    var deliveryName: String { base.deliveryName }
+    var health: DeliveryHealth { base.health }
+    var reasons: Set<String> { base.reasons }
+
+    func send(_ notification: PushNotification, to targets: [DeliveryTarget]) async -> [DeliveryOutcome] {
+        let held = await fence.held(targets)
+        let sending = zip(targets, held).filter(\.1).map(\.0)
+        guard sending.count < targets.count else { return await base.send(notification, to: targets) }
+        var sent = (sending.isEmpty ? [] : await base.send(notification, to: sending)).makeIterator()
+        return held.map { isHeld in
+            isHeld
+                ? sent.next() ?? .failed(reason: "ProviderAnsweredShort")
+                : .retryLater(reason: LeaseFence.lostReason, after: nil)
+        }
+    }
+}

@@ -1,0 +1,67 @@
+import Foundation
+import Logging
+import PushgateCore
+import PushgateFunctions
+import PushgateTesting
+import Testing
+
+/// A try whose lease ran out before it sent (its rows took longer to store than the
+/// lease; a store too slow to renew it) must not send what another worker claimed
+/// meanwhile: every device gets its push once.
+@Suite("Lease hand-over: each device once, whoever sends it")
+struct LeaseHandOverTests {
+    static let devices = 1_200
+
+    func worker(
+        _ parts: (store: any DocumentStore, outbox: any Outbox), provider: any PushProvider, clock: TestClock,
+        claimLimit: Int
+    ) -> DeliveryWorker {
+        var policy = DeliveryPolicy()
+        policy.claimLimit = claimLimit
+        let runner = DeliveryRunner(
+            store: parts.store, outbox: parts.outbox, provider: provider, policy: policy, now: clock.now,
+            logger: Logger(label: "test"))
+        return DeliveryWorker(runner: runner, policy: policy, logger: Logger(label: "test"))
+    }
+
+    @Test(
+        "a first try stored slower than its lease leaves what was taken over to its taker: each device once",
+        arguments: StoreKind.allCases, ["another process", "its own claim loop"])
+    func storedSlowerThanTheLease(kind: StoreKind, taker: String) async throws {
+        try await kind.withDatabase { open in
+            let clock = TestClock()
+            let provider = ScriptedPushProvider()
+            let first = try await open()
+            let sender = worker(first, provider: provider, clock: clock, claimLimit: Self.devices)
+            // Another process's worker claims a third of the deliveries (the rest
+            // stay the first try's); the sender's own claim loop, all of them.
+            let taker =
+                taker == "another process"
+                ? worker(try await open(), provider: provider, clock: clock, claimLimit: Self.devices / 3)
+                : sender
+            let notification = OutboxNotification(
+                id: RandomUUID.make(), serverKey: "server", agentKey: "agent",
+                content: PushNotification(title: "T", body: "B", data: [:], collapseID: "agent"),
+                createdAt: clock.now(), expiresAt: clock.now().addingTimeInterval(86_400))
+            let deliveries = (0..<Self.devices).map {
+                OutboxDelivery(
+                    notificationID: notification.id, installationID: "device-\($0)",
+                    token: .apns(String(format: "%064x", $0)))
+            }
+            let submission = try await sender.submit(EnqueueRequest(notification, deliveries: deliveries)) { _ in
+                // Stored, but later than the lease: it ran out before the first try
+                // began, and a worker's claim took some of the deliveries over.
+                clock.advance(by: DeliveryPolicy().lease.seconds + 1)
+                let tookSome = (try? await taker.retryDueDeliveries()) ?? false
+                #expect(tookSome)
+            }
+            _ = await try #require(submission.firstTry).wait(upTo: .seconds(60))
+
+            let pushed = provider.sends.flatMap(\.targets).map(\.token.value)
+            #expect(pushed.count == Self.devices, "no device pushed twice")
+            #expect(Set(pushed).count == Self.devices, "none left out")
+            let statuses = try await first.outbox.statuses(of: notification.id)
+            #expect(statuses.filter { $0.state == .delivered }.count == Self.devices)
+        }
+    }
+}
