@@ -237,6 +237,22 @@ public final class PostgresOutbox: Outbox {
             """)
     }
 
+    public func tallies(of notificationID: String) async throws -> [DeliveryTally] {
+        try await database.query(
+            """
+            SELECT state, last_reason, removed, count(*) FROM outbox_deliveries
+            WHERE notification_id = coalesce(
+                (SELECT coalesced_into FROM outbox_notifications WHERE id = \(notificationID)), \(notificationID))
+            GROUP BY state, last_reason, removed
+            """
+        ).map { row in
+            let (state, reason, removed, count) = try row.decode((String, String?, Bool, Int64).self)
+            return DeliveryTally(
+                state: DeliveryState(rawValue: state) ?? .pending, lastReason: reason, removed: removed,
+                count: Int(count))
+        }
+    }
+
     public func statuses(of notificationID: String) async throws -> [DeliveryStatus] {
         try await database.query(
             """

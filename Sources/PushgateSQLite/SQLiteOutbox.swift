@@ -214,6 +214,25 @@ public final class SQLiteOutbox: Outbox {
         }
     }
 
+    public func tallies(of notificationID: String) async throws -> [DeliveryTally] {
+        try await database.read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT state, last_reason, removed, count(*) FROM outbox_deliveries
+                    WHERE notification_id = coalesce(
+                        (SELECT coalesced_into FROM outbox_notifications WHERE id = ?), ?)
+                    GROUP BY state, last_reason, removed
+                    """,
+                arguments: [notificationID, notificationID]
+            ).map { row in
+                DeliveryTally(
+                    state: DeliveryState(rawValue: row[0]) ?? .pending, lastReason: row[1], removed: row[2],
+                    count: row[3])
+            }
+        }
+    }
+
     public func statuses(of notificationID: String) async throws -> [DeliveryStatus] {
         try await database.read { db in
             try Row.fetchAll(

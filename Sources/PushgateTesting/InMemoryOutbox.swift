@@ -196,6 +196,10 @@ public actor InMemoryOutbox: Outbox {
         }
     }
 
+    public func tallies(of notificationID: String) -> [DeliveryTally] {
+        DeliveryTally.of(statuses(of: notificationID))
+    }
+
     public func statuses(of notificationID: String) -> [DeliveryStatus] {
         let carrier = notifications[notificationID]?.coalescedInto ?? notificationID
         return deliveries.filter { $0.key.notificationID == carrier }

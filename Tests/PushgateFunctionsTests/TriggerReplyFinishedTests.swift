@@ -158,6 +158,35 @@ struct TriggerReplyFinishedTests {
         #expect(try await fixture.store.document(at: fixture.device("d2", cwd: "/other")) != nil)
     }
 
+    @Test(
+        "above the answer's device limit the counts stay whole and the list is left out, saying so",
+        arguments: [4, 5])
+    func boundedAnswer(limit: Int) async throws {
+        let fixture = try FunctionsFixture(outcomes: [
+            FunctionsFixture.apnsToken(2): .tokenInvalid(reason: "Unregistered"),
+            FunctionsFixture.apnsToken(3): .retryLater(reason: "TooManyRequests", after: nil),
+            FunctionsFixture.apnsToken(4): .failed(reason: "PayloadTooLarge"),
+        ])
+        for n in 1...5 {
+            _ = try await fixture.register([
+                "cwd": .string(cwd), "installation_id": .string("d\(n)"),
+                "apns_token": .string(FunctionsFixture.apnsToken(n)),
+            ])
+        }
+        var policy = DeliveryPolicy()
+        policy.answerMaxDevices = limit
+        let answer = try await fixture.trigger(["cwd": .string(cwd)], policy: policy)
+        #expect(answer.deviceCount == 5 && answer.successCount == 2 && answer.failureCount == 2)
+        #expect(answer.removedCount == 1 && answer.pendingCount == 1)
+        #expect(answer.errors == ["Unregistered": 1, "PayloadTooLarge": 1])
+        #expect(answer.responses.count == (limit < 5 ? 0 : 5))
+        #expect(answer.responsesOmitted == (limit < 5 ? true : nil), "absent when every device is listed")
+
+        let accepted = try await fixture.triggerResult(["cwd": .string(cwd), "wait": false], policy: policy).answer
+        #expect(accepted.deviceCount == 4 && accepted.pendingCount == 4, "the dead token's device is gone")
+        #expect(accepted.responses.count == 4 && accepted.responsesOmitted == nil)
+    }
+
     @Test("a device that re-registered a new token while its old one failed is kept")
     func keepsReregisteredDevice() async throws {
         let fixture = try FunctionsFixture()

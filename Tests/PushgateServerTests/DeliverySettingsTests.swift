@@ -40,6 +40,12 @@ struct DeliverySettingsTests {
         #expect(DeliveryPolicy().triggerWait <= .seconds(2))
     }
 
+    @Test("a trigger's answer lists up to 1,000 devices unless told otherwise")
+    func answerMaxDevices() throws {
+        #expect(try DeliverySettings().policy(timeToLive: nil).answerMaxDevices == 1_000)
+        #expect(try DeliverySettings(answerMaxDevices: "50").policy(timeToLive: nil).answerMaxDevices == 50)
+    }
+
     @Test(
         "stale device days: 90 by default, 0 never",
         arguments: [(nil, 90), ("30", 30), ("0", nil)] as [(String?, Int64?)])
@@ -58,6 +64,8 @@ struct DeliverySettingsTests {
             (DeliverySettings(coalesceWindow: "3600"), "PUSHGATE_COALESCE_WINDOW"),
             (DeliverySettings(triggerWait: "-1"), "PUSHGATE_TRIGGER_WAIT"),
             (DeliverySettings(maxAttempts: "0"), "PUSHGATE_DELIVERY_MAX_ATTEMPTS"),
+            (DeliverySettings(answerMaxDevices: "-1"), "PUSHGATE_ANSWER_MAX_DEVICES"),
+            (DeliverySettings(answerMaxDevices: "many"), "PUSHGATE_ANSWER_MAX_DEVICES"),
             (DeliverySettings(previewDefault: "maybe"), "PUSHGATE_PREVIEW_DEFAULT"),
             (DeliverySettings(staleDeviceDays: "-1"), "PUSHGATE_STALE_DEVICE_DAYS"),
             (DeliverySettings(staleDeviceDays: "ninety"), "PUSHGATE_STALE_DEVICE_DAYS"),

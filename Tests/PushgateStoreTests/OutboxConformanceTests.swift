@@ -228,6 +228,43 @@ struct OutboxConformanceTests {
         }
     }
 
+    @Test("tallies count a notification's deliveries as its statuses do, in one query", arguments: StoreKind.allCases)
+    func tallies(kind: StoreKind) async throws {
+        try await kind.withDatabase { open in
+            let outbox = try await open().outbox
+            let stored = notification()
+            _ = try await outbox.enqueue(
+                EnqueueRequest(
+                    stored, deliveries: try deliveries(of: stored, count: 6),
+                    lease: .init(owner: "w", until: start + 30)
+                ))
+            try await outbox.record(
+                [
+                    .init(notificationID: stored.id, installationID: "device-0", change: .delivered),
+                    .init(notificationID: stored.id, installationID: "device-1", change: .delivered),
+                    .init(
+                        notificationID: stored.id, installationID: "device-2",
+                        change: .failed(reason: "Unregistered", removed: true)),
+                    .init(
+                        notificationID: stored.id, installationID: "device-3",
+                        change: .failed(reason: "Unregistered", removed: true)),
+                    .init(
+                        notificationID: stored.id, installationID: "device-4",
+                        change: .retry(reason: "TooManyRequests", at: start + 5)),
+                ], owner: "w", now: start + 1)
+            let tallies = try await outbox.tallies(of: stored.id)
+            #expect(Set(tallies) == Set(DeliveryTally.of(try await outbox.statuses(of: stored.id))))
+            #expect(
+                Set(tallies) == [
+                    DeliveryTally(state: .delivered, lastReason: nil, removed: false, count: 2),
+                    DeliveryTally(state: .failed, lastReason: "Unregistered", removed: true, count: 2),
+                    DeliveryTally(state: .pending, lastReason: "TooManyRequests", removed: false, count: 1),
+                    DeliveryTally(state: .pending, lastReason: nil, removed: false, count: 1),
+                ])
+            #expect(try await outbox.tallies(of: "none").isEmpty)
+        }
+    }
+
     @Test(
         "an idempotency key is recognised within its window, per server, and free again after it",
         arguments: StoreKind.allCases)

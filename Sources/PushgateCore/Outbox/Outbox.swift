@@ -62,6 +62,11 @@ public protocol Outbox: Sendable {
     /// another's push (coalescing), that push's.
     func statuses(of notificationID: String) async throws -> [DeliveryStatus]
 
+    /// The deliveries of a notification counted by state, last reason and removal
+    /// (see ``statuses(of:)`` for the notification that carries a coalesced one), in
+    /// one query whatever their number.
+    func tallies(of notificationID: String) async throws -> [DeliveryTally]
+
     /// Per agent of `agentKeys` (every one has an entry): what was last sent for it
     /// (reminders aside), how it went, and how many reminders wait — for a page of
     /// diagnostics, in a fixed number of queries however many agents it holds.

@@ -17,6 +17,9 @@ public struct DeliveryPolicy: Sendable, Hashable {
     /// How long a trigger waits for its first attempt before answering with what is
     /// still pending (`PUSHGATE_TRIGGER_WAIT`).
     public var triggerWait: Duration = .seconds(2)
+    /// The most devices a trigger's answer lists one by one
+    /// (`PUSHGATE_ANSWER_MAX_DEVICES`); above, it gives the counts alone.
+    public var answerMaxDevices = 1_000
     /// How long a repeated trigger (same idempotency key) is recognised.
     public var idempotencyWindow: Duration = .seconds(86_400)
     /// How long finished deliveries are kept before housekeeping deletes them.

@@ -77,6 +77,9 @@ public struct TriggerAnswer: Sendable, Hashable, Encodable {
     /// notified for the agent: nothing was sent.
     public var skipped: String?
     public let responses: [DeviceResponse]
+    /// `true` when the devices were too many to list (more than
+    /// `PUSHGATE_ANSWER_MAX_DEVICES`): `responses` is empty, the counts are whole.
+    public var responsesOmitted: Bool? = nil
     /// Coalescing: how many events the push that carries this one holds so far.
     public var coalescedCount: Int? = nil
     /// Coalescing: when that push goes out (RFC 3339).
@@ -99,28 +102,35 @@ extension TriggerAnswer {
             responses: responses)
     }
 
-    /// The answer from the outbox's record of each delivery.
+    /// The answer from the outbox's count of the deliveries; each device listed from
+    /// `statuses` when given (their tallies are then the counts), else the list left
+    /// out (`responses_omitted`): an agent too big to list within the proxy's timeout.
     init(
-        _ statuses: [DeliveryStatus], serverKey: ServerKey, agentKey: AgentKey?, delivery: String,
-        configurationError: String?, duplicate: Bool
+        _ tallies: [DeliveryTally], statuses: [DeliveryStatus]?, serverKey: ServerKey, agentKey: AgentKey?,
+        delivery: String, configurationError: String?, duplicate: Bool
     ) {
+        let tallies = statuses.map(DeliveryTally.of) ?? tallies
+        func count(where include: (DeliveryTally) -> Bool) -> Int {
+            tallies.lazy.filter(include).map(\.count).reduce(0, +)
+        }
         // A delivery withdrawn (the device unsubscribed meanwhile) counts as not made, its reason `Unsubscribed`.
-        let failures = statuses.filter { $0.state == .failed || $0.state == .cancelled }.map {
-            $0.lastReason ?? "unknown"
+        var errors: [String: Int] = [:]
+        for tally in tallies where tally.state == .failed || tally.state == .cancelled {
+            errors[tally.lastReason ?? "unknown", default: 0] += tally.count
         }
         self.init(
             serverKey: serverKey,
             agentKey: agentKey,
-            deviceCount: statuses.count,
-            successCount: statuses.count(where: { $0.state == .delivered }),
-            failureCount: failures.count,
-            removedCount: statuses.count(where: { $0.removed }),
-            pendingCount: statuses.count(where: { $0.state == .pending }),
-            errors: failures.isEmpty ? nil : Dictionary(failures.map { ($0, 1) }, uniquingKeysWith: +),
+            deviceCount: count { _ in true },
+            successCount: count { $0.state == .delivered },
+            failureCount: errors.values.reduce(0, +),
+            removedCount: count(where: \.removed),
+            pendingCount: count { $0.state == .pending },
+            errors: errors.isEmpty ? nil : errors,
             delivery: delivery,
             configurationError: configurationError,
             duplicate: duplicate,
-            responses: statuses.map { status in
+            responses: (statuses ?? []).map { status in
                 DeviceResponse(
                     installationID: status.installationID,
                     provider: status.provider.rawValue,
@@ -131,23 +141,31 @@ extension TriggerAnswer {
                 )
             }
         )
+        if statuses == nil { responsesOmitted = true }
     }
 
-    /// The answer before any try: every delivery stored and pending.
+    /// The answer before any try: every delivery stored and pending; listed up to
+    /// `maxListed` devices.
     static func accepted(
-        _ deliveries: [OutboxDelivery], serverKey: ServerKey, agentKey: AgentKey?, delivery: String
+        _ deliveries: [OutboxDelivery], serverKey: ServerKey, agentKey: AgentKey?, delivery: String,
+        maxListed: Int = .max
     ) -> TriggerAnswer {
-        TriggerAnswer(
+        let listed = deliveries.count <= maxListed
+        var answer = TriggerAnswer(
             serverKey: serverKey, agentKey: agentKey, deviceCount: deliveries.count, successCount: 0, failureCount: 0,
             removedCount: 0, pendingCount: deliveries.count, errors: nil, delivery: delivery, configurationError: nil,
             duplicate: false,
-            responses: deliveries.sorted { $0.installationID.utf8.lexicographicallyPrecedes($1.installationID.utf8) }
-                .map {
-                    DeviceResponse(
-                        installationID: $0.installationID, provider: $0.token.kind.rawValue, success: false,
-                        pending: true, error: nil)
-                }
+            responses: !listed
+                ? []
+                : deliveries.sorted { $0.installationID.utf8.lexicographicallyPrecedes($1.installationID.utf8) }
+                    .map {
+                        DeviceResponse(
+                            installationID: $0.installationID, provider: $0.token.kind.rawValue, success: false,
+                            pending: true, error: nil)
+                    }
         )
+        if !listed { answer.responsesOmitted = true }
+        return answer
     }
 
     /// What the trigger's plan decided beyond the outbox's record: the devices it

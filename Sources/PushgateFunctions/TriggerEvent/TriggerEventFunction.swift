@@ -119,7 +119,8 @@ public struct TriggerEventFunction: Sendable {
                     configurationError: report?.configurationError)
             } else {
                 answer = .accepted(
-                    plan.deliveries, serverKey: serverKey, agentKey: agentKey, delivery: worker.deliveryName)
+                    plan.deliveries, serverKey: serverKey, agentKey: agentKey, delivery: worker.deliveryName,
+                    maxListed: policy.answerMaxDevices)
                 answer.describe(plan)
             }
         }
@@ -200,15 +201,19 @@ public struct TriggerEventFunction: Sendable {
             accepted: false)
     }
 
-    /// The answer from the outbox's record of each delivery, and what the plan left
-    /// out (a repeat found before planning knows nothing of it).
+    /// The answer from the outbox's record of the deliveries (each one listed up to
+    /// `answerMaxDevices` of them, else counted alone), and what the plan left out (a
+    /// repeat found before planning knows nothing of it).
     private func answer(
         for notificationID: String, serverKey: ServerKey, agentKey: AgentKey?, plan: TriggerPlan?,
         configurationError: String? = nil, duplicate: Bool = false
     ) async throws -> TriggerAnswer {
+        let tallies = try await outbox.tallies(of: notificationID)
+        let listed = tallies.lazy.map(\.count).reduce(0, +) <= policy.answerMaxDevices
         var answer = TriggerAnswer(
-            try await outbox.statuses(of: notificationID), serverKey: serverKey, agentKey: agentKey,
-            delivery: worker.deliveryName, configurationError: configurationError, duplicate: duplicate)
+            tallies, statuses: listed ? try await outbox.statuses(of: notificationID) : nil, serverKey: serverKey,
+            agentKey: agentKey, delivery: worker.deliveryName, configurationError: configurationError,
+            duplicate: duplicate)
         if let plan { answer.describe(plan) }
         return answer
     }

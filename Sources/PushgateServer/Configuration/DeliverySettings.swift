@@ -5,6 +5,8 @@ import PushgateFunctions
 public struct DeliverySettings: Sendable, Hashable {
     /// Seconds a trigger waits for its first try (`PUSHGATE_TRIGGER_WAIT`).
     public var triggerWait: String?
+    /// Devices a trigger's answer lists one by one (`PUSHGATE_ANSWER_MAX_DEVICES`).
+    public var answerMaxDevices: String?
     /// Tries per delivery before it is given up (`PUSHGATE_DELIVERY_MAX_ATTEMPTS`).
     public var maxAttempts: String?
     /// Seconds a worker holds what it claimed (`PUSHGATE_OUTBOX_LEASE`).
@@ -26,6 +28,7 @@ public struct DeliverySettings: Sendable, Hashable {
 
     public init(
         triggerWait: String? = nil,
+        answerMaxDevices: String? = nil,
         maxAttempts: String? = nil,
         lease: String? = nil,
         retentionDays: String? = nil,
@@ -36,6 +39,7 @@ public struct DeliverySettings: Sendable, Hashable {
         staleDeviceDays: String? = nil
     ) {
         self.triggerWait = triggerWait
+        self.answerMaxDevices = answerMaxDevices
         self.maxAttempts = maxAttempts
         self.lease = lease
         self.retentionDays = retentionDays
@@ -51,6 +55,9 @@ public struct DeliverySettings: Sendable, Hashable {
         var policy = DeliveryPolicy()
         if let timeToLive { policy.timeToLive = timeToLive }
         policy.triggerWait = try seconds(triggerWait, "PUSHGATE_TRIGGER_WAIT", in: 0...600) ?? policy.triggerWait
+        if let limit = try number(answerMaxDevices, "PUSHGATE_ANSWER_MAX_DEVICES", in: 0...100_000) {
+            policy.answerMaxDevices = limit
+        }
         if let attempts = try number(maxAttempts, "PUSHGATE_DELIVERY_MAX_ATTEMPTS", in: 1...100) {
             policy.maxAttempts = attempts
         }

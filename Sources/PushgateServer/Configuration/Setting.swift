@@ -70,6 +70,9 @@ public struct Setting: Sendable, Hashable, Identifiable {
     public static let fcmConnections = Setting("fcm_connections", default: "2", "HTTP/2 connections to FCM, 1-64.")
     public static let triggerWait = Setting(
         "trigger_wait", default: "2", "Seconds a trigger waits for its first try before answering.")
+    public static let answerMaxDevices = Setting(
+        "answer_max_devices", default: "1000",
+        "Devices a trigger's answer lists one by one; above, counts alone (responses_omitted), 0-100000.")
     public static let deliveryMaxAttempts = Setting(
         "delivery_max_attempts", default: "12", "Tries per delivery before it is given up.")
     public static let outboxLease = Setting(
@@ -122,7 +125,8 @@ public struct Setting: Sendable, Hashable, Identifiable {
         apnsKeyPath, apnsKeyID, apnsTeamID, apnsTopic, apnsEnvironment, apnsURL, apnsCAFile, apnsConnections,
         apnsMaxStreams, apnsTTL,
         fcmCredentials, fcmProjectID, fcmURL, fcmCAFile, fcmConnections,
-        triggerWait, deliveryMaxAttempts, outboxLease, outboxRetentionDays, shutdownGrace, escalationSchedule,
+        triggerWait, answerMaxDevices, deliveryMaxAttempts, outboxLease, outboxRetentionDays, shutdownGrace,
+        escalationSchedule,
         coalesceWindow, previewDefault, staleDeviceDays,
         ratePerSecret, ratePerAddress, newNamespacesPerAddress, trustedProxies, maxDevicesPerAgent, maxAgentsPerServer,
         appURLSchemes, presenceConnected, presenceRecent,

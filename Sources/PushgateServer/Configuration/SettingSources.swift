@@ -85,6 +85,7 @@ public struct SettingSources: Sendable {
             ),
             delivery: DeliverySettings(
                 triggerWait: self[.triggerWait],
+                answerMaxDevices: self[.answerMaxDevices],
                 maxAttempts: self[.deliveryMaxAttempts],
                 lease: self[.outboxLease],
                 retentionDays: self[.outboxRetentionDays],
