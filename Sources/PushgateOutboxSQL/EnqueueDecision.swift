@@ -53,6 +53,7 @@ public enum EnqueueDecision: Sendable {
                     deliveries: DeliveryRows(
                         request.deliveries, of: holder.id, enqueuedAt: created, due: holder.heldUntil, lease: nil,
                         skippingExisting: true),
+                    expansion: nil,
                     result: .held(notificationID: holder.id, count: count, heldUntil: OutboxRows.date(holder.heldUntil))
                 ))
             return
@@ -73,6 +74,7 @@ public enum EnqueueDecision: Sendable {
                     // A held notification's deliveries are claimed at the window's end.
                     lease: request.coalescing == nil ? request.lease : nil,
                     skippingExisting: false),
+                expansion: request.expansion.map { ExpansionRow($0, lease: request.lease) },
                 result: request.coalescing == nil
                     ? .created : .held(notificationID: notification.id, count: 1, heldUntil: OutboxRows.date(due))
             ))
@@ -96,7 +98,29 @@ public struct EnqueueWrites: Sendable {
     public let holderUpdate: HolderUpdate?
     public let notification: NotificationRow
     public let deliveries: DeliveryRows
+    /// For a notification expanded page by page: its `outbox_expansions` row.
+    public let expansion: ExpansionRow?
     public let result: EnqueueResult
+}
+
+/// A row of `outbox_expansions`, as first stored.
+public struct ExpansionRow: Sendable {
+    public let notificationID: String
+    public let acceptedAt: Int64
+    public let selection: DeviceSelection
+    public let leaseOwner: String?
+    public let leaseUntil: Int64?
+
+    init(_ expansion: OutboxExpansion, lease: EnqueueRequest.Lease?) {
+        notificationID = expansion.notificationID
+        acceptedAt = OutboxRows.milliseconds(expansion.acceptedAt)
+        selection = expansion.selection
+        leaseOwner = lease?.owner
+        leaseUntil = lease.map { OutboxRows.milliseconds($0.until) }
+    }
+
+    /// The selection as stored.
+    public func selectionJSON() throws -> String { try OutboxRows.json(selection) }
 }
 
 /// A row of `outbox_notifications`.

@@ -40,6 +40,31 @@ public enum OutboxRows {
         try JSONDecoder().decode(PushNotification.self, from: Data(json.utf8))
     }
 
+    /// An expansion's selection as stored: `{"installation_id": …, "tokens": […]}`.
+    public static func json(_ selection: DeviceSelection) throws -> String {
+        String(
+            decoding: try JSONEncoder().encode(
+                StoredSelection(
+                    installationID: selection.excludedInstallationID, tokens: selection.excludedTokens.sorted())),
+            as: UTF8.self)
+    }
+
+    /// A stored expansion's selection.
+    public static func selection(_ json: String) throws -> DeviceSelection {
+        let stored = try JSONDecoder().decode(StoredSelection.self, from: Data(json.utf8))
+        return DeviceSelection(excludedInstallationID: stored.installationID, excludedTokens: Set(stored.tokens))
+    }
+
+    private struct StoredSelection: Codable {
+        let installationID: String?
+        let tokens: [String]
+
+        enum CodingKeys: String, CodingKey {
+            case installationID = "installation_id"
+            case tokens
+        }
+    }
+
     /// `[[installation id, token kind, token, push id], …]`
     public static func deliveries(_ deliveries: [OutboxDelivery]) -> String {
         JSONText.array(deliveries.map { [$0.installationID, $0.token.kind.rawValue, $0.token.value, $0.pushID] })

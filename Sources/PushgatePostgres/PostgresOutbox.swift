@@ -122,6 +122,76 @@ public final class PostgresOutbox: Outbox {
             // ANALYZE samples this transaction's own rows; it costs ~0.1 s at 100,000.
             try await connection.query("ANALYZE outbox_deliveries", logger: logger)
         }
+        if let expansion = writes.expansion {
+            try await connection.query(
+                """
+                INSERT INTO outbox_expansions (notification_id, accepted_at, selection, lease_owner, lease_until)
+                VALUES (\(expansion.notificationID), \(expansion.acceptedAt), \(try expansion.selectionJSON())::jsonb,
+                    \(expansion.leaseOwner), \(expansion.leaseUntil.map { $0 + leaseOffset }))
+                """, logger: logger)
+        }
+    }
+
+    public func expand(
+        _ notificationID: String, owner: String, deliveries: [OutboxDelivery], cursor: String?, finished: Bool,
+        leaseUntil: Date
+    ) async throws -> [OutboxDelivery]? {
+        let until = OutboxRows.milliseconds(leaseUntil) + (try await clock.offset())
+        let json = OutboxRows.deliveries(deliveries)
+        let logger = self.logger
+        return try await database.transaction { connection -> [OutboxDelivery]? in
+            let held = try await connection.query(
+                """
+                UPDATE outbox_expansions SET cursor = \(cursor), lease_until = \(until)
+                WHERE notification_id = \(notificationID) AND lease_owner = \(owner)
+                RETURNING notification_id
+                """, logger: logger
+            ).collect()
+            guard !held.isEmpty else { return nil }
+            // Due since the trigger was accepted, as the deliveries of a notification
+            // written whole are.
+            var stored = Set<String>()
+            for try await row in try await connection.query(
+                """
+                INSERT INTO outbox_deliveries (notification_id, installation_id, token_kind, token, push_id, state,
+                    attempts, enqueued_at, next_attempt_at, lease_owner, lease_until)
+                SELECT n.id, r ->> 0, r ->> 1, r ->> 2, r ->> 3, 'pending', 0, n.created_at, n.created_at,
+                    \(owner), \(until)
+                FROM outbox_notifications AS n, jsonb_array_elements(\(json)::jsonb) AS r
+                WHERE n.id = \(notificationID) AND NOT EXISTS (
+                    SELECT 1 FROM outbox_deliveries AS d WHERE d.notification_id = n.id AND d.token = r ->> 2)
+                ON CONFLICT DO NOTHING
+                RETURNING installation_id
+                """, logger: logger)
+            {
+                stored.insert(try row.decode(String.self))
+            }
+            if finished {
+                try await connection.query(
+                    "DELETE FROM outbox_expansions WHERE notification_id = \(notificationID)", logger: logger)
+            }
+            return deliveries.filter { stored.contains($0.installationID) }
+        }
+    }
+
+    public func claimExpansion(owner: String, now: Date, leaseUntil: Date) async throws -> OutboxExpansion? {
+        let offset = try await clock.offset()
+        guard
+            let row = try await database.query(
+                """
+                UPDATE outbox_expansions SET lease_owner = \(owner), lease_until = \(OutboxRows.milliseconds(leaseUntil) + offset)
+                WHERE notification_id = (
+                    SELECT notification_id FROM outbox_expansions
+                    WHERE coalesce(lease_until, 0) <= \(OutboxRows.milliseconds(now) + offset)
+                    ORDER BY accepted_at LIMIT 1 FOR UPDATE SKIP LOCKED)
+                RETURNING notification_id, accepted_at, selection::text, cursor
+                """
+            ).first
+        else { return nil }
+        let (id, acceptedAt, selection, cursor) = try row.decode((String, Int64, String, String?).self)
+        return OutboxExpansion(
+            notificationID: id, acceptedAt: OutboxRows.date(acceptedAt), selection: try OutboxRows.selection(selection),
+            cursor: cursor)
     }
 
     public func notificationID(idempotencyKey: String, serverKey: String, since date: Date) async throws -> String? {
@@ -209,6 +279,10 @@ public final class PostgresOutbox: Outbox {
         let offset = try await clock.offset()
         _ = try await database.query(
             """
+            WITH expansion AS (
+                UPDATE outbox_expansions SET lease_until = \(OutboxRows.milliseconds(date) + offset)
+                WHERE notification_id = \(notificationID) AND lease_owner = \(owner)
+            )
             UPDATE outbox_deliveries SET lease_until = \(OutboxRows.milliseconds(date) + offset)
             WHERE notification_id = \(notificationID) AND state || '' = 'pending' AND lease_owner = \(owner)
             """)
@@ -232,6 +306,10 @@ public final class PostgresOutbox: Outbox {
     public func release(owner: String) async throws {
         _ = try await database.query(
             """
+            WITH expansions AS (
+                UPDATE outbox_expansions SET lease_owner = NULL, lease_until = NULL
+                WHERE lease_owner = \(owner) OR starts_with(lease_owner, \(owner + "#"))
+            )
             UPDATE outbox_deliveries SET lease_owner = NULL, lease_until = NULL
             WHERE state = 'pending' AND (lease_owner = \(owner) OR starts_with(lease_owner, \(owner + "#")))
             """)

@@ -83,6 +83,74 @@ public final class SQLiteOutbox: Outbox {
                 """,
             arguments: [rows.notificationID, rows.enqueuedAt, rows.due, rows.leaseOwner, rows.leaseUntil, rows.json]
         )
+        if let expansion = writes.expansion {
+            try db.execute(
+                sql: """
+                    INSERT INTO outbox_expansions (notification_id, accepted_at, selection, lease_owner, lease_until)
+                    VALUES (?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    expansion.notificationID, expansion.acceptedAt, try expansion.selectionJSON(), expansion.leaseOwner,
+                    expansion.leaseUntil,
+                ])
+        }
+    }
+
+    public func expand(
+        _ notificationID: String, owner: String, deliveries: [OutboxDelivery], cursor: String?, finished: Bool,
+        leaseUntil: Date
+    ) async throws -> [OutboxDelivery]? {
+        let until = OutboxRows.milliseconds(leaseUntil)
+        let json = OutboxRows.deliveries(deliveries)
+        return try await database.write { db -> [OutboxDelivery]? in
+            try db.execute(
+                sql:
+                    "UPDATE outbox_expansions SET cursor = ?, lease_until = ? WHERE notification_id = ? AND lease_owner = ?",
+                arguments: [cursor, until, notificationID, owner])
+            guard db.changesCount == 1 else { return nil }
+            // Due since the trigger was accepted, as the deliveries of a notification
+            // written whole are.
+            let stored = try String.fetchSet(
+                db,
+                sql: """
+                    INSERT OR IGNORE INTO outbox_deliveries (notification_id, installation_id, token_kind, token,
+                        push_id, state, attempts, enqueued_at, next_attempt_at, lease_owner, lease_until)
+                    SELECT n.id, value ->> 0, value ->> 1, value ->> 2, value ->> 3, 'pending', 0, n.created_at,
+                        n.created_at, ?, ?
+                    FROM outbox_notifications AS n, json_each(?) WHERE n.id = ?
+                        AND NOT EXISTS (
+                            SELECT 1 FROM outbox_deliveries AS d WHERE d.notification_id = n.id AND d.token = value ->> 2)
+                    RETURNING installation_id
+                    """,
+                arguments: [owner, until, json, notificationID])
+            if finished {
+                try db.execute(
+                    sql: "DELETE FROM outbox_expansions WHERE notification_id = ?", arguments: [notificationID])
+            }
+            return deliveries.filter { stored.contains($0.installationID) }
+        }
+    }
+
+    public func claimExpansion(owner: String, now: Date, leaseUntil: Date) async throws -> OutboxExpansion? {
+        let now = OutboxRows.milliseconds(now)
+        let until = OutboxRows.milliseconds(leaseUntil)
+        return try await database.write { db in
+            try Row.fetchOne(
+                db,
+                sql: """
+                    UPDATE outbox_expansions SET lease_owner = ?, lease_until = ?
+                    WHERE notification_id = (
+                        SELECT notification_id FROM outbox_expansions
+                        WHERE lease_until IS NULL OR lease_until <= ? ORDER BY accepted_at LIMIT 1)
+                    RETURNING notification_id, accepted_at, selection, cursor
+                    """,
+                arguments: [owner, until, now]
+            ).map { row in
+                OutboxExpansion(
+                    notificationID: row[0], acceptedAt: OutboxRows.date(row[1]),
+                    selection: try OutboxRows.selection(row[2]), cursor: row[3])
+            }
+        }
     }
 
     public func notificationID(idempotencyKey: String, serverKey: String, since date: Date) async throws -> String? {
@@ -179,6 +247,9 @@ public final class SQLiteOutbox: Outbox {
                     """,
                 arguments: [until, notificationID, owner]
             )
+            try db.execute(
+                sql: "UPDATE outbox_expansions SET lease_until = ? WHERE notification_id = ? AND lease_owner = ?",
+                arguments: [until, notificationID, owner])
         }
     }
 
@@ -208,6 +279,13 @@ public final class SQLiteOutbox: Outbox {
                 sql: """
                     UPDATE outbox_deliveries SET lease_owner = NULL, lease_until = NULL
                     WHERE state = 'pending' AND (lease_owner = ? OR substr(lease_owner, 1, length(?2)) = ?2)
+                    """,
+                arguments: [owner, owner + "#"]
+            )
+            try db.execute(
+                sql: """
+                    UPDATE outbox_expansions SET lease_owner = NULL, lease_until = NULL
+                    WHERE lease_owner = ? OR substr(lease_owner, 1, length(?2)) = ?2
                     """,
                 arguments: [owner, owner + "#"]
             )

@@ -32,8 +32,15 @@ public actor InMemoryOutbox: Outbox {
     /// What a primary key refuses in the SQL outboxes.
     struct DuplicateRow: Error {}
 
+    private struct ExpansionState {
+        var expansion: OutboxExpansion
+        var leaseOwner: String?
+        var leaseUntil: Int64?
+    }
+
     private var notifications: [String: NotificationRow] = [:]
     private var deliveries: [DeliveryKey: DeliveryRow] = [:]
+    private var expansions: [String: ExpansionState] = [:]
 
     public init() {}
 
@@ -77,8 +84,45 @@ public actor InMemoryOutbox: Outbox {
                     enqueuedAt: rows.enqueuedAt, nextAttemptAt: rows.due, leaseOwner: rows.leaseOwner,
                     leaseUntil: rows.leaseUntil)
             }
+            if let expansion = request.expansion, let row = writes.expansion {
+                expansions[expansion.notificationID] = ExpansionState(
+                    expansion: expansion, leaseOwner: row.leaseOwner, leaseUntil: row.leaseUntil)
+            }
             return writes.result
         }
+    }
+
+    public func expand(
+        _ notificationID: String, owner: String, deliveries stored: [OutboxDelivery], cursor: String?,
+        finished: Bool, leaseUntil: Date
+    ) -> [OutboxDelivery]? {
+        guard expansions[notificationID]?.leaseOwner == owner, let notification = notifications[notificationID] else {
+            return nil
+        }
+        let until = OutboxRows.milliseconds(leaseUntil)
+        expansions[notificationID]?.expansion.cursor = cursor
+        expansions[notificationID]?.leaseUntil = until
+        if finished { expansions[notificationID] = nil }
+        var tokens = Set(deliveries.filter { $0.key.notificationID == notificationID }.map(\.value.delivery.token))
+        return stored.filter { delivery in
+            let key = DeliveryKey(notificationID: notificationID, installationID: delivery.installationID)
+            guard deliveries[key] == nil, tokens.insert(delivery.token).inserted else { return false }
+            deliveries[key] = DeliveryRow(
+                delivery: delivery, enqueuedAt: notification.createdAt, nextAttemptAt: notification.createdAt,
+                leaseOwner: owner, leaseUntil: until)
+            return true
+        }
+    }
+
+    public func claimExpansion(owner: String, now: Date, leaseUntil: Date) -> OutboxExpansion? {
+        let now = OutboxRows.milliseconds(now)
+        guard
+            let id = expansions.filter({ ($0.value.leaseUntil ?? .min) <= now })
+                .min(by: { $0.value.expansion.acceptedAt < $1.value.expansion.acceptedAt })?.key
+        else { return nil }
+        expansions[id]?.leaseOwner = owner
+        expansions[id]?.leaseUntil = OutboxRows.milliseconds(leaseUntil)
+        return expansions[id]?.expansion
     }
 
     public func cancel(notificationID: String) -> Int {
@@ -174,6 +218,9 @@ public actor InMemoryOutbox: Outbox {
         where key.notificationID == notificationID && row.state == .pending && row.leaseOwner == owner {
             deliveries[key]?.leaseUntil = OutboxRows.milliseconds(date)
         }
+        if expansions[notificationID]?.leaseOwner == owner {
+            expansions[notificationID]?.leaseUntil = OutboxRows.milliseconds(date)
+        }
     }
 
     public func confirmLeases(owner: String, notificationID: String, installationIDs: [String], until date: Date)
@@ -189,6 +236,11 @@ public actor InMemoryOutbox: Outbox {
     }
 
     public func release(owner: String) {
+        for (id, state) in expansions
+        where state.leaseOwner == owner || state.leaseOwner?.hasPrefix(owner + "#") == true {
+            expansions[id]?.leaseOwner = nil
+            expansions[id]?.leaseUntil = nil
+        }
         for (key, row) in deliveries
         where row.state == .pending && (row.leaseOwner == owner || row.leaseOwner?.hasPrefix(owner + "#") == true) {
             deliveries[key]?.leaseOwner = nil

@@ -203,7 +203,7 @@ struct DeliveryTests {
 }
 
 /// Delivers, but only once opened.
-private final class GatedProvider: PushProvider {
+final class GatedProvider: PushProvider {
     private let gate = Completion<Bool>()
     private let count = Mutex(0)
     let deliveryName = "test"

@@ -64,4 +64,61 @@ struct LeaseHandOverTests {
             #expect(statuses.filter { $0.state == .delivered }.count == Self.devices)
         }
     }
+
+    @Test(
+        "an expansion whose expander died is taken over at its cursor by another process: each device once",
+        arguments: StoreKind.allCases)
+    func expansionTakenOver(kind: StoreKind) async throws {
+        try await kind.withDatabase { open in
+            let clock = TestClock()
+            let provider = ScriptedPushProvider()
+            let first = try await open()
+            let serverKey = ServerKey(hex: String(repeating: "5", count: 64))
+            let agentKey = AgentKey(cwd: "/srv/agent")
+            let collection = NamespacePaths.devices(of: agentKey, of: serverKey)
+            let registered = JSONValue.string(RFC3339.format(clock.now().addingTimeInterval(-60)))
+            var writes = [SeededNamespace.server(serverKey)]
+            for n in 0..<Self.devices {
+                writes.append(
+                    .set(
+                        try collection.document(String(format: "device-%04d", n)),
+                        [
+                            FieldName.apnsToken: .value(.string(String(format: "%064x", n))),
+                            FieldName.createdAt: .value(registered),
+                        ]))
+            }
+            try await first.store.commit(writes)
+            let notification = OutboxNotification(
+                id: RandomUUID.make(), serverKey: serverKey.hex, agentKey: agentKey.hex,
+                content: PushNotification(title: "T", body: "B", data: [:], collapseID: agentKey.hex),
+                createdAt: clock.now(), expiresAt: clock.now().addingTimeInterval(86_400))
+            // A gateway accepted the trigger, stored the first page, and died.
+            _ = try await first.outbox.enqueue(
+                EnqueueRequest(
+                    notification, deliveries: [], lease: .init(owner: "dead#1", until: clock.now() + 15),
+                    expansion: OutboxExpansion(
+                        notificationID: notification.id, acceptedAt: clock.now(), selection: .init())
+                ))
+            let firstPage = (0..<500).map {
+                OutboxDelivery(
+                    notificationID: notification.id, installationID: String(format: "device-%04d", $0),
+                    token: .apns(String(format: "%064x", $0)))
+            }
+            #expect(
+                try await first.outbox.expand(
+                    notification.id, owner: "dead#1", deliveries: firstPage, cursor: "device-0499", finished: false,
+                    leaseUntil: clock.now() + 15)?.count == 500)
+
+            clock.advance(by: 16)
+            let survivor = worker(try await open(), provider: provider, clock: clock, claimLimit: Self.devices)
+            #expect(try await survivor.retryDueDeliveries())
+            await survivor.firstTriesFinished()
+            while try await survivor.retryDueDeliveries() {}
+
+            let pushed = provider.sends.flatMap(\.targets).map(\.token.value)
+            #expect(pushed.count == Self.devices && Set(pushed).count == Self.devices, "each device once")
+            let statuses = try await first.outbox.statuses(of: notification.id)
+            #expect(statuses.count == Self.devices && statuses.allSatisfy { $0.state == .delivered })
+        }
+    }
 }

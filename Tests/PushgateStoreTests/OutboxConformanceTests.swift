@@ -228,6 +228,80 @@ struct OutboxConformanceTests {
         }
     }
 
+    @Test(
+        "an expansion stores its pages only while its holder holds it, each device once; a lapsed one is taken over at its cursor",
+        arguments: StoreKind.allCases)
+    func expansions(kind: StoreKind) async throws {
+        try await kind.withDatabase { open in
+            let outbox = try await open().outbox
+            let other = try await open().outbox
+            let stored = notification()
+            let selection = DeviceSelection(excludedInstallationID: "device-9", excludedTokens: ["tok\"en"])
+            let expansion = OutboxExpansion(notificationID: stored.id, acceptedAt: start, selection: selection)
+            #expect(
+                try await outbox.enqueue(
+                    EnqueueRequest(
+                        stored, deliveries: [], lease: .init(owner: "a#1", until: start + 30), expansion: expansion))
+                    == .created)
+            #expect(try await other.claimExpansion(owner: "b#1", now: start + 29, leaseUntil: start + 60) == nil)
+            let page = try deliveries(of: stored, count: 3)
+            #expect(
+                try await other.expand(
+                    stored.id, owner: "b#1", deliveries: page, cursor: "device-2", finished: false,
+                    leaseUntil: start + 60) == nil, "not its holder: nothing stored")
+            #expect(try await outbox.statuses(of: stored.id).isEmpty)
+            let first = try await outbox.expand(
+                stored.id, owner: "a#1", deliveries: Array(page.prefix(2)), cursor: "device-1", finished: false,
+                leaseUntil: start + 40)
+            #expect(first?.map(\.installationID) == ["device-0", "device-1"])
+            #expect(
+                try await outbox.claim(owner: "c", now: start + 39, leaseUntil: start + 90, limit: 10).isEmpty,
+                "a page is born leased to its expander, due since the trigger")
+
+            // The expander died; another worker goes on after its cursor.
+            let takenOver = try #require(
+                try await other.claimExpansion(owner: "b#1", now: start + 40, leaseUntil: start + 70))
+            #expect(
+                takenOver
+                    == OutboxExpansion(
+                        notificationID: stored.id, acceptedAt: start, selection: selection, cursor: "device-1"))
+            #expect(
+                try await outbox.expand(
+                    stored.id, owner: "a#1", deliveries: page, cursor: "device-2", finished: true,
+                    leaseUntil: start + 70) == nil, "the dead holder's late write stores nothing")
+            let rest = try await other.expand(
+                stored.id, owner: "b#1", deliveries: page, cursor: "device-2", finished: true, leaseUntil: start + 70)
+            #expect(rest?.map(\.installationID) == ["device-2"], "a device already stored is not stored twice")
+            #expect(try await outbox.statuses(of: stored.id).count == 3)
+            #expect(try await other.claimExpansion(owner: "c#1", now: start + 999, leaseUntil: start + 1030) == nil)
+            let due = try await outbox.claim(owner: "c", now: start + 70, leaseUntil: start + 90, limit: 10)
+            #expect(due.count == 3 && due.first?.attempts == 0, "leases that ran out are claimed as any are")
+        }
+    }
+
+    @Test("an expansion stored without a lease, or given back, is claimable at once", arguments: StoreKind.allCases)
+    func expansionRelease(kind: StoreKind) async throws {
+        try await kind.withDatabase { open in
+            let outbox = try await open().outbox
+            let unleased = notification()
+            let leased = notification()
+            for (stored, lease) in [(unleased, nil), (leased, EnqueueRequest.Lease(owner: "a#2", until: start + 30))] {
+                _ = try await outbox.enqueue(
+                    EnqueueRequest(
+                        stored, deliveries: [], lease: lease,
+                        expansion: OutboxExpansion(notificationID: stored.id, acceptedAt: start, selection: .init())))
+            }
+            #expect(
+                try await outbox.claimExpansion(owner: "b", now: start, leaseUntil: start + 30)?.notificationID
+                    == unleased.id)
+            #expect(try await outbox.claimExpansion(owner: "b", now: start, leaseUntil: start + 30) == nil)
+            try await outbox.release(owner: "a")
+            #expect(
+                try await outbox.claimExpansion(owner: "b", now: start, leaseUntil: start + 30)?.notificationID
+                    == leased.id)
+        }
+    }
+
     @Test("tallies count a notification's deliveries as its statuses do, in one query", arguments: StoreKind.allCases)
     func tallies(kind: StoreKind) async throws {
         try await kind.withDatabase { open in

@@ -36,6 +36,10 @@ public struct EnqueueRequest: Sendable {
     /// lacks are added), else stores it held until `coalescing.heldUntil` (see
     /// ``OutboxCoalescing``); `dueAt` and `lease` are then not used.
     public let coalescing: OutboxCoalescing?
+    /// Set for a notification whose deliveries are made page by page as they are sent
+    /// (``Outbox/expand(_:owner:deliveries:cursor:finished:leaseUntil:)``): it is
+    /// stored with `lease`, `deliveries` empty; not with coalescing.
+    public let expansion: OutboxExpansion?
 
     /// `dueAt` defaults to the notification's creation.
     public init(
@@ -44,13 +48,16 @@ public struct EnqueueRequest: Sendable {
         dueAt: Date? = nil,
         idempotency: Idempotency? = nil,
         lease: Lease? = nil,
-        coalescing: OutboxCoalescing? = nil
+        coalescing: OutboxCoalescing? = nil,
+        expansion: OutboxExpansion? = nil
     ) {
+        precondition(expansion == nil || (deliveries.isEmpty && coalescing == nil))
         self.notification = notification
         self.deliveries = deliveries
         self.dueAt = dueAt ?? notification.createdAt
         self.idempotency = idempotency
         self.lease = lease
         self.coalescing = coalescing
+        self.expansion = expansion
     }
 }

@@ -41,10 +41,27 @@ public protocol Outbox: Sendable {
     /// by `owner`: a delivery is finished once, by its holder.
     func record(_ updates: [DeliveryUpdate], owner: String, now: Date) async throws
 
-    /// Keeps `owner`'s leases on a notification's pending deliveries until `date`: a
-    /// long first try renews them while it runs, so that the lease can stay short
-    /// (and a crashed worker's deliveries are taken over soon).
+    /// Keeps `owner`'s leases on a notification's pending deliveries, and on its
+    /// expansion, until `date`: a long first try renews them while it runs, so that
+    /// the lease can stay short (and a crashed worker's deliveries are taken over soon).
     func extendLeases(owner: String, notificationID: String, until date: Date) async throws
+
+    /// Stores the next page of an expansion (see ``OutboxExpansion``), only while
+    /// `owner` holds it: `deliveries` (of the devices after the cursor, up to
+    /// `cursor`), leased to `owner` until `leaseUntil`, but those of an installation or
+    /// a token the notification has already (a page stored twice by a worker that took
+    /// over; a phone registered twice found on a later page); moves the cursor and
+    /// renews the expansion's lease, or ends the expansion when `finished`. In one
+    /// transaction. Answers the deliveries stored, to send; `nil` when `owner` no
+    /// longer holds the expansion (stored nothing).
+    func expand(
+        _ notificationID: String, owner: String, deliveries: [OutboxDelivery], cursor: String?, finished: Bool,
+        leaseUntil: Date
+    ) async throws -> [OutboxDelivery]?
+
+    /// Leases an expansion nobody holds (its expander died, or it was stored unleased
+    /// for want of room) until `leaseUntil`, the oldest first.
+    func claimExpansion(owner: String, now: Date, leaseUntil: Date) async throws -> OutboxExpansion?
 
     /// Renews `owner`'s leases on some deliveries of a notification just before they
     /// are sent, and answers which of them it still holds (pending, leased by
@@ -53,9 +70,9 @@ public protocol Outbox: Sendable {
     func confirmLeases(owner: String, notificationID: String, installationIDs: [String], until date: Date)
         async throws -> Set<String>
 
-    /// Gives up the leases on deliveries still pending held by `owner` or by one of
-    /// its tries (an owner `owner#…`), so another worker (or this one after a
-    /// restart) takes them at once.
+    /// Gives up the leases on deliveries still pending and on expansions held by
+    /// `owner` or by one of its tries (an owner `owner#…`), so another worker (or this
+    /// one after a restart) takes them at once.
     func release(owner: String) async throws
 
     /// Every delivery of a notification, by installation id; for an event folded into

@@ -18,7 +18,11 @@ public struct DeliveryPolicy: Sendable, Hashable {
     /// still pending (`PUSHGATE_TRIGGER_WAIT`).
     public var triggerWait: Duration = .seconds(2)
     /// The most devices a trigger's answer lists one by one
-    /// (`PUSHGATE_ANSWER_MAX_DEVICES`); above, it gives the counts alone.
+    /// (`PUSHGATE_ANSWER_MAX_DEVICES`); above, it gives the counts alone, and the
+    /// agent's deliveries are made page by page while its first pushes go out
+    /// (``OutboxExpansion``) rather than written whole before, so that the trigger
+    /// answers within `triggerWait` however big the agent. (A coalesced event, an
+    /// approval with an id, and one installation's event are always written whole.)
     public var answerMaxDevices = 1_000
     /// How long a repeated trigger (same idempotency key) is recognised.
     public var idempotencyWindow: Duration = .seconds(86_400)

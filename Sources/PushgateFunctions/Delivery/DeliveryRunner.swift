@@ -37,6 +37,10 @@ public struct DeliveryRunner: Sendable {
     public struct Report: Sendable, Hashable {
         /// The push service refused the gateway's configuration.
         public var configurationError: String?
+
+        mutating func add(_ other: Report) {
+            configurationError = configurationError ?? other.configurationError
+        }
     }
 
     /// Tries `deliveries` (leased to `owner` until `leasedUntil`) of `notification`
@@ -80,6 +84,59 @@ public struct DeliveryRunner: Sendable {
         }
         if let error = firstError.error { throw error }
         return Report(configurationError: outcomes.lazy.compactMap(\.configurationErrorReason).first)
+    }
+
+    /// Makes the deliveries of `expansion` page by page from its agent's devices and
+    /// tries each page once as soon as it is stored, all leased to `owner`. Up to
+    /// `fanOut.maxConcurrentChunks` pages are out at a time: the first pushes go out
+    /// while later pages are still being read, and memory holds a few pages, never
+    /// the agent. Stops after the last page, or when another worker took the
+    /// expansion over (its lease ran out).
+    public func expand(_ expansion: OutboxExpansion, of notification: OutboxNotification, owner: String)
+        async throws -> Report
+    {
+        let collection = NamespacePaths.devices(
+            of: AgentKey(hex: notification.agentKey), of: ServerKey(hex: notification.serverKey))
+        var cursor = expansion.cursor
+        var report = Report()
+        try await withThrowingTaskGroup(of: Report.self) { group in
+            var running = 0
+            while true {
+                // A slot first, then the page: a page's leases start when it is stored.
+                if running == fanOut.maxConcurrentChunks, let done = try await group.next() {
+                    running -= 1
+                    report.add(done)
+                }
+                let page = try await store.documents(in: collection, after: cursor, limit: fanOut.chunkSize)
+                let finished = page.count < fanOut.chunkSize
+                cursor = page.last?.path.documentID ?? cursor
+                let leaseUntil = now().addingTimeInterval(policy.lease.seconds)
+                guard
+                    let stored = try await outbox.expand(
+                        notification.id, owner: owner, deliveries: Self.deliveries(of: page, in: expansion),
+                        cursor: cursor, finished: finished, leaseUntil: leaseUntil)
+                else { break }
+                if !stored.isEmpty {
+                    running += 1
+                    group.addTask { try await run(stored, of: notification, owner: owner, leasedUntil: leaseUntil) }
+                }
+                if finished { break }
+            }
+            for try await done in group { report.add(done) }
+        }
+        return report
+    }
+
+    /// One page's deliveries: its devices registered by the trigger's acceptance that
+    /// the caller did not exclude, each phone once within the page (the outbox keeps
+    /// one delivery per installation).
+    static func deliveries(of page: [Document], in expansion: OutboxExpansion) -> [OutboxDelivery] {
+        let devices = page.filter { document in
+            guard let createdAt = document.string(FieldName.createdAt).flatMap(RFC3339.parse) else { return true }
+            return createdAt <= expansion.acceptedAt
+        }.map(DeviceRecord.init(document:))
+        return OutboxDelivery.deliveries(
+            to: expansion.selection.apply(to: devices).selected, of: expansion.notificationID)
     }
 
     /// The devices to send to; with badges, each with its installation's count of

@@ -92,8 +92,15 @@ public final class DeliveryWorker: Service, Sendable {
         }
         await whenStored(stored)
         guard let lease = request.lease else { return Submission(stored: stored, firstTry: nil) }
-        return Submission(
-            stored: stored, firstTry: startFirstTry(request.deliveries, of: request.notification, lease: lease))
+        let (notification, deliveries, expansion) = (request.notification, request.deliveries, request.expansion)
+        let firstTry = inBackground(load: count) { [runner] in
+            if let expansion {
+                try await runner.expand(expansion, of: notification, owner: lease.owner)
+            } else {
+                try await runner.run(deliveries, of: notification, owner: lease.owner, leasedUntil: lease.until)
+            }
+        }
+        return Submission(stored: stored, firstTry: firstTry)
     }
 
     /// The lease owner of a new try.
@@ -101,11 +108,12 @@ public final class DeliveryWorker: Service, Sendable {
         "\(owner)#\(nextTry.add(1, ordering: .relaxed).newValue)"
     }
 
-    /// Starts the first try of deliveries stored under `lease`; the answer completes
-    /// when that try is recorded. Runs whether or not anyone waits.
-    private func startFirstTry(
-        _ deliveries: [OutboxDelivery], of notification: OutboxNotification, lease: EnqueueRequest.Lease
-    ) -> Completion<DeliveryRunner.Report> {
+    /// Starts a try in the background (a notification's first try, or an expansion
+    /// taken over) holding `load` deliveries; the answer completes when the try is
+    /// recorded. Runs whether or not anyone waits.
+    private func inBackground(load: Int, _ work: @escaping @Sendable () async throws -> DeliveryRunner.Report)
+        -> Completion<DeliveryRunner.Report>
+    {
         let completion = Completion<DeliveryRunner.Report>()
         let id = nextFirstTry.add(1, ordering: .relaxed).newValue
         firstTries.withLock { $0[id] = FirstTry(completion: completion) }
@@ -117,16 +125,14 @@ public final class DeliveryWorker: Service, Sendable {
                 // Not the trigger's short lock wait: recording what was sent must not
                 // give up while another process holds the store (the push would go
                 // out again once the lease runs out).
-                report = try await StoreLockWait.$limit.withValue(nil) {
-                    try await runner.run(deliveries, of: notification, owner: lease.owner, leasedUntil: lease.until)
-                }
+                report = try await StoreLockWait.$limit.withValue(nil) { try await work() }
             } catch {
                 // The deliveries stay pending under this worker's lease; they are
                 // claimed again once it runs out.
                 logger.error("a first try could not be recorded", metadata: ["error": "\(error)"])
             }
             firstTries.withLock { _ = $0.removeValue(forKey: id) }
-            firstTryLoad.withLock { $0 -= deliveries.count }
+            firstTryLoad.withLock { $0 -= load }
             completion.complete(report)
         }
         firstTries.withLock { $0[id]?.task = task }  // unless it already finished
@@ -199,7 +205,8 @@ public final class DeliveryWorker: Service, Sendable {
         let claimed = try await StoreLockWait.$limit.withValue(StoreLockWait.request) {
             try await outbox.claim(owner: owner, now: now(), leaseUntil: leaseUntil, limit: policy.claimLimit)
         }
-        guard !claimed.isEmpty else { return false }
+        let expanding = try await takeOverExpansion()
+        guard !claimed.isEmpty else { return expanding }
         try await withThrowingTaskGroup(of: Void.self) { group in
             for (notificationID, deliveries) in Dictionary(grouping: claimed, by: \.notificationID) {
                 group.addTask {
@@ -209,6 +216,21 @@ public final class DeliveryWorker: Service, Sendable {
             }
             try await group.waitForAll()
         }
+        return true
+    }
+
+    /// Takes over an expansion nobody holds (its expander died, or it was stored
+    /// without a lease for want of room) and goes on with it in the background from
+    /// its cursor; `false` when there was none.
+    private func takeOverExpansion() async throws -> Bool {
+        let owner = tryOwner()
+        let claimed = try await StoreLockWait.$limit.withValue(StoreLockWait.request) {
+            try await outbox.claimExpansion(
+                owner: owner, now: now(), leaseUntil: now().addingTimeInterval(policy.lease.seconds))
+        }
+        guard let expansion = claimed else { return false }
+        guard let notification = try await outbox.notification(id: expansion.notificationID) else { return true }
+        _ = inBackground(load: 0) { [runner] in try await runner.expand(expansion, of: notification, owner: owner) }
         return true
     }
 

@@ -105,9 +105,10 @@ extension TriggerAnswer {
     /// The answer from the outbox's count of the deliveries; each device listed from
     /// `statuses` when given (their tallies are then the counts), else the list left
     /// out (`responses_omitted`): an agent too big to list within the proxy's timeout.
+    /// `unexpanded`: devices of an expansion still to be read, counted as pending.
     init(
-        _ tallies: [DeliveryTally], statuses: [DeliveryStatus]?, serverKey: ServerKey, agentKey: AgentKey?,
-        delivery: String, configurationError: String?, duplicate: Bool
+        _ tallies: [DeliveryTally], statuses: [DeliveryStatus]?, unexpanded: Int = 0, serverKey: ServerKey,
+        agentKey: AgentKey?, delivery: String, configurationError: String?, duplicate: Bool
     ) {
         let tallies = statuses.map(DeliveryTally.of) ?? tallies
         func count(where include: (DeliveryTally) -> Bool) -> Int {
@@ -121,11 +122,11 @@ extension TriggerAnswer {
         self.init(
             serverKey: serverKey,
             agentKey: agentKey,
-            deviceCount: count { _ in true },
+            deviceCount: count { _ in true } + unexpanded,
             successCount: count { $0.state == .delivered },
             failureCount: errors.values.reduce(0, +),
             removedCount: count(where: \.removed),
-            pendingCount: count { $0.state == .pending },
+            pendingCount: count { $0.state == .pending } + unexpanded,
             errors: errors.isEmpty ? nil : errors,
             delivery: delivery,
             configurationError: configurationError,

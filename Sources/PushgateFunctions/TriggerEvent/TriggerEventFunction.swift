@@ -79,6 +79,14 @@ public struct TriggerEventFunction: Sendable {
                 accepted: false)
         }
 
+        if let agentKey, request.selection.onlyInstallationID == nil {
+            let devices = try await store.count(in: NamespacePaths.devices(of: agentKey, of: serverKey), upTo: .max)
+            if devices > policy.answerMaxDevices,
+                let result = try await expand(request, serverKey: serverKey, agentKey: agentKey, devices: devices)
+            {
+                return result
+            }
+        }
         async let agent = agentDocument(agentKey, of: serverKey)
         let deviceRecords = try await devices(of: agentKey, serverKey: serverKey, only: request.selection)
         var request = request
@@ -134,6 +142,56 @@ public struct TriggerEventFunction: Sendable {
                 "excluded": "\(answer.excluded)",
             ]
         )
+        return Result(answer: answer, accepted: !request.wait)
+    }
+
+    /// A trigger for an agent of more devices (`devices`, counted now) than its
+    /// answer lists (`policy.answerMaxDevices`): stores the notification with an expansion (see
+    /// ``OutboxExpansion``) and answers after the first pages' tries or after
+    /// `triggerWait`, the devices not yet read counted as pending. `nil` when the
+    /// event must be written whole (coalesced, or an approval that keeps a record of
+    /// its devices).
+    private func expand(_ request: TriggerRequest, serverKey: ServerKey, agentKey: AgentKey, devices: Int)
+        async throws -> Result?
+    {
+        let type = request.event.type
+        let plan = TriggerPlan(
+            request, serverKey: serverKey, agentKey: agentKey,
+            agentDisplayName: try await agentDocument(agentKey, of: serverKey)?.string(FieldName.agentDisplayName),
+            devices: [], rules: policy.triggerRules, now: now())
+        guard plan.coalescing == nil, plan.resolvable == nil else { return nil }
+        var selection = request.selection
+        // Pages are selected one by one: the excluded installation's tokens are
+        // known before the first.
+        selection.excludedTokens.formUnion(
+            try await tokensOfExcludedInstallation(selection, among: [], serverKey: serverKey))
+        let expansion = OutboxExpansion(
+            notificationID: plan.notification.id, acceptedAt: plan.notification.createdAt, selection: selection)
+        let submission = try await worker.submit(
+            EnqueueRequest(plan.notification, deliveries: [], idempotency: plan.idempotency, expansion: expansion))
+        if case .duplicate(let earlier) = submission.stored {
+            return try await duplicate(of: earlier, type: type, serverKey: serverKey, agentKey: agentKey)
+        }
+        await record(serverKey, plan.bookkeeping, at: plan.notification.createdAt)
+        FunctionMetrics.trigger(type, .accepted)
+        FunctionMetrics.devicesNotified(devices, type: type)
+        let report = request.wait ? await submission.firstTry?.wait(upTo: policy.triggerWait) : nil
+        let tallies = try await outbox.tallies(of: plan.notification.id)
+        let expanded = tallies.lazy.map(\.count).reduce(0, +)
+        var answer = TriggerAnswer(
+            tallies, statuses: nil, unexpanded: report == nil ? max(0, devices - expanded) : 0, serverKey: serverKey,
+            agentKey: agentKey, delivery: worker.deliveryName, configurationError: report?.configurationError,
+            duplicate: false)
+        answer.describe(plan)
+        // Once expanded, the devices counted that got no delivery were left out.
+        if report != nil { answer.excluded = max(0, devices - expanded) }
+        logger.info(
+            "event fan-out",
+            metadata: [
+                "type": "\(type)", "agent": "\(agentKey.hex.prefix(12))", "devices": "\(answer.deviceCount)",
+                "delivered": "\(answer.successCount)", "failed": "\(answer.failureCount)",
+                "pending": "\(answer.pendingCount)", "expanded": "\(report != nil)",
+            ])
         return Result(answer: answer, accepted: !request.wait)
     }
 
