@@ -13,10 +13,16 @@
 #   RECOVERY=0                         skip the kill -9 recovery measurement
 #   STORES="sqlite postgres"           the stores to measure, side by side in one run
 #                                      (PostgreSQL: a throw-away cluster, fsync on)
+#   MODE=answer                        the proxy's view: the gateway's own trigger wait
+#                                      (2 s) and lease, the stand-in logging every push
+#   MODE=latency                       300 triggers to single-device agents, one at a time
 #
 # Prints, per N: the trigger's wall time (request to answer, which comes after the
 # last push's answer), pushes per second, that ÷ the ceiling, and the gateway's
-# peak resident memory so far.
+# peak resident memory so far. MODE=answer prints, per N: the time to the answer and
+# to the first push at the stand-in, pushes per second until the last push, ÷ the
+# ceiling, the pushes sent twice, and the peak memory. MODE=latency prints the p50
+# and p99 of client send → that push at the stand-in. (APNs through nginx only.)
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 sizes=("$@"); [ ${#sizes[@]} -gt 0 ] || sizes=(1000 10000 100000)
@@ -25,6 +31,7 @@ provider="${PROVIDER:-apns}"
 fcm_stand_in="$root/../shared/bench/fcm-nginx"
 connections="${CONNECTIONS:-2}"
 stores="${STORES:-sqlite postgres}"
+mode="${MODE:-throughput}"
 
 need=()
 command -v nginx >/dev/null || need+=(nginx-light)
@@ -101,7 +108,10 @@ if [ "$stand_in" = nginx ]; then
     openssl x509 -req -in "$work/server.csr" -CA "$work/ca.crt" -CAkey "$work/ca.key" -CAcreateserial \
         -days 2 -sha256 -extfile "$work/ext" -out "$work/server.crt" 2>/dev/null
     mkdir -p "$work/tmp"
-    sed "s#@DIR@#$work#g; s#@PORT@#$apns_port#g" "$root/bench/apns-nginx/nginx.conf.template" >"$work/nginx.conf"
+    access_log=off
+    [ "$mode" = throughput ] || access_log="$work/access.log pushes buffer=256k flush=1s"
+    sed "s#@DIR@#$work#g; s#@PORT@#$apns_port#g; s#@ACCESS_LOG@#$access_log#g" \
+        "$root/bench/apns-nginx/nginx.conf.template" >"$work/nginx.conf"
     nginx -p "$work/" -c "$work/nginx.conf" -e "$work/error.log"
     export PUSHGATE_APNS_CA_FILE="$work/ca.crt"
     stand_in_pid_file="$work/nginx.pid"
@@ -136,8 +146,9 @@ fi
 
 secret="benchmark-secret-0123456789abcdefgh"
 server_key="$(printf '%s' "$secret" | sha256sum | cut -d' ' -f1)"
-# The answer waits for the whole first try, so that it marks the last push.
-export PUSHGATE_TRIGGER_WAIT=600
+# The answer waits for the whole first try, so that it marks the last push (but
+# where the proxy's view is measured).
+[ "$mode" != throughput ] || export PUSHGATE_TRIGGER_WAIT=600
 # Speed is measured, not the rate limits or the caps on growth.
 export PUSHGATE_RATE_PER_SECRET=0 PUSHGATE_RATE_PER_ADDRESS=0 PUSHGATE_NEW_NAMESPACES_PER_ADDRESS=0 \
     PUSHGATE_MAX_DEVICES_PER_AGENT=10000000 PUSHGATE_METRICS_LISTEN=off
@@ -155,11 +166,13 @@ database() { # store label → the gateway's PUSHGATE_DATABASE (a new PostgreSQL
     fi
 }
 
-seed() { # database cwd n: N device documents straight into the store (registering
-         # 100,000 through the API would measure registrations, not the fan-out)
-    python3 - "$1" "$server_key" "$2" "$3" "$provider" <<'PY'
+seed() { # database cwd n [first]: N device documents straight into the store (registering
+         # 100,000 through the API would measure registrations, not the fan-out),
+         # numbered (and their tokens) from `first`
+    python3 - "$1" "$server_key" "$2" "$3" "$provider" "${4:-0}" <<'PY'
 import hashlib, json, sqlite3, subprocess, sys
 db, server_key, cwd, n, provider = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5]
+first = int(sys.argv[6])
 # FCM registration tokens are ~160 characters: "<instance id>:APA91b<…>".
 token_field = "fcmToken" if provider == "fcm" else "apnsToken"
 token = (lambda i: "c%010d:APA91b" % i + "x" * 140) if provider == "fcm" else (lambda i: f"{i:064x}")
@@ -168,7 +181,7 @@ parent = f"servers/{server_key}/agents/{agent_key}/devices"
 now = "2026-11-22T00:00:00.000Z"
 rows = [(f"{parent}/device-{i:06d}", parent, "devices", f"device-{i:06d}",
          json.dumps({token_field: token(i), "platform": "ios", "createdAt": now, "updatedAt": now}))
-        for i in range(n)]
+        for i in range(first, first + n)]
 # The server and agent documents a registration makes: a trigger reaches only a registered namespace.
 rows.append((f"servers/{server_key}", "servers", "servers", server_key, json.dumps({"createdAt": now, "lastSeenAt": now})))
 rows.append((f"servers/{server_key}/agents/{agent_key}", f"servers/{server_key}/agents", "agents", agent_key,
@@ -225,22 +238,120 @@ measure() { # binary label store: one trigger per size; prints a row each
     kill -TERM "$gateway_pid"; wait "$gateway_pid" 2>/dev/null || true
 }
 
+pushes_logged() { wc -l <"$work/access.log"; }
+new_access_log() { # empties the stand-in's log once what it buffered (the ceiling's requests) is written
+    sleep 1.2
+    : >"$work/access.log"
+}
+
+measure_answer() { # binary label store: one trigger per size as the proxy sends it; prints a row each
+    local db
+    db="$(database "$3" "$2")"
+    start_gateway "$1" "$2" "$db"
+    for n in "${sizes[@]}"; do
+        cwd="/bench/answer-$n"
+        seed "$db" "$cwd" "$n"
+        new_access_log
+        start=$(date +%s.%N)
+        trigger "$cwd" >/dev/null
+        answered=$(date +%s.%N)
+        # Every push logged, or none for 10 s (some never came).
+        last=-1 still=0
+        while [ "$still" -lt 100 ]; do
+            count="$(pushes_logged)"
+            [ "$count" -ge "$n" ] && sleep 2 && break  # and whatever comes twice after it
+            if [ "$count" = "$last" ]; then still=$((still + 1)); else still=0 last="$count"; fi
+            sleep 0.1
+        done
+        sleep 1.2  # nginx writes its log buffer every second
+        rss_kb="$(awk '/VmHWM/ {print $2}' "/proc/$gateway_pid/status")"
+        python3 - "$work/access.log" "$2" "$n" "$start" "$answered" "${ceiling:-0}" "$rss_kb" <<'PY'
+import sys
+log, label, n, start, answered, ceiling, rss_kb = sys.argv[1], sys.argv[2], int(sys.argv[3]), *map(float, sys.argv[4:])
+times, tokens = [], set()
+for line in open(log):
+    msec, token = line.split()
+    times.append(float(msec))
+    tokens.add(token)
+first, last = min(times), max(times)
+rate = len(tokens) / (last - start)
+print(f"{label:<18} {n:>10} {answered - start:>10.3f} {first - start:>12.3f} {rate:>12.0f} "
+      f"{(f'{rate / ceiling:.2f}' if ceiling else 'n/a'):>9} {len(tokens):>10} {len(times) - len(tokens):>8} "
+      f"{rss_kb / 1024:>9.1f} MiB")
+PY
+    done
+    kill -TERM "$gateway_pid"; wait "$gateway_pid" 2>/dev/null || true
+}
+
+measure_latency() { # binary label store: 300 triggers to single-device agents, one after another
+    local db
+    db="$(database "$3" "$2")"
+    start_gateway "$1" "$2" "$db"
+    for i in $(seq 0 299); do seed "$db" "/bench/latency-$i" 1 "$i"; done
+    new_access_log
+    python3 - "$gateway_port" "$secret" "$work/sends" <<'PY'
+import http.client, json, sys, time
+port, secret, out = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+connection = http.client.HTTPConnection("127.0.0.1", port)
+with open(out, "w") as sends:
+    for i in range(300):
+        body = json.dumps({"cwd": f"/bench/latency-{i}", "message_preview": "Benchmark reply: all tests pass."})
+        sent = time.time()
+        connection.request("POST", "/triggerReplyFinished", body,
+                           {"Authorization": f"Bearer {secret}", "Content-Type": "application/json"})
+        connection.getresponse().read()
+        sends.write(f"{i:064x} {sent}\n")
+        time.sleep(0.01)
+PY
+    sleep 1.5
+    python3 - "$work/access.log" "$work/sends" "$2" <<'PY'
+import statistics, sys
+pushed = {}
+for line in open(sys.argv[1]):
+    msec, token = line.split()
+    pushed.setdefault(token, float(msec))
+sent = dict(line.split() for line in open(sys.argv[2]))
+latencies = sorted((pushed[token] - float(at)) * 1000 for token, at in sent.items() if token in pushed)
+p99 = latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))]
+print(f"{sys.argv[3]:<18} {len(latencies):>6} of {len(sent)} pushed   p50 {statistics.median(latencies):6.1f} ms   p99 {p99:6.1f} ms")
+PY
+    kill -TERM "$gateway_pid"; wait "$gateway_pid" 2>/dev/null || true
+}
+
 printf '\nprovider: %s, stand-in: %s, gateway: %s connections, ceiling (h2load, same requests, %s connections): %s requests/s\n\n' \
     "$provider" "$stand_in" "$connections" "$connections" "${ceiling:-n/a}"
-printf '%-18s %10s %12s %14s %10s %10s %14s\n' "build / store" devices "trigger (s)" "pushes/s" "÷ ceiling" delivered "peak RSS"
+case "$mode" in
+throughput)
+    printf '%-18s %10s %12s %14s %10s %10s %14s\n' "build / store" devices "trigger (s)" "pushes/s" "÷ ceiling" delivered \
+        "peak RSS" ;;
+answer)
+    printf '%-18s %10s %10s %12s %12s %9s %10s %8s %13s\n' "build / store" devices "answer (s)" "1st push (s)" \
+        "pushes/s" "÷ ceiling" devices twice "peak RSS" ;;
+latency) ;;
+*) echo "MODE must be throughput, answer or latency, not '$mode'" >&2; exit 2 ;;
+esac
+[ "$mode" = throughput ] || [ "$provider$stand_in" = apnsnginx ] \
+    || { echo "MODE=$mode needs the nginx APNs stand-in" >&2; exit 2; }
+run() { # binary label store
+    case "$mode" in
+    throughput) measure "$@" ;;
+    answer) measure_answer "$@" ;;
+    latency) measure_latency "$@" ;;
+    esac
+}
 
 # BASELINE=<git revision>: the same benchmark on that revision's build, in the same run.
 if [ -n "${BASELINE:-}" ]; then
     baseline="$("$root/bench/build-baseline.sh" "$BASELINE")"
-    measure "$baseline" "baseline-sqlite" sqlite
+    run "$baseline" "baseline-sqlite" sqlite
 fi
 for store in $stores; do
-    measure "$pushgate" "current-$store" "$store"
+    run "$pushgate" "current-$store" "$store"
 done
 
 # Recovery: kill -9 the gateway right after it accepted a 20,000-device trigger,
 # start it again, and time until the outbox is empty (the lease must run out first).
-if [ "${RECOVERY:-1}" = 1 ]; then
+if [ "${RECOVERY:-1}" = 1 ] && [ "$mode" = throughput ]; then
     lease="${PUSHGATE_OUTBOX_LEASE:-15}"
     echo
     for store in $stores; do

@@ -25,32 +25,36 @@ public final class PostgresDocumentStore: DocumentStore {
         }
     }
 
-    public func documents(in collection: CollectionPath, selecting fieldMask: [String]?) async throws -> [Document] {
-        guard let fieldMask else {
-            return try await database.query(
-                """
-                SELECT document_id, fields::text FROM documents WHERE parent = \(collection.rawValue)
-                ORDER BY document_id
-                """
-            ).map { row in
-                let (id, json) = try row.decode((String, String).self)
-                let path = collection.storedDocument(id)
-                return Document(path: path, fields: try Self.fields(json, path: path.rawValue))
-            }
-        }
+    public func documents(
+        in collection: CollectionPath, selecting fieldMask: [String]?, after afterID: String?, limit: Int?
+    ) async throws -> [Document] {
         // With a mask, PostgreSQL extracts each field (NULL when absent): a fan-out reads
         // and parses one token per device, not whole documents.
-        var query = PostgresQuery(unsafeSQL: "SELECT document_id")
-        for name in fieldMask {
+        var query = PostgresQuery(
+            unsafeSQL: fieldMask == nil ? "SELECT document_id, fields::text" : "SELECT document_id")
+        for name in fieldMask ?? [] {
             query.binds.append(name)
             query.sql += ", (fields -> $\(query.binds.count))::text"
         }
         query.binds.append(collection.rawValue)
-        query.sql += " FROM documents WHERE parent = $\(query.binds.count) ORDER BY document_id"
+        query.sql += " FROM documents WHERE parent = $\(query.binds.count)"
+        if let afterID {
+            query.binds.append(afterID)
+            query.sql += " AND document_id > $\(query.binds.count)"
+        }
+        query.sql += " ORDER BY document_id"
+        if let limit {
+            query.binds.append(Int64(max(limit, 0)))
+            query.sql += " LIMIT $\(query.binds.count)"
+        }
         return try await database.query(query).map { row in
             var cells = row.makeIterator()
             let id = try cells.next()!.decode(String.self)
             let path = collection.storedDocument(id)
+            guard let fieldMask else {
+                return Document(
+                    path: path, fields: try Self.fields(try cells.next()!.decode(String.self), path: path.rawValue))
+            }
             var fields: [String: JSONValue] = [:]
             for name in fieldMask {
                 guard let json = try cells.next()!.decode(String?.self) else { continue }
@@ -61,18 +65,6 @@ public final class PostgresDocumentStore: DocumentStore {
             }
             return Document(path: path, fields: fields)
         }
-    }
-
-    public func documents(in collection: CollectionPath, after afterID: String?, limit: Int) async throws
-        -> [Document]
-    {
-        try await database.query(
-            """
-            SELECT path, fields::text FROM documents
-            WHERE parent = \(collection.rawValue) AND document_id > \(afterID ?? "")
-            ORDER BY document_id LIMIT \(Int64(max(limit, 0)))
-            """
-        ).map(Self.document(from:))
     }
 
     public func documents(at paths: [DocumentPath]) async throws -> [Document] {

@@ -27,13 +27,18 @@ public final class SQLiteDocumentStore: DocumentStore {
         }
     }
 
-    public func documents(in collection: CollectionPath, selecting fieldMask: [String]?) async throws -> [Document] {
+    public func documents(
+        in collection: CollectionPath, selecting fieldMask: [String]?, after afterID: String?, limit: Int?
+    ) async throws -> [Document] {
+        let arguments = [collection.rawValue] + (afterID.map { [$0] } ?? [])
+        let conditions =
+            "WHERE parent = ?\(afterID == nil ? "" : " AND document_id > ?") ORDER BY document_id"
+            + (limit.map { " LIMIT \(max($0, 0))" } ?? "")
         guard let fieldMask else {
             return try await read { db in
                 try Row.fetchAll(
-                    db,
-                    sql: "SELECT document_id, fields FROM documents WHERE parent = ? ORDER BY document_id",
-                    arguments: [collection.rawValue]
+                    db, sql: "SELECT document_id, fields FROM documents \(conditions)",
+                    arguments: StatementArguments(arguments)
                 ).map { row in
                     let path = collection.storedDocument(row[0])
                     return Document(path: path, fields: try Self.decodeFields(row[1], path: path.rawValue))
@@ -44,9 +49,9 @@ public final class SQLiteDocumentStore: DocumentStore {
         // document is parsed in Swift.
         let names = try fieldMask.map(Self.checkedFieldName)
         let columns = names.map { ", json_type(fields, '$.\($0)'), fields ->> '$.\($0)'" }.joined()
-        let sql = "SELECT document_id\(columns) FROM documents WHERE parent = ? ORDER BY document_id"
+        let sql = "SELECT document_id\(columns) FROM documents \(conditions)"
         return try await read { db in
-            let cursor = try Row.fetchCursor(db, sql: sql, arguments: [collection.rawValue])
+            let cursor = try Row.fetchCursor(db, sql: sql, arguments: StatementArguments(arguments))
             var documents: [Document] = []
             while let row = try cursor.next() {
                 let path = collection.storedDocument(row[0])
@@ -60,21 +65,6 @@ public final class SQLiteDocumentStore: DocumentStore {
                 documents.append(Document(path: path, fields: fields))
             }
             return documents
-        }
-    }
-
-    public func documents(in collection: CollectionPath, after afterID: String?, limit: Int) async throws
-        -> [Document]
-    {
-        try await read { db in
-            try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT path, fields FROM documents WHERE parent = ? AND document_id > ?
-                    ORDER BY document_id LIMIT ?
-                    """,
-                arguments: [collection.rawValue, afterID ?? "", max(limit, 0)]
-            ).map(Self.document(from:))
         }
     }
 

@@ -11,23 +11,21 @@ public actor InMemoryDocumentStore: DocumentStore {
         documents[path].map { Document(path: path, fields: $0) }
     }
 
-    public func documents(in collection: CollectionPath, selecting fieldMask: [String]?) -> [Document] {
-        documents
-            .filter { $0.key.parent == collection }
+    public func documents(
+        in collection: CollectionPath, selecting fieldMask: [String]?, after afterID: String?, limit: Int?
+    ) -> [Document] {
+        let all =
+            documents
+            .filter { path, _ in
+                path.parent == collection
+                    && (afterID.map { $0.utf8.lexicographicallyPrecedes(path.documentID.utf8) } ?? true)
+            }
             .map { path, fields in
                 Document(
                     path: path, fields: fieldMask.map { mask in fields.filter { mask.contains($0.key) } } ?? fields)
             }
             .sorted { $0.path.documentID.utf8.lexicographicallyPrecedes($1.path.documentID.utf8) }
-    }
-
-    public func documents(in collection: CollectionPath, after afterID: String?, limit: Int) -> [Document] {
-        Array(
-            documents(in: collection, selecting: nil)
-                .filter { document in
-                    afterID.map { $0.utf8.lexicographicallyPrecedes(document.path.documentID.utf8) } ?? true
-                }
-                .prefix(max(limit, 0)))
+        return Array(all.prefix(max(limit ?? all.count, 0)))
     }
 
     public func documents(at paths: [DocumentPath]) -> [Document] {

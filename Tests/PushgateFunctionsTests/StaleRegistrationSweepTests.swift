@@ -88,11 +88,10 @@ final class RacingStore: DocumentStore {
     }
 
     func document(at path: DocumentPath) async throws -> Document? { try await store.document(at: path) }
-    func documents(in collection: CollectionPath, selecting fieldMask: [String]?) async throws -> [Document] {
-        try await store.documents(in: collection, selecting: fieldMask)
-    }
-    func documents(in collection: CollectionPath, after afterID: String?, limit: Int) async throws -> [Document] {
-        try await store.documents(in: collection, after: afterID, limit: limit)
+    func documents(
+        in collection: CollectionPath, selecting fieldMask: [String]?, after afterID: String?, limit: Int?
+    ) async throws -> [Document] {
+        try await store.documents(in: collection, selecting: fieldMask, after: afterID, limit: limit)
     }
     func documents(at paths: [DocumentPath]) async throws -> [Document] { try await store.documents(at: paths) }
     func documents(

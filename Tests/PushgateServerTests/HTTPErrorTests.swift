@@ -182,10 +182,9 @@ private struct FaultyDocumentStore: DocumentStore {
     let error: any Error & Sendable
 
     func document(at path: DocumentPath) async throws -> Document? { throw error }
-    func documents(in collection: CollectionPath, selecting fieldMask: [String]?) async throws -> [Document] {
-        throw error
-    }
-    func documents(in collection: CollectionPath, after afterID: String?, limit: Int) async throws -> [Document] {
+    func documents(
+        in collection: CollectionPath, selecting fieldMask: [String]?, after afterID: String?, limit: Int?
+    ) async throws -> [Document] {
         throw error
     }
     func documents(at paths: [DocumentPath]) async throws -> [Document] { throw error }

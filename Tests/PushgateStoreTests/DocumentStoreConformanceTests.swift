@@ -72,6 +72,10 @@ struct DocumentStoreConformanceTests {
             #expect(try await store.documents(in: devices, after: "b", limit: 2).map(\.path.documentID) == ["c"])
             #expect(try await store.documents(in: devices, after: "c", limit: 2).isEmpty)
             #expect(try await store.documents(in: devices, after: "a0", limit: 9).map(\.path.documentID) == ["b", "c"])
+            // A fan-out's page: a few fields of each, after a cursor.
+            let masked = try await store.documents(in: devices, selecting: ["id", "none"], after: "a", limit: 1)
+            #expect(masked.map(\.path.documentID) == ["a-1"] && masked.map(\.fields) == [["id": "a-1"]])
+            #expect(try await store.documents(in: devices, selecting: [], after: nil, limit: 9).count == 5)
         }
     }
 

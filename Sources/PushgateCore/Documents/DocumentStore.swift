@@ -8,15 +8,14 @@ public protocol DocumentStore: Sendable {
     /// The document at `path`, or `nil`.
     func document(at path: DocumentPath) async throws -> Document?
 
-    /// Every document directly in `collection`, ordered by document id; with a field
+    /// The documents directly in `collection`, ordered by document id: with a field
     /// mask, each holds only those fields (Firestore's `select`), which spares
-    /// reading whole documents when a fan-out needs one token of each.
-    func documents(in collection: CollectionPath, selecting fieldMask: [String]?) async throws -> [Document]
-
-    /// One page of `collection`: at most `limit` documents, whole, whose ids come
-    /// after `afterID` (from the start when `nil`), ordered by document id — what a
-    /// paged listing reads instead of the whole collection.
-    func documents(in collection: CollectionPath, after afterID: String?, limit: Int) async throws -> [Document]
+    /// reading whole documents when a fan-out needs one token of each; with
+    /// `afterID`, only those whose ids come after it; with `limit`, at most that
+    /// many — a page, what a paged listing or a fan-out by pages reads instead of
+    /// the whole collection.
+    func documents(in collection: CollectionPath, selecting fieldMask: [String]?, after afterID: String?, limit: Int?)
+        async throws -> [Document]
 
     /// The documents at `paths` that exist, in no particular order: one read for
     /// many documents (Firestore's `getAll`).
@@ -63,6 +62,20 @@ extension DocumentStore {
     /// Every document directly in `collection`, whole, ordered by document id.
     public func documents(in collection: CollectionPath) async throws -> [Document] {
         try await documents(in: collection, selecting: nil)
+    }
+
+    /// Every document directly in `collection`, ordered by document id, each with
+    /// only the fields of `fieldMask` when there is one.
+    public func documents(in collection: CollectionPath, selecting fieldMask: [String]?) async throws -> [Document] {
+        try await documents(in: collection, selecting: fieldMask, after: nil, limit: nil)
+    }
+
+    /// One page of `collection`, whole documents: at most `limit` whose ids come after
+    /// `afterID` (from the start when `nil`), ordered by document id.
+    public func documents(in collection: CollectionPath, after afterID: String?, limit: Int) async throws
+        -> [Document]
+    {
+        try await documents(in: collection, selecting: nil, after: afterID, limit: limit)
     }
 
     /// Every document of the collection group `collectionID` below `scope` (or

@@ -90,8 +90,8 @@ public struct DeliveryRunner: Sendable {
     /// tries each page once as soon as it is stored, all leased to `owner`. Up to
     /// `fanOut.maxConcurrentChunks` pages are out at a time: the first pushes go out
     /// while later pages are still being read, and memory holds a few pages, never
-    /// the agent. Stops after the last page, or when another worker took the
-    /// expansion over (its lease ran out).
+    /// the agent. Stops after the last page, when another worker took the expansion
+    /// over (its lease ran out), or when cancelled.
     public func expand(_ expansion: OutboxExpansion, of notification: OutboxNotification, owner: String)
         async throws -> Report
     {
@@ -101,13 +101,15 @@ public struct DeliveryRunner: Sendable {
         var report = Report()
         try await withThrowingTaskGroup(of: Report.self) { group in
             var running = 0
-            while true {
+            // Stopped (the gateway shutting down): the next start goes on from the cursor.
+            while !Task.isCancelled {
                 // A slot first, then the page: a page's leases start when it is stored.
                 if running == fanOut.maxConcurrentChunks, let done = try await group.next() {
                     running -= 1
                     report.add(done)
                 }
-                let page = try await store.documents(in: collection, after: cursor, limit: fanOut.chunkSize)
+                let page = try await store.documents(
+                    in: collection, selecting: Self.pageFields, after: cursor, limit: fanOut.chunkSize)
                 let finished = page.count < fanOut.chunkSize
                 cursor = page.last?.path.documentID ?? cursor
                 let leaseUntil = now().addingTimeInterval(policy.lease.seconds)
@@ -126,6 +128,9 @@ public struct DeliveryRunner: Sendable {
         }
         return report
     }
+
+    /// What a page reads of each device: its tokens and when it was registered.
+    static let pageFields = DeviceRecord.fieldsRead + [FieldName.createdAt]
 
     /// One page's deliveries: its devices registered by the trigger's acceptance that
     /// the caller did not exclude, each phone once within the page (the outbox keeps

@@ -72,7 +72,8 @@ public struct Setting: Sendable, Hashable, Identifiable {
         "trigger_wait", default: "2", "Seconds a trigger waits for its first try before answering.")
     public static let answerMaxDevices = Setting(
         "answer_max_devices", default: "1000",
-        "Devices a trigger's answer lists one by one; above, counts alone (responses_omitted), 0-100000.")
+        "Devices a trigger's answer lists one by one, 0-100000; for a bigger agent it gives counts alone "
+            + "(responses_omitted) and the devices are read page by page while the first pushes go out.")
     public static let deliveryMaxAttempts = Setting(
         "delivery_max_attempts", default: "12", "Tries per delivery before it is given up.")
     public static let outboxLease = Setting(
