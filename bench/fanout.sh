@@ -187,8 +187,12 @@ rows.append((f"servers/{server_key}", "servers", "servers", server_key, json.dum
 rows.append((f"servers/{server_key}/agents/{agent_key}", f"servers/{server_key}/agents", "agents", agent_key,
              json.dumps({"cwd": cwd, "createdAt": now, "updatedAt": now})))
 if db.startswith("postgres://"):
+    # Through a scratch table: the server and agent documents may be there already.
+    columns = "(path, parent, collection_id, document_id, fields)"
     text = "".join("\t".join(row) + "\n" for row in rows)
-    subprocess.run(["psql", "-q", db, "-c", "\\copy documents (path, parent, collection_id, document_id, fields) from stdin"],
+    subprocess.run(["psql", "-q", db, "-c", "CREATE TEMP TABLE seed (LIKE documents INCLUDING DEFAULTS)",
+                    "-c", f"\\copy seed {columns} from stdin",
+                    "-c", f"INSERT INTO documents {columns} SELECT {columns[1:-1]} FROM seed ON CONFLICT DO NOTHING"],
                    input=text, text=True, check=True)
 else:
     c = sqlite3.connect(db, timeout=30)
@@ -213,6 +217,13 @@ start_gateway() { # binary label database → sets gateway_pid, gateway_port
     wait_for "$work/$2.log" "listening on 127.0.0.1:$gateway_port"
 }
 
+open_gateway() { # binary label store → a gateway on a new database of that store; sets db
+    db="$(database "$3" "$2")"
+    start_gateway "$1" "$2" "$db"
+}
+
+stop_gateway() { kill -TERM "$gateway_pid"; wait "$gateway_pid" 2>/dev/null || true; }
+
 trigger() { # cwd [extra JSON] → prints the answer
     curl -s --max-time 600 "http://127.0.0.1:$gateway_port/triggerReplyFinished" \
         -H "Authorization: Bearer $secret" -H 'Content-Type: application/json' \
@@ -220,9 +231,7 @@ trigger() { # cwd [extra JSON] → prints the answer
 }
 
 measure() { # binary label store: one trigger per size; prints a row each
-    local db
-    db="$(database "$3" "$2")"
-    start_gateway "$1" "$2" "$db"
+    open_gateway "$@"
     for n in "${sizes[@]}"; do
         cwd="/bench/agent-$n"
         seed "$db" "$cwd" "$n"
@@ -235,7 +244,7 @@ measure() { # binary label store: one trigger per size; prints a row each
             t = e - s; rate = n / t
             printf "%-18s %10d %12.3f %14.0f %10s %10d %10.1f MiB\n", l, n, t, rate, (c > 0 ? sprintf("%.2f", rate / c) : "n/a"), d, r / 1024 }'
     done
-    kill -TERM "$gateway_pid"; wait "$gateway_pid" 2>/dev/null || true
+    stop_gateway
 }
 
 pushes_logged() { wc -l <"$work/access.log"; }
@@ -245,9 +254,7 @@ new_access_log() { # empties the stand-in's log once what it buffered (the ceili
 }
 
 measure_answer() { # binary label store: one trigger per size as the proxy sends it; prints a row each
-    local db
-    db="$(database "$3" "$2")"
-    start_gateway "$1" "$2" "$db"
+    open_gateway "$@"
     for n in "${sizes[@]}"; do
         cwd="/bench/answer-$n"
         seed "$db" "$cwd" "$n"
@@ -280,13 +287,11 @@ print(f"{label:<18} {n:>10} {answered - start:>10.3f} {first - start:>12.3f} {ra
       f"{rss_kb / 1024:>9.1f} MiB")
 PY
     done
-    kill -TERM "$gateway_pid"; wait "$gateway_pid" 2>/dev/null || true
+    stop_gateway
 }
 
 measure_latency() { # binary label store: 300 triggers to single-device agents, one after another
-    local db
-    db="$(database "$3" "$2")"
-    start_gateway "$1" "$2" "$db"
+    open_gateway "$@"
     for i in $(seq 0 299); do seed "$db" "/bench/latency-$i" 1 "$i"; done
     new_access_log
     python3 - "$gateway_port" "$secret" "$work/sends" <<'PY'
@@ -315,7 +320,7 @@ latencies = sorted((pushed[token] - float(at)) * 1000 for token, at in sent.item
 p99 = latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))]
 print(f"{sys.argv[3]:<18} {len(latencies):>6} of {len(sent)} pushed   p50 {statistics.median(latencies):6.1f} ms   p99 {p99:6.1f} ms")
 PY
-    kill -TERM "$gateway_pid"; wait "$gateway_pid" 2>/dev/null || true
+    stop_gateway
 }
 
 printf '\nprovider: %s, stand-in: %s, gateway: %s connections, ceiling (h2load, same requests, %s connections): %s requests/s\n\n' \
@@ -368,7 +373,7 @@ if [ "${RECOVERY:-1}" = 1 ] && [ "$mode" = throughput ]; then
             sleep 0.1
         done
         done_at=$(date +%s.%N)
-        kill -TERM "$gateway_pid"; wait "$gateway_pid" 2>/dev/null || true
+        stop_gateway
         awk -v s="$store" -v k="$killed" -v d="$done_at" -v l="$lease" -v p="$left" 'BEGIN {
             printf "recovery (%s): %d of 20000 deliveries pending at the kill; all delivered %.1f s after it (lease %d s)\n", s, p, d - k, l }'
     done

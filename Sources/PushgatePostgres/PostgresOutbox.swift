@@ -142,12 +142,12 @@ public final class PostgresOutbox: Outbox {
         return try await database.transaction { connection -> [OutboxDelivery]? in
             let held = try await connection.query(
                 """
-                UPDATE outbox_expansions SET cursor = \(cursor), lease_until = \(until)
+                UPDATE outbox_expansions SET cursor = \(cursor), lease_until = \(until), pages = pages + 1
                 WHERE notification_id = \(notificationID) AND lease_owner = \(owner)
-                RETURNING notification_id
+                RETURNING pages
                 """, logger: logger
             ).collect()
-            guard !held.isEmpty else { return nil }
+            guard let pages = try held.first?.decode(Int32.self) else { return nil }
             // Due since the trigger was accepted, as the deliveries of a notification
             // written whole are.
             var stored = Set<String>()
@@ -169,6 +169,12 @@ public final class PostgresOutbox: Outbox {
             if finished {
                 try await connection.query(
                     "DELETE FROM outbox_expansions WHERE notification_id = \(notificationID)", logger: logger)
+            }
+            // As for a notification written whole (see `analyzeThreshold`): without fresh
+            // statistics PostgreSQL takes a growing expansion for a small one and
+            // filters every delivery of it to record each page's answers.
+            if pages >= 10, String(pages).dropFirst().allSatisfy({ $0 == "0" }) {
+                try await connection.query("ANALYZE outbox_deliveries", logger: logger)
             }
             return deliveries.filter { stored.contains($0.installationID) }
         }

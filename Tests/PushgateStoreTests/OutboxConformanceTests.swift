@@ -279,6 +279,28 @@ struct OutboxConformanceTests {
         }
     }
 
+    @Test(
+        "an expansion of many pages stores each (PostgreSQL refreshing its statistics on the way)",
+        arguments: StoreKind.allCases)
+    func manyPages(kind: StoreKind) async throws {
+        try await kind.withDatabase { open in
+            let outbox = try await open().outbox
+            let stored = notification()
+            _ = try await outbox.enqueue(
+                EnqueueRequest(
+                    stored, deliveries: [], lease: .init(owner: "a#1", until: start + 30),
+                    expansion: OutboxExpansion(notificationID: stored.id, acceptedAt: start, selection: .init())))
+            let pages = try deliveries(of: stored, count: 12)
+            for (index, delivery) in pages.enumerated() {
+                let page = try await outbox.expand(
+                    stored.id, owner: "a#1", deliveries: [delivery], cursor: delivery.installationID,
+                    finished: index == pages.count - 1, leaseUntil: start + 30)
+                #expect(page == [delivery])
+            }
+            #expect(try await outbox.statuses(of: stored.id).count == 12)
+        }
+    }
+
     @Test("an expansion stored without a lease, or given back, is claimable at once", arguments: StoreKind.allCases)
     func expansionRelease(kind: StoreKind) async throws {
         try await kind.withDatabase { open in

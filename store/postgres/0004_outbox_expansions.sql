@@ -10,6 +10,8 @@ CREATE TABLE outbox_expansions (
     -- The caller's exclusions: {"installation_id": …, "tokens": […]}.
     selection JSONB NOT NULL,
     cursor TEXT COLLATE "C",
+    -- Pages stored so far: the statistics are refreshed at 10, 100, 1,000, … pages.
+    pages INTEGER NOT NULL DEFAULT 0,
     lease_owner TEXT,
     lease_until BIGINT
 );
