@@ -188,11 +188,14 @@ rows.append((f"servers/{server_key}/agents/{agent_key}", f"servers/{server_key}/
              json.dumps({"cwd": cwd, "createdAt": now, "updatedAt": now})))
 if db.startswith("postgres://"):
     # Through a scratch table: the server and agent documents may be there already.
+    # Then the statistics autovacuum would gather within a minute of a bulk load:
+    # without them PostgreSQL reads a whole agent to return each page of it.
     columns = "(path, parent, collection_id, document_id, fields)"
     text = "".join("\t".join(row) + "\n" for row in rows)
     subprocess.run(["psql", "-q", db, "-c", "CREATE TEMP TABLE seed (LIKE documents INCLUDING DEFAULTS)",
                     "-c", f"\\copy seed {columns} from stdin",
-                    "-c", f"INSERT INTO documents {columns} SELECT {columns[1:-1]} FROM seed ON CONFLICT DO NOTHING"],
+                    "-c", f"INSERT INTO documents {columns} SELECT {columns[1:-1]} FROM seed ON CONFLICT DO NOTHING",
+                    "-c", "ANALYZE documents"],
                    input=text, text=True, check=True)
 else:
     c = sqlite3.connect(db, timeout=30)

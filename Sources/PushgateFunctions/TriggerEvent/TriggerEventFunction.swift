@@ -79,13 +79,13 @@ public struct TriggerEventFunction: Sendable {
                 accepted: false)
         }
 
-        if let agentKey, request.selection.onlyInstallationID == nil {
-            let devices = try await store.count(in: NamespacePaths.devices(of: agentKey, of: serverKey), upTo: .max)
-            if devices > policy.answerMaxDevices,
-                let result = try await expand(request, serverKey: serverKey, agentKey: agentKey, devices: devices)
-            {
-                return result
-            }
+        if let agentKey, request.selection.onlyInstallationID == nil,
+            try await store.count(
+                in: NamespacePaths.devices(of: agentKey, of: serverKey), upTo: policy.answerMaxDevices + 1)
+                > policy.answerMaxDevices,
+            let result = try await expand(request, serverKey: serverKey, agentKey: agentKey)
+        {
+            return result
         }
         async let agent = agentDocument(agentKey, of: serverKey)
         let deviceRecords = try await devices(of: agentKey, serverKey: serverKey, only: request.selection)
@@ -145,14 +145,14 @@ public struct TriggerEventFunction: Sendable {
         return Result(answer: answer, accepted: !request.wait)
     }
 
-    /// A trigger for an agent of more devices (`devices`, counted now) than its
-    /// answer lists (`policy.answerMaxDevices`): stores the notification with an expansion (see
-    /// ``OutboxExpansion``) and answers after the first pages' tries or after
-    /// `triggerWait`, the devices not yet read counted as pending. `nil` when the
-    /// event must be written whole (coalesced, or an approval that keeps a record of
-    /// its devices).
-    private func expand(_ request: TriggerRequest, serverKey: ServerKey, agentKey: AgentKey, devices: Int)
-        async throws -> Result?
+    /// A trigger for an agent of more devices than its answer lists
+    /// (`policy.answerMaxDevices`): stores the notification with an expansion (see
+    /// ``OutboxExpansion``) and answers once every page is tried or after
+    /// `triggerWait`, the agent's devices not yet read counted as pending. `nil` when
+    /// the event must be written whole (coalesced, or an approval that keeps a record
+    /// of its devices).
+    private func expand(_ request: TriggerRequest, serverKey: ServerKey, agentKey: AgentKey) async throws
+        -> Result?
     {
         let type = request.event.type
         let plan = TriggerPlan(
@@ -172,10 +172,13 @@ public struct TriggerEventFunction: Sendable {
         if case .duplicate(let earlier) = submission.stored {
             return try await duplicate(of: earlier, type: type, serverKey: serverKey, agentKey: agentKey)
         }
+        // Counted while the first pages go out (a million devices take a while).
+        async let counted = store.count(in: NamespacePaths.devices(of: agentKey, of: serverKey), upTo: .max)
         await record(serverKey, plan.bookkeeping, at: plan.notification.createdAt)
         FunctionMetrics.trigger(type, .accepted)
-        FunctionMetrics.devicesNotified(devices, type: type)
         let report = request.wait ? await submission.firstTry?.wait(upTo: policy.triggerWait) : nil
+        let devices = try await counted
+        FunctionMetrics.devicesNotified(devices, type: type)
         let tallies = try await outbox.tallies(of: plan.notification.id)
         let expanded = tallies.lazy.map(\.count).reduce(0, +)
         var answer = TriggerAnswer(
