@@ -35,6 +35,7 @@ struct GatewaySettingsOptions: ParsableArguments {
     @Option(help: .setting(.fcmCAFile)) var fcmCaFile: String?
     @Option(help: .setting(.fcmConnections)) var fcmConnections: String?
     @Option(help: .setting(.triggerWait)) var triggerWait: String?
+    @Option(help: .setting(.answerMaxDevices)) var answerMaxDevices: String?
     @Option(help: .setting(.deliveryMaxAttempts)) var deliveryMaxAttempts: String?
     @Option(help: .setting(.outboxLease)) var outboxLease: String?
     @Option(help: .setting(.outboxRetentionDays)) var outboxRetentionDays: String?
@@ -65,7 +66,8 @@ struct GatewaySettingsOptions: ParsableArguments {
             (.apnsConnections, apnsConnections), (.apnsMaxStreams, apnsMaxStreams), (.apnsTTL, apnsTtl),
             (.fcmCredentials, fcmCredentials), (.fcmProjectID, fcmProjectId), (.fcmURL, fcmUrl),
             (.fcmCAFile, fcmCaFile), (.fcmConnections, fcmConnections),
-            (.triggerWait, triggerWait), (.deliveryMaxAttempts, deliveryMaxAttempts), (.outboxLease, outboxLease),
+            (.triggerWait, triggerWait), (.answerMaxDevices, answerMaxDevices),
+            (.deliveryMaxAttempts, deliveryMaxAttempts), (.outboxLease, outboxLease),
             (.outboxRetentionDays, outboxRetentionDays), (.shutdownGrace, shutdownGrace),
             (.escalationSchedule, escalationSchedule), (.coalesceWindow, coalesceWindow),
             (.previewDefault, previewDefault), (.staleDeviceDays, staleDeviceDays),

@@ -76,4 +76,21 @@ struct OperationsEndToEndTests {
         #expect(bad.status != 0)
         #expect(bad.stderr.contains("PUSHGATE_OUTBOX_LEASE"), "\(bad.stderr)")
     }
+
+    @Test("every flag the README's settings table names is one pushgate serve takes")
+    func documentedFlagsExist() throws {
+        let readme = try String(
+            contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+                .deletingLastPathComponent().appendingPathComponent("README.md"),
+            encoding: .utf8)
+        // The settings table's rows: flag, then its environment variable.
+        let flags = readme.split(separator: "\n").filter { $0.hasPrefix("| `--") && $0.contains("| `PUSHGATE_") }
+            .compactMap {
+                $0.split(separator: "`").dropFirst().first.map(String.init)
+            }
+        #expect(flags.count >= 40 && flags.contains("--answer-max-devices"))
+        let help = try BuiltExecutable.run(["serve", "--help"])
+        #expect(help.status == 0, "\(help.stderr)")
+        for flag in flags { #expect(help.stdout.contains(flag + " "), "\(flag)") }
+    }
 }
