@@ -28,7 +28,7 @@ public final class DeliveryWorker: Service, Sendable {
 
     /// First tries running in the background, so that shutdown can wait for them.
     private let firstTries = Mutex<[Int: FirstTry]>([:])
-    private let nextFirstTry = Atomic<Int>(0)
+    /// Numbers the tries: their lease owners, and the first tries' keys.
     private let nextTry = Atomic<Int>(0)
     /// Deliveries in first tries now: bounded by the claim limit, so that a flood of
     /// triggers waits on disk rather than in memory.
@@ -115,7 +115,7 @@ public final class DeliveryWorker: Service, Sendable {
         -> Completion<DeliveryRunner.Report>
     {
         let completion = Completion<DeliveryRunner.Report>()
-        let id = nextFirstTry.add(1, ordering: .relaxed).newValue
+        let id = nextTry.add(1, ordering: .relaxed).newValue
         firstTries.withLock { $0[id] = FirstTry(completion: completion) }
         // Unstructured on purpose: it outlives the trigger's request when the trigger
         // stops waiting; `firstTries` keeps it visible to graceful shutdown.

@@ -109,7 +109,7 @@ public struct FanOut: Sendable {
 
     /// A provider must answer once per target; should one answer short, the
     /// missing devices count as failed rather than be silently dropped.
-    private static func matched(_ outcomes: [DeliveryOutcome], to chunk: [DeliveryTarget]) -> [DeliveryOutcome] {
+    static func matched(_ outcomes: [DeliveryOutcome], to chunk: [DeliveryTarget]) -> [DeliveryOutcome] {
         guard outcomes.count != chunk.count else { return outcomes }
         return chunk.indices.map { $0 < outcomes.count ? outcomes[$0] : .failed(reason: "ProviderAnsweredShort") }
     }

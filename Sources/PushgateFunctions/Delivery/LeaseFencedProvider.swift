@@ -14,11 +14,8 @@ struct LeaseFencedProvider: PushProvider {
         let held = await fence.held(targets)
         let sending = zip(targets, held).filter(\.1).map(\.0)
         guard sending.count < targets.count else { return await base.send(notification, to: targets) }
-        var sent = (sending.isEmpty ? [] : await base.send(notification, to: sending)).makeIterator()
-        return held.map { isHeld in
-            isHeld
-                ? sent.next() ?? .failed(reason: "ProviderAnsweredShort")
-                : .retryLater(reason: LeaseFence.lostReason, after: nil)
-        }
+        let answered = sending.isEmpty ? [] : await base.send(notification, to: sending)
+        var sent = FanOut.matched(answered, to: sending).makeIterator()
+        return held.map { $0 ? sent.next()! : .retryLater(reason: LeaseFence.lostReason, after: nil) }
     }
 }

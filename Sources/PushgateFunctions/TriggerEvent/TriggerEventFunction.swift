@@ -79,22 +79,25 @@ public struct TriggerEventFunction: Sendable {
                 accepted: false)
         }
 
-        if let agentKey, request.selection.onlyInstallationID == nil,
-            try await store.count(
-                in: NamespacePaths.devices(of: agentKey, of: serverKey), upTo: policy.answerMaxDevices + 1)
-                > policy.answerMaxDevices,
-            let result = try await expand(request, serverKey: serverKey, agentKey: agentKey)
-        {
-            return result
-        }
         async let agent = agentDocument(agentKey, of: serverKey)
-        let deviceRecords = try await devices(of: agentKey, serverKey: serverKey, only: request.selection)
+        // One more than the answer lists: an agent with more is expanded page by page
+        // (unless its event must be written whole, which reads them all).
+        var deviceRecords = try await devices(
+            of: agentKey, serverKey: serverKey, only: request.selection, upTo: policy.answerMaxDevices + 1)
+        let agentDisplayName = try await agent?.string(FieldName.agentDisplayName)
+        if let agentKey, request.selection.onlyInstallationID == nil, deviceRecords.count > policy.answerMaxDevices {
+            if let result = try await expand(
+                request, serverKey: serverKey, agentKey: agentKey, agentDisplayName: agentDisplayName)
+            {
+                return result
+            }
+            deviceRecords = try await devices(of: agentKey, serverKey: serverKey, only: request.selection)
+        }
         var request = request
         request.selection.excludedTokens.formUnion(
             try await tokensOfExcludedInstallation(request.selection, among: deviceRecords, serverKey: serverKey))
         let plan = TriggerPlan(
-            request, serverKey: serverKey, agentKey: agentKey,
-            agentDisplayName: try await agent?.string(FieldName.agentDisplayName),
+            request, serverKey: serverKey, agentKey: agentKey, agentDisplayName: agentDisplayName,
             devices: deviceRecords, rules: policy.triggerRules, now: now())
 
         let submission = try await worker.submit(plan.enqueueRequest) { _ in
@@ -151,14 +154,13 @@ public struct TriggerEventFunction: Sendable {
     /// `triggerWait`, the agent's devices not yet read counted as pending. `nil` when
     /// the event must be written whole (coalesced, or an approval that keeps a record
     /// of its devices).
-    private func expand(_ request: TriggerRequest, serverKey: ServerKey, agentKey: AgentKey) async throws
-        -> Result?
-    {
+    private func expand(
+        _ request: TriggerRequest, serverKey: ServerKey, agentKey: AgentKey, agentDisplayName: String?
+    ) async throws -> Result? {
         let type = request.event.type
         let plan = TriggerPlan(
-            request, serverKey: serverKey, agentKey: agentKey,
-            agentDisplayName: try await agentDocument(agentKey, of: serverKey)?.string(FieldName.agentDisplayName),
-            devices: [], rules: policy.triggerRules, now: now())
+            request, serverKey: serverKey, agentKey: agentKey, agentDisplayName: agentDisplayName, devices: [],
+            rules: policy.triggerRules, now: now())
         guard plan.coalescing == nil, plan.resolvable == nil else { return nil }
         var selection = request.selection
         // Pages are selected one by one: the excluded installation's tokens are
@@ -207,16 +209,18 @@ public struct TriggerEventFunction: Sendable {
     /// The devices a trigger chooses from: the agent's (one read of its collection),
     /// or for a server-wide event the server's under every agent (one collection-group
     /// read), in installation-id order; only one installation's when the trigger names it.
-    private func devices(of agentKey: AgentKey?, serverKey: ServerKey, only selection: DeviceSelection)
-        async throws -> [DeviceRecord]
-    {
+    /// An agent's, at most `limit`.
+    private func devices(
+        of agentKey: AgentKey?, serverKey: ServerKey, only selection: DeviceSelection, upTo limit: Int? = nil
+    ) async throws -> [DeviceRecord] {
         switch (agentKey, selection.onlyInstallationID) {
         case (let agentKey?, let installationID?):
             return try await store.document(at: NamespacePaths.device(installationID, of: agentKey, of: serverKey))
                 .map { [DeviceRecord(document: $0)] } ?? []
         case (let agentKey?, nil):
             return try await store.documents(
-                in: NamespacePaths.devices(of: agentKey, of: serverKey), selecting: DeviceRecord.fieldsRead
+                in: NamespacePaths.devices(of: agentKey, of: serverKey), selecting: DeviceRecord.fieldsRead,
+                after: nil, limit: limit
             ).map(DeviceRecord.init(document:))
         case (nil, _):
             break
