@@ -16,6 +16,10 @@
 #   MODE=answer                        the proxy's view: the gateway's own trigger wait
 #                                      (2 s) and lease, the stand-in logging every push
 #   MODE=latency                       300 triggers to single-device agents, one at a time
+#   PROFILE=DIR                        record the gateway with `perf record -g` during each
+#                                      trigger: DIR/<label>-<N>.perf.data (throughput mode);
+#                                      PROFILE_ALL=1 records every process (the database, nginx),
+#                                      PROFILE_CALL_GRAPH=dwarf,16384 unwinds Swift's async frames
 #
 # Prints, per N: the trigger's wall time (request to answer, which comes after the
 # last push's answer), pushes per second, that ÷ the ceiling, and the gateway's
@@ -233,14 +237,26 @@ trigger() { # cwd [extra JSON] → prints the answer
         -d "{\"cwd\": \"$1\", \"message_preview\": \"Benchmark reply: all tests pass.\"${2:-}}"
 }
 
+profile_start() { # name: perf on the gateway until profile_stop, when PROFILE names a directory
+    [ -n "${PROFILE:-}" ] || return 0
+    mkdir -p "$PROFILE"
+    perf record -F 999 ${PROFILE_CALL_GRAPH:+--call-graph "$PROFILE_CALL_GRAPH"} -g \
+        $([ "${PROFILE_ALL:-0}" = 1 ] && echo -a || echo -p "$gateway_pid") -o "$PROFILE/$1.perf.data" 2>/dev/null &
+    perf_pid=$!
+    sleep 0.5  # perf attaches to every thread before the trigger starts
+}
+profile_stop() { [ -z "${PROFILE:-}" ] || { kill -INT "$perf_pid"; wait "$perf_pid" || true; }; }
+
 measure() { # binary label store: one trigger per size; prints a row each
     open_gateway "$@"
     for n in "${sizes[@]}"; do
         cwd="/bench/agent-$n"
         seed "$db" "$cwd" "$n"
+        profile_start "$2-$n"
         start=$(date +%s.%N)
         answer="$(trigger "$cwd")"
         end=$(date +%s.%N)
+        profile_stop
         delivered="$(printf '%s' "$answer" | python3 -c 'import json,sys; a=json.load(sys.stdin); print(a["success_count"])')"
         rss_kb="$(awk '/VmHWM/ {print $2}' "/proc/$gateway_pid/status")"
         awk -v l="$2" -v n="$n" -v s="$start" -v e="$end" -v c="${ceiling:-0}" -v d="$delivered" -v r="$rss_kb" 'BEGIN {

@@ -34,6 +34,10 @@ final class HTTP2ConnectionHandler: ChannelInboundHandler, RemovableChannelHandl
     private var retired = false
     private var awaitingPingAck = false
     private var needsFlush = false
+    /// Between a read's first frame and its `channelReadComplete`: writes wait for the
+    /// flush there, so that every request a read's answers let out leaves in one TLS
+    /// write (a flush per closed stream cost a fifth of a fan-out's CPU).
+    private var reading = false
     private var deadlineSweep: RepeatedTask?
 
     init(
@@ -115,6 +119,7 @@ final class HTTP2ConnectionHandler: ChannelInboundHandler, RemovableChannelHandl
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        reading = true
         let frame = unwrapInboundIn(data)
         switch frame.payload {
         case .headers(let headers):
@@ -146,6 +151,7 @@ final class HTTP2ConnectionHandler: ChannelInboundHandler, RemovableChannelHandl
     }
 
     func channelReadComplete(context: ChannelHandlerContext) {
+        reading = false
         flushIfNeeded()
         context.fireChannelReadComplete()
     }
@@ -177,7 +183,7 @@ final class HTTP2ConnectionHandler: ChannelInboundHandler, RemovableChannelHandl
                 needsFlush = true
             }
         }
-        flushIfNeeded()
+        if !reading { flushIfNeeded() }
         context.fireUserInboundEventTriggered(event)
     }
 

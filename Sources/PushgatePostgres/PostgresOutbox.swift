@@ -137,7 +137,12 @@ public final class PostgresOutbox: Outbox {
         leaseUntil: Date
     ) async throws -> [OutboxDelivery]? {
         let until = OutboxRows.milliseconds(leaseUntil) + (try await clock.offset())
-        let json = OutboxRows.deliveries(deliveries)
+        // Four arrays, one per column, unnested: a JSON array of rows took a third
+        // longer to store.
+        let installationIDs = deliveries.map(\.installationID)
+        let kinds = deliveries.map(\.token.kind.rawValue)
+        let tokens = deliveries.map(\.token.value)
+        let pushIDs = deliveries.map(\.pushID)
         let logger = self.logger
         return try await database.transaction { connection -> [OutboxDelivery]? in
             let held = try await connection.query(
@@ -155,11 +160,13 @@ public final class PostgresOutbox: Outbox {
                 """
                 INSERT INTO outbox_deliveries (notification_id, installation_id, token_kind, token, push_id, state,
                     attempts, enqueued_at, next_attempt_at, lease_owner, lease_until)
-                SELECT n.id, r ->> 0, r ->> 1, r ->> 2, r ->> 3, 'pending', 0, n.created_at, n.created_at,
-                    \(owner), \(until)
-                FROM outbox_notifications AS n, jsonb_array_elements(\(json)::jsonb) AS r
+                SELECT n.id, r.installation_id, r.token_kind, r.token, r.push_id, 'pending', 0, n.created_at,
+                    n.created_at, \(owner), \(until)
+                FROM outbox_notifications AS n,
+                    unnest(\(installationIDs)::text[], \(kinds)::text[], \(tokens)::text[], \(pushIDs)::text[])
+                        AS r (installation_id, token_kind, token, push_id)
                 WHERE n.id = \(notificationID) AND NOT EXISTS (
-                    SELECT 1 FROM outbox_deliveries AS d WHERE d.notification_id = n.id AND d.token = r ->> 2)
+                    SELECT 1 FROM outbox_deliveries AS d WHERE d.notification_id = n.id AND d.token = r.token)
                 ON CONFLICT DO NOTHING
                 RETURNING installation_id
                 """, logger: logger)

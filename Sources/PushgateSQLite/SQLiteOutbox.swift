@@ -101,34 +101,69 @@ public final class SQLiteOutbox: Outbox {
         leaseUntil: Date
     ) async throws -> [OutboxDelivery]? {
         let until = OutboxRows.milliseconds(leaseUntil)
-        let json = OutboxRows.deliveries(deliveries)
         return try await database.write { db -> [OutboxDelivery]? in
             try db.execute(
                 sql:
                     "UPDATE outbox_expansions SET cursor = ?, lease_until = ? WHERE notification_id = ? AND lease_owner = ?",
                 arguments: [cursor, until, notificationID, owner])
             guard db.changesCount == 1 else { return nil }
-            // Due since the trigger was accepted, as the deliveries of a notification
-            // written whole are.
-            let stored = try String.fetchSet(
-                db,
-                sql: """
-                    INSERT OR IGNORE INTO outbox_deliveries (notification_id, installation_id, token_kind, token,
-                        push_id, state, attempts, enqueued_at, next_attempt_at, lease_owner, lease_until)
-                    SELECT n.id, value ->> 0, value ->> 1, value ->> 2, value ->> 3, 'pending', 0, n.created_at,
-                        n.created_at, ?, ?
-                    FROM outbox_notifications AS n, json_each(?) WHERE n.id = ?
-                        AND NOT EXISTS (
-                            SELECT 1 FROM outbox_deliveries AS d WHERE d.notification_id = n.id AND d.token = value ->> 2)
-                    RETURNING installation_id
-                    """,
-                arguments: [owner, until, json, notificationID])
+            var inserted = 0
+            for start in stride(from: 0, to: deliveries.count, by: Self.pageRowsPerStatement) {
+                let rows = deliveries[start..<min(start + Self.pageRowsPerStatement, deliveries.count)]
+                inserted += try Self.insertExpandedPage(
+                    db, rows, notificationID: notificationID, owner: owner, leaseUntil: until)
+            }
             if finished {
                 try db.execute(
                     sql: "DELETE FROM outbox_expansions WHERE notification_id = ?", arguments: [notificationID])
             }
+            guard inserted < deliveries.count else { return deliveries }
+            // Some were there already (a page stored again after a takeover, a token
+            // met on an earlier page): what this try stored holds its lease.
+            let stored = try String.fetchSet(
+                db,
+                sql: """
+                    SELECT installation_id FROM outbox_deliveries
+                    WHERE notification_id = ? AND lease_owner = ? AND installation_id IN (SELECT value FROM json_each(?))
+                    """,
+                arguments: [notificationID, owner, JSONText.array(deliveries.map(\.installationID))])
             return deliveries.filter { stored.contains($0.installationID) }
         }
+    }
+
+    /// Rows bound to one statement: four arguments each, well under SQLite's limit.
+    private static let pageRowsPerStatement = 1000
+
+    /// Stores a page's deliveries born leased, skipping installations and tokens the
+    /// notification has; answers how many it stored. The rows are bound as `VALUES`:
+    /// a JSON array read back with `json_each` cost a third more.
+    private static func insertExpandedPage(
+        _ db: Database, _ deliveries: ArraySlice<OutboxDelivery>, notificationID: String, owner: String,
+        leaseUntil: Int64
+    ) throws -> Int {
+        guard !deliveries.isEmpty else { return 0 }
+        let rows = repeatElement("(?, ?, ?, ?)", count: deliveries.count).joined(separator: ", ")
+        // Due since the trigger was accepted, as the deliveries of a notification
+        // written whole are.
+        let statement = try db.cachedStatement(
+            sql: """
+                WITH page (installation_id, token_kind, token, push_id) AS (VALUES \(rows))
+                INSERT OR IGNORE INTO outbox_deliveries (notification_id, installation_id, token_kind, token,
+                    push_id, state, attempts, enqueued_at, next_attempt_at, lease_owner, lease_until)
+                SELECT n.id, page.installation_id, page.token_kind, page.token, page.push_id, 'pending', 0,
+                    n.created_at, n.created_at, ?, ?
+                FROM outbox_notifications AS n, page WHERE n.id = ?
+                    AND NOT EXISTS (
+                        SELECT 1 FROM outbox_deliveries AS d WHERE d.notification_id = n.id AND d.token = page.token)
+                """)
+        var arguments: [(any DatabaseValueConvertible)?] = []
+        arguments.reserveCapacity(deliveries.count * 4 + 3)
+        for delivery in deliveries {
+            arguments += [delivery.installationID, delivery.token.kind.rawValue, delivery.token.value, delivery.pushID]
+        }
+        arguments += [owner, leaseUntil, notificationID]
+        try statement.execute(arguments: StatementArguments(arguments))
+        return db.changesCount
     }
 
     public func claimExpansion(owner: String, now: Date, leaseUntil: Date) async throws -> OutboxExpansion? {

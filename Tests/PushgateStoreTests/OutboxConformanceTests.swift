@@ -551,7 +551,7 @@ struct JSONTextTests {
         defer { directory.remove() }
         let outbox = SQLiteOutbox(database: try SQLiteDatabase(path: directory.path("o.sqlite")))
         let start = Date(timeIntervalSince1970: 1_795_323_872)
-        let ids = ["plain", "with \"quotes\"", "back\\slash", "tab\tand\u{01}control", "ünï"]
+        let ids = ["plain", "with \"quotes\"", "back\\slash", "tab\tand\u{01}control", "ünï", "rocket 🚀"]
         let notification = OutboxNotification(
             id: "n", serverKey: "s", agentKey: "a",
             content: PushNotification(title: "t", body: "b", data: [:], collapseID: "c"),
