@@ -180,11 +180,19 @@ public final class PostgresOutbox: Outbox {
             // As for a notification written whole (see `analyzeThreshold`): without fresh
             // statistics PostgreSQL takes a growing expansion for a small one and
             // filters every delivery of it to record each page's answers.
-            if pages >= 10, String(pages).dropFirst().allSatisfy({ $0 == "0" }) {
+            if Self.refreshesStatistics(afterPages: Int(pages)) {
                 try await connection.query("ANALYZE outbox_deliveries", logger: logger)
             }
             return deliveries.filter { stored.contains($0.installationID) }
         }
+    }
+
+    /// At 10, 100, 1,000 … pages: a handful of `ANALYZE`s however large the agent (each
+    /// costs ~70 ms at 100,000 deliveries).
+    static func refreshesStatistics(afterPages pages: Int) -> Bool {
+        var rest = pages
+        while rest >= 10, rest % 10 == 0 { rest /= 10 }
+        return pages >= 10 && rest == 1
     }
 
     public func claimExpansion(owner: String, now: Date, leaseUntil: Date) async throws -> OutboxExpansion? {

@@ -1,11 +1,18 @@
 import Foundation
 import PushgateCore
-import PushgatePostgres
 import PushgateTesting
 import Testing
 
+@testable import PushgatePostgres
+
 @Suite("PostgreSQL store: URL, migrations")
 struct PostgresStoreTests {
+    @Test("an expansion refreshes the planner's statistics at 10, 100, 1,000 … pages only")
+    func statisticsRefreshes() {
+        let refreshed = (1...20_000).filter { PostgresOutbox.refreshesStatistics(afterPages: $0) }
+        #expect(refreshed == [10, 100, 1_000, 10_000])
+    }
+
     @Test("a database URL is read as libpq writes it; its password never shows")
     func urls() throws {
         let url = try PostgresURL("postgres://push%40gate:s3cr%2Ft@db.internal:6432/pushgate?sslmode=require")
