@@ -7,6 +7,8 @@
 #   STORES="sqlite postgres"   the stores measured, one after the other in one run
 #                              (PostgreSQL: a throw-away cluster with fsync on)
 #   BASELINE=<git revision>    also measure that revision's build (SQLite), in the same run
+#   PROFILE=DIR                records the gateway with `perf record -g` while it registers:
+#                              DIR/<label>-register.perf.data
 #
 # Prints, per store, requests/s and p99 for /healthz, /registerSubscription (each a
 # new device: three documents upserted in one transaction, fsync'd), and
@@ -70,7 +72,13 @@ measure() { # binary label store
     url="http://127.0.0.1:$port"
 
     ceiling="$(rate "$url/healthz")"; ceiling_p99="$(cat "$work/p99")"
+    if [ -n "${PROFILE:-}" ]; then
+        mkdir -p "$PROFILE"
+        perf record -F 999 -g -p "$pid" -o "$PROFILE/$label-register.perf.data" 2>/dev/null &
+        local perf_pid=$!
+    fi
     register="$(rate -s "$root/bench/register.lua" "$url")"; register_p99="$(cat "$work/p99")"
+    [ -z "${PROFILE:-}" ] || { kill -INT "$perf_pid"; wait "$perf_pid" || true; }
     devices="$(curl -s "$url/metrics" | awk '$1 == "pushgate_devices_stored" {print int($2)}')"
     trigger="$(rate -s "$root/bench/trigger.lua" "$url")"; trigger_p99="$(cat "$work/p99")"
     kill -TERM "$pid"; wait "$pid" 2>/dev/null || true; pid=""

@@ -73,7 +73,8 @@ public final class SQLiteDocumentStore: DocumentStore {
         let list = try Self.jsonArray(paths.map(\.rawValue))
         return try await read { db in
             try Row.fetchAll(
-                db, sql: "SELECT path, fields FROM documents WHERE path IN (SELECT value FROM json_each(?))",
+                db.cachedStatement(
+                    sql: "SELECT path, fields FROM documents WHERE path IN (SELECT value FROM json_each(?))"),
                 arguments: [list]
             ).map(Self.document(from:))
         }
@@ -137,7 +138,8 @@ public final class SQLiteDocumentStore: DocumentStore {
         // Counted on the index by collection_id; no document is read.
         try await read { db in
             try Int.fetchOne(
-                db, sql: "SELECT COUNT(*) FROM documents WHERE collection_id = ?", arguments: [collectionID])
+                db.cachedStatement(sql: "SELECT COUNT(*) FROM documents WHERE collection_id = ?"),
+                arguments: [collectionID])
                 ?? 0
         }
     }
@@ -145,7 +147,7 @@ public final class SQLiteDocumentStore: DocumentStore {
     public func count(in collection: CollectionPath, upTo limit: Int) async throws -> Int {
         try await read { db in
             try Int.fetchOne(
-                db, sql: "SELECT COUNT(*) FROM (SELECT 1 FROM documents WHERE parent = ? LIMIT ?)",
+                db.cachedStatement(sql: "SELECT COUNT(*) FROM (SELECT 1 FROM documents WHERE parent = ? LIMIT ?)"),
                 arguments: [collection.rawValue, max(limit, 0)]) ?? 0
         }
     }
@@ -203,16 +205,18 @@ public final class SQLiteDocumentStore: DocumentStore {
         if let fields = write.apply(to: stored) {
             let json = String(decoding: try JSONValue.object(fields).encodedData(), as: UTF8.self)
             let parent = write.path.parent
-            try db.execute(
+            try db.cachedStatement(
                 sql: """
                     INSERT INTO documents (path, parent, collection_id, document_id, fields)
                     VALUES (?, ?, ?, ?, ?)
                     ON CONFLICT (path) DO UPDATE SET fields = excluded.fields
-                    """,
-                arguments: [write.path.rawValue, parent.rawValue, parent.collectionID, write.path.documentID, json]
-            )
+                    """
+            ).execute(arguments: [
+                write.path.rawValue, parent.rawValue, parent.collectionID, write.path.documentID, json,
+            ])
         } else if stored != nil {
-            try db.execute(sql: "DELETE FROM documents WHERE path = ?", arguments: [write.path.rawValue])
+            try db.cachedStatement(sql: "DELETE FROM documents WHERE path = ?").execute(arguments: [write.path.rawValue]
+            )
         }
         return WriteResult(existed: stored != nil, applied: true)
     }
@@ -248,7 +252,7 @@ public final class SQLiteDocumentStore: DocumentStore {
     private static func storedFields(_ db: Database, _ path: DocumentPath) throws -> [String: JSONValue]? {
         guard
             let json = try String.fetchOne(
-                db, sql: "SELECT fields FROM documents WHERE path = ?", arguments: [path.rawValue])
+                db.cachedStatement(sql: "SELECT fields FROM documents WHERE path = ?"), arguments: [path.rawValue])
         else { return nil }
         return try decodeFields(json, path: path.rawValue)
     }
