@@ -137,8 +137,8 @@ public final class PostgresOutbox: Outbox {
         leaseUntil: Date
     ) async throws -> [OutboxDelivery]? {
         let until = OutboxRows.milliseconds(leaseUntil) + (try await clock.offset())
-        // Four arrays, one per column, unnested: a JSON array of rows took a third
-        // longer to store.
+        // Four arrays, one per column, unnested: no JSON to build here or to parse
+        // per row there (as SQLite's bound rows, which stored a page a third faster).
         let installationIDs = deliveries.map(\.installationID)
         let kinds = deliveries.map(\.token.kind.rawValue)
         let tokens = deliveries.map(\.token.value)

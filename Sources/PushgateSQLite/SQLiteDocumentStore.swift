@@ -215,8 +215,8 @@ public final class SQLiteDocumentStore: DocumentStore {
                 write.path.rawValue, parent.rawValue, parent.collectionID, write.path.documentID, json,
             ])
         } else if stored != nil {
-            try db.cachedStatement(sql: "DELETE FROM documents WHERE path = ?").execute(arguments: [write.path.rawValue]
-            )
+            let delete = try db.cachedStatement(sql: "DELETE FROM documents WHERE path = ?")
+            try delete.execute(arguments: [write.path.rawValue])
         }
         return WriteResult(existed: stored != nil, applied: true)
     }
