@@ -92,7 +92,11 @@ struct TriggerReplyFinishedTests {
                     ["apnsToken": .value(.string(FunctionsFixture.apnsToken(n)))]))
         }
         try await fixture.store.commit(writes)
-        let answer = try await fixture.trigger(["cwd": .string(cwd)])
+        // The answer comes once every page is tried; a long wait only keeps a starved
+        // test process (the whole suite in parallel on two cores) from answering first.
+        var policy = DeliveryPolicy()
+        policy.triggerWait = .seconds(60)
+        let answer = try await fixture.trigger(["cwd": .string(cwd)], policy: policy)
         #expect(answer.deviceCount == 1201 && answer.successCount == 1201)
         let sizes = fixture.provider.sends.map(\.targets.count).sorted(by: >)
         #expect(sizes == [500, 500, 201])
