@@ -22,7 +22,7 @@ public final class SQLiteDocumentStore: DocumentStore {
     }
 
     public func document(at path: DocumentPath) async throws -> Document? {
-        try await read { db in
+        try await database.quickRead { db in
             try Self.storedFields(db, path).map { Document(path: path, fields: $0) }
         }
     }
@@ -71,7 +71,7 @@ public final class SQLiteDocumentStore: DocumentStore {
     public func documents(at paths: [DocumentPath]) async throws -> [Document] {
         // The paths travel as one JSON array: one statement, however many there are.
         let list = try Self.jsonArray(paths.map(\.rawValue))
-        return try await read { db in
+        return try await database.quickRead { db in
             try Row.fetchAll(
                 db.cachedStatement(
                     sql: "SELECT path, fields FROM documents WHERE path IN (SELECT value FROM json_each(?))"),
@@ -128,8 +128,14 @@ public final class SQLiteDocumentStore: DocumentStore {
         }
         let query = sql
         let queryArguments = arguments
-        let documents = try await read { db in
+        let fetch: @Sendable (Database) throws -> [Document] = { db in
             try Row.fetchAll(db, sql: query, arguments: queryArguments).map(Self.document(from:))
+        }
+        // Found by id, a few rows: a quick read. A field filter may scan the group.
+        let documents: [Document]
+        switch filter {
+        case .documentID, .documentIDIn: documents = try await database.quickRead(fetch)
+        case .everyDocument, .fieldEquals, .stringBefore: documents = try await read(fetch)
         }
         return documents.filter(filter.matches)
     }
@@ -145,7 +151,7 @@ public final class SQLiteDocumentStore: DocumentStore {
     }
 
     public func count(in collection: CollectionPath, upTo limit: Int) async throws -> Int {
-        try await read { db in
+        try await database.quickRead { db in
             try Int.fetchOne(
                 db.cachedStatement(sql: "SELECT COUNT(*) FROM (SELECT 1 FROM documents WHERE parent = ? LIMIT ?)"),
                 arguments: [collection.rawValue, max(limit, 0)]) ?? 0
@@ -175,7 +181,9 @@ public final class SQLiteDocumentStore: DocumentStore {
 
     public func checkHealth() async throws {
         // Touches the table, reads at most one row.
-        _ = try await read { db in try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM documents)") }
+        _ = try await database.quickRead { db in
+            try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM documents)")
+        }
     }
 
     public func checkWritable() async throws {

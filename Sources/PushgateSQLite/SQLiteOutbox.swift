@@ -374,14 +374,18 @@ public final class SQLiteOutbox: Outbox {
         let now = OutboxRows.milliseconds(now)
         return try await database.read { db in
             let pending =
-                try Int.fetchOne(db, sql: "SELECT count(*) FROM outbox_deliveries WHERE state = 'pending'") ?? 0
+                try Int.fetchOne(
+                    db.cachedStatement(sql: "SELECT count(*) FROM outbox_deliveries WHERE state = 'pending'")) ?? 0
             let due = try Row.fetchOne(
-                db,
-                sql:
-                    "SELECT count(*), min(enqueued_at) FROM outbox_deliveries WHERE state = 'pending' AND next_attempt_at <= ?",
+                db.cachedStatement(
+                    sql:
+                        "SELECT count(*), min(enqueued_at) FROM outbox_deliveries WHERE state = 'pending' AND next_attempt_at <= ?"
+                ),
                 arguments: [now]
             )
-            let failed = try Int.fetchOne(db, sql: "SELECT count(*) FROM outbox_deliveries WHERE state = 'failed'") ?? 0
+            let failed =
+                try Int.fetchOne(
+                    db.cachedStatement(sql: "SELECT count(*) FROM outbox_deliveries WHERE state = 'failed'")) ?? 0
             let oldest: Int64? = due?[1]
             return OutboxStats(
                 pending: pending,

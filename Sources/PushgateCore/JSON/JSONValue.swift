@@ -88,15 +88,17 @@ extension JSONValue: ExpressibleByStringLiteral, ExpressibleByBooleanLiteral, Ex
 }
 
 extension JSONValue {
+    /// How deep arrays and objects may nest in parsed text (Foundation's limit too).
+    public static let maxDepth = JSONParser.maxDepth
+
     /// Parses UTF-8 JSON text. Invalid UTF-8 and invalid JSON are told apart, so a
     /// caller can say which one it was.
     public static func parse(_ bytes: some Collection<UInt8>) throws(JSONParseError) -> JSONValue {
-        guard String(validating: bytes, as: UTF8.self) != nil else { throw .invalidUTF8 }
-        do {
-            return try JSONDecoder().decode(JSONValue.self, from: Data(bytes))
-        } catch {
-            throw .invalidJSON
+        let parsed = bytes.withContiguousStorageIfAvailable { (text) -> Result<JSONValue, JSONParseError> in
+            Result { () throws(JSONParseError) in try JSONParser.parse(text) }
         }
+        if let parsed { return try parsed.get() }
+        return try Array(bytes).withUnsafeBufferPointer { (text) throws(JSONParseError) in try JSONParser.parse(text) }
     }
 
     /// Compact JSON text with sorted keys: the same value always gives the same bytes.
