@@ -104,9 +104,14 @@ extension JSONValue {
     /// Compact JSON text with sorted keys: the same value always gives the same bytes.
     /// Throws only for a number that JSON cannot hold (infinity, NaN).
     public func encodedData() throws -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return try encoder.encode(self)
+        Data(try encodedBytes())
+    }
+
+    /// ``encodedData()`` as bytes.
+    public func encodedBytes() throws(JSONWriter.NonFiniteNumber) -> [UInt8] {
+        var bytes: [UInt8] = []
+        try JSONWriter.append(self, to: &bytes)
+        return bytes
     }
 }
 

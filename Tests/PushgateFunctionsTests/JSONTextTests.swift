@@ -4,9 +4,10 @@ import PushgateFuzzing
 import Testing
 
 /// Pushgate's JSON parser takes what Foundation's `JSONDecoder` took, and refuses
-/// what it refused for the same reason (``JSONFuzzing``; `scripts/fuzz` explores further).
-@Suite("JSON parser")
-struct JSONParserTests {
+/// what it refused for the same reason (``JSONFuzzing``; `scripts/fuzz` explores
+/// further); its writer writes what `JSONEncoder` wrote.
+@Suite("JSON parser and writer")
+struct JSONTextTests {
     @Test(
         "the same answer as JSONDecoder",
         arguments: [
@@ -77,6 +78,44 @@ struct JSONParserTests {
             let parsed = Result { () throws(JSONParseError) in try JSONValue.parse(bytes) }
             #expect(parsed == JSONFuzzing.referenceParse(bytes), "\(text.debugDescription)")
         }
+    }
+
+    @Test("values are written as the same bytes as JSONEncoder with sorted keys wrote them")
+    func sameBytesAsFoundation() throws {
+        var generator = SeededGenerator(seed: 24)
+        let numbers: [Double] = [
+            0, -0.0, 1, -1, 0.1, 1.5, 100, 1e15, 1e16, 1e21, 1e-7, 1e-6, 5e-324, 1e300, 12_345_678.9,
+            9_007_199_254_740_993, 123_456_789_012_345_680_000, .pi,
+        ]
+        let strings = [
+            "", "a/b", "quote \" backslash \\", "\u{0}\u{1}\u{8}\u{9}\u{a}\u{c}\u{d}\u{1f}\u{7f}", "é 🚀 \u{2028}",
+        ]
+        let keys = ["a", "B", "_", "aa", "b", "é", "Z9", "", "🚀", "e\u{301}"]
+        func randomValue(_ depth: Int) -> JSONValue {
+            switch Int.random(in: 0...(depth > 3 ? 3 : 5), using: &generator) {
+            case 0: return [.null, true, false].randomElement(using: &generator)!
+            case 1:
+                return .number(
+                    numbers.randomElement(using: &generator)! * Double(Int.random(in: -3...3, using: &generator)))
+            case 2: return .number(Double.random(in: -1e6...1e6, using: &generator))
+            case 3: return .string(strings.randomElement(using: &generator)!)
+            case 4: return .array((0..<Int.random(in: 0...4, using: &generator)).map { _ in randomValue(depth + 1) })
+            default:
+                var fields: [String: JSONValue] = [:]
+                for _ in 0..<Int.random(in: 0...5, using: &generator) {
+                    fields[keys.randomElement(using: &generator)!] = randomValue(depth + 1)
+                }
+                return .object(fields)
+            }
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        for _ in 0..<5_000 {
+            let value = randomValue(0)
+            let expected = String(decoding: try encoder.encode(value), as: UTF8.self)
+            #expect(String(decoding: try value.encodedData(), as: UTF8.self) == expected)
+        }
+        #expect(throws: JSONWriter.NonFiniteNumber.self) { try JSONValue.number(.infinity).encodedData() }
     }
 
     @Test("every JSONValue survives encoding and parsing unchanged")
