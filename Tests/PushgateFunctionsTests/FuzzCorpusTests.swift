@@ -19,7 +19,7 @@ struct FuzzCorpusTests {
 
     @Test(
         "every committed input keeps its target's properties",
-        arguments: ["FuzzRequests", "FuzzPreview", "FuzzPayloads"])
+        arguments: ["FuzzRequests", "FuzzPreview", "FuzzPayloads", "FuzzJSON"])
     func replay(target: String) throws {
         let inputs = try Self.inputs(target)
         #expect(inputs.count >= 5, "a corpus to start from")
@@ -27,6 +27,7 @@ struct FuzzCorpusTests {
             switch target {
             case "FuzzRequests": RequestFuzzing.check
             case "FuzzPreview": PreviewFuzzing.check
+            case "FuzzJSON": JSONFuzzing.check
             default: PayloadFuzzing.check
             }
         for input in inputs { check(input) }
