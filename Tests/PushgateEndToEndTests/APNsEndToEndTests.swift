@@ -16,13 +16,13 @@ struct APNsEndToEndTests {
     }
 
     @Test("emulator, gateway, subscribe, trigger: delivered over APNs, the dead token removed")
-    func wholeLoop() throws {
-        let emulator = try RunningEmulator(directory: directory)
+    func wholeLoop() async throws {
+        let emulator = try await RunningEmulator(directory: directory)
         defer { _ = emulator.stop() }
         let environment = emulator.settings
         #expect(environment["PUSHGATE_APNS_URL"]?.hasPrefix("https://127.0.0.1:") == true)
 
-        let gateway = try RunningGateway(
+        let gateway = try await RunningGateway(
             database: directory.appendingPathComponent("pushgate.sqlite").path,
             environment: environment
         )
@@ -31,12 +31,12 @@ struct APNsEndToEndTests {
         let live = String(repeating: "5a", count: 32)
         let dead = "dead" + String(repeating: "00", count: 30)
         for (id, token) in [("phone", live), ("old-phone", dead)] {
-            let result = try BuiltExecutable.run(
+            let result = try await BuiltExecutable.run(
                 ["subscribe", "--cwd", "/srv/agent", "--installation-id", id, "--apns-token", token],
                 environment: client)
             #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
         }
-        let trigger = try BuiltExecutable.run(
+        let trigger = try await BuiltExecutable.run(
             ["trigger", "--cwd", "/srv/agent", "--message", "Deployed."], environment: client)
         #expect(trigger.status == 0, "\(trigger.stdout)\(trigger.stderr)")
         let answer = try #require(try JSONValue.parse(Array(trigger.stdout.utf8)).objectValue)
@@ -44,7 +44,7 @@ struct APNsEndToEndTests {
         #expect(answer["success_count"] == 1)
         #expect(answer["removed_count"] == 1)
 
-        let again = try BuiltExecutable.run(["trigger", "--cwd", "/srv/agent"], environment: client)
+        let again = try await BuiltExecutable.run(["trigger", "--cwd", "/srv/agent"], environment: client)
         #expect(
             try JSONValue.parse(Array(again.stdout.utf8)).objectValue?["device_count"] == 1, "the dead device is gone")
 
@@ -59,18 +59,18 @@ struct APNsEndToEndTests {
     }
 
     @Test("an event's custom data reaches the phone over APNs with its JSON types: numbers, booleans, objects")
-    func typedCustomData() throws {
-        let emulator = try RunningEmulator(directory: directory)
+    func typedCustomData() async throws {
+        let emulator = try await RunningEmulator(directory: directory)
         defer { _ = emulator.stop() }
-        let gateway = try RunningGateway(
+        let gateway = try await RunningGateway(
             database: directory.appendingPathComponent("pushgate.sqlite").path, environment: emulator.settings)
         let secret = "apns-typed-data-secret-0123456789"
         let token = String(repeating: "6b", count: 32)
-        let registered = try CurlCall.run(
+        let registered = try await CurlCall.run(
             "POST", gateway.baseURL + "/registerSubscription", secret: secret,
             body: #"{"cwd": "/srv/chess", "installation_id": "phone", "apns_token": "\#(token)"}"#)
         #expect(registered.status == 200, "\(registered.body)")
-        let triggered = try CurlCall.run(
+        let triggered = try await CurlCall.run(
             "POST", gateway.baseURL + "/triggerEvent", secret: secret,
             body: #"""
                 {"cwd": "/srv/chess", "type": "your_move", "body": "Your move",
@@ -137,13 +137,13 @@ struct APNsEndToEndTests {
             ),
         ]
     )
-    func badSettings(settings: [String: String], message: String) throws {
+    func badSettings(settings: [String: String], message: String) async throws {
         let keyFile = directory.appendingPathComponent("AuthKey_TEST.p8").path
         let notAKey = directory.appendingPathComponent("not-a-key.p8").path
         try P256.Signing.PrivateKey().pemRepresentation.write(toFile: keyFile, atomically: true, encoding: .utf8)
         try "hello".write(toFile: notAKey, atomically: true, encoding: .utf8)
         let environment = settings.mapValues { $0 == "<key>" ? keyFile : $0 == "<not-a-key>" ? notAKey : $0 }
-        let result = try BuiltExecutable.run(
+        let result = try await BuiltExecutable.run(
             ["serve", "--port", "0", "--database", directory.appendingPathComponent("x.sqlite").path],
             environment: environment
         )

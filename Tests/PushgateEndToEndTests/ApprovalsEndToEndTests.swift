@@ -20,8 +20,8 @@ struct ApprovalsEndToEndTests {
 
     var database: String { directory.appendingPathComponent("pushgate.sqlite").path }
 
-    func call(_ gateway: RunningGateway, _ function: String, _ body: String) throws -> [String: JSONValue] {
-        let answer = try CurlCall.run("POST", gateway.baseURL + "/" + function, secret: secret, body: body)
+    func call(_ gateway: RunningGateway, _ function: String, _ body: String) async throws -> [String: JSONValue] {
+        let answer = try await CurlCall.run("POST", gateway.baseURL + "/" + function, secret: secret, body: body)
         #expect(answer.status == 200, "\(function): \(answer.body)")
         return answer.json
     }
@@ -32,47 +32,49 @@ struct ApprovalsEndToEndTests {
     }
 
     /// Polls until `condition` holds, for at most `limit` seconds; whether it did.
-    func eventually(within limit: TimeInterval, _ condition: () throws -> Bool) throws -> Bool {
+    func eventually(within limit: TimeInterval, _ condition: () throws -> Bool) async throws -> Bool {
         let start = Date()
         while Date().timeIntervalSince(start) < limit {
             if try condition() { return true }
-            Thread.sleep(forTimeInterval: 0.2)
+            try await Task.sleep(for: .milliseconds(200))
         }
         return try condition()
     }
 
     @Test("logging out withdraws the phone's reminders: none arrives after a restart, the tablet's does")
-    func logoutWithdrawsReminders() throws {
-        let emulator = try RunningEmulator(directory: directory)
+    func logoutWithdrawsReminders() async throws {
+        let emulator = try await RunningEmulator(directory: directory)
         defer { _ = emulator.stop() }
         var settings = emulator.settings
         settings["PUSHGATE_ESCALATION_SCHEDULE"] = "3s"
-        var gateway = try RunningGateway(database: database, environment: settings)
+        var gateway = try await RunningGateway(database: database, environment: settings)
         for (id, token) in [("phone", phone), ("tablet", tablet)] {
-            _ = try call(
+            _ = try await call(
                 gateway, "registerSubscription",
                 #"{"cwd": "/srv/deploy", "installation_id": "\#(id)", "apns_token": "\#(token)"}"#)
         }
-        let approval = try call(
+        let approval = try await call(
             gateway, "triggerEvent",
             #"{"cwd": "/srv/deploy", "type": "approval_requested", "event_id": "deploy-7", "body": "Ship it?"}"#)
         #expect(approval["success_count"] == 2)
 
-        let logout = try call(gateway, "unregisterInstallation", #"{"installation_id": "phone"}"#)
+        let logout = try await call(gateway, "unregisterInstallation", #"{"installation_id": "phone"}"#)
         #expect(logout["removed_count"] == 1 && logout["cancelled_deliveries"] == 1, "\(logout)")
         #expect(gateway.stop() == 0)
-        gateway = try RunningGateway(database: database, environment: settings)
+        gateway = try await RunningGateway(database: database, environment: settings)
         defer { _ = gateway.stop() }
 
-        #expect(try eventually(within: 30) { try pushes(to: tablet, at: emulator).count == 2 }, "the tablet's reminder")
-        Thread.sleep(forTimeInterval: 1)
+        #expect(
+            try await eventually(within: 30) { try pushes(to: tablet, at: emulator).count == 2 },
+            "the tablet's reminder")
+        try await Task.sleep(for: .seconds(1))
         #expect(try pushes(to: phone, at: emulator).count == 1, "the phone got the approval, then nothing")
         let bodies = try pushes(to: tablet, at: emulator).compactMap {
             $0["payload"]?.objectValue?["aps"]?.objectValue?["alert"]?.objectValue?["body"]?.stringValue
         }
         #expect(Set(bodies) == ["deploy: Ship it?", "Still waiting: deploy: Ship it?"])
 
-        let outbox = try BuiltExecutable.run(["outbox", "--database", database, "--state", "cancelled", "--json"])
+        let outbox = try await BuiltExecutable.run(["outbox", "--database", database, "--state", "cancelled", "--json"])
         #expect(outbox.status == 0, "\(outbox.stderr)")
         let cancelled = outbox.stdout.split(separator: "\n").compactMap {
             try? JSONValue.parse(Array($0.utf8)).objectValue
@@ -82,33 +84,33 @@ struct ApprovalsEndToEndTests {
     }
 
     @Test("resolving sends a silent badge update over APNs: background, priority 5, {\"aps\":{\"badge\":n}}")
-    func badgeUpdateAfterResolve() throws {
-        let emulator = try RunningEmulator(directory: directory)
+    func badgeUpdateAfterResolve() async throws {
+        let emulator = try await RunningEmulator(directory: directory)
         defer { _ = emulator.stop() }
-        let gateway = try RunningGateway(database: database, environment: emulator.settings)
+        let gateway = try await RunningGateway(database: database, environment: emulator.settings)
         defer { _ = gateway.stop() }
         for (cwd, id, token) in [
             ("/srv/deploy", "phone", phone), ("/srv/docs", "phone", phone), ("/srv/deploy", "tablet", tablet),
         ] {
-            _ = try call(
+            _ = try await call(
                 gateway, "registerSubscription",
                 #"{"cwd": "\#(cwd)", "installation_id": "\#(id)", "apns_token": "\#(token)"}"#)
         }
-        _ = try call(
+        _ = try await call(
             gateway, "triggerEvent", #"{"cwd": "/srv/deploy", "type": "approval_requested", "event_id": "deploy-8"}"#)
-        _ = try call(
+        _ = try await call(
             gateway, "triggerEvent", #"{"cwd": "/srv/docs", "type": "approval_requested", "event_id": "docs-3"}"#)
         let alertBadges = try pushes(to: phone, at: emulator).compactMap {
             $0["payload"]?.objectValue?["aps"]?.objectValue?["badge"]
         }
         #expect(Set(alertBadges) == [1, 2], "the phone counts both repos' approvals")
 
-        let resolved = try call(gateway, "resolveEvent", #"{"event_id": "deploy-8", "resolution": "approved"}"#)
+        let resolved = try await call(gateway, "resolveEvent", #"{"event_id": "deploy-8", "resolution": "approved"}"#)
         #expect(resolved["badge_updates"] == 2, "\(resolved)")
         let isUpdate = { (push: [String: JSONValue]) in push["headers"]?.objectValue?["apns-push-type"] == "background"
         }
         #expect(
-            try eventually(within: 20) {
+            try await eventually(within: 20) {
                 try pushes(to: phone, at: emulator).contains(where: isUpdate)
                     && pushes(to: tablet, at: emulator).contains(where: isUpdate)
             })

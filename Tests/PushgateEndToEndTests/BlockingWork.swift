@@ -1,12 +1,15 @@
-import Dispatch
+import Foundation
 
-/// Work that blocks its thread (waiting for a process to start), run on a thread of
-/// its own: the cooperative pool has one thread per core, and tests holding them
-/// would stall every other suite's in-process emulators and timers.
+/// Work that blocks its thread (a command run to its end), run on a thread of its
+/// own: the cooperative pool has one thread per core, and tests holding them would
+/// stall every other suite's in-process emulators and timers. A new thread each time,
+/// not Dispatch's global pool: that pool grows slowly, and a short `curl` queued
+/// behind other tests' long commands waited seconds (a rate-limit test saw its
+/// bucket refill meanwhile).
 enum BlockingWork {
     static func run<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async { continuation.resume(with: Result { try body() }) }
+            Thread { continuation.resume(with: Result { try body() }) }.start()
         }
     }
 }

@@ -29,8 +29,18 @@ enum BuiltExecutable {
         return merged
     }
 
-    /// Runs the executable (or another program, by its path) to completion.
-    static func run(_ arguments: [String], environment: [String: String] = [:], program: URL = url) throws -> Result {
+    /// Runs the executable (or another program, by its path) to completion, waiting
+    /// for it on a thread of its own: the tests' tasks share a few threads (two on two
+    /// cores), and a test that blocked one while a command ran stalled the others.
+    static func run(_ arguments: [String], environment: [String: String] = [:], program: URL = url) async throws
+        -> Result
+    {
+        try await BlockingWork.run { try runBlocking(arguments, environment, program) }
+    }
+
+    private static func runBlocking(_ arguments: [String], _ environment: [String: String], _ program: URL) throws
+        -> Result
+    {
         let process = Process()
         process.executableURL = program
         process.arguments = arguments
@@ -61,9 +71,9 @@ final class RunningGateway: Sendable {
 
     init(
         database: String, environment: [String: String] = [:], arguments: [String] = [], shellSetup: String? = nil
-    ) throws {
+    ) async throws {
         // Hummingbird logs the bound address; with --port 0 that is how we learn it.
-        process = try RunningProcess(
+        process = try await RunningProcess(
             ["serve", "--port", "0", "--database", database] + arguments,
             environment: environment,
             shellSetup: shellSetup,

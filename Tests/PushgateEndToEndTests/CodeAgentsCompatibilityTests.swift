@@ -27,8 +27,8 @@ struct CodeAgentsCompatibilityTests {
     /// and the JSON answer.
     func call(
         _ gateway: RunningGateway, _ function: String, _ body: JSONValue, secret: String? = nil
-    ) throws -> (status: Int, answer: [String: JSONValue]) {
-        let answer = try CurlCall.run(
+    ) async throws -> (status: Int, answer: [String: JSONValue]) {
+        let answer = try await CurlCall.run(
             "POST", "\(gateway.baseURL)/\(function)", secret: secret ?? self.secret.value,
             body: String(decoding: try body.encodedData(), as: UTF8.self))
         return (answer.status, answer.json)
@@ -38,14 +38,14 @@ struct CodeAgentsCompatibilityTests {
     func register(
         _ gateway: RunningGateway, _ installationID: String, token: String, cwd: String? = nil, name: String? = nil
     )
-        throws
+        async throws
     {
         var body: JSONValue = [
             "cwd": .string(cwd ?? self.cwd), "installation_id": .string(installationID), "fcm_token": .string(token),
             "platform": "ios",
         ]
         if let name { body = .object(body.objectValue!.merging(["agent_display_name": .string(name)]) { $1 }) }
-        let (status, answer) = try call(gateway, "registerSubscription", body)
+        let (status, answer) = try await call(gateway, "registerSubscription", body)
         #expect(status == 200 && answer["ok"] == true, "\(answer)")
         #expect(answer["server_key"] == .string(serverKey.hex))
         #expect(answer["agent_key"] == .string(AgentKey(cwd: cwd ?? self.cwd).hex))
@@ -67,12 +67,12 @@ struct CodeAgentsCompatibilityTests {
 
     @Test("registerSubscription and both forms of unregisterSubscription, as the app sends them")
     func registrations() async throws {
-        let gateway = try RunningGateway(database: database)
+        let gateway = try await RunningGateway(database: database)
         defer { _ = gateway.stop() }
-        try register(gateway, "phone", token: "fcm-phone:APA91b", name: "Shop API")
-        try register(gateway, "phone", token: "fcm-phone:APA91b", cwd: "/Users/dev/projects/web")
-        try register(gateway, "phone", token: "fcm-phone:APA91b", cwd: "/Users/dev/projects/docs")
-        try register(gateway, "tablet", token: "fcm-tablet:APA91b", cwd: "/Users/dev/projects/docs")
+        try await register(gateway, "phone", token: "fcm-phone:APA91b", name: "Shop API")
+        try await register(gateway, "phone", token: "fcm-phone:APA91b", cwd: "/Users/dev/projects/web")
+        try await register(gateway, "phone", token: "fcm-phone:APA91b", cwd: "/Users/dev/projects/docs")
+        try await register(gateway, "tablet", token: "fcm-tablet:APA91b", cwd: "/Users/dev/projects/docs")
         let store = try SQLiteDocumentStore(path: database)
         let stored = try #require(try await store.document(at: device("phone")))
         #expect(stored.string("fcmToken") == "fcm-phone:APA91b" && stored.string("platform") == "ios")
@@ -80,13 +80,13 @@ struct CodeAgentsCompatibilityTests {
         #expect(agent?.string("agentDisplayName") == "Shop API" && agent?.string("cwd") == cwd)
 
         // With a cwd: that agent only.
-        let one = try call(gateway, "unregisterSubscription", ["cwd": .string(cwd), "installation_id": "phone"])
+        let one = try await call(gateway, "unregisterSubscription", ["cwd": .string(cwd), "installation_id": "phone"])
         #expect(one.status == 200 && one.answer["ok"] == true && one.answer["deleted"] == 1, "\(one.answer)")
         #expect(try await store.document(at: device("phone")) == nil)
         #expect(try await store.document(at: device("phone", cwd: "/Users/dev/projects/web")) != nil)
 
         // Without: every agent of the server (a project or server deleted, pushes turned off).
-        let all = try call(gateway, "unregisterSubscription", ["installation_id": "phone"])
+        let all = try await call(gateway, "unregisterSubscription", ["installation_id": "phone"])
         #expect(all.status == 200 && all.answer["ok"] == true && all.answer["deleted"] == 2, "\(all.answer)")
         #expect(all.answer["agent_key"] == nil)
         let left = try await store.documents(inGroup: "devices", under: nil, where: .documentID("phone"))
@@ -96,20 +96,20 @@ struct CodeAgentsCompatibilityTests {
 
     @Test("the app's triggerReplyFinished: every optional absent and present, exclusion, one push per phone")
     func appTriggers() async throws {
-        let fcm = try RunningEmulator(.fcm, directory: directory)
+        let fcm = try await RunningEmulator(.fcm, directory: directory)
         defer { _ = fcm.stop() }
-        let gateway = try RunningGateway(database: database, environment: fcm.settings)
+        let gateway = try await RunningGateway(database: database, environment: fcm.settings)
         defer { _ = gateway.stop() }
-        try register(gateway, "app-phone", token: "fcm-a:APA91b", name: "Shop API")
-        try register(gateway, "app-phone-reinstalled", token: "fcm-a:APA91b")
-        try register(gateway, "ipad", token: "fcm-b:APA91b")
-        try register(gateway, "watch", token: "fcm-c:APA91b")
-        try register(gateway, "mac", token: "fcm-d:APA91b")
+        try await register(gateway, "app-phone", token: "fcm-a:APA91b", name: "Shop API")
+        try await register(gateway, "app-phone-reinstalled", token: "fcm-a:APA91b")
+        try await register(gateway, "ipad", token: "fcm-b:APA91b")
+        try await register(gateway, "watch", token: "fcm-c:APA91b")
+        try await register(gateway, "mac", token: "fcm-d:APA91b")
         let agentKey = AgentKey(cwd: cwd).hex
 
         // Every optional absent (include_preview is always sent): one push per token.
         var before = try fcm.received()
-        var (status, answer) = try call(
+        var (status, answer) = try await call(
             gateway, "triggerReplyFinished",
             ["cwd": .string(cwd), "message_preview": "Hidden.", "include_preview": false])
         #expect(status == 200)
@@ -130,7 +130,7 @@ struct CodeAgentsCompatibilityTests {
         let preview =
             "Done: the checkout flow works.\n```codeagents-ui\n{\"card\": \"summary\"}\n```\n"
             + String(repeating: "More detail. ", count: 40)
-        (status, answer) = try call(
+        (status, answer) = try await call(
             gateway, "triggerReplyFinished",
             [
                 "cwd": .string(cwd), "conversation_id": "conv-42", "message_preview": .string(preview),
@@ -157,7 +157,7 @@ struct CodeAgentsCompatibilityTests {
 
         // The same completion again sends nothing.
         before = try fcm.received()
-        (status, answer) = try call(
+        (status, answer) = try await call(
             gateway, "triggerReplyFinished",
             ["cwd": .string(cwd), "include_preview": true, "completion_id": "cmpl-0001", "message_preview": "again"])
         #expect(status == 200 && answer["duplicate"] == true && answer["sent"] == 2, "\(answer)")
@@ -165,7 +165,7 @@ struct CodeAgentsCompatibilityTests {
 
         // Counts of the wrong kind are ignored; a cursor version without a cursor is not sent.
         before = try fcm.received()
-        (status, answer) = try call(
+        (status, answer) = try await call(
             gateway, "triggerReplyFinished",
             [
                 "cwd": .string(cwd), "include_preview": false, "renderable_assistant_count": "seven",
@@ -177,9 +177,9 @@ struct CodeAgentsCompatibilityTests {
         #expect(ignored["cursor_version"] == nil)
 
         // The excluded installation follows another agent only: its stored token there is excluded all the same.
-        try register(gateway, "laptop", token: "fcm-b:APA91b", cwd: "/Users/dev/projects/web")
+        try await register(gateway, "laptop", token: "fcm-b:APA91b", cwd: "/Users/dev/projects/web")
         before = try fcm.received()
-        (status, answer) = try call(
+        (status, answer) = try await call(
             gateway, "triggerReplyFinished",
             ["cwd": .string(cwd), "include_preview": false, "exclude_installation_id": "laptop"])
         #expect(answer["excluded"] == 2 && answer["sent"] == 3, "\(answer)")
@@ -195,13 +195,13 @@ struct CodeAgentsCompatibilityTests {
         "the proxy's form (no include_preview), replies of two conversations out of order, and PUSHGATE_PREVIEW_DEFAULT"
     )
     func proxyTriggers() async throws {
-        let fcm = try RunningEmulator(.fcm, directory: directory)
+        let fcm = try await RunningEmulator(.fcm, directory: directory)
         defer { _ = fcm.stop() }
-        var gateway = try RunningGateway(database: database, environment: fcm.settings)
-        try register(gateway, "phone", token: "fcm-p:APA91b", name: "Shop API")
+        var gateway = try await RunningGateway(database: database, environment: fcm.settings)
+        try await register(gateway, "phone", token: "fcm-p:APA91b", name: "Shop API")
 
         var before = try fcm.received()
-        var (status, answer) = try call(
+        var (status, answer) = try await call(
             gateway, "triggerReplyFinished",
             [
                 "cwd": .string(cwd), "conversation_id": "conv-a", "message_preview": "A is done.",
@@ -209,7 +209,7 @@ struct CodeAgentsCompatibilityTests {
             ])
         #expect(status == 200 && answer["preview_included"] == true && answer["sent"] == 1, "\(answer)")
         // Conversation B finished a second earlier but its call arrives later: still a push.
-        (status, answer) = try call(
+        (status, answer) = try await call(
             gateway, "triggerReplyFinished",
             [
                 "cwd": .string(cwd), "conversation_id": "conv-b", "message_preview": "B is done.",
@@ -221,17 +221,17 @@ struct CodeAgentsCompatibilityTests {
         }
         #expect(bodies.sorted() == ["A is done.", "B is done."])
         // An older reply of the same conversation is stale.
-        (status, answer) = try call(
+        (status, answer) = try await call(
             gateway, "triggerReplyFinished",
             ["cwd": .string(cwd), "conversation_id": "conv-a", "finished_at": "2026-11-23T09:59:00Z"])
         #expect(status == 200 && answer["skipped"] == "stale", "\(answer)")
         #expect(gateway.stop() == 0)
 
-        gateway = try RunningGateway(
+        gateway = try await RunningGateway(
             database: database, environment: fcm.settings.merging(["PUSHGATE_PREVIEW_DEFAULT": "hide"]) { $1 })
         defer { _ = gateway.stop() }
         before = try fcm.received()
-        (status, answer) = try call(
+        (status, answer) = try await call(
             gateway, "triggerReplyFinished", ["cwd": .string(cwd), "message_preview": "Private details."])
         #expect(status == 200 && answer["preview_included"] == false, "\(answer)")
         let hidden = try messages(fcm, since: before)["fcm-p:APA91b"]
@@ -239,12 +239,12 @@ struct CodeAgentsCompatibilityTests {
     }
 
     @Test("a trigger for a secret nobody registered with: ok, unknown_server, and nothing written")
-    func unknownServer() throws {
-        let gateway = try RunningGateway(database: database)
+    func unknownServer() async throws {
+        let gateway = try await RunningGateway(database: database)
         defer { _ = gateway.stop() }
         let stranger = PushSecret.generate().value
         for function in ["triggerReplyFinished", "triggerEvent"] {
-            let (status, answer) = try call(
+            let (status, answer) = try await call(
                 gateway, function,
                 [
                     "cwd": .string(cwd), "type": "approval_requested", "event_id": "e-1", "conversation_id": "c",
@@ -256,7 +256,7 @@ struct CodeAgentsCompatibilityTests {
                     "ok": true, "attempted": 0, "sent": 0, "excluded": 0, "reason": "unknown_server",
                 ], "\(function): \(answer)")
         }
-        let rows = try BuiltExecutable.run(
+        let rows = try await BuiltExecutable.run(
             [
                 "python3", "-c",
                 "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); print(*[c.execute(f'select count(*) from {t}').fetchone()[0] for t in ('documents','outbox_notifications','outbox_deliveries')])",
@@ -267,17 +267,15 @@ struct CodeAgentsCompatibilityTests {
 
     @Test("the proxy's own call (Python urllib, 2.5 s timeout) is answered in time while FCM takes 5 s a push")
     func proxyWithSlowDelivery() async throws {
-        let fcm = try RunningEmulator(.fcm, directory: directory, arguments: ["--latency", "5"])
+        let fcm = try await RunningEmulator(.fcm, directory: directory, arguments: ["--latency", "5"])
         defer { _ = fcm.stop() }
-        let gateway = try RunningGateway(database: database, environment: fcm.settings)
+        let gateway = try await RunningGateway(database: database, environment: fcm.settings)
         defer { _ = gateway.stop() }
-        try register(gateway, "phone", token: "fcm-slow:APA91b")
+        try await register(gateway, "phone", token: "fcm-slow:APA91b")
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("compat/proxy_client.py").path
-        let proxy = try await BlockingWork.run {
-            try BuiltExecutable.run(
-                ["python3", script, gateway.baseURL, secret.value, cwd], program: URL(fileURLWithPath: "/usr/bin/env"))
-        }
+        let proxy = try await BuiltExecutable.run(
+            ["python3", script, gateway.baseURL, secret.value, cwd], program: URL(fileURLWithPath: "/usr/bin/env"))
         let result = try JSONValue.parse(Array(proxy.stdout.utf8)).objectValue
         #expect(proxy.status == 0 && result?["status"] == 200, "\(proxy.stdout)\(proxy.stderr)")
         // The push was accepted, not lost: it reaches FCM once FCM answers.
@@ -305,7 +303,7 @@ struct CodeAgentsCompatibilityTests {
             .set(
                 try NamespacePaths.device("p", of: AgentKey(cwd: "/x"), of: other), ["updatedAt": .value(.string(old))]),
         ])
-        let gateway = try RunningGateway(database: database)
+        let gateway = try await RunningGateway(database: database)
         defer { _ = gateway.stop() }
         let deadline = Date().addingTimeInterval(20)
         while !gateway.capturedLog.contains("swept stale registrations"), Date() < deadline {

@@ -15,12 +15,12 @@ struct CurlCall {
 
     static func run(
         _ method: String, _ url: String, secret: String?, body: String? = nil, headers: [String] = []
-    ) throws -> CurlCall {
+    ) async throws -> CurlCall {
         var arguments = ["curl", "-sS", "-X", method, url, "-D", "-", "-H", "Content-Type: application/json"]
         if let secret { arguments += ["-H", "Authorization: Bearer \(secret)"] }
         for header in headers { arguments += ["-H", header] }
         if let body { arguments += ["--data-binary", body] }
-        let result = try BuiltExecutable.run(arguments, program: URL(fileURLWithPath: "/usr/bin/env"))
+        let result = try await BuiltExecutable.run(arguments, program: URL(fileURLWithPath: "/usr/bin/env"))
         guard result.status == 0, let split = result.stdout.range(of: "\r\n\r\n") else {
             throw CurlFailed(description: "curl \(method) \(url): \(result.stderr)")
         }

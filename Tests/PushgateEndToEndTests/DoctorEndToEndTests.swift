@@ -13,13 +13,13 @@ struct DoctorEndToEndTests {
     }
 
     @Test("doctor against the emulator: every check ok, one line each; a missing CA or database folder fails it")
-    func againstEmulator() throws {
-        let emulator = try RunningEmulator(directory: directory)
+    func againstEmulator() async throws {
+        let emulator = try await RunningEmulator(directory: directory)
         defer { _ = emulator.stop() }
         let settings = emulator.settings
         let database = directory.appendingPathComponent("pushgate.sqlite").path
 
-        let healthy = try BuiltExecutable.run(["doctor", "--database", database], environment: settings)
+        let healthy = try await BuiltExecutable.run(["doctor", "--database", database], environment: settings)
         #expect(healthy.status == 0, "\(healthy.stdout)\(healthy.stderr)")
         let lines = healthy.stdout.split(separator: "\n")
         #expect(
@@ -34,7 +34,7 @@ struct DoctorEndToEndTests {
 
         var untrusted = settings
         untrusted["PUSHGATE_APNS_CA_FILE"] = ""
-        let noCA = try BuiltExecutable.run(
+        let noCA = try await BuiltExecutable.run(
             ["doctor", "--database", "/nonexistent/folder/pushgate.sqlite"], environment: untrusted)
         #expect(noCA.status == 1)
         #expect(noCA.stdout.contains("FAIL  apns connection"), "\(noCA.stdout)")
@@ -44,23 +44,23 @@ struct DoctorEndToEndTests {
     }
 
     @Test("doctor without an APNs key skips the APNs checks; an existing database is probed, not migrated")
-    func withoutKey() throws {
+    func withoutKey() async throws {
         let database = directory.appendingPathComponent("pushgate.sqlite").path
-        let gateway = try RunningGateway(database: database)
+        let gateway = try await RunningGateway(database: database)
         #expect(gateway.stop() == 0)
-        let result = try BuiltExecutable.run(["doctor", "--database", database])
+        let result = try await BuiltExecutable.run(["doctor", "--database", database])
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
         #expect(result.stdout.contains("skip  apns key        no PUSHGATE_APNS_KEY_PATH"), "\(result.stdout)")
         #expect(result.stdout.contains("takes a write, schema up to date"))
 
-        let bad = try BuiltExecutable.run(["doctor", "--database", database, "--port", "http"])
+        let bad = try await BuiltExecutable.run(["doctor", "--database", database, "--port", "http"])
         #expect(bad.status == 1)
         #expect(bad.stdout.hasPrefix("FAIL  configuration   PUSHGATE_PORT must be a port number"), "\(bad.stdout)")
     }
 
     @Test("pushgate --help lists every command with one line each")
-    func help() throws {
-        let result = try BuiltExecutable.run(["--help"])
+    func help() async throws {
+        let result = try await BuiltExecutable.run(["--help"])
         #expect(result.status == 0)
         let section = try #require(result.stdout.components(separatedBy: "SUBCOMMANDS:\n").last)
         let lines = section.split(separator: "\n", omittingEmptySubsequences: false).prefix {

@@ -40,8 +40,8 @@ struct DurabilityTests {
 
     static func token(_ n: Int) -> String { String(format: "%064x", n + 1) }
 
-    func trigger(_ gateway: RunningGateway, wait: Bool) throws -> BuiltExecutable.Result {
-        try BuiltExecutable.run(
+    func trigger(_ gateway: RunningGateway, wait: Bool) async throws -> BuiltExecutable.Result {
+        try await BuiltExecutable.run(
             ["trigger", "--cwd", Self.cwd, "--url", gateway.baseURL] + (wait ? [] : ["--no-wait"]),
             environment: ["CODEAGENTS_PUSH_SECRET": Self.secret.value]
         )
@@ -68,20 +68,20 @@ struct DurabilityTests {
 
     @Test("kill -9 in the middle of a 5,000-device fan-out: after a restart every device gets its push")
     func killDuringFanOut() async throws {
-        let emulator = try RunningEmulator(directory: directory)
+        let emulator = try await RunningEmulator(directory: directory)
         let settings = emulator.settings
         defer { _ = emulator.stop() }
         try await seedDevices(5000)
         var environment = settings
         environment["PUSHGATE_OUTBOX_LEASE"] = "3"
-        var gateway = try RunningGateway(database: database, environment: environment)
-        #expect(try trigger(gateway, wait: false).status == 0)
+        var gateway = try await RunningGateway(database: database, environment: environment)
+        await #expect(try trigger(gateway, wait: false).status == 0)
         try await waitUntil { try emulator.received() >= 300 }
         gateway.crash()
         let receivedAtKill = try emulator.received()
         #expect(receivedAtKill < 5000, "killed in the middle")
 
-        gateway = try RunningGateway(database: database, environment: environment)
+        gateway = try await RunningGateway(database: database, environment: environment)
         _ = try await waitUntilSettled()
         #expect(gateway.stop() == 0)
 
@@ -94,7 +94,7 @@ struct DurabilityTests {
         let inbox = try emulator.inbox()
         #expect(inbox.accepted == Set((0..<5000).map(Self.token)), "every device received at least one push")
 
-        let listing = try BuiltExecutable.run([
+        let listing = try await BuiltExecutable.run([
             "outbox", "--database", database, "--state", "delivered", "--limit", "3",
         ])
         #expect(listing.status == 0)
@@ -107,21 +107,21 @@ struct DurabilityTests {
 
     @Test("SIGTERM during a fan-out: exit 0 within the grace period, the rest delivered after a restart")
     func sigtermDuringFanOut() async throws {
-        let emulator = try RunningEmulator(directory: directory)
+        let emulator = try await RunningEmulator(directory: directory)
         let settings = emulator.settings
         defer { _ = emulator.stop() }
         try await seedDevices(5000)
         // A 5 s grace leaves room for the rest of the stop (the HTTP server's own, the
         // connections closing) on a machine busy with the other suites.
-        var gateway = try RunningGateway(
+        var gateway = try await RunningGateway(
             database: database, environment: settings.merging(["PUSHGATE_SHUTDOWN_GRACE": "5"]) { $1 })
-        #expect(try trigger(gateway, wait: false).status == 0)
+        await #expect(try trigger(gateway, wait: false).status == 0)
         try await waitUntil { try emulator.received() >= 300 }
         let (status, took) = try await gateway.timedStop()
         #expect(status == 0)
         #expect(took < 10, "within the 5 s grace period and 5 s: \(took) s")
 
-        gateway = try RunningGateway(database: database, environment: settings)
+        gateway = try await RunningGateway(database: database, environment: settings)
         _ = try await waitUntilSettled()
         #expect(gateway.stop() == 0)
         let stats = try await SQLiteOutbox(database: try SQLiteDatabase(path: database)).stats(now: Date())
@@ -134,12 +134,12 @@ struct DurabilityTests {
         // Long enough for the registrations to be measured inside it when the whole
         // suite runs in parallel on two cores (10 s and 15 s were not, once each: the
         // tests' helpers wait for their processes on the threads that run every task).
-        let emulator = try RunningEmulator(directory: directory, arguments: ["--unavailable-for", "20"])
+        let emulator = try await RunningEmulator(directory: directory, arguments: ["--unavailable-for", "20"])
         let settings = emulator.settings
         defer { _ = emulator.stop() }
         let outageEnds = Date().addingTimeInterval(20)
         try await seedDevices(200)
-        let gateway = try RunningGateway(database: database, environment: settings)
+        let gateway = try await RunningGateway(database: database, environment: settings)
         defer { _ = gateway.stop() }
         let client = HTTPClient.shared
 
@@ -160,7 +160,7 @@ struct DurabilityTests {
         var before: [TimeInterval] = []
         for n in 0..<20 { before.append(try await registrationTime(n)) }
 
-        let answer = try trigger(gateway, wait: true)
+        let answer = try await trigger(gateway, wait: true)
         let counts = try #require(try JSONValue.parse(Array(answer.stdout.utf8)).objectValue)
         #expect(counts["pending_count"] == 200, "all waiting for APNs to come back")
         var during: [TimeInterval] = []

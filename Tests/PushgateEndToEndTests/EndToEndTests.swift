@@ -13,11 +13,11 @@ struct EndToEndTests {
     }
 
     @Test("keygen, subscribe two devices, trigger in log mode: the answer and the log show both pushes, each failed")
-    func wholeLoop() throws {
+    func wholeLoop() async throws {
         try #require(FileManager.default.isExecutableFile(atPath: BuiltExecutable.url.path), "run `swift build` first")
-        let gateway = try RunningGateway(database: directory.appendingPathComponent("pushgate.sqlite").path)
+        let gateway = try await RunningGateway(database: directory.appendingPathComponent("pushgate.sqlite").path)
 
-        let keygen = try BuiltExecutable.run(["keygen"])
+        let keygen = try await BuiltExecutable.run(["keygen"])
         #expect(keygen.status == 0)
         let secret = keygen.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(Data(base64Encoded: secret)?.count == 32)
@@ -26,7 +26,7 @@ struct EndToEndTests {
         let phone = String(repeating: "0a1b2c3d", count: 8)
         let tablet = "fcm-9f8e7d6c:" + String(repeating: "APA91b", count: 20)
         for (id, kind, token) in [("iphone", "--apns-token", phone), ("ipad", "--fcm-token", tablet)] {
-            let subscribe = try BuiltExecutable.run(
+            let subscribe = try await BuiltExecutable.run(
                 [
                     "subscribe", "--cwd", "/root/projects/my-agent", "--installation-id", id, kind, token,
                     "--name", "My Agent",
@@ -39,7 +39,7 @@ struct EndToEndTests {
             #expect(answer?["server_key"]?.stringValue == SHA256Hex.digest(of: secret))
         }
 
-        let trigger = try BuiltExecutable.run(
+        let trigger = try await BuiltExecutable.run(
             ["trigger", "--cwd", "/root/projects/my-agent", "--message", "Build   passed.\nAll green."],
             environment: environment
         )
@@ -81,36 +81,36 @@ struct EndToEndTests {
     }
 
     @Test("the data outlives the process: a restarted gateway still knows the devices")
-    func restart() throws {
+    func restart() async throws {
         let database = directory.appendingPathComponent("pushgate.sqlite").path
         let secret = "restart-test-secret-0123456789abcdef"
-        var gateway = try RunningGateway(database: database)
+        var gateway = try await RunningGateway(database: database)
         var environment = ["CODEAGENTS_PUSH_SECRET": secret, "CODEAGENTS_PUSH_GATEWAY_BASE_URL": gateway.baseURL]
-        let subscribe = try BuiltExecutable.run(
+        let subscribe = try await BuiltExecutable.run(
             ["subscribe", "--cwd", "/srv/a", "--installation-id", "p", "--fcm-token", "fcm-token-1"],
             environment: environment)
         #expect(subscribe.status == 0)
         #expect(gateway.stop() == 0)
 
-        gateway = try RunningGateway(database: database)
+        gateway = try await RunningGateway(database: database)
         environment["CODEAGENTS_PUSH_GATEWAY_BASE_URL"] = gateway.baseURL
-        let trigger = try BuiltExecutable.run(["trigger", "--cwd", "/srv/a"], environment: environment)
+        let trigger = try await BuiltExecutable.run(["trigger", "--cwd", "/srv/a"], environment: environment)
         #expect(try JSONValue.parse(Array(trigger.stdout.utf8)).objectValue?["device_count"] == 1)
         #expect(gateway.stop() == 0)
     }
 
     @Test("an error answer exits non-zero and prints the error")
-    func errorAnswer() throws {
-        let gateway = try RunningGateway(database: directory.appendingPathComponent("pushgate.sqlite").path)
+    func errorAnswer() async throws {
+        let gateway = try await RunningGateway(database: directory.appendingPathComponent("pushgate.sqlite").path)
         defer { _ = gateway.stop() }
-        let result = try BuiltExecutable.run(
+        let result = try await BuiltExecutable.run(
             ["trigger", "--cwd", "/a", "--url", gateway.baseURL],
             environment: ["CODEAGENTS_PUSH_SECRET": "short"]
         )
         #expect(result.status != 0)
         #expect(result.stderr.contains("32–256 characters"), "\(result.stderr)")
 
-        let refused = try BuiltExecutable.run(
+        let refused = try await BuiltExecutable.run(
             ["subscribe", "--cwd", "/a", "--installation-id", "..", "--fcm-token", "t", "--url", gateway.baseURL],
             environment: ["CODEAGENTS_PUSH_SECRET": "a-long-enough-secret-0123456789abcdef"]
         )
@@ -119,8 +119,8 @@ struct EndToEndTests {
     }
 
     @Test("a trigger to a gateway that is not there fails fast with one line")
-    func unreachable() throws {
-        let result = try BuiltExecutable.run(
+    func unreachable() async throws {
+        let result = try await BuiltExecutable.run(
             ["trigger", "--cwd", "/a", "--url", "http://127.0.0.1:9"],
             environment: ["CODEAGENTS_PUSH_SECRET": "a-long-enough-secret-0123456789abcdef"]
         )
@@ -129,17 +129,19 @@ struct EndToEndTests {
     }
 
     @Test("a port in use or an unopenable database stops the start with one clear line")
-    func startFailures() throws {
-        let gateway = try RunningGateway(database: directory.appendingPathComponent("pushgate.sqlite").path)
+    func startFailures() async throws {
+        let gateway = try await RunningGateway(database: directory.appendingPathComponent("pushgate.sqlite").path)
         defer { _ = gateway.stop() }
-        let busy = try BuiltExecutable.run(
+        let busy = try await BuiltExecutable.run(
             ["serve", "--port", "\(gateway.port)", "--database", directory.appendingPathComponent("other.sqlite").path])
         #expect(busy.status != 0)
         #expect(
             busy.stderr.contains("Error: cannot listen on 127.0.0.1:\(gateway.port): the address is in use"),
             "\(busy.stderr)")
 
-        let unopenable = try BuiltExecutable.run(["serve", "--port", "0", "--database", "/nonexistent-dir/x.sqlite"])
+        let unopenable = try await BuiltExecutable.run([
+            "serve", "--port", "0", "--database", "/nonexistent-dir/x.sqlite",
+        ])
         #expect(unopenable.status != 0)
         #expect(
             unopenable.stderr.contains("cannot open the SQLite database at /nonexistent-dir/x.sqlite"),

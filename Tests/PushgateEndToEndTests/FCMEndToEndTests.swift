@@ -24,16 +24,14 @@ struct FCMEndToEndTests {
     @Test(
         "the Firebase Admin SDK (PyPI) against the emulator: send, a 500-token multicast, a dry run, its error classes")
     func firebaseAdminSDK() async throws {
-        let emulator = try RunningEmulator(.fcm, directory: directory)
+        let emulator = try await RunningEmulator(.fcm, directory: directory)
         defer { _ = emulator.stop() }
         let arguments = [
             "python3", Self.sdkClient, try #require(emulator.settings["PUSHGATE_FCM_URL"]),
             try #require(emulator.settings["PUSHGATE_FCM_CREDENTIALS"]),
             try #require(emulator.settings["PUSHGATE_FCM_CA_FILE"]),
         ]
-        let client = try await BlockingWork.run {
-            try BuiltExecutable.run(arguments, program: URL(fileURLWithPath: "/usr/bin/env"))
-        }
+        let client = try await BuiltExecutable.run(arguments, program: URL(fileURLWithPath: "/usr/bin/env"))
         try #require(client.status == 0, "the SDK client failed (is firebase-admin installed?): \(client.stderr)")
         let result = try #require(try JSONValue.parse(Array(client.stdout.utf8)).objectValue)
 
@@ -58,31 +56,32 @@ struct FCMEndToEndTests {
     }
 
     /// Subscribes each `(installation id, token)`: `--fcm-token` unless it is hex.
-    func subscribe(_ devices: [(String, String)], gateway: RunningGateway, cwd: String = "/srv/mixed") throws {
+    func subscribe(_ devices: [(String, String)], gateway: RunningGateway, cwd: String = "/srv/mixed") async throws {
         let client = ["CODEAGENTS_PUSH_SECRET": Self.secret, "CODEAGENTS_PUSH_GATEWAY_BASE_URL": gateway.baseURL]
         for (id, token) in devices {
             let kind = token.allSatisfy(\.isHexDigit) ? "--apns-token" : "--fcm-token"
-            let result = try BuiltExecutable.run(
+            let result = try await BuiltExecutable.run(
                 ["subscribe", "--cwd", cwd, "--installation-id", id, kind, token], environment: client)
             #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
         }
     }
 
-    func trigger(_ gateway: RunningGateway, cwd: String = "/srv/mixed", wait: Bool = true) throws -> [String: JSONValue]
+    func trigger(_ gateway: RunningGateway, cwd: String = "/srv/mixed", wait: Bool = true) async throws -> [String:
+        JSONValue]
     {
         let client = ["CODEAGENTS_PUSH_SECRET": Self.secret, "CODEAGENTS_PUSH_GATEWAY_BASE_URL": gateway.baseURL]
-        let result = try BuiltExecutable.run(
+        let result = try await BuiltExecutable.run(
             ["trigger", "--cwd", cwd, "--message", "Deployed."] + (wait ? [] : ["--no-wait"]), environment: client)
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
         return try #require(try JSONValue.parse(Array(result.stdout.utf8)).objectValue)
     }
 
     @Test("APNs and FCM devices of one agent: each reached once through its own service, dead FCM tokens removed")
-    func mixedDevices() throws {
-        let apns = try RunningEmulator(.apns, directory: directory)
-        let fcm = try RunningEmulator(.fcm, directory: directory)
+    func mixedDevices() async throws {
+        let apns = try await RunningEmulator(.apns, directory: directory)
+        let fcm = try await RunningEmulator(.fcm, directory: directory)
         defer { _ = (apns.stop(), fcm.stop()) }
-        let gateway = try RunningGateway(
+        let gateway = try await RunningGateway(
             database: directory.appendingPathComponent("pushgate.sqlite").path,
             environment: apns.settings.merging(fcm.settings) { $1 })
         defer { _ = gateway.stop() }
@@ -92,12 +91,12 @@ struct FCMEndToEndTests {
         let dead = ["unregistered-phone:APA91bX", "badarg-phone:APA91bY"]
         // A device that registered both tokens goes through APNs.
         let both = String(format: "%064x", 99)
-        try subscribe(
+        try await subscribe(
             apnsTokens.enumerated().map { ("ios-\($0.offset)", $0.element) }
                 + fcmTokens.enumerated().map { ("fcm-\($0.offset)", $0.element) }
                 + dead.enumerated().map { ("dead-\($0.offset)", $0.element) },
             gateway: gateway)
-        let registration = try BuiltExecutable.run(
+        let registration = try await BuiltExecutable.run(
             [
                 "subscribe", "--cwd", "/srv/mixed", "--installation-id", "both", "--apns-token", both, "--fcm-token",
                 "cBoth:APA91b",
@@ -105,7 +104,7 @@ struct FCMEndToEndTests {
             environment: ["CODEAGENTS_PUSH_SECRET": Self.secret, "CODEAGENTS_PUSH_GATEWAY_BASE_URL": gateway.baseURL])
         #expect(registration.status == 0, "\(registration.stdout)\(registration.stderr)")
 
-        let answer = try trigger(gateway)
+        let answer = try await trigger(gateway)
         #expect(answer["delivery"] == "apns+fcm")
         #expect(answer["removed_count"] == 2)
         let responses = (answer["responses"]?.arrayValue ?? []).compactMap(\.objectValue)
@@ -122,7 +121,7 @@ struct FCMEndToEndTests {
         #expect(fcmInbox.all.count == fcmTokens.count + dead.count, "each device once, no retry of dead tokens")
         #expect(!fcmInbox.all.contains("cBoth:APA91b"), "a device with both tokens goes through APNs only")
 
-        let again = try trigger(gateway)
+        let again = try await trigger(gateway)
         #expect(again["device_count"] == .number(Double(responses.count - 2)), "the dead FCM devices are gone")
 
         // Metrics say which service each delivery went through.
@@ -146,22 +145,23 @@ struct FCMEndToEndTests {
 
 extension FCMEndToEndTests {
     @Test("a resolved approval's badge update through FCM: no notification, background at priority 5, the count")
-    func badgeUpdate() throws {
-        let fcm = try RunningEmulator(.fcm, directory: directory)
+    func badgeUpdate() async throws {
+        let fcm = try await RunningEmulator(.fcm, directory: directory)
         defer { _ = fcm.stop() }
-        let gateway = try RunningGateway(
+        let gateway = try await RunningGateway(
             database: directory.appendingPathComponent("pushgate.sqlite").path, environment: fcm.settings)
         defer { _ = gateway.stop() }
         let token = "cBadge:APA91b" + String(repeating: "q", count: 40)
-        try subscribe([("pixel", token)], gateway: gateway)
+        try await subscribe([("pixel", token)], gateway: gateway)
         for body in [
             #"{"cwd": "/srv/mixed", "type": "approval_requested", "event_id": "a-1"}"#,
             #"{"cwd": "/srv/mixed", "type": "approval_requested", "event_id": "a-2"}"#,
         ] {
-            let answer = try CurlCall.run("POST", gateway.baseURL + "/triggerEvent", secret: Self.secret, body: body)
+            let answer = try await CurlCall.run(
+                "POST", gateway.baseURL + "/triggerEvent", secret: Self.secret, body: body)
             #expect(answer.status == 200 && answer.json["success_count"] == 1, "\(answer.body)")
         }
-        let resolved = try CurlCall.run(
+        let resolved = try await CurlCall.run(
             "POST", gateway.baseURL + "/resolveEvent", secret: Self.secret, body: #"{"event_id": "a-1"}"#)
         #expect(resolved.json["badge_updates"] == 1, "\(resolved.body)")
         var update: [String: JSONValue]?
@@ -169,7 +169,7 @@ extension FCMEndToEndTests {
             update = try fcm.entries().compactMap { $0["message"]?.objectValue }.first {
                 $0["notification"] == nil
             }
-            if update == nil { Thread.sleep(forTimeInterval: 0.2) }
+            if update == nil { try await Task.sleep(for: .milliseconds(200)) }
         }
         let message = try #require(update, "the emulator received the badge update")
         #expect(
@@ -198,13 +198,14 @@ extension FCMEndToEndTests {
                 }
                 + [.set(try devices.document("ios"), ["apnsToken": .value(.string(String(format: "%064x", 7)))])])
 
-        let apns = try RunningEmulator(.apns, directory: directory)
-        let fcm = try RunningEmulator(.fcm, directory: directory, arguments: ["--unavailable-for", "10"])
+        let apns = try await RunningEmulator(.apns, directory: directory)
+        let fcm = try await RunningEmulator(.fcm, directory: directory, arguments: ["--unavailable-for", "10"])
         defer { _ = (apns.stop(), fcm.stop()) }
-        let gateway = try RunningGateway(database: database, environment: apns.settings.merging(fcm.settings) { $1 })
+        let gateway = try await RunningGateway(
+            database: database, environment: apns.settings.merging(fcm.settings) { $1 })
         defer { _ = gateway.stop() }
 
-        let answer = try trigger(gateway)
+        let answer = try await trigger(gateway)
         #expect(answer["success_count"] == 1, "the APNs device does not wait for FCM")
         #expect(answer["pending_count"] == 100)
         let deadline = Date().addingTimeInterval(90)
@@ -216,7 +217,7 @@ extension FCMEndToEndTests {
         #expect(tries.values.allSatisfy { (2...6).contains($0) }, "\(Set(tries.values))")
         #expect(try apns.inbox().all.count == 1)
         #expect(gateway.stop() == 0)
-        let listing = try BuiltExecutable.run([
+        let listing = try await BuiltExecutable.run([
             "outbox", "--database", directory.appendingPathComponent("pushgate.sqlite").path, "--state", "all",
             "--limit",
             "200",
@@ -253,8 +254,8 @@ extension FCMEndToEndTests {
             ),
         ]
     )
-    func badSettings(settings: [String: String], message: String) throws {
-        let emulator = try RunningEmulator(.fcm, directory: directory)
+    func badSettings(settings: [String: String], message: String) async throws {
+        let emulator = try await RunningEmulator(.fcm, directory: directory)
         let key = try #require(emulator.settings["PUSHGATE_FCM_CREDENTIALS"])
         _ = emulator.stop()
         let notJSON = directory.appendingPathComponent("not-json.json").path
@@ -265,7 +266,7 @@ extension FCMEndToEndTests {
         let noEmail = directory.appendingPathComponent("no-email.json").path
         try JSONSerialization.data(withJSONObject: fields).write(to: URL(fileURLWithPath: noEmail))
         let environment = settings.mapValues { ["<key>": key, "<not-json>": notJSON, "<no-email>": noEmail][$0] ?? $0 }
-        let result = try BuiltExecutable.run(
+        let result = try await BuiltExecutable.run(
             ["serve", "--port", "0", "--database", directory.appendingPathComponent("x.sqlite").path],
             environment: environment
         )
@@ -276,10 +277,10 @@ extension FCMEndToEndTests {
     }
 
     @Test("doctor against the FCM emulator: the service account read, an access token fetched, FCM reached")
-    func doctor() throws {
-        let fcm = try RunningEmulator(.fcm, directory: directory)
+    func doctor() async throws {
+        let fcm = try await RunningEmulator(.fcm, directory: directory)
         defer { _ = fcm.stop() }
-        let result = try BuiltExecutable.run(
+        let result = try await BuiltExecutable.run(
             ["doctor", "--database", directory.appendingPathComponent("pushgate.sqlite").path],
             environment: fcm.settings)
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
@@ -291,7 +292,7 @@ extension FCMEndToEndTests {
 
         var untrusted = fcm.settings
         untrusted["PUSHGATE_FCM_CA_FILE"] = ""
-        let failing = try BuiltExecutable.run(
+        let failing = try await BuiltExecutable.run(
             ["doctor", "--database", directory.appendingPathComponent("pushgate.sqlite").path], environment: untrusted)
         #expect(failing.status == 1)
         #expect(

@@ -20,9 +20,9 @@ struct MetricsEndToEndTests {
 
     @Test("a scripted run shows in /metrics: requests, triggers, deliveries by reason, APNs latency, store gauges")
     func scriptedRun() async throws {
-        let emulator = try RunningEmulator(directory: directory)
+        let emulator = try await RunningEmulator(directory: directory)
         defer { _ = emulator.stop() }
-        let gateway = try RunningGateway(
+        let gateway = try await RunningGateway(
             database: directory.appendingPathComponent("pushgate.sqlite").path, environment: emulator.settings)
         defer { _ = gateway.stop() }
         let tokens = [
@@ -87,7 +87,7 @@ struct MetricsEndToEndTests {
 
     @Test("with PUSHGATE_METRICS_LISTEN=host:port, /metrics answers on that address only")
     func separatePort() async throws {
-        let gateway = try RunningGateway(
+        let gateway = try await RunningGateway(
             database: directory.appendingPathComponent("pushgate.sqlite").path,
             environment: ["PUSHGATE_METRICS_LISTEN": "127.0.0.1:0"])
         defer { _ = gateway.stop() }
@@ -112,7 +112,7 @@ struct MetricsEndToEndTests {
 
     @Test("a metrics address already taken stops the start with one line; off serves metrics nowhere")
     func takenAndOff() async throws {
-        let first = try RunningGateway(
+        let first = try await RunningGateway(
             database: directory.appendingPathComponent("first.sqlite").path,
             environment: ["PUSHGATE_METRICS_LISTEN": "127.0.0.1:0"])
         defer { _ = first.stop() }
@@ -123,7 +123,7 @@ struct MetricsEndToEndTests {
         }
         let range = try #require(log.range(of: "metrics at http://127.0.0.1:"), "\(log)")
         let taken = try #require(Int(log[range.upperBound...].prefix(while: \.isNumber)))
-        let second = try BuiltExecutable.run(
+        let second = try await BuiltExecutable.run(
             ["serve", "--port", "0", "--database", directory.appendingPathComponent("second.sqlite").path],
             environment: ["PUSHGATE_METRICS_LISTEN": "127.0.0.1:\(taken)"])
         #expect(second.status == 1)
@@ -134,7 +134,7 @@ struct MetricsEndToEndTests {
             ],
             "\(second.stderr)")
 
-        let off = try RunningGateway(
+        let off = try await RunningGateway(
             database: directory.appendingPathComponent("off.sqlite").path,
             environment: ["PUSHGATE_METRICS_LISTEN": "off"])
         defer { _ = off.stop() }

@@ -6,7 +6,7 @@ import Testing
 @Suite("End to end: configuration file and logs")
 struct OperationsEndToEndTests {
     @Test("a gateway configured by file logs JSON lines, one per request, never the secret or a whole token")
-    func jsonLogsFromFile() throws {
+    func jsonLogsFromFile() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "pushgate-ops-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -18,16 +18,16 @@ struct OperationsEndToEndTests {
         trigger_wait: 3
         colour: blue
         """.write(to: config, atomically: true, encoding: .utf8)
-        let gateway = try RunningGateway(
+        let gateway = try await RunningGateway(
             database: directory.appendingPathComponent("pushgate.sqlite").path, arguments: ["--config", config.path])
         let secret = "operations-secret-0123456789abcdef"
         let token = String(repeating: "5e6f7a8b", count: 8)
         let environment = ["CODEAGENTS_PUSH_SECRET": secret, "CODEAGENTS_PUSH_GATEWAY_BASE_URL": gateway.baseURL]
-        let subscribe = try BuiltExecutable.run(
+        let subscribe = try await BuiltExecutable.run(
             ["subscribe", "--cwd", "/srv/ops", "--installation-id", "iphone", "--apns-token", token],
             environment: environment)
         #expect(subscribe.status == 0, "\(subscribe.stdout)\(subscribe.stderr)")
-        let trigger = try BuiltExecutable.run(
+        let trigger = try await BuiltExecutable.run(
             ["trigger", "--cwd", "/srv/ops", "--message", "done"], environment: environment)
         #expect(trigger.status == 0)
         #expect(gateway.stop() == 0)
@@ -50,13 +50,13 @@ struct OperationsEndToEndTests {
     }
 
     @Test("pushgate config shows each value's origin: flag over environment over file over default")
-    func effectiveConfiguration() throws {
+    func effectiveConfiguration() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "pushgate-ops-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let config = directory.appendingPathComponent("pushgate.yaml")
         try "port: 9001\nhost: 0.0.0.0\ntrigger_wait: 4\n".write(to: config, atomically: true, encoding: .utf8)
-        let result = try BuiltExecutable.run(
+        let result = try await BuiltExecutable.run(
             ["config", "--config", config.path, "--port", "9003", "--database", "postgres://u:hunter2@db/p"],
             environment: ["PUSHGATE_PORT": "9002", "PUSHGATE_HOST": "10.1.1.1"])
         #expect(result.status == 0, "\(result.stderr)")
@@ -72,13 +72,13 @@ struct OperationsEndToEndTests {
         #expect(rows["database"] == "postgres://u:****@db/p (flag)")
         #expect(!result.stdout.contains("hunter2"))
 
-        let bad = try BuiltExecutable.run(["config", "--config", config.path, "--outbox-lease", "0"])
+        let bad = try await BuiltExecutable.run(["config", "--config", config.path, "--outbox-lease", "0"])
         #expect(bad.status != 0)
         #expect(bad.stderr.contains("PUSHGATE_OUTBOX_LEASE"), "\(bad.stderr)")
     }
 
     @Test("every flag the README's settings table names is one pushgate serve takes")
-    func documentedFlagsExist() throws {
+    func documentedFlagsExist() async throws {
         let readme = try String(
             contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
                 .deletingLastPathComponent().appendingPathComponent("README.md"),
@@ -89,7 +89,7 @@ struct OperationsEndToEndTests {
                 $0.split(separator: "`").dropFirst().first.map(String.init)
             }
         #expect(flags.count >= 40 && flags.contains("--answer-max-devices"))
-        let help = try BuiltExecutable.run(["serve", "--help"])
+        let help = try await BuiltExecutable.run(["serve", "--help"])
         #expect(help.status == 0, "\(help.stderr)")
         for flag in flags { #expect(help.stdout.contains(flag + " "), "\(flag)") }
     }

@@ -20,16 +20,18 @@ struct ReadinessEndToEndTests {
 
     var database: String { directory.appendingPathComponent("pushgate.sqlite").path }
 
-    func readyz(_ gateway: RunningGateway) throws -> (call: CurlCall, took: TimeInterval) {
+    func readyz(_ gateway: RunningGateway) async throws -> (call: CurlCall, took: TimeInterval) {
         let start = Date()
-        let call = try CurlCall.run("GET", "\(gateway.baseURL)/readyz", secret: nil)
+        let call = try await CurlCall.run("GET", "\(gateway.baseURL)/readyz", secret: nil)
         return (call, Date().timeIntervalSince(start))
     }
 
-    func register(_ gateway: RunningGateway, _ n: Int, cwdBytes: Int = 16) throws -> (status: Int, took: TimeInterval) {
+    func register(_ gateway: RunningGateway, _ n: Int, cwdBytes: Int = 16) async throws -> (
+        status: Int, took: TimeInterval
+    ) {
         let start = Date()
         let cwd = "/srv/" + String(repeating: "a", count: cwdBytes) + "\(n)"
-        let call = try CurlCall.run(
+        let call = try await CurlCall.run(
             "POST", "\(gateway.baseURL)/registerSubscription", secret: secret,
             body: #"{"cwd": "\#(cwd)", "installation_id": "phone", "fcm_token": "t\#(n)"}"#)
         return (call.status, Date().timeIntervalSince(start))
@@ -39,48 +41,49 @@ struct ReadinessEndToEndTests {
     func fullDisk() async throws {
         // The files may not grow past 600 KiB: the disk is full once they reach it.
         // SIGXFSZ ignored, so that the write fails instead of the process dying.
-        let gateway = try RunningGateway(database: database, shellSetup: "trap '' XFSZ; ulimit -f 600")
+        let gateway = try await RunningGateway(database: database, shellSetup: "trap '' XFSZ; ulimit -f 600")
         defer { _ = gateway.stop() }
-        #expect(try readyz(gateway).call.status == 200)
+        await #expect(try readyz(gateway).call.status == 200)
         var refused: Int?
         for n in 0..<200 where refused == nil {
-            if try register(gateway, n, cwdBytes: 600).status == 503 { refused = n }
+            if try await register(gateway, n, cwdBytes: 600).status == 503 { refused = n }
         }
         #expect(refused != nil, "the disk filled up")
         // A refused write leaves room that a smaller one (the probe's) may still take:
         // a file-size limit is not a disk with no byte free. Another process, not
         // limited, grows the write-ahead log past the limit, so that no write of the
         // gateway fits any more, as on a disk with nothing left.
-        let filler = try BuiltExecutable.run(
+        let filler = try await BuiltExecutable.run(
             [
                 "python3", "-c",
                 "import sqlite3,sys; c=sqlite3.connect(sys.argv[1], isolation_level=None); c.execute('PRAGMA wal_autocheckpoint=0'); c.execute('CREATE TABLE disk_filler (b BLOB)'); c.execute('INSERT INTO disk_filler VALUES (zeroblob(200000))')",
                 database,
             ], program: URL(fileURLWithPath: "/usr/bin/env"))
         #expect(filler.status == 0, "\(filler.stderr)")
-        #expect(try register(gateway, 1000, cwdBytes: 1).status == 503, "not even a small write fits")
-        let (answer, took) = try readyz(gateway)
+        await #expect(try register(gateway, 1000, cwdBytes: 1).status == 503, "not even a small write fits")
+        let (answer, took) = try await readyz(gateway)
         #expect(answer.status == 503 && answer.json["status"] == "not_ready")
         let store = answer.json["checks"]?.objectValue?["store"]?.stringValue ?? ""
         #expect(store.hasPrefix("the store refuses writes: SQLite error"), "\(answer.body)")
         #expect(took < 2.5)
-        #expect(try CurlCall.run("GET", "\(gateway.baseURL)/healthz", secret: nil).status == 200, "alive all the same")
+        await #expect(
+            try CurlCall.run("GET", "\(gateway.baseURL)/healthz", secret: nil).status == 200, "alive all the same")
     }
 
     @Test("another process holds the database: /readyz answers within 2 s, requests 503 within the proxy's 2.5 s")
     func lockedElsewhere() async throws {
-        let gateway = try RunningGateway(database: database)
+        let gateway = try await RunningGateway(database: database)
         defer { _ = gateway.stop() }
-        #expect(try register(gateway, 0).status == 200)
+        await #expect(try register(gateway, 0).status == 200)
         // Another process takes the write lock and keeps it for 8 s.
         let holder = try SQLiteLockHolder(database: database, seconds: 8)
 
-        let (answer, took) = try readyz(gateway)
+        let (answer, took) = try await readyz(gateway)
         #expect(answer.status == 503 && took < 2.5, "\(took) s: \(answer.body)")
         // "database is locked", or on a busy machine the probe's own deadline.
         let store = answer.json["checks"]?.objectValue?["store"]?.stringValue ?? "ok"
         #expect(store.contains("locked") || store.contains("did not take a write within"), "\(answer.body)")
-        let (status, registrationTook) = try register(gateway, 1)
+        let (status, registrationTook) = try await register(gateway, 1)
         #expect(status == 503, "\(status) after \(registrationTook) s")
         // Its own second, and at most the worker's claim's second before it.
         #expect(registrationTook < 2.5, "\(status) after \(registrationTook) s")
@@ -88,11 +91,11 @@ struct ReadinessEndToEndTests {
         holder.waitUntilReleased()
         var ready = false
         for _ in 0..<30 where !ready {
-            ready = try readyz(gateway).call.status == 200
+            ready = try await readyz(gateway).call.status == 200
             if !ready { try await Task.sleep(for: .milliseconds(200)) }
         }
         #expect(ready, "ready again once the lock is let go")
-        #expect(try register(gateway, 1).status == 200)
+        await #expect(try register(gateway, 1).status == 200)
     }
 
     @Test(
@@ -100,19 +103,19 @@ struct ReadinessEndToEndTests {
         .enabled(if: ScratchPostgresDatabase.serverURL != nil, "needs PUSHGATE_TEST_POSTGRES_URL (CI sets it)"))
     func readOnlyDatabase() async throws {
         let scratch = try await ScratchPostgresDatabase.create()
-        let gateway = try RunningGateway(database: scratch.url)
-        #expect(try readyz(gateway).call.status == 200)
-        #expect(try register(gateway, 0).status == 200)
+        let gateway = try await RunningGateway(database: scratch.url)
+        await #expect(try readyz(gateway).call.status == 200)
+        await #expect(try register(gateway, 0).status == 200)
         try await scratch.makeReadOnly()
-        var answer = try readyz(gateway).call
+        var answer = try await readyz(gateway).call
         for _ in 0..<25 where answer.status == 200 {
             try await Task.sleep(for: .milliseconds(200))
-            answer = try readyz(gateway).call
+            answer = try await readyz(gateway).call
         }
         #expect(answer.status == 503, "\(answer.body)")
         #expect(
             answer.json["checks"]?.objectValue?["store"]?.stringValue?.contains("read-only") == true, "\(answer.body)")
-        #expect(try register(gateway, 1).status == 503)
+        await #expect(try register(gateway, 1).status == 503)
         _ = gateway.stop()
         await scratch.drop()
     }

@@ -21,9 +21,9 @@ final class RunningEmulator: Sendable {
     /// `PUSHGATE_FCM_*` (credentials, URL, CA file).
     let settings: [String: String]
 
-    init(_ service: Service = .apns, directory: URL, arguments: [String] = []) throws {
+    init(_ service: Service = .apns, directory: URL, arguments: [String] = []) async throws {
         self.service = service
-        process = try RunningProcess(
+        process = try await RunningProcess(
             [
                 service.command, "--port", "0", "--state-directory",
                 directory.appendingPathComponent(service.command).path,

@@ -15,7 +15,7 @@ final class RunningProcess: Sendable {
     init(
         _ arguments: [String], environment: [String: String] = [:], shellSetup: String? = nil,
         readyWhen marker: String
-    ) throws {
+    ) async throws {
         process = Process()
         if let shellSetup {
             // The shell sets up, then becomes pushgate: the pid stays the gateway's.
@@ -35,8 +35,10 @@ final class RunningProcess: Sendable {
         }
         try process.run()
         let deadline = Date().addingTimeInterval(30)
+        // Polled without holding a thread: the tests' tasks share a few threads (two
+        // on two cores), and a test that blocked one stalled the others.
         while !output.text.contains(marker), Date() < deadline, process.isRunning {
-            Thread.sleep(forTimeInterval: 0.05)
+            try await Task.sleep(for: .milliseconds(50))
         }
         guard output.text.contains(marker) else {
             kill(process.processIdentifier, SIGKILL)

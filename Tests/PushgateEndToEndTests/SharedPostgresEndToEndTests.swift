@@ -26,7 +26,7 @@ struct SharedPostgresEndToEndTests {
     @Test("20 agents × 500 devices, each trigger sent to both gateways: every device gets exactly one push")
     func exactlyOnce() async throws {
         let scratch = try await ScratchPostgresDatabase.create()
-        let emulator = try RunningEmulator(directory: directory)
+        let emulator = try await RunningEmulator(directory: directory)
         defer { _ = emulator.stop() }
         let agents = (0..<20).map { "/srv/shared-agent-\($0)" }
         try await seed(scratch, agents: agents, devicesEach: 500)
@@ -63,7 +63,7 @@ struct SharedPostgresEndToEndTests {
     @Test("kill -9 one of two gateways right after it accepted a 10,000-device trigger: the other delivers it all")
     func killOneOfTwo() async throws {
         let scratch = try await ScratchPostgresDatabase.create()
-        let emulator = try RunningEmulator(directory: directory)
+        let emulator = try await RunningEmulator(directory: directory)
         defer { _ = emulator.stop() }
         try await seed(scratch, agents: ["/srv/big-agent"], devicesEach: 10_000)
         var environment = emulator.settings
@@ -95,7 +95,7 @@ struct SharedPostgresEndToEndTests {
             #expect(response.status == .ok)
         }
         #expect(first.stop() == 0 && second.stop() == 0)
-        let listing = try BuiltExecutable.run(["outbox", "--database", scratch.url])
+        let listing = try await BuiltExecutable.run(["outbox", "--database", scratch.url])
         #expect(listing.stdout.hasPrefix("pending: 0, scheduled: 0, failed: 0"), "\(listing.stdout)\(listing.stderr)")
         let migrations = [first.capturedLog, second.capturedLog].map {
             $0.components(separatedBy: "applied migration").count - 1
@@ -115,8 +115,8 @@ struct SharedPostgresEndToEndTests {
     private func startTwo(url: String, environment: [String: String]) async throws
         -> (RunningGateway, RunningGateway)
     {
-        async let first = BlockingWork.run { try RunningGateway(database: url, environment: environment) }
-        async let second = BlockingWork.run { try RunningGateway(database: url, environment: environment) }
+        async let first = RunningGateway(database: url, environment: environment)
+        async let second = RunningGateway(database: url, environment: environment)
         return try await (first, second)
     }
 

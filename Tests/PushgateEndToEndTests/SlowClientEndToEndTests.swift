@@ -19,8 +19,8 @@ struct SlowClientEndToEndTests {
 
     var database: String { directory.appendingPathComponent("pushgate.sqlite").path }
 
-    func healthz(_ gateway: RunningGateway) throws -> Int {
-        try CurlCall.run("GET", "\(gateway.baseURL)/healthz", secret: nil).status
+    func healthz(_ gateway: RunningGateway) async throws -> Int {
+        try await CurlCall.run("GET", "\(gateway.baseURL)/healthz", secret: nil).status
     }
 
     /// Sends `piece` every 0.3 s until the gateway closes the connection; how long that took.
@@ -35,7 +35,7 @@ struct SlowClientEndToEndTests {
 
     @Test("a request trickling in is closed at PUSHGATE_RECEIVE_TIMEOUT, an idle keep-alive at PUSHGATE_IDLE_TIMEOUT")
     func slowAndIdle() async throws {
-        let gateway = try RunningGateway(
+        let gateway = try await RunningGateway(
             database: database, environment: ["PUSHGATE_RECEIVE_TIMEOUT": "1", "PUSHGATE_IDLE_TIMEOUT": "3"])
         defer { _ = gateway.stop() }
         let port = gateway.port
@@ -63,12 +63,12 @@ struct SlowClientEndToEndTests {
         let quiet = idle.receive(within: 8)
         let idleFor = Date().timeIntervalSince(start)
         #expect(quiet.closed && idleFor > 2 && idleFor < 6, "closed: \(quiet.closed) after \(idleFor) s")
-        #expect(try healthz(gateway) == 200)
+        await #expect(try healthz(gateway) == 200)
     }
 
     @Test("a client that gives up halfway through its upload is no 500 and no error in the log")
     func abortedUpload() async throws {
-        let gateway = try RunningGateway(database: database)
+        let gateway = try await RunningGateway(database: database)
         defer { _ = gateway.stop() }
         let secret = PushSecret.generate().value
         for _ in 0..<3 {
@@ -79,14 +79,14 @@ struct SlowClientEndToEndTests {
             _ = connection.receive(within: 0.2)
         }  // each closed here, its body unfinished
         try await Task.sleep(for: .milliseconds(500))
-        #expect(try healthz(gateway) == 200)
+        await #expect(try healthz(gateway) == 200)
         let log = gateway.capturedLog
         #expect(!log.contains(" error ") && !log.contains("status=500") && !log.contains("\"status\":500"), "\(log)")
     }
 
     @Test("beyond PUSHGATE_MAX_CONNECTIONS a new connection is answered 503 at once; places come back")
     func connectionCap() async throws {
-        let gateway = try RunningGateway(database: database, environment: ["PUSHGATE_MAX_CONNECTIONS": "8"])
+        let gateway = try await RunningGateway(database: database, environment: ["PUSHGATE_MAX_CONNECTIONS": "8"])
         defer { _ = gateway.stop() }
         var held = try (0..<8).map { _ in try #require(RawConnection(port: gateway.port)) }
         try await Task.sleep(for: .milliseconds(200))
@@ -97,14 +97,14 @@ struct SlowClientEndToEndTests {
         #expect(Date().timeIntervalSince(start) < 1, "refused at once, not queued")
         held.removeAll()  // the clients leave
         try await Task.sleep(for: .milliseconds(300))
-        #expect(try healthz(gateway) == 200)
-        let metrics = try CurlCall.run("GET", "\(gateway.baseURL)/metrics", secret: nil).body
+        await #expect(try healthz(gateway) == 200)
+        let metrics = try await CurlCall.run("GET", "\(gateway.baseURL)/metrics", secret: nil).body
         #expect(try PrometheusText(metrics)["pushgate_http_connections_refused_total", [:]] == 1)
     }
 
     @Test("under a small open-file limit the cap shrinks to fit; hundreds of sockets never stop the listener")
     func descriptorExhaustion() async throws {
-        let gateway = try RunningGateway(database: database, shellSetup: "ulimit -n 256")
+        let gateway = try await RunningGateway(database: database, shellSetup: "ulimit -n 256")
         defer { _ = gateway.stop() }
         #expect(gateway.capturedLog.contains("PUSHGATE_MAX_CONNECTIONS lowered to fit the open-file limit"))
         var sockets: [RawConnection] = []
@@ -119,16 +119,16 @@ struct SlowClientEndToEndTests {
         }
         #expect(refused == 100, "the last hundred are beyond the cap of 256 - 128")
         let start = Date()
-        #expect(try healthz(gateway) == 503, "full: refused at once, not left hanging")
+        await #expect(try healthz(gateway) == 503, "full: refused at once, not left hanging")
         #expect(Date().timeIntervalSince(start) < 2)
         sockets.removeAll()
         try await Task.sleep(for: .milliseconds(500))
-        #expect(try healthz(gateway) == 200, "the listener still accepts")
+        await #expect(try healthz(gateway) == 200, "the listener still accepts")
     }
 
     @Test("SIGTERM with a request still arriving: the gateway exits within the grace period and 5 s")
     func sigtermWhileReceiving() async throws {
-        let gateway = try RunningGateway(
+        let gateway = try await RunningGateway(
             database: database,
             environment: [
                 "PUSHGATE_SHUTDOWN_GRACE": "1", "PUSHGATE_RECEIVE_TIMEOUT": "60", "PUSHGATE_IDLE_TIMEOUT": "60",
@@ -143,7 +143,7 @@ struct SlowClientEndToEndTests {
 
     @Test("a stop that hangs (the database held by another process) is cut at the grace period and 3 s")
     func watchdog() async throws {
-        let gateway = try RunningGateway(database: database, environment: ["PUSHGATE_SHUTDOWN_GRACE": "1"])
+        let gateway = try await RunningGateway(database: database, environment: ["PUSHGATE_SHUTDOWN_GRACE": "1"])
         // Giving the outbox's leases back at the end of the stop waits for this lock.
         let holder = try SQLiteLockHolder(database: database, seconds: 20)
         defer { withExtendedLifetime(holder) {} }

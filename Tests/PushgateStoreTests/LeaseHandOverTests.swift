@@ -55,7 +55,7 @@ struct LeaseHandOverTests {
                 let tookSome = (try? await taker.retryDueDeliveries()) ?? false
                 #expect(tookSome)
             }
-            _ = await try #require(submission.firstTry).wait(upTo: .seconds(60))
+            _ = try await #require(submission.firstTry).wait(upTo: .seconds(60))
 
             let pushed = provider.sends.flatMap(\.targets).map(\.token.value)
             #expect(pushed.count == Self.devices, "no device pushed twice")
