@@ -90,6 +90,38 @@ struct RoutingTests {
             ])
     }
 
+    @Test("a fan-out cancelled before it starts sends nothing and answers at once, each device NotSent")
+    func cancelledBeforeStart() async {
+        let provider = ScriptedPushProvider()
+        let targets = Self.targets(apns: 9, fcm: 0)
+        let fanOut = Task {
+            // Cancelled before its first chunk may start (more chunks than may run at once).
+            withUnsafeCurrentTask { $0?.cancel() }
+            return await FanOut(chunkSize: 1, maxConcurrentChunks: 2).deliver(notification, to: targets, via: provider)
+        }
+        // It once spun for ever instead: waited for against a generous bound, so that a
+        // return of that bug fails here instead of hanging the suite.
+        let outcomes: [DeliveryOutcome]? = await withCheckedContinuation { continuation in
+            let resumed = Mutex(false)
+            let finish: @Sendable ([DeliveryOutcome]?) -> Void = { value in
+                let first = resumed.withLock { done in
+                    defer { done = true }
+                    return !done
+                }
+                if first { continuation.resume(returning: value) }
+            }
+            Task { finish(await fanOut.value) }
+            Task {
+                try? await Task.sleep(for: .seconds(30))
+                finish(nil)
+            }
+        }
+        let answered = try? #require(outcomes, "the cancelled fan-out did not return")
+        #expect(answered?.count == 9)
+        #expect(answered?.allSatisfy { $0.reason == "NotSent" } == true, "\(answered ?? [])")
+        #expect(provider.sends.isEmpty)
+    }
+
     @Test("a configuration error stops that service's chunks only; the other service's devices are still sent")
     func configurationErrorStopsOneService() async {
         let fcm = ScriptedPushProvider(

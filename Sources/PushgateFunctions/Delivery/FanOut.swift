@@ -58,7 +58,10 @@ public struct FanOut: Sendable {
                     return
                 }
             }
-            while running < maxConcurrentChunks, next < chunks.count { startNext() }
+            // Cancelled, `startNext` starts nothing: without the check this loop spun
+            // for ever on a task thread (a gateway at full CPU whose other tasks,
+            // a transaction's commit among them, never ran again).
+            while running < maxConcurrentChunks, next < chunks.count, !Task.isCancelled { startNext() }
             for await (index, chunkOutcomes) in group {
                 running -= 1
                 for (position, outcome) in zip(chunks[index].positions, chunkOutcomes) { outcomes[position] = outcome }
