@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import PushgateCore
+import PushgateOutboxSQL
 
 /// The document store in one SQLite file: a `documents` table keyed by path, the
 /// fields in a JSON column, WAL mode so reads never wait for the writer.
@@ -70,7 +71,7 @@ public final class SQLiteDocumentStore: DocumentStore {
 
     public func documents(at paths: [DocumentPath]) async throws -> [Document] {
         // The paths travel as one JSON array: one statement, however many there are.
-        let list = try Self.jsonArray(paths.map(\.rawValue))
+        let list = JSONText.array(paths.map(\.rawValue))
         return try await database.quickRead { db in
             try Row.fetchAll(
                 db.cachedStatement(
@@ -97,7 +98,7 @@ public final class SQLiteDocumentStore: DocumentStore {
             arguments += [id]
         case .documentIDIn(let ids):
             sql += " AND document_id IN (SELECT value FROM json_each(?))"
-            arguments += [try Self.jsonArray(ids.sorted())]
+            arguments += [JSONText.array(ids.sorted())]
         case .fieldEquals(let name, let value):
             // SQL narrows by the field's scalar value; the exact JSON comparison
             // (types included) is made below.
@@ -159,7 +160,7 @@ public final class SQLiteDocumentStore: DocumentStore {
     }
 
     public func counts(in collections: [CollectionPath]) async throws -> [CollectionPath: Int] {
-        let list = try Self.jsonArray(collections.map(\.rawValue))
+        let list = JSONText.array(collections.map(\.rawValue))
         let rows = try await read { db in
             try Row.fetchAll(
                 db,
@@ -269,10 +270,6 @@ public final class SQLiteDocumentStore: DocumentStore {
         let rawPath: String = row["path"]
         let path = try DocumentPath(rawValue: rawPath)
         return Document(path: path, fields: try decodeFields(row["fields"], path: rawPath))
-    }
-
-    private static func jsonArray(_ texts: [String]) throws -> String {
-        String(decoding: try JSONValue.array(texts.map(JSONValue.string)).encodedData(), as: UTF8.self)
     }
 
     private static func decodeFields(_ json: String, path: String) throws -> [String: JSONValue] {

@@ -1,5 +1,3 @@
-import Foundation
-
 /// Finds an object key that appears twice in one object of JSON text.
 ///
 /// `JSONDecoder` keeps one of two equal keys without saying so, so `{"cwd": "/a",
@@ -58,10 +56,10 @@ public enum DuplicateKeyScan {
         return bytes.count - 1
     }
 
-    /// A JSON string literal's text; escapes are read by the decoder, the rare case.
+    /// A JSON string literal's text; escapes are read by the parser, the rare case.
     private static func text(of literal: ArraySlice<UInt8>) -> String {
         let inner = literal.dropFirst().dropLast()
         if !inner.contains(UInt8(ascii: "\\")) { return String(decoding: inner, as: UTF8.self) }
-        return (try? JSONDecoder().decode(String.self, from: Data(literal))) ?? String(decoding: inner, as: UTF8.self)
+        return (try? JSONValue.parse(literal))?.stringValue ?? String(decoding: inner, as: UTF8.self)
     }
 }
