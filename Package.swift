@@ -79,7 +79,7 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: swiftSettings,
-            plugins: ["EmbedMigrations"]
+            plugins: ["EmbedFiles"]
         ),
         // The document store and the outbox over PostgreSQL (postgres-nio), for several
         // gateway processes on one database.
@@ -93,7 +93,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings,
-            plugins: ["EmbedMigrations"]
+            plugins: ["EmbedFiles"]
         ),
         // The multiplexed HTTP/2 client both push services are reached with: a pool of
         // connections, one stream per request, GOAWAY, deadlines. Names no provider.
@@ -159,6 +159,7 @@ let package = Package(
                 "PushgateHTTP2",
                 "PushgatePostgres",
                 "PushgateSQLite",
+                "PushgateWeb",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -172,12 +173,24 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The web pages of web/ (the gateway's console, the emulators' phone), embedded
+        // in the executable and served with a strict Content-Security-Policy.
+        .target(
+            name: "PushgateWeb",
+            dependencies: [
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings,
+            plugins: ["EmbedFiles"]
+        ),
         // The APNs and FCM emulators (HTTP/2 over TLS): `pushgate apns-emulator` and
         // `pushgate fcm-emulator` run them, the tests start them in process.
         .target(
             name: "PushgateEmulators",
             dependencies: [
                 "PushgateCore",
+                "PushgateWeb",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -209,15 +222,16 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        // The migrations in store/ embedded in the two stores at build time: one source.
+        // The migrations in store/ embedded in the two stores, and the pages in web/ in
+        // PushgateWeb, at build time: the files stay the one source.
         .executableTarget(
-            name: "PushgateMigrationEmbedder",
+            name: "PushgateFileEmbedder",
             swiftSettings: swiftSettings
         ),
         .plugin(
-            name: "EmbedMigrations",
+            name: "EmbedFiles",
             capability: .buildTool(),
-            dependencies: ["PushgateMigrationEmbedder"]
+            dependencies: ["PushgateFileEmbedder"]
         ),
         .executableTarget(
             name: "pushgate",

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import NIOCore
 import PushgateCore
+import PushgateWeb
 import Synchronization
 
 /// One request an emulator received, as `GET /inbox` shows it.
@@ -35,8 +36,10 @@ public final class EmulatorInbox<Entry: EmulatorInboxEntry>: Sendable {
         storage.withLock { $0.removeAll() }
     }
 
-    /// `GET /inbox` (newest first), `GET /inbox/count`, `DELETE /inbox`.
+    /// `GET /inbox` (newest first), `GET /inbox/count`, `DELETE /inbox`, and at `/`
+    /// the phone: a page that draws the inbox as a lock screen would show it.
     func addRoutes(to router: Router<BasicRequestContext>) {
+        WebPages.add("phone.html", at: "/", to: router)
         router.get("inbox") { _, _ in
             let body = try JSONValue.array(self.entries.map(\.json)).encodedData()
             return Response(

@@ -1,7 +1,7 @@
 import Foundation
 
 /// The PostgreSQL schema's migrations, in order. Each is the text of a file in
-/// `store/postgres/`, embedded at build time by the EmbedMigrations plugin
+/// `store/postgres/`, embedded at build time by the EmbedFiles plugin
 /// (`Plugins/`), so that the binary runs with no repository files beside it.
 public enum PostgresMigrations {
     public struct Migration: Sendable {
@@ -26,6 +26,6 @@ public enum PostgresMigrations {
     }
 
     public static let all: [Migration] = EmbeddedMigrations.all.map {
-        Migration(identifier: $0.identifier, sql: $0.sql)
+        Migration(identifier: String($0.name.dropLast(".sql".count)), sql: $0.text)
     }
 }

@@ -1,5 +1,5 @@
 /// The store's schema migrations, in order. Each is the text of a file in
-/// `store/sqlite/`, embedded at build time by the EmbedMigrations plugin
+/// `store/sqlite/`, embedded at build time by the EmbedFiles plugin
 /// (`Plugins/`), so that the binary runs with no repository files beside it.
 public enum SQLiteMigrations {
     public struct Migration: Sendable {
@@ -10,6 +10,6 @@ public enum SQLiteMigrations {
     }
 
     public static let all: [Migration] = EmbeddedMigrations.all.map {
-        Migration(identifier: $0.identifier, sql: $0.sql)
+        Migration(identifier: String($0.name.dropLast(".sql".count)), sql: $0.text)
     }
 }

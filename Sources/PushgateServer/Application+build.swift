@@ -5,6 +5,7 @@ import PushgateAPNs
 import PushgateCore
 import PushgateFCM
 import PushgateFunctions
+import PushgateWeb
 import ServiceLifecycle
 
 /// Builds the gateway: opens the database (documents and outbox), builds the push
@@ -103,7 +104,7 @@ public func buildApplication(
     return Application(
         router: buildRouter(
             parts: parts, readiness: Readiness(maxBacklog: configuration.readyMaxBacklog),
-            servesMetrics: configuration.metrics == .main,
+            servesMetrics: configuration.metrics == .main, servesConsole: configuration.servesConsole,
             rateLimiter: RateLimiter(limits: try configuration.admission.rateLimits()), logger: logger),
         server: GuardedHTTP1Channel.builder(limits: connections, shutdownGrace: policy.shutdownGrace),
         configuration: .init(
@@ -117,11 +118,13 @@ public func buildApplication(
 
 /// The router with every function over the given parts; tests use it with their own.
 /// Without `servesMetrics`, `GET /metrics` is left to ``MetricsServer`` (or to no one).
+/// With `servesConsole`, the web console's page and files are served at `/console`.
 /// Without a `rateLimiter`, nothing is rate-limited.
 public func buildRouter(
     parts: GatewayParts,
     readiness: Readiness = Readiness(),
     servesMetrics: Bool = true,
+    servesConsole: Bool = false,
     rateLimiter: RateLimiter? = nil,
     logger: Logger
 ) -> Router<GatewayRequestContext> {
@@ -129,6 +132,9 @@ public func buildRouter(
         HealthRoutes<GatewayRequestContext>.allowedMethods, uniquingKeysWith: +)
     if servesMetrics {
         allowedMethods.merge(MetricsRoutes<GatewayRequestContext>.allowedMethods, uniquingKeysWith: +)
+    }
+    if servesConsole {
+        for path in WebPages.paths(at: consolePath) { allowedMethods[path] = [.get, .head] }
     }
     let router = Router(context: GatewayRequestContext.self)
     router.add(middleware: RequestLogMiddleware())
@@ -142,5 +148,9 @@ public func buildRouter(
     FunctionRoutes(parts: parts, rateLimiter: rateLimiter).add(to: router)
     HealthRoutes(parts: parts, readiness: readiness, now: parts.now).add(to: router)
     if servesMetrics { MetricsRoutes(parts: parts, now: parts.now).add(to: router) }
+    if servesConsole { WebPages.add("console.html", at: consolePath, to: router) }
     return router
 }
+
+/// Where the web console is served: its page reads the public functions only.
+let consolePath = "/console"

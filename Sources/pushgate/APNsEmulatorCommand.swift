@@ -15,7 +15,8 @@ struct APNsEmulatorCommand: AsyncParsableCommand {
             Without --cert/--key it makes a self-signed certificate and prints the CA to trust. Without \
             --verify-key it makes a throw-away provider key and prints the settings that make a gateway use it; \
             JWTs are then verified (signature, kid, iss, iat) as APNs does. Tokens starting with 'dead' answer \
-            410 Unregistered. GET /inbox lists what it received (newest first); DELETE /inbox empties it.
+            410 Unregistered. GET /inbox lists what it received (newest first); DELETE /inbox empties it; GET / \
+            shows it in a browser as a phone's lock screen would.
             """
     )
 
@@ -73,7 +74,7 @@ struct APNsEmulatorCommand: AsyncParsableCommand {
             logger: server.logger(label: "pushgate-apns-emulator")
         ) { port in
             EmulatorOptions.announce(
-                "APNs emulator on https://\(host):\(port) (GET /inbox shows what it received)",
+                "APNs emulator on https://\(host):\(port) (GET /inbox shows what it received; open / in a browser for the phone)",
                 settings: ["PUSHGATE_APNS_URL=https://\(host):\(port)"] + settings, in: directory)
         }
         try await application.runService()

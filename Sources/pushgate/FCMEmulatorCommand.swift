@@ -14,7 +14,8 @@ struct FCMEmulatorCommand: AsyncParsableCommand {
             Google does; POST /v1/projects/{project}/messages:send checks the bearer, the project and the message \
             as FCM does. Tokens starting unregistered answer 404 UNREGISTERED, badarg 400 INVALID_ARGUMENT, quota \
             429 QUOTA_EXCEEDED, unavail 503 UNAVAILABLE, mismatch 403 SENDER_ID_MISMATCH. GET /inbox lists what it \
-            received (newest first); DELETE /inbox empties it.
+            received (newest first); DELETE /inbox empties it; GET / shows it in a browser as a phone's lock \
+            screen would.
             """
     )
 
@@ -55,7 +56,7 @@ struct FCMEmulatorCommand: AsyncParsableCommand {
                 FileHandle.standardError.write(Data("cannot write \(credentials): \(error)\n".utf8))
             }
             EmulatorOptions.announce(
-                "FCM emulator on \(url), project \(FCMEmulatorAccount.projectID) (GET /inbox shows what it received)",
+                "FCM emulator on \(url), project \(FCMEmulatorAccount.projectID) (GET /inbox shows what it received; open / in a browser for the phone)",
                 settings: ["PUSHGATE_FCM_CREDENTIALS=\(credentials)", "PUSHGATE_FCM_URL=\(url)"]
                     + (caFile.map { ["PUSHGATE_FCM_CA_FILE=\($0)"] } ?? []),
                 in: directory)

@@ -16,6 +16,7 @@ struct GatewaySettingsOptions: ParsableArguments {
     @Option(help: .setting(.logFormat)) var logFormat: String?
     @Option(help: .setting(.readyMaxBacklog)) var readyMaxBacklog: String?
     @Option(help: .setting(.metricsListen)) var metricsListen: String?
+    @Option(help: .setting(.console)) var console: String?
     @Option(help: .setting(.maxConnections)) var maxConnections: String?
     @Option(help: .setting(.idleTimeout)) var idleTimeout: String?
     @Option(help: .setting(.receiveTimeout)) var receiveTimeout: String?
@@ -58,7 +59,7 @@ struct GatewaySettingsOptions: ParsableArguments {
     var flags: [String: String] {
         let given: [(Setting, String?)] = [
             (.host, host), (.port, port), (.database, database), (.logLevel, logLevel), (.logFormat, logFormat),
-            (.readyMaxBacklog, readyMaxBacklog), (.metricsListen, metricsListen),
+            (.readyMaxBacklog, readyMaxBacklog), (.metricsListen, metricsListen), (.console, console),
             (.maxConnections, maxConnections), (.idleTimeout, idleTimeout), (.receiveTimeout, receiveTimeout),
             (.apnsKeyPath, apnsKeyPath),
             (.apnsKeyID, apnsKeyId), (.apnsTeamID, apnsTeamId), (.apnsTopic, apnsTopic),

@@ -90,6 +90,14 @@ struct ConfigurationTests {
             shown["port"] == "8080" && shown["database"] == "pushgate.sqlite" && shown["apns_key_path"] == .some(nil))
     }
 
+    @Test("the console is on unless PUSHGATE_CONSOLE says off")
+    func console() throws {
+        #expect(try SettingSources().gatewayConfiguration().servesConsole)
+        #expect(try !SettingSources(environment: ["PUSHGATE_CONSOLE": "off"]).gatewayConfiguration().servesConsole)
+        let file = try ConfigurationFile(path: "p.yaml", text: "console: off\n")
+        #expect(try !SettingSources(file: file).gatewayConfiguration().servesConsole)
+    }
+
     @Test("file values are read as written, as flags and variables are: off stays off, 0.50 stays 0.50")
     func valuesAsWritten() throws {
         let file = try ConfigurationFile(path: "p.yaml", text: "coalesce_window: off\ntrigger_wait: 0.50\nport: ~\n")
@@ -136,6 +144,7 @@ struct ConfigurationTests {
             (SettingSources(flags: ["max_connections": "0"]), "PUSHGATE_MAX_CONNECTIONS"),
             (SettingSources(flags: ["idle_timeout": "soon"]), "PUSHGATE_IDLE_TIMEOUT"),
             (SettingSources(flags: ["receive_timeout": "-1"]), "PUSHGATE_RECEIVE_TIMEOUT"),
+            (SettingSources(environment: ["PUSHGATE_CONSOLE": "yes"]), "PUSHGATE_CONSOLE"),
         ])
     func badValues(sources: SettingSources, name: String) {
         #expect {

@@ -52,6 +52,7 @@ final class RouterFixture: Sendable {
         readiness: Readiness = Readiness(),
         admission: AdmissionPolicy = AdmissionPolicy(),
         rateLimiter: RateLimiter? = nil,
+        servesConsole: Bool = false,
         testing: TestingSetup = .router,
         _ body: @Sendable (any TestClientProtocol) async throws -> Value
     ) async throws -> Value {
@@ -68,7 +69,8 @@ final class RouterFixture: Sendable {
             logger: Logger(label: "test")
         )
         let router = buildRouter(
-            parts: parts, readiness: readiness, rateLimiter: rateLimiter, logger: Logger(label: "test"))
+            parts: parts, readiness: readiness, servesConsole: servesConsole, rateLimiter: rateLimiter,
+            logger: Logger(label: "test"))
         return try await Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
             .test(testing, body)
     }

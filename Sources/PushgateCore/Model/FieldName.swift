@@ -30,6 +30,7 @@ public enum FieldName {
     /// The installations whose count (`…/installations/{id}`) the event raised.
     public static let badgedInstallations = "badgedInstallations"
     public static let reminderNotificationIDs = "reminderNotificationIds"
+    public static let remindersDueAt = "remindersDueAt"
     public static let resolvedAt = "resolvedAt"
     public static let resolution = "resolution"
     /// When an event nobody resolved is resolved as `expired`; removed once resolved.

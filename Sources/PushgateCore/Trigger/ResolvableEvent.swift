@@ -56,6 +56,7 @@ public struct ResolvableEvent: Sendable {
             FieldName.type: .value(.string(notification.content.data["type"]?.stringValue ?? "")),
             FieldName.notificationID: .value(.string(notification.id)),
             FieldName.reminderNotificationIDs: .value(.array(reminders.map { .string($0.notification.id) })),
+            FieldName.remindersDueAt: .value(.array(reminders.map { .string(RFC3339.format($0.dueAt)) })),
             FieldName.createdAt: .value(.string(RFC3339.format(notification.createdAt))),
             FieldName.expiresAt: .value(.string(RFC3339.format(expiresAt))),
         ]

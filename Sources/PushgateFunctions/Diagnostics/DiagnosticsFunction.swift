@@ -6,11 +6,15 @@ import PushgateCore
 /// each source a heartbeat named), and per agent its devices, its last trigger, its
 /// last notification and how that went, and the reminders waiting. With
 /// `?installation_id=…`, one device: its token preview, its agents, its last
-/// notification and outcome. Never another namespace's data.
+/// notification and outcome. With `?agent_key=…`, that agent and a page of its
+/// devices: platform, token kind and preview, registration times, and how the
+/// agent's last notification went for each. Without an installation, the events
+/// still waiting for `resolveEvent` (approvals) with their reminders' times. Never
+/// another namespace's data.
 ///
 /// The agents come a page at a time, each page in a fixed number of queries (none
 /// per agent); with an installation, its last notification is the latest among the
-/// page's agents.
+/// page's agents. A page of devices reads each one's last delivery by its key.
 public struct DiagnosticsFunction: Sendable {
     private let store: any DocumentStore
     private let outbox: any Outbox
@@ -63,7 +67,21 @@ public struct DiagnosticsFunction: Sendable {
             let page = try await InstallationPage.read(id, of: serverKey, page: request.page, in: store)
             answer["installation"] = try await installation(id, page: page, serverKey: serverKey)
             nextPageToken = page.nextPageToken
+        } else if let agentKey = request.agentKey {
+            answer["pending_events"] = .array(try await pendingEvents(serverKey: serverKey, agentKey: agentKey))
+            // An agent that is not there (never registered, or swept) has no devices to list.
+            var devices: [JSONValue] = []
+            var agents: [JSONValue] = []
+            var next: String?
+            if let agent = try await store.document(at: NamespacePaths.agent(agentKey, of: serverKey)) {
+                agents = try await entries(of: [agent], serverKey: serverKey)
+                (devices, next) = try await devicesPage(request.page, agentKey: agentKey, serverKey: serverKey)
+            }
+            nextPageToken = next
+            answer["agents"] = .array(agents)
+            answer["devices"] = .array(devices)
         } else {
+            answer["pending_events"] = .array(try await pendingEvents(serverKey: serverKey, agentKey: nil))
             let agents: [JSONValue]
             (agents, nextPageToken) = try await agentsPage(request.page, serverKey: serverKey)
             answer["agents"] = .array(agents)
@@ -79,6 +97,11 @@ public struct DiagnosticsFunction: Sendable {
             in: NamespacePaths.server(serverKey).collection(NamespacePaths.agents), after: page.afterAgentKey,
             limit: page.readLimit)
         let (agents, nextPageToken) = page.cut(read) { $0.path.documentID }
+        return (try await entries(of: agents, serverKey: serverKey), nextPageToken)
+    }
+
+    /// The agents' entries, in a fixed number of queries.
+    private func entries(of agents: [Document], serverKey: ServerKey) async throws -> [JSONValue] {
         let agentKeys = agents.map { AgentKey(hex: $0.path.documentID) }
         let deviceCounts = try await store.counts(in: agentKeys.map { NamespacePaths.devices(of: $0, of: serverKey) })
         let activities = try await outbox.activities(serverKey: serverKey.hex, agentKeys: agentKeys.map(\.hex))
@@ -96,8 +119,73 @@ public struct DiagnosticsFunction: Sendable {
             entry["last_notification_at"] = activity.lastNotificationAt.map { .string(RFC3339.format($0)) }
             return .object(entry)
         }
+        return entries
+    }
+
+    /// A page of one agent's devices, by installation id, each with how the agent's
+    /// last notification went for it (absent when it had no delivery of it).
+    private func devicesPage(_ page: PageRequest, agentKey: AgentKey, serverKey: ServerKey) async throws -> (
+        [JSONValue], String?
+    ) {
+        let read = try await store.documents(
+            in: NamespacePaths.devices(of: agentKey, of: serverKey), after: page.after, limit: page.readLimit)
+        let (devices, nextPageToken) = page.cut(read) { $0.path.documentID }
+        let activity = try await outbox.activities(serverKey: serverKey.hex, agentKeys: [agentKey.hex])[agentKey.hex]
+        var entries: [JSONValue] = []
+        entries.reserveCapacity(devices.count)
+        for device in devices {
+            let id = device.path.documentID
+            var entry: [String: JSONValue] = ["installation_id": .string(id)]
+            if let token = DeviceRecord(document: device).deliveryToken {
+                entry["token_kind"] = .string(token.kind.rawValue)
+                entry["token_preview"] = .string(String(token.value.prefix(8)))
+            }
+            entry["platform"] = device.fields[FieldName.platform]
+            entry["app_version"] = device.fields[FieldName.appVersion]
+            entry["bundle_id"] = device.fields[FieldName.bundleID]
+            entry["created_at"] = device.fields[FieldName.createdAt]
+            entry["updated_at"] = device.fields[FieldName.updatedAt]
+            if let notificationID = activity?.lastNotificationID,
+                let status = try await outbox.statuses(of: [notificationID], installationID: id)[notificationID]
+            {
+                entry["last_outcome"] = .string(status.state.rawValue)
+                entry["last_reason"] = status.lastReason.map(JSONValue.string)
+                entry["last_notification_at"] = activity?.lastNotificationAt.map { .string(RFC3339.format($0)) }
+            }
+            entries.append(.object(entry))
+        }
         return (entries, nextPageToken)
     }
+
+    /// The events not resolved yet (those still carry `expiresAt`), of one agent or
+    /// every agent, oldest first: at most ``pendingEventsListed``.
+    private func pendingEvents(serverKey: ServerKey, agentKey: AgentKey?) async throws -> [JSONValue] {
+        let now = RFC3339.format(self.now())
+        // Every RFC 3339 time sorts before "9": the filter finds each record that has one.
+        let records = try await store.documents(
+            inGroup: NamespacePaths.events, under: NamespacePaths.server(serverKey),
+            where: .stringBefore(FieldName.expiresAt, "9"), after: nil, limit: nil)
+        return records.filter { record in agentKey.map { record.string(FieldName.agentKey) == $0.hex } ?? true }
+            .sorted { ($0.string(FieldName.createdAt) ?? "") < ($1.string(FieldName.createdAt) ?? "") }
+            .prefix(Self.pendingEventsListed)
+            .map { record in
+                var entry: [String: JSONValue] = [:]
+                for (name, field) in [
+                    ("event_id", FieldName.eventID), ("agent_key", FieldName.agentKey), ("type", FieldName.type),
+                    ("created_at", FieldName.createdAt), ("expires_at", FieldName.expiresAt),
+                ] {
+                    entry[name] = record.fields[field].flatMap { $0.stringValue.map(JSONValue.string) }
+                }
+                if case .array(let times) = record.fields[FieldName.remindersDueAt] {
+                    entry["next_reminders_at"] = .array(
+                        times.filter { ($0.stringValue ?? "") > now })
+                }
+                return .object(entry)
+            }
+    }
+
+    /// How many unresolved events an answer lists at most.
+    public static let pendingEventsListed = 100
 
     private func installation(_ id: String, page: InstallationPage, serverKey: ServerKey) async throws -> JSONValue {
         let agents: [JSONValue] = page.entries.map { entry in

@@ -24,6 +24,8 @@ public struct GatewayConfiguration: Sendable, Hashable {
     public var readyMaxBacklog: Int
     /// Where `GET /metrics` is served (`PUSHGATE_METRICS_LISTEN`).
     public var metrics: MetricsListen
+    /// Whether `/console` is served on the main port (`PUSHGATE_CONSOLE`).
+    public var servesConsole: Bool
     /// Idle, slow and too many clients (`PUSHGATE_MAX_CONNECTIONS`, `PUSHGATE_IDLE_TIMEOUT`,
     /// `PUSHGATE_RECEIVE_TIMEOUT`).
     public var connections: ConnectionLimits
@@ -40,6 +42,7 @@ public struct GatewayConfiguration: Sendable, Hashable {
         log: LogSettings = LogSettings(),
         readyMaxBacklog: Int = 100_000,
         metrics: MetricsListen = .default,
+        servesConsole: Bool = true,
         connections: ConnectionLimits = ConnectionLimits()
     ) {
         self.host = host
@@ -53,6 +56,7 @@ public struct GatewayConfiguration: Sendable, Hashable {
         self.log = log
         self.readyMaxBacklog = readyMaxBacklog
         self.metrics = metrics
+        self.servesConsole = servesConsole
         self.connections = connections
     }
 

@@ -38,6 +38,8 @@ public struct Setting: Sendable, Hashable, Identifiable {
     public static let metricsListen = Setting(
         "metrics_listen", default: "127.0.0.1:9464",
         "Where GET /metrics is served: host:port of its own (port 0 picks a free one), main (on the main port) or off.")
+    public static let console = Setting(
+        "console", default: "on", "The web console at /console on the main port: on or off.")
     public static let maxConnections = Setting(
         "max_connections", default: "4096", "Open connections at most; one more is answered 503 and closed at once.")
     public static let idleTimeout = Setting(
@@ -121,7 +123,7 @@ public struct Setting: Sendable, Hashable, Identifiable {
 
     /// Every setting, in the order help and `pushgate config` show them.
     public static let all: [Setting] = [
-        host, port, database, logLevel, logFormat, readyMaxBacklog, metricsListen, maxConnections, idleTimeout,
+        host, port, database, logLevel, logFormat, readyMaxBacklog, metricsListen, console, maxConnections, idleTimeout,
         receiveTimeout,
         apnsKeyPath, apnsKeyID, apnsTeamID, apnsTopic, apnsEnvironment, apnsURL, apnsCAFile, apnsConnections,
         apnsMaxStreams, apnsTTL,

@@ -108,6 +108,7 @@ public struct SettingSources: Sendable {
             log: try LogSettings(level: self[.logLevel], format: self[.logFormat]),
             readyMaxBacklog: readyMaxBacklog,
             metrics: metrics,
+            servesConsole: try onOff(.console) ?? true,
             connections: connections
         )
     }
@@ -119,6 +120,16 @@ public struct SettingSources: Sendable {
             throw ConfigurationError("\(setting.environmentName) must be a positive whole number, not '\(text)'")
         }
         return number
+    }
+
+    /// An `on`/`off` setting, `nil` when not given.
+    private func onOff(_ setting: Setting) throws(ConfigurationError) -> Bool? {
+        guard let text = self[setting] else { return nil }
+        switch text.lowercased() {
+        case "on": return true
+        case "off": return false
+        default: throw ConfigurationError("\(setting.environmentName) must be on or off, not '\(text)'")
+        }
     }
 
     /// A port setting's number, `nil` when not given.

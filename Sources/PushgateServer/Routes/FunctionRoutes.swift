@@ -95,8 +95,8 @@ struct FunctionRoutes {
             let secret = try Self.secret(of: request)
             let parameters = request.uri.queryParameters
             let query = try DiagnosticsRequest(
-                installationID: parameters.get("installation_id"), pageSize: parameters.get("page_size"),
-                pageToken: parameters.get("page_token"))
+                installationID: parameters.get("installation_id"), agentKey: parameters.get("agent_key"),
+                pageSize: parameters.get("page_size"), pageToken: parameters.get("page_token"))
             return try JSONAnswer.response(try await parts.diagnostics(secret: secret, query))
         }
     }

@@ -1,0 +1,356 @@
+#!/usr/bin/env python3
+"""The web pages in a real browser: Debian's headless Chromium, driven by Playwright.
+
+Starts the APNs and FCM emulators and a gateway pointed at them (real processes, free
+loopback ports, each stopped by its own pid), registers devices, sends pushes, then
+loads the gateway's /console and the emulators' phone page and checks what they show:
+agents, device rows, the connection lights against a test clock, pending approvals,
+the actions (approve, test push, remove), a wrong secret's error, and on the phone
+each push's banner, a collapse id replacing the older push, the thread group, the
+badge and the time-sensitive mark. Any Content-Security-Policy report or script
+error fails it. A screenshot of each page is saved and named in the output.
+
+    python3 Tests/browser/console_and_phone.py [--pushgate .build/debug/pushgate]
+        [--chromium /usr/bin/chromium] [--screenshots DIR]
+"""
+
+import argparse
+import datetime
+import hashlib
+import json
+import os
+import re
+import shutil
+import sqlite3
+import ssl
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+
+from playwright.sync_api import expect, sync_playwright
+
+SECRET = "console-browser-test-secret-0123456789"
+SERVER_KEY = hashlib.sha256(SECRET.encode()).hexdigest()
+IPHONE_TOKEN = "a1" * 32
+IPAD_TOKEN = "b2" * 32
+BUILDER = "/srv/agents/builder"
+DOCS = "/srv/agents/docs"
+
+
+def rfc3339(moment):
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+
+
+class Process:
+    """A started process whose output goes to a file; stopped by its own pid."""
+
+    def __init__(self, name, arguments, directory, environment=None):
+        self.log_path = os.path.join(directory, f"{name}.log")
+        self.log = open(self.log_path, "w")
+        self.process = subprocess.Popen(
+            arguments, stdout=self.log, stderr=subprocess.STDOUT, env=environment, cwd=directory)
+        self.name = name
+
+    def wait_for(self, pattern, seconds=30):
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            with open(self.log_path) as log:
+                match = re.search(pattern, log.read())
+            if match:
+                return match
+            if self.process.poll() is not None:
+                break
+            time.sleep(0.1)
+        with open(self.log_path) as log:
+            raise SystemExit(f"{self.name} did not print {pattern!r}:\n{log.read()[-3000:]}")
+
+    def stop(self):
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        self.log.close()
+
+
+def call(base, path, body=None, method=None, secret=SECRET):
+    request = urllib.request.Request(
+        base + path, method=method or ("POST" if body is not None else "GET"),
+        data=None if body is None else json.dumps(body).encode(),
+        headers={"Authorization": f"Bearer {secret}", "Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return response.status, json.loads(response.read() or b"null")
+    except urllib.error.HTTPError as error:
+        return error.code, json.loads(error.read() or b"null")
+
+
+def must(answer, what):
+    status, body = answer
+    if status not in (200, 202):
+        raise SystemExit(f"{what}: {status} {body}")
+    return body
+
+
+def start_emulator(pushgate, kind, directory):
+    state = os.path.join(directory, kind)
+    emulator = Process(kind, [pushgate, kind, "--port", "0", "--state-directory", state], directory)
+    url = emulator.wait_for(r"emulator on (https://127\.0\.0\.1:\d+)").group(1)
+    emulator.wait_for(r"Point a gateway at it")
+    settings = {}
+    with open(os.path.join(state, "gateway.env")) as env:
+        for line in env.read().splitlines():
+            name, _, value = line.partition("=")
+            settings[name] = value
+    return emulator, url, settings
+
+
+def seed_sources(database, reference):
+    """Sources last seen 2 min and 3 h before `reference`: written into the store's
+    documents (store/LAYOUT.md) as a heartbeat would have written them then."""
+    connection = sqlite3.connect(database, timeout=10)
+    with connection:
+        for name, age in [("ci-runner", datetime.timedelta(minutes=2)), ("old-box", datetime.timedelta(hours=3))]:
+            digest = hashlib.sha256(name.encode()).hexdigest()
+            seen = rfc3339(reference - age)
+            parent = f"servers/{SERVER_KEY}/sources"
+            connection.execute(
+                "INSERT INTO documents (path, parent, collection_id, document_id, fields) VALUES (?, ?, 'sources', ?, ?)",
+                (f"{parent}/{digest}", parent, digest, json.dumps({"source": name, "createdAt": seen, "lastSeenAt": seen})))
+    connection.close()
+
+
+def wait_for_inbox(url, count, seconds=15):
+    context = ssl._create_unverified_context()
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        with urllib.request.urlopen(url + "/inbox/count", context=context, timeout=5) as response:
+            if json.loads(response.read())["count"] >= count:
+                return
+        time.sleep(0.1)
+    raise SystemExit(f"{url}/inbox did not reach {count} pushes")
+
+
+def check_console(browser, base, reference, shots, problems):
+    context = browser.new_context(viewport={"width": 1180, "height": 1000})
+    page = context.new_page()
+    watch(page, problems, "console")
+    page.clock.set_fixed_time(reference)
+    page.goto(base + "/console")
+
+    # A secret nobody registered with: an error in words, still signed out.
+    page.get_by_label("Push secret", exact=True).fill("nobody-registered-this-secret-0123456789")
+    page.get_by_role("button", name="Sign in").click()
+    expect(page.get_by_role("alert")).to_contain_text("No subscription was ever registered")
+    # A secret of the wrong form: the gateway's own 401 message.
+    page.get_by_label("Push secret", exact=True).fill("short")
+    page.get_by_role("button", name="Sign in").click()
+    expect(page.get_by_role("alert")).to_contain_text("refused this secret")
+    expect(page.locator("#dashboard")).to_be_hidden()
+
+    # Signed in with the keyboard alone: type, Enter.
+    page.get_by_label("Push secret", exact=True).focus()
+    page.keyboard.type(SECRET)
+    page.keyboard.press("Enter")
+    expect(page.locator("#dashboard")).to_be_visible()
+    assert SECRET not in page.url, "the secret is in the URL"
+    assert page.evaluate("sessionStorage.getItem('pushgate.secret')") == SECRET
+
+    # The lights, against the test clock: heartbeat now, 2 min ago, 3 h ago.
+    for source, status, text in [
+        ("laptop", "connected", "connected · last call"),
+        ("ci-runner", "recent", "recent · last call 2 min ago"),
+        ("old-box", "not_connected", "not connected · last call 3 h ago"),
+    ]:
+        row = page.locator(f'#sources li[data-source="{source}"]')
+        expect(row.locator(".light")).to_have_class(re.compile(rf"\b{status}\b"))
+        expect(row).to_contain_text(text)
+    expect(page.locator("#agent-side")).to_contain_text("The agent side is connected")
+
+    agents = page.locator("#agents tbody tr")
+    expect(agents).to_have_count(2)
+    builder = page.locator("#agents tbody tr", has_text="builder@ci")
+    expect(builder.locator("td").nth(1)).to_have_text("4")
+    expect(builder).to_contain_text("delivered")
+    expect(page.locator("#agents tbody tr", has_text="docs-writer").locator("td").nth(1)).to_have_text("1")
+
+    events = page.locator("#events tbody tr")
+    expect(events).to_have_count(2)
+    expect(page.locator("#events tbody tr", has_text="deploy-42")).to_contain_text("in ")
+
+    # The devices of one agent, opened from the keyboard.
+    builder.get_by_role("button", name="Devices").focus()
+    page.keyboard.press("Enter")
+    devices = page.locator("#devices tbody tr")
+    expect(devices).to_have_count(4)
+    expect(page.locator("#devices-title")).to_have_text("Devices of builder@ci")
+    expect(page.locator("#devices tbody tr", has_text="pixel")).to_contain_text("FCM pixel-fc…")
+    expect(page.locator("#devices tbody tr", has_text="iphone")).to_contain_text("APNs a1a1a1a1…")
+    expect(page.locator("#devices tbody tr", has_text="iphone")).to_contain_text("delivered")
+    expect(page.locator("#devices tbody tr", has_text="old-phone").locator(".reason")).to_have_text("UNAVAILABLE")
+    assert "a1a1a1a1a" not in page.locator("body").inner_text(), "a whole token is shown"
+    expect(page.locator('#outbox [data-figure="Pending"]')).to_have_text(re.compile(r"^\d+$"))
+    page.screenshot(path=os.path.join(shots, "console.png"), full_page=True)
+
+    # Actions through the public functions.
+    page.locator("#events tbody tr", has_text="deploy-42").get_by_role("button", name="Approve").click()
+    expect(page.locator("#toast")).to_contain_text("deploy-42 approved")
+    expect(events).to_have_count(1)
+    page.locator("#agents tbody tr", has_text="docs-writer").get_by_role("button", name="Send test push").click()
+    expect(page.locator("#toast")).to_contain_text("Test push to docs-writer: 1 delivered")
+    remove = page.locator("#devices tbody tr", has_text="ipad").get_by_role("button", name="Remove")
+    remove.click()
+    page.locator("#devices tbody tr", has_text="ipad").get_by_role("button", name="Confirm removal").click()
+    expect(page.locator("#toast")).to_contain_text("Removed ipad")
+    expect(devices).to_have_count(3)
+    expect(builder.locator("td").nth(1)).to_have_text("3")
+
+    # A phone-sized screen: nothing wider than the screen.
+    page.set_viewport_size({"width": 390, "height": 844})
+    expect(page.locator("#agents")).to_be_visible()
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1"), "wider than a phone"
+    page.screenshot(path=os.path.join(shots, "console-phone-size.png"), full_page=True)
+
+    page.get_by_role("button", name="Sign out").click()
+    expect(page.locator("#sign-in")).to_be_visible()
+    assert page.evaluate("sessionStorage.getItem('pushgate.secret')") is None
+    context.close()
+
+
+def check_apns_phone(browser, url, shots, problems):
+    context = browser.new_context(ignore_https_errors=True, viewport={"width": 1180, "height": 1000})
+    page = context.new_page()
+    watch(page, problems, "APNs phone")
+    page.goto(url + "/")
+    page.locator("#device").select_option(IPHONE_TOKEN)
+    banners = page.locator("#banners .banner")
+    # The iPhone follows both agents: two replies (the second replaced the first),
+    # two approvals, two nightly runs in their thread, the test push.
+    expect(banners).to_have_count(6)
+    reply = page.locator("#banners .banner", has_text="all green")
+    expect(reply).to_contain_text("replaced 1 earlier")
+    expect(page.locator("#banners .banner", has_text="12 tests passed")).to_have_count(0)
+    approvals = page.locator("#banners .banner", has_text="Approval needed")
+    expect(approvals).to_have_count(2)
+    for index in range(2):
+        expect(approvals.nth(index).locator(".mark")).to_have_text("Time sensitive")
+    expect(page.locator("#banners .group[data-thread='nightly'] .banner")).to_have_count(2)
+    # Two approvals raised the badge to 2; approving one in the console sent a badge
+    # update (no banner) that lowered it to 1.
+    expect(page.locator("#apps .app-icon .badge")).to_have_text("1")
+    # The newest first: the test push sent from the console.
+    expect(banners.first).to_contain_text("Sent from the Pushgate console.")
+    reply.click()
+    expect(page.locator("#raw")).to_contain_text("apns-collapse-id")
+    expect(page.locator("#raw pre")).to_contain_text('"aps"')
+    page.screenshot(path=os.path.join(shots, "phone.png"), full_page=True)
+    context.close()
+
+
+def check_fcm_phone(browser, url, shots, problems):
+    context = browser.new_context(ignore_https_errors=True, viewport={"width": 1180, "height": 900})
+    page = context.new_page()
+    watch(page, problems, "FCM phone")
+    page.goto(url + "/")
+    page.locator("#device").select_option("pixel-fcm-token-0001")
+    banners = page.locator("#banners .banner")
+    expect(banners.first).to_be_visible()
+    expect(page.locator("#banners .banner", has_text="Approval needed")).to_have_count(2)
+    # The failed sends to another device are listed apart, not drawn as arrived.
+    page.locator("#device").select_option("")
+    expect(page.locator("#refused")).to_contain_text("UNAVAILABLE")
+    banners.first.click()
+    expect(page.locator("#raw pre")).to_contain_text('"token"')
+    page.screenshot(path=os.path.join(shots, "phone-fcm.png"), full_page=True)
+    context.close()
+
+
+def watch(page, problems, name):
+    """Collects script errors and CSP reports: a page that breaks its own policy fails.
+    Chromium also logs each answer of 4xx as an error: the wrong secrets' are expected."""
+    page.on("pageerror", lambda error: problems.append(f"{name}: {error}"))
+    page.on("console", lambda message: message.type == "error"
+            and not message.text.startswith("Failed to load resource")
+            and problems.append(f"{name}: {message.text}"))
+
+
+def main():
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--pushgate", default=os.path.join(root, ".build/debug/pushgate"))
+    parser.add_argument("--chromium", default=shutil.which("chromium") or "/usr/bin/chromium")
+    parser.add_argument("--screenshots", help="also copy the screenshots here")
+    arguments = parser.parse_args()
+    pushgate = os.path.abspath(arguments.pushgate)
+
+    directory = tempfile.mkdtemp(prefix="pushgate-browser-")
+    shots = os.path.join(directory, "screenshots")
+    os.makedirs(shots)
+    processes = []
+    try:
+        apns, apns_url, apns_settings = start_emulator(pushgate, "apns-emulator", directory)
+        processes.append(apns)
+        fcm, fcm_url, fcm_settings = start_emulator(pushgate, "fcm-emulator", directory)
+        processes.append(fcm)
+        database = os.path.join(directory, "pushgate.sqlite")
+        environment = {
+            key: value for key, value in os.environ.items() if not key.startswith("PUSHGATE_")
+        } | apns_settings | fcm_settings | {
+            "PUSHGATE_PORT": "0", "PUSHGATE_DATABASE": database, "PUSHGATE_METRICS_LISTEN": "off",
+            "PUSHGATE_DELIVERY_MAX_ATTEMPTS": "2",
+        }
+        gateway = Process("gateway", [pushgate, "serve"], directory, environment)
+        processes.append(gateway)
+        port = gateway.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1)
+        base = f"http://127.0.0.1:{port}"
+
+        for cwd, name, installation, token in [
+            (BUILDER, "builder@ci", "iphone", {"apns_token": IPHONE_TOKEN}),
+            (BUILDER, "builder@ci", "ipad", {"apns_token": IPAD_TOKEN, "platform": "ipados"}),
+            (BUILDER, "builder@ci", "pixel", {"fcm_token": "pixel-fcm-token-0001", "platform": "android"}),
+            (BUILDER, "builder@ci", "old-phone", {"fcm_token": "unavail-old-phone-0001", "platform": "android"}),
+            (DOCS, "docs-writer", "iphone", {"apns_token": IPHONE_TOKEN}),
+        ]:
+            must(call(base, "/registerSubscription", {
+                "cwd": cwd, "installation_id": installation, "agent_display_name": name,
+                "bundle_id": "com.example.app", "app_version": "3.2", **token}), f"register {installation}")
+        must(call(base, "/heartbeat", {"source": "laptop"}), "heartbeat")
+        reference = datetime.datetime.now(datetime.timezone.utc)
+        seed_sources(database, reference)
+
+        must(call(base, "/triggerReplyFinished", {"cwd": BUILDER, "message_preview": "Build finished: 12 tests passed"}), "reply")
+        must(call(base, "/triggerReplyFinished", {"cwd": BUILDER, "message_preview": "Build finished again: all green"}), "reply")
+        for event_id, body in [("deploy-42", "Deploy to production?"), ("migrate-7", "Run the migration?")]:
+            must(call(base, "/triggerEvent", {"cwd": BUILDER, "type": "approval_requested", "event_id": event_id, "body": body}), event_id)
+        for event_id, body in [("n1", "Nightly docs build done"), ("n2", "Nightly link check done")]:
+            must(call(base, "/triggerEvent", {
+                "cwd": DOCS, "type": "run_completed", "event_id": event_id, "thread_id": "nightly", "body": body}), event_id)
+        # iPhone: 2 replies + 2 approvals + 2 runs; iPad: 2 + 2.
+        wait_for_inbox(apns_url, 10)
+
+        problems = []
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=arguments.chromium, args=["--no-sandbox"])
+            check_console(browser, base, reference, shots, problems)
+            check_apns_phone(browser, apns_url, shots, problems)
+            check_fcm_phone(browser, fcm_url, shots, problems)
+            browser.close()
+        if problems:
+            raise SystemExit("the pages reported errors:\n" + "\n".join(problems))
+        if arguments.screenshots:
+            os.makedirs(arguments.screenshots, exist_ok=True)
+            for name in os.listdir(shots):
+                shutil.copy(os.path.join(shots, name), arguments.screenshots)
+        print(f"browser test passed; screenshots in {shots}: {', '.join(sorted(os.listdir(shots)))}")
+    finally:
+        for process in reversed(processes):
+            process.stop()
+
+
+if __name__ == "__main__":
+    main()

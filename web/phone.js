@@ -1,0 +1,183 @@
+// The emulators' phone: GET /inbox (newest first) drawn as a lock screen shows it —
+// grouped by thread-id, a newer push replacing an older one with the same collapse
+// id, badges on the app icons, time-sensitive pushes marked — and each push's raw
+// headers and JSON on demand. The same page serves the APNs and the FCM emulator.
+import { ago, callJSON, every, h, render, table } from "./components.js";
+
+const refreshSeconds = 2;
+const byID = (id) => document.getElementById(id);
+const state = { device: "", selected: null, entries: [] };
+
+/** One inbox entry as a phone sees it, from either emulator's record; `index` counts from the oldest. */
+function notification(entry, index) {
+    if ("device_token" in entry) {
+        const headers = entry.headers ?? {};
+        const aps = entry.payload?.aps ?? {};
+        return {
+            index, entry, service: "APNs", device: entry.device_token, accepted: entry.status === 200,
+            failure: entry.reason, app: headers["apns-topic"] ?? "APNs", collapseID: headers["apns-collapse-id"],
+            ...fromAPS(aps),
+        };
+    }
+    const message = entry.message ?? {};
+    const aps = message.apns?.payload?.aps ?? {};
+    const fromApple = fromAPS(aps);
+    const android = message.android?.notification ?? {};
+    const plain = message.notification ?? {};
+    return {
+        index, entry, service: "FCM", device: entry.token, accepted: entry.status === 200 && !entry.validate_only,
+        failure: entry.error ?? (entry.validate_only ? "validate_only" : undefined),
+        app: message.apns?.headers?.["apns-topic"] ?? message.android?.restricted_package_name ?? "FCM",
+        collapseID: message.apns?.headers?.["apns-collapse-id"] ?? message.android?.collapse_key,
+        ...fromApple,
+        title: plain.title ?? android.title ?? fromApple.title,
+        body: plain.body ?? android.body ?? fromApple.body,
+        threadID: fromApple.threadID ?? android.tag,
+        badge: fromApple.badge ?? android.notification_count,
+    };
+}
+
+/** What `aps` says a phone shows. */
+function fromAPS(aps) {
+    const alert = aps.alert;
+    return {
+        title: typeof alert === "object" ? alert?.title : undefined,
+        subtitle: typeof alert === "object" ? alert?.subtitle : undefined,
+        body: typeof alert === "string" ? alert : alert?.body,
+        badge: aps.badge,
+        threadID: aps["thread-id"],
+        timeSensitive: aps["interruption-level"] === "time-sensitive",
+    };
+}
+
+/**
+ * The lock screen: the pushes that arrived (accepted, with something to show), a
+ * newer one hiding each older one of the same device, app and collapse id, grouped
+ * by app and thread, the group of the newest push first.
+ */
+function lockScreen(notifications) {
+    const shown = [];
+    const byCollapse = new Map();
+    for (const item of notifications) {
+        if (!item.accepted || (item.title === undefined && item.body === undefined)) continue;
+        const key = item.collapseID ? JSON.stringify([item.device, item.app, item.collapseID]) : null;
+        if (key && byCollapse.has(key)) {
+            byCollapse.get(key).replaced += 1;
+            continue;
+        }
+        const kept = { ...item, replaced: 0 };
+        shown.push(kept);
+        if (key) byCollapse.set(key, kept);
+    }
+    const groups = new Map();
+    for (const item of shown) {
+        const key = JSON.stringify([item.app, item.threadID ?? ""]);
+        if (!groups.has(key)) groups.set(key, { app: item.app, threadID: item.threadID, items: [] });
+        groups.get(key).items.push(item);
+    }
+    return [...groups.values()];
+}
+
+/** Each app's badge: the newest accepted push that set one. */
+function badges(notifications) {
+    const apps = new Map();
+    for (const item of notifications) {
+        if (!item.accepted) continue;
+        if (!apps.has(item.app)) apps.set(item.app, undefined);
+        if (apps.get(item.app) === undefined && typeof item.badge === "number") apps.set(item.app, item.badge);
+    }
+    return [...apps].map(([app, badge]) => ({ app, badge: badge ?? 0 }));
+}
+
+function banner(item, now) {
+    return h("button", {
+        type: "button", class: "banner", "aria-pressed": String(state.selected === item.index),
+        dataset: { focus: `entry-${item.index}`, collapseId: item.collapseID, threadId: item.threadID },
+        onclick: () => { state.selected = item.index; draw(); },
+    },
+    h("span", { class: "head" },
+        h("span", { class: "app" }, item.app),
+        item.timeSensitive ? h("span", { class: "mark", title: "time-sensitive" }, "Time sensitive") : null,
+        h("span", {}, ago(item.entry.received_at, now))),
+    item.title ? h("span", { class: "title" }, item.title) : null,
+    item.subtitle ? h("span", { class: "title" }, item.subtitle) : null,
+    item.body ? h("span", { class: "body" }, item.body) : null,
+    item.replaced > 0 ? h("span", { class: "muted replaced" }, `replaced ${item.replaced} earlier`) : null);
+}
+
+function draw() {
+    const now = Date.now();
+    const clock = new Date(now);
+    byID("clock").textContent = clock.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+    byID("date").textContent = clock.toLocaleDateString([], { weekday: "long", month: "long", day: "numeric" });
+    // Numbered from the oldest: a push keeps its number while newer ones arrive.
+    const all = state.entries.map((entry, index, entries) => notification(entry, entries.length - index));
+    const devices = [...new Set(all.map((item) => item.device).filter(Boolean))];
+    render(byID("device"), [devices, state.device], () => [
+        h("option", { value: "" }, "every device"),
+        devices.map((device) => h("option", { value: device, selected: device === state.device }, `${device.slice(0, 8)}…`)),
+    ]);
+    const mine = all.filter((item) => !state.device || item.device === state.device);
+    const groups = lockScreen(mine);
+    render(byID("apps"), badges(mine), () => badges(mine).map(({ app, badge }) =>
+        h("span", { class: "app-icon", title: app, dataset: { app } },
+            (app.split(".").pop() ?? app).slice(0, 1).toUpperCase(),
+            badge > 0 ? h("span", { class: "badge", "aria-label": `${app}: badge ${badge}` }, String(badge)) : null)));
+    render(byID("banners"), [groups.map((g) => g.items.map((i) => [i.index, i.replaced, ago(i.entry.received_at, now)])), state.selected], () =>
+        groups.length === 0
+            ? h("p", { class: "empty" }, "No notification yet.")
+            : groups.map((group) => h("div", { class: "group", dataset: { app: group.app, thread: group.threadID ?? "" } },
+                group.items.map((item) => banner(item, now)),
+                group.threadID ? h("p", { class: "stacked", title: group.threadID },
+                    `thread ${short(group.threadID, 16)} · ${group.items.length} shown`) : null)));
+    const selected = all.find((item) => item.index === state.selected);
+    render(byID("raw"), [state.selected, selected?.entry], () => selected ? details(selected) : h("p", { class: "muted" },
+        "Choose a notification to see its headers and JSON."));
+    const refused = mine.filter((item) => !item.accepted);
+    render(byID("refused"), refused.map((item) => item.index), () => refused.length === 0 ? null : [
+        h("h3", {}, `Not shown: ${refused.length} refused or dry-run`),
+        table(["Received", "Device", "Status", "Why"], refused.slice(0, 50).map((item) => [
+            ago(item.entry.received_at, now), h("span", { class: "mono" }, `${(item.device ?? "").slice(0, 8)}…`),
+            String(item.entry.status), item.failure ?? ""])),
+    ]);
+}
+
+/** `text` cut to `length` characters and an ellipsis. */
+function short(text, length) {
+    return text.length > length ? `${text.slice(0, length)}…` : text;
+}
+
+function details(item) {
+    const entry = item.entry;
+    const headers = { ...(item.service === "APNs" ? entry.headers ?? {} : entry.message?.apns?.headers ?? {}) };
+    // The provider token is a credential for as long as it lives: shown cut, like a device token.
+    if (headers.authorization) headers.authorization = short(headers.authorization, 20);
+    return [
+        h("p", {}, `${item.service} · ${entry.received_at} · answered ${entry.status}${item.failure ? ` ${item.failure}` : ""}`),
+        table(["Header", "Value"], Object.entries(headers).sort().map(([name, value]) => [h("code", {}, name), h("code", {}, value)]),
+            { empty: "No headers." }),
+        h("pre", { class: "raw mono", "aria-label": "JSON" },
+            JSON.stringify(item.service === "APNs" ? entry.payload : entry.message, null, 2)),
+    ];
+}
+
+async function load() {
+    const answer = await callJSON("/inbox");
+    if (!answer.ok) {
+        byID("toast").replaceChildren(h("p", { class: "notice error" }, `Could not read the inbox: ${answer.message}`));
+        return;
+    }
+    byID("toast").replaceChildren();
+    state.entries = answer.body ?? [];
+    if (state.selected !== null && state.selected > state.entries.length) state.selected = null;
+    draw();
+}
+
+byID("device").addEventListener("change", (event) => { state.device = event.target.value; draw(); });
+byID("clear").addEventListener("click", async () => {
+    await fetch("/inbox", { method: "DELETE" });
+    state.selected = null;
+    await load();
+});
+const poller = every(refreshSeconds, load);
+window.addEventListener("keydown", (event) => { if (event.key === "r" && event.target === document.body) poller.now(); });
