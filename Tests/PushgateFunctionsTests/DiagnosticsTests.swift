@@ -161,8 +161,11 @@ struct DiagnosticsTests {
 
         let unknown = try await diagnostics(fixture, agent: AgentKey(cwd: "/srv/none").hex)
         #expect(unknown["agents"] == [] && unknown["devices"] == [] && unknown["next_page_token"] == nil)
+        let one = try await diagnostics(fixture, installation: "b%tab", agent: agentKey)
+        #expect(one["devices"]?.arrayValue?.compactMap { $0.objectValue?["installation_id"] } == ["b%tab"])
+        #expect(one["installation"] == nil)
         for (agent, installation, token) in [
-            ("ABC", nil, nil), (agentKey, "a phone", nil), (agentKey, nil, "zz"), (agentKey, nil, "2f"),
+            ("ABC", nil, nil), (agentKey, "a/phone", nil), (agentKey, nil, "zz"), (agentKey, nil, "abc"),
         ] as [(String, String?, String?)] {
             #expect(throws: FunctionError.self, "\(agent) \(installation ?? "") \(token ?? "")") {
                 _ = try DiagnosticsRequest(installationID: installation, agentKey: agent, pageToken: token)

@@ -63,7 +63,7 @@ public struct DiagnosticsFunction: Sendable {
         ]
         answer["last_seen_at"] = lastSeen.map(JSONValue.string)
         let nextPageToken: String?
-        if let id {
+        if let id, request.agentKey == nil {
             let page = try await InstallationPage.read(id, of: serverKey, page: request.page, in: store)
             answer["installation"] = try await installation(id, page: page, serverKey: serverKey)
             nextPageToken = page.nextPageToken
@@ -75,7 +75,8 @@ public struct DiagnosticsFunction: Sendable {
             var next: String?
             if let agent = try await store.document(at: NamespacePaths.agent(agentKey, of: serverKey)) {
                 agents = try await entries(of: [agent], serverKey: serverKey)
-                (devices, next) = try await devicesPage(request.page, agentKey: agentKey, serverKey: serverKey)
+                (devices, next) = try await devicesPage(
+                    request.page, agentKey: agentKey, installationID: id, serverKey: serverKey)
             }
             nextPageToken = next
             answer["agents"] = .array(agents)
@@ -122,14 +123,22 @@ public struct DiagnosticsFunction: Sendable {
         return entries
     }
 
-    /// A page of one agent's devices, by installation id, each with how the agent's
-    /// last notification went for it (absent when it had no delivery of it).
-    private func devicesPage(_ page: PageRequest, agentKey: AgentKey, serverKey: ServerKey) async throws -> (
-        [JSONValue], String?
-    ) {
-        let read = try await store.documents(
-            in: NamespacePaths.devices(of: agentKey, of: serverKey), after: page.after, limit: page.readLimit)
-        let (devices, nextPageToken) = page.cut(read) { $0.path.documentID }
+    /// A page of one agent's devices (or its one device `installationID`), by
+    /// installation id, each with how the agent's last notification went for it
+    /// (absent when it had no delivery of it).
+    private func devicesPage(
+        _ page: PageRequest, agentKey: AgentKey, installationID: String?, serverKey: ServerKey
+    ) async throws -> ([JSONValue], String?) {
+        let devices: [Document]
+        let nextPageToken: String?
+        if let installationID {
+            let path = try NamespacePaths.device(installationID, of: agentKey, of: serverKey)
+            (devices, nextPageToken) = (try await store.document(at: path).map { [$0] } ?? [], nil)
+        } else {
+            let read = try await store.documents(
+                in: NamespacePaths.devices(of: agentKey, of: serverKey), after: page.after, limit: page.readLimit)
+            (devices, nextPageToken) = page.cut(read) { $0.path.documentID }
+        }
         let activity = try await outbox.activities(serverKey: serverKey.hex, agentKeys: [agentKey.hex])[agentKey.hex]
         var entries: [JSONValue] = []
         entries.reserveCapacity(devices.count)

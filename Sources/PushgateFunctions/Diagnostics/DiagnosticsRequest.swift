@@ -1,8 +1,9 @@
 import PushgateCore
 
 /// A checked `GET /diagnostics` query: `?installation_id=…` narrows the answer to
-/// one device, `?agent_key=…` to one agent and its devices (not both); the agents,
-/// or that agent's devices, come a page at a time (`page_size`, `page_token`).
+/// one device, `?agent_key=…` to one agent and its devices (with both: that agent
+/// and that one device); the agents, or that agent's devices, come a page at a time
+/// (`page_size`, `page_token`).
 public struct DiagnosticsRequest: Sendable, Hashable {
     public let installationID: String?
     public let agentKey: AgentKey?
@@ -13,9 +14,6 @@ public struct DiagnosticsRequest: Sendable, Hashable {
     {
         self.installationID = try installationID.map { id throws(FunctionError) in try FieldRules.installationID(id) }
         if let agentKey {
-            guard installationID == nil else {
-                throw .invalidArgument("give 'agent_key' or 'installation_id', not both", field: "agent_key")
-            }
             guard agentKey.utf8.count == 64, Hex.bytes(agentKey) != nil else {
                 throw .invalidArgument("'agent_key' must be 64 lower-case hex characters", field: "agent_key")
             }
