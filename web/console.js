@@ -205,7 +205,9 @@ function renderDevices(answer, now) {
                 h("span", { class: "mono" }, device.installation_id),
                 device.platform ?? "",
                 device.token_kind
-                    ? [device.token_kind === "apns" ? "APNs " : "FCM ", h("span", { class: "mono" }, `${device.token_preview}…`)]
+                    ? [device.token_kind === "apns" ? "APNs " : "FCM ", h("span", { class: "mono" }, `${device.token_preview}…`),
+                        device.apns_environment ? h("span", { class: "sub" },
+                            `${device.apns_environment}${device.apns_environment_learned ? " (learned)" : ""}`) : null]
                     : h("span", { class: "muted" }, "none"),
                 [device.bundle_id ?? "", device.app_version ? h("span", { class: "sub" }, `version ${device.app_version}`) : null],
                 time(device.updated_at, ago(device.updated_at, now)),

@@ -37,20 +37,30 @@ public final class APNsPushProvider: PushProvider, Service {
     private let logger: Logger
     private let state = DeliveryHealthState(provider: "apns")
 
-    public init(
+    /// Pushes to `configuration`'s default environment, over connections of its own.
+    public convenience init(
         configuration: APNsConfiguration,
         group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
         now: @escaping @Sendable () -> Date = Date.init,
         logger: Logger
     ) throws {
+        try self.init(
+            configuration: configuration,
+            pool: HTTP2ConnectionPool(configuration: configuration.transport, group: group, logger: logger),
+            tokens: APNsTokenManager(
+                keyID: configuration.keyID, teamID: configuration.teamID, key: configuration.signingKey, now: now),
+            now: now, logger: logger)
+    }
+
+    /// Pushes to `configuration`'s default environment over `pool` (shared by the
+    /// providers that reach the same host), signing with `tokens` (one per key).
+    init(
+        configuration: APNsConfiguration, pool: HTTP2ConnectionPool, tokens: APNsTokenManager,
+        now: @escaping @Sendable () -> Date, logger: Logger
+    ) throws {
         self.configuration = configuration
-        self.tokens = APNsTokenManager(
-            keyID: configuration.keyID,
-            teamID: configuration.teamID,
-            key: configuration.signingKey,
-            now: now
-        )
-        self.pool = try HTTP2ConnectionPool(configuration: configuration.transport, group: group, logger: logger)
+        self.tokens = tokens
+        self.pool = pool
         self.now = now
         self.logger = logger
         _ = try tokens.token()  // A key that cannot sign fails here, at start.

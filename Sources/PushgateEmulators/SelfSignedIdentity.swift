@@ -19,7 +19,12 @@ public struct SelfSignedIdentity: Sendable {
         let notBefore = now.addingTimeInterval(-3600)
         let notAfter = now.addingTimeInterval(Double(days) * 86_400)
         let caKey = P256.Signing.PrivateKey()
-        let caName = try DistinguishedName { CommonName("Pushgate APNs emulator CA") }
+        // A name of its own: with two emulators' CAs in one trusted file (sandbox and
+        // production), a shared name made the client check one's server against the
+        // other's key.
+        let caName = try DistinguishedName {
+            CommonName("Pushgate emulator CA \(UUID().uuidString.prefix(8).lowercased())")
+        }
         let ca = try Certificate(
             version: .v3,
             serialNumber: .init(),
@@ -56,8 +61,10 @@ public struct SelfSignedIdentity: Sendable {
             },
             issuerPrivateKey: .init(caKey)
         )
-        certificateAuthorityPEM = try ca.serializeAsPEM().pemString
-        certificatePEM = try server.serializeAsPEM().pemString
+        // Each ends with a newline, as PEM files do: `cat` of two CA files (sandbox and
+        // production emulators) must stay two certificates.
+        certificateAuthorityPEM = try ca.serializeAsPEM().pemString + "\n"
+        certificatePEM = try server.serializeAsPEM().pemString + "\n"
         privateKeyPEM = serverKey.pemRepresentation
     }
 }

@@ -11,6 +11,8 @@ public struct DeliveryRecordGroups: Sendable {
         public let state: DeliveryState
         public var reason: String?
         public var removed = false
+        /// The route to store instead (``DeliveryUpdate/route``), as stored; `nil`: unchanged.
+        public var route: String?
     }
 
     public struct Retry: Sendable {
@@ -29,8 +31,10 @@ public struct DeliveryRecordGroups: Sendable {
         for update in updates {
             switch update.change {
             case .delivered:
-                finished[Finished(notificationID: update.notificationID, state: .delivered), default: []]
-                    .append(update.installationID)
+                finished[
+                    Finished(notificationID: update.notificationID, state: .delivered, route: update.route?.stored),
+                    default: []
+                ].append(update.installationID)
             case .failed(let reason, let removed):
                 let group = Finished(
                     notificationID: update.notificationID, state: .failed, reason: reason, removed: removed)

@@ -3,7 +3,7 @@ import PushgateCore
 
 /// How the SQL outboxes (SQLite, PostgreSQL) write values in rows: times as
 /// milliseconds since 1970 (UTC), a token as its kind and value, a notification's
-/// deliveries as one JSON array of `[installation id, token kind, token, push id]`
+/// deliveries as one JSON array of `[installation id, token kind, token, push id, route]`
 /// that the database unpacks itself — one statement for a whole fan-out.
 public enum OutboxRows {
     public static func milliseconds(_ date: Date) -> Int64 {
@@ -65,8 +65,20 @@ public enum OutboxRows {
         }
     }
 
-    /// `[[installation id, token kind, token, push id], …]`
+    /// `[[installation id, token kind, token, push id, route], …]`, the route `""`
+    /// when it is ``DeliveryRoute/unstated`` (stored as NULL).
     public static func deliveries(_ deliveries: [OutboxDelivery]) -> String {
-        JSONText.array(deliveries.map { [$0.installationID, $0.token.kind.rawValue, $0.token.value, $0.pushID] })
+        JSONText.array(
+            deliveries.map {
+                [$0.installationID, $0.token.kind.rawValue, $0.token.value, $0.pushID, $0.route.stored ?? ""]
+            })
+    }
+
+    /// A stored delivery's route; text of another form is corruption.
+    public static func route(_ stored: String?) throws(DocumentStoreError) -> DeliveryRoute {
+        guard let route = DeliveryRoute(stored: stored) else {
+            throw .corruptDocument("a delivery's route '\(stored ?? "")'")
+        }
+        return route
     }
 }

@@ -107,9 +107,10 @@ public final class PostgresOutbox: Outbox {
         // One statement for a whole fan-out: PostgreSQL unpacks the JSON array itself.
         let rows = writes.deliveries
         var insert: PostgresQuery = """
-            INSERT INTO outbox_deliveries (notification_id, installation_id, token_kind, token, push_id, state,
+            INSERT INTO outbox_deliveries (notification_id, installation_id, token_kind, token, push_id, route, state,
                 attempts, enqueued_at, next_attempt_at, lease_owner, lease_until)
-            SELECT \(rows.notificationID), r ->> 0, r ->> 1, r ->> 2, r ->> 3, 'pending', 0, \(rows.enqueuedAt),
+            SELECT \(rows.notificationID), r ->> 0, r ->> 1, r ->> 2, r ->> 3, NULLIF(r ->> 4, ''), 'pending', 0,
+                \(rows.enqueuedAt),
                 \(rows.due), \(rows.leaseOwner), \(rows.leaseUntil.map { $0 + leaseOffset })
             FROM jsonb_array_elements(\(rows.json)::jsonb) AS r
             """
@@ -137,12 +138,13 @@ public final class PostgresOutbox: Outbox {
         leaseUntil: Date
     ) async throws -> [OutboxDelivery]? {
         let until = OutboxRows.milliseconds(leaseUntil) + (try await clock.offset())
-        // Four arrays, one per column, unnested: no JSON to build here or to parse
-        // per row there (as SQLite's bound rows, which stored a page a third faster).
+        // One array per column, unnested: no JSON to build here or to parse per row
+        // there (as SQLite's bound rows, which stored a page a third faster).
         let installationIDs = deliveries.map(\.installationID)
         let kinds = deliveries.map(\.token.kind.rawValue)
         let tokens = deliveries.map(\.token.value)
         let pushIDs = deliveries.map(\.pushID)
+        let routes = deliveries.map { $0.route.stored ?? "" }  // "": NULL, the default route
         let logger = self.logger
         return try await database.transaction { connection -> [OutboxDelivery]? in
             let held = try await connection.query(
@@ -158,13 +160,14 @@ public final class PostgresOutbox: Outbox {
             var stored = Set<String>()
             for try await row in try await connection.query(
                 """
-                INSERT INTO outbox_deliveries (notification_id, installation_id, token_kind, token, push_id, state,
-                    attempts, enqueued_at, next_attempt_at, lease_owner, lease_until)
-                SELECT n.id, r.installation_id, r.token_kind, r.token, r.push_id, 'pending', 0, n.created_at,
-                    n.created_at, \(owner), \(until)
+                INSERT INTO outbox_deliveries (notification_id, installation_id, token_kind, token, push_id, route,
+                    state, attempts, enqueued_at, next_attempt_at, lease_owner, lease_until)
+                SELECT n.id, r.installation_id, r.token_kind, r.token, r.push_id, NULLIF(r.route, ''), 'pending', 0,
+                    n.created_at, n.created_at, \(owner), \(until)
                 FROM outbox_notifications AS n,
-                    unnest(\(installationIDs)::text[], \(kinds)::text[], \(tokens)::text[], \(pushIDs)::text[])
-                        AS r (installation_id, token_kind, token, push_id)
+                    unnest(\(installationIDs)::text[], \(kinds)::text[], \(tokens)::text[], \(pushIDs)::text[],
+                        \(routes)::text[])
+                        AS r (installation_id, token_kind, token, push_id, route)
                 WHERE n.id = \(notificationID) AND NOT EXISTS (
                     SELECT 1 FROM outbox_deliveries AS d WHERE d.notification_id = n.id AND d.token = r.token)
                 ON CONFLICT DO NOTHING
@@ -239,7 +242,7 @@ public final class PostgresOutbox: Outbox {
                 FOR UPDATE SKIP LOCKED
             ) AS due
             WHERE d.notification_id = due.notification_id AND d.installation_id = due.installation_id
-            RETURNING d.notification_id, d.installation_id, d.token_kind, d.token, d.push_id, d.attempts
+            RETURNING d.notification_id, d.installation_id, d.token_kind, d.token, d.push_id, d.attempts, d.route
             """
         ).map(Self.delivery(from:))
     }
@@ -275,7 +278,8 @@ public final class PostgresOutbox: Outbox {
                 try await connection.query(
                     """
                     UPDATE outbox_deliveries SET state = \(group.state.rawValue), attempts = attempts + 1, finished_at = \(now),
-                        last_reason = \(group.reason), removed = \(group.removed), lease_owner = NULL, lease_until = NULL
+                        last_reason = \(group.reason), removed = \(group.removed), route = coalesce(\(group.route), route),
+                        lease_owner = NULL, lease_until = NULL
                     WHERE notification_id = \(group.notificationID) AND installation_id = ANY(\(installationIDs))
                         AND state || '' = 'pending' AND lease_owner = \(owner)
                     """, logger: logger)
@@ -355,18 +359,18 @@ public final class PostgresOutbox: Outbox {
     public func statuses(of notificationID: String) async throws -> [DeliveryStatus] {
         try await database.query(
             """
-            SELECT installation_id, state, attempts, last_reason, removed, token_kind FROM outbox_deliveries
+            SELECT installation_id, state, attempts, last_reason, removed, token_kind, route FROM outbox_deliveries
             WHERE notification_id = coalesce(
                 (SELECT coalesced_into FROM outbox_notifications WHERE id = \(notificationID)), \(notificationID))
             ORDER BY installation_id
             """
         ).map { row in
-            let (installationID, state, attempts, reason, removed, kind) = try row.decode(
-                (String, String, Int32, String?, Bool, String).self)
+            let (installationID, state, attempts, reason, removed, kind, route) = try row.decode(
+                (String, String, Int32, String?, Bool, String, String?).self)
             return DeliveryStatus(
                 installationID: installationID, provider: try OutboxRows.tokenKind(kind),
                 state: DeliveryState(rawValue: state) ?? .pending,
-                attempts: Int(attempts), lastReason: reason, removed: removed)
+                attempts: Int(attempts), lastReason: reason, removed: removed, route: try OutboxRows.route(route))
         }
     }
 
@@ -429,16 +433,16 @@ public final class PostgresOutbox: Outbox {
         var statuses: [String: DeliveryStatus] = [:]
         for row in try await database.query(
             """
-            SELECT notification_id, state, attempts, last_reason, removed, token_kind FROM outbox_deliveries
+            SELECT notification_id, state, attempts, last_reason, removed, token_kind, route FROM outbox_deliveries
             WHERE notification_id = ANY(\(notificationIDs)) AND installation_id = \(installationID)
             """)
         {
-            let (id, state, attempts, reason, removed, kind) = try row.decode(
-                (String, String, Int32, String?, Bool, String).self)
+            let (id, state, attempts, reason, removed, kind, route) = try row.decode(
+                (String, String, Int32, String?, Bool, String, String?).self)
             statuses[id] = DeliveryStatus(
                 installationID: installationID, provider: try OutboxRows.tokenKind(kind),
                 state: DeliveryState(rawValue: state) ?? .pending,
-                attempts: Int(attempts), lastReason: reason, removed: removed)
+                attempts: Int(attempts), lastReason: reason, removed: removed, route: try OutboxRows.route(route))
         }
         return statuses
     }
@@ -489,14 +493,17 @@ public final class PostgresOutbox: Outbox {
         try await database.query(
             """
             SELECT d.notification_id, n.agent_key, d.installation_id, d.token_kind, d.token, d.state, d.attempts,
-                d.enqueued_at, d.next_attempt_at, d.last_reason
+                d.enqueued_at, d.next_attempt_at, d.last_reason, d.route
             FROM outbox_deliveries d JOIN outbox_notifications n ON n.id = d.notification_id
             WHERE d.state = ANY(\(states.map(\.rawValue)))
             ORDER BY d.enqueued_at DESC, d.installation_id LIMIT \(limit)
             """
         ).map { row in
-            let (notificationID, agentKey, installationID, kind, token, stateName, attempts, enqueued, next, reason) =
-                try row.decode((String, String, String, String, String, String, Int32, Int64, Int64, String?).self)
+            let (
+                notificationID, agentKey, installationID, kind, token, stateName, attempts, enqueued, next, reason,
+                route
+            ) = try row.decode(
+                (String, String, String, String, String, String, Int32, Int64, Int64, String?, String?).self)
             let state = DeliveryState(rawValue: stateName) ?? .pending
             return OutboxEntry(
                 notificationID: notificationID,
@@ -507,7 +514,8 @@ public final class PostgresOutbox: Outbox {
                 attempts: Int(attempts),
                 enqueuedAt: OutboxRows.date(enqueued),
                 nextAttemptAt: state == .pending ? OutboxRows.date(next) : nil,
-                lastReason: reason
+                lastReason: reason,
+                route: try OutboxRows.route(route)
             )
         }
     }
@@ -534,12 +542,13 @@ public final class PostgresOutbox: Outbox {
     // MARK: Rows
 
     private static func delivery(from row: PostgresRow) throws -> OutboxDelivery {
-        let (notificationID, installationID, kind, value, pushID, attempts) = try row.decode(
-            (String, String, String, String, String, Int32).self)
+        let (notificationID, installationID, kind, value, pushID, attempts, route) = try row.decode(
+            (String, String, String, String, String, Int32, String?).self)
         return OutboxDelivery(
             notificationID: notificationID,
             installationID: installationID,
             token: try OutboxRows.token(kind: kind, value: value),
+            route: try OutboxRows.route(route),
             pushID: pushID,
             attempts: Int(attempts)
         )

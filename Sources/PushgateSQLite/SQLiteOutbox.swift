@@ -77,9 +77,10 @@ public final class SQLiteOutbox: Outbox {
         try db.execute(
             sql: """
                 INSERT \(rows.skippingExisting ? "OR IGNORE " : "")INTO outbox_deliveries (notification_id,
-                    installation_id, token_kind, token, push_id, state, attempts, enqueued_at, next_attempt_at,
+                    installation_id, token_kind, token, push_id, route, state, attempts, enqueued_at, next_attempt_at,
                     lease_owner, lease_until)
-                SELECT ?, value ->> 0, value ->> 1, value ->> 2, value ->> 3, 'pending', 0, ?, ?, ?, ?
+                SELECT ?, value ->> 0, value ->> 1, value ->> 2, value ->> 3, NULLIF(value ->> 4, ''), 'pending', 0,
+                    ?, ?, ?, ?
                 FROM json_each(?)
                 """,
             arguments: [rows.notificationID, rows.enqueuedAt, rows.due, rows.leaseOwner, rows.leaseUntil, rows.json]
@@ -140,7 +141,7 @@ public final class SQLiteOutbox: Outbox {
     private static func valuesList(rows count: Int) -> String {
         valuesLists.withLock { lists in
             if let list = lists[count] { return list }
-            let list = repeatElement("(?, ?, ?, ?)", count: count).joined(separator: ", ")
+            let list = repeatElement("(?, ?, ?, ?, ?)", count: count).joined(separator: ", ")
             if lists.count >= 16 { lists.removeAll() }
             lists[count] = list
             return list
@@ -162,19 +163,22 @@ public final class SQLiteOutbox: Outbox {
         // written whole are.
         let statement = try db.cachedStatement(
             sql: """
-                WITH page (installation_id, token_kind, token, push_id) AS (VALUES \(rows))
+                WITH page (installation_id, token_kind, token, push_id, route) AS (VALUES \(rows))
                 INSERT OR IGNORE INTO outbox_deliveries (notification_id, installation_id, token_kind, token,
-                    push_id, state, attempts, enqueued_at, next_attempt_at, lease_owner, lease_until)
-                SELECT n.id, page.installation_id, page.token_kind, page.token, page.push_id, 'pending', 0,
+                    push_id, route, state, attempts, enqueued_at, next_attempt_at, lease_owner, lease_until)
+                SELECT n.id, page.installation_id, page.token_kind, page.token, page.push_id, page.route, 'pending', 0,
                     n.created_at, n.created_at, ?, ?
                 FROM outbox_notifications AS n, page WHERE n.id = ?
                     AND NOT EXISTS (
                         SELECT 1 FROM outbox_deliveries AS d WHERE d.notification_id = n.id AND d.token = page.token)
                 """)
         var arguments: [(any DatabaseValueConvertible)?] = []
-        arguments.reserveCapacity(deliveries.count * 4 + 3)
+        arguments.reserveCapacity(deliveries.count * 5 + 3)
         for delivery in deliveries {
-            arguments += [delivery.installationID, delivery.token.kind.rawValue, delivery.token.value, delivery.pushID]
+            arguments += [
+                delivery.installationID, delivery.token.kind.rawValue, delivery.token.value, delivery.pushID,
+                delivery.route.stored,
+            ]
         }
         arguments += [owner, leaseUntil, notificationID]
         try statement.execute(arguments: StatementArguments(arguments))
@@ -229,7 +233,7 @@ public final class SQLiteOutbox: Outbox {
                         SELECT rowid FROM outbox_deliveries
                         WHERE state = 'pending' AND next_attempt_at <= ? AND (lease_until IS NULL OR lease_until <= ?)
                         ORDER BY next_attempt_at LIMIT ?)
-                    RETURNING notification_id, installation_id, token_kind, token, push_id, attempts
+                    RETURNING notification_id, installation_id, token_kind, token, route, push_id, attempts
                     """,
                 arguments: [owner, lease, now, now, limit]
             )
@@ -264,12 +268,13 @@ public final class SQLiteOutbox: Outbox {
                 try db.execute(
                     sql: """
                         UPDATE outbox_deliveries SET state = ?, attempts = attempts + 1, finished_at = ?, last_reason = ?,
-                            removed = ?, lease_owner = NULL, lease_until = NULL
+                            removed = ?, route = coalesce(?, route), lease_owner = NULL, lease_until = NULL
                         WHERE notification_id = ? AND +state = 'pending' AND lease_owner = ?
                             AND installation_id IN (SELECT value FROM json_each(?))
                         """,
                     arguments: [
-                        group.state.rawValue, now, group.reason, group.removed, group.notificationID, owner, ids,
+                        group.state.rawValue, now, group.reason, group.removed, group.route, group.notificationID,
+                        owner, ids,
                     ]
                 )
             }
@@ -366,7 +371,8 @@ public final class SQLiteOutbox: Outbox {
             try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT installation_id, state, attempts, last_reason, removed, token_kind FROM outbox_deliveries
+                    SELECT installation_id, state, attempts, last_reason, removed, token_kind, route
+                    FROM outbox_deliveries
                     WHERE notification_id = coalesce(
                         (SELECT coalesced_into FROM outbox_notifications WHERE id = ?), ?)
                     ORDER BY installation_id
@@ -379,7 +385,8 @@ public final class SQLiteOutbox: Outbox {
                     state: DeliveryState(rawValue: row[1]) ?? .pending,
                     attempts: row[2],
                     lastReason: row[3],
-                    removed: row[4]
+                    removed: row[4],
+                    route: try OutboxRows.route(row[6])
                 )
             }
         }
@@ -463,7 +470,8 @@ public final class SQLiteOutbox: Outbox {
             for row in try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT notification_id, state, attempts, last_reason, removed, token_kind FROM outbox_deliveries
+                    SELECT notification_id, state, attempts, last_reason, removed, token_kind, route
+                    FROM outbox_deliveries
                     WHERE notification_id IN (SELECT value FROM json_each(?)) AND installation_id = ?
                     """,
                 arguments: [ids, installationID]
@@ -474,7 +482,8 @@ public final class SQLiteOutbox: Outbox {
                     state: DeliveryState(rawValue: row[1]) ?? .pending,
                     attempts: row[2],
                     lastReason: row[3],
-                    removed: row[4]
+                    removed: row[4],
+                    route: try OutboxRows.route(row[6])
                 )
             }
             return statuses
@@ -551,7 +560,8 @@ public final class SQLiteOutbox: Outbox {
                     attempts: row["attempts"],
                     enqueuedAt: OutboxRows.date(row["enqueued_at"]),
                     nextAttemptAt: state == .pending ? OutboxRows.date(row["next_attempt_at"]) : nil,
-                    lastReason: row["last_reason"]
+                    lastReason: row["last_reason"],
+                    route: try OutboxRows.route(row["route"])
                 )
             }
         }
@@ -584,6 +594,7 @@ public final class SQLiteOutbox: Outbox {
             notificationID: row["notification_id"],
             installationID: row["installation_id"],
             token: try OutboxRows.token(kind: row["token_kind"], value: row["token"]),
+            route: try OutboxRows.route(row["route"]),
             pushID: row["push_id"],
             attempts: row["attempts"]
         )

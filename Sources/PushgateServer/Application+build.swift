@@ -29,15 +29,16 @@ public func buildApplication(
     var services: [any Service] = backend.service.map { [$0] } ?? []
     // Each push service is a service of its own, started here and closed after the
     // delivery worker stopped sending.
-    var apnsProvider: APNsPushProvider?
+    var apnsProvider: APNsEnvironments?
     if let apns {
-        let provider = try APNsPushProvider(configuration: apns, logger: logger)
+        let provider = try APNsEnvironments(configuration: apns, logger: logger)
         apnsProvider = provider
         services.append(provider)
         logger.info(
             "delivery through APNs",
             metadata: [
                 "endpoint": "\(apns.endpoint)", "environment": "\(apns.environment.rawValue)", "topic": "\(apns.topic)",
+                "sandbox": "\(apns.endpoints[.sandbox]!)", "production": "\(apns.endpoints[.production]!)",
                 "connections": "\(apns.connections)",
             ]
         )

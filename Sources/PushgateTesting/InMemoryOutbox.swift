@@ -7,7 +7,7 @@ import PushgateOutboxSQL
 /// conformance tests run against it too. For tests that need no file.
 public actor InMemoryOutbox: Outbox {
     private struct DeliveryRow {
-        let delivery: OutboxDelivery
+        var delivery: OutboxDelivery
         var state = DeliveryState.pending
         var attempts = 0
         let enqueuedAt: Int64
@@ -20,7 +20,7 @@ public actor InMemoryOutbox: Outbox {
         func status() -> DeliveryStatus {
             DeliveryStatus(
                 installationID: delivery.installationID, provider: delivery.token.kind, state: state,
-                attempts: attempts, lastReason: lastReason, removed: removed)
+                attempts: attempts, lastReason: lastReason, removed: removed, route: delivery.route)
         }
     }
 
@@ -80,7 +80,7 @@ public actor InMemoryOutbox: Outbox {
                 deliveries[key] = DeliveryRow(
                     delivery: OutboxDelivery(
                         notificationID: rows.notificationID, installationID: delivery.installationID,
-                        token: delivery.token, pushID: delivery.pushID),
+                        token: delivery.token, route: delivery.route, pushID: delivery.pushID),
                     enqueuedAt: rows.enqueuedAt, nextAttemptAt: rows.due, leaseOwner: rows.leaseOwner,
                     leaseUntil: rows.leaseUntil)
             }
@@ -177,7 +177,7 @@ public actor InMemoryOutbox: Outbox {
             deliveries[key]?.leaseUntil = OutboxRows.milliseconds(leaseUntil)
             return OutboxDelivery(
                 notificationID: key.notificationID, installationID: key.installationID, token: row.delivery.token,
-                pushID: row.delivery.pushID, attempts: row.attempts)
+                route: row.delivery.route, pushID: row.delivery.pushID, attempts: row.attempts)
         }
     }
 
@@ -201,6 +201,12 @@ public actor InMemoryOutbox: Outbox {
             case .delivered:
                 row.state = .delivered
                 row.lastReason = nil
+                if let route = update.route {
+                    let delivered = row.delivery
+                    row.delivery = OutboxDelivery(
+                        notificationID: delivered.notificationID, installationID: delivered.installationID,
+                        token: delivered.token, route: route, pushID: delivered.pushID, attempts: delivered.attempts)
+                }
             case .failed(let reason, let removed):
                 row.state = .failed
                 row.lastReason = reason
@@ -317,7 +323,7 @@ public actor InMemoryOutbox: Outbox {
                     installationID: row.delivery.installationID, token: row.delivery.token, state: row.state,
                     attempts: row.attempts, enqueuedAt: OutboxRows.date(row.enqueuedAt),
                     nextAttemptAt: row.state == .pending ? OutboxRows.date(row.nextAttemptAt) : nil,
-                    lastReason: row.lastReason)
+                    lastReason: row.lastReason, route: row.delivery.route)
             }
     }
 

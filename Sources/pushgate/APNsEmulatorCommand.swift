@@ -31,6 +31,12 @@ struct APNsEmulatorCommand: AsyncParsableCommand {
     @Option(help: "The team id JWTs must carry (iss).")
     var teamId: String?
 
+    @Option(
+        help:
+            "Accept only device tokens starting with this hex prefix; others answer 400 BadDeviceToken, as a token of the other environment (run one emulator as sandbox, one as production)."
+    )
+    var acceptPrefix: String?
+
     func run() async throws {
         let directory = try server.directory(named: "apns-emulator")
         let (identity, caFile) = try server.identity(in: directory)
@@ -59,6 +65,7 @@ struct APNsEmulatorCommand: AsyncParsableCommand {
                 "PUSHGATE_APNS_TOPIC=com.example.app",
             ]
         }
+        configuration.acceptedTokenPrefix = acceptPrefix?.lowercased()
         configuration.tooManyRequestsRate = server.rate429
         configuration.serviceUnavailableRate = server.rate503
         configuration.retryAfterSeconds = server.retryAfter

@@ -26,6 +26,8 @@ struct GatewaySettingsOptions: ParsableArguments {
     @Option(help: .setting(.apnsTopic)) var apnsTopic: String?
     @Option(help: .setting(.apnsEnvironment)) var apnsEnvironment: String?
     @Option(help: .setting(.apnsURL)) var apnsUrl: String?
+    @Option(help: .setting(.apnsProductionURL)) var apnsProductionUrl: String?
+    @Option(help: .setting(.apnsSandboxURL)) var apnsSandboxUrl: String?
     @Option(help: .setting(.apnsCAFile)) var apnsCaFile: String?
     @Option(help: .setting(.apnsConnections)) var apnsConnections: String?
     @Option(help: .setting(.apnsMaxStreams)) var apnsMaxStreams: String?
@@ -63,7 +65,8 @@ struct GatewaySettingsOptions: ParsableArguments {
             (.maxConnections, maxConnections), (.idleTimeout, idleTimeout), (.receiveTimeout, receiveTimeout),
             (.apnsKeyPath, apnsKeyPath),
             (.apnsKeyID, apnsKeyId), (.apnsTeamID, apnsTeamId), (.apnsTopic, apnsTopic),
-            (.apnsEnvironment, apnsEnvironment), (.apnsURL, apnsUrl), (.apnsCAFile, apnsCaFile),
+            (.apnsEnvironment, apnsEnvironment), (.apnsURL, apnsUrl),
+            (.apnsProductionURL, apnsProductionUrl), (.apnsSandboxURL, apnsSandboxUrl), (.apnsCAFile, apnsCaFile),
             (.apnsConnections, apnsConnections), (.apnsMaxStreams, apnsMaxStreams), (.apnsTTL, apnsTtl),
             (.fcmCredentials, fcmCredentials), (.fcmProjectID, fcmProjectId), (.fcmURL, fcmUrl),
             (.fcmCAFile, fcmCaFile), (.fcmConnections, fcmConnections),

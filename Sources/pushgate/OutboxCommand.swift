@@ -65,13 +65,17 @@ struct OutboxCommand: AsyncParsableCommand {
         print("pending: \(stats.pending)\(oldest), scheduled: \(stats.scheduled), failed: \(stats.failed)")
         guard !entries.isEmpty else { return }
         print(
-            ["state", "provider", "attempts", "next try", "last reason", "token", "installation", "notification"]
-                .joined(separator: "\t")
+            [
+                "state", "provider", "environment", "attempts", "next try", "last reason", "token", "installation",
+                "notification",
+            ]
+            .joined(separator: "\t")
         )
         for entry in entries {
             print(
                 [
-                    entry.state.rawValue, entry.token.kind.rawValue, "\(entry.attempts)",
+                    entry.state.rawValue, entry.token.kind.rawValue, Self.environment(of: entry) ?? "-",
+                    "\(entry.attempts)",
                     entry.nextAttemptAt.map(RFC3339.format) ?? "-",
                     entry.lastReason ?? "-", "\(entry.token)", entry.installationID,
                     String(entry.notificationID.prefix(8)),
@@ -93,6 +97,14 @@ struct OutboxCommand: AsyncParsableCommand {
         ]
         object["next_attempt_at"] = entry.nextAttemptAt.map { .string(RFC3339.format($0)) }
         object["last_reason"] = entry.lastReason.map(JSONValue.string)
+        object["app"] = entry.route.app.map(JSONValue.string)
+        object["apns_environment"] = environment(of: entry).map(JSONValue.string)
         return .object(object)
+    }
+
+    /// An APNs delivery's environment when its route names one (stated or learned);
+    /// `nil`: the gateway's default.
+    private static func environment(of entry: OutboxEntry) -> String? {
+        entry.token.kind == .apns ? entry.route.apnsEnvironment?.rawValue : nil
     }
 }

@@ -10,8 +10,9 @@ final class RunningEmulator: Sendable {
         case apns, fcm
 
         var command: String { "\(rawValue)-emulator" }
-        /// The setting it prints last, once listening.
-        var readyMarker: String { self == .apns ? "PUSHGATE_APNS_TOPIC=" : "PUSHGATE_FCM_CA_FILE=" }
+        /// A setting it prints once listening, in the one write that prints them all
+        /// (the APNs emulator prints its key's settings only when it made the key).
+        var readyMarker: String { self == .apns ? "PUSHGATE_APNS_CA_FILE=" : "PUSHGATE_FCM_CA_FILE=" }
         var settingPrefix: String { "PUSHGATE_\(rawValue.uppercased())_" }
     }
 

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import PushgateAPNs
+import PushgateCore
 import PushgateFunctions
 import PushgateServer
 import Testing

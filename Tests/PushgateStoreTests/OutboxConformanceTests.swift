@@ -119,6 +119,59 @@ struct OutboxConformanceTests {
         }
     }
 
+    @Test(
+        "a delivery's route (app, APNs environment) is kept through enqueue, expansion, claim and listing; a learned one replaces it when delivered",
+        arguments: StoreKind.allCases)
+    func routes(kind: StoreKind) async throws {
+        try await kind.withDatabase { open in
+            let outbox = try await open().outbox
+            let routes: [DeliveryRoute] = [
+                .unstated, DeliveryRoute(app: "com.example.app"),
+                DeliveryRoute(app: "com.example.app", apnsEnvironment: .sandbox, environmentStated: true),
+                DeliveryRoute(apnsEnvironment: .production),
+            ]
+            let whole = notification()
+            let expanded = notification()
+            func deliveries(of notification: OutboxNotification) -> [OutboxDelivery] {
+                routes.enumerated().map { n, route in
+                    OutboxDelivery(
+                        notificationID: notification.id, installationID: "device-\(n)",
+                        token: .apns(String(format: "%064x", n)), route: route)
+                }
+            }
+            _ = try await outbox.enqueue(EnqueueRequest(whole, deliveries: deliveries(of: whole)))
+            _ = try await outbox.enqueue(
+                EnqueueRequest(
+                    expanded, deliveries: [], lease: .init(owner: "a#1", until: start),
+                    expansion: OutboxExpansion(notificationID: expanded.id, acceptedAt: start, selection: .init())))
+            _ = try await outbox.expand(
+                expanded.id, owner: "a#1", deliveries: deliveries(of: expanded), cursor: nil, finished: true,
+                leaseUntil: start)
+            for stored in [whole, expanded] {
+                #expect(try await outbox.statuses(of: stored.id).map(\.route) == routes)
+            }
+            let claimed = try await outbox.claim(owner: "w", now: start + 1, leaseUntil: start + 30, limit: 10)
+            #expect(claimed.count == 8)
+            #expect(Set(claimed.map { "\($0.installationID) \($0.route.stored ?? "-")" }).count == 4)
+            for delivery in claimed {
+                let n = Int(delivery.installationID.dropFirst("device-".count))!
+                #expect(delivery.route == routes[n])
+            }
+            let learned = DeliveryRoute(app: "com.example.app", apnsEnvironment: .sandbox)
+            try await outbox.record(
+                [
+                    DeliveryUpdate(
+                        notificationID: whole.id, installationID: "device-1", change: .delivered, route: learned),
+                    DeliveryUpdate(notificationID: whole.id, installationID: "device-2", change: .delivered),
+                ], owner: "w", now: start + 2)
+            let after = try await outbox.statuses(of: whole.id)
+            #expect(after.map(\.route) == [routes[0], learned, routes[2], routes[3]])
+            #expect(try await outbox.statuses(of: [whole.id], installationID: "device-1")[whole.id]?.route == learned)
+            let listed = try await outbox.entries(in: [.delivered], limit: 10)
+            #expect(Set(listed.map(\.route)) == [learned, routes[2]])
+        }
+    }
+
     @Test("concurrent claims never hand one delivery to two workers", arguments: StoreKind.allCases)
     func concurrentClaims(kind: StoreKind) async throws {
         try await kind.withDatabase { open in

@@ -1,10 +1,23 @@
 import Crypto
 import Foundation
+import PushgateCore
 import PushgateHTTP2
 
 /// Everything the APNs provider needs, checked when it is built: a configuration
 /// that exists is one that can sign and connect.
 public struct APNsConfiguration: Sendable {
+    /// The same, with `environment` as the default.
+    public func defaulting(to environment: APNsEnvironment) -> APNsConfiguration {
+        var copy = APNsConfiguration(
+            signingKey: signingKey, keyID: keyID, teamID: teamID, topic: topic, environment: environment,
+            productionEndpoint: endpoints[.production], sandboxEndpoint: endpoints[.sandbox],
+            extraTrustedCAFile: extraTrustedCAFile, connections: connections,
+            maxStreamsPerConnection: maxStreamsPerConnection, timeToLive: timeToLive, requestTimeout: requestTimeout,
+            maxAttempts: maxAttempts, idlePingInterval: idlePingInterval)
+        copy.settingNames = settingNames
+        return copy
+    }
+
     /// The provider key (`AuthKey_<keyID>.p8`). Never logged.
     public let signingKey: P256.Signing.PrivateKey
     /// The key's 10-character id (`kid`).
@@ -13,9 +26,14 @@ public struct APNsConfiguration: Sendable {
     public let teamID: String
     /// `apns-topic`: the app's bundle id.
     public let topic: String
+    /// The environment a device goes to when its registration did not say (and
+    /// none was learned): Xcode's builds hold sandbox tokens, TestFlight's and the App
+    /// Store's production ones.
     public let environment: APNsEnvironment
-    /// Where to connect: Apple's host for `environment` on 443, or an override.
-    public let endpoint: HTTP2Endpoint
+    /// Where to connect for each environment: Apple's host on 443, or an override.
+    public let endpoints: [APNsEnvironment: HTTP2Endpoint]
+    /// Where `environment`'s pushes go.
+    public var endpoint: HTTP2Endpoint { endpoints[environment]! }
     /// PEM certificates trusted besides the system's, for emulators and tests.
     public let extraTrustedCAFile: String?
     /// HTTP/2 connections to keep open (all of a trigger's devices are spread over them).
@@ -54,7 +72,9 @@ public struct APNsConfiguration: Sendable {
 
     /// The transport's settings: APNs allows one stream until the first push is
     /// authenticated, and says how many more in its SETTINGS.
-    var transport: HTTP2ClientConfiguration {
+    var transport: HTTP2ClientConfiguration { transport(to: endpoint) }
+
+    func transport(to endpoint: HTTP2Endpoint) -> HTTP2ClientConfiguration {
         HTTP2ClientConfiguration(
             endpoint: endpoint,
             extraTrustedCAFile: extraTrustedCAFile,
@@ -75,6 +95,8 @@ public struct APNsConfiguration: Sendable {
         topic: String,
         environment: APNsEnvironment = .production,
         endpoint: HTTP2Endpoint? = nil,
+        productionEndpoint: HTTP2Endpoint? = nil,
+        sandboxEndpoint: HTTP2Endpoint? = nil,
         extraTrustedCAFile: String? = nil,
         connections: Int = 2,
         maxStreamsPerConnection: Int = 100,
@@ -88,7 +110,12 @@ public struct APNsConfiguration: Sendable {
         self.teamID = teamID
         self.topic = topic
         self.environment = environment
-        self.endpoint = endpoint ?? HTTP2Endpoint(host: environment.host, port: 443)
+        // One override for both (an emulator, a stand-in), or one per environment.
+        self.endpoints = [
+            .production: endpoint ?? productionEndpoint
+                ?? HTTP2Endpoint(host: APNsEnvironment.production.host, port: 443),
+            .sandbox: endpoint ?? sandboxEndpoint ?? HTTP2Endpoint(host: APNsEnvironment.sandbox.host, port: 443),
+        ]
         self.extraTrustedCAFile = extraTrustedCAFile
         self.connections = max(1, connections)
         self.maxStreamsPerConnection = max(1, maxStreamsPerConnection)

@@ -3,6 +3,9 @@
 public enum DeliveryOutcome: Sendable, Hashable {
     /// The push service accepted it.
     case delivered
+    /// APNs accepted it in the other environment than the device's route named,
+    /// after `BadDeviceToken` in that one: the device's environment is learned.
+    case deliveredIn(APNsEnvironment)
     /// The token is dead (unregistered, malformed, for another app): delete the device.
     case tokenInvalid(reason: String)
     /// A passing failure (throttled, service down, connection lost): try again, not
@@ -14,7 +17,12 @@ public enum DeliveryOutcome: Sendable, Hashable {
     /// will be delivered until an operator fixes the configuration.
     case configurationError(reason: String)
 
-    public var isDelivered: Bool { self == .delivered }
+    public var isDelivered: Bool {
+        switch self {
+        case .delivered, .deliveredIn: true
+        default: false
+        }
+    }
 
     /// The reason of a configuration error, else `nil`.
     public var configurationErrorReason: String? {
@@ -25,7 +33,7 @@ public enum DeliveryOutcome: Sendable, Hashable {
     /// The provider's reason, `nil` when delivered.
     public var reason: String? {
         switch self {
-        case .delivered: nil
+        case .delivered, .deliveredIn: nil
         case .tokenInvalid(let reason), .retryLater(let reason, _), .failed(let reason),
             .configurationError(let reason):
             reason

@@ -3,14 +3,23 @@ public struct DeviceRecord: Sendable, Hashable {
     public let path: DocumentPath
     public let apnsToken: String?
     public let fcmToken: String?
+    /// Its app and APNs environment.
+    public let route: DeliveryRoute
 
     /// The fields a record reads: a fan-out asks the store for these only.
-    public static let fieldsRead = [FieldName.apnsToken, FieldName.fcmToken]
+    public static let fieldsRead = [
+        FieldName.apnsToken, FieldName.fcmToken, FieldName.bundleID, FieldName.apnsEnvironment,
+        FieldName.apnsEnvironmentLearned,
+    ]
 
     public init(document: Document) {
         self.path = document.path
         self.apnsToken = document.string(FieldName.apnsToken)
         self.fcmToken = document.string(FieldName.fcmToken)
+        self.route = DeliveryRoute(
+            app: document.string(FieldName.bundleID),
+            apnsEnvironment: document.string(FieldName.apnsEnvironment).flatMap(APNsEnvironment.init(rawValue:)),
+            environmentStated: document.fields[FieldName.apnsEnvironmentLearned] != .bool(true))
     }
 
     public var installationID: String { path.documentID }

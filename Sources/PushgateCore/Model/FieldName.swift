@@ -18,6 +18,10 @@ public enum FieldName {
     public static let platform = "platform"
     public static let appVersion = "appVersion"
     public static let bundleID = "bundleId"
+    /// `production` or `sandbox`: stated by the registration, or learned from a push
+    /// that `BadDeviceToken` sent to the other environment (then `apnsEnvironmentLearned`).
+    public static let apnsEnvironment = "apnsEnvironment"
+    public static let apnsEnvironmentLearned = "apnsEnvironmentLearned"
     // servers/{serverKey}/installations/{installationId}
     /// The events counted on the badge not yet resolved, under every agent (their
     /// document ids, `sha256(eventId)`): how many is `aps.badge`.

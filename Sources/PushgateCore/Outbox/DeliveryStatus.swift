@@ -9,6 +9,8 @@ public struct DeliveryStatus: Sendable, Hashable {
     public let lastReason: String?
     /// The device was deleted because its token is dead.
     public let removed: Bool
+    /// The device's app and the APNs environment the delivery went to (or goes to next).
+    public let route: DeliveryRoute
 
     public init(
         installationID: String,
@@ -16,7 +18,8 @@ public struct DeliveryStatus: Sendable, Hashable {
         state: DeliveryState,
         attempts: Int,
         lastReason: String?,
-        removed: Bool
+        removed: Bool,
+        route: DeliveryRoute = .unstated
     ) {
         self.installationID = installationID
         self.provider = provider
@@ -24,5 +27,6 @@ public struct DeliveryStatus: Sendable, Hashable {
         self.attempts = attempts
         self.lastReason = lastReason
         self.removed = removed
+        self.route = route
     }
 }

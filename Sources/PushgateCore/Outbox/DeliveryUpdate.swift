@@ -13,10 +13,14 @@ public struct DeliveryUpdate: Sendable, Hashable {
     public let notificationID: String
     public let installationID: String
     public let change: Change
+    /// The route to keep from now on (the environment that took a push after the
+    /// other answered `BadDeviceToken`); `nil`: unchanged.
+    public let route: DeliveryRoute?
 
-    public init(notificationID: String, installationID: String, change: Change) {
+    public init(notificationID: String, installationID: String, change: Change, route: DeliveryRoute? = nil) {
         self.notificationID = notificationID
         self.installationID = installationID
         self.change = change
+        self.route = route
     }
 }

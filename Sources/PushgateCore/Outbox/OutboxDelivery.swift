@@ -4,6 +4,8 @@ public struct OutboxDelivery: Sendable, Hashable {
     /// The device: `…/devices/{installationID}` under the notification's agent.
     public let installationID: String
     public let token: DeviceToken
+    /// The device's app and APNs environment.
+    public let route: DeliveryRoute
     /// `apns-id`: the same on every try.
     public let pushID: String
     /// Tries made so far.
@@ -13,12 +15,14 @@ public struct OutboxDelivery: Sendable, Hashable {
         notificationID: String,
         installationID: String,
         token: DeviceToken,
+        route: DeliveryRoute = .unstated,
         pushID: String = RandomUUID.make(),
         attempts: Int = 0
     ) {
         self.notificationID = notificationID
         self.installationID = installationID
         self.token = token
+        self.route = route
         self.pushID = pushID
         self.attempts = attempts
     }
@@ -28,13 +32,15 @@ public struct OutboxDelivery: Sendable, Hashable {
     public static func deliveries(to devices: [DeviceRecord], of notificationID: String) -> [OutboxDelivery] {
         devices.compactMap { device in
             device.deliveryToken.map {
-                OutboxDelivery(notificationID: notificationID, installationID: device.installationID, token: $0)
+                OutboxDelivery(
+                    notificationID: notificationID, installationID: device.installationID, token: $0,
+                    route: device.route)
             }
         }
     }
 
     /// The device to send to.
     public var target: DeliveryTarget {
-        DeliveryTarget(installationID: installationID, token: token, pushID: pushID)
+        DeliveryTarget(installationID: installationID, token: token, route: route, pushID: pushID)
     }
 }

@@ -11,6 +11,8 @@ public struct OutboxEntry: Sendable, Hashable {
     public let enqueuedAt: Date
     public let nextAttemptAt: Date?
     public let lastReason: String?
+    /// The device's app and APNs environment.
+    public let route: DeliveryRoute
 
     public init(
         notificationID: String,
@@ -21,7 +23,8 @@ public struct OutboxEntry: Sendable, Hashable {
         attempts: Int,
         enqueuedAt: Date,
         nextAttemptAt: Date?,
-        lastReason: String?
+        lastReason: String?,
+        route: DeliveryRoute = .unstated
     ) {
         self.notificationID = notificationID
         self.agentKey = agentKey
@@ -32,5 +35,6 @@ public struct OutboxEntry: Sendable, Hashable {
         self.enqueuedAt = enqueuedAt
         self.nextAttemptAt = nextAttemptAt
         self.lastReason = lastReason
+        self.route = route
     }
 }

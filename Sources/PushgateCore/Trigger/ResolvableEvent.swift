@@ -43,7 +43,9 @@ public struct ResolvableEvent: Sendable {
                 return EnqueueRequest(
                     reminder,
                     deliveries: deliveries.map {
-                        OutboxDelivery(notificationID: reminder.id, installationID: $0.installationID, token: $0.token)
+                        OutboxDelivery(
+                            notificationID: reminder.id, installationID: $0.installationID, token: $0.token,
+                            route: $0.route)
                     },
                     dueAt: dueAt
                 )

@@ -13,6 +13,10 @@ public struct APNsEmulatorConfiguration: Sendable {
     /// Provider tokens issued before this answer `403 ExpiredProviderToken` (as if an
     /// hour had passed), to exercise token renewal without waiting an hour.
     public var expireTokensIssuedBefore: Date?
+    /// When set, only tokens starting with it are this environment's: any other
+    /// answers `400 BadDeviceToken`, as APNs answers a token of the other environment
+    /// (two emulators, one standing for sandbox and one for production).
+    public var acceptedTokenPrefix: String?
     /// Tokens starting with this answer `410 Unregistered`.
     public var unregisteredPrefix = "dead"
     /// Share of pushes (0…1) answered `429 TooManyRequests`.

@@ -40,7 +40,9 @@ final class APNsRequestChecker: Sendable {
             return Verdict(status: 400, reason: "MissingTopic")
         }
         guard !token.isEmpty else { return Verdict(status: 400, reason: "MissingDeviceToken") }
-        guard token.count.isMultiple(of: 2), token.utf8.allSatisfy(\.isHexDigit) else {
+        guard token.count.isMultiple(of: 2), token.utf8.allSatisfy(\.isHexDigit),
+            configuration.acceptedTokenPrefix.map(token.hasPrefix) ?? true
+        else {
             return Verdict(status: 400, reason: "BadDeviceToken")
         }
         if let type = headers["apns-push-type"], !Self.pushTypes.contains(type) {

@@ -161,7 +161,7 @@ public struct DeliveryRunner: Sendable {
         }
         return deliveries.map {
             DeliveryTarget(
-                installationID: $0.installationID, token: $0.token, pushID: $0.pushID,
+                installationID: $0.installationID, token: $0.token, route: $0.route, pushID: $0.pushID,
                 badge: counts[$0.installationID] ?? 0)
         }
     }
@@ -178,15 +178,20 @@ public struct DeliveryRunner: Sendable {
                     delivery.installationID, agentKeyHex: notification.agentKey, serverKeyHex: notification.serverKey)
             ]
         }
-        return try await store.documents(
-            inGroup: NamespacePaths.devices,
-            under: NamespacePaths.server(ServerKey(hex: notification.serverKey)),
+        return try await devices(holding: token, serverKey: notification.serverKey)
+    }
+
+    /// Every device document of the server that holds `token`.
+    private func devices(holding token: DeviceToken, serverKey: String) async throws -> [DocumentPath] {
+        try await store.documents(
+            inGroup: NamespacePaths.devices, under: NamespacePaths.server(ServerKey(hex: serverKey)),
             where: .fieldEquals(token.fieldName, .string(token.value))
         ).map(\.path)
     }
 
     /// Deletes the devices of dead tokens (unless they registered another token
-    /// meanwhile) and records each delivery's new state.
+    /// meanwhile), stores the APNs environment a token turned out to belong to, and
+    /// records each delivery's new state.
     private func record(
         _ deliveries: [OutboxDelivery],
         _ outcomes: [DeliveryOutcome],
@@ -197,11 +202,30 @@ public struct DeliveryRunner: Sendable {
         var removals: [Int: [Int]] = [:]  // delivery index → indexes of its deletes
         var writes: [DocumentWrite] = []
         for (index, (delivery, outcome)) in zip(deliveries, outcomes).enumerated() {
-            guard case .tokenInvalid = outcome else { continue }
             let token = delivery.token
-            for device in try await devices(holding: token, of: delivery, of: notification) {
-                removals[index, default: []].append(writes.count)
-                writes.append(.delete(device, if: .fieldEquals(token.fieldName, .string(token.value))))
+            switch outcome {
+            case .tokenInvalid:
+                for device in try await devices(holding: token, of: delivery, of: notification) {
+                    removals[index, default: []].append(writes.count)
+                    writes.append(.delete(device, if: .fieldEquals(token.fieldName, .string(token.value))))
+                }
+            case .deliveredIn(let environment):
+                // Later pushes go straight there; the device is kept, not deleted.
+                logger.info(
+                    "an APNs token was refused (BadDeviceToken) in one environment and accepted in \(environment.rawValue); stored on the device",
+                    metadata: ["installation": "\(delivery.installationID)", "token": "\(token)"])
+                // Every registration of the token under the server: it is the same phone.
+                for device in try await devices(holding: token, serverKey: notification.serverKey) {
+                    writes.append(
+                        .set(
+                            device,
+                            [
+                                FieldName.apnsEnvironment: .value(.string(environment.rawValue)),
+                                FieldName.apnsEnvironmentLearned: .value(.bool(true)),
+                            ], if: .fieldEquals(token.fieldName, .string(token.value))))
+                }
+            default:
+                continue
             }
         }
         let removed = writes.isEmpty ? [] : try await store.commit(writes).map(\.applied)
@@ -210,9 +234,13 @@ public struct DeliveryRunner: Sendable {
         let updates = zip(deliveries, outcomes).enumerated().map { index, pair in
             let (delivery, outcome) = pair
             let change: DeliveryUpdate.Change
+            var route: DeliveryRoute?
             switch outcome {
             case .delivered:
                 change = .delivered
+            case .deliveredIn(let environment):
+                change = .delivered
+                route = delivery.route.learned(environment)
             case .tokenInvalid(let reason):
                 change = .failed(reason: reason, removed: removals[index]?.contains { removed[$0] } ?? false)
             case .failed(let reason):
@@ -227,7 +255,8 @@ public struct DeliveryRunner: Sendable {
                     expiresAt: notification.expiresAt, jitter: .random(in: 0...1))
             }
             return DeliveryUpdate(
-                notificationID: delivery.notificationID, installationID: delivery.installationID, change: change)
+                notificationID: delivery.notificationID, installationID: delivery.installationID, change: change,
+                route: route)
         }
         try await outbox.record(updates, owner: owner, now: finishedAt)
         FunctionMetrics.deliveries(outcomes, of: deliveries, knownReasons: provider.reasons)

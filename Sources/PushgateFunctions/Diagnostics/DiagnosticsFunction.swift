@@ -152,6 +152,10 @@ public struct DiagnosticsFunction: Sendable {
             entry["platform"] = device.fields[FieldName.platform]
             entry["app_version"] = device.fields[FieldName.appVersion]
             entry["bundle_id"] = device.fields[FieldName.bundleID]
+            entry["apns_environment"] = device.fields[FieldName.apnsEnvironment]
+            if device.fields[FieldName.apnsEnvironmentLearned] == .bool(true) {
+                entry["apns_environment_learned"] = .bool(true)
+            }
             entry["created_at"] = device.fields[FieldName.createdAt]
             entry["updated_at"] = device.fields[FieldName.updatedAt]
             if let notificationID = activity?.lastNotificationID,

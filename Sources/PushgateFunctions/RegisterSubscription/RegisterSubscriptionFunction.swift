@@ -65,7 +65,10 @@ public struct RegisterSubscriptionFunction: Sendable {
         // whether the server is created.
         let serverPath = NamespacePaths.server(serverKey)
         let agentPath = NamespacePaths.agent(agentKey, of: serverKey)
-        let existing = Set(try await store.documents(at: [serverPath, agentPath, devicePath]).map(\.path))
+        let read = try await store.documents(at: [serverPath, agentPath, devicePath])
+        let existing = Set(read.map(\.path))
+        let storedDevice = read.first { $0.path == devicePath }
+        deviceFields.merge(Self.environmentFields(request, stored: storedDevice)) { _, environment in environment }
         try await checkCaps(
             agent: existing.contains(agentPath) ? nil : agentPath,
             device: existing.contains(devicePath) ? nil : devicePath)
@@ -83,6 +86,20 @@ public struct RegisterSubscriptionFunction: Sendable {
             installationID: request.installationID,
             created: !results[deviceWrite].existed
         )
+    }
+
+    /// The device's APNs environment: the one the registration states (no longer
+    /// learned); without one, what was stored stays while the APNs token does (a
+    /// learned environment saves a `BadDeviceToken` on every push), and goes with it.
+    static func environmentFields(_ request: RegisterSubscriptionRequest, stored: Document?) -> [String: FieldValue] {
+        if let environment = request.apnsEnvironment {
+            return [
+                FieldName.apnsEnvironment: .value(.string(environment.rawValue)),
+                FieldName.apnsEnvironmentLearned: .delete,
+            ]
+        }
+        guard let stored, stored.string(FieldName.apnsToken) != request.apnsToken else { return [:] }
+        return [FieldName.apnsEnvironment: .delete, FieldName.apnsEnvironmentLearned: .delete]
     }
 
     /// Refuses a new device of a full agent, or a new agent of a full server; `nil`:
@@ -125,7 +142,9 @@ public struct RegisterSubscriptionFunction: Sendable {
                 device.string(FieldName.apnsToken) != request.apnsToken
                     || device.string(FieldName.fcmToken) != request.fcmToken
             else { return nil }
-            var fields = tokenFields
+            var fields = tokenFields.merging(Self.environmentFields(request, stored: device)) { _, environment in
+                environment
+            }
             fields[FieldName.updatedAt] = .value(timestamp)
             return .set(device.path, fields, if: .exists)
         }

@@ -12,6 +12,9 @@ public struct RegisterSubscriptionRequest: Sendable, Hashable {
     public let platform: Platform
     public let appVersion: String?
     public let bundleID: String?
+    /// The APNs environment the token came from, when the app says (`development`
+    /// reads as `sandbox`).
+    public let apnsEnvironment: APNsEnvironment?
 
     /// Checks every field of the body (see `functions/registerSubscription/`).
     public init(fields: RequestFields) throws(FunctionError) {
@@ -44,6 +47,18 @@ public struct RegisterSubscriptionRequest: Sendable, Hashable {
         }
         bundleID = try fields.optionalString("bundle_id").map { id throws(FunctionError) in
             try FieldRules.text(id, field: "bundle_id", maxCharacters: 100)
+        }
+        if let name = try fields.optionalString("apns_environment") {
+            // Exact words, as the schema's enum: a typo is an error, not a guess.
+            guard ["production", "sandbox", "development"].contains(name),
+                let environment = APNsEnvironment(setting: name)
+            else {
+                throw .invalidArgument(
+                    "'apns_environment' must be production, sandbox or development", field: "apns_environment")
+            }
+            apnsEnvironment = environment
+        } else {
+            apnsEnvironment = nil
         }
     }
 }

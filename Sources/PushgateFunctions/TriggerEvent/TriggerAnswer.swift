@@ -23,14 +23,24 @@ public struct TriggerAnswer: Sendable, Hashable, Encodable {
         public let installationID: String
         /// The push service of the device's token: `apns` or `fcm`.
         public let provider: String
+        /// The app the device registered for (its bundle id), when it said.
+        public let app: String?
+        /// Where an APNs push went when the device's environment is known (stated,
+        /// or learned); absent: the gateway's default.
+        public let apnsEnvironment: String?
         public let success: Bool
         /// Still being tried (`true` only; absent otherwise).
         public let pending: Bool?
         public let error: Failure?
 
-        public init(installationID: String, provider: String, success: Bool, pending: Bool? = nil, error: Failure?) {
+        public init(
+            installationID: String, provider: String, route: DeliveryRoute = .unstated, success: Bool,
+            pending: Bool? = nil, error: Failure?
+        ) {
             self.installationID = installationID
             self.provider = provider
+            self.app = route.app
+            self.apnsEnvironment = provider == DeviceToken.Kind.apns.rawValue ? route.apnsEnvironment?.rawValue : nil
             self.success = success
             self.pending = pending
             self.error = error
@@ -135,6 +145,7 @@ extension TriggerAnswer {
                 DeviceResponse(
                     installationID: status.installationID,
                     provider: status.provider.rawValue,
+                    route: status.route,
                     success: status.state == .delivered,
                     pending: status.state == .pending ? true : nil,
                     error: status.state == .delivered
@@ -161,8 +172,8 @@ extension TriggerAnswer {
                 : deliveries.sorted { $0.installationID.utf8.lexicographicallyPrecedes($1.installationID.utf8) }
                     .map {
                         DeviceResponse(
-                            installationID: $0.installationID, provider: $0.token.kind.rawValue, success: false,
-                            pending: true, error: nil)
+                            installationID: $0.installationID, provider: $0.token.kind.rawValue, route: $0.route,
+                            success: false, pending: true, error: nil)
                     }
         )
         if !listed { answer.responsesOmitted = true }

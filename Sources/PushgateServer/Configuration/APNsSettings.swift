@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import PushgateAPNs
+import PushgateCore
 import PushgateHTTP2
 
 /// The APNs settings as given (flags or `PUSHGATE_APNS_*`), before they are checked.
@@ -13,6 +14,8 @@ public struct APNsSettings: Sendable, Hashable {
     public var topic: String?
     public var environment: String?
     public var url: String?
+    public var productionURL: String?
+    public var sandboxURL: String?
     public var caFile: String?
     public var connections: String?
     public var maxStreams: String?
@@ -25,6 +28,8 @@ public struct APNsSettings: Sendable, Hashable {
         topic: String? = nil,
         environment: String? = nil,
         url: String? = nil,
+        productionURL: String? = nil,
+        sandboxURL: String? = nil,
         caFile: String? = nil,
         connections: String? = nil,
         maxStreams: String? = nil,
@@ -36,6 +41,8 @@ public struct APNsSettings: Sendable, Hashable {
         self.topic = topic
         self.environment = environment
         self.url = url
+        self.productionURL = productionURL
+        self.sandboxURL = sandboxURL
         self.caFile = caFile
         self.connections = connections
         self.maxStreams = maxStreams
@@ -73,13 +80,7 @@ public struct APNsSettings: Sendable, Hashable {
         ) {
             APNsEnvironment(setting: $0)
         }
-        var endpoint: HTTP2Endpoint?
-        if let url = SettingText.nonEmpty(url) {
-            guard let parsed = HTTP2Endpoint(url: url) else {
-                throw ConfigurationError("PUSHGATE_APNS_URL must be https://host[:port], not '\(url)'")
-            }
-            endpoint = parsed
-        }
+        let endpoint = try Self.endpoint(url, "PUSHGATE_APNS_URL")
         if let caFile = SettingText.nonEmpty(caFile), !FileManager.default.isReadableFile(atPath: caFile) {
             throw ConfigurationError("PUSHGATE_APNS_CA_FILE: cannot read \(caFile)")
         }
@@ -103,6 +104,8 @@ public struct APNsSettings: Sendable, Hashable {
             topic: topic,
             environment: environment,
             endpoint: endpoint,
+            productionEndpoint: try Self.endpoint(productionURL, "PUSHGATE_APNS_PRODUCTION_URL"),
+            sandboxEndpoint: try Self.endpoint(sandboxURL, "PUSHGATE_APNS_SANDBOX_URL"),
             extraTrustedCAFile: SettingText.nonEmpty(caFile),
             connections: connections,
             maxStreamsPerConnection: maxStreams,
@@ -113,6 +116,17 @@ public struct APNsSettings: Sendable, Hashable {
                 "PUSHGATE_APNS_KEY_PATH, PUSHGATE_APNS_KEY_ID, PUSHGATE_APNS_TEAM_ID, PUSHGATE_APNS_TOPIC and PUSHGATE_APNS_ENVIRONMENT",
             caFile: "PUSHGATE_APNS_CA_FILE")
         return configuration
+    }
+}
+
+extension APNsSettings {
+    /// An address setting (`https://host[:port]`), `nil` when not given.
+    fileprivate static func endpoint(_ url: String?, _ name: String) throws(ConfigurationError) -> HTTP2Endpoint? {
+        guard let url = SettingText.nonEmpty(url) else { return nil }
+        guard let parsed = HTTP2Endpoint(url: url) else {
+            throw ConfigurationError("\(name) must be https://host[:port], not '\(url)'")
+        }
+        return parsed
     }
 }
 

@@ -55,6 +55,10 @@ public struct Setting: Sendable, Hashable, Identifiable {
         "apns_environment", default: "production", "production, or sandbox (also written development).")
     public static let apnsURL = Setting(
         "apns_url", "Override of the APNs address, https://host[:port] (an emulator or a stand-in).")
+    public static let apnsProductionURL = Setting(
+        "apns_production_url", "Override of the production APNs address (PUSHGATE_APNS_URL overrides both).")
+    public static let apnsSandboxURL = Setting(
+        "apns_sandbox_url", "Override of the sandbox APNs address (PUSHGATE_APNS_URL overrides both).")
     public static let apnsCAFile = Setting("apns_ca_file", "PEM file of extra CA certificates to trust for APNs.")
     public static let apnsConnections = Setting("apns_connections", default: "2", "HTTP/2 connections to APNs, 1-64.")
     public static let apnsMaxStreams = Setting(
@@ -125,7 +129,8 @@ public struct Setting: Sendable, Hashable, Identifiable {
     public static let all: [Setting] = [
         host, port, database, logLevel, logFormat, readyMaxBacklog, metricsListen, console, maxConnections, idleTimeout,
         receiveTimeout,
-        apnsKeyPath, apnsKeyID, apnsTeamID, apnsTopic, apnsEnvironment, apnsURL, apnsCAFile, apnsConnections,
+        apnsKeyPath, apnsKeyID, apnsTeamID, apnsTopic, apnsEnvironment, apnsURL, apnsProductionURL, apnsSandboxURL,
+        apnsCAFile, apnsConnections,
         apnsMaxStreams, apnsTTL,
         fcmCredentials, fcmProjectID, fcmURL, fcmCAFile, fcmConnections,
         triggerWait, answerMaxDevices, deliveryMaxAttempts, outboxLease, outboxRetentionDays, shutdownGrace,

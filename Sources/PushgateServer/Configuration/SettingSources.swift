@@ -71,6 +71,8 @@ public struct SettingSources: Sendable {
                 topic: self[.apnsTopic],
                 environment: self[.apnsEnvironment],
                 url: self[.apnsURL],
+                productionURL: self[.apnsProductionURL],
+                sandboxURL: self[.apnsSandboxURL],
                 caFile: self[.apnsCAFile],
                 connections: self[.apnsConnections],
                 maxStreams: self[.apnsMaxStreams],

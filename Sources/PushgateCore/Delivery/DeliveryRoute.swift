@@ -1,0 +1,62 @@
+/// Where a device's push goes beyond its token: the app it registered for and, for
+/// an APNs token, the environment (production or sandbox) the token came from.
+///
+/// A token works only in its own APNs environment. A registration may say which
+/// (`apns_environment`); when it did not, the app's environment is tried first and,
+/// on `BadDeviceToken`, the other one once before the device is deleted — an app
+/// built from Xcode holds a sandbox token — and the environment that took it is
+/// stored on the device as learned (later pushes go straight there, and may still
+/// fall back, since the next token of that installation may come from the other).
+public struct DeliveryRoute: Sendable, Hashable {
+    /// The app's id (the bundle id the device registered with); `nil`: the default app.
+    public var app: String?
+    /// The environment to send to first; `nil`: the app's.
+    public var apnsEnvironment: APNsEnvironment?
+    /// The registration stated the environment: a `BadDeviceToken` there is final.
+    public var environmentStated: Bool
+
+    public init(app: String? = nil, apnsEnvironment: APNsEnvironment? = nil, environmentStated: Bool = false) {
+        self.app = app
+        self.apnsEnvironment = apnsEnvironment
+        self.environmentStated = environmentStated && apnsEnvironment != nil
+    }
+
+    /// The app's default environment, and nothing stated.
+    public static let unstated = DeliveryRoute()
+
+    /// May the other environment be tried after a `BadDeviceToken`?
+    public var mayFallBack: Bool { !environmentStated }
+
+    /// The same app, delivered in `environment`: learned, not stated.
+    public func learned(_ environment: APNsEnvironment) -> DeliveryRoute {
+        DeliveryRoute(app: app, apnsEnvironment: environment, environmentStated: false)
+    }
+
+    /// As the outbox stores it: `nil` for ``unstated``, else the environment (with
+    /// `!` when stated), a space, and the app (`"sandbox! com.example.app"`,
+    /// `" com.example.app"`).
+    public var stored: String? {
+        guard self != .unstated else { return nil }
+        return (apnsEnvironment?.rawValue ?? "") + (environmentStated ? "!" : "") + " " + (app ?? "")
+    }
+
+    /// A stored route; `nil` reads as ``unstated``. Text of another form is
+    /// corruption: `nil`.
+    public init?(stored: String?) {
+        guard let stored else {
+            self = .unstated
+            return
+        }
+        guard let space = stored.firstIndex(of: " ") else { return nil }
+        var environment = stored[..<space]
+        let stated = environment.hasSuffix("!")
+        if stated { environment = environment.dropLast() }
+        let app = stored[stored.index(after: space)...]
+        if environment.isEmpty {
+            self.init(app: app.isEmpty ? nil : String(app))
+            return
+        }
+        guard let parsed = APNsEnvironment(rawValue: String(environment)) else { return nil }
+        self.init(app: app.isEmpty ? nil : String(app), apnsEnvironment: parsed, environmentStated: stated)
+    }
+}
