@@ -222,12 +222,18 @@ def check_console(browser, base, reference, shots, problems):
     context.close()
 
 
-def check_apns_phone(browser, url, shots, problems):
+def open_phone(browser, url, device, problems, name):
+    """An emulator's phone page (its self-signed certificate accepted), one device chosen."""
     context = browser.new_context(ignore_https_errors=True, viewport={"width": 1180, "height": 1000})
     page = context.new_page()
-    watch(page, problems, "APNs phone")
+    watch(page, problems, name)
     page.goto(url + "/")
-    page.locator("#device").select_option(IPHONE_TOKEN)
+    page.locator("#device").select_option(device)
+    return context, page
+
+
+def check_apns_phone(browser, url, shots, problems):
+    context, page = open_phone(browser, url, IPHONE_TOKEN, problems, "APNs phone")
     banners = page.locator("#banners .banner")
     # The iPhone follows both agents: two replies (the second replaced the first),
     # two approvals, two nightly runs in their thread, the test push.
@@ -253,11 +259,7 @@ def check_apns_phone(browser, url, shots, problems):
 
 
 def check_fcm_phone(browser, url, shots, problems):
-    context = browser.new_context(ignore_https_errors=True, viewport={"width": 1180, "height": 900})
-    page = context.new_page()
-    watch(page, problems, "FCM phone")
-    page.goto(url + "/")
-    page.locator("#device").select_option("pixel-fcm-token-0001")
+    context, page = open_phone(browser, url, "pixel-fcm-token-0001", problems, "FCM phone")
     banners = page.locator("#banners .banner")
     expect(banners.first).to_be_visible()
     expect(page.locator("#banners .banner", has_text="Approval needed")).to_have_count(2)

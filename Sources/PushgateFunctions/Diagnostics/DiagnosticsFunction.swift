@@ -68,21 +68,24 @@ public struct DiagnosticsFunction: Sendable {
             answer["installation"] = try await installation(id, page: page, serverKey: serverKey)
             nextPageToken = page.nextPageToken
         } else if let agentKey = request.agentKey {
-            answer["pending_events"] = .array(try await pendingEvents(serverKey: serverKey, agentKey: agentKey))
+            answer["pending_events"] = .array(
+                try await PendingEvents.read(serverKey: serverKey, agentKey: agentKey, now: now, store: store))
             // An agent that is not there (never registered, or swept) has no devices to list.
             var devices: [JSONValue] = []
             var agents: [JSONValue] = []
             var next: String?
             if let agent = try await store.document(at: NamespacePaths.agent(agentKey, of: serverKey)) {
                 agents = try await entries(of: [agent], serverKey: serverKey)
-                (devices, next) = try await devicesPage(
-                    request.page, agentKey: agentKey, installationID: id, serverKey: serverKey)
+                (devices, next) = try await AgentDevicesPage.read(
+                    request.page, agentKey: agentKey, installationID: id, serverKey: serverKey, store: store,
+                    outbox: outbox)
             }
             nextPageToken = next
             answer["agents"] = .array(agents)
             answer["devices"] = .array(devices)
         } else {
-            answer["pending_events"] = .array(try await pendingEvents(serverKey: serverKey, agentKey: nil))
+            answer["pending_events"] = .array(
+                try await PendingEvents.read(serverKey: serverKey, agentKey: nil, now: now, store: store))
             let agents: [JSONValue]
             (agents, nextPageToken) = try await agentsPage(request.page, serverKey: serverKey)
             answer["agents"] = .array(agents)
@@ -122,83 +125,6 @@ public struct DiagnosticsFunction: Sendable {
         }
         return entries
     }
-
-    /// A page of one agent's devices (or its one device `installationID`), by
-    /// installation id, each with how the agent's last notification went for it
-    /// (absent when it had no delivery of it).
-    private func devicesPage(
-        _ page: PageRequest, agentKey: AgentKey, installationID: String?, serverKey: ServerKey
-    ) async throws -> ([JSONValue], String?) {
-        let devices: [Document]
-        let nextPageToken: String?
-        if let installationID {
-            let path = try NamespacePaths.device(installationID, of: agentKey, of: serverKey)
-            (devices, nextPageToken) = (try await store.document(at: path).map { [$0] } ?? [], nil)
-        } else {
-            let read = try await store.documents(
-                in: NamespacePaths.devices(of: agentKey, of: serverKey), after: page.after, limit: page.readLimit)
-            (devices, nextPageToken) = page.cut(read) { $0.path.documentID }
-        }
-        let activity = try await outbox.activities(serverKey: serverKey.hex, agentKeys: [agentKey.hex])[agentKey.hex]
-        var entries: [JSONValue] = []
-        entries.reserveCapacity(devices.count)
-        for device in devices {
-            let id = device.path.documentID
-            var entry: [String: JSONValue] = ["installation_id": .string(id)]
-            if let token = DeviceRecord(document: device).deliveryToken {
-                entry["token_kind"] = .string(token.kind.rawValue)
-                entry["token_preview"] = .string(String(token.value.prefix(8)))
-            }
-            entry["platform"] = device.fields[FieldName.platform]
-            entry["app_version"] = device.fields[FieldName.appVersion]
-            entry["bundle_id"] = device.fields[FieldName.bundleID]
-            entry["apns_environment"] = device.fields[FieldName.apnsEnvironment]
-            if device.fields[FieldName.apnsEnvironmentLearned] == .bool(true) {
-                entry["apns_environment_learned"] = .bool(true)
-            }
-            entry["created_at"] = device.fields[FieldName.createdAt]
-            entry["updated_at"] = device.fields[FieldName.updatedAt]
-            if let notificationID = activity?.lastNotificationID,
-                let status = try await outbox.statuses(of: [notificationID], installationID: id)[notificationID]
-            {
-                entry["last_outcome"] = .string(status.state.rawValue)
-                entry["last_reason"] = status.lastReason.map(JSONValue.string)
-                entry["last_notification_at"] = activity?.lastNotificationAt.map { .string(RFC3339.format($0)) }
-            }
-            entries.append(.object(entry))
-        }
-        return (entries, nextPageToken)
-    }
-
-    /// The events not resolved yet (those still carry `expiresAt`), of one agent or
-    /// every agent, oldest first: at most ``pendingEventsListed``.
-    private func pendingEvents(serverKey: ServerKey, agentKey: AgentKey?) async throws -> [JSONValue] {
-        let now = RFC3339.format(self.now())
-        // Every RFC 3339 time sorts before "9": the filter finds each record that has one.
-        let records = try await store.documents(
-            inGroup: NamespacePaths.events, under: NamespacePaths.server(serverKey),
-            where: .stringBefore(FieldName.expiresAt, "9"), after: nil, limit: nil)
-        return records.filter { record in agentKey.map { record.string(FieldName.agentKey) == $0.hex } ?? true }
-            .sorted { ($0.string(FieldName.createdAt) ?? "") < ($1.string(FieldName.createdAt) ?? "") }
-            .prefix(Self.pendingEventsListed)
-            .map { record in
-                var entry: [String: JSONValue] = [:]
-                for (name, field) in [
-                    ("event_id", FieldName.eventID), ("agent_key", FieldName.agentKey), ("type", FieldName.type),
-                    ("created_at", FieldName.createdAt), ("expires_at", FieldName.expiresAt),
-                ] {
-                    entry[name] = record.fields[field].flatMap { $0.stringValue.map(JSONValue.string) }
-                }
-                if case .array(let times) = record.fields[FieldName.remindersDueAt] {
-                    entry["next_reminders_at"] = .array(
-                        times.filter { ($0.stringValue ?? "") > now })
-                }
-                return .object(entry)
-            }
-    }
-
-    /// How many unresolved events an answer lists at most.
-    public static let pendingEventsListed = 100
 
     private func installation(_ id: String, page: InstallationPage, serverKey: ServerKey) async throws -> JSONValue {
         let agents: [JSONValue] = page.entries.map { entry in

@@ -1,0 +1,60 @@
+import PushgateCore
+
+/// `/diagnostics?agent_key=…`: a page of one agent's devices (or its one device,
+/// with `installation_id`), by installation id, each with how the agent's last
+/// notification went for it (absent when it had no delivery of it). Each device's
+/// last delivery is read by its key: a page costs one indexed read per device.
+enum AgentDevicesPage {
+    static func read(
+        _ page: PageRequest, agentKey: AgentKey, installationID: String?, serverKey: ServerKey,
+        store: any DocumentStore, outbox: any Outbox
+    ) async throws -> ([JSONValue], String?) {
+        let devices: [Document]
+        let nextPageToken: String?
+        if let installationID {
+            let path = try NamespacePaths.device(installationID, of: agentKey, of: serverKey)
+            (devices, nextPageToken) = (try await store.document(at: path).map { [$0] } ?? [], nil)
+        } else {
+            let read = try await store.documents(
+                in: NamespacePaths.devices(of: agentKey, of: serverKey), after: page.after, limit: page.readLimit)
+            (devices, nextPageToken) = page.cut(read) { $0.path.documentID }
+        }
+        let activity = try await outbox.activities(serverKey: serverKey.hex, agentKeys: [agentKey.hex])[agentKey.hex]
+        var entries: [JSONValue] = []
+        entries.reserveCapacity(devices.count)
+        for device in devices {
+            var entry = describe(device)
+            if let notificationID = activity?.lastNotificationID,
+                let status = try await outbox.statuses(of: [notificationID], installationID: device.path.documentID)[
+                    notificationID]
+            {
+                entry["last_outcome"] = .string(status.state.rawValue)
+                entry["last_reason"] = status.lastReason.map(JSONValue.string)
+                entry["last_notification_at"] = activity?.lastNotificationAt.map { .string(RFC3339.format($0)) }
+            }
+            entries.append(.object(entry))
+        }
+        return (entries, nextPageToken)
+    }
+
+    /// What the device document says: never its whole token, only the kind and the
+    /// first 8 characters of the one pushes go to.
+    static func describe(_ device: Document) -> [String: JSONValue] {
+        var entry: [String: JSONValue] = ["installation_id": .string(device.path.documentID)]
+        if let token = DeviceRecord(document: device).deliveryToken {
+            entry["token_kind"] = .string(token.kind.rawValue)
+            entry["token_preview"] = .string(String(token.value.prefix(8)))
+        }
+        for (name, field) in [
+            ("platform", FieldName.platform), ("app_version", FieldName.appVersion), ("bundle_id", FieldName.bundleID),
+            ("apns_environment", FieldName.apnsEnvironment), ("created_at", FieldName.createdAt),
+            ("updated_at", FieldName.updatedAt),
+        ] {
+            entry[name] = device.fields[field]
+        }
+        if device.fields[FieldName.apnsEnvironmentLearned] == .bool(true) {
+            entry["apns_environment_learned"] = .bool(true)
+        }
+        return entry
+    }
+}
