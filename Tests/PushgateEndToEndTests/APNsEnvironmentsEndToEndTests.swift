@@ -90,6 +90,15 @@ struct APNsEnvironmentsEndToEndTests {
         #expect(try production.inbox().all.filter { $0 == unstated }.count == 1, "no second BadDeviceToken")
         #expect(try sandbox.inbox().all.filter { $0 == unstated }.count == 2)
 
+        // doctor reaches both hosts.
+        let doctor = try await BuiltExecutable.run(
+            ["doctor", "--database", directory.appendingPathComponent("pushgate.sqlite").path],
+            environment: environment)
+        #expect(doctor.status == 0, "\(doctor.stdout)\(doctor.stderr)")
+        #expect(
+            doctor.stdout.contains("apns connection") && doctor.stdout.contains("apns sandbox connection"),
+            "\(doctor.stdout)")
+
         #expect(gateway.stop() == 0)
         let log = gateway.capturedLog
         #expect(log.components(separatedBy: "accepted in sandbox").count == 2, "the log says so once")

@@ -19,9 +19,10 @@ public struct DoctorCheck: Sendable, Hashable {
         self.detail = detail
     }
 
-    /// `ok    database          pushgate.sqlite: writable, schema up to date`
+    /// `ok    database          pushgate.sqlite: writable, schema up to date`; a name
+    /// longer than the column (`apns sandbox connection`) is kept whole.
     public var line: String {
         outcome.rawValue.padding(toLength: 6, withPad: " ", startingAt: 0)
-            + name.padding(toLength: 16, withPad: " ", startingAt: 0) + detail
+            + name + String(repeating: " ", count: max(1, 16 - name.count)) + detail
     }
 }

@@ -56,6 +56,17 @@ public enum GatewayDoctor {
             defer { Task { await provider.shutdown() } }
             try await provider.checkConnection()
         }
+        // The other environment takes the devices that say so, and each unstated
+        // device's second try after BadDeviceToken: checked too, when it is elsewhere.
+        let other: APNsEnvironment = apns.environment == .production ? .sandbox : .production
+        let otherConfiguration = apns.defaulting(to: other)
+        if otherConfiguration.endpoint != apns.endpoint {
+            checks += await reachability("apns \(other.rawValue)", otherConfiguration.endpoint, trust: trust) {
+                let provider = try APNsPushProvider(configuration: otherConfiguration, logger: logger)
+                defer { Task { await provider.shutdown() } }
+                try await provider.checkConnection()
+            }
+        }
         return checks
     }
 
