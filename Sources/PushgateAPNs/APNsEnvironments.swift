@@ -18,40 +18,38 @@ import ServiceLifecycle
 /// before.
 ///
 /// One provider per environment, one key's provider token (JWT) shared by both, and
-/// connections pooled per host: with one override for both (`PUSHGATE_APNS_URL`), both
-/// environments share one pool. A `Service`: closes the connections at shutdown.
+/// connections pooled per host and team (``APNsConnections``): with one override for
+/// both (`PUSHGATE_APNS_URL`), both environments share one pool, and so do apps of one
+/// team. A `Service`: closes the connections at shutdown.
 public final class APNsEnvironments: PushProvider, Service {
     public var deliveryName: String { "apns" }
     public var reasons: Set<String> { APNsPushProvider.reasons }
 
     private let providers: [APNsEnvironment: APNsPushProvider]
     private let defaultEnvironment: APNsEnvironment
-    private let pools: [HTTP2ConnectionPool]
+    private let connections: APNsConnections
 
+    /// - Parameter connections: shared with the other apps' providers (pools per host
+    ///   and team, a token per key); its own when alone.
     public init(
         configuration: APNsConfiguration,
+        connections: APNsConnections = APNsConnections(),
         group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
         now: @escaping @Sendable () -> Date = Date.init,
         logger: Logger
     ) throws {
-        let tokens = APNsTokenManager(
-            keyID: configuration.keyID, teamID: configuration.teamID, key: configuration.signingKey, now: now)
-        var pools: [HTTP2Endpoint: HTTP2ConnectionPool] = [:]
+        let tokens = connections.tokens(for: configuration, now: now)
         var providers: [APNsEnvironment: APNsPushProvider] = [:]
         for environment in APNsEnvironment.allCases {
-            let endpoint = configuration.endpoints[environment]!
-            let pool =
-                try pools[endpoint]
-                ?? HTTP2ConnectionPool(
-                    configuration: configuration.transport(to: endpoint), group: group, logger: logger)
-            pools[endpoint] = pool
+            let pool = try connections.pool(
+                to: configuration.endpoints[environment]!, for: configuration, group: group, logger: logger)
             providers[environment] = try APNsPushProvider(
                 configuration: configuration.defaulting(to: environment), pool: pool, tokens: tokens, now: now,
                 logger: logger)
         }
         self.providers = providers
         self.defaultEnvironment = configuration.environment
-        self.pools = Array(pools.values)
+        self.connections = connections
     }
 
     /// The worse of the two environments' health (the default one's first).
@@ -66,7 +64,7 @@ public final class APNsEnvironments: PushProvider, Service {
     }
 
     public func shutdown() async {
-        for pool in pools { await pool.shutdown() }
+        await connections.shutdown()
     }
 
     public func run() async throws {
@@ -101,23 +99,9 @@ public final class APNsEnvironments: PushProvider, Service {
     )
         async -> [DeliveryOutcome]
     {
-        if let environment = environments.first, environments.allSatisfy({ $0 == environment }) {
-            return await providers[environment]!.send(notification, to: targets)
+        let providers = self.providers
+        return await GroupedSend.send(targets, groups: environments) { environment, targets in
+            await providers[environment]!.send(notification, to: targets)
         }
-        var positions: [APNsEnvironment: [Int]] = [:]
-        for (position, environment) in environments.enumerated() {
-            positions[environment, default: []].append(position)
-        }
-        var outcomes = [DeliveryOutcome](repeating: .retryLater(reason: "NotSent", after: nil), count: targets.count)
-        await withTaskGroup(of: ([Int], [DeliveryOutcome]).self) { group in
-            for (environment, indexes) in positions {
-                let provider = providers[environment]!
-                group.addTask { (indexes, await provider.send(notification, to: indexes.map { targets[$0] })) }
-            }
-            for await (indexes, sent) in group {
-                for (index, outcome) in zip(indexes, sent) { outcomes[index] = outcome }
-            }
-        }
-        return outcomes
     }
 }

@@ -2,7 +2,6 @@ import Foundation
 import GRDB
 import PushgateCore
 import PushgateOutboxSQL
-import Synchronization
 
 /// The outbox in the same SQLite file as the documents (`store/sqlite/0002_outbox.sql`).
 ///
@@ -133,22 +132,22 @@ public final class SQLiteOutbox: Outbox {
         }
     }
 
-    /// Rows bound to one statement: four arguments each, well under SQLite's limit.
+    /// Rows bound to one statement: five arguments each, well under SQLite's limit.
     private static let pageRowsPerStatement = 1000
 
-    /// `(?, ?, ?, ?), …` for `count` rows, kept for the few page sizes met (pages are
-    /// mostly full): built again for every page, it was a fiftieth of a fan-out's CPU.
+    /// `(?, ?, ?, ?, ?), …` for `count` rows. A page is mostly a full fan-out chunk,
+    /// whose list is built once (built again for every page, it was a fiftieth of a
+    /// fan-out's CPU); a short last page's is built when met. An immutable global,
+    /// not a cache behind a lock: nothing is shared that can change.
     private static func valuesList(rows count: Int) -> String {
-        valuesLists.withLock { lists in
-            if let list = lists[count] { return list }
-            let list = repeatElement("(?, ?, ?, ?, ?)", count: count).joined(separator: ", ")
-            if lists.count >= 16 { lists.removeAll() }
-            lists[count] = list
-            return list
-        }
+        count == PushProviderLimits.maxTargetsPerSend ? fullPageValuesList : makeValuesList(rows: count)
     }
 
-    private static let valuesLists = Mutex<[Int: String]>([:])
+    private static let fullPageValuesList = makeValuesList(rows: PushProviderLimits.maxTargetsPerSend)
+
+    private static func makeValuesList(rows count: Int) -> String {
+        repeatElement("(?, ?, ?, ?, ?)", count: count).joined(separator: ", ")
+    }
 
     /// Stores a page's deliveries born leased, skipping installations and tokens the
     /// notification has; answers how many it stored. The rows are bound as `VALUES`:

@@ -22,59 +22,25 @@ public func buildApplication(
     // Before any part makes a metric: one made earlier would never be exported.
     _ = PrometheusExport.registry
     let apns = try configuration.apns.configuration()
-    let fcm = try configuration.fcm.configuration()
     let policy = try configuration.delivery.policy(timeToLive: apns?.timeToLive)
+    // The push services before the store: a bad key or service account stops the
+    // start with its one line before anything is opened.
+    let push = try PushServices(configuration: configuration, logger: logger)
     let backend = try await StoreBackend.open(configuration.databasePath, logger: logger)
-    // The database's pool first: it stops last, after everything that uses it.
+    // The database's pool first: it stops last, after everything that uses it. Each
+    // push service is a service of its own, closed after the delivery worker stopped
+    // sending.
     var services: [any Service] = backend.service.map { [$0] } ?? []
-    // Each push service is a service of its own, started here and closed after the
-    // delivery worker stopped sending.
-    var apnsProvider: APNsEnvironments?
-    if let apns {
-        let provider = try APNsEnvironments(configuration: apns, logger: logger)
-        apnsProvider = provider
-        services.append(provider)
-        logger.info(
-            "delivery through APNs",
-            metadata: [
-                "endpoint": "\(apns.endpoint)", "environment": "\(apns.environment.rawValue)", "topic": "\(apns.topic)",
-                "sandbox": "\(apns.endpoints[.sandbox]!)", "production": "\(apns.endpoints[.production]!)",
-                "connections": "\(apns.connections)",
-            ]
-        )
-    }
-    var fcmProvider: FCMPushProvider?
-    if let fcm {
-        let provider = try FCMPushProvider(configuration: fcm, logger: logger)
-        fcmProvider = provider
-        services.append(provider)
-        logger.info(
-            "delivery through FCM",
-            metadata: [
-                "endpoint": "\(fcm.endpoint)", "project": "\(fcm.projectID)",
-                "service_account": "\(fcm.serviceAccount.clientEmail)", "connections": "\(fcm.connections)",
-            ]
-        )
-    }
-    switch (apnsProvider, fcmProvider) {
-    case (nil, nil):
-        logger.info(
-            "delivery through the log: no push service is configured (PUSHGATE_APNS_KEY_PATH, PUSHGATE_FCM_CREDENTIALS); pushes are logged and counted as failed"
-        )
-    case (_, nil):
-        logger.info("devices with FCM tokens fail no_fcm_provider: PUSHGATE_FCM_CREDENTIALS is not set")
-    case (nil, _):
-        logger.info("devices with APNs tokens fail no_apns_provider: PUSHGATE_APNS_KEY_PATH is not set")
-    default:
-        break
-    }
-    let provider = RoutingPushProvider(apns: apnsProvider, fcm: fcmProvider, logger: logger)
+    services += push.services
+    var admission = try configuration.admission.policy()
+    admission.apps = push.apps
+    let provider = push.provider
     let parts = GatewayParts(
         store: backend.store,
         outbox: backend.outbox,
         provider: provider,
         policy: policy,
-        admission: try configuration.admission.policy(),
+        admission: admission,
         presence: try configuration.presence.policy(),
         logger: logger
     )

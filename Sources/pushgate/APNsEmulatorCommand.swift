@@ -32,6 +32,11 @@ struct APNsEmulatorCommand: AsyncParsableCommand {
     var teamId: String?
 
     @Option(
+        help: "Another provider's key to accept, as PATH,KEY_ID,TEAM_ID (another app of another team); repeatable."
+    )
+    var alsoVerify: [String] = []
+
+    @Option(
         help:
             "Accept only device tokens starting with this hex prefix; others answer 400 BadDeviceToken, as a token of the other environment (run one emulator as sandbox, one as production)."
     )
@@ -66,6 +71,17 @@ struct APNsEmulatorCommand: AsyncParsableCommand {
             ]
         }
         configuration.acceptedTokenPrefix = acceptPrefix?.lowercased()
+        configuration.otherKeys = try alsoVerify.map { text in
+            let parts = text.split(separator: ",").map(String.init)
+            guard parts.count == 3 else {
+                throw ValidationError("--also-verify takes PATH,KEY_ID,TEAM_ID, not '\(text)'")
+            }
+            let pem = try String(contentsOfFile: parts[0], encoding: .utf8)
+            let publicKey =
+                try (try? P256.Signing.PrivateKey(pemRepresentation: pem).publicKey)
+                ?? P256.Signing.PublicKey(pemRepresentation: pem)
+            return .init(keyID: parts[1], teamID: parts[2], publicKey: publicKey)
+        }
         configuration.tooManyRequestsRate = server.rate429
         configuration.serviceUnavailableRate = server.rate503
         configuration.retryAfterSeconds = server.retryAfter

@@ -23,5 +23,12 @@ struct ConfigCommand: ParsableCommand {
             let key = row.setting.key.padding(toLength: width, withPad: " ", startingAt: 0)
             print("\(key)  \(row.value ?? "-")  (\(row.origin))")
         }
+        // Each app's own keys (the rest are the settings above); a path is no secret,
+        // the files it names are, and they are not printed.
+        for app in sources.file?.apps ?? [] {
+            let keys = app.values.keys.sorted().map { "\($0)=\(app.values[$0]!)" }
+            print(
+                "app \(app.id)  \(keys.isEmpty ? "(every key from the settings above)" : keys.joined(separator: " "))")
+        }
     }
 }

@@ -20,6 +20,7 @@ struct GatewaySettingsOptions: ParsableArguments {
     @Option(help: .setting(.maxConnections)) var maxConnections: String?
     @Option(help: .setting(.idleTimeout)) var idleTimeout: String?
     @Option(help: .setting(.receiveTimeout)) var receiveTimeout: String?
+    @Option(help: .setting(.defaultApp)) var defaultApp: String?
     @Option(help: .setting(.apnsKeyPath)) var apnsKeyPath: String?
     @Option(help: .setting(.apnsKeyID)) var apnsKeyId: String?
     @Option(help: .setting(.apnsTeamID)) var apnsTeamId: String?
@@ -63,7 +64,7 @@ struct GatewaySettingsOptions: ParsableArguments {
             (.host, host), (.port, port), (.database, database), (.logLevel, logLevel), (.logFormat, logFormat),
             (.readyMaxBacklog, readyMaxBacklog), (.metricsListen, metricsListen), (.console, console),
             (.maxConnections, maxConnections), (.idleTimeout, idleTimeout), (.receiveTimeout, receiveTimeout),
-            (.apnsKeyPath, apnsKeyPath),
+            (.defaultApp, defaultApp), (.apnsKeyPath, apnsKeyPath),
             (.apnsKeyID, apnsKeyId), (.apnsTeamID, apnsTeamId), (.apnsTopic, apnsTopic),
             (.apnsEnvironment, apnsEnvironment), (.apnsURL, apnsUrl),
             (.apnsProductionURL, apnsProductionUrl), (.apnsSandboxURL, apnsSandboxUrl), (.apnsCAFile, apnsCaFile),

@@ -91,6 +91,68 @@ struct ConfigurationTests {
             shown["port"] == "8080" && shown["database"] == "pushgate.sqlite" && shown["apns_key_path"] == .some(nil))
     }
 
+    @Test("apps: each app's keys over the gateway's, its topic its id unless given, the default first")
+    func apps() throws {
+        let file = try ConfigurationFile(
+            path: "apps.yaml",
+            text: """
+                apns_key_id: GLOBALKEY1
+                apns_team_id: GLOBALTEAM
+                apps:
+                  - id: com.example.shop
+                    apns: {key_path: /k/shop.p8, environment: sandbox}
+                    fcm: {credentials: /k/shop.json}
+                  - id: com.example.chess
+                    apns: {key_path: /k/chess.p8, key_id: CHESSKEY01, team_id: CHESSTEAM1, topic: com.example.chess.game}
+                default_app: com.example.chess
+                """)
+        #expect(file.apps.map(\.id) == ["com.example.shop", "com.example.chess"])
+        #expect(file.unknownKeys.isEmpty)
+        let configuration = try SettingSources(file: file).gatewayConfiguration()
+        #expect(configuration.defaultApp == "com.example.chess")
+        let shop = configuration.apps[0].apns(over: configuration.apns)
+        #expect(shop.keyPath == "/k/shop.p8" && shop.keyID == "GLOBALKEY1" && shop.teamID == "GLOBALTEAM")
+        #expect(shop.topic == "com.example.shop" && shop.environment == "sandbox")
+        #expect(configuration.apps[0].fcm(over: configuration.fcm).credentials == "/k/shop.json")
+        let chess = configuration.apps[1].apns(over: configuration.apns)
+        #expect(chess.keyID == "CHESSKEY01" && chess.teamID == "CHESSTEAM1" && chess.topic == "com.example.chess.game")
+        // The key files are read when the apps are checked: one line naming the app.
+        #expect {
+            _ = try configuration.appConfigurations()
+        } throws: { error in
+            "\(error)".hasPrefix("app com.example.shop: PUSHGATE_APNS_KEY_PATH") && !"\(error)".contains("\n")
+        }
+    }
+
+    @Test(
+        "a bad apps: list is one line naming the app or its place",
+        arguments: [
+            ("apps: com.example.shop", "must be a list of apps"),
+            ("apps:\n  - com.example.shop", "apps[0] in bad.yaml must be a mapping"),
+            ("apps:\n  - apns: {key_id: K}", "apps[0] in bad.yaml has no id"),
+            ("apps:\n  - id: a\n    apns: {key: x}", "app a in bad.yaml: unknown key apns_key"),
+            ("apps:\n  - id: a\n  - id: a", "app a is listed twice"),
+            ("apps:\n  - id: a\n    apns: {key_path: [x]}", "apns_key_path of apps[0] in bad.yaml must be a value"),
+        ])
+    func badApps(text: String, message: String) {
+        #expect {
+            _ = try ConfigurationFile(path: "bad.yaml", text: text)
+        } throws: { error in
+            "\(error)".contains(message) && !"\(error)".contains("\n")
+        }
+    }
+
+    @Test("default_app must name one of apps:, and needs them")
+    func defaultApp() throws {
+        let file = try ConfigurationFile(path: "a.yaml", text: "apps:\n  - id: a\ndefault_app: b\n")
+        #expect(throws: ConfigurationError.self) { try SettingSources(file: file).gatewayConfiguration().validate() }
+        #expect(throws: ConfigurationError.self) {
+            try SettingSources(environment: ["PUSHGATE_DEFAULT_APP": "a"]).gatewayConfiguration().validate()
+        }
+        let one = try ConfigurationFile(path: "a.yaml", text: "apps:\n  - id: a\n")
+        #expect(try SettingSources(file: one).gatewayConfiguration().appConfigurations().map(\.id) == ["a"])
+    }
+
     @Test("the console is on unless PUSHGATE_CONSOLE says off")
     func console() throws {
         #expect(try SettingSources().gatewayConfiguration().servesConsole)

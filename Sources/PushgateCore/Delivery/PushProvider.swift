@@ -15,11 +15,16 @@ public protocol PushProvider: Sendable {
     /// Every reason its outcomes may carry: metric labels take these values (and
     /// the gateway's own, ``MetricLabel/gatewayReasons``), anything else is `other`.
     var reasons: Set<String> { get }
+
+    /// The app a device's push goes through, as metrics label it (one of the
+    /// configured apps); `nil` when the gateway serves one app (no `app` label).
+    func app(of route: DeliveryRoute) -> String?
 }
 
 extension PushProvider {
     public var health: DeliveryHealth { .ok }
     public var reasons: Set<String> { [] }
+    public func app(of route: DeliveryRoute) -> String? { nil }
 }
 
 public enum PushProviderLimits {

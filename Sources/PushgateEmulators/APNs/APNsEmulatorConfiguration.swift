@@ -10,6 +10,22 @@ public struct APNsEmulatorConfiguration: Sendable {
     public var expectedKeyID: String?
     /// When set (with `verifyKey`), the JWT's `iss` must equal it.
     public var expectedTeamID: String?
+    /// More providers' keys (other apps, other teams): a JWT whose `kid` names one is
+    /// verified with it, and its `iss` must be that key's team.
+    public var otherKeys: [ProviderKey] = []
+
+    /// A provider's public key, its id and its team.
+    public struct ProviderKey: Sendable {
+        public let keyID: String
+        public let teamID: String
+        public let publicKey: P256.Signing.PublicKey
+
+        public init(keyID: String, teamID: String, publicKey: P256.Signing.PublicKey) {
+            self.keyID = keyID
+            self.teamID = teamID
+            self.publicKey = publicKey
+        }
+    }
     /// Provider tokens issued before this answer `403 ExpiredProviderToken` (as if an
     /// hour had passed), to exercise token renewal without waiting an hour.
     public var expireTokensIssuedBefore: Date?

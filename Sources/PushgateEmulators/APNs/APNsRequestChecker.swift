@@ -80,12 +80,18 @@ final class APNsRequestChecker: Sendable {
         if let known = verified.withLock({ $0 }), known.token == parts[1] {
             return age(of: known.issuedAt, now: now)
         }
-        guard let jwt = JWTParts(parts[1]), jwt.header["alg"] == "ES256",
-            let signature = try? P256.Signing.ECDSASignature(rawRepresentation: jwt.signature),
-            verifyKey.isValidSignature(signature, for: jwt.signingInput)
+        guard let jwt = JWTParts(parts[1]), jwt.header["alg"] == "ES256" else { return invalid }
+        // Another provider's key when the token names one, else the emulator's own.
+        let other = configuration.otherKeys.first { jwt.header["kid"] == .string($0.keyID) }
+        guard let signature = try? P256.Signing.ECDSASignature(rawRepresentation: jwt.signature),
+            (other?.publicKey ?? verifyKey).isValidSignature(signature, for: jwt.signingInput)
         else { return invalid }
-        if let expected = configuration.expectedKeyID, jwt.header["kid"] != .string(expected) { return invalid }
-        if let expected = configuration.expectedTeamID, jwt.claims["iss"] != .string(expected) { return invalid }
+        if let other {
+            if jwt.claims["iss"] != .string(other.teamID) { return invalid }
+        } else {
+            if let expected = configuration.expectedKeyID, jwt.header["kid"] != .string(expected) { return invalid }
+            if let expected = configuration.expectedTeamID, jwt.claims["iss"] != .string(expected) { return invalid }
+        }
         guard let issuedAt = jwt.seconds("iat") else { return invalid }
         verified.withLock { $0 = (parts[1], issuedAt) }
         return age(of: issuedAt, now: now)

@@ -10,6 +10,9 @@ public struct AdmissionPolicy: Sendable, Hashable {
     public var maxAgentsPerServer = 10_000
     /// Schemes `app_url` may use besides `https` (`PUSHGATE_APP_URL_SCHEMES`).
     public var appURLSchemes = TriggerEventRequest.defaultAppURLSchemes
+    /// The apps a registration's `bundle_id` may name (the file's `apps:`); `nil`:
+    /// any (one app serves every device).
+    public var apps: Set<String>?
 
     public init() {}
 }

@@ -259,7 +259,7 @@ public struct DeliveryRunner: Sendable {
                 route: route)
         }
         try await outbox.record(updates, owner: owner, now: finishedAt)
-        FunctionMetrics.deliveries(outcomes, of: deliveries, knownReasons: provider.reasons)
+        FunctionMetrics.deliveries(outcomes, of: deliveries, provider: provider)
     }
 }
 

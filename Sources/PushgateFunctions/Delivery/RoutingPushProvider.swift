@@ -36,24 +36,10 @@ public struct RoutingPushProvider: PushProvider {
     }
 
     public func send(_ notification: PushNotification, to targets: [DeliveryTarget]) async -> [DeliveryOutcome] {
-        // The fan-out's chunks hold one kind of token each: no regrouping, no copies.
-        if let kind = targets.first?.token.kind, targets.allSatisfy({ $0.token.kind == kind }) {
-            return await send(notification, to: targets, kind: kind)
+        // The fan-out's chunks hold one kind of token each: passed on whole.
+        await GroupedSend.send(targets, groups: targets.map(\.token.kind)) { kind, targets in
+            await send(notification, to: targets, kind: kind)
         }
-        var positionsByKind: [DeviceToken.Kind: [Int]] = [:]
-        for (position, target) in targets.enumerated() {
-            positionsByKind[target.token.kind, default: []].append(position)
-        }
-        var outcomes = [DeliveryOutcome?](repeating: nil, count: targets.count)
-        await withTaskGroup(of: ([Int], [DeliveryOutcome]).self) { group in
-            for (kind, positions) in positionsByKind {
-                group.addTask { (positions, await send(notification, to: positions.map { targets[$0] }, kind: kind)) }
-            }
-            for await (positions, chunkOutcomes) in group {
-                for (position, outcome) in zip(positions, chunkOutcomes) { outcomes[position] = outcome }
-            }
-        }
-        return outcomes.map { $0 ?? .failed(reason: "ProviderAnsweredShort") }
     }
 
     /// Devices of one kind: to its service, or failed when it is not configured.

@@ -35,6 +35,10 @@ public struct RegisterSubscriptionFunction: Sendable {
         _ request: RegisterSubscriptionRequest,
         admitNewNamespace: @escaping @Sendable () throws -> Void = {}
     ) async throws -> RegisterSubscriptionAnswer {
+        if let apps = admission.apps, let bundleID = request.bundleID, !apps.contains(bundleID) {
+            // The message names no app: another tenant's apps are not this caller's to learn.
+            throw FunctionError.invalidArgument("'bundle_id' names no app this gateway serves", field: "bundle_id")
+        }
         let serverKey = secret.serverKey
         let agentKey = AgentKey(cwd: request.cwd)
         let now = self.now()

@@ -22,6 +22,8 @@ public struct ConfigurationFile: Sendable, Hashable {
     public let values: [String: String]
     /// Keys that name no setting: reported as warnings, not used.
     public let unknownKeys: [String]
+    /// The `apps:` list (several apps on one gateway); empty when there is none.
+    public let apps: [AppSettings]
 
     /// Reads and checks the file; a file that cannot be read or is not a YAML mapping
     /// is one line naming the file and the problem.
@@ -46,15 +48,20 @@ public struct ConfigurationFile: Sendable, Hashable {
         }
         var values: [String: String] = [:]
         var unknown: [String] = []
+        var apps: [AppSettings] = []
         if let root, root.null == nil {
             guard case .mapping(let mapping) = root else {
                 throw ConfigurationError("the configuration file \(path) must be a mapping of keys to values")
             }
-            try Self.flatten(mapping, prefix: "", into: &values, unknown: &unknown, path: path)
+            if let list = mapping["apps"] {
+                apps = try AppSettings.list(list, path: path)
+            }
+            try Self.flatten(mapping, prefix: "", into: &values, unknown: &unknown, path: path, skipping: ["apps"])
         }
         self.path = path
         self.values = values
         self.unknownKeys = unknown.sorted()
+        self.apps = apps
     }
 
     private static let known = Set(Setting.all.map(\.key))
@@ -66,10 +73,12 @@ public struct ConfigurationFile: Sendable, Hashable {
         prefix: String,
         into values: inout [String: String],
         unknown: inout [String],
-        path: String
+        path: String,
+        skipping skipped: Set<String> = []
     ) throws(ConfigurationError) {
         for (name, value) in mapping {
             let key = prefix + (name.string ?? "")
+            if skipped.contains(key) { continue }
             if case .mapping(let section) = value {
                 // A section is only a prefix: `apns:` + `key_path` is `apns_key_path`.
                 try flatten(section, prefix: key + "_", into: &values, unknown: &unknown, path: path)

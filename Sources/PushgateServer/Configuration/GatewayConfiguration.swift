@@ -1,4 +1,5 @@
 import PushgateAPNs
+import PushgateFCM
 
 /// What `pushgate serve` needs to start, read once at start.
 public struct GatewayConfiguration: Sendable, Hashable {
@@ -10,6 +11,11 @@ public struct GatewayConfiguration: Sendable, Hashable {
     public var databasePath: String
     /// APNs delivery (`PUSHGATE_APNS_*`), for devices that registered an APNs token.
     public var apns: APNsSettings
+    /// Several apps (the file's `apps:`), each with its own keys over `apns` and
+    /// `fcm`; empty: one app, configured by those alone.
+    public var apps: [AppSettings]
+    /// The app of devices that send no `bundle_id` (`PUSHGATE_DEFAULT_APP`): default the first.
+    public var defaultApp: String?
     /// FCM delivery (`PUSHGATE_FCM_*`), for devices that registered an FCM token.
     public var fcm: FCMSettings
     /// Outbox, retries and shutdown (`PUSHGATE_TRIGGER_WAIT`, `PUSHGATE_OUTBOX_*`, …).
@@ -35,6 +41,8 @@ public struct GatewayConfiguration: Sendable, Hashable {
         port: Int = 8080,
         databasePath: String = "pushgate.sqlite",
         apns: APNsSettings = APNsSettings(),
+        apps: [AppSettings] = [],
+        defaultApp: String? = nil,
         fcm: FCMSettings = FCMSettings(),
         delivery: DeliverySettings = DeliverySettings(),
         admission: AdmissionSettings = AdmissionSettings(),
@@ -49,6 +57,8 @@ public struct GatewayConfiguration: Sendable, Hashable {
         self.port = port
         self.databasePath = databasePath
         self.apns = apns
+        self.apps = apps
+        self.defaultApp = defaultApp
         self.fcm = fcm
         self.delivery = delivery
         self.admission = admission
@@ -66,8 +76,46 @@ public struct GatewayConfiguration: Sendable, Hashable {
     public func validate() throws(ConfigurationError) {
         _ = try delivery.policy(timeToLive: try apns.configuration()?.timeToLive)
         _ = try fcm.configuration()
+        _ = try appConfigurations()
         _ = try admission.rateLimits()
         _ = try admission.policy()
         _ = try presence.policy()
+    }
+}
+
+extension GatewayConfiguration {
+    /// One app's push services, checked (its key files read and parsed).
+    public struct AppConfiguration: Sendable {
+        public let id: String
+        public let apns: APNsConfiguration?
+        public let fcm: FCMConfiguration?
+    }
+
+    /// Each configured app's services, the default app first; empty without `apps:`
+    /// (one implicit app: `apns` and `fcm` alone). One line naming the app at fault.
+    public func appConfigurations() throws(ConfigurationError) -> [AppConfiguration] {
+        guard !apps.isEmpty else {
+            if let defaultApp {
+                throw ConfigurationError(
+                    "PUSHGATE_DEFAULT_APP is \(defaultApp), but the configuration file lists no apps:")
+            }
+            return []
+        }
+        if let defaultApp, !apps.contains(where: { $0.id == defaultApp }) {
+            throw ConfigurationError("PUSHGATE_DEFAULT_APP is \(defaultApp), which is not one of apps:")
+        }
+        var configured: [AppConfiguration] = []
+        for app in apps {
+            do throws(ConfigurationError) {
+                configured.append(
+                    AppConfiguration(
+                        id: app.id, apns: try app.apns(over: apns).configuration(),
+                        fcm: try app.fcm(over: fcm).configuration()))
+            } catch {
+                throw ConfigurationError("app \(app.id): \(error.description)")
+            }
+        }
+        let first = defaultApp ?? apps[0].id
+        return configured.filter { $0.id == first } + configured.filter { $0.id != first }
     }
 }

@@ -55,6 +55,9 @@ public struct Setting: Sendable, Hashable, Identifiable {
         "apns_environment", default: "production", "production, or sandbox (also written development).")
     public static let apnsURL = Setting(
         "apns_url", "Override of the APNs address, https://host[:port] (an emulator or a stand-in).")
+    public static let defaultApp = Setting(
+        "default_app",
+        "With apps: in the configuration file: the app of devices that send no bundle_id (default: the first).")
     public static let apnsProductionURL = Setting(
         "apns_production_url", "Override of the production APNs address (PUSHGATE_APNS_URL overrides both).")
     public static let apnsSandboxURL = Setting(
@@ -129,7 +132,8 @@ public struct Setting: Sendable, Hashable, Identifiable {
     public static let all: [Setting] = [
         host, port, database, logLevel, logFormat, readyMaxBacklog, metricsListen, console, maxConnections, idleTimeout,
         receiveTimeout,
-        apnsKeyPath, apnsKeyID, apnsTeamID, apnsTopic, apnsEnvironment, apnsURL, apnsProductionURL, apnsSandboxURL,
+        defaultApp, apnsKeyPath, apnsKeyID, apnsTeamID, apnsTopic, apnsEnvironment, apnsURL, apnsProductionURL,
+        apnsSandboxURL,
         apnsCAFile, apnsConnections,
         apnsMaxStreams, apnsTTL,
         fcmCredentials, fcmProjectID, fcmURL, fcmCAFile, fcmConnections,

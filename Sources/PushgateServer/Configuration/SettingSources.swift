@@ -78,6 +78,8 @@ public struct SettingSources: Sendable {
                 maxStreams: self[.apnsMaxStreams],
                 ttl: self[.apnsTTL]
             ),
+            apps: file?.apps ?? [],
+            defaultApp: self[.defaultApp],
             fcm: FCMSettings(
                 credentials: self[.fcmCredentials],
                 projectID: self[.fcmProjectID],

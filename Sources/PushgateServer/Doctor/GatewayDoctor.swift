@@ -23,8 +23,17 @@ public enum GatewayDoctor {
             return [DoctorCheck("configuration", .failed, error.description)]
         }
         var checks = [DoctorCheck("configuration", .ok, "every setting is valid (pushgate config shows them)")]
-        checks += await apnsChecks(configuration.apns, logger: logger)
-        checks += await fcmChecks(configuration.fcm, logger: logger)
+        if configuration.apps.isEmpty {
+            checks += await apnsChecks(configuration.apns, logger: logger)
+            checks += await fcmChecks(configuration.fcm, logger: logger)
+        }
+        // Several apps: each one's keys and hosts, its checks named after it.
+        for app in configuration.apps {
+            let appChecks =
+                await apnsChecks(app.apns(over: configuration.apns), logger: logger)
+                + fcmChecks(app.fcm(over: configuration.fcm), logger: logger)
+            checks += appChecks.map { DoctorCheck("\(app.id) \($0.name)", $0.outcome, $0.detail) }
+        }
         checks.append(await databaseCheck(configuration.databasePath, logger: logger))
         return checks
     }

@@ -1,0 +1,52 @@
+import Foundation
+import PushgateCore
+import PushgateTesting
+import Testing
+
+@testable import PushgateFunctions
+
+/// Several apps on one gateway: each device's push through its app's services, and a
+/// registration naming an app the gateway does not serve refused.
+@Suite("Apps: each device through its app's services")
+struct AppRoutingTests {
+    @Test("each target to its app's provider, in one send per app; no app or an unknown one: the default app")
+    func routing() async {
+        let shop = ScriptedPushProvider(deliveryName: "apns")
+        let chess = ScriptedPushProvider(outcomes: ["c2": .failed(reason: "TopicDisallowed")], deliveryName: "apns+fcm")
+        let provider = AppRoutingPushProvider(apps: [("com.example.shop", shop), ("com.example.chess", chess)])
+        #expect(provider.deliveryName == "apns+fcm" && provider.apps == ["com.example.shop", "com.example.chess"])
+        let targets = [
+            DeliveryTarget(installationID: "s1", token: .apns("s1"), route: DeliveryRoute(app: "com.example.shop")),
+            DeliveryTarget(installationID: "c1", token: .apns("c1"), route: DeliveryRoute(app: "com.example.chess")),
+            DeliveryTarget(installationID: "n1", token: .fcm("n1")),
+            DeliveryTarget(installationID: "c2", token: .apns("c2"), route: DeliveryRoute(app: "com.example.chess")),
+            DeliveryTarget(installationID: "u1", token: .apns("u1"), route: DeliveryRoute(app: "com.gone.app")),
+        ]
+        let outcomes = await provider.send(
+            PushNotification(title: "t", body: "b", data: [:], collapseID: "c"), to: targets)
+        #expect(outcomes == [.delivered, .delivered, .delivered, .failed(reason: "TopicDisallowed"), .delivered])
+        #expect(shop.sends.count == 1 && shop.sends[0].targets.map(\.installationID) == ["s1", "n1", "u1"])
+        #expect(chess.sends.count == 1 && chess.sends[0].targets.map(\.installationID) == ["c1", "c2"])
+    }
+
+    @Test("with apps configured, a bundle_id that names none is refused and stores nothing; none at all is fine")
+    func registration() async throws {
+        let fixture = try FunctionsFixture()
+        var admission = AdmissionPolicy()
+        admission.apps = ["com.example.shop"]
+        let register = RegisterSubscriptionFunction(store: fixture.store, admission: admission, now: fixture.clock.now)
+        func body(_ bundle: String?) -> RegisterSubscriptionRequest {
+            var fields: [String: JSONValue] = ["cwd": "/srv/a", "installation_id": "p", "fcm_token": "fcm-token-0001"]
+            fields["bundle_id"] = bundle.map(JSONValue.string)
+            return try! RegisterSubscriptionRequest(fields: RequestFields(fields))
+        }
+        await #expect {
+            _ = try await register(secret: fixture.secret, body("com.other.app"))
+        } throws: { error in
+            (error as? FunctionError)?.field == "bundle_id" && !"\(error)".contains("com.example.shop")
+        }
+        #expect(await fixture.store.allDocuments().isEmpty)
+        _ = try await register(secret: fixture.secret, body("com.example.shop"))
+        _ = try await register(secret: fixture.secret, body(nil))
+    }
+}
