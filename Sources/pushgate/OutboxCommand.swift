@@ -65,16 +65,15 @@ struct OutboxCommand: AsyncParsableCommand {
         print("pending: \(stats.pending)\(oldest), scheduled: \(stats.scheduled), failed: \(stats.failed)")
         guard !entries.isEmpty else { return }
         print(
-            [
-                "state", "provider", "environment", "attempts", "next try", "last reason", "token", "installation",
-                "notification",
-            ]
-            .joined(separator: "\t")
+            ["state", "provider", "attempts", "next try", "last reason", "token", "installation", "notification"]
+                .joined(separator: "\t")
         )
         for entry in entries {
             print(
                 [
-                    entry.state.rawValue, entry.token.kind.rawValue, Self.environment(of: entry) ?? "-",
+                    entry.state.rawValue,
+                    // `apns/sandbox` when the device's environment is known, else as before.
+                    entry.token.kind.rawValue + (Self.environment(of: entry).map { "/" + $0 } ?? ""),
                     "\(entry.attempts)",
                     entry.nextAttemptAt.map(RFC3339.format) ?? "-",
                     entry.lastReason ?? "-", "\(entry.token)", entry.installationID,

@@ -101,7 +101,8 @@ struct DurabilityTests {
         let lines = listing.stdout.split(separator: "\n")
         #expect(lines.first == "pending: 0, scheduled: 0, failed: 0")
         #expect(lines.count == 5, "the summary, the header and three deliveries")
-        #expect(lines.dropFirst(2).allSatisfy { $0.hasPrefix("delivered\tapns\t-\t1\t-\t-\tapns:") })
+        #expect(
+            lines.dropFirst(2).allSatisfy { $0.hasPrefix("delivered\tapns\t1\t-\t-\tapns:") }, "\(listing.stdout)")
         #expect(!(0..<5000).contains { listing.stdout.contains(Self.token($0)) }, "tokens shortened")
     }
 
