@@ -234,23 +234,32 @@ struct TriggerReplyFinishedTests {
 }
 
 /// Delivers everything, slowly, and records the most sends in flight at once.
+///
+/// Counted with atomics, not a `Mutex`: ThreadSanitizer does not see the Linux
+/// `Mutex`'s futex as synchronisation and reported its guarded counters as races.
 private final class ConcurrencyProbeProvider: PushProvider {
-    private let state = Mutex((inFlight: 0, maxInFlight: 0, calls: 0))
+    private let inFlight = Atomic<Int>(0)
+    private let highest = Atomic<Int>(0)
+    private let sent = Atomic<Int>(0)
     let deliveryName = "probe"
 
     func send(_ notification: PushNotification, to targets: [DeliveryTarget]) async -> [DeliveryOutcome] {
-        state.withLock {
-            $0.inFlight += 1
-            $0.calls += 1
-            $0.maxInFlight = max($0.maxInFlight, $0.inFlight)
+        let now = inFlight.add(1, ordering: .sequentiallyConsistent).newValue
+        sent.add(1, ordering: .sequentiallyConsistent)
+        var seen = highest.load(ordering: .sequentiallyConsistent)
+        while seen < now {
+            let (exchanged, current) = highest.compareExchange(
+                expected: seen, desired: now, ordering: .sequentiallyConsistent)
+            if exchanged { break }
+            seen = current
         }
         try? await Task.sleep(for: .milliseconds(20))
-        state.withLock { $0.inFlight -= 1 }
+        inFlight.subtract(1, ordering: .sequentiallyConsistent)
         return targets.map { _ in .delivered }
     }
 
-    var maxInFlight: Int { state.withLock { $0.maxInFlight } }
-    var calls: Int { state.withLock { $0.calls } }
+    var maxInFlight: Int { highest.load(ordering: .sequentiallyConsistent) }
+    var calls: Int { sent.load(ordering: .sequentiallyConsistent) }
 }
 
 /// Reports one token dead, running `meanwhile` before it answers.
