@@ -21,11 +21,11 @@ public func buildApplication(
 ) async throws -> some ApplicationProtocol {
     // Before any part makes a metric: one made earlier would never be exported.
     _ = PrometheusExport.registry
-    let apns = try configuration.apns.configuration()
-    let policy = try configuration.delivery.policy(timeToLive: apns?.timeToLive)
     // The push services before the store: a bad key or service account stops the
-    // start with its one line before anything is opened.
+    // start with its one line before anything is opened. The key files are read here
+    // once; the APNs time to live is taken from what was read.
     let push = try PushServices(configuration: configuration, logger: logger)
+    let policy = try configuration.delivery.policy(timeToLive: push.timeToLive)
     let backend = try await StoreBackend.open(configuration.databasePath, logger: logger)
     // The database's pool first: it stops last, after everything that uses it. Each
     // push service is a service of its own, closed after the delivery worker stopped
