@@ -49,6 +49,8 @@ public final class PostgresDatabasePool: Service, Sendable {
             }
         } catch let error as DocumentStoreError {
             throw error
+        } catch let error as PostgresTransactionError where error.closureError is BatchRolledBack {
+            throw error.closureError!
         } catch {
             throw DocumentStoreError.unavailable(Self.describe(error))
         }

@@ -216,7 +216,7 @@ public final class PostgresDocumentStore: DocumentStore {
     }
 
     /// Upserts what is left and deletes what is gone, one statement each.
-    private static func store(
+    static func store(
         _ final: [(DocumentPath, [String: JSONValue]?)],
         on connection: PostgresConnection,
         _ database: PostgresDatabasePool
@@ -253,7 +253,7 @@ public final class PostgresDocumentStore: DocumentStore {
         }
     }
 
-    private static func fields(_ json: String, path: String) throws -> [String: JSONValue] {
+    static func fields(_ json: String, path: String) throws -> [String: JSONValue] {
         guard case .object(let fields)? = try? JSONValue.parse(Array(json.utf8)) else {
             throw DocumentStoreError.corruptDocument(path)
         }

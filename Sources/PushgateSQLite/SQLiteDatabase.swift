@@ -86,6 +86,8 @@ public final class SQLiteDatabase: Sendable {
             return try await groupCommit.write(lockWait: StoreLockWait.limit, body)
         } catch let error as DocumentStoreError {
             throw error
+        } catch let rolledBack as BatchRolledBack {
+            throw rolledBack
         } catch {
             throw DocumentStoreError.unavailable(Self.describe(error))
         }

@@ -272,7 +272,7 @@ public final class SQLiteDocumentStore: DocumentStore {
         return Document(path: path, fields: try decodeFields(row["fields"], path: rawPath))
     }
 
-    private static func decodeFields(_ json: String, path: String) throws -> [String: JSONValue] {
+    static func decodeFields(_ json: String, path: String) throws -> [String: JSONValue] {
         guard case .object(let fields)? = try? JSONValue.parse(Array(json.utf8)) else {
             throw DocumentStoreError.corruptDocument(path)
         }

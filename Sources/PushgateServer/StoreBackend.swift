@@ -10,6 +10,8 @@ import ServiceLifecycle
 public struct StoreBackend: Sendable {
     public let store: any DocumentStore
     public let outbox: any Outbox
+    /// Export and import of the whole store (`pushgate export`, `pushgate import`).
+    public let transfer: any StoreTransfer
     /// What must run as long as the gateway does: PostgreSQL's connection pool.
     public let service: (any Service)?
 
@@ -41,12 +43,13 @@ public struct StoreBackend: Sendable {
             let sqlite = try SQLiteDatabase(path: database)
             logger.info("store: SQLite", metadata: ["database": "\(database)"])
             return StoreBackend(
-                store: SQLiteDocumentStore(database: sqlite), outbox: SQLiteOutbox(database: sqlite), service: nil)
+                store: SQLiteDocumentStore(database: sqlite), outbox: SQLiteOutbox(database: sqlite),
+                transfer: SQLiteTransfer(database: sqlite), service: nil)
         }
         let postgres = try await PostgresDatabasePool(url: url, logger: logger)
         logger.info("store: PostgreSQL", metadata: ["database": "\(url)"])
         return StoreBackend(
             store: PostgresDocumentStore(database: postgres), outbox: PostgresOutbox(database: postgres),
-            service: postgres)
+            transfer: PostgresTransfer(database: postgres), service: postgres)
     }
 }

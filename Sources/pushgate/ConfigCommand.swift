@@ -15,7 +15,7 @@ struct ConfigCommand: ParsableCommand {
         do {
             try sources.gatewayConfiguration().validate()
         } catch {
-            throw StartFailure(error.description)
+            throw CommandFailure(error.description)
         }
         let rows = sources.effective()
         let width = rows.map(\.setting.key.count).max() ?? 0

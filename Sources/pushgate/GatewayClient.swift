@@ -46,14 +46,14 @@ struct GatewayClient {
         // until the deadline: a proxy's hook should not wait for nothing.
         configuration.connectionPool.retryConnectionEstablishment = false
         let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
-        let outcome: Result<(status: UInt, answer: ByteBuffer), CallFailure>
+        let outcome: Result<(status: UInt, answer: ByteBuffer), CommandFailure>
         do {
             let response = try await client.execute(request, timeout: .init(timeout))
             outcome = .success((response.status.code, try await response.body.collect(upTo: 16 * 1024 * 1024)))
         } catch let error as HTTPClientError where error == .deadlineExceeded {
-            outcome = .failure(CallFailure("\(url) did not answer within \(timeout)"))
+            outcome = .failure(CommandFailure("\(url) did not answer within \(timeout)"))
         } catch {
-            outcome = .failure(CallFailure("cannot reach \(url): \(error)"))
+            outcome = .failure(CommandFailure("cannot reach \(url): \(error)"))
         }
         try await client.shutdown()
 
@@ -61,10 +61,4 @@ struct GatewayClient {
         print(String(buffer: answer))
         guard (200..<300).contains(status) else { throw ExitCode.failure }
     }
-}
-
-/// A call that could not be made: printed as one line, exit status 1.
-struct CallFailure: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
 }

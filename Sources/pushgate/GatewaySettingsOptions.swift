@@ -92,7 +92,7 @@ struct GatewaySettingsOptions: ParsableArguments {
             do {
                 file = try ConfigurationFile(path: path)
             } catch {
-                throw StartFailure(error.description)
+                throw CommandFailure(error.description)
             }
             for key in file?.unknownKeys ?? [] {
                 FileHandle.standardError.write(Data("warning: unknown key '\(key)' in \(path), ignored\n".utf8))

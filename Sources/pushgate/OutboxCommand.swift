@@ -27,8 +27,7 @@ struct OutboxCommand: AsyncParsableCommand {
         }
     }
 
-    @Option(help: "SQLite file or postgres:// URL. Env: PUSHGATE_DATABASE. Default: pushgate.sqlite.")
-    var database: String?
+    @OptionGroup var database: DatabaseOptions
 
     @Option(
         help:
@@ -43,10 +42,7 @@ struct OutboxCommand: AsyncParsableCommand {
     var json = false
 
     func run() async throws {
-        let path = database ?? ProcessInfo.processInfo.environment["PUSHGATE_DATABASE"] ?? "pushgate.sqlite"
-        guard PostgresURL.isPostgres(path) || FileManager.default.fileExists(atPath: path) else {
-            throw ValidationError("no database at \(path)")
-        }
+        let path = try database.existing()
         var logger = Logger(label: "pushgate-outbox")
         logger.logLevel = .warning
         let (stats, entries) = try await StoreBackend.using(path, logger: logger) { backend in

@@ -11,7 +11,7 @@ struct Pushgate: AsyncParsableCommand {
             FCMEmulatorCommand.self,
             OutboxCommand.self, ConfigCommand.self, DoctorCommand.self, EventCommand.self, ResolveCommand.self,
             DiagnosticsCommand.self,
-            UnsubscribeCommand.self,
+            UnsubscribeCommand.self, BackupCommand.self, ExportCommand.self, ImportCommand.self,
         ],
         defaultSubcommand: nil
     )

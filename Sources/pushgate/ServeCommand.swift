@@ -26,7 +26,7 @@ struct ServeCommand: AsyncParsableCommand {
         do {
             configuration = try settings.sources().gatewayConfiguration()
         } catch let error as ConfigurationError {
-            throw StartFailure(error.description)
+            throw CommandFailure(error.description)
         }
         let logger = configuration.log.logger()
         do {
@@ -37,25 +37,19 @@ struct ServeCommand: AsyncParsableCommand {
             let application = try await buildApplication(configuration: configuration, logger: logger)
             try await application.runService()
         } catch let error as DocumentStoreError {
-            throw StartFailure(error.description)
+            throw CommandFailure(error.description)
         } catch let error as ConfigurationError {
-            throw StartFailure(error.description)
+            throw CommandFailure(error.description)
         } catch let error as HTTP2ConnectionError {
-            throw StartFailure(error.description)
+            throw CommandFailure(error.description)
         } catch let error as FCMConfigurationError {
-            throw StartFailure(error.description)
+            throw CommandFailure(error.description)
         } catch let error as ListenFailure {
-            throw StartFailure(error.description)
+            throw CommandFailure(error.description)
         } catch let error as IOError where error.errnoCode == EADDRINUSE {
-            throw StartFailure("cannot listen on \(configuration.host):\(configuration.port): the address is in use")
+            throw CommandFailure("cannot listen on \(configuration.host):\(configuration.port): the address is in use")
         } catch let error as IOError {
-            throw StartFailure("cannot listen on \(configuration.host):\(configuration.port): \(error)")
+            throw CommandFailure("cannot listen on \(configuration.host):\(configuration.port): \(error)")
         }
     }
-}
-
-/// A start that cannot go on: printed as one line, exit status 1.
-struct StartFailure: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
 }

@@ -13,7 +13,7 @@ struct LeaseHandOverTests {
     static let devices = 1_200
 
     func worker(
-        _ parts: (store: any DocumentStore, outbox: any Outbox), provider: any PushProvider, clock: TestClock,
+        _ parts: OpenDatabase, provider: any PushProvider, clock: TestClock,
         claimLimit: Int
     ) -> DeliveryWorker {
         var policy = DeliveryPolicy()

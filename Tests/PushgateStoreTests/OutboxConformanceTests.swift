@@ -489,7 +489,7 @@ struct OutboxConformanceTests {
         arguments: StoreKind.allCases)
     func withdrawal(kind: StoreKind) async throws {
         try await kind.withDatabase { open in
-            let (store, outbox) = try await open()
+            let (store, outbox, _) = try await open()
             func stored(agent: String, server: String = "server", due: Date? = nil, leased: Bool = false)
                 async throws -> OutboxNotification
             {

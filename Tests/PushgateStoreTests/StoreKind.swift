@@ -5,6 +5,9 @@ import PushgateTesting
 import Synchronization
 import Testing
 
+/// One handle on a test database: its document store, outbox, and (but in memory) its transfer.
+typealias OpenDatabase = (store: any DocumentStore, outbox: any Outbox, transfer: (any StoreTransfer)?)
+
 /// The stores every conformance test runs against: SQLite and memory always,
 /// PostgreSQL when `PUSHGATE_TEST_POSTGRES_URL` names a server (CI always sets it).
 enum StoreKind: String, CaseIterable, CustomTestStringConvertible {
@@ -32,22 +35,25 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible {
     }
 
     /// Runs `body` with a new, empty database of this kind; `open` gives a new handle
-    /// on it each time (a reopened file, a second process's pool), store and outbox;
-    /// in memory, the same store and outbox again.
+    /// on it each time (a reopened file, a second process's pool), store, outbox and
+    /// transfer; in memory, the same store and outbox again (and no transfer).
     func withDatabase(
-        _ body: (_ open: () async throws -> (store: any DocumentStore, outbox: any Outbox)) async throws -> Void
+        _ body: (_ open: () async throws -> OpenDatabase) async throws -> Void
     ) async throws {
         switch self {
         case .memory:
             let store = InMemoryDocumentStore()
             let outbox = InMemoryOutbox()
-            try await body { (store, outbox) }
+            try await body { (store, outbox, nil) }
         case .sqlite:
             let directory = try TemporaryDirectory()
             defer { directory.remove() }
             try await body {
                 let database = try SQLiteDatabase(path: directory.path("store.sqlite"))
-                return (SQLiteDocumentStore(database: database), SQLiteOutbox(database: database))
+                return (
+                    SQLiteDocumentStore(database: database), SQLiteOutbox(database: database),
+                    SQLiteTransfer(database: database)
+                )
             }
         case .postgres:
             let scratch = try await ScratchPostgresDatabase.create()
@@ -58,7 +64,10 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible {
                     // Its own pool, as another process would have.
                     let database = try await scratch.open()
                     pools.withLock { $0.append(Task { try await database.run() }) }
-                    return (PostgresDocumentStore(database: database), PostgresOutbox(database: database))
+                    return (
+                        PostgresDocumentStore(database: database), PostgresOutbox(database: database),
+                        PostgresTransfer(database: database)
+                    )
                 }
             } catch {
                 await scratch.drop()

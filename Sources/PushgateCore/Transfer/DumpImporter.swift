@@ -1,0 +1,120 @@
+/// Imports records into a store in batches of one transaction each: decides for each
+/// namespace whether it may be written (empty when first reached, or `merge`),
+/// leaves out other namespaces when one is chosen, reports each refused record with
+/// where it was, and counts.
+public final class DumpImporter {
+    /// Thrown with `strict` at the first refused record: records of batches stored
+    /// before it stay (the same import run again changes nothing of them).
+    public struct Stopped: Error, CustomStringConvertible {
+        public let location: String
+        public let reason: String
+        public var description: String { "\(location): \(reason) (--strict: stopped here)" }
+    }
+
+    public typealias Refusal = (_ location: String, _ reason: String) -> Void
+
+    private let transfer: any StoreTransfer
+    private let namespace: String?
+    private let merge: Bool
+    private let strict: Bool
+    private let batchSize: Int
+    private let onRefusal: Refusal
+    private var batch: [(location: String, item: DumpImportItem)] = []
+    /// Whether each namespace reached so far may be written.
+    private var writableNamespaces: [String: Bool] = [:]
+    /// The namespace of each notification imported so far: its deliveries' and expansion's.
+    private var notificationNamespaces: [String: String] = [:]
+    public private(set) var summary = DumpImportSummary()
+
+    public init(
+        transfer: any StoreTransfer, namespace: String?, merge: Bool, strict: Bool, batchSize: Int = 1000,
+        onRefusal: @escaping Refusal
+    ) {
+        self.transfer = transfer
+        self.namespace = namespace
+        self.merge = merge
+        self.strict = strict
+        self.batchSize = batchSize
+        self.onRefusal = onRefusal
+    }
+
+    /// Takes one record read at `location` (`line 12`), or why it could not be read.
+    public func add(_ record: Result<DumpRecord, DumpError>, at location: String) async throws {
+        summary.read += 1
+        let parsed: DumpRecord
+        switch record {
+        case .success(let record): parsed = record
+        case .failure(let error):
+            try refuse(at: location, error.description)
+            return
+        }
+        guard let serverKey = try namespace(of: parsed, at: location) else { return }
+        guard serverKey == namespace || namespace == nil else {
+            summary.skipped += 1
+            return
+        }
+        if case .notification(let notification) = parsed {
+            notificationNamespaces[notification.id] = serverKey
+        }
+        let mayWrite = try await isWritable(serverKey)
+        batch.append((location, DumpImportItem(record: parsed, mayWrite: mayWrite)))
+        if batch.count >= batchSize { try await flush() }
+    }
+
+    /// Stores what is left; returns the counts.
+    public func finish() async throws -> DumpImportSummary {
+        try await flush()
+        return summary
+    }
+
+    private func namespace(of record: DumpRecord, at location: String) throws -> String? {
+        switch record {
+        case .header:
+            summary.read -= 1
+            return nil
+        case .document, .notification: return record.serverKey
+        case .delivery(let delivery):
+            return try dependent(delivery.notificationID, at: location)
+        case .expansion(let expansion):
+            return try dependent(expansion.notificationID, at: location)
+        }
+    }
+
+    /// The namespace of the notification an outbox row belongs to, which must come before it.
+    private func dependent(_ notificationID: String, at location: String) throws -> String? {
+        if let serverKey = notificationNamespaces[notificationID] { return serverKey }
+        try refuse(at: location, "its notification '\(notificationID.prefix(40))' is not in the dump before it")
+        return nil
+    }
+
+    private func isWritable(_ serverKey: String) async throws -> Bool {
+        if let writable = writableNamespaces[serverKey] { return writable }
+        let writable = try await merge ? true : !transfer.hasDocuments(inNamespace: serverKey)
+        writableNamespaces[serverKey] = writable
+        return writable
+    }
+
+    private func flush() async throws {
+        guard !batch.isEmpty else { return }
+        let items = batch
+        batch.removeAll(keepingCapacity: true)
+        let outcomes = try await transfer.store(items.map(\.item), allOrNothing: strict)
+        // With `strict` a batch with a refusal wrote nothing: only its first refusal is told.
+        if strict, let refused = zip(items, outcomes).first(where: { $0.1.refusal != nil }) {
+            try refuse(at: refused.0.location, refused.1.refusal!)
+        }
+        for ((location, _), outcome) in zip(items, outcomes) {
+            switch outcome {
+            case .written: summary.written += 1
+            case .unchanged: summary.unchanged += 1
+            case .refused(let reason): try refuse(at: location, reason)
+            }
+        }
+    }
+
+    private func refuse(at location: String, _ reason: String) throws {
+        summary.refused += 1
+        onRefusal(location, reason)
+        if strict { throw Stopped(location: location, reason: reason) }
+    }
+}

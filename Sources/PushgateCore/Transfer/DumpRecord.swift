@@ -1,0 +1,139 @@
+import Foundation
+
+/// One line of a Pushgate dump (JSON Lines): the header first, then every document
+/// in path order, then the outbox's work not done yet.
+///
+/// ```
+/// {"pushgate_dump":1,"exported_at":"2026-11-24T10:00:00.000Z"}
+/// {"path":"servers/…","fields":{"createdAt":"…"}}
+/// {"notification":{"id":"…","server_key":"…",…}}
+/// {"delivery":{"notification_id":"…","installation_id":"…",…}}
+/// {"expansion":{"notification_id":"…","accepted_at":…,…}}
+/// ```
+public enum DumpRecord: Sendable, Hashable {
+    /// The dump format this version writes and reads.
+    public static let formatVersion = 1
+
+    case header(exportedAt: Date, namespace: String?)
+    case document(Document)
+    case notification(DumpedNotification)
+    case delivery(DumpedDelivery)
+    case expansion(DumpedExpansion)
+
+    public var json: JSONValue {
+        switch self {
+        case .header(let exportedAt, let namespace):
+            var object: [String: JSONValue] = [
+                "pushgate_dump": .number(Double(Self.formatVersion)),
+                "exported_at": .string(RFC3339.format(exportedAt)),
+            ]
+            object["namespace"] = namespace.map(JSONValue.string)
+            return .object(object)
+        case .document(let document):
+            return ["path": .string(document.path.rawValue), "fields": .object(document.fields)]
+        case .notification(let notification): return ["notification": notification.json]
+        case .delivery(let delivery): return ["delivery": delivery.json]
+        case .expansion(let expansion): return ["expansion": expansion.json]
+        }
+    }
+
+    /// The line's bytes, without the newline: keys sorted, but for the header's and a
+    /// document's, which lead with what names them (`pushgate_dump`, `path`) for a
+    /// reader of the file.
+    public func line() throws -> [UInt8] {
+        var bytes: [UInt8] = []
+        switch self {
+        case .header(let exportedAt, let namespace):
+            bytes.append(contentsOf: #"{"pushgate_dump":\#(Self.formatVersion),"exported_at":"#.utf8)
+            JSONWriter.appendQuoted(RFC3339.format(exportedAt), to: &bytes)
+            if let namespace {
+                bytes.append(contentsOf: #","namespace":"#.utf8)
+                JSONWriter.appendQuoted(namespace, to: &bytes)
+            }
+        case .document(let document):
+            bytes.append(contentsOf: #"{"path":"#.utf8)
+            JSONWriter.appendQuoted(document.path.rawValue, to: &bytes)
+            bytes.append(contentsOf: #","fields":"#.utf8)
+            try JSONWriter.append(.object(document.fields), to: &bytes)
+        default:
+            return try json.encodedBytes()
+        }
+        bytes.append(UInt8(ascii: "}"))
+        return bytes
+    }
+
+    /// Reads one line; a document is checked against the layout, an outbox row
+    /// column by column.
+    public init(line: some Collection<UInt8>) throws(DumpError) {
+        let json: JSONValue
+        do {
+            json = try JSONValue.parse(line)
+        } catch .invalidUTF8 {
+            throw DumpError("not UTF-8")
+        } catch {
+            throw DumpError("not a JSON value")
+        }
+        try self.init(json: json)
+    }
+
+    public init(json: JSONValue) throws(DumpError) {
+        guard let object = json.objectValue, object.count <= 3 else {
+            throw DumpError("a record must be an object with one of the keys path, notification, delivery, expansion")
+        }
+        if let version = object["pushgate_dump"] {
+            guard version == .number(Double(Self.formatVersion)) else {
+                throw DumpError("a dump of format \(version.encodedText) (this Pushgate reads format 1)")
+            }
+            guard let exportedAt = object["exported_at"]?.stringValue.flatMap(RFC3339.parse) else {
+                throw DumpError("the header's 'exported_at' must be an RFC 3339 timestamp")
+            }
+            self = .header(exportedAt: exportedAt, namespace: object["namespace"]?.stringValue)
+            return
+        }
+        guard object.count == 1 || (object.count == 2 && object["path"] != nil) else {
+            throw DumpError("a record must be an object with one of the keys path, notification, delivery, expansion")
+        }
+        if let path = object["path"] {
+            self = .document(try Self.document(path: path, fields: object["fields"]))
+        } else if let row = object["notification"] {
+            self = .notification(try DumpedNotification(json: row))
+        } else if let row = object["delivery"] {
+            self = .delivery(try DumpedDelivery(json: row))
+        } else if let row = object["expansion"] {
+            self = .expansion(try DumpedExpansion(json: row))
+        } else {
+            let key = object.keys.first ?? ""
+            throw DumpError("unknown record kind '\(key.prefix(40))'")
+        }
+    }
+
+    private static func document(path: JSONValue, fields: JSONValue?) throws(DumpError) -> Document {
+        guard let rawPath = path.stringValue else { throw DumpError("'path' must be a string") }
+        guard let fields = fields?.objectValue else { throw DumpError("'fields' must be an object") }
+        let documentPath: DocumentPath
+        do {
+            documentPath = try DocumentPath(rawValue: rawPath)
+        } catch {
+            throw DumpError("'\(rawPath.prefix(200))': \(error.detail)")
+        }
+        try DocumentLayout.check(documentPath, fields)
+        return Document(path: documentPath, fields: fields)
+    }
+
+    /// The namespace (server key) the record belongs to; `nil` for the header.
+    public var serverKey: String? {
+        switch self {
+        case .header: nil
+        case .document(let document): document.path.segments[1]
+        case .notification(let notification): notification.serverKey
+        case .delivery, .expansion: nil
+        }
+    }
+}
+
+extension JSONValue {
+    /// Compact JSON text, for messages.
+    fileprivate var encodedText: String {
+        (try? encodedBytes()).map { String(decoding: $0, as: UTF8.self) } ?? "?"
+    }
+}

@@ -1,0 +1,122 @@
+import Foundation
+
+/// Reads one outbox row of a dump (`{"notification": {…}}` and its kin): each column
+/// checked for its type and form, and a column the outbox does not have refused, so
+/// that a dump from a newer Pushgate is not imported with part of it dropped.
+struct DumpRow {
+    private let kind: String
+    private var columns: [String: JSONValue]
+
+    init(_ json: JSONValue, kind: String) throws(DumpError) {
+        guard let columns = json.objectValue else { throw DumpError("\(kind): must be an object") }
+        self.kind = kind
+        self.columns = columns
+    }
+
+    /// Throws when a column was left unread: one this version does not know.
+    func finish() throws(DumpError) {
+        if let unknown = columns.keys.sorted().first {
+            throw DumpError("\(kind): unknown column '\(unknown)'")
+        }
+    }
+
+    mutating func optionalString(_ name: String) throws(DumpError) -> String? {
+        switch columns.removeValue(forKey: name) {
+        case nil, .null?: return nil
+        case .string(let text)?: return text
+        case let other?: throw DumpError("\(kind): '\(name)' must be a string, not \(other.kindName)")
+        }
+    }
+
+    mutating func string(_ name: String) throws(DumpError) -> String {
+        guard let text = try optionalString(name) else { throw DumpError("\(kind): '\(name)' is missing") }
+        return text
+    }
+
+    /// A row id (a notification's, a push id): 1–128 visible ASCII characters.
+    mutating func identifier(_ name: String) throws(DumpError) -> String {
+        let text = try string(name)
+        guard (1...128).contains(text.utf8.count), text.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
+            throw DumpError("\(kind): '\(name)' must be 1 to 128 visible ASCII characters")
+        }
+        return text
+    }
+
+    mutating func optionalIdentifier(_ name: String) throws(DumpError) -> String? {
+        guard columns[name] != nil, columns[name] != .null else {
+            columns[name] = nil
+            return nil
+        }
+        return try identifier(name)
+    }
+
+    /// A server key: 64 lower-case hex digits.
+    mutating func key(_ name: String) throws(DumpError) -> String {
+        let text = try string(name)
+        guard DocumentLayout.isKey(text) else { throw DumpError("\(kind): '\(name)' must be 64 lower-case hex digits") }
+        return text
+    }
+
+    mutating func installationID(_ name: String) throws(DumpError) -> String {
+        let text = try string(name)
+        guard DocumentLayout.isInstallationID(text) else {
+            throw DumpError("\(kind): '\(name)' is not an installation id (1 to 128 printable ASCII, no '/')")
+        }
+        return text
+    }
+
+    mutating func token(kind kindName: String, value valueName: String) throws(DumpError) -> DeviceToken {
+        let tokenKind = try string(kindName)
+        let value = try string(valueName)
+        switch tokenKind {
+        case "apns":
+            guard DocumentLayout.isAPNsToken(value) else {
+                throw DumpError("\(kind): an APNs '\(valueName)' must be 64 to 200 lower-case hex digits")
+            }
+            return .apns(value)
+        case "fcm":
+            guard DocumentLayout.isFCMToken(value) else {
+                throw DumpError("\(kind): an FCM '\(valueName)' must be 1 to 4096 characters without white space")
+            }
+            return .fcm(value)
+        default: throw DumpError("\(kind): '\(kindName)' must be \"apns\" or \"fcm\"")
+        }
+    }
+
+    /// Milliseconds since 1970 (or a count): a whole number from 0 to 2^53.
+    mutating func optionalMilliseconds(_ name: String) throws(DumpError) -> Int64? {
+        switch columns.removeValue(forKey: name) {
+        case nil, .null?: return nil
+        case .number(let number)? where number >= 0 && number <= 9_007_199_254_740_992 && number.rounded() == number:
+            return Int64(number)
+        case .some:
+            throw DumpError("\(kind): '\(name)' must be a whole number of milliseconds since 1970")
+        }
+    }
+
+    mutating func milliseconds(_ name: String) throws(DumpError) -> Int64 {
+        guard let value = try optionalMilliseconds(name) else { throw DumpError("\(kind): '\(name)' is missing") }
+        return value
+    }
+
+    /// A notification's content: an object the outbox can read back as a ``PushNotification``.
+    mutating func notificationContent(_ name: String) throws(DumpError) -> JSONValue {
+        guard let content = columns.removeValue(forKey: name), content.objectValue != nil,
+            let bytes = try? content.encodedData(),
+            (try? JSONDecoder().decode(PushNotification.self, from: bytes)) != nil
+        else { throw DumpError("\(kind): '\(name)' is not a notification's content") }
+        return content
+    }
+
+    /// An expansion's exclusions: `{"installation_id": string or null, "tokens": [string]}`.
+    mutating func selection(_ name: String) throws(DumpError) -> JSONValue {
+        guard let selection = columns.removeValue(forKey: name), let object = selection.objectValue,
+            Set(object.keys).isSubset(of: ["installation_id", "tokens"]),
+            object["installation_id"].map({ $0 == .null || $0.stringValue != nil }) ?? true,
+            let tokens = object["tokens"]?.arrayValue, tokens.allSatisfy({ $0.stringValue != nil })
+        else {
+            throw DumpError("\(kind): '\(name)' must be {\"installation_id\": …, \"tokens\": […]}")
+        }
+        return selection
+    }
+}

@@ -1,0 +1,148 @@
+import ArgumentParser
+import Foundation
+import Logging
+import PushgateCore
+import PushgateServer
+
+struct ImportCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "import",
+        abstract: "Read a dump (pushgate export) or a Firestore export into the store.",
+        discussion: """
+            Every record is checked against the store's layout (store/LAYOUT.md); a bad one is reported with \
+            its line number (or its path) and not imported. Batches of 1,000 records are one transaction each. \
+            Importing the same dump twice changes nothing the second time. A namespace that already has \
+            documents is only compared with, not written, unless --merge. With --format firestore-json, FILE is \
+            the JSON node-firestore-import-export writes from the Firestore of seed 003's gateway. \
+            Exit status 1 when a record was refused.
+            """
+    )
+
+    enum Format: String, ExpressibleByArgument, CaseIterable {
+        case pushgate
+        case firestoreJSON = "firestore-json"
+    }
+
+    @OptionGroup var database: DatabaseOptions
+
+    @Argument(help: "The file to read; standard input when absent or -.")
+    var file: String?
+
+    @Option(help: "pushgate (JSON Lines from pushgate export) or firestore-json.")
+    var format: Format = .pushgate
+
+    @Option(help: "Only this namespace: a server key (64 hex digits); the rest is skipped.")
+    var namespace: String?
+
+    @Flag(help: "Write into namespaces that already have documents: the dump's version of a document wins.")
+    var merge = false
+
+    @Flag(help: "Stop at the first refused record (batches stored before it stay).")
+    var strict = false
+
+    func validate() throws {
+        if let namespace, !DocumentLayout.isKey(namespace) {
+            throw ValidationError("--namespace must be a server key: 64 lower-case hex digits")
+        }
+    }
+
+    func run() async throws {
+        let descriptor = try openInput()
+        defer { if descriptor != STDIN_FILENO { close(descriptor) } }
+        var logger = Logger(label: "pushgate-import")
+        logger.logLevel = .warning
+        let started = Date()
+        let summary = try await StoreBackend.using(database.location, logger: logger) { backend in
+            let importer = DumpImporter(
+                transfer: backend.transfer, namespace: namespace, merge: merge, strict: strict
+            ) { location, reason in
+                FileHandle.standardError.write(Data("\(location): \(reason)\n".utf8))
+            }
+            do {
+                switch format {
+                case .pushgate: try await importLines(from: descriptor, into: importer)
+                case .firestoreJSON: try await importFirestore(from: descriptor, into: importer)
+                }
+                return try await importer.finish()
+            } catch is DumpImporter.Stopped {
+                return importer.summary
+            }
+        }
+        print("import: \(summary) in \(String(format: "%.1f", Date().timeIntervalSince(started))) s")
+        if summary.refused > 0 { throw ExitCode.failure }
+    }
+
+    private func openInput() throws -> Int32 {
+        guard let file, file != "-" else { return STDIN_FILENO }
+        let descriptor = open(file, O_RDONLY)
+        guard descriptor >= 0 else { throw CommandFailure("cannot open \(file): \(String(cString: strerror(errno)))") }
+        return descriptor
+    }
+
+    /// A Pushgate dump, line by line: the header first.
+    private func importLines(from descriptor: Int32, into importer: DumpImporter) async throws {
+        var reader = LineReader(descriptor: descriptor)
+        let progress = ProgressMeter(label: "import", total: Self.size(of: descriptor), unit: "input")
+        defer { progress.finish() }
+        var number = 0
+        var sawHeader = false
+        while let line = try reader.next() {
+            number += 1
+            guard let line else {
+                try await importer.add(.failure(DumpError("longer than 16 MiB")), at: "line \(number)")
+                continue
+            }
+            guard !line.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }) else { continue }
+            let record = Result { () throws(DumpError) in try DumpRecord(line: line) }
+            if !sawHeader {
+                guard case .success(.header) = record else {
+                    throw CommandFailure(
+                        "line \(number): not a Pushgate dump (it must start with {\"pushgate_dump\": 1, …}); "
+                            + "a Firestore export takes --format firestore-json")
+                }
+                sawHeader = true
+                continue
+            }
+            if case .success(.header) = record {
+                try await importer.add(.failure(DumpError("a second header")), at: "line \(number)")
+                continue
+            }
+            try await importer.add(record, at: "line \(number)")
+            progress.update(done: reader.bytesRead, records: importer.summary.read)
+        }
+        guard sawHeader else { throw CommandFailure("the input is empty: no dump header") }
+    }
+
+    /// A Firestore export, read whole (the tool that writes it holds it whole too).
+    private func importFirestore(from descriptor: Int32, into importer: DumpImporter) async throws {
+        let data = try FileHandle(fileDescriptor: descriptor, closeOnDealloc: false).readToEnd() ?? Data()
+        let export: FirestoreExport
+        do {
+            export = try FirestoreExport(json: try JSONValue.parse(data))
+        } catch let error as DumpError {
+            throw CommandFailure("not a Firestore export: \(error)")
+        } catch {
+            throw CommandFailure("not a Firestore export: the file is not JSON")
+        }
+        for collection in export.otherCollections {
+            FileHandle.standardError.write(Data("collection '\(collection)' is not Pushgate's: skipped\n".utf8))
+        }
+        for (name, count) in export.droppedFields.sorted(by: { $0.key < $1.key }) {
+            FileHandle.standardError.write(
+                Data("field '\(name)' has no place in the layout: left out of \(count) documents\n".utf8))
+        }
+        let progress = ProgressMeter(label: "import", total: Int64(export.documents.count), unit: "documents")
+        defer { progress.finish() }
+        for (index, (location, document)) in export.documents.enumerated() {
+            try await importer.add(document.map(DumpRecord.document), at: location)
+            progress.update(done: Int64(index + 1), records: importer.summary.read)
+        }
+    }
+
+    /// The size of a file, for the progress bar; `nil` for a pipe (which cannot seek).
+    private static func size(of descriptor: Int32) -> Int64? {
+        let end = lseek(descriptor, 0, SEEK_END)
+        guard end >= 0, lseek(descriptor, 0, SEEK_SET) == 0 else { return nil }
+        return Int64(end)
+    }
+}
