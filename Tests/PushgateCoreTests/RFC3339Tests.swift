@@ -35,9 +35,28 @@ struct RFC3339Tests {
         #expect(RFC3339.parse(text) == nil)
     }
 
-    @Test("written as UTC with milliseconds (truncated, as Foundation does)")
+    @Test("written as UTC to the nearest millisecond")
     func format() {
         #expect(RFC3339.format(Date(timeIntervalSince1970: 1_795_323_872.125)) == "2026-11-22T05:04:32.125Z")
         #expect(RFC3339.format(Date(timeIntervalSince1970: 0)) == "1970-01-01T00:00:00.000Z")
+        #expect(RFC3339.format(Date(timeIntervalSince1970: 1_700_000_000_123 / 1000)) == "2023-11-14T22:13:20.123Z")
+        #expect(RFC3339.format(Date(timeIntervalSince1970: 951_782_399.9996)) == "2000-02-29T00:00:00.000Z")
+        #expect(RFC3339.format(Date(timeIntervalSince1970: -1.5)) == "1969-12-31T23:59:58.500Z")
+    }
+
+    @Test("what is written reads back as the same millisecond, 1820 to 2370")
+    func formatRoundTrips() throws {
+        let foundation = Date.ISO8601FormatStyle(includingFractionalSeconds: true, timeZone: .gmt)
+        for day in stride(from: -150 * 366, through: 400 * 366, by: 97) {
+            let milliseconds = Int64(day) * 86_400_000 + Int64(day &* 7_919) % 86_400_000
+            let date = Date(timeIntervalSince1970: Double(milliseconds) / 1000)
+            let text = RFC3339.format(date)
+            let parsed = try #require(RFC3339.parse(text))
+            #expect(Int64((parsed.timeIntervalSince1970 * 1000).rounded()) == milliseconds, "\(text)")
+            let wholeSecond = Date(timeIntervalSince1970: Double(milliseconds / 1000))
+            #expect(
+                RFC3339.format(wholeSecond) == wholeSecond.formatted(foundation),
+                "the calendar Foundation has (Gregorian since 1582)")
+        }
     }
 }

@@ -96,17 +96,21 @@ struct TransferConformanceTests {
     /// Imports `lines` as the CLI does (each line parsed, batches of `batchSize`).
     func load(
         _ lines: [String], into transfer: any StoreTransfer, namespace: String? = nil, merge: Bool = false,
-        batchSize: Int = 4
+        strict: Bool = false, batchSize: Int = 4
     ) async throws -> (summary: DumpImportSummary, refusals: [String]) {
         var refusals: [String] = []
         let importer = DumpImporter(
-            transfer: transfer, namespace: namespace, merge: merge, strict: false, batchSize: batchSize
+            transfer: transfer, namespace: namespace, merge: merge, strict: strict, batchSize: batchSize
         ) { location, reason in refusals.append("\(location): \(reason)") }
-        for (index, line) in lines.enumerated() {
-            let record = Result { () throws(DumpError) in try DumpRecord(line: Array(line.utf8)) }
-            try await importer.add(record, at: "line \(index + 1)")
+        do {
+            for (index, line) in lines.enumerated() {
+                let record = Result { () throws(DumpError) in try DumpRecord(line: Array(line.utf8)) }
+                try await importer.add(record, at: "line \(index + 1)")
+            }
+            return (try await importer.finish(), refusals)
+        } catch is DumpImporter.Stopped {
+            return (importer.summary, refusals)
         }
-        return (try await importer.finish(), refusals)
     }
 
     @Test(
@@ -223,6 +227,27 @@ struct TransferConformanceTests {
             #expect(
                 try await database.store.document(at: try path("servers", server, "agents", agent, "devices", "new"))
                     == nil)
+        }
+    }
+
+    @Test(
+        "strict: everything before the first refused record is stored, nothing after it",
+        arguments: StoreKind.databaseKinds, [1, 4, 1000])
+    func strictStopsAtTheFirst(kind: StoreKind, batchSize: Int) async throws {
+        try await StoreKind.sqlite.withDatabase { openSource in
+            let source = try await openSource()
+            try await fill(source)
+            let exported = try await dump(try #require(source.transfer))
+            try await kind.withDatabase { open in
+                let target = try #require(try await open().transfer)
+                // Line 9, a device, is no JSON: the eight lines before it are stored.
+                var lines = exported
+                lines[8] = "{not json"
+                let first = try await load(lines, into: target, strict: true, batchSize: batchSize)
+                #expect(first.refusals == ["line 9: not a JSON value"])
+                #expect(first.summary.written == 8 && first.summary.refused == 1)
+                #expect(try await dump(target) == Array(exported.prefix(8)))
+            }
         }
     }
 }

@@ -3,11 +3,44 @@ import Foundation
 /// RFC 3339 timestamps: written as UTC with milliseconds
 /// (`2026-11-22T05:04:32.123Z`), read strictly.
 public enum RFC3339 {
-    private static let style = Date.ISO8601FormatStyle(includingFractionalSeconds: true, timeZone: .gmt)
-
-    /// `date` as `YYYY-MM-DDTHH:MM:SS.mmmZ`.
+    /// `date` as `YYYY-MM-DDTHH:MM:SS.mmmZ`, to the nearest millisecond: a time read
+    /// from milliseconds (`1700000000.123` is stored as `…0.12299999`) is written
+    /// as it was read, where Foundation's formatter would cut it to `.122`.
     public static func format(_ date: Date) -> String {
-        date.formatted(style)
+        let milliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded())
+        let (days, millisecondOfDay) = floorDivision(milliseconds, 86_400_000)
+        let (year, month, day) = civilFromDays(Int(days))
+        let second = Int(millisecondOfDay / 1000)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(24)
+        func append(_ value: Int, digits: Int) {
+            var divisor = 1
+            for _ in 1..<digits { divisor *= 10 }
+            while divisor > 0 {
+                bytes.append(UInt8(ascii: "0") + UInt8(value / divisor % 10))
+                divisor /= 10
+            }
+        }
+        append(year, digits: 4)
+        bytes.append(UInt8(ascii: "-"))
+        append(month, digits: 2)
+        bytes.append(UInt8(ascii: "-"))
+        append(day, digits: 2)
+        bytes.append(UInt8(ascii: "T"))
+        append(second / 3600, digits: 2)
+        bytes.append(UInt8(ascii: ":"))
+        append(second / 60 % 60, digits: 2)
+        bytes.append(UInt8(ascii: ":"))
+        append(second % 60, digits: 2)
+        bytes.append(UInt8(ascii: "."))
+        append(Int(millisecondOfDay % 1000), digits: 3)
+        bytes.append(UInt8(ascii: "Z"))
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    private static func floorDivision(_ value: Int64, _ divisor: Int64) -> (quotient: Int64, remainder: Int64) {
+        let remainder = (value % divisor + divisor) % divisor
+        return ((value - remainder) / divisor, remainder)
     }
 
     /// Parses `YYYY-MM-DD"T"HH:MM:SS[.fraction](Z|±HH:MM)` (`t`/`z` in lower case
@@ -69,6 +102,19 @@ public enum RFC3339 {
         let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
         let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
         return era * 146_097 + dayOfEra - 719_468
+    }
+
+    /// The date `days` after 1970-01-01 (H. Hinnant's `civil_from_days`).
+    private static func civilFromDays(_ days: Int) -> (year: Int, month: Int, day: Int) {
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let shiftedMonth = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * shiftedMonth + 2) / 5 + 1
+        let month = shiftedMonth < 10 ? shiftedMonth + 3 : shiftedMonth - 9
+        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 }
 

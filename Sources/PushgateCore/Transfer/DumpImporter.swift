@@ -45,10 +45,10 @@ public final class DumpImporter {
         switch record {
         case .success(let record): parsed = record
         case .failure(let error):
-            try refuse(at: location, error.description)
+            try await refuse(at: location, error.description)
             return
         }
-        guard let serverKey = try namespace(of: parsed, at: location) else { return }
+        guard let serverKey = try await namespace(of: parsed, at: location) else { return }
         guard serverKey == namespace || namespace == nil else {
             summary.skipped += 1
             return
@@ -67,23 +67,23 @@ public final class DumpImporter {
         return summary
     }
 
-    private func namespace(of record: DumpRecord, at location: String) throws -> String? {
+    private func namespace(of record: DumpRecord, at location: String) async throws -> String? {
         switch record {
         case .header:
             summary.read -= 1
             return nil
         case .document, .notification: return record.serverKey
         case .delivery(let delivery):
-            return try dependent(delivery.notificationID, at: location)
+            return try await dependent(delivery.notificationID, at: location)
         case .expansion(let expansion):
-            return try dependent(expansion.notificationID, at: location)
+            return try await dependent(expansion.notificationID, at: location)
         }
     }
 
     /// The namespace of the notification an outbox row belongs to, which must come before it.
-    private func dependent(_ notificationID: String, at location: String) throws -> String? {
+    private func dependent(_ notificationID: String, at location: String) async throws -> String? {
         if let serverKey = notificationNamespaces[notificationID] { return serverKey }
-        try refuse(at: location, "its notification '\(notificationID.prefix(40))' is not in the dump before it")
+        try await refuse(at: location, "its notification '\(notificationID.prefix(40))' is not in the dump before it")
         return nil
     }
 
@@ -96,23 +96,39 @@ public final class DumpImporter {
 
     private func flush() async throws {
         guard !batch.isEmpty else { return }
-        let items = batch
+        var items = batch
         batch.removeAll(keepingCapacity: true)
-        let outcomes = try await transfer.store(items.map(\.item), allOrNothing: strict)
-        // With `strict` a batch with a refusal wrote nothing: only its first refusal is told.
-        if strict, let refused = zip(items, outcomes).first(where: { $0.1.refusal != nil }) {
-            try refuse(at: refused.0.location, refused.1.refusal!)
+        var outcomes = try await transfer.store(items.map(\.item), allOrNothing: strict)
+        // With `strict` a batch with a refusal wrote nothing: what came before the
+        // refused record is stored again alone, so that the import stops right there.
+        if strict, let first = outcomes.firstIndex(where: { $0.refusal != nil }) {
+            let refusal = (items[first].location, outcomes[first].refusal!)
+            items = Array(items[..<first])
+            outcomes = items.isEmpty ? [] : try await transfer.store(items.map(\.item), allOrNothing: true)
+            count(outcomes)
+            try await refuse(at: refusal.0, refusal.1)
         }
         for ((location, _), outcome) in zip(items, outcomes) {
+            if let reason = outcome.refusal { try await refuse(at: location, reason) }
+        }
+        count(outcomes)
+    }
+
+    private func count(_ outcomes: [DumpImportOutcome]) {
+        for outcome in outcomes {
             switch outcome {
             case .written: summary.written += 1
             case .unchanged: summary.unchanged += 1
-            case .refused(let reason): try refuse(at: location, reason)
+            case .refused: break
             }
         }
     }
 
-    private func refuse(at location: String, _ reason: String) throws {
+    private func refuse(at location: String, _ reason: String) async throws {
+        if strict {
+            // Everything before the first refused record is imported, nothing after it.
+            try await flush()
+        }
         summary.refused += 1
         onRefusal(location, reason)
         if strict { throw Stopped(location: location, reason: reason) }

@@ -1,0 +1,93 @@
+import Foundation
+import PushgateCore
+import Testing
+
+/// The dump's lines: what `pushgate export` writes and `pushgate import` accepts,
+/// checked against `store/LAYOUT.md`.
+@Suite("Dump records")
+struct DumpRecordTests {
+    static let server = SHA256Hex.digest(of: "secret")
+    static let cwd = "/srv/agents/build"
+    static let agent = SHA256Hex.digest(of: cwd)
+    static let stamp = "2026-11-24T10:00:00.000Z"
+    static let device = "servers/\(server)/agents/\(agent)/devices/phone-1"
+    static let deviceFields =
+        #""platform":"ios","apnsToken":"\#(String(repeating: "ab", count: 32))","createdAt":"\#(stamp)","updatedAt":"\#(stamp)""#
+
+    func record(_ line: String) throws(DumpError) -> DumpRecord { try DumpRecord(line: Array(line.utf8)) }
+
+    @Test("a document's line leads with its path and reads back as the same record")
+    func documentLine() throws {
+        let line = #"{"path":"\#(Self.device)","fields":{\#(Self.deviceFields)}}"#
+        let parsed = try record(line)
+        guard case .document(let document) = parsed else {
+            Issue.record("not a document")
+            return
+        }
+        #expect(document.fields["platform"] == "ios")
+        #expect(parsed.serverKey == Self.server)
+        let written = String(decoding: try parsed.line(), as: UTF8.self)
+        #expect(written.hasPrefix(#"{"path":"\#(Self.device)","fields":{"#))
+        #expect(try record(written) == parsed)
+    }
+
+    @Test("the header names the format, when, and the namespace exported")
+    func header() throws {
+        let exportedAt = Date(timeIntervalSince1970: 1_795_323_872.5)
+        let header = DumpRecord.header(exportedAt: exportedAt, namespace: Self.server)
+        let line = String(decoding: try header.line(), as: UTF8.self)
+        #expect(line == #"{"pushgate_dump":1,"exported_at":"2026-11-22T05:04:32.500Z","namespace":"\#(Self.server)"}"#)
+        #expect(try record(line) == header)
+        #expect(throws: DumpError.self) { try record(#"{"pushgate_dump":2,"exported_at":"\#(Self.stamp)"}"#) }
+    }
+
+    @Test("an outbox row reads back as written; an unknown or missing column is refused")
+    func outboxRows() throws {
+        let delivery = DumpedDelivery(
+            notificationID: "n1", installationID: "phone-1", token: .fcm("tok"), pushID: "p1", route: nil,
+            attempts: 2, enqueuedAt: 1_795_323_872_000, nextAttemptAt: 1_795_323_882_000, lastReason: "Unavailable")
+        let line = String(decoding: try DumpRecord.delivery(delivery).line(), as: UTF8.self)
+        #expect(try record(line) == .delivery(delivery))
+        #expect(throws: DumpError.self) {
+            try record(line.replacingOccurrences(of: #""attempts":2"#, with: #""attempts":2,"lease_owner":"w""#))
+        }
+        #expect(throws: DumpError.self) { try record(line.replacingOccurrences(of: #""push_id":"p1","#, with: "")) }
+    }
+
+    @Test(
+        "lines the layout refuses, each with the reason",
+        arguments: [
+            ("not json", "not a JSON value"),
+            (#"[1]"#, "a record must be an object"),
+            (#"{"widget":{}}"#, "unknown record kind 'widget'"),
+            (#"{"path":"users/x","fields":{}}"#, "is not under servers/"),
+            (#"{"path":"servers/ABC","fields":{"createdAt":"\#(stamp)"}}"#, "is not 64 lower-case hex digits"),
+            (#"{"path":"servers/\#(server)","fields":{"createdAt":"yesterday"}}"#, "must be an RFC 3339 timestamp"),
+            (#"{"path":"servers/\#(server)","fields":{}}"#, "a server must have 'createdAt'"),
+            (#"{"path":"servers/\#(server)","fields":{"createdAt":"\#(stamp)","owner":"me"}}"#, "has no field 'owner'"),
+            (
+                #"{"path":"servers/\#(server)/agents/\#(agent)","fields":{"cwd":"/elsewhere","createdAt":"\#(stamp)","updatedAt":"\#(stamp)"}}"#,
+                "not the SHA-256 of its cwd"
+            ),
+            (
+                #"{"path":"\#(device)","fields":{"platform":"ios","createdAt":"\#(stamp)","updatedAt":"\#(stamp)"}}"#,
+                "must have 'apnsToken' or 'fcmToken'"
+            ),
+            (
+                #"{"path":"\#(device)","fields":{\#(deviceFields.replacingOccurrences(of: "ab", with: "AB"))}}"#,
+                "'apnsToken' must be 64 to 200 lower-case hex digits"
+            ),
+            (
+                #"{"path":"\#(device)","fields":{\#(deviceFields.replacingOccurrences(of: "\"ios\"", with: "\"windows\""))}}"#,
+                "'platform' must be"
+            ),
+            (#"{"path":"servers/\#(server)/agents/\#(agent)/pets/x","fields":{}}"#, "no document of the layout"),
+        ])
+    func refused(line: String, reason: String) {
+        #expect {
+            try record(line)
+        } throws: { error in
+            "\(error)".contains(reason)
+        }
+    }
+}

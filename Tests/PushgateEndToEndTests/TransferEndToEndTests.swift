@@ -1,0 +1,310 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+import PushgateCore
+import PushgateTesting
+import Synchronization
+import Testing
+
+/// `pushgate backup`, `export` and `import` as real processes, on stores a real
+/// gateway wrote, and gateways started on what they made.
+@Suite("End to end: backup, export, import", .serialized)
+struct TransferEndToEndTests {
+    static let secret = "transfer-end-to-end-secret-0123456789"
+    static let cwd = "/srv/moving-agent"
+    let directory: URL
+
+    init() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "pushgate-e2e-transfer-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    }
+
+    func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
+
+    static func token(_ n: Int) -> String { String(format: "%064x", 0xABC000 + n) }
+
+    func pushgate(_ arguments: [String], environment: [String: String] = [:]) async throws -> BuiltExecutable.Result {
+        try await BuiltExecutable.run(
+            arguments,
+            environment: ["CODEAGENTS_PUSH_SECRET": Self.secret].merging(environment) { $1 })
+    }
+
+    /// The dump's records without its header (which says when it was made): what two
+    /// stores holding the same must print alike.
+    func canonicalDump(_ database: String) async throws -> [Substring] {
+        let result = try await pushgate(["export", "--database", database])
+        try #require(result.status == 0, "\(result.stderr)")
+        let lines = result.stdout.split(separator: "\n")
+        try #require(lines.first?.hasPrefix(#"{"pushgate_dump":1,"exported_at":""#) == true)
+        return Array(lines.dropFirst())
+    }
+
+    @Test(
+        "SQLite → PostgreSQL → SQLite: identical dumps, pending deliveries included; a gateway on the PostgreSQL store delivers them",
+        .enabled(if: ScratchPostgresDatabase.serverURL != nil, "needs PUSHGATE_TEST_POSTGRES_URL (CI sets it)"))
+    func moveThroughPostgres() async throws {
+        let first = path("first.sqlite")
+        // A gateway whose APNs is down: the trigger is accepted, its deliveries stay pending.
+        let downEmulator = try await RunningEmulator(.apns, directory: directory.appendingPathComponent("down"))
+        _ = downEmulator.stop()
+        let gateway = try await RunningGateway(database: first, environment: downEmulator.settings)
+        let client = ["CODEAGENTS_PUSH_GATEWAY_BASE_URL": gateway.baseURL]
+        for n in 0..<3 {
+            let result = try await pushgate(
+                [
+                    "subscribe", "--cwd", Self.cwd, "--installation-id", "phone-\(n)", "--apns-token", Self.token(n),
+                    "--name", "Mover",
+                ], environment: client)
+            try #require(result.status == 0, "\(result.stdout)\(result.stderr)")
+        }
+        let trigger = try await pushgate(["trigger", "--cwd", Self.cwd, "--no-wait"], environment: client)
+        try #require(trigger.status == 0, "\(trigger.stdout)\(trigger.stderr)")
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(gateway.stop() == 0)
+
+        let original = try await canonicalDump(first)
+        #expect(original.filter { $0.hasPrefix(#"{"delivery":"#) }.count == 3, "\(original)")
+        #expect(original.filter { $0.hasPrefix(#"{"path":"#) }.count == 5, "server, agent, three devices")
+
+        let scratch = try await ScratchPostgresDatabase.create()
+        let exported = path("first.jsonl")
+        let export = try await pushgate(["export", "--database", first, "--to", exported])
+        #expect(export.status == 0 && export.stderr.contains("export: "), "\(export.stderr)")
+        let toPostgres = try await pushgate(["import", "--database", scratch.url, exported])
+        #expect(toPostgres.status == 0, "\(toPostgres.stdout)\(toPostgres.stderr)")
+        #expect(
+            toPostgres.stdout.hasPrefix(
+                "import: \(original.count) records read, \(original.count) written, 0 unchanged"))
+        #expect(try await canonicalDump(scratch.url) == original)
+
+        // The same dump again changes nothing; PostgreSQL is backed up with pg_dump.
+        let again = try await pushgate(["import", "--database", scratch.url, exported])
+        #expect(again.status == 0 && again.stdout.contains("0 written, \(original.count) unchanged, 0 refused"))
+        let backup = try await pushgate(["backup", "--database", scratch.url, "--to", path("pg.sqlite")])
+        #expect(backup.status == 2 && backup.stderr.contains("pg_dump"))
+
+        // And back, through a pipe this time.
+        let back = path("back.sqlite")
+        let pipe = try await BuiltExecutable.run(
+            [
+                "-c",
+                "\"$0\" export --database \"$1\" | \"$0\" import --database \"$2\"",
+                BuiltExecutable.url.path, scratch.url, back,
+            ], program: URL(fileURLWithPath: "/bin/sh"))
+        #expect(pipe.status == 0, "\(pipe.stdout)\(pipe.stderr)")
+        #expect(try await canonicalDump(back) == original)
+
+        // A gateway on the PostgreSQL store sends what the SQLite one could not.
+        let emulator = try await RunningEmulator(.apns, directory: directory.appendingPathComponent("up"))
+        defer { _ = emulator.stop() }
+        let moved = try await RunningGateway(database: scratch.url, environment: emulator.settings)
+        let deadline = Date().addingTimeInterval(60)
+        while try emulator.inbox().accepted.count < 3 {
+            try #require(Date() < deadline, "the moved deliveries were not sent")
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        #expect(try emulator.inbox().accepted == Set((0..<3).map(Self.token)))
+        #expect(moved.stop() == 0)
+        await scratch.drop()
+    }
+
+    @Test("backups of a store under write load each open and pass PRAGMA integrity_check, with what was committed")
+    func backupUnderLoad() async throws {
+        let store = path("live.sqlite")
+        let emulator = try await RunningEmulator(.apns, directory: directory)
+        defer { _ = emulator.stop() }
+        // No rate limits: four writers as fast as they go, on one secret and one address.
+        let unlimited = ["PUSHGATE_RATE_PER_SECRET": "0", "PUSHGATE_RATE_PER_ADDRESS": "0"]
+        let gateway = try await RunningGateway(
+            database: store, environment: emulator.settings.merging(unlimited) { $1 })
+        defer { _ = gateway.stop() }
+        try await Self.register(gateway, cwd: "/srv/triggered", installationID: "phone", token: Self.token(0))
+        let acknowledged = Acknowledged()
+        let writers = Task {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for writer in 0..<4 {
+                    group.addTask {
+                        var n = 0
+                        while !Task.isCancelled {
+                            try await Self.register(
+                                gateway, cwd: Self.cwd, installationID: "w\(writer)-\(n)",
+                                token: Self.token(writer * 100_000 + n))
+                            acknowledged.count.add(1, ordering: .relaxed)
+                            n += 1
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+        }
+        defer { writers.cancel() }
+        try await Task.sleep(for: .milliseconds(300))
+        let checker = """
+            import sqlite3, sys
+            db = sqlite3.connect("file:" + sys.argv[1] + "?mode=ro", uri=True)
+            print(db.execute("PRAGMA integrity_check").fetchone()[0])
+            print(db.execute("SELECT COUNT(*) FROM documents WHERE collection_id = 'devices'").fetchone()[0])
+            print(db.execute("SELECT COUNT(*) FROM outbox_notifications").fetchone()[0])
+            """
+        for round in 0..<3 {
+            let committedBefore = acknowledged.count.load(ordering: .relaxed)
+            let target = path("backup-\(round).sqlite")
+            let backup = try await pushgate(["backup", "--database", store, "--to", target])
+            try #require(backup.status == 0, "\(backup.stdout)\(backup.stderr)")
+            #expect(backup.stdout.hasPrefix("backup: \(target), ") && backup.stdout.contains("integrity ok"))
+            let check = try await BuiltExecutable.run(
+                ["python3", "-c", checker, target], program: URL(fileURLWithPath: "/usr/bin/env"))
+            let lines = check.stdout.split(separator: "\n")
+            #expect(lines.first == "ok", "\(check.stdout)\(check.stderr)")
+            let devices = lines.count > 1 ? Int(lines[1]) ?? -1 : -1
+            #expect(devices >= committedBefore, "every registration answered before the backup began is in it")
+            // A trigger between backups: the outbox is in the next one.
+            let trigger = try await pushgate(
+                ["trigger", "--cwd", "/srv/triggered", "--no-wait"],
+                environment: ["CODEAGENTS_PUSH_GATEWAY_BASE_URL": gateway.baseURL])
+            #expect(trigger.status == 0, "\(trigger.stdout)\(trigger.stderr)")
+            if round > 0 { #expect(lines.count > 2 && Int(lines[2])! >= round, "\(check.stdout)") }
+        }
+        writers.cancel()
+        #expect(acknowledged.count.load(ordering: .relaxed) > 50, "the writers wrote during the backups")
+        // A directory: a dated file in it; the store itself: refused.
+        let dated = try await pushgate(["backup", "--database", store, "--to", directory.path])
+        #expect(dated.status == 0 && dated.stdout.contains(directory.appendingPathComponent("pushgate-").path))
+        let itself = try await pushgate(["backup", "--database", store, "--to", store])
+        #expect(itself.status != 0 && itself.stderr.contains("names the store itself"))
+        // The backup is a store a gateway starts on.
+        let restored = try await RunningGateway(database: path("backup-2.sqlite"), environment: emulator.settings)
+        #expect(restored.stop() == 0)
+    }
+
+    static func register(_ gateway: RunningGateway, cwd: String, installationID: String, token: String) async throws {
+        var request = HTTPClientRequest(url: gateway.baseURL + "/registerSubscription")
+        request.method = .POST
+        request.headers.add(name: "Authorization", value: "Bearer \(secret)")
+        request.headers.add(name: "Content-Type", value: "application/json")
+        request.body = .bytes(
+            try JSONValue.object([
+                "cwd": .string(cwd), "installation_id": .string(installationID), "apns_token": .string(token),
+            ]).encodedData())
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+        _ = try await response.body.collect(upTo: 1 << 16)
+        try #require(response.status == .ok)
+    }
+
+    @Test("a Firestore export of seed 003's gateway imports into the layout, and a trigger reaches its FCM devices")
+    func fromFirestore() async throws {
+        let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("fixtures/firestore-export.json").path
+        let secret = "firestore-move-secret-0123456789"
+        let store = path("from-firestore.sqlite")
+        let imported = try await pushgate(["import", "--database", store, "--format", "firestore-json", fixture])
+        #expect(imported.status == 1, "a document was refused")
+        #expect(
+            imported.stdout.hasPrefix("import: 8 records read, 5 written, 0 unchanged, 3 refused"), "\(imported.stdout)"
+        )
+        let reports = imported.stderr.split(separator: "\n")
+        #expect(reports.contains("collection 'users' is not Pushgate's: skipped"))
+        #expect(reports.contains("field 'serverDisplayName' has no place in the layout: left out of 1 documents"))
+        #expect(
+            reports.contains {
+                $0.hasSuffix(
+                    "/devices/inst-bad: a device's 'fcmToken' must be 1 to 4096 characters without white space")
+            })
+        #expect(
+            reports.contains {
+                $0.contains("/agents/5f788baf") && $0.hasSuffix("the agent key is not the SHA-256 of its cwd")
+            })
+        #expect(reports.contains { $0.contains("/devices/inst-orphan: it is under servers/") })
+
+        let dump = try await canonicalDump(store)
+        #expect(dump.count == 5)
+        #expect(dump.contains { $0.contains("/devices/inst-3") && $0.contains(#""platform":"ios""#) })
+        #expect(dump.contains { $0.contains(#""lastSeenAt":"2025-11-23T12:13:20.123Z""#) })
+        #expect(!dump.contains { $0.contains("orphan") })
+
+        // Imported again: nothing changes (the namespace is no longer empty: compared, equal).
+        let again = try await pushgate(["import", "--database", store, "--format", "firestore-json", fixture])
+        #expect(again.stdout.hasPrefix("import: 8 records read, 0 written, 5 unchanged, 3 refused"), "\(again.stdout)")
+
+        let fcm = try await RunningEmulator(.fcm, directory: directory)
+        defer { _ = fcm.stop() }
+        // The fixture's registrations date from 2025: the start-up sweep of devices not
+        // registered for 90 days would take them (as it would have in Firestore).
+        let gateway = try await RunningGateway(
+            database: store, environment: fcm.settings.merging(["PUSHGATE_STALE_DEVICE_DAYS": "0"]) { $1 })
+        defer { _ = gateway.stop() }
+        let trigger = try await pushgate(
+            ["trigger", "--cwd", "/srv/firestore-agent"],
+            environment: ["CODEAGENTS_PUSH_SECRET": secret, "CODEAGENTS_PUSH_GATEWAY_BASE_URL": gateway.baseURL])
+        #expect(trigger.status == 0, "\(trigger.stdout)\(trigger.stderr)")
+        #expect(
+            try fcm.inbox().accepted == ["fcm-moved-token-1", "fcm-moved-token-2", "fcm-moved-token-3"],
+            "\(trigger.stdout)")
+        let entries = try fcm.entries()
+        #expect(
+            entries.allSatisfy {
+                $0["message"]?.objectValue?["notification"]?.objectValue?["title"] == "Firestore agent"
+            }, "\(entries)")
+    }
+
+    @Test("bad lines are reported by number and not imported; the rest is, and nothing else changes")
+    func badLines() async throws {
+        let server = SHA256Hex.digest(of: Self.secret)
+        let agent = SHA256Hex.digest(of: Self.cwd)
+        let stamp = #""2026-11-24T10:00:00.000Z""#
+        func device(_ id: String, token: String) -> String {
+            #"{"path":"servers/\#(server)/agents/\#(agent)/devices/\#(id)","fields":{"apnsToken":"\#(token)","createdAt":\#(stamp),"platform":"ios","updatedAt":\#(stamp)}}"#
+        }
+        let lines = [
+            #"{"pushgate_dump":1,"exported_at":\#(stamp)}"#,
+            #"{"path":"servers/\#(server)","fields":{"createdAt":\#(stamp)}}"#,
+            #"{"path":"servers/\#(server)/agents/\#(agent)","fields":{"createdAt":\#(stamp),"cwd":"\#(Self.cwd)","updatedAt":\#(stamp)}}"#,
+            device("phone-1", token: Self.token(1)),
+            "{\"path\": truncated",
+            device("phone-2", token: "not-hex"),
+            device("phone-3", token: Self.token(3)),
+            String(
+                decoding: try DumpRecord.delivery(
+                    DumpedDelivery(
+                        notificationID: "nowhere", installationID: "phone-1", token: .apns(Self.token(1)), pushID: "p",
+                        route: nil, attempts: 0, enqueuedAt: 0, nextAttemptAt: 0, lastReason: nil)
+                ).line(), as: UTF8.self),
+        ]
+        let dump = path("bad.jsonl")
+        try lines.joined(separator: "\n").write(toFile: dump, atomically: true, encoding: .utf8)
+        let store = path("bad-lines.sqlite")
+
+        let strict = try await pushgate(["import", "--database", store, "--strict", dump])
+        #expect(strict.status == 1)
+        #expect(strict.stderr == "line 5: not a JSON value\n")
+        #expect(try await canonicalDump(store) == lines[1...3].map { Substring($0) }, "what came before line 5 only")
+
+        let result = try await pushgate(["import", "--database", store, "--merge", dump])
+        #expect(result.status == 1)
+        #expect(
+            result.stdout.hasPrefix("import: 7 records read, 1 written, 3 unchanged, 3 refused"), "\(result.stdout)")
+        #expect(
+            result.stderr.split(separator: "\n") == [
+                "line 5: not a JSON value",
+                "line 6: a device's 'apnsToken' must be 64 to 200 lower-case hex digits",
+                "line 8: its notification 'nowhere' is not in the dump before it",
+            ])
+        let stored = try await canonicalDump(store)
+        #expect(stored == [lines[1], lines[2], lines[3], lines[6]].map { Substring($0) })
+
+        // Not a dump at all: refused whole, the store as it was.
+        let firestore = try await pushgate(["import", "--database", store, path("bad.jsonl") + ".missing"])
+        #expect(firestore.status != 0 && firestore.stderr.contains("cannot open"))
+        try "{\"servers\":{}}\n".write(toFile: path("not-a-dump.json"), atomically: true, encoding: .utf8)
+        let notADump = try await pushgate(["import", "--database", store, path("not-a-dump.json")])
+        #expect(notADump.status != 0 && notADump.stderr.contains("line 1: not a Pushgate dump"))
+        #expect(try await canonicalDump(store) == stored)
+    }
+}
+
+/// Registrations answered so far, counted by the writers of a load.
+private final class Acknowledged: Sendable {
+    let count = Atomic<Int>(0)
+}
