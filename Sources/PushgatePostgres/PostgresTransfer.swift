@@ -159,7 +159,7 @@ public struct PostgresTransfer: StoreTransfer {
         guard !deliveries.isEmpty else { return }
         let notificationIDs = deliveries.map(\.delivery.notificationID)
         let installationIDs = deliveries.map(\.delivery.installationID)
-        var stored: [String: DumpedDelivery?] = [:]
+        var stored: [String: DumpedDelivery] = [:]
         let rows = try await connection.query(
             Self.query(
                 TransferSQL.deliveryColumns
@@ -167,12 +167,8 @@ public struct PostgresTransfer: StoreTransfer {
                 notificationIDs, installationIDs),
             logger: database.logger)
         for try await row in rows {
-            let cells = row.makeRandomAccess()
-            let notificationID = try cells[0].decode(String.self)
-            let installationID = try cells[1].decode(String.self)
-            let state = try cells[6].decode(String.self)
-            stored[notificationID + "/" + installationID] =
-                state == DeliveryState.pending.rawValue ? try Self.delivery(row) : nil
+            let delivery = try Self.delivery(row)
+            stored[delivery.notificationID + "/" + delivery.installationID] = delivery
         }
         var known = Set<String>()
         for try await id in try await connection.query(
@@ -184,7 +180,7 @@ public struct PostgresTransfer: StoreTransfer {
         var fresh: [DumpedDelivery] = []
         for (index, delivery, mayWrite) in deliveries {
             if let existing = stored[delivery.notificationID + "/" + delivery.installationID] {
-                outcomes[index] = .existing(existing, delivery, what: "delivery")
+                outcomes[index] = .existing(existing.identity, delivery.identity, what: "delivery")
             } else if !mayWrite {
                 outcomes[index] = .occupiedNamespace
             } else if !known.contains(delivery.notificationID) {
@@ -217,7 +213,9 @@ public struct PostgresTransfer: StoreTransfer {
                 TransferSQL.expansionColumns(json: "::text") + " WHERE notification_id = $1", expansion.notificationID),
             logger: database.logger
         ).collect().first
-        if let stored { return .existing(try Self.expansion(stored), expansion, what: "expansion") }
+        if let stored {
+            return .existing(try Self.expansion(stored).identity, expansion.identity, what: "expansion")
+        }
         guard mayWrite else { return .occupiedNamespace }
         let selection = String(decoding: try expansion.selection.encodedBytes(), as: UTF8.self)
         let inserted = try await connection.query(

@@ -134,7 +134,7 @@ public struct SQLiteTransfer: StoreTransfer {
         let stored = try Row.fetchOne(
             db.cachedStatement(sql: TransferSQL.deliveryColumns + " WHERE notification_id = ? AND installation_id = ?"),
             arguments: [delivery.notificationID, delivery.installationID])
-        if let stored { return .existing(try Self.storedDelivery(stored), delivery, what: "delivery") }
+        if let stored { return .existing(try Self.delivery(stored).identity, delivery.identity, what: "delivery") }
         guard mayWrite else { return .occupiedNamespace }
         guard
             try Bool.fetchOne(
@@ -161,7 +161,9 @@ public struct SQLiteTransfer: StoreTransfer {
         let stored = try Row.fetchOne(
             db.cachedStatement(sql: TransferSQL.expansionColumns() + " WHERE notification_id = ?"),
             arguments: [expansion.notificationID])
-        if let stored { return .existing(try Self.expansion(stored), expansion, what: "expansion") }
+        if let stored {
+            return .existing(try Self.expansion(stored).identity, expansion.identity, what: "expansion")
+        }
         guard mayWrite else { return .occupiedNamespace }
         guard
             try Bool.fetchOne(
@@ -191,11 +193,6 @@ public struct SQLiteTransfer: StoreTransfer {
             notificationID: row[0], installationID: row[1], token: try OutboxRows.token(kind: row[2], value: row[3]),
             pushID: row[4], route: row[5], attempts: row[7], enqueuedAt: row[8], nextAttemptAt: row[9],
             lastReason: row[10])
-    }
-
-    /// A stored delivery as a dump would carry it; `nil` when it is no longer pending.
-    private static func storedDelivery(_ row: Row) throws -> DumpedDelivery? {
-        (row[6] as String) == DeliveryState.pending.rawValue ? try delivery(row) : nil
     }
 
     private static func expansion(_ row: Row) throws -> DumpedExpansion {

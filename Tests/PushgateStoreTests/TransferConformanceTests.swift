@@ -151,6 +151,15 @@ struct TransferConformanceTests {
                 #expect(
                     try await target.outbox.notificationID(idempotencyKey: "run-2", serverKey: server, since: start)
                         == "n4", "an unfinished trigger's idempotency key moves with it")
+
+                // The target's gateway sends them; the dump imported again leaves its progress as it is.
+                try await target.outbox.record(
+                    (due + reminders).map {
+                        .init(notificationID: $0.notificationID, installationID: $0.installationID, change: .delivered)
+                    }, owner: "x", now: start + 3_601)
+                let afterProgress = try await load(exported, into: try #require(target.transfer), merge: true)
+                #expect(afterProgress.refusals == [] && afterProgress.summary.unchanged == exported.count)
+                #expect(try await target.outbox.stats(now: start + 3_602).pending == 0, "nothing to send again")
             }
         }
     }
@@ -247,6 +256,27 @@ struct TransferConformanceTests {
                 #expect(first.refusals == ["line 9: not a JSON value"])
                 #expect(first.summary.written == 8 && first.summary.refused == 1)
                 #expect(try await dump(target) == Array(exported.prefix(8)))
+            }
+        }
+    }
+
+    @Test(
+        "the deliveries of a notification the store already had are the store's: none is added",
+        arguments: StoreKind.databaseKinds, [4, 1000])
+    func storedNotificationsKeepTheirDeliveries(kind: StoreKind, batchSize: Int) async throws {
+        try await StoreKind.sqlite.withDatabase { openSource in
+            let source = try await openSource()
+            try await fill(source)
+            let exported = try await dump(try #require(source.transfer))
+            try await kind.withDatabase { open in
+                let target = try #require(try await open().transfer)
+                // The store sent n1's deliveries and pruned them: the dump's are not added back.
+                let withoutN1 = exported.filter { !($0.hasPrefix(#"{"delivery":"#) && $0.contains(#""n1""#)) }
+                _ = try await load(withoutN1, into: target, batchSize: batchSize)
+                let full = try await load(exported, into: target, merge: true, batchSize: batchSize)
+                #expect(full.refusals == [] && full.summary.written == 0 && full.summary.unchanged == exported.count)
+                // n1 has nothing left to send there: it is no longer in a dump.
+                #expect(try await dump(target) == withoutN1.filter { !$0.contains(#""id":"n1""#) })
             }
         }
     }

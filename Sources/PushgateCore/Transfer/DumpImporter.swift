@@ -24,6 +24,10 @@ public final class DumpImporter {
     private var writableNamespaces: [String: Bool] = [:]
     /// The namespace of each notification imported so far: its deliveries' and expansion's.
     private var notificationNamespaces: [String: String] = [:]
+    /// Notifications the store had before this import: their deliveries and expansion
+    /// are the store's to finish (or finished, and pruned), never added again.
+    private var storedBefore: Set<String> = []
+    private var batchHasNotifications = false
     public private(set) var summary = DumpImportSummary()
 
     public init(
@@ -53,8 +57,21 @@ public final class DumpImporter {
             summary.skipped += 1
             return
         }
-        if case .notification(let notification) = parsed {
+        switch parsed {
+        case .notification(let notification):
             notificationNamespaces[notification.id] = serverKey
+            batchHasNotifications = true
+        case .delivery(let delivery):
+            if try await wasStoredBefore(delivery.notificationID) {
+                summary.unchanged += 1
+                return
+            }
+        case .expansion(let expansion):
+            if try await wasStoredBefore(expansion.notificationID) {
+                summary.unchanged += 1
+                return
+            }
+        case .header, .document: break
         }
         let mayWrite = try await isWritable(serverKey)
         batch.append((location, DumpImportItem(record: parsed, mayWrite: mayWrite)))
@@ -87,6 +104,13 @@ public final class DumpImporter {
         return nil
     }
 
+    /// Whether the store had the notification before this import. A dump lists its
+    /// notifications before their deliveries: the batch holding them is stored first.
+    private func wasStoredBefore(_ notificationID: String) async throws -> Bool {
+        if batchHasNotifications { try await flush() }
+        return storedBefore.contains(notificationID)
+    }
+
     private func isWritable(_ serverKey: String) async throws -> Bool {
         if let writable = writableNamespaces[serverKey] { return writable }
         let writable = try await merge ? true : !transfer.hasDocuments(inNamespace: serverKey)
@@ -98,7 +122,11 @@ public final class DumpImporter {
         guard !batch.isEmpty else { return }
         var items = batch
         batch.removeAll(keepingCapacity: true)
+        batchHasNotifications = false
         var outcomes = try await transfer.store(items.map(\.item), allOrNothing: strict)
+        for ((_, item), outcome) in zip(items, outcomes) where outcome == .unchanged {
+            if case .notification(let notification) = item.record { storedBefore.insert(notification.id) }
+        }
         // With `strict` a batch with a refusal wrote nothing: what came before the
         // refused record is stored again alone, so that the import stops right there.
         if strict, let first = outcomes.firstIndex(where: { $0.refusal != nil }) {

@@ -28,6 +28,13 @@ public struct DumpedDelivery: Sendable, Hashable {
         self.lastReason = lastReason
     }
 
+    /// What a delivery keeps from its making on: a stored one with the same is this
+    /// delivery, however far its store has taken it since (tries, state), and is left
+    /// as it is.
+    public var identity: [String] {
+        [notificationID, installationID, token.kind.rawValue, token.value, pushID, route ?? ""]
+    }
+
     var json: JSONValue {
         var object: [String: JSONValue] = [
             "notification_id": .string(notificationID), "installation_id": .string(installationID),

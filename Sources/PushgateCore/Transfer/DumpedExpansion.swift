@@ -14,6 +14,15 @@ public struct DumpedExpansion: Sendable, Hashable {
         self.cursor = cursor
     }
 
+    /// What an expansion keeps from its making on: a stored one with the same is this
+    /// expansion, however far its cursor moved since, and is left as it is.
+    public var identity: JSONValue {
+        [
+            "notification_id": .string(notificationID), "accepted_at": .number(Double(acceptedAt)),
+            "selection": selection,
+        ]
+    }
+
     var json: JSONValue {
         var object: [String: JSONValue] = [
             "notification_id": .string(notificationID), "accepted_at": .number(Double(acceptedAt)),
