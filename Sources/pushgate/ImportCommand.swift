@@ -10,7 +10,8 @@ struct ImportCommand: AsyncParsableCommand {
         abstract: "Read a dump (pushgate export) or a Firestore export into the store.",
         discussion: """
             Every record is checked against the store's layout (store/LAYOUT.md); a bad one is reported with \
-            its line number (or its path) and not imported. Batches of 1,000 records are one transaction each. \
+            its line number (or its path) and not imported. Batches of 5,000 records are one transaction each \
+            (a gateway on the same SQLite file waits a fraction of a second for each). \
             Importing the same dump twice changes nothing the second time. A namespace that already has \
             documents is only compared with, not written, unless --merge. With --format firestore-json, FILE is \
             the JSON node-firestore-import-export writes from the Firestore of seed 003's gateway. \

@@ -58,4 +58,16 @@ struct RequestFieldsTests {
         #expect(throws: FunctionError.self) { try body.optionalTimestamp("bad") }
         #expect(try body.optionalTimestamp("absent") == nil)
     }
+
+    @Test(
+        "an FCM token: 1 to 4096 characters without white space, ASCII or not",
+        arguments: [
+            ("c1:APA91b" + String(repeating: "x", count: 140), true), (String(repeating: "é", count: 4096), true),
+            (String(repeating: "x", count: 4096), true), (String(repeating: "x", count: 4097), false), ("", false),
+            ("a b", false), ("a\tb", false), ("a\r\nb", false), ("a\u{0B}b", false), ("é\u{00A0}é", false),
+            ("a\u{2003}b", false),
+        ])
+    func fcmToken(token: String, valid: Bool) {
+        #expect((try? FieldRules.fcmToken(token)) == (valid ? token : nil))
+    }
 }

@@ -19,7 +19,7 @@ struct FuzzCorpusTests {
 
     @Test(
         "every committed input keeps its target's properties",
-        arguments: ["FuzzRequests", "FuzzPreview", "FuzzPayloads", "FuzzJSON"])
+        arguments: ["FuzzRequests", "FuzzPreview", "FuzzPayloads", "FuzzJSON", "FuzzDumps"])
     func replay(target: String) throws {
         let inputs = try Self.inputs(target)
         #expect(inputs.count >= 5, "a corpus to start from")
@@ -28,6 +28,7 @@ struct FuzzCorpusTests {
             case "FuzzRequests": RequestFuzzing.check
             case "FuzzPreview": PreviewFuzzing.check
             case "FuzzJSON": JSONFuzzing.check
+            case "FuzzDumps": DumpFuzzing.check
             default: PayloadFuzzing.check
             }
         for input in inputs { check(input) }

@@ -23,9 +23,13 @@ public struct DocumentPath: Sendable, Hashable, Comparable, CustomStringConverti
         self.segments = trustedSegments
     }
 
-    /// Parses the stored form `a/b/c/d`.
+    /// Parses the stored form `a/b/c/d` (split on its bytes: a path is read for every
+    /// row an export writes and an import reads, and `/` is never part of a character).
     public init(rawValue: String) throws(DocumentStoreError) {
-        try self.init(segments: rawValue.split(separator: "/", omittingEmptySubsequences: false).map(String.init))
+        try self.init(
+            segments: rawValue.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).map {
+                String(Substring($0))
+            })
     }
 
     /// The last segment: the document's id within its collection.

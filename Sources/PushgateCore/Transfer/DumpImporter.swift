@@ -27,11 +27,15 @@ public final class DumpImporter {
     /// Notifications the store had before this import: their deliveries and expansion
     /// are the store's to finish (or finished, and pruned), never added again.
     private var storedBefore: Set<String> = []
-    private var batchHasNotifications = false
+    /// Whether a notification read is not stored yet.
+    private var unsettledNotifications = false
+    /// The batch being written, and what the store makes of it.
+    private var storing:
+        (items: [(location: String, item: DumpImportItem)], task: Task<[DumpImportOutcome], any Error>)?
     public private(set) var summary = DumpImportSummary()
 
     public init(
-        transfer: any StoreTransfer, namespace: String?, merge: Bool, strict: Bool, batchSize: Int = 1000,
+        transfer: any StoreTransfer, namespace: String?, merge: Bool, strict: Bool, batchSize: Int = 5000,
         onRefusal: @escaping Refusal
     ) {
         self.transfer = transfer
@@ -60,7 +64,7 @@ public final class DumpImporter {
         switch parsed {
         case .notification(let notification):
             notificationNamespaces[notification.id] = serverKey
-            batchHasNotifications = true
+            unsettledNotifications = true
         case .delivery(let delivery):
             if try await wasStoredBefore(delivery.notificationID) {
                 summary.unchanged += 1
@@ -81,6 +85,7 @@ public final class DumpImporter {
     /// Stores what is left; returns the counts.
     public func finish() async throws -> DumpImportSummary {
         try await flush()
+        try await settle()
         return summary
     }
 
@@ -107,7 +112,11 @@ public final class DumpImporter {
     /// Whether the store had the notification before this import. A dump lists its
     /// notifications before their deliveries: the batch holding them is stored first.
     private func wasStoredBefore(_ notificationID: String) async throws -> Bool {
-        if batchHasNotifications { try await flush() }
+        if unsettledNotifications {
+            try await flush()
+            try await settle()
+            unsettledNotifications = false
+        }
         return storedBefore.contains(notificationID)
     }
 
@@ -118,26 +127,42 @@ public final class DumpImporter {
         return writable
     }
 
+    /// Hands the batch to the store, once the one before it is settled, without
+    /// waiting for it: the next batch is read and checked while this one is written,
+    /// so reading and writing each keep a core busy.
     private func flush() async throws {
         guard !batch.isEmpty else { return }
-        var items = batch
-        batch.removeAll(keepingCapacity: true)
-        batchHasNotifications = false
-        var outcomes = try await transfer.store(items.map(\.item), allOrNothing: strict)
+        try await settle()
+        let items = batch
+        batch = []
+        batch.reserveCapacity(batchSize)
+        let transfer = self.transfer
+        let strict = self.strict
+        let records = items.map(\.item)
+        storing = (items, Task { try await transfer.store(records, allOrNothing: strict) })
+    }
+
+    /// Waits for the batch being stored and takes in what became of each record.
+    private func settle() async throws {
+        guard let (stored, task) = storing else { return }
+        storing = nil
+        var items = stored
+        var outcomes = try await task.value
         for ((_, item), outcome) in zip(items, outcomes) where outcome == .unchanged {
             if case .notification(let notification) = item.record { storedBefore.insert(notification.id) }
         }
         // With `strict` a batch with a refusal wrote nothing: what came before the
-        // refused record is stored again alone, so that the import stops right there.
+        // refused record is stored again alone, so that the import stops right there
+        // (the batch read meanwhile is dropped).
         if strict, let first = outcomes.firstIndex(where: { $0.refusal != nil }) {
             let refusal = (items[first].location, outcomes[first].refusal!)
             items = Array(items[..<first])
             outcomes = items.isEmpty ? [] : try await transfer.store(items.map(\.item), allOrNothing: true)
             count(outcomes)
-            try await refuse(at: refusal.0, refusal.1)
+            try report(at: refusal.0, refusal.1)
         }
         for ((location, _), outcome) in zip(items, outcomes) {
-            if let reason = outcome.refusal { try await refuse(at: location, reason) }
+            if let reason = outcome.refusal { try report(at: location, reason) }
         }
         count(outcomes)
     }
@@ -152,11 +177,16 @@ public final class DumpImporter {
         }
     }
 
+    /// Refuses the record being read: with `strict`, once everything before it is stored.
     private func refuse(at location: String, _ reason: String) async throws {
         if strict {
-            // Everything before the first refused record is imported, nothing after it.
             try await flush()
+            try await settle()
         }
+        try report(at: location, reason)
+    }
+
+    private func report(at location: String, _ reason: String) throws {
         summary.refused += 1
         onRefusal(location, reason)
         if strict { throw Stopped(location: location, reason: reason) }

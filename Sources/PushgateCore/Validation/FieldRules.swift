@@ -52,10 +52,16 @@ public enum FieldRules {
 
     /// 1–4096 characters, no white space.
     public static func fcmToken(_ value: String, field: String = "fcm_token") throws(FunctionError) -> String {
-        guard (1...4096).contains(value.count) else {
+        // Tokens are ASCII: their bytes are their characters, and only these bytes are white space.
+        let isASCII = value.utf8.allSatisfy { $0 < 0x80 }
+        guard (1...4096).contains(isASCII ? value.utf8.count : value.count) else {
             throw .invalidArgument("'\(field)' must be 1 to 4096 characters", field: field)
         }
-        guard !value.contains(where: \.isWhitespace) else {
+        let hasWhiteSpace =
+            isASCII
+            ? value.utf8.contains { $0 == UInt8(ascii: " ") || (0x09...0x0D).contains($0) }
+            : value.contains(where: \.isWhitespace)
+        guard !hasWhiteSpace else {
             throw .invalidArgument("'\(field)' must not contain white space", field: field)
         }
         return value
