@@ -7,7 +7,7 @@ import PushgateSQLite
 struct BackupCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "backup",
-        abstract: "Copy a SQLite store while the gateway serves: consistent, checked and synced to disk.",
+        abstract: "Copy a live SQLite store: consistent, checked, synced.",
         discussion: """
             The copy is made with VACUUM INTO (one snapshot: the documents with the outbox), checked with \
             PRAGMA integrity_check, synced, then renamed over FILE, so FILE is always a whole backup. \

@@ -7,7 +7,7 @@ import PushgateServer
 struct ExportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "export",
-        abstract: "Write the store's documents and unfinished deliveries as JSON Lines (a dump).",
+        abstract: "Write the store and its unsent pushes as JSON Lines.",
         discussion: """
             One record a line: a header ({"pushgate_dump": 1, "exported_at": …}), every document \
             ({"path": …, "fields": {…}}) in path order, then the outbox's notifications with work left, their \

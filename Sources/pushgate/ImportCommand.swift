@@ -7,7 +7,7 @@ import PushgateServer
 struct ImportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "import",
-        abstract: "Read a dump (pushgate export) or a Firestore export into the store.",
+        abstract: "Read a dump or a Firestore export into the store.",
         discussion: """
             Every record is checked against the store's layout (store/LAYOUT.md); a bad one is reported with \
             its line number (or its path) and not imported. Batches of 5,000 records are one transaction each \

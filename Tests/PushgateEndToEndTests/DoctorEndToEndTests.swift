@@ -71,7 +71,7 @@ struct DoctorEndToEndTests {
             names == [
                 "serve", "keygen", "subscribe", "trigger", "apns-emulator", "fcm-emulator", "outbox", "config",
                 "doctor", "event",
-                "resolve", "diagnostics", "unsubscribe",
+                "resolve", "diagnostics", "unsubscribe", "backup", "export", "import",
             ], "\(result.stdout)")
         #expect(lines.allSatisfy { $0.hasPrefix("  ") && !$0.hasPrefix("   ") }, "no abstract wraps onto a second line")
     }
