@@ -103,7 +103,8 @@ report() { # step seconds rss_kb [bulk_seconds]
     local ratio="-"
     [ -n "${4:-}" ] && ratio=$(awk -v s="$2" -v b="$4" 'BEGIN { printf "%.2f", b / s }')
     awk -v step="$1" -v n="$records" -v s="$2" -v kb="$3" -v r="$ratio" \
-        'BEGIN { printf "%-34s %10d %9.2f %11.0f %7.0f MB %8s\n", step, n, s, n / s, kb / 1024, r }'
+        'BEGIN { rss = kb > 0 ? sprintf("%7.0f MB", kb / 1024) : "         -"
+                 printf "%-34s %10d %9.2f %11.0f %s %8s\n", step, n, s, n / s, rss, r }'
 }
 measure() { # step bulk_seconds command…: runs it under /usr/bin/time, reports
     local step="$1" bulk="$2"
@@ -118,7 +119,7 @@ measure() { # step bulk_seconds command…: runs it under /usr/bin/time, reports
 
 source_db="$(database sqlite source)"
 seeded=$(bulk_sqlite "$source_db")
-report "bulk load: SQLite (executemany)" "$seeded" 0
+report "bulk load: SQLite (executemany)" "$seeded" 0  # in Python: no RSS of ours
 measure "pushgate backup (SQLite)" "" "$pushgate" backup --database "$source_db" --to "$work/backup.sqlite"
 measure "pushgate export (SQLite)" "" "$pushgate" export --database "$source_db" --to "$work/dump.jsonl"
 ls -l "$work/dump.jsonl" | awk '{ printf "  dump: %.0f MB\n", $5 / 1048576 }'
