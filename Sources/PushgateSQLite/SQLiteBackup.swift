@@ -35,6 +35,10 @@ public enum SQLiteBackup {
                 try db.execute(sql: "VACUUM INTO ?", arguments: [partial])
             }
             try database.close()
+            // The copy holds what the store holds (device tokens): readable by whom the store is.
+            if let mode = try FileManager.default.attributesOfItem(atPath: source)[.posixPermissions] {
+                try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: partial)
+            }
             let report = try check(partial, destination: destination)
             try syncToDisk(partial)
             guard rename(partial, destination) == 0 else {

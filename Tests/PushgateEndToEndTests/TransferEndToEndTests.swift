@@ -169,6 +169,10 @@ struct TransferEndToEndTests {
         }
         writers.cancel()
         #expect(acknowledged.count.load(ordering: .relaxed) > 50, "the writers wrote during the backups")
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: store)
+        #expect(try await pushgate(["backup", "--database", store, "--to", path("private.sqlite")]).status == 0)
+        let mode = try FileManager.default.attributesOfItem(atPath: path("private.sqlite"))[.posixPermissions]
+        #expect(mode as? Int == 0o600, "a backup is as private as its store")
         // A directory: a dated file in it; the store itself: refused.
         let dated = try await pushgate(["backup", "--database", store, "--to", directory.path])
         #expect(dated.status == 0 && dated.stdout.contains(directory.appendingPathComponent("pushgate-").path))

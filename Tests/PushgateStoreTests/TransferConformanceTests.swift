@@ -93,6 +93,19 @@ struct TransferConformanceTests {
         return lines
     }
 
+    /// Runs `body` on a new database of `kind` filled by ``fill(_:)``, with its
+    /// transfer and the lines it exports.
+    func withFilled(
+        _ kind: StoreKind, _ body: (OpenDatabase, any StoreTransfer, _ exported: [String]) async throws -> Void
+    ) async throws {
+        try await kind.withDatabase { open in
+            let database = try await open()
+            try await fill(database)
+            let transfer = try #require(database.transfer)
+            try await body(database, transfer, try await dump(transfer))
+        }
+    }
+
     /// Imports `lines` as the CLI does (each line parsed, batches of `batchSize`).
     func load(
         _ lines: [String], into transfer: any StoreTransfer, namespace: String? = nil, merge: Bool = false,
@@ -117,10 +130,7 @@ struct TransferConformanceTests {
         "what one database exports another imports as it was, outbox work included; a second import changes nothing",
         arguments: StoreKind.databaseKinds, StoreKind.databaseKinds)
     func roundTrip(from source: StoreKind, to target: StoreKind) async throws {
-        try await source.withDatabase { openSource in
-            let filled = try await openSource()
-            try await fill(filled)
-            let exported = try await dump(try #require(filled.transfer))
+        try await withFilled(source) { _, _, exported in
             // documents, n1 n2 n4 n5, pending deliveries, n4's expansion
             let expected = 21
             #expect(exported.count == expected, "documents, n1 n2 n4 n5, pending deliveries, n4's expansion")
@@ -168,11 +178,7 @@ struct TransferConformanceTests {
         "a namespace that had documents is compared, not written, unless merging; --namespace takes one",
         arguments: StoreKind.databaseKinds)
     func occupiedNamespace(kind: StoreKind) async throws {
-        try await kind.withDatabase { open in
-            let database = try await open()
-            try await fill(database)
-            let transfer = try #require(database.transfer)
-            let exported = try await dump(transfer)
+        try await withFilled(kind) { database, transfer, exported in
             #expect(try await transfer.hasDocuments(inNamespace: server))
             #expect(try await transfer.documentCount(inNamespace: server) == 5)
 
@@ -204,11 +210,7 @@ struct TransferConformanceTests {
         "an outbox row already there in another form is refused and kept; all-or-nothing writes none of its batch",
         arguments: StoreKind.databaseKinds)
     func outboxRowsAreNeverOverwritten(kind: StoreKind) async throws {
-        try await kind.withDatabase { open in
-            let database = try await open()
-            try await fill(database)
-            let transfer = try #require(database.transfer)
-            let exported = try await dump(transfer)
+        try await withFilled(kind) { database, transfer, exported in
             let changed = exported.map {
                 $0.replacingOccurrences(of: "\"title\":\"Done\"", with: "\"title\":\"Other\"")
             }
@@ -243,10 +245,7 @@ struct TransferConformanceTests {
         "strict: everything before the first refused record is stored, nothing after it",
         arguments: StoreKind.databaseKinds, [1, 4, 1000])
     func strictStopsAtTheFirst(kind: StoreKind, batchSize: Int) async throws {
-        try await StoreKind.sqlite.withDatabase { openSource in
-            let source = try await openSource()
-            try await fill(source)
-            let exported = try await dump(try #require(source.transfer))
+        try await withFilled(.sqlite) { _, _, exported in
             try await kind.withDatabase { open in
                 let target = try #require(try await open().transfer)
                 // Line 9, a device, is no JSON: the eight lines before it are stored.
@@ -264,10 +263,7 @@ struct TransferConformanceTests {
         "the deliveries of a notification the store already had are the store's: none is added",
         arguments: StoreKind.databaseKinds, [4, 1000])
     func storedNotificationsKeepTheirDeliveries(kind: StoreKind, batchSize: Int) async throws {
-        try await StoreKind.sqlite.withDatabase { openSource in
-            let source = try await openSource()
-            try await fill(source)
-            let exported = try await dump(try #require(source.transfer))
+        try await withFilled(.sqlite) { _, _, exported in
             try await kind.withDatabase { open in
                 let target = try #require(try await open().transfer)
                 // The store sent n1's deliveries and pruned them: the dump's are not added back.
