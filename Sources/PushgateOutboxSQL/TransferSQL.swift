@@ -1,3 +1,5 @@
+import PushgateCore
+
 /// The statements an export reads with, the same for SQLite and PostgreSQL but for
 /// how a parameter is written (`?1`, `$1::text`) and JSON columns are read (`::text`).
 public enum TransferSQL {
@@ -58,5 +60,14 @@ public enum TransferSQL {
                 OR e.notification_id IN (SELECT id FROM outbox_notifications WHERE server_key = \(parameter)))
             ORDER BY e.notification_id
             """
+    }
+
+    /// A JSON column of an outbox row (a notification's content, an expansion's selection), as read.
+    public static func json(_ text: String) throws(DocumentStoreError) -> JSONValue {
+        do {
+            return try JSONValue.parse(Array(text.utf8))
+        } catch {
+            throw .corruptDocument("an outbox row's JSON")
+        }
     }
 }

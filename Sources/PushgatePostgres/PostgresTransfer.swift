@@ -246,7 +246,7 @@ public struct PostgresTransfer: StoreTransfer {
         let cells = row.makeRandomAccess()
         return DumpedNotification(
             id: try cells[0].decode(String.self), serverKey: try cells[1].decode(String.self),
-            agentKey: try cells[2].decode(String.self), content: try json(try cells[3].decode(String.self)),
+            agentKey: try cells[2].decode(String.self), content: try TransferSQL.json(try cells[3].decode(String.self)),
             createdAt: try cells[4].decode(Int64.self), expiresAt: try cells[5].decode(Int64.self),
             idempotencyKey: try cells[6].decode(String?.self), reminderOf: try cells[7].decode(String?.self),
             coalesceKey: try cells[8].decode(String?.self), heldUntil: try cells[9].decode(Int64?.self),
@@ -268,14 +268,7 @@ public struct PostgresTransfer: StoreTransfer {
     private static func expansion(_ row: PostgresRow) throws -> DumpedExpansion {
         let (notificationID, acceptedAt, selection, cursor) = try row.decode((String, Int64, String, String?).self)
         return DumpedExpansion(
-            notificationID: notificationID, acceptedAt: acceptedAt, selection: try json(selection), cursor: cursor)
-    }
-
-    private static func json(_ text: String) throws -> JSONValue {
-        do {
-            return try JSONValue.parse(Array(text.utf8))
-        } catch {
-            throw DocumentStoreError.corruptDocument("an outbox row's JSON")
-        }
+            notificationID: notificationID, acceptedAt: acceptedAt, selection: try TransferSQL.json(selection),
+            cursor: cursor)
     }
 }

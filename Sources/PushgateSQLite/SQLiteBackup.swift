@@ -3,27 +3,24 @@ import GRDB
 import PushgateCore
 
 /// A consistent copy of a SQLite store that may be serving (`pushgate backup`):
-/// `VACUUM INTO` a file beside the destination (one read transaction: a snapshot,
-/// the outbox with the documents, while the gateway goes on writing), checked with
-/// `PRAGMA integrity_check`, fsynced, then renamed over the destination, so that a
-/// destination is always a whole backup, never half of one.
+/// `VACUUM INTO` an empty file (one read transaction: a snapshot, the outbox with the
+/// documents, while the gateway goes on writing), then checked with
+/// `PRAGMA integrity_check`. The caller syncs the copy and renames it into place.
 public enum SQLiteBackup {
     /// What the copy holds, for the command's summary.
     public struct Report: Sendable {
-        public let destination: String
         public let bytes: Int64
         public let documents: Int
         public let devices: Int
         public let pendingDeliveries: Int
     }
 
-    public static func copy(from source: String, to destination: String) throws(DocumentStoreError) -> Report {
+    /// Copies the store at `source` into `copy`, a file that does not exist or is empty.
+    public static func copy(from source: String, into copy: String) throws(DocumentStoreError) -> Report {
         guard FileManager.default.fileExists(atPath: source) else {
             throw .unavailable("no database at \(source)")
         }
-        let partial = destination + ".partial-\(ProcessInfo.processInfo.processIdentifier)"
         do {
-            try? FileManager.default.removeItem(atPath: partial)
             var configuration = Configuration()
             configuration.busyMode = .timeout(SQLiteDatabase.busyTimeout)
             let database = try DatabaseQueue(path: source, configuration: configuration)
@@ -32,24 +29,11 @@ public enum SQLiteBackup {
                     try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE name = 'documents')")
                         == true
                 else { throw DocumentStoreError.unavailable("\(source) is not a Pushgate store (no documents table)") }
-                try db.execute(sql: "VACUUM INTO ?", arguments: [partial])
+                try db.execute(sql: "VACUUM INTO ?", arguments: [copy])
             }
             try database.close()
-            // The copy holds what the store holds (device tokens): readable by whom the store is.
-            if let mode = try FileManager.default.attributesOfItem(atPath: source)[.posixPermissions] {
-                try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: partial)
-            }
-            let report = try check(partial, destination: destination)
-            try syncToDisk(partial)
-            guard rename(partial, destination) == 0 else {
-                throw DocumentStoreError.unavailable("cannot rename the copy to \(destination): \(errnoText())")
-            }
-            try syncToDisk(
-                (destination as NSString).deletingLastPathComponent.isEmpty
-                    ? "." : (destination as NSString).deletingLastPathComponent)
-            return report
+            return try check(copy)
         } catch {
-            try? FileManager.default.removeItem(atPath: partial)
             if let error = error as? DocumentStoreError { throw error }
             throw .unavailable(SQLiteDatabase.describe(error))
         }
@@ -57,7 +41,7 @@ public enum SQLiteBackup {
 
     /// Opens the copy: one file (rollback journal, so no `-wal` beside it is needed),
     /// whole (`integrity_check`), and what it holds.
-    private static func check(_ path: String, destination: String) throws -> Report {
+    private static func check(_ path: String) throws -> Report {
         let copy = try DatabaseQueue(path: path)
         defer { try? copy.close() }
         return try copy.inDatabase { db in
@@ -69,7 +53,6 @@ public enum SQLiteBackup {
             }
             let attributes = try FileManager.default.attributesOfItem(atPath: path)
             return Report(
-                destination: destination,
                 bytes: (attributes[.size] as? NSNumber)?.int64Value ?? 0,
                 documents: try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM documents") ?? 0,
                 devices: try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM documents WHERE collection_id = 'devices'")
@@ -77,19 +60,5 @@ public enum SQLiteBackup {
                 pendingDeliveries: try Int.fetchOne(
                     db, sql: "SELECT COUNT(*) FROM outbox_deliveries WHERE state = 'pending'") ?? 0)
         }
-    }
-
-    /// `VACUUM INTO` does not sync what it wrote; the rename must not reach the disk before the data.
-    private static func syncToDisk(_ path: String) throws {
-        let descriptor = open(path, O_RDONLY)
-        guard descriptor >= 0 else { throw DocumentStoreError.unavailable("cannot open \(path): \(errnoText())") }
-        defer { close(descriptor) }
-        guard fsync(descriptor) == 0 else {
-            throw DocumentStoreError.unavailable("cannot sync \(path) to disk: \(errnoText())")
-        }
-    }
-
-    private static func errnoText() -> String {
-        String(cString: strerror(errno))
     }
 }

@@ -136,11 +136,7 @@ public struct SQLiteTransfer: StoreTransfer {
             arguments: [delivery.notificationID, delivery.installationID])
         if let stored { return .existing(try Self.delivery(stored).identity, delivery.identity, what: "delivery") }
         guard mayWrite else { return .occupiedNamespace }
-        guard
-            try Bool.fetchOne(
-                db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM outbox_notifications WHERE id = ?)"),
-                arguments: [delivery.notificationID]) == true
-        else { return .notificationMissing }
+        guard try hasNotification(delivery.notificationID, in: db) else { return .notificationMissing }
         try db.cachedStatement(
             sql: """
                 INSERT INTO outbox_deliveries (notification_id, installation_id, token_kind, token, push_id, route,
@@ -165,11 +161,7 @@ public struct SQLiteTransfer: StoreTransfer {
             return .existing(try Self.expansion(stored).identity, expansion.identity, what: "expansion")
         }
         guard mayWrite else { return .occupiedNamespace }
-        guard
-            try Bool.fetchOne(
-                db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM outbox_notifications WHERE id = ?)"),
-                arguments: [expansion.notificationID]) == true
-        else { return .notificationMissing }
+        guard try hasNotification(expansion.notificationID, in: db) else { return .notificationMissing }
         try db.cachedStatement(
             sql: "INSERT INTO outbox_expansions (notification_id, accepted_at, selection, cursor) VALUES (?, ?, ?, ?)"
         ).execute(arguments: [
@@ -179,11 +171,17 @@ public struct SQLiteTransfer: StoreTransfer {
         return .written
     }
 
+    private static func hasNotification(_ id: String, in db: Database) throws -> Bool {
+        try Bool.fetchOne(
+            db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM outbox_notifications WHERE id = ?)"),
+            arguments: [id]) == true
+    }
+
     // MARK: - Rows
 
     private static func notification(_ row: Row) throws -> DumpedNotification {
         DumpedNotification(
-            id: row[0], serverKey: row[1], agentKey: row[2], content: try json(row[3]), createdAt: row[4],
+            id: row[0], serverKey: row[1], agentKey: row[2], content: try TransferSQL.json(row[3]), createdAt: row[4],
             expiresAt: row[5], idempotencyKey: row[6], reminderOf: row[7], coalesceKey: row[8], heldUntil: row[9],
             coalescedCount: row[10], coalescedInto: row[11])
     }
@@ -196,14 +194,7 @@ public struct SQLiteTransfer: StoreTransfer {
     }
 
     private static func expansion(_ row: Row) throws -> DumpedExpansion {
-        DumpedExpansion(notificationID: row[0], acceptedAt: row[1], selection: try json(row[2]), cursor: row[3])
-    }
-
-    private static func json(_ text: String) throws -> JSONValue {
-        do {
-            return try JSONValue.parse(Array(text.utf8))
-        } catch {
-            throw DocumentStoreError.corruptDocument("an outbox row's JSON")
-        }
+        DumpedExpansion(
+            notificationID: row[0], acceptedAt: row[1], selection: try TransferSQL.json(row[2]), cursor: row[3])
     }
 }

@@ -36,14 +36,22 @@ struct BackupCommand: AsyncParsableCommand {
             throw ValidationError("--to names the store itself")
         }
         let started = Date()
+        // The copy takes its store's file mode: it holds what the store holds.
+        let mode = (try? FileManager.default.attributesOfItem(atPath: source)[.posixPermissions] as? Int) ?? 0o600
+        let copy = try PartialFile(creating: target, mode: mode_t(mode))
         let report: SQLiteBackup.Report
         do {
-            report = try SQLiteBackup.copy(from: source, to: target)
-        } catch {
+            report = try SQLiteBackup.copy(from: source, into: copy.partial)
+            try copy.commit()
+        } catch let error as DocumentStoreError {
+            copy.discard()
             throw CommandFailure("backup failed: \(error.detail)")
+        } catch {
+            copy.discard()
+            throw error
         }
         print(
-            "backup: \(report.destination), \(report.bytes.formatted(.byteCount(style: .file))), "
+            "backup: \(target), \(report.bytes.formatted(.byteCount(style: .file))), "
                 + "\(report.documents) documents (\(report.devices) devices), "
                 + "\(report.pendingDeliveries) pending deliveries, integrity ok, "
                 + "in \(String(format: "%.1f", Date().timeIntervalSince(started))) s")

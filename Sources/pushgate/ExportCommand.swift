@@ -33,7 +33,7 @@ struct ExportCommand: AsyncParsableCommand {
 
     func run() async throws {
         let path = try database.existing()
-        let destination = try output.map(PartialFile.init(creating:))
+        let destination = try output.map { try PartialFile(creating: $0) }
         let buffer = OutputBuffer(descriptor: destination?.descriptor ?? STDOUT_FILENO)
         var logger = Logger(label: "pushgate-export")
         logger.logLevel = .warning

@@ -114,50 +114,48 @@ public enum DocumentLayout {
         guard segments[0] == NamespacePaths.servers else {
             throw DumpError("'\(path.rawValue.prefix(80))' is not under servers/")
         }
-        guard isKey(segments[1]) else {
-            throw DumpError("the server key '\(segments[1].prefix(80))' is not 64 lower-case hex digits")
+        try require(isKey(segments[1]), "the server key '\(segments[1].prefix(80))' is not 64 lower-case hex digits")
+        func agentKey(_ id: String) throws(DumpError) {
+            try require(isKey(id), "the agent key '\(id.prefix(80))' is not 64 lower-case hex digits")
         }
-        switch segments.count {
-        case 2: return .server
-        case 4:
-            let id = segments[3]
-            switch segments[2] {
-            case NamespacePaths.agents:
-                guard isKey(id) else {
-                    throw DumpError("the agent key '\(id.prefix(80))' is not 64 lower-case hex digits")
-                }
-                return .agent
-            case NamespacePaths.sources:
-                guard isKey(id) else { throw DumpError("a source's id must be the SHA-256 of its name") }
-                return .source
-            case NamespacePaths.events:
-                guard isKey(id) else { throw DumpError("an event's id must be the SHA-256 of its event id") }
-                return .event
-            case NamespacePaths.installations:
-                guard isInstallationID(id) else { throw DumpError("'\(id.prefix(80))' is not an installation id") }
-                return .installation
-            case NamespacePaths.lastEvents:
-                guard isLastEventID(id) else { throw DumpError("'\(id.prefix(80))' is not {type} or {type}-{sha256}") }
-                return .serverLastEvent
-            default: break
-            }
-        case 6 where segments[2] == NamespacePaths.agents:
-            guard isKey(segments[3]) else {
-                throw DumpError("the agent key '\(segments[3].prefix(80))' is not 64 lower-case hex digits")
-            }
-            let id = segments[5]
-            switch segments[4] {
-            case NamespacePaths.devices:
-                guard isInstallationID(id) else { throw DumpError("'\(id.prefix(80))' is not an installation id") }
-                return .device
-            case NamespacePaths.lastEvents:
-                guard isLastEventID(id) else { throw DumpError("'\(id.prefix(80))' is not {type} or {type}-{sha256}") }
-                return .agentLastEvent
-            default: break
-            }
-        default: break
+        func installationID(_ id: String) throws(DumpError) {
+            try require(isInstallationID(id), "'\(id.prefix(80))' is not an installation id")
         }
-        throw DumpError("no document of the layout lives at '\(path.rawValue.prefix(200))'")
+        func lastEventID(_ id: String) throws(DumpError) {
+            try require(isLastEventID(id), "'\(id.prefix(80))' is not {type} or {type}-{sha256}")
+        }
+        switch (segments.count, segments.count > 2 ? segments[2] : "", segments.count > 4 ? segments[4] : "") {
+        case (2, _, _): return .server
+        case (4, NamespacePaths.agents, _):
+            try agentKey(segments[3])
+            return .agent
+        case (4, NamespacePaths.sources, _):
+            try require(isKey(segments[3]), "a source's id must be the SHA-256 of its name")
+            return .source
+        case (4, NamespacePaths.events, _):
+            try require(isKey(segments[3]), "an event's id must be the SHA-256 of its event id")
+            return .event
+        case (4, NamespacePaths.installations, _):
+            try installationID(segments[3])
+            return .installation
+        case (4, NamespacePaths.lastEvents, _):
+            try lastEventID(segments[3])
+            return .serverLastEvent
+        case (6, NamespacePaths.agents, NamespacePaths.devices):
+            try agentKey(segments[3])
+            try installationID(segments[5])
+            return .device
+        case (6, NamespacePaths.agents, NamespacePaths.lastEvents):
+            try agentKey(segments[3])
+            try lastEventID(segments[5])
+            return .agentLastEvent
+        default:
+            throw DumpError("no document of the layout lives at '\(path.rawValue.prefix(200))'")
+        }
+    }
+
+    private static func require(_ condition: Bool, _ reason: @autoclosure () -> String) throws(DumpError) {
+        guard condition else { throw DumpError(reason()) }
     }
 
     /// Checks a document's path and fields; returns its kind.

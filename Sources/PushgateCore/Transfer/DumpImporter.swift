@@ -61,21 +61,12 @@ public final class DumpImporter {
             summary.skipped += 1
             return
         }
-        switch parsed {
-        case .notification(let notification):
+        if case .notification(let notification) = parsed {
             notificationNamespaces[notification.id] = serverKey
             unsettledNotifications = true
-        case .delivery(let delivery):
-            if try await wasStoredBefore(delivery.notificationID) {
-                summary.unchanged += 1
-                return
-            }
-        case .expansion(let expansion):
-            if try await wasStoredBefore(expansion.notificationID) {
-                summary.unchanged += 1
-                return
-            }
-        case .header, .document: break
+        } else if let owner = parsed.notificationID, try await wasStoredBefore(owner) {
+            summary.unchanged += 1
+            return
         }
         let mayWrite = try await isWritable(serverKey)
         batch.append((location, DumpImportItem(record: parsed, mayWrite: mayWrite)))
@@ -95,10 +86,7 @@ public final class DumpImporter {
             summary.read -= 1
             return nil
         case .document, .notification: return record.serverKey
-        case .delivery(let delivery):
-            return try await dependent(delivery.notificationID, at: location)
-        case .expansion(let expansion):
-            return try await dependent(expansion.notificationID, at: location)
+        case .delivery, .expansion: return try await dependent(record.notificationID!, at: location)
         }
     }
 

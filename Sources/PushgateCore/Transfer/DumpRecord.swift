@@ -20,23 +20,6 @@ public enum DumpRecord: Sendable, Hashable {
     case delivery(DumpedDelivery)
     case expansion(DumpedExpansion)
 
-    public var json: JSONValue {
-        switch self {
-        case .header(let exportedAt, let namespace):
-            var object: [String: JSONValue] = [
-                "pushgate_dump": .number(Double(Self.formatVersion)),
-                "exported_at": .string(RFC3339.format(exportedAt)),
-            ]
-            object["namespace"] = namespace.map(JSONValue.string)
-            return .object(object)
-        case .document(let document):
-            return ["path": .string(document.path.rawValue), "fields": .object(document.fields)]
-        case .notification(let notification): return ["notification": notification.json]
-        case .delivery(let delivery): return ["delivery": delivery.json]
-        case .expansion(let expansion): return ["expansion": expansion.json]
-        }
-    }
-
     /// The line's bytes, without the newline: keys sorted, but for the header's and a
     /// document's, which lead with what names them (`pushgate_dump`, `path`) for a
     /// reader of the file.
@@ -55,8 +38,10 @@ public enum DumpRecord: Sendable, Hashable {
             JSONWriter.appendQuoted(document.path.rawValue, to: &bytes)
             bytes.append(contentsOf: #","fields":"#.utf8)
             try JSONWriter.append(.object(document.fields), to: &bytes)
-        default:
-            return try json.encodedBytes()
+        case .notification(let notification):
+            return try JSONValue.object(["notification": notification.json]).encodedBytes()
+        case .delivery(let delivery): return try JSONValue.object(["delivery": delivery.json]).encodedBytes()
+        case .expansion(let expansion): return try JSONValue.object(["expansion": expansion.json]).encodedBytes()
         }
         bytes.append(UInt8(ascii: "}"))
         return bytes
@@ -118,6 +103,15 @@ public enum DumpRecord: Sendable, Hashable {
         }
         try DocumentLayout.check(documentPath, fields)
         return Document(path: documentPath, fields: fields)
+    }
+
+    /// The notification a delivery or an expansion belongs to.
+    public var notificationID: String? {
+        switch self {
+        case .delivery(let delivery): delivery.notificationID
+        case .expansion(let expansion): expansion.notificationID
+        case .header, .document, .notification: nil
+        }
     }
 
     /// The namespace (server key) the record belongs to; `nil` for the header.

@@ -83,19 +83,19 @@ struct DumpRow {
         }
     }
 
-    /// Milliseconds since 1970 (or a count): a whole number from 0 to 2^53.
-    mutating func optionalMilliseconds(_ name: String) throws(DumpError) -> Int64? {
+    /// Milliseconds since 1970, or a count: a whole number from 0 to 2^53.
+    mutating func optionalWholeNumber(_ name: String) throws(DumpError) -> Int64? {
         switch columns.removeValue(forKey: name) {
         case nil, .null?: return nil
         case .number(let number)? where number >= 0 && number <= 9_007_199_254_740_992 && number.rounded() == number:
             return Int64(number)
         case .some:
-            throw DumpError("\(kind): '\(name)' must be a whole number of milliseconds since 1970")
+            throw DumpError("\(kind): '\(name)' must be a whole number from 0 to 2^53")
         }
     }
 
-    mutating func milliseconds(_ name: String) throws(DumpError) -> Int64 {
-        guard let value = try optionalMilliseconds(name) else { throw DumpError("\(kind): '\(name)' is missing") }
+    mutating func wholeNumber(_ name: String) throws(DumpError) -> Int64 {
+        guard let value = try optionalWholeNumber(name) else { throw DumpError("\(kind): '\(name)' is missing") }
         return value
     }
 

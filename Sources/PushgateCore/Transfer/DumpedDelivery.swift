@@ -60,9 +60,9 @@ public struct DumpedDelivery: Sendable, Hashable {
         guard try row.string("state") == DeliveryState.pending.rawValue else {
             throw DumpError("delivery: 'state' must be \"pending\": a dump carries only deliveries not made yet")
         }
-        attempts = try row.milliseconds("attempts")
-        enqueuedAt = try row.milliseconds("enqueued_at")
-        nextAttemptAt = try row.milliseconds("next_attempt_at")
+        attempts = try row.wholeNumber("attempts")
+        enqueuedAt = try row.wholeNumber("enqueued_at")
+        nextAttemptAt = try row.wholeNumber("next_attempt_at")
         lastReason = try row.optionalString("last_reason")
         try row.finish()
     }

@@ -24,10 +24,7 @@ public struct DumpedExpansion: Sendable, Hashable {
     }
 
     var json: JSONValue {
-        var object: [String: JSONValue] = [
-            "notification_id": .string(notificationID), "accepted_at": .number(Double(acceptedAt)),
-            "selection": selection,
-        ]
+        var object = identity.objectValue!
         object["cursor"] = cursor.map(JSONValue.string)
         return .object(object)
     }
@@ -35,7 +32,7 @@ public struct DumpedExpansion: Sendable, Hashable {
     init(json: JSONValue) throws(DumpError) {
         var row = try DumpRow(json, kind: "expansion")
         notificationID = try row.identifier("notification_id")
-        acceptedAt = try row.milliseconds("accepted_at")
+        acceptedAt = try row.wholeNumber("accepted_at")
         selection = try row.selection("selection")
         cursor = try row.optionalString("cursor")
         try row.finish()

@@ -1,26 +1,32 @@
 import ArgumentParser
 import Foundation
 
-/// A file written beside its destination and renamed over it once whole and synced,
-/// so that the destination is never half a dump.
+/// A file written beside its destination and renamed over it once whole and synced
+/// (then the directory synced, so that the rename survives a crash too): the
+/// destination is never half a dump or half a backup.
 struct PartialFile {
     let destination: String
     let partial: String
     let descriptor: Int32
 
-    /// Creates the partial file, readable by its owner only (a dump holds device tokens).
-    init(creating destination: String) throws {
+    /// Creates the partial file, empty, with `mode` (a dump or a backup holds device
+    /// tokens: by default readable by its owner only).
+    init(creating destination: String, mode: mode_t = 0o600) throws {
         self.destination = destination
         partial = destination + ".partial-\(ProcessInfo.processInfo.processIdentifier)"
-        descriptor = open(partial, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        unlink(partial)
+        descriptor = open(partial, O_WRONLY | O_CREAT | O_TRUNC, mode)
         guard descriptor >= 0 else {
             throw CommandFailure("cannot create \(partial): \(String(cString: strerror(errno)))")
         }
+        // The umask must not loosen or narrow what was asked for.
+        fchmod(descriptor, mode)
     }
 
     func commit() throws {
         defer { close(descriptor) }
-        guard fsync(descriptor) == 0, rename(partial, destination) == 0 else {
+        let directory = (destination as NSString).deletingLastPathComponent
+        guard fsync(descriptor) == 0, rename(partial, destination) == 0, Self.sync(directory: directory) else {
             let reason = String(cString: strerror(errno))
             unlink(partial)
             throw CommandFailure("cannot write \(destination): \(reason)")
@@ -30,5 +36,12 @@ struct PartialFile {
     func discard() {
         close(descriptor)
         unlink(partial)
+    }
+
+    private static func sync(directory: String) -> Bool {
+        let descriptor = open(directory.isEmpty ? "." : directory, O_RDONLY)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        return fsync(descriptor) == 0
     }
 }
