@@ -63,11 +63,13 @@ public enum TransferSQL {
     }
 
     /// A JSON column of an outbox row (a notification's content, an expansion's selection), as read.
-    public static func json(_ text: String) throws(DocumentStoreError) -> JSONValue {
+    public static func json(_ text: String) throws -> JSONValue {
+        // Untyped `throws`: the typed form, inlined into PostgresTransfer's export
+        // closure, crashed the Swift 6.3 optimizer (splitting the coroutine).
         do {
             return try JSONValue.parse(Array(text.utf8))
         } catch {
-            throw .corruptDocument("an outbox row's JSON")
+            throw DocumentStoreError.corruptDocument("an outbox row's JSON")
         }
     }
 }
