@@ -11,7 +11,11 @@ import PushgateCore
 /// write commits at once: there is no waiting for company.
 ///
 /// Writes with different lock waits (a request's short one, the worker's usual
-/// one) never share a transaction: the transaction's busy timeout is theirs.
+/// one) never share a transaction: the transaction's busy timeout is theirs. A
+/// request's wait counts from when it asked, not from when its turn came: queued
+/// behind a transaction that waited out its own second, it gets what is left of its
+/// second (at least one try), so a store locked elsewhere is answered 503 within the
+/// proxy's 2.5 s however many writes were waiting before it.
 final class SQLiteGroupCommit: Sendable {
     /// The most writes one transaction takes, so that a batch stays short.
     static let maxBatch = 128
@@ -19,6 +23,8 @@ final class SQLiteGroupCommit: Sendable {
     private struct Job: Sendable {
         /// `nil`: the database's usual busy timeout.
         let lockWait: Duration?
+        /// When a write under a lock wait stops waiting for another process's lock.
+        let deadline: ContinuousClock.Instant
         let run: @Sendable (Database) throws -> any Sendable
         let finish: @Sendable (Result<any Sendable, any Error>) -> Void
     }
@@ -48,7 +54,7 @@ final class SQLiteGroupCommit: Sendable {
     {
         try await withCheckedThrowingContinuation { continuation in
             let job = Job(
-                lockWait: lockWait, run: { db in try body(db) },
+                lockWait: lockWait, deadline: .now + (lockWait ?? .zero), run: { db in try body(db) },
                 finish: { result in continuation.resume(with: result.map { $0 as! T }) })
             let leads = lock.withLock {
                 queue.jobs.append(job)
@@ -73,18 +79,20 @@ final class SQLiteGroupCommit: Sendable {
                 return Array(queue.jobs.prefix(count))
             }
             guard let first = batch.first else { return }
-            let results = await commit(batch, lockWait: first.lockWait)
+            // The first job of a batch asked first: its deadline is the batch's.
+            let results = await commit(batch, lockWait: first.lockWait.map { _ in first.deadline - .now })
             for (job, result) in zip(batch, results) { job.finish(result) }
         }
     }
 
-    /// One transaction for `batch`; a result per job.
+    /// One transaction for `batch`, waiting up to `lockWait` (none when it is not
+    /// positive: one try) for another process's lock; a result per job.
     private func commit(_ batch: [Job], lockWait: Duration?) async -> [Result<any Sendable, any Error>] {
         do {
             return try await pool.writeWithoutTransaction { db in
                 if let lockWait {
                     // The connection's busy timeout, for this transaction only.
-                    try db.execute(sql: "PRAGMA busy_timeout = \(lockWait.wholeMilliseconds)")
+                    try db.execute(sql: "PRAGMA busy_timeout = \(max(lockWait.wholeMilliseconds, 0))")
                 }
                 defer {
                     if lockWait != nil {

@@ -142,6 +142,52 @@ struct SQLiteDocumentStoreTests {
         #expect(commits.count < 56, "writes waiting together shared a commit (\(commits.count) commits)")
     }
 
+    @Test(
+        "a request's lock wait counts from when it asked: queued behind another's wait, it gives up in its own second")
+    func lockWaitFromRequest() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let file = directory.path("store.sqlite")
+        let store = try SQLiteDocumentStore(path: file)
+        // Another connection (as another process's) holds the write lock throughout.
+        let holder = try DatabaseQueue(path: file)
+        let (locked, release) = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
+        Thread {
+            try? holder.inDatabase { db in
+                try db.execute(sql: "BEGIN IMMEDIATE")
+                locked.signal()
+                release.wait()
+                try db.execute(sql: "ROLLBACK")
+            }
+            locked.signal()
+        }.start()
+        locked.wait()
+        let clock = ContinuousClock()
+        let tries = try await withThrowingTaskGroup(of: (Int, Duration, Bool).self) { group in
+            for n in 0..<2 {
+                group.addTask {
+                    // The second asks while the first is waiting: it queues behind it.
+                    if n == 1 { try await Task.sleep(for: .milliseconds(200)) }
+                    let started = clock.now
+                    let path = try DocumentPath(rawValue: "servers/s/agents/a/devices/d\(n)")
+                    let stored = await StoreLockWait.$limit.withValue(.seconds(1)) {
+                        (try? await store.set(path, ["n": "x"])) != nil
+                    }
+                    return (n, clock.now - started, stored)
+                }
+            }
+            return try await group.reduce(into: [Int: (Duration, Bool)]()) { $0[$1.0] = ($1.1, $1.2) }
+        }
+        release.signal()
+        locked.wait()
+        #expect(tries[0]?.1 == false && tries[1]?.1 == false, "the lock was held throughout")
+        // The first waits its second; the second asked 0.2 s later, so it has 0.8 s of
+        // its own left after the first's wait, not a second more (2 s from asking).
+        #expect(tries[0]!.0 >= .milliseconds(900))
+        #expect(tries[1]!.0 < .milliseconds(1_600), "\(tries[1]!.0)")
+        try await store.set(try DocumentPath(rawValue: "servers/s/agents/a/devices/d2"), ["n": "x"])
+    }
+
     @Test("two stores on one file (as two processes) write without losing a write")
     func twoConnections() async throws {
         let directory = try TemporaryDirectory()
