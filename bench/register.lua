@@ -2,7 +2,10 @@
 -- of 50 agents, so each call is a real upsert of three documents.
 local secret = os.getenv("BENCH_SECRET") or "benchmark-secret-0123456789abcdefgh"
 local counter = 0
-local thread_id = 0
+-- A global, not a local: setup's thread:set writes each thread's globals, and a
+-- local here would shadow it (every thread then used 0 and half the requests
+-- registered an installation another thread had just made).
+thread_id = 0
 
 function setup(thread)
   thread:set("thread_id", thread_id)

@@ -60,15 +60,19 @@ public final class SQLiteDatabase: Sendable {
         }
     }
 
-    /// A short read (a few rows found by key, a bounded count), made on the calling
-    /// thread with a connection of its own when no other task is using it, else as
-    /// ``read(_:)``. A pooled read switches threads twice (to a reader's queue and
-    /// back to the task's); a registration makes three such reads. It never waits for
-    /// the connection, so a cooperative thread is never held by another's read.
+    /// A short read of one statement (a few rows found by key, a bounded count), made
+    /// on the calling thread with a connection of its own when no other task is using
+    /// it, else as ``read(_:)``. A pooled read switches threads twice (to a reader's
+    /// queue and back to the task's); a registration makes three such reads. It never
+    /// waits for the connection, so a cooperative thread is never held by another's
+    /// read. One statement is its own read transaction (the connection is read-only),
+    /// so none is begun and committed around it.
     func quickRead<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         do {
             for reader in quickReaders {
-                if let value = try reader.connection.withLockIfAvailable({ try $0.read(body) }) { return value }
+                if let value = try reader.connection.withLockIfAvailable({ try $0.inDatabase(body) }) {
+                    return value
+                }
             }
         } catch let error as DocumentStoreError {
             throw error

@@ -102,6 +102,11 @@ final class SQLiteGroupCommit: Sendable {
                 var results: [Result<any Sendable, any Error>] = []
                 do {
                     try db.inTransaction(.immediate) {
+                        // A lone write needs no savepoint: the transaction is its own.
+                        if batch.count == 1 {
+                            results.append(.success(try batch[0].run(db)))
+                            return .commit
+                        }
                         for job in batch {
                             do {
                                 var value: (any Sendable)?
