@@ -62,12 +62,13 @@ final class SQLiteGroupCommit: Sendable {
                 return !queue.draining
             }
             // The first writer to find nobody committing commits for everyone who
-            // queues meanwhile; it stops when the queue is empty.
-            if leads { Task { await self.drain() } }
+            // queues meanwhile, on the database's writer queue itself (no task to
+            // start, no hop back between batches); it stops when the queue is empty.
+            if leads { pool.asyncWriteWithoutTransaction { db in self.drain(db) } }
         }
     }
 
-    private func drain() async {
+    private func drain(_ db: Database) {
         while true {
             let batch = lock.withLock { () -> [Job] in
                 guard let first = queue.jobs.first else {
@@ -80,60 +81,56 @@ final class SQLiteGroupCommit: Sendable {
             }
             guard let first = batch.first else { return }
             // The first job of a batch asked first: its deadline is the batch's.
-            let results = await commit(batch, lockWait: first.lockWait.map { _ in first.deadline - .now })
+            let results = commit(batch, in: db, lockWait: first.lockWait.map { _ in first.deadline - .now })
             for (job, result) in zip(batch, results) { job.finish(result) }
         }
     }
 
     /// One transaction for `batch`, waiting up to `lockWait` (none when it is not
     /// positive: one try) for another process's lock; a result per job.
-    private func commit(_ batch: [Job], lockWait: Duration?) async -> [Result<any Sendable, any Error>] {
+    private func commit(_ batch: [Job], in db: Database, lockWait: Duration?) -> [Result<any Sendable, any Error>] {
+        if let lockWait {
+            // The connection's busy timeout, for this transaction only.
+            do {
+                try db.execute(sql: "PRAGMA busy_timeout = \(max(lockWait.wholeMilliseconds, 0))")
+            } catch {
+                return batch.map { _ in .failure(error) }
+            }
+        }
+        defer {
+            if lockWait != nil { try? db.execute(sql: "PRAGMA busy_timeout = \(usualWait.wholeMilliseconds)") }
+        }
+        var results: [Result<any Sendable, any Error>] = []
         do {
-            return try await pool.writeWithoutTransaction { db in
-                if let lockWait {
-                    // The connection's busy timeout, for this transaction only.
-                    try db.execute(sql: "PRAGMA busy_timeout = \(max(lockWait.wholeMilliseconds, 0))")
+            try db.inTransaction(.immediate) {
+                // A lone write needs no savepoint: the transaction is its own.
+                if batch.count == 1 {
+                    results.append(.success(try batch[0].run(db)))
+                    return .commit
                 }
-                defer {
-                    if lockWait != nil {
-                        try? db.execute(sql: "PRAGMA busy_timeout = \(self.usualWait.wholeMilliseconds)")
-                    }
-                }
-                var results: [Result<any Sendable, any Error>] = []
-                do {
-                    try db.inTransaction(.immediate) {
-                        // A lone write needs no savepoint: the transaction is its own.
-                        if batch.count == 1 {
-                            results.append(.success(try batch[0].run(db)))
+                for job in batch {
+                    do {
+                        var value: (any Sendable)?
+                        try db.inSavepoint {
+                            value = try job.run(db)
                             return .commit
                         }
-                        for job in batch {
-                            do {
-                                var value: (any Sendable)?
-                                try db.inSavepoint {
-                                    value = try job.run(db)
-                                    return .commit
-                                }
-                                results.append(.success(value!))
-                            } catch {
-                                results.append(.failure(error))
-                                // Some errors (a full disk, I/O) end the whole transaction.
-                                if !db.isInsideTransaction { throw error }
-                            }
-                        }
-                        return .commit
-                    }
-                } catch {
-                    // Not committed: what had succeeded is not stored either.
-                    return batch.indices.map { index in
-                        index < results.count && results[index].isFailure ? results[index] : .failure(error)
+                        results.append(.success(value!))
+                    } catch {
+                        results.append(.failure(error))
+                        // Some errors (a full disk, I/O) end the whole transaction.
+                        if !db.isInsideTransaction { throw error }
                     }
                 }
-                return results
+                return .commit
             }
         } catch {
-            return batch.map { _ in .failure(error) }
+            // Not committed: what had succeeded is not stored either.
+            return batch.indices.map { index in
+                index < results.count && results[index].isFailure ? results[index] : .failure(error)
+            }
         }
+        return results
     }
 }
 
