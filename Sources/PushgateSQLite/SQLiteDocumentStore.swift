@@ -130,7 +130,7 @@ public final class SQLiteDocumentStore: DocumentStore {
         let query = sql
         let queryArguments = arguments
         let fetch: @Sendable (Database) throws -> [Document] = { db in
-            try Row.fetchAll(db, sql: query, arguments: queryArguments).map(Self.document(from:))
+            try Row.fetchAll(db.cachedStatement(sql: query), arguments: queryArguments).map(Self.document(from:))
         }
         // Found by id, a few rows: a quick read. A field filter may scan the group.
         let documents: [Document]
