@@ -92,9 +92,17 @@ public final class SQLiteDatabase: Sendable {
             throw error
         } catch let rolledBack as BatchRolledBack {
             throw rolledBack
+        } catch let failure as UpdateFailure {
+            throw failure
         } catch {
             throw DocumentStoreError.unavailable(Self.describe(error))
         }
+    }
+
+    /// A transaction's update refused (a cap reached, say): its caller's error, not
+    /// the store's, carried through ``write(_:)`` as it is.
+    struct UpdateFailure: Error {
+        let error: any Error
     }
 
     /// One connection for quick reads and the lock that lends it to one task.

@@ -70,15 +70,7 @@ public final class SQLiteDocumentStore: DocumentStore {
     }
 
     public func documents(at paths: [DocumentPath]) async throws -> [Document] {
-        // The paths travel as one JSON array: one statement, however many there are.
-        let list = JSONText.array(paths.map(\.rawValue))
-        return try await database.quickRead { db in
-            try Row.fetchAll(
-                db.cachedStatement(
-                    sql: "SELECT path, fields FROM documents WHERE path IN (SELECT value FROM json_each(?))"),
-                arguments: [list]
-            ).map(Self.document(from:))
-        }
+        try await database.quickRead { db in try Self.documents(db, at: paths) }
     }
 
     public func documents(
@@ -88,57 +80,13 @@ public final class SQLiteDocumentStore: DocumentStore {
         after afterPath: DocumentPath?,
         limit: Int?
     ) async throws -> [Document] {
-        var sql = "SELECT path, fields FROM documents WHERE collection_id = ?"
-        var arguments: StatementArguments = [collectionID]
-        switch filter {
-        case .everyDocument:
-            break
-        case .documentID(let id):
-            sql += " AND document_id = ?"
-            arguments += [id]
-        case .documentIDIn(let ids):
-            sql += " AND document_id IN (SELECT value FROM json_each(?))"
-            arguments += [JSONText.array(ids.sorted())]
-        case .fieldEquals(let name, let value):
-            // SQL narrows by the field's scalar value; the exact JSON comparison
-            // (types included) is made below.
-            _ = try Self.checkedFieldName(name)
-            if let scalar = Self.sqlScalar(value) {
-                sql += " AND json_extract(fields, '$.\(name)') = ?"
-                arguments += [scalar]
-            }
-        case .stringBefore(let name, let bound):
-            // SQLite compares text byte by byte (BINARY), as the filter does.
-            _ = try Self.checkedFieldName(name)
-            sql += " AND json_type(fields, '$.\(name)') = 'text' AND fields ->> '$.\(name)' < ?"
-            arguments += [bound]
-        }
-        if let scope {
-            // Every descendant's path starts with "scope/"; '0' is the byte after '/'.
-            sql += " AND path > ? AND path < ?"
-            arguments += [scope.rawValue + "/", scope.rawValue + "0"]
-        }
-        if let afterPath {
-            sql += " AND path > ?"
-            arguments += [afterPath.rawValue]
-        }
-        sql += " ORDER BY path"
-        if let limit {
-            sql += " LIMIT ?"
-            arguments += [max(limit, 0)]
-        }
-        let query = sql
-        let queryArguments = arguments
-        let fetch: @Sendable (Database) throws -> [Document] = { db in
-            try Row.fetchAll(db.cachedStatement(sql: query), arguments: queryArguments).map(Self.document(from:))
-        }
+        let query = try SQLiteGroupQuery(collectionID, under: scope, where: filter, after: afterPath, limit: limit)
+        let fetch: @Sendable (Database) throws -> [Document] = { db in try query.documents(db) }
         // Found by id, a few rows: a quick read. A field filter may scan the group.
-        let documents: [Document]
         switch filter {
-        case .documentID, .documentIDIn: documents = try await database.quickRead(fetch)
-        case .everyDocument, .fieldEquals, .stringBefore: documents = try await read(fetch)
+        case .documentID, .documentIDIn: return try await database.quickRead(fetch)
+        case .everyDocument, .fieldEquals, .stringBefore: return try await read(fetch)
         }
-        return documents.filter(filter.matches)
     }
 
     public func count(inGroup collectionID: String) async throws -> Int {
@@ -152,11 +100,7 @@ public final class SQLiteDocumentStore: DocumentStore {
     }
 
     public func count(in collection: CollectionPath, upTo limit: Int) async throws -> Int {
-        try await database.quickRead { db in
-            try Int.fetchOne(
-                db.cachedStatement(sql: "SELECT COUNT(*) FROM (SELECT 1 FROM documents WHERE parent = ? LIMIT ?)"),
-                arguments: [collection.rawValue, max(limit, 0)]) ?? 0
-        }
+        try await database.quickRead { db in try Self.count(db, in: collection, upTo: limit) }
     }
 
     public func counts(in collections: [CollectionPath]) async throws -> [CollectionPath: Int] {
@@ -180,6 +124,28 @@ public final class SQLiteDocumentStore: DocumentStore {
         try await database.write { db in try Self.apply(writes, in: db) }
     }
 
+    /// The update reads through the write transaction itself, on the writer's
+    /// connection: its reads still hold at the commit, and they find their pages in
+    /// that connection's cache (a reader's own is dropped whenever another
+    /// connection commits, so its reads go back to the file).
+    public func runTransaction<Outcome: Sendable>(
+        _ update: @escaping @Sendable (any DocumentTransaction) throws -> TransactionUpdate<Outcome>
+    ) async throws -> TransactionResult<Outcome> {
+        do {
+            return try await database.write { db in
+                let decided: TransactionUpdate<Outcome>
+                do {
+                    decided = try update(SQLiteTransaction(db: db))
+                } catch {
+                    throw SQLiteDatabase.UpdateFailure(error: error)
+                }
+                return TransactionResult(results: try Self.apply(decided.writes, in: db), outcome: decided.outcome)
+            }
+        } catch let failure as SQLiteDatabase.UpdateFailure {
+            throw failure.error
+        }
+    }
+
     public func checkHealth() async throws {
         // Touches the table, reads at most one row.
         _ = try await database.quickRead { db in
@@ -200,6 +166,21 @@ public final class SQLiteDocumentStore: DocumentStore {
     }
 
     // MARK: - Inside a transaction
+
+    static func documents(_ db: Database, at paths: [DocumentPath]) throws -> [Document] {
+        // The paths travel as one JSON array: one statement, however many there are.
+        try Row.fetchAll(
+            db.cachedStatement(
+                sql: "SELECT path, fields FROM documents WHERE path IN (SELECT value FROM json_each(?))"),
+            arguments: [JSONText.array(paths.map(\.rawValue))]
+        ).map(Self.document(from:))
+    }
+
+    static func count(_ db: Database, in collection: CollectionPath, upTo limit: Int) throws -> Int {
+        try Int.fetchOne(
+            db.cachedStatement(sql: "SELECT COUNT(*) FROM (SELECT 1 FROM documents WHERE parent = ? LIMIT ?)"),
+            arguments: [collection.rawValue, max(limit, 0)]) ?? 0
+    }
 
     /// A batch, in the caller's transaction (the outbox's withdrawal shares it).
     static func apply(_ writes: [DocumentWrite], in db: Database) throws -> [WriteResult] {
@@ -231,7 +212,7 @@ public final class SQLiteDocumentStore: DocumentStore {
     }
 
     /// A field name safe to put in a JSON path: a plain identifier.
-    private static func checkedFieldName(_ name: String) throws -> String {
+    static func checkedFieldName(_ name: String) throws -> String {
         guard name.range(of: "^[A-Za-z_][A-Za-z0-9_]*$", options: .regularExpression) != nil else {
             throw DocumentStoreError.invalidFieldName("'\(name.prefix(40))'")
         }
@@ -266,7 +247,7 @@ public final class SQLiteDocumentStore: DocumentStore {
         return try decodeFields(json, path: path.rawValue)
     }
 
-    fileprivate static func document(from row: Row) throws -> Document {
+    static func document(from row: Row) throws -> Document {
         let rawPath: String = row["path"]
         let path = try DocumentPath(rawValue: rawPath)
         return Document(path: path, fields: try decodeFields(row["fields"], path: rawPath))
@@ -277,18 +258,6 @@ public final class SQLiteDocumentStore: DocumentStore {
             throw DocumentStoreError.corruptDocument(path)
         }
         return fields
-    }
-
-    /// The SQL value `json_extract` gives for a JSON scalar; `nil` for values it
-    /// cannot be compared with in SQL (null, arrays, objects), which are then
-    /// filtered in Swift only.
-    private static func sqlScalar(_ value: JSONValue) -> (any DatabaseValueConvertible)? {
-        switch value {
-        case .string(let text): text
-        case .number(let number): number
-        case .bool(let flag): flag ? 1 : 0
-        case .null, .array, .object: nil
-        }
     }
 
     fileprivate func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {

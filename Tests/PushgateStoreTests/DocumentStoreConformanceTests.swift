@@ -261,6 +261,51 @@ struct DocumentStoreConformanceTests {
         }
     }
 
+    @Test(
+        "a transaction's update reads what its writes depend on; they commit with its outcome",
+        arguments: StoreKind.allCases)
+    func transaction(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            let agent = path("servers/s1/agents/a")
+            let agentDevices = try agent.collection("devices")
+            let phone = try agentDevices.document("phone")
+            for raw in ["servers/s1/agents/a/devices/phone", "servers/s1/agents/b/devices/phone"] {
+                try await store.set(path(raw), ["token": "old"])
+            }
+            let server = self.server
+            let done = try await store.runTransaction { transaction in
+                let existing = try transaction.documents(at: [server, agent, phone])
+                let devices = try transaction.count(in: agentDevices, upTo: 10)
+                let phones = try transaction.documents(inGroup: "devices", under: server, where: .documentID("phone"))
+                let writes = phones.map { DocumentWrite.set($0.path, ["token": "new"], if: .exists) }
+                return TransactionUpdate(
+                    writes: writes + [.set(server, ["devices": .value(.number(Double(devices)))])],
+                    outcome: existing.map(\.path.rawValue).sorted())
+            }
+            #expect(done.outcome == ["servers/s1/agents/a/devices/phone"])
+            #expect(done.results.map(\.existed) == [true, true, false])
+            #expect(try await store.document(at: server)?.fields == ["devices": .number(1)])
+            let phones = try await store.documents(inGroup: "devices", under: server, where: .documentID("phone"))
+            #expect(phones.map(\.fields) == [["token": "new"], ["token": "new"]])
+        }
+    }
+
+    @Test("an update that refuses stores nothing, and its own error reaches the caller", arguments: StoreKind.allCases)
+    func refusingTransaction(kind: StoreKind) async throws {
+        struct Refused: Error, Equatable {}
+        try await kind.withStore { store in
+            try await store.set(server, ["kept": "yes"])
+            let server = self.server
+            await #expect(throws: Refused()) {
+                try await store.runTransaction { transaction -> TransactionUpdate<Void> in
+                    _ = try transaction.documents(at: [server])
+                    throw Refused()
+                }
+            }
+            #expect(try await store.document(at: server)?.fields == ["kept": "yes"])
+        }
+    }
+
     @Test("concurrent writers all land", arguments: StoreKind.allCases)
     func concurrentWriters(kind: StoreKind) async throws {
         try await kind.withStore { store in

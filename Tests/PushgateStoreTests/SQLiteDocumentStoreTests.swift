@@ -23,6 +23,41 @@ struct SQLiteDocumentStoreTests {
         #expect(try await reopened.document(at: path)?.fields == ["apnsToken": "abcd"])
     }
 
+    @Test(
+        "transactions read inside their write: 200 read-then-write increments from 8 tasks lose none; a refused one leaves the others"
+    )
+    func transactionsAreSerialized() async throws {
+        struct Refused: Error {}
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let store = try SQLiteDocumentStore(path: directory.path("store.sqlite"))
+        let counter = try DocumentPath(rawValue: "servers/s1")
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<8 {
+                group.addTask {
+                    for item in 0..<30 {
+                        do {
+                            _ = try await store.runTransaction { transaction in
+                                let stored = try transaction.documents(at: [counter]).first
+                                guard item % 6 != 5 else { throw Refused() }
+                                guard case .number(let count)? = stored?.fields["count"] ?? .number(0) else {
+                                    throw Refused()
+                                }
+                                return TransactionUpdate(
+                                    writes: [.set(counter, ["count": .value(.number(count + 1))])], outcome: ())
+                            }
+                        } catch is Refused {
+                            continue
+                        }
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        // Each task refused 5 of its 30: 8 × 25 increments.
+        #expect(try await store.document(at: counter)?.fields["count"] == .number(200))
+    }
+
     @Test("the database is in WAL mode")
     func walMode() async throws {
         let directory = try TemporaryDirectory()

@@ -65,30 +65,39 @@ public struct RegisterSubscriptionFunction: Sendable {
         deviceFields[FieldName.appVersion] = request.appVersion.map { .value(.string($0)) }
         deviceFields[FieldName.bundleID] = request.bundleID.map { .value(.string($0)) }
 
-        // The three documents in one read: which of them exist decides the caps and
-        // whether the server is created.
         let serverPath = NamespacePaths.server(serverKey)
         let agentPath = NamespacePaths.agent(agentKey, of: serverKey)
-        let read = try await store.documents(at: [serverPath, agentPath, devicePath])
-        let existing = Set(read.map(\.path))
-        let storedDevice = read.first { $0.path == devicePath }
-        deviceFields.merge(Self.environmentFields(request, stored: storedDevice)) { _, environment in environment }
-        try await checkCaps(
-            agent: existing.contains(agentPath) ? nil : agentPath,
-            device: existing.contains(devicePath) ? nil : devicePath)
-        var writes = try ServerPresence.creation(
-            of: serverKey, exists: existing.contains(serverPath), at: now, admitNew: admitNewNamespace)
-        let deviceWrite = writes.count + 1
-        writes += [.set(agentPath, agentFields), .set(devicePath, deviceFields)]
-        writes += try await rotationWrites(
-            for: request, skipping: devicePath, serverKey: serverKey, tokenFields: tokenFields, timestamp: timestamp)
-
-        let results = try await store.commit(writes)
+        let admission = self.admission
+        let (agentWrite, requestedDeviceFields) = (agentFields, deviceFields)
+        let transaction = try await store.runTransaction { transaction in
+            // The three documents in one read: which of them exist decides the caps and
+            // whether the server is created.
+            let read = try transaction.documents(at: [serverPath, agentPath, devicePath])
+            let existing = Set(read.map(\.path))
+            let storedDevice = read.first { $0.path == devicePath }
+            var deviceFields = requestedDeviceFields
+            deviceFields.merge(Self.environmentFields(request, stored: storedDevice)) { _, environment in environment }
+            try Self.checkCaps(
+                admission,
+                agent: existing.contains(agentPath) ? nil : agentPath,
+                device: existing.contains(devicePath) ? nil : devicePath,
+                in: transaction)
+            let rotations = try Self.rotationWrites(
+                for: request, skipping: devicePath, serverKey: serverKey, tokenFields: tokenFields,
+                timestamp: timestamp, in: transaction)
+            // After the last read: the update may run again from the start, and a
+            // namespace admitted must be admitted once.
+            var writes = try ServerPresence.creation(
+                of: serverKey, exists: existing.contains(serverPath), at: now, admitNew: admitNewNamespace)
+            let deviceWrite = writes.count + 1
+            writes += [.set(agentPath, agentWrite), .set(devicePath, deviceFields)] + rotations
+            return TransactionUpdate(writes: writes, outcome: deviceWrite)
+        }
         return RegisterSubscriptionAnswer(
             serverKey: serverKey.hex,
             agentKey: agentKey.hex,
             installationID: request.installationID,
-            created: !results[deviceWrite].existed
+            created: !transaction.results[transaction.outcome].existed
         )
     }
 
@@ -108,9 +117,12 @@ public struct RegisterSubscriptionFunction: Sendable {
 
     /// Refuses a new device of a full agent, or a new agent of a full server; `nil`:
     /// the device (or agent) is stored already, and always registers again.
-    private func checkCaps(agent: DocumentPath?, device: DocumentPath?) async throws {
+    private static func checkCaps(
+        _ admission: AdmissionPolicy, agent: DocumentPath?, device: DocumentPath?,
+        in transaction: any DocumentTransaction
+    ) throws {
         guard let device else { return }
-        let devices = try await store.count(in: device.parent, upTo: admission.maxDevicesPerAgent)
+        let devices = try transaction.count(in: device.parent, upTo: admission.maxDevicesPerAgent)
         if devices >= admission.maxDevicesPerAgent {
             throw FunctionError(
                 .limitReached,
@@ -118,7 +130,7 @@ public struct RegisterSubscriptionFunction: Sendable {
                 field: "installation_id")
         }
         guard let agent else { return }
-        let agents = try await store.count(in: agent.parent, upTo: admission.maxAgentsPerServer)
+        let agents = try transaction.count(in: agent.parent, upTo: admission.maxAgentsPerServer)
         if agents >= admission.maxAgentsPerServer {
             throw FunctionError(
                 .limitReached,
@@ -129,14 +141,15 @@ public struct RegisterSubscriptionFunction: Sendable {
 
     /// Updates for the installation's devices under the server's other agents whose
     /// tokens differ from the new ones. `exists` keeps a device deleted meanwhile deleted.
-    private func rotationWrites(
+    private static func rotationWrites(
         for request: RegisterSubscriptionRequest,
         skipping devicePath: DocumentPath,
         serverKey: ServerKey,
         tokenFields: [String: FieldValue],
-        timestamp: JSONValue
-    ) async throws -> [DocumentWrite] {
-        let siblings = try await store.documents(
+        timestamp: JSONValue,
+        in transaction: any DocumentTransaction
+    ) throws -> [DocumentWrite] {
+        let siblings = try transaction.documents(
             inGroup: NamespacePaths.devices,
             under: NamespacePaths.server(serverKey),
             where: .documentID(request.installationID)
