@@ -108,10 +108,7 @@ public final class SQLiteDocumentStore: DocumentStore {
         let rows = try await read { db in
             try Row.fetchAll(
                 db,
-                sql: """
-                    SELECT parent, COUNT(*) FROM documents WHERE parent IN (SELECT value FROM json_each(?))
-                    GROUP BY parent
-                    """,
+                sql: "SELECT parent, documents FROM collection_counts WHERE parent IN (SELECT value FROM json_each(?))",
                 arguments: [list]
             ).map { row in (row[0] as String, row[1] as Int) }
         }
@@ -158,8 +155,9 @@ public final class SQLiteDocumentStore: DocumentStore {
         try await database.write { db in
             try db.execute(
                 sql: """
-                    INSERT OR REPLACE INTO documents (path, parent, collection_id, document_id, fields)
+                    INSERT INTO documents (path, parent, collection_id, document_id, fields)
                     VALUES ('pushgate_readiness/probe', 'pushgate_readiness', 'pushgate_readiness', 'probe', '{}')
+                    ON CONFLICT (path) DO NOTHING
                     """)
             try db.execute(sql: "DELETE FROM documents WHERE path = 'pushgate_readiness/probe'")
         }
@@ -176,10 +174,12 @@ public final class SQLiteDocumentStore: DocumentStore {
         ).map(Self.document(from:))
     }
 
+    /// Read from `collection_counts`, which triggers keep (`store/sqlite/0008_…`).
     static func count(_ db: Database, in collection: CollectionPath, upTo limit: Int) throws -> Int {
-        try Int.fetchOne(
-            db.cachedStatement(sql: "SELECT COUNT(*) FROM (SELECT 1 FROM documents WHERE parent = ? LIMIT ?)"),
-            arguments: [collection.rawValue, max(limit, 0)]) ?? 0
+        let count = try Int.fetchOne(
+            db.cachedStatement(sql: "SELECT documents FROM collection_counts WHERE parent = ?"),
+            arguments: [collection.rawValue])
+        return min(count ?? 0, max(limit, 0))
     }
 
     /// A batch, in the caller's transaction (the outbox's withdrawal shares it).

@@ -58,6 +58,54 @@ struct SQLiteDocumentStoreTests {
         #expect(try await store.document(at: counter)?.fields["count"] == .number(200))
     }
 
+    @Test("collection counts follow inserts, upserts and deletes, and the migration counts what was there before it")
+    func collectionCounts() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let file = directory.path("store.sqlite")
+        // A database of the migrations before the counts, holding documents.
+        do {
+            let queue = try DatabaseQueue(path: file)
+            var before = DatabaseMigrator()
+            for migration in SQLiteMigrations.all.prefix(while: { $0.identifier < "0008" }) {
+                before.registerMigration(migration.identifier) { db in try db.execute(sql: migration.sql) }
+            }
+            try before.migrate(queue)
+            try await queue.write { db in
+                for id in ["d1", "d2", "d3"] {
+                    try db.execute(
+                        sql: """
+                            INSERT INTO documents (path, parent, collection_id, document_id, fields)
+                            VALUES (?, 'servers/s/agents/a/devices', 'devices', ?, '{}')
+                            """,
+                        arguments: ["servers/s/agents/a/devices/\(id)", id])
+                }
+            }
+        }
+        let store = try SQLiteDocumentStore(path: file)
+        let devices = try DocumentPath(rawValue: "servers/s/agents/a").collection("devices")
+        let other = try DocumentPath(rawValue: "servers/s/agents/b").collection("devices")
+        #expect(try await store.count(in: devices, upTo: 10) == 3)
+        try await store.set(try devices.document("d1"), ["token": "again"])  // an update: no new document
+        try await store.set(try devices.document("d4"), ["token": "new"])
+        try await store.set(try other.document("d1"), ["token": "new"])
+        try await store.delete(try devices.document("d2"))
+        try await store.delete(try devices.document("absent"))
+        try await store.checkWritable()
+        #expect(try await store.count(in: devices, upTo: 10) == 3)
+        #expect(try await store.count(in: devices, upTo: 2) == 2)
+        #expect(try await store.counts(in: [devices, other]) == [devices: 3, other: 1])
+        try await store.delete(try other.document("d1"))
+        #expect(try await store.count(in: other, upTo: 10) == 0)
+        #expect(try await store.counts(in: [devices, other]) == [devices: 3])
+        // The counts are what a count of the rows gives, and no collection is left at 0.
+        let stored = try await store.database.read { db in
+            try Row.fetchAll(db, sql: "SELECT parent, documents FROM collection_counts ORDER BY parent")
+                .map { "\($0[0] as String)=\($0[1] as Int)" }
+        }
+        #expect(stored == ["servers/s/agents/a/devices=3"])
+    }
+
     @Test("the database is in WAL mode")
     func walMode() async throws {
         let directory = try TemporaryDirectory()
