@@ -52,7 +52,8 @@ public final class SQLiteDocumentStore: DocumentStore {
         let columns = names.map { ", json_type(fields, '$.\($0)'), fields ->> '$.\($0)'" }.joined()
         let sql = "SELECT document_id\(columns) FROM documents \(conditions)"
         return try await read { db in
-            let cursor = try Row.fetchCursor(db, sql: sql, arguments: StatementArguments(arguments))
+            // Prepared once per connection: a fan-out reads its pages with the same text.
+            let cursor = try Row.fetchCursor(db.cachedStatement(sql: sql), arguments: StatementArguments(arguments))
             var documents: [Document] = []
             while let row = try cursor.next() {
                 let path = collection.storedDocument(row[0])

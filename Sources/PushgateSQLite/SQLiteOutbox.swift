@@ -103,10 +103,10 @@ public final class SQLiteOutbox: Outbox {
     ) async throws -> [OutboxDelivery]? {
         let until = OutboxRows.milliseconds(leaseUntil)
         return try await database.write { db -> [OutboxDelivery]? in
-            try db.execute(
+            try db.cachedStatement(
                 sql:
-                    "UPDATE outbox_expansions SET cursor = ?, lease_until = ? WHERE notification_id = ? AND lease_owner = ?",
-                arguments: [cursor, until, notificationID, owner])
+                    "UPDATE outbox_expansions SET cursor = ?, lease_until = ? WHERE notification_id = ? AND lease_owner = ?"
+            ).execute(arguments: [cursor, until, notificationID, owner])
             guard db.changesCount == 1 else { return nil }
             var inserted = 0
             for start in stride(from: 0, to: deliveries.count, by: Self.pageRowsPerStatement) {
@@ -135,18 +135,32 @@ public final class SQLiteOutbox: Outbox {
     /// Rows bound to one statement: five arguments each, well under SQLite's limit.
     private static let pageRowsPerStatement = 1000
 
-    /// `(?, ?, ?, ?, ?), …` for `count` rows. A page is mostly a full fan-out chunk,
-    /// whose list is built once (built again for every page, it was a fiftieth of a
-    /// fan-out's CPU); a short last page's is built when met. An immutable global,
-    /// not a cache behind a lock: nothing is shared that can change.
-    private static func valuesList(rows count: Int) -> String {
-        count == PushProviderLimits.maxTargetsPerSend ? fullPageValuesList : makeValuesList(rows: count)
+    /// The statement that stores a page of `count` rows. A page is mostly a full
+    /// fan-out chunk, whose statement text is built once: built for every page (its
+    /// `VALUES` list is 500 rows long), then hashed and compared to find the prepared
+    /// statement, it cost a twentieth of a fan-out's CPU. A short last page's is built
+    /// when met. An immutable global, not a cache behind a lock: nothing is shared
+    /// that can change.
+    private static func pageInsert(rows count: Int) -> String {
+        count == PushProviderLimits.maxTargetsPerSend ? fullPageInsert : makePageInsert(rows: count)
     }
 
-    private static let fullPageValuesList = makeValuesList(rows: PushProviderLimits.maxTargetsPerSend)
+    private static let fullPageInsert = makePageInsert(rows: PushProviderLimits.maxTargetsPerSend)
 
-    private static func makeValuesList(rows count: Int) -> String {
-        repeatElement("(?, ?, ?, ?, ?)", count: count).joined(separator: ", ")
+    /// Due since the trigger was accepted, as the deliveries of a notification
+    /// written whole are.
+    private static func makePageInsert(rows count: Int) -> String {
+        let rows = repeatElement("(?, ?, ?, ?, ?)", count: count).joined(separator: ", ")
+        return """
+            WITH page (installation_id, token_kind, token, push_id, route) AS (VALUES \(rows))
+            INSERT OR IGNORE INTO outbox_deliveries (notification_id, installation_id, token_kind, token,
+                push_id, route, state, attempts, enqueued_at, next_attempt_at, lease_owner, lease_until)
+            SELECT n.id, page.installation_id, page.token_kind, page.token, page.push_id, page.route, 'pending', 0,
+                n.created_at, n.created_at, ?, ?
+            FROM outbox_notifications AS n, page WHERE n.id = ?
+                AND NOT EXISTS (
+                    SELECT 1 FROM outbox_deliveries AS d WHERE d.notification_id = n.id AND d.token = page.token)
+            """
     }
 
     /// Stores a page's deliveries born leased, skipping installations and tokens the
@@ -157,20 +171,7 @@ public final class SQLiteOutbox: Outbox {
         leaseUntil: Int64
     ) throws -> Int {
         guard !deliveries.isEmpty else { return 0 }
-        let rows = valuesList(rows: deliveries.count)
-        // Due since the trigger was accepted, as the deliveries of a notification
-        // written whole are.
-        let statement = try db.cachedStatement(
-            sql: """
-                WITH page (installation_id, token_kind, token, push_id, route) AS (VALUES \(rows))
-                INSERT OR IGNORE INTO outbox_deliveries (notification_id, installation_id, token_kind, token,
-                    push_id, route, state, attempts, enqueued_at, next_attempt_at, lease_owner, lease_until)
-                SELECT n.id, page.installation_id, page.token_kind, page.token, page.push_id, page.route, 'pending', 0,
-                    n.created_at, n.created_at, ?, ?
-                FROM outbox_notifications AS n, page WHERE n.id = ?
-                    AND NOT EXISTS (
-                        SELECT 1 FROM outbox_deliveries AS d WHERE d.notification_id = n.id AND d.token = page.token)
-                """)
+        let statement = try db.cachedStatement(sql: pageInsert(rows: deliveries.count))
         var arguments: [(any DatabaseValueConvertible)?] = []
         arguments.reserveCapacity(deliveries.count * 5 + 3)
         for delivery in deliveries {
@@ -263,14 +264,15 @@ public final class SQLiteOutbox: Outbox {
         let recorded = DeliveryRecordGroups(updates)
         let groups = recorded.finished.map { group, ids in (group, JSONText.array(ids)) }
         try await database.write { db in
+            let finish = try db.cachedStatement(
+                sql: """
+                    UPDATE outbox_deliveries SET state = ?, attempts = attempts + 1, finished_at = ?, last_reason = ?,
+                        removed = ?, route = coalesce(?, route), lease_owner = NULL, lease_until = NULL
+                    WHERE notification_id = ? AND +state = 'pending' AND lease_owner = ?
+                        AND installation_id IN (SELECT value FROM json_each(?))
+                    """)
             for (group, ids) in groups {
-                try db.execute(
-                    sql: """
-                        UPDATE outbox_deliveries SET state = ?, attempts = attempts + 1, finished_at = ?, last_reason = ?,
-                            removed = ?, route = coalesce(?, route), lease_owner = NULL, lease_until = NULL
-                        WHERE notification_id = ? AND +state = 'pending' AND lease_owner = ?
-                            AND installation_id IN (SELECT value FROM json_each(?))
-                        """,
+                try finish.execute(
                     arguments: [
                         group.state.rawValue, now, group.reason, group.removed, group.route, group.notificationID,
                         owner, ids,
