@@ -29,7 +29,7 @@ extension FunctionError: HTTPResponseError {
     public func response(from request: Request, context: some RequestContext) throws -> Response {
         var error: [String: JSONValue] = ["status": .string(code.rawValue), "message": .string(message)]
         error["field"] = field.map(JSONValue.string)
-        var response = try JSONAnswer.response(JSONValue.object(["error": .object(error)]), status: status)
+        var response = try JSONAnswer.response(json: .object(["error": .object(error)]), status: status)
         response.headers.append(contentsOf: headers)
         return response
     }

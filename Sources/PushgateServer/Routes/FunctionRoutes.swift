@@ -41,9 +41,10 @@ struct FunctionRoutes {
             let (secret, fields) = try await Self.read(request, receivedAt: parts.now())
             let address = context.clientAddress ?? "local"
             return try JSONAnswer.response(
-                try await parts.registerSubscription(
+                json: try await parts.registerSubscription(
                     secret: secret, RegisterSubscriptionRequest(fields: fields),
-                    admitNewNamespace: { try rateLimiter?.admitNewNamespace(from: address) }))
+                    admitNewNamespace: { try rateLimiter?.admitNewNamespace(from: address) }
+                ).json)
         }
         router.post("triggerReplyFinished") { request, _ in
             let (secret, fields) = try await Self.read(request, receivedAt: parts.now())
