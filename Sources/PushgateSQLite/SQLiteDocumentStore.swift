@@ -31,15 +31,19 @@ public final class SQLiteDocumentStore: DocumentStore {
     public func documents(
         in collection: CollectionPath, selecting fieldMask: [String]?, after afterID: String?, limit: Int?
     ) async throws -> [Document] {
-        let arguments = [collection.rawValue] + (afterID.map { [$0] } ?? [])
+        // The limit is bound, not written into the text: a caller's page size cannot
+        // make a statement of its own.
+        var bound: StatementArguments = [collection.rawValue]
+        if let afterID { bound += [afterID] }
+        if let limit { bound += [max(limit, 0)] }
+        let arguments = bound
         let conditions =
             "WHERE parent = ?\(afterID == nil ? "" : " AND document_id > ?") ORDER BY document_id"
-            + (limit.map { " LIMIT \(max($0, 0))" } ?? "")
+            + (limit == nil ? "" : " LIMIT ?")
         guard let fieldMask else {
             return try await read { db in
                 try Row.fetchAll(
-                    db, sql: "SELECT document_id, fields FROM documents \(conditions)",
-                    arguments: StatementArguments(arguments)
+                    db, sql: "SELECT document_id, fields FROM documents \(conditions)", arguments: arguments
                 ).map { row in
                     let path = collection.storedDocument(row[0])
                     return Document(path: path, fields: try Self.decodeFields(row[1], path: path.rawValue))
@@ -53,7 +57,7 @@ public final class SQLiteDocumentStore: DocumentStore {
         let sql = "SELECT document_id\(columns) FROM documents \(conditions)"
         return try await read { db in
             // Prepared once per connection: a fan-out reads its pages with the same text.
-            let cursor = try Row.fetchCursor(db.cachedStatement(sql: sql), arguments: StatementArguments(arguments))
+            let cursor = try Row.fetchCursor(db.cachedStatement(sql: sql), arguments: arguments)
             var documents: [Document] = []
             while let row = try cursor.next() {
                 let path = collection.storedDocument(row[0])

@@ -136,11 +136,10 @@ public final class SQLiteOutbox: Outbox {
     private static let pageRowsPerStatement = 1000
 
     /// The statement that stores a page of `count` rows. A page is mostly a full
-    /// fan-out chunk, whose statement text is built once: built for every page (its
-    /// `VALUES` list is 500 rows long), then hashed and compared to find the prepared
-    /// statement, it cost a twentieth of a fan-out's CPU. A short last page's is built
-    /// when met. An immutable global, not a cache behind a lock: nothing is shared
-    /// that can change.
+    /// fan-out chunk, whose statement text (its `VALUES` list 500 rows long) is built
+    /// once rather than for every page and then hashed to find its prepared
+    /// statement; a short last page's is built when met. An immutable global, not a
+    /// cache behind a lock: nothing is shared that can change.
     private static func pageInsert(rows count: Int) -> String {
         count == PushProviderLimits.maxTargetsPerSend ? fullPageInsert : makePageInsert(rows: count)
     }

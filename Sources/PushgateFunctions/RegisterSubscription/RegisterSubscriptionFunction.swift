@@ -69,7 +69,7 @@ public struct RegisterSubscriptionFunction: Sendable {
         let agentPath = NamespacePaths.agent(agentKey, of: serverKey)
         let admission = self.admission
         let (agentWrite, requestedDeviceFields) = (agentFields, deviceFields)
-        let transaction = try await store.runTransaction { transaction in
+        let committed = try await store.runTransaction { transaction in
             // The three documents in one read: which of them exist decides the caps and
             // whether the server is created.
             let read = try transaction.documents(at: [serverPath, agentPath, devicePath])
@@ -97,7 +97,7 @@ public struct RegisterSubscriptionFunction: Sendable {
             serverKey: serverKey.hex,
             agentKey: agentKey.hex,
             installationID: request.installationID,
-            created: !transaction.results[transaction.outcome].existed
+            created: !committed.results[committed.outcome].existed
         )
     }
 
