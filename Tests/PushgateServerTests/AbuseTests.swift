@@ -192,4 +192,28 @@ struct AbuseTests {
         #expect(!ids.contains("three"))
         #expect(ids.filter { $0 == AgentKey(cwd: "/c").hex }.isEmpty)
     }
+
+    @Test("on SQLite a cap is exact: 24 new devices racing for an agent's last 5 places, 5 get in")
+    func exactCapOnSQLite() async throws {
+        let fixture = try RouterFixture(sqliteFile: true)
+        var admission = AdmissionPolicy()
+        admission.maxDevicesPerAgent = 5
+        let statuses = try await fixture.withClient(admission: admission) { client in
+            try await withThrowingTaskGroup(of: Int.self) { group in
+                for index in 0..<24 {
+                    group.addTask {
+                        try await client.post(
+                            "/registerSubscription", json: Self.registration(installation: "racer-\(index)")
+                        ).status.code
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+        }
+        // The reads that decide the cap are made in the write that stores the device.
+        #expect(statuses.filter { $0 == 200 }.count == 5)
+        #expect(statuses.filter { $0 == 409 }.count == 19)
+        let devices = try await fixture.allDocuments().filter { $0.path.parent.collectionID == "devices" }
+        #expect(devices.count == 5)
+    }
 }

@@ -12,8 +12,10 @@ import PushgateCore
 ///
 /// A new device beyond ``AdmissionPolicy/maxDevicesPerAgent``, or a new agent beyond
 /// ``AdmissionPolicy/maxAgentsPerServer``, is refused (`LIMIT_REACHED`); a device or
-/// agent already stored always registers again. Two registrations racing for the
-/// last place may both get it: the caps bound growth, they are not exact quotas.
+/// agent already stored always registers again. The reads that decide it are made in
+/// the store's transaction (``DocumentStore/runTransaction(_:)``): on SQLite the caps
+/// are exact; on a store that reads before it commits (PostgreSQL), two registrations
+/// racing for the last place may both get it, so the caps bound growth there.
 public struct RegisterSubscriptionFunction: Sendable {
     private let store: any DocumentStore
     private let admission: AdmissionPolicy
