@@ -33,12 +33,16 @@ struct SharedPostgresEndToEndTests {
         let (first, second) = try await startTwo(url: scratch.url, environment: emulator.settings)
         defer { _ = (first.stop(), second.stop()) }
 
-        // Each agent's trigger goes to both processes at once, with one idempotency key.
+        // Each agent's trigger goes to both processes at once, with one idempotency key;
+        // but the first two agents', each to one process only, so that both surely
+        // fan out (which one wins a race is the machine's to decide: under load one
+        // process won all 18 once).
         let statuses = try await withThrowingTaskGroup(of: UInt.self) { group in
             for (index, agent) in agents.enumerated() {
                 // Each gateway hears half of the triggers first: a busy client must not
                 // decide the races alone.
-                for gateway in index.isMultiple(of: 2) ? [first, second] : [second, first] {
+                let gateways = index.isMultiple(of: 2) ? [first, second] : [second, first]
+                for gateway in index < 2 ? [gateways[0]] : gateways {
                     group.addTask {
                         try await Self.trigger(gateway, cwd: agent, idempotencyKey: "run-\(index)")
                     }
@@ -47,7 +51,7 @@ struct SharedPostgresEndToEndTests {
             return try await group.reduce(into: []) { $0.append($1) }
         }
         // One of each pair is accepted (202), the other answered as its duplicate (200).
-        #expect(statuses.filter { $0 == 202 }.count == 20 && statuses.filter { $0 == 200 }.count == 20)
+        #expect(statuses.filter { $0 == 202 }.count == 20 && statuses.filter { $0 == 200 }.count == 18)
         try await waitUntil(limit: 120) { try emulator.received() >= 10_000 }
         try await Task.sleep(for: .seconds(1))  // anything sent twice would arrive by now
         let all = try emulator.inbox().all
@@ -55,7 +59,7 @@ struct SharedPostgresEndToEndTests {
         #expect(perToken.count == 10_000, "every device got a push")
         #expect(perToken.values.allSatisfy { $0 == 1 }, "\(perToken.values.filter { $0 > 1 }.count) got more than one")
         #expect(first.stop() == 0 && second.stop() == 0)
-        // Both took part: each logged fan-outs of its own.
+        // Both took part: each logged fan-outs of its own (at least the one it alone heard).
         #expect(first.capturedLog.contains("event fan-out") && second.capturedLog.contains("event fan-out"))
         await scratch.drop()
     }
