@@ -31,8 +31,8 @@ public final class SQLiteDocumentStore: DocumentStore {
     public func documents(
         in collection: CollectionPath, selecting fieldMask: [String]?, after afterID: String?, limit: Int?
     ) async throws -> [Document] {
-        // The limit is bound, not written into the text: a caller's page size cannot
-        // make a statement of its own.
+        // Prepared once per connection (a fan-out reads its pages with the same
+        // text); the limit is bound, so a caller's page size makes no statement of its own.
         var bound: StatementArguments = [collection.rawValue]
         if let afterID { bound += [afterID] }
         if let limit { bound += [max(limit, 0)] }
@@ -43,7 +43,8 @@ public final class SQLiteDocumentStore: DocumentStore {
         guard let fieldMask else {
             return try await read { db in
                 try Row.fetchAll(
-                    db, sql: "SELECT document_id, fields FROM documents \(conditions)", arguments: arguments
+                    db.cachedStatement(sql: "SELECT document_id, fields FROM documents \(conditions)"),
+                    arguments: arguments
                 ).map { row in
                     let path = collection.storedDocument(row[0])
                     return Document(path: path, fields: try Self.decodeFields(row[1], path: path.rawValue))
@@ -56,7 +57,6 @@ public final class SQLiteDocumentStore: DocumentStore {
         let columns = names.map { ", json_type(fields, '$.\($0)'), fields ->> '$.\($0)'" }.joined()
         let sql = "SELECT document_id\(columns) FROM documents \(conditions)"
         return try await read { db in
-            // Prepared once per connection: a fan-out reads its pages with the same text.
             let cursor = try Row.fetchCursor(db.cachedStatement(sql: sql), arguments: arguments)
             var documents: [Document] = []
             while let row = try cursor.next() {
@@ -117,8 +117,9 @@ public final class SQLiteDocumentStore: DocumentStore {
                 arguments: [list]
             ).map { row in (row[0] as String, row[1] as Int) }
         }
+        // One row per collection: `parent` is the table's key.
         return Dictionary(
-            rows.map { parent, count in (CollectionPath(storedRawValue: parent), count) }, uniquingKeysWith: +)
+            uniqueKeysWithValues: rows.map { parent, count in (CollectionPath(storedRawValue: parent), count) })
     }
 
     @discardableResult
@@ -131,17 +132,17 @@ public final class SQLiteDocumentStore: DocumentStore {
     /// that connection's cache (a reader's own is dropped whenever another
     /// connection commits, so its reads go back to the file).
     public func runTransaction<Outcome: Sendable>(
-        _ update: @escaping @Sendable (any DocumentTransaction) throws -> TransactionUpdate<Outcome>
-    ) async throws -> TransactionResult<Outcome> {
+        _ update: @escaping @Sendable (any DocumentTransaction) throws -> (writes: [DocumentWrite], outcome: Outcome)
+    ) async throws -> (results: [WriteResult], outcome: Outcome) {
         do {
             return try await database.write { db in
-                let decided: TransactionUpdate<Outcome>
+                let decided: (writes: [DocumentWrite], outcome: Outcome)
                 do {
                     decided = try update(SQLiteTransaction(db: db))
                 } catch {
                     throw SQLiteDatabase.UpdateFailure(error: error)
                 }
-                return TransactionResult(results: try Self.apply(decided.writes, in: db), outcome: decided.outcome)
+                return (try Self.apply(decided.writes, in: db), decided.outcome)
             }
         } catch let failure as SQLiteDatabase.UpdateFailure {
             throw failure.error

@@ -23,8 +23,9 @@ final class SQLiteGroupCommit: Sendable {
     private struct Job: Sendable {
         /// `nil`: the database's usual busy timeout.
         let lockWait: Duration?
-        /// When a write under a lock wait stops waiting for another process's lock.
-        let deadline: ContinuousClock.Instant
+        /// When a write under a lock wait stops waiting for another process's lock
+        /// (`nil` with `lockWait`).
+        let deadline: ContinuousClock.Instant?
         let run: @Sendable (Database) throws -> any Sendable
         let finish: @Sendable (Result<any Sendable, any Error>) -> Void
     }
@@ -54,7 +55,7 @@ final class SQLiteGroupCommit: Sendable {
     {
         try await withCheckedThrowingContinuation { continuation in
             let job = Job(
-                lockWait: lockWait, deadline: .now + (lockWait ?? .zero), run: { db in try body(db) },
+                lockWait: lockWait, deadline: lockWait.map { .now + $0 }, run: { db in try body(db) },
                 finish: { result in continuation.resume(with: result.map { $0 as! T }) })
             let leads = lock.withLock {
                 queue.jobs.append(job)
@@ -81,7 +82,7 @@ final class SQLiteGroupCommit: Sendable {
             }
             guard let first = batch.first else { return }
             // The first job of a batch asked first: its deadline is the batch's.
-            let results = commit(batch, in: db, lockWait: first.lockWait.map { _ in first.deadline - .now })
+            let results = commit(batch, in: db, lockWait: first.deadline.map { $0 - .now })
             for (job, result) in zip(batch, results) { job.finish(result) }
         }
     }

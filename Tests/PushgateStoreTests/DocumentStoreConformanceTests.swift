@@ -278,9 +278,10 @@ struct DocumentStoreConformanceTests {
                 let devices = try transaction.count(in: agentDevices, upTo: 10)
                 let phones = try transaction.documents(inGroup: "devices", under: server, where: .documentID("phone"))
                 let writes = phones.map { DocumentWrite.set($0.path, ["token": "new"], if: .exists) }
-                return TransactionUpdate(
+                return (
                     writes: writes + [.set(server, ["devices": .value(.number(Double(devices)))])],
-                    outcome: existing.map(\.path.rawValue).sorted())
+                    outcome: existing.map(\.path.rawValue).sorted()
+                )
             }
             #expect(done.outcome == ["servers/s1/agents/a/devices/phone"])
             #expect(done.results.map(\.existed) == [true, true, false])
@@ -297,7 +298,7 @@ struct DocumentStoreConformanceTests {
             try await store.set(server, ["kept": "yes"])
             let server = self.server
             await #expect(throws: Refused()) {
-                try await store.runTransaction { transaction -> TransactionUpdate<Void> in
+                try await store.runTransaction { transaction -> (writes: [DocumentWrite], outcome: Void) in
                     _ = try transaction.documents(at: [server])
                     throw Refused()
                 }

@@ -43,8 +43,9 @@ struct SQLiteDocumentStoreTests {
                                 guard case .number(let count)? = stored?.fields["count"] ?? .number(0) else {
                                     throw Refused()
                                 }
-                                return TransactionUpdate(
-                                    writes: [.set(counter, ["count": .value(.number(count + 1))])], outcome: ())
+                                return (
+                                    writes: [.set(counter, ["count": .value(.number(count + 1))])], outcome: ()
+                                )
                             }
                         } catch is Refused {
                             continue

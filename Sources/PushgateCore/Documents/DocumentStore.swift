@@ -50,15 +50,15 @@ public protocol DocumentStore: Sendable {
     func commit(_ writes: [DocumentWrite]) async throws -> [WriteResult]
 
     /// Firestore's `runTransaction`: `update` reads what its writes depend on through
-    /// the transaction and returns them; they are committed all or none, as
-    /// ``commit(_:)`` would. A store that can (SQLite) reads and writes in one
+    /// the transaction and returns them with what its caller learns; they are
+    /// committed all or none, as ``commit(_:)`` would, and answered with a result each. A store that can (SQLite) reads and writes in one
     /// transaction, so the reads still hold at the commit; the others read first
     /// (``ReplayedTransaction``). `update` may run more than once, each time from the
     /// start: it must not act before its last read (asking a rate limiter, say, is
     /// done after the reads).
     func runTransaction<Outcome: Sendable>(
-        _ update: @escaping @Sendable (any DocumentTransaction) throws -> TransactionUpdate<Outcome>
-    ) async throws -> TransactionResult<Outcome>
+        _ update: @escaping @Sendable (any DocumentTransaction) throws -> (writes: [DocumentWrite], outcome: Outcome)
+    ) async throws -> (results: [WriteResult], outcome: Outcome)
 
     /// Throws when the store cannot answer a trivial read.
     func checkHealth() async throws

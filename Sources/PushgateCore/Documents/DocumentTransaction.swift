@@ -13,25 +13,3 @@ public protocol DocumentTransaction {
     func documents(inGroup collectionID: String, under scope: DocumentPath?, where filter: FieldFilter) throws
         -> [Document]
 }
-
-/// What a transaction's update decided: the writes, and what the caller learns.
-public struct TransactionUpdate<Outcome: Sendable>: Sendable {
-    public let writes: [DocumentWrite]
-    public let outcome: Outcome
-
-    public init(writes: [DocumentWrite], outcome: Outcome) {
-        self.writes = writes
-        self.outcome = outcome
-    }
-}
-
-/// What a transaction did: a result per write, and the update's outcome.
-public struct TransactionResult<Outcome: Sendable>: Sendable {
-    public let results: [WriteResult]
-    public let outcome: Outcome
-
-    public init(results: [WriteResult], outcome: Outcome) {
-        self.results = results
-        self.outcome = outcome
-    }
-}

@@ -11,38 +11,30 @@ struct ReplayedTransaction: DocumentTransaction {
         case group(String, under: DocumentPath?, where: FieldFilter)
     }
 
-    enum Answer {
-        case documents([Document])
-        case count(Int)
-    }
-
     /// The update asked for a read that was not fetched yet.
     struct Unanswered: Error {
         let read: Read
     }
 
-    var answers: [Read: Answer] = [:]
+    /// What each read fetched: documents (by path or by group), or a count.
+    var documents: [Read: [Document]] = [:]
+    var counts: [Read: Int] = [:]
 
     func documents(at paths: [DocumentPath]) throws -> [Document] {
-        guard case .documents(let documents) = try answer(.documents(paths)) else { return [] }
-        return documents
+        try answer(.documents(paths), from: documents)
     }
 
     func count(in collection: CollectionPath, upTo limit: Int) throws -> Int {
-        guard case .count(let count) = try answer(.count(collection, upTo: limit)) else { return 0 }
-        return count
+        try answer(.count(collection, upTo: limit), from: counts)
     }
 
     func documents(inGroup collectionID: String, under scope: DocumentPath?, where filter: FieldFilter) throws
         -> [Document]
     {
-        guard case .documents(let documents) = try answer(.group(collectionID, under: scope, where: filter)) else {
-            return []
-        }
-        return documents
+        try answer(.group(collectionID, under: scope, where: filter), from: documents)
     }
 
-    private func answer(_ read: Read) throws -> Answer {
+    private func answer<Value>(_ read: Read, from answers: [Read: Value]) throws -> Value {
         guard let answer = answers[read] else { throw Unanswered(read: read) }
         return answer
     }
@@ -52,27 +44,27 @@ extension DocumentStore {
     /// Runs `update` against reads fetched one by one, then commits its writes: see
     /// ``ReplayedTransaction``.
     public func runTransaction<Outcome: Sendable>(
-        _ update: @escaping @Sendable (any DocumentTransaction) throws -> TransactionUpdate<Outcome>
-    ) async throws -> TransactionResult<Outcome> {
+        _ update: @escaping @Sendable (any DocumentTransaction) throws -> (writes: [DocumentWrite], outcome: Outcome)
+    ) async throws -> (results: [WriteResult], outcome: Outcome) {
         var transaction = ReplayedTransaction()
         while true {
-            let decided: TransactionUpdate<Outcome>
+            let decided: (writes: [DocumentWrite], outcome: Outcome)
             do {
                 decided = try update(transaction)
             } catch let unanswered as ReplayedTransaction.Unanswered {
-                transaction.answers[unanswered.read] = try await fetch(unanswered.read)
+                try await fetch(unanswered.read, into: &transaction)
                 continue
             }
-            return TransactionResult(results: try await commit(decided.writes), outcome: decided.outcome)
+            return (try await commit(decided.writes), decided.outcome)
         }
     }
 
-    private func fetch(_ read: ReplayedTransaction.Read) async throws -> ReplayedTransaction.Answer {
+    private func fetch(_ read: ReplayedTransaction.Read, into transaction: inout ReplayedTransaction) async throws {
         switch read {
-        case .documents(let paths): .documents(try await documents(at: paths))
-        case .count(let collection, let limit): .count(try await count(in: collection, upTo: limit))
+        case .documents(let paths): transaction.documents[read] = try await documents(at: paths)
+        case .count(let collection, let limit): transaction.counts[read] = try await count(in: collection, upTo: limit)
         case .group(let collectionID, let scope, let filter):
-            .documents(try await documents(inGroup: collectionID, under: scope, where: filter))
+            transaction.documents[read] = try await documents(inGroup: collectionID, under: scope, where: filter)
         }
     }
 }

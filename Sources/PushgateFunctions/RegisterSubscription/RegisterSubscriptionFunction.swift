@@ -70,14 +70,13 @@ public struct RegisterSubscriptionFunction: Sendable {
         let serverPath = NamespacePaths.server(serverKey)
         let agentPath = NamespacePaths.agent(agentKey, of: serverKey)
         let admission = self.admission
-        let (agentWrite, requestedDeviceFields) = (agentFields, deviceFields)
-        let committed = try await store.runTransaction { transaction in
+        let committed = try await store.runTransaction { [agentFields, deviceFields] transaction in
             // The three documents in one read: which of them exist decides the caps and
             // whether the server is created.
             let read = try transaction.documents(at: [serverPath, agentPath, devicePath])
             let existing = Set(read.map(\.path))
             let storedDevice = read.first { $0.path == devicePath }
-            var deviceFields = requestedDeviceFields
+            var deviceFields = deviceFields
             deviceFields.merge(Self.environmentFields(request, stored: storedDevice)) { _, environment in environment }
             try Self.checkCaps(
                 admission,
@@ -92,8 +91,8 @@ public struct RegisterSubscriptionFunction: Sendable {
             var writes = try ServerPresence.creation(
                 of: serverKey, exists: existing.contains(serverPath), at: now, admitNew: admitNewNamespace)
             let deviceWrite = writes.count + 1
-            writes += [.set(agentPath, agentWrite), .set(devicePath, deviceFields)] + rotations
-            return TransactionUpdate(writes: writes, outcome: deviceWrite)
+            writes += [.set(agentPath, agentFields), .set(devicePath, deviceFields)] + rotations
+            return (writes, deviceWrite)
         }
         return RegisterSubscriptionAnswer(
             serverKey: serverKey.hex,
