@@ -188,10 +188,14 @@ private final class HeldProvider: PushProvider {
     var calls: Int { count.withLock { $0 } }
 }
 
-/// A log handler that keeps the messages.
-final class LogLines: LogHandler, Sendable {
-    private let lines = Mutex<[String]>([])
-    var all: [String] { lines.withLock { $0 } }
+/// A log handler that keeps the messages. A pthread mutex (`NSLock`), not
+/// `Synchronization.Mutex`: on Linux the latter hands a contended lock over through a
+/// futex ThreadSanitizer cannot see, and the race suites reported two tasks' log
+/// lines appended under it as a race.
+final class LogLines: LogHandler, @unchecked Sendable {
+    private let lock = NSLock()
+    private var lines: [String] = []
+    var all: [String] { lock.withLock { lines } }
 
     var metadata: Logger.Metadata {
         get { [:] }
@@ -207,6 +211,6 @@ final class LogLines: LogHandler, Sendable {
     }
 
     func log(event: LogEvent) {
-        lines.withLock { $0.append(event.message.description) }
+        lock.withLock { lines.append(event.message.description) }
     }
 }
