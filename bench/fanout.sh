@@ -10,6 +10,7 @@
 #                                      (it verifies every JWT; far slower than nginx; APNs only)
 #   CONNECTIONS=2                      the gateway's connections to the service (and h2load's)
 #   BASELINE=<git revision>            also measure that revision's build, in the same run
+#                                      (on each store)
 #   RECOVERY=0                         skip the kill -9 recovery measurement
 #   STORES="sqlite postgres"           the stores to measure, side by side in one run
 #                                      (PostgreSQL: a throw-away cluster, fsync on)
@@ -364,12 +365,11 @@ run() { # binary label store
     esac
 }
 
-# BASELINE=<git revision>: the same benchmark on that revision's build, in the same run.
-if [ -n "${BASELINE:-}" ]; then
-    baseline="$("$root/bench/build-baseline.sh" "$BASELINE")"
-    run "$baseline" "baseline-sqlite" sqlite
-fi
+# BASELINE=<git revision>: the same benchmark on that revision's build, in the same
+# run, on each store just before the current build.
+[ -z "${BASELINE:-}" ] || baseline="$("$root/bench/build-baseline.sh" "$BASELINE")"
 for store in $stores; do
+    [ -z "${BASELINE:-}" ] || run "$baseline" "baseline-$store" "$store"
     run "$pushgate" "current-$store" "$store"
 done
 

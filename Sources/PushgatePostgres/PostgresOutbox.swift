@@ -168,8 +168,7 @@ public final class PostgresOutbox: Outbox {
                     unnest(\(installationIDs)::text[], \(kinds)::text[], \(tokens)::text[], \(pushIDs)::text[],
                         \(routes)::text[])
                         AS r (installation_id, token_kind, token, push_id, route)
-                WHERE n.id = \(notificationID) AND NOT EXISTS (
-                    SELECT 1 FROM outbox_deliveries AS d WHERE d.notification_id = n.id AND d.token = r.token)
+                WHERE n.id = \(notificationID)
                 ON CONFLICT DO NOTHING
                 RETURNING installation_id
                 """, logger: logger)
@@ -196,6 +195,18 @@ public final class PostgresOutbox: Outbox {
         var rest = pages
         while rest >= 10, rest % 10 == 0 { rest /= 10 }
         return pages >= 10 && rest == 1
+    }
+
+    public func deliveryTokens(of notificationID: String, after installationID: String?, limit: Int)
+        async throws -> [(installationID: String, token: String)]
+    {
+        try await database.query(
+            """
+            SELECT installation_id, token FROM outbox_deliveries
+            WHERE notification_id = \(notificationID) AND installation_id > \(installationID ?? "")
+            ORDER BY installation_id LIMIT \(max(limit, 0))
+            """
+        ).map { row in try row.decode((String, String).self) }
     }
 
     public func claimExpansion(owner: String, now: Date, leaseUntil: Date) async throws -> OutboxExpansion? {

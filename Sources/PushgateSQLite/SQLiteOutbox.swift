@@ -119,8 +119,8 @@ public final class SQLiteOutbox: Outbox {
                     sql: "DELETE FROM outbox_expansions WHERE notification_id = ?", arguments: [notificationID])
             }
             guard inserted < deliveries.count else { return deliveries }
-            // Some were there already (a page stored again after a takeover, a token
-            // met on an earlier page): what this try stored holds its lease.
+            // Some were there already (a page stored again after a takeover): what
+            // this try stored holds its lease.
             let stored = try String.fetchSet(
                 db,
                 sql: """
@@ -157,8 +157,6 @@ public final class SQLiteOutbox: Outbox {
             SELECT n.id, page.installation_id, page.token_kind, page.token, page.push_id, page.route, 'pending', 0,
                 n.created_at, n.created_at, ?, ?
             FROM outbox_notifications AS n, page WHERE n.id = ?
-                AND NOT EXISTS (
-                    SELECT 1 FROM outbox_deliveries AS d WHERE d.notification_id = n.id AND d.token = page.token)
             """
     }
 
@@ -182,6 +180,21 @@ public final class SQLiteOutbox: Outbox {
         arguments += [owner, leaseUntil, notificationID]
         try statement.execute(arguments: StatementArguments(arguments))
         return db.changesCount
+    }
+
+    public func deliveryTokens(of notificationID: String, after installationID: String?, limit: Int)
+        async throws -> [(installationID: String, token: String)]
+    {
+        try await database.read { db in
+            try Row.fetchAll(
+                db.cachedStatement(
+                    sql: """
+                        SELECT installation_id, token FROM outbox_deliveries
+                        WHERE notification_id = ? AND installation_id > ? ORDER BY installation_id LIMIT ?
+                        """),
+                arguments: [notificationID, installationID ?? "", max(limit, 0)]
+            ).map { row in (row[0], row[1]) }
+        }
     }
 
     public func claimExpansion(owner: String, now: Date, leaseUntil: Date) async throws -> OutboxExpansion? {

@@ -103,15 +103,26 @@ public actor InMemoryOutbox: Outbox {
         expansions[notificationID]?.expansion.cursor = cursor
         expansions[notificationID]?.leaseUntil = until
         if finished { expansions[notificationID] = nil }
-        var tokens = Set(deliveries.filter { $0.key.notificationID == notificationID }.map(\.value.delivery.token))
         return stored.filter { delivery in
             let key = DeliveryKey(notificationID: notificationID, installationID: delivery.installationID)
-            guard deliveries[key] == nil, tokens.insert(delivery.token).inserted else { return false }
+            guard deliveries[key] == nil else { return false }
             deliveries[key] = DeliveryRow(
                 delivery: delivery, enqueuedAt: notification.createdAt, nextAttemptAt: notification.createdAt,
                 leaseOwner: owner, leaseUntil: until)
             return true
         }
+    }
+
+    public func deliveryTokens(of notificationID: String, after installationID: String?, limit: Int)
+        -> [(installationID: String, token: String)]
+    {
+        Array(
+            deliveries.values.filter {
+                $0.delivery.notificationID == notificationID && $0.delivery.installationID > (installationID ?? "")
+            }
+            .map { ($0.delivery.installationID, $0.delivery.token.value) }
+            .sorted { $0.0 < $1.0 }
+            .prefix(max(limit, 0)))
     }
 
     public func claimExpansion(owner: String, now: Date, leaseUntil: Date) -> OutboxExpansion? {

@@ -333,7 +333,7 @@ struct OutboxConformanceTests {
     }
 
     @Test(
-        "an expansion of many pages stores each (PostgreSQL refreshing its statistics on the way)",
+        "an expansion of many pages stores each (PostgreSQL refreshing its statistics on the way), and lists their tokens back",
         arguments: StoreKind.allCases)
     func manyPages(kind: StoreKind) async throws {
         try await kind.withDatabase { open in
@@ -351,6 +351,16 @@ struct OutboxConformanceTests {
                 #expect(page == [delivery])
             }
             #expect(try await outbox.statuses(of: stored.id).count == 12)
+
+            // What a worker taking the expansion over reads back, page by page.
+            let byInstallation = pages.sorted { $0.installationID < $1.installationID }
+            let firstTokens = try await outbox.deliveryTokens(of: stored.id, after: nil, limit: 5)
+            #expect(firstTokens.map(\.installationID) == byInstallation.prefix(5).map(\.installationID))
+            #expect(firstTokens.map(\.token) == byInstallation.prefix(5).map(\.token.value))
+            let restTokens = try await outbox.deliveryTokens(
+                of: stored.id, after: firstTokens.last?.installationID, limit: 100)
+            #expect(restTokens.map(\.token) == byInstallation.dropFirst(5).map(\.token.value))
+            #expect(try await outbox.deliveryTokens(of: notification().id, after: nil, limit: 5).isEmpty)
         }
     }
 

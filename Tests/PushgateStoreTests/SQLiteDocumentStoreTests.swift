@@ -133,6 +133,23 @@ struct SQLiteDocumentStoreTests {
         #expect(!group.contains { $0.hasPrefix("SCAN") }, "\(group)")
     }
 
+    @Test("a field mask names plain identifiers only: anything else never reaches a JSON path")
+    func fieldMaskNames() async throws {
+        for name in ["apns_token", "_x", "Z9", "createdAt"] {
+            #expect(try SQLiteDocumentStore.checkedFieldName(name) == name)
+        }
+        for name in ["", "9a", "a.b", "a'b", "a b", "é", "a-b", "a$", "[x]", "a`"] {
+            #expect(throws: DocumentStoreError.self, "\(name)") { try SQLiteDocumentStore.checkedFieldName(name) }
+        }
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let store = try SQLiteDocumentStore(path: directory.path("store.sqlite"))
+        let devices = try CollectionPath(segments: ["servers", "s1", "agents", "a", "devices"])
+        await #expect(throws: DocumentStoreError.self) {
+            try await store.documents(in: devices, selecting: ["x') OR 1=1 --"], after: nil, limit: 1)
+        }
+    }
+
     @Test("the JSON column refuses what is not a JSON object")
     func jsonCheck() async throws {
         let directory = try TemporaryDirectory()

@@ -48,16 +48,26 @@ public protocol Outbox: Sendable {
 
     /// Stores the next page of an expansion (see ``OutboxExpansion``), only while
     /// `owner` holds it: `deliveries` (of the devices after the cursor, up to
-    /// `cursor`), leased to `owner` until `leaseUntil`, but those of an installation or
-    /// a token the notification has already (a page stored twice by a worker that took
-    /// over; a phone registered twice found on a later page); moves the cursor and
-    /// renews the expansion's lease, or ends the expansion when `finished`. In one
-    /// transaction. Answers the deliveries stored, to send; `nil` when `owner` no
-    /// longer holds the expansion (stored nothing).
+    /// `cursor`), leased to `owner` until `leaseUntil`, but those of an installation
+    /// the notification has already (a page stored twice by a worker that took over);
+    /// moves the cursor and renews the expansion's lease, or ends the expansion when
+    /// `finished`. In one transaction. Answers the deliveries stored, to send; `nil`
+    /// when `owner` no longer holds the expansion (stored nothing).
+    ///
+    /// A token met on an earlier page (a phone registered twice) is the expander's to
+    /// leave out (``deliveryTokens(of:after:limit:)`` lists what the pages stored): an
+    /// index by token would take every page's tokens in random order, and its upkeep
+    /// cost more than the rest of a page's write.
     func expand(
         _ notificationID: String, owner: String, deliveries: [OutboxDelivery], cursor: String?, finished: Bool,
         leaseUntil: Date
     ) async throws -> [OutboxDelivery]?
+
+    /// The tokens of a notification's deliveries, with their installation ids, in
+    /// installation-id order after `installationID`, at most `limit`: what the pages
+    /// of an expansion stored, read by whoever takes it over.
+    func deliveryTokens(of notificationID: String, after installationID: String?, limit: Int) async throws
+        -> [(installationID: String, token: String)]
 
     /// Leases an expansion nobody holds (its expander died, or it was stored unleased
     /// for want of room) until `leaseUntil`, the oldest first.

@@ -30,12 +30,11 @@ public struct OutboxDelivery: Sendable, Hashable {
     /// One delivery of `notificationID` per device with a token (the APNs token when
     /// it has both), in the devices' order.
     public static func deliveries(to devices: [DeviceRecord], of notificationID: String) -> [OutboxDelivery] {
-        devices.compactMap { device in
-            device.deliveryToken.map {
-                OutboxDelivery(
-                    notificationID: notificationID, installationID: device.installationID, token: $0,
-                    route: device.route)
-            }
+        let reached = devices.compactMap { device in device.deliveryToken.map { (device, $0) } }
+        return zip(reached, RandomUUID.make(count: reached.count)).map { reached, pushID in
+            OutboxDelivery(
+                notificationID: notificationID, installationID: reached.0.installationID, token: reached.1,
+                route: reached.0.route, pushID: pushID)
         }
     }
 

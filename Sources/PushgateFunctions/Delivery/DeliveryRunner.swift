@@ -86,8 +86,9 @@ public struct DeliveryRunner: Sendable {
         return Report(configurationError: outcomes.lazy.compactMap(\.configurationErrorReason).first)
     }
 
-    /// Makes the deliveries of `expansion` page by page from its agent's devices and
-    /// tries each page once as soon as it is stored, all leased to `owner`. Up to
+    /// Makes the deliveries of `expansion` page by page from its agent's devices (a
+    /// phone once, whichever page meets its token again) and tries each page once as
+    /// soon as it is stored, all leased to `owner`. Up to
     /// `fanOut.maxConcurrentChunks` pages are out at a time: the first pushes go out
     /// while later pages are still being read, and memory holds a few pages, never
     /// the agent. Stops after the last page, when another worker took the expansion
@@ -98,6 +99,7 @@ public struct DeliveryRunner: Sendable {
         let collection = NamespacePaths.devices(
             of: AgentKey(hex: notification.agentKey), of: ServerKey(hex: notification.serverKey))
         var cursor = expansion.cursor
+        var tokens = try await ExpandedTokens.stored(for: notification.id, in: outbox)
         var report = Report()
         try await withThrowingTaskGroup(of: Report.self) { group in
             var running = 0
@@ -115,7 +117,8 @@ public struct DeliveryRunner: Sendable {
                 let leaseUntil = now().addingTimeInterval(policy.lease.seconds)
                 guard
                     let stored = try await outbox.expand(
-                        notification.id, owner: owner, deliveries: Self.deliveries(of: page, in: expansion),
+                        notification.id, owner: owner,
+                        deliveries: tokens.admit(Self.deliveries(of: page, in: expansion)),
                         cursor: cursor, finished: finished, leaseUntil: leaseUntil)
                 else { break }
                 if !stored.isEmpty {
