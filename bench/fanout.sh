@@ -23,8 +23,10 @@
 #                                      PROFILE_CALL_GRAPH=dwarf,16384 unwinds Swift's async frames
 #
 # Prints, per N: the trigger's wall time (request to answer, which comes after the
-# last push's answer), pushes per second, that ÷ the ceiling, and the gateway's
-# peak resident memory so far. MODE=answer prints, per N: the time to the answer and
+# last push's answer), pushes per second, that ÷ the ceiling, the gateway's CPU time
+# (user + system, every thread) per push during the trigger — steadier from run to
+# run than the rate, which the machine's other load moves — and its peak resident
+# memory so far. MODE=answer prints, per N: the time to the answer and
 # to the first push at the stand-in, pushes per second until the last push, ÷ the
 # ceiling, the pushes sent twice, and the peak memory. MODE=latency prints the p50
 # and p99 of client send → that push at the stand-in. (APNs through nginx only.)
@@ -232,6 +234,8 @@ open_gateway() { # binary label store → a gateway on a new database of that st
 
 stop_gateway() { kill -TERM "$gateway_pid"; wait "$gateway_pid" 2>/dev/null || true; }
 
+gateway_cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$gateway_pid/stat"; }  # utime + stime
+
 trigger() { # cwd [extra JSON] → prints the answer
     curl -s --max-time 600 "http://127.0.0.1:$gateway_port/triggerReplyFinished" \
         -H "Authorization: Bearer $secret" -H 'Content-Type: application/json' \
@@ -254,15 +258,18 @@ measure() { # binary label store: one trigger per size; prints a row each
         cwd="/bench/agent-$n"
         seed "$db" "$cwd" "$n"
         profile_start "$2-$n"
+        ticks_before="$(gateway_cpu_ticks)"
         start=$(date +%s.%N)
         answer="$(trigger "$cwd")"
         end=$(date +%s.%N)
+        ticks_after="$(gateway_cpu_ticks)"
         profile_stop
         delivered="$(printf '%s' "$answer" | python3 -c 'import json,sys; a=json.load(sys.stdin); print(a["success_count"])')"
         rss_kb="$(awk '/VmHWM/ {print $2}' "/proc/$gateway_pid/status")"
-        awk -v l="$2" -v n="$n" -v s="$start" -v e="$end" -v c="${ceiling:-0}" -v d="$delivered" -v r="$rss_kb" 'BEGIN {
+        awk -v l="$2" -v n="$n" -v s="$start" -v e="$end" -v c="${ceiling:-0}" -v d="$delivered" -v r="$rss_kb" \
+            -v cpu="$(( ticks_after - ticks_before ))" -v hz="$(getconf CLK_TCK)" 'BEGIN {
             t = e - s; rate = n / t
-            printf "%-18s %10d %12.3f %14.0f %10s %10d %10.1f MiB\n", l, n, t, rate, (c > 0 ? sprintf("%.2f", rate / c) : "n/a"), d, r / 1024 }'
+            printf "%-18s %10d %12.3f %14.0f %10s %10d %12.1f %10.1f MiB\n", l, n, t, rate, (c > 0 ? sprintf("%.2f", rate / c) : "n/a"), d, cpu / hz / n * 1e6, r / 1024 }'
     done
     stop_gateway
 }
@@ -347,8 +354,8 @@ printf '\nprovider: %s, stand-in: %s, gateway: %s connections, ceiling (h2load, 
     "$provider" "$stand_in" "$connections" "$connections" "${ceiling:-n/a}"
 case "$mode" in
 throughput)
-    printf '%-18s %10s %12s %14s %10s %10s %14s\n' "build / store" devices "trigger (s)" "pushes/s" "÷ ceiling" delivered \
-        "peak RSS" ;;
+    printf '%-18s %10s %12s %14s %10s %10s %12s %14s\n' "build / store" devices "trigger (s)" "pushes/s" "÷ ceiling" delivered \
+        "CPU µs/push" "peak RSS" ;;
 answer)
     printf '%-18s %10s %10s %12s %12s %9s %10s %8s %13s\n' "build / store" devices "answer (s)" "1st push (s)" \
         "pushes/s" "÷ ceiling" devices twice "peak RSS" ;;
