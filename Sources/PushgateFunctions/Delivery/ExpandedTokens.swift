@@ -9,7 +9,7 @@ import PushgateCore
 /// page's write. Each token is kept as 128 bits of a keyed hash (16 bytes, where the
 /// token is 64 to 160 characters), so a million-device agent holds about 32 MiB;
 /// two tokens colliding in all 128 bits, among a million, is a chance of about one
-/// in 10^26.
+/// in 10^27.
 struct ExpandedTokens {
     private struct Digest: Hashable {
         let first: Int
