@@ -24,7 +24,7 @@ final class SQLiteGroupCommit: Sendable {
         /// `nil`: the database's usual busy timeout.
         let lockWait: Duration?
         /// When a write under a lock wait stops waiting for another process's lock
-        /// (`nil` with `lockWait`).
+        /// (`nil` without one).
         let deadline: ContinuousClock.Instant?
         let run: @Sendable (Database) throws -> any Sendable
         let finish: @Sendable (Result<any Sendable, any Error>) -> Void

@@ -51,7 +51,8 @@ public protocol DocumentStore: Sendable {
 
     /// Firestore's `runTransaction`: `update` reads what its writes depend on through
     /// the transaction and returns them with what its caller learns; they are
-    /// committed all or none, as ``commit(_:)`` would, and answered with a result each. A store that can (SQLite) reads and writes in one
+    /// committed all or none, as ``commit(_:)`` would, and answered with a result
+    /// each. A store that can (SQLite) reads and writes in one
     /// transaction, so the reads still hold at the commit; the others read first
     /// (``ReplayedTransaction``). `update` may run more than once, each time from the
     /// start: it must not act before its last read (asking a rate limiter, say, is

@@ -30,11 +30,12 @@ public struct OutboxDelivery: Sendable, Hashable {
     /// One delivery of `notificationID` per device with a token (the APNs token when
     /// it has both), in the devices' order.
     public static func deliveries(to devices: [DeviceRecord], of notificationID: String) -> [OutboxDelivery] {
-        let reached = devices.compactMap { device in device.deliveryToken.map { (device, $0) } }
+        let reached = devices.compactMap { device in device.deliveryToken.map { (device: device, token: $0) } }
+        // Their push ids drawn together: a system call per sixteen, not per device.
         return zip(reached, RandomUUID.make(count: reached.count)).map { reached, pushID in
             OutboxDelivery(
-                notificationID: notificationID, installationID: reached.0.installationID, token: reached.1,
-                route: reached.0.route, pushID: pushID)
+                notificationID: notificationID, installationID: reached.device.installationID, token: reached.token,
+                route: reached.device.route, pushID: pushID)
         }
     }
 
