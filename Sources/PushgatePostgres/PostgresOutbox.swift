@@ -133,20 +133,27 @@ public final class PostgresOutbox: Outbox {
         }
     }
 
-    public func expand(
-        _ notificationID: String, owner: String, deliveries: [OutboxDelivery], cursor: String?, finished: Bool,
-        leaseUntil: Date
-    ) async throws -> [OutboxDelivery]? {
+    public func storeTriedPage(
+        _ deliveries: [TriedDelivery], of notificationID: String, owner: String, cursor: String?, finished: Bool,
+        leaseUntil: Date, now: Date
+    ) async throws -> Bool {
         let until = OutboxRows.milliseconds(leaseUntil) + (try await clock.offset())
+        let finishedAt = OutboxRows.milliseconds(now)
         // One array per column, unnested: no JSON to build here or to parse per row
-        // there (as SQLite's bound rows, which stored a page a third faster).
-        let installationIDs = deliveries.map(\.installationID)
-        let kinds = deliveries.map(\.token.kind.rawValue)
-        let tokens = deliveries.map(\.token.value)
-        let pushIDs = deliveries.map(\.pushID)
-        let routes = deliveries.map { $0.route.stored ?? "" }  // "": NULL, the default route
+        // there (as SQLite's bound rows, which stored a page a third faster). "" and
+        // 0 stand for NULL (the default route, no reason, due since the trigger).
+        let installationIDs = deliveries.map(\.delivery.installationID)
+        let kinds = deliveries.map(\.delivery.token.kind.rawValue)
+        let tokens = deliveries.map(\.delivery.token.value)
+        let pushIDs = deliveries.map(\.delivery.pushID)
+        let routes = deliveries.map { $0.route.stored ?? "" }
+        let states = deliveries.map(\.state.rawValue)
+        let attempts = deliveries.map { Int32($0.attempts) }
+        let retries = deliveries.map { $0.retryAt ?? 0 }
+        let reasons = deliveries.map { $0.reason ?? "" }
+        let removals = deliveries.map(\.removed)
         let logger = self.logger
-        return try await database.transaction { connection -> [OutboxDelivery]? in
+        return try await database.transaction { connection -> Bool in
             let held = try await connection.query(
                 """
                 UPDATE outbox_expansions SET cursor = \(cursor), lease_until = \(until), pages = pages + 1
@@ -154,39 +161,49 @@ public final class PostgresOutbox: Outbox {
                 RETURNING pages
                 """, logger: logger
             ).collect()
-            guard let pages = try held.first?.decode(Int32.self) else { return nil }
-            // Due since the trigger was accepted, as the deliveries of a notification
-            // written whole are.
-            var stored = Set<String>()
-            for try await row in try await connection.query(
+            guard let pages = try held.first?.decode(Int32.self) else { return false }
+            // Enqueued, and due unless a retry says later, since the trigger was
+            // accepted, as the deliveries of a notification written whole are.
+            try await connection.query(
                 """
                 INSERT INTO outbox_deliveries (notification_id, installation_id, token_kind, token, push_id, route,
-                    state, attempts, enqueued_at, next_attempt_at, lease_owner, lease_until)
-                SELECT n.id, r.installation_id, r.token_kind, r.token, r.push_id, NULLIF(r.route, ''), 'pending', 0,
-                    n.created_at, n.created_at, \(owner), \(until)
+                    state, attempts, enqueued_at, next_attempt_at, last_reason, removed, finished_at)
+                SELECT n.id, r.installation_id, r.token_kind, r.token, r.push_id, NULLIF(r.route, ''), r.state,
+                    r.attempts, n.created_at, coalesce(NULLIF(r.next_attempt_at, 0), n.created_at),
+                    NULLIF(r.last_reason, ''), r.removed,
+                    CASE r.state WHEN 'pending' THEN NULL ELSE \(finishedAt)::bigint END
                 FROM outbox_notifications AS n,
                     unnest(\(installationIDs)::text[], \(kinds)::text[], \(tokens)::text[], \(pushIDs)::text[],
-                        \(routes)::text[])
-                        AS r (installation_id, token_kind, token, push_id, route)
+                        \(routes)::text[], \(states)::text[], \(attempts)::integer[], \(retries)::bigint[],
+                        \(reasons)::text[], \(removals)::boolean[])
+                        AS r (installation_id, token_kind, token, push_id, route, state, attempts, next_attempt_at,
+                            last_reason, removed)
                 WHERE n.id = \(notificationID)
                 ON CONFLICT DO NOTHING
-                RETURNING installation_id
                 """, logger: logger)
-            {
-                stored.insert(try row.decode(String.self))
-            }
             if finished {
                 try await connection.query(
                     "DELETE FROM outbox_expansions WHERE notification_id = \(notificationID)", logger: logger)
             }
             // As for a notification written whole (see `analyzeThreshold`): without fresh
             // statistics PostgreSQL takes a growing expansion for a small one and
-            // filters every delivery of it to record each page's answers.
+            // filters every delivery of it to find the few it retries.
             if Self.refreshesStatistics(afterPages: Int(pages)) {
                 try await connection.query("ANALYZE outbox_deliveries", logger: logger)
             }
-            return deliveries.filter { stored.contains($0.installationID) }
+            return true
         }
+    }
+
+    public func holdExpansion(owner: String, notificationID: String, until date: Date) async throws -> Bool {
+        let offset = try await clock.offset()
+        return try await !database.query(
+            """
+            UPDATE outbox_expansions SET lease_until = \(OutboxRows.milliseconds(date) + offset)
+            WHERE notification_id = \(notificationID) AND lease_owner = \(owner)
+            RETURNING notification_id
+            """
+        ).isEmpty
     }
 
     /// At 10, 100, 1,000 … pages: a handful of `ANALYZE`s however large the agent (each
@@ -393,15 +410,19 @@ public final class PostgresOutbox: Outbox {
                 (SELECT count(*) FROM outbox_deliveries WHERE state = 'pending' AND next_attempt_at <= \(OutboxRows.milliseconds(now))),
                 (SELECT min(enqueued_at) FROM outbox_deliveries
                     WHERE state = 'pending' AND next_attempt_at <= \(OutboxRows.milliseconds(now))),
-                (SELECT count(*) FROM outbox_deliveries WHERE state = 'failed')
+                (SELECT count(*) FROM outbox_deliveries WHERE state = 'failed'),
+                (SELECT count(*) FROM outbox_expansions)
             """
         ).first
-        guard let (pending, due, oldest, failed) = try row?.decode((Int64, Int64, Int64?, Int64).self) else {
+        guard
+            let (pending, due, oldest, failed, expanding) = try row?.decode(
+                (Int64, Int64, Int64?, Int64, Int64).self)
+        else {
             return OutboxStats(pending: 0, scheduled: 0, oldestDueSince: nil, failed: 0)
         }
         return OutboxStats(
             pending: Int(pending), scheduled: Int(pending - due), oldestDueSince: oldest.map(OutboxRows.date),
-            failed: Int(failed))
+            failed: Int(failed), expanding: Int(expanding))
     }
 
     public func activities(serverKey: String, agentKeys: [String]) async throws -> [String: AgentActivity] {

@@ -97,42 +97,42 @@ public final class SQLiteOutbox: Outbox {
         }
     }
 
-    public func expand(
-        _ notificationID: String, owner: String, deliveries: [OutboxDelivery], cursor: String?, finished: Bool,
-        leaseUntil: Date
-    ) async throws -> [OutboxDelivery]? {
+    public func storeTriedPage(
+        _ deliveries: [TriedDelivery], of notificationID: String, owner: String, cursor: String?, finished: Bool,
+        leaseUntil: Date, now: Date
+    ) async throws -> Bool {
         let until = OutboxRows.milliseconds(leaseUntil)
-        return try await database.write { db -> [OutboxDelivery]? in
+        let finishedAt = OutboxRows.milliseconds(now)
+        return try await database.write { db -> Bool in
             try db.cachedStatement(
                 sql:
                     "UPDATE outbox_expansions SET cursor = ?, lease_until = ? WHERE notification_id = ? AND lease_owner = ?"
             ).execute(arguments: [cursor, until, notificationID, owner])
-            guard db.changesCount == 1 else { return nil }
-            var inserted = 0
+            guard db.changesCount == 1 else { return false }
             for start in stride(from: 0, to: deliveries.count, by: Self.pageRowsPerStatement) {
-                let rows = deliveries[start..<min(start + Self.pageRowsPerStatement, deliveries.count)]
-                inserted += try Self.insertExpandedPage(
-                    db, rows, notificationID: notificationID, owner: owner, leaseUntil: until)
+                try Self.insertTriedPage(
+                    db, deliveries[start..<min(start + Self.pageRowsPerStatement, deliveries.count)],
+                    notificationID: notificationID, finishedAt: finishedAt)
             }
             if finished {
                 try db.execute(
                     sql: "DELETE FROM outbox_expansions WHERE notification_id = ?", arguments: [notificationID])
             }
-            guard inserted < deliveries.count else { return deliveries }
-            // Some were there already (a page stored again after a takeover): what
-            // this try stored holds its lease.
-            let stored = try String.fetchSet(
-                db,
-                sql: """
-                    SELECT installation_id FROM outbox_deliveries
-                    WHERE notification_id = ? AND lease_owner = ? AND installation_id IN (SELECT value FROM json_each(?))
-                    """,
-                arguments: [notificationID, owner, JSONText.array(deliveries.map(\.installationID))])
-            return deliveries.filter { stored.contains($0.installationID) }
+            return true
         }
     }
 
-    /// Rows bound to one statement: five arguments each, well under SQLite's limit.
+    public func holdExpansion(owner: String, notificationID: String, until date: Date) async throws -> Bool {
+        let until = OutboxRows.milliseconds(date)
+        return try await database.write { db in
+            try db.execute(
+                sql: "UPDATE outbox_expansions SET lease_until = ? WHERE notification_id = ? AND lease_owner = ?",
+                arguments: [until, notificationID, owner])
+            return db.changesCount == 1
+        }
+    }
+
+    /// Rows bound to one statement: ten arguments each, well under SQLite's limit.
     private static let pageRowsPerStatement = 1000
 
     /// The statement that stores a page of `count` rows. A page is mostly a full
@@ -146,40 +146,41 @@ public final class SQLiteOutbox: Outbox {
 
     private static let fullPageInsert = makePageInsert(rows: PushProviderLimits.maxTargetsPerSend)
 
-    /// Due since the trigger was accepted, as the deliveries of a notification
-    /// written whole are.
+    /// Enqueued, and due unless a retry says later, since the trigger was accepted, as
+    /// the deliveries of a notification written whole are.
     private static func makePageInsert(rows count: Int) -> String {
-        let rows = repeatElement("(?, ?, ?, ?, ?)", count: count).joined(separator: ", ")
+        let rows = repeatElement("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", count: count).joined(separator: ", ")
         return """
-            WITH page (installation_id, token_kind, token, push_id, route) AS (VALUES \(rows))
+            WITH page (installation_id, token_kind, token, push_id, route, state, attempts, next_attempt_at,
+                last_reason, removed) AS (VALUES \(rows))
             INSERT OR IGNORE INTO outbox_deliveries (notification_id, installation_id, token_kind, token,
-                push_id, route, state, attempts, enqueued_at, next_attempt_at, lease_owner, lease_until)
-            SELECT n.id, page.installation_id, page.token_kind, page.token, page.push_id, page.route, 'pending', 0,
-                n.created_at, n.created_at, ?, ?
+                push_id, route, state, attempts, enqueued_at, next_attempt_at, last_reason, removed, finished_at)
+            SELECT n.id, page.installation_id, page.token_kind, page.token, page.push_id, page.route, page.state,
+                page.attempts, n.created_at, coalesce(page.next_attempt_at, n.created_at), page.last_reason,
+                page.removed, CASE page.state WHEN 'pending' THEN NULL ELSE ? END
             FROM outbox_notifications AS n, page WHERE n.id = ?
             """
     }
 
-    /// Stores a page's deliveries born leased, skipping installations and tokens the
-    /// notification has; answers how many it stored. The rows are bound as `VALUES`:
-    /// a JSON array read back with `json_each` cost a third more.
-    private static func insertExpandedPage(
-        _ db: Database, _ deliveries: ArraySlice<OutboxDelivery>, notificationID: String, owner: String,
-        leaseUntil: Int64
-    ) throws -> Int {
-        guard !deliveries.isEmpty else { return 0 }
+    /// Stores a page's deliveries as their try left them, but those of installations
+    /// the notification has. The rows are bound as `VALUES`: a JSON array read back
+    /// with `json_each` cost a third more.
+    private static func insertTriedPage(
+        _ db: Database, _ deliveries: ArraySlice<TriedDelivery>, notificationID: String, finishedAt: Int64
+    ) throws {
+        guard !deliveries.isEmpty else { return }
         let statement = try db.cachedStatement(sql: pageInsert(rows: deliveries.count))
         var arguments: [(any DatabaseValueConvertible)?] = []
-        arguments.reserveCapacity(deliveries.count * 5 + 3)
-        for delivery in deliveries {
+        arguments.reserveCapacity(deliveries.count * 10 + 2)
+        for tried in deliveries {
+            let delivery = tried.delivery
             arguments += [
                 delivery.installationID, delivery.token.kind.rawValue, delivery.token.value, delivery.pushID,
-                delivery.route.stored,
+                tried.route.stored, tried.state.rawValue, tried.attempts, tried.retryAt, tried.reason, tried.removed,
             ]
         }
-        arguments += [owner, leaseUntil, notificationID]
+        arguments += [finishedAt, notificationID]
         try statement.execute(arguments: StatementArguments(arguments))
-        return db.changesCount
     }
 
     public func deliveryTokens(of notificationID: String, after installationID: String?, limit: Int)
@@ -421,12 +422,15 @@ public final class SQLiteOutbox: Outbox {
             let failed =
                 try Int.fetchOne(
                     db.cachedStatement(sql: "SELECT count(*) FROM outbox_deliveries WHERE state = 'failed'")) ?? 0
+            let expanding =
+                try Int.fetchOne(db.cachedStatement(sql: "SELECT count(*) FROM outbox_expansions")) ?? 0
             let oldest: Int64? = due?[1]
             return OutboxStats(
                 pending: pending,
                 scheduled: pending - (due?[0] ?? 0),
                 oldestDueSince: oldest.map(OutboxRows.date),
-                failed: failed
+                failed: failed,
+                expanding: expanding
             )
         }
     }

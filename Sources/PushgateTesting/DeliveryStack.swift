@@ -66,11 +66,11 @@ public struct DeliveryStack: Sendable {
         return try await function(secret: Self.secret, request).answer
     }
 
-    /// Runs the worker's retries until nothing is pending (or `limit` passed: a cap for a
+    /// Runs the worker's retries until nothing is left to send (or `limit` passed: a cap for a
     /// loaded machine, not a measure of speed).
     public func retryUntilSettled(limit: Duration = .seconds(60)) async throws {
         let deadline = ContinuousClock.now + limit
-        while try await outbox.stats(now: Date()).pending > 0, ContinuousClock.now < deadline {
+        while try await !outbox.stats(now: Date()).isSettled, ContinuousClock.now < deadline {
             if try await !worker.retryDueDeliveries() { try await Task.sleep(for: .milliseconds(20)) }
         }
     }

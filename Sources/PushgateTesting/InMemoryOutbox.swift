@@ -92,25 +92,35 @@ public actor InMemoryOutbox: Outbox {
         }
     }
 
-    public func expand(
-        _ notificationID: String, owner: String, deliveries stored: [OutboxDelivery], cursor: String?,
-        finished: Bool, leaseUntil: Date
-    ) -> [OutboxDelivery]? {
+    public func storeTriedPage(
+        _ tried: [TriedDelivery], of notificationID: String, owner: String, cursor: String?, finished: Bool,
+        leaseUntil: Date, now: Date
+    ) -> Bool {
         guard expansions[notificationID]?.leaseOwner == owner, let notification = notifications[notificationID] else {
-            return nil
+            return false
         }
-        let until = OutboxRows.milliseconds(leaseUntil)
         expansions[notificationID]?.expansion.cursor = cursor
-        expansions[notificationID]?.leaseUntil = until
+        expansions[notificationID]?.leaseUntil = OutboxRows.milliseconds(leaseUntil)
         if finished { expansions[notificationID] = nil }
-        return stored.filter { delivery in
-            let key = DeliveryKey(notificationID: notificationID, installationID: delivery.installationID)
-            guard deliveries[key] == nil else { return false }
+        for tried in tried {
+            let key = DeliveryKey(notificationID: notificationID, installationID: tried.delivery.installationID)
+            guard deliveries[key] == nil else { continue }
+            let delivery = tried.delivery
             deliveries[key] = DeliveryRow(
-                delivery: delivery, enqueuedAt: notification.createdAt, nextAttemptAt: notification.createdAt,
-                leaseOwner: owner, leaseUntil: until)
-            return true
+                delivery: OutboxDelivery(
+                    notificationID: notificationID, installationID: delivery.installationID, token: delivery.token,
+                    route: tried.route, pushID: delivery.pushID),
+                state: tried.state, attempts: tried.attempts, enqueuedAt: notification.createdAt,
+                nextAttemptAt: tried.retryAt ?? notification.createdAt, lastReason: tried.reason,
+                removed: tried.removed)
         }
+        return true
+    }
+
+    public func holdExpansion(owner: String, notificationID: String, until date: Date) -> Bool {
+        guard expansions[notificationID]?.leaseOwner == owner else { return false }
+        expansions[notificationID]?.leaseUntil = OutboxRows.milliseconds(date)
+        return true
     }
 
     public func deliveryTokens(of notificationID: String, after installationID: String?, limit: Int)
@@ -318,7 +328,7 @@ public actor InMemoryOutbox: Outbox {
         return OutboxStats(
             pending: pending.count, scheduled: pending.count - due.count,
             oldestDueSince: due.map(\.enqueuedAt).min().map(OutboxRows.date),
-            failed: deliveries.values.count { $0.state == .failed })
+            failed: deliveries.values.count { $0.state == .failed }, expanding: expansions.count)
     }
 
     public func entries(in states: Set<DeliveryState>, limit: Int) -> [OutboxEntry] {

@@ -58,7 +58,9 @@ struct OutboxCommand: AsyncParsableCommand {
             return
         }
         let oldest = stats.oldestDueSince.map { " (oldest due \(Int(Date().timeIntervalSince($0))) s)" } ?? ""
-        print("pending: \(stats.pending)\(oldest), scheduled: \(stats.scheduled), failed: \(stats.failed)")
+        print(
+            "pending: \(stats.pending)\(oldest), scheduled: \(stats.scheduled), failed: \(stats.failed), expanding: \(stats.expanding)"
+        )
         guard !entries.isEmpty else { return }
         print(
             ["state", "provider", "attempts", "next try", "last reason", "token", "installation", "notification"]

@@ -55,7 +55,7 @@ struct DeliveryTests {
         #expect(result.accepted)
         #expect(result.answer.pendingCount == 2 && result.answer.successCount == 0)
         #expect(result.answer.responses.allSatisfy { $0.pending == true })
-        for _ in 0..<1000 where try await fixture.outbox.stats(now: Date()).pending > 0 {
+        for _ in 0..<1000 where try await !fixture.outbox.stats(now: Date()).isSettled {
             try await Task.sleep(for: .milliseconds(10))
         }
         #expect(try await fixture.outbox.stats(now: Date()).pending == 0)
@@ -141,7 +141,7 @@ struct DeliveryTests {
         gated.open()
         // Not leased: the worker's next round claims them.
         #expect(try await worker.retryDueDeliveries() == true)
-        for _ in 0..<100 where try await fixture.outbox.stats(now: Date()).pending > 0 {
+        for _ in 0..<100 where try await !fixture.outbox.stats(now: Date()).isSettled {
             try await Task.sleep(for: .milliseconds(20))
         }
         #expect(try await fixture.outbox.stats(now: Date()).pending == 0)
@@ -205,17 +205,19 @@ struct DeliveryTests {
 /// Delivers, but only once opened.
 final class GatedProvider: PushProvider {
     private let gate = Completion<Bool>()
-    private let count = Mutex(0)
+    private let count = Mutex((calls: 0, targets: 0))
     let deliveryName = "test"
 
     func send(_ notification: PushNotification, to targets: [DeliveryTarget]) async -> [DeliveryOutcome] {
-        count.withLock { $0 += 1 }
+        count.withLock { $0 = (calls: $0.calls + 1, targets: $0.targets + targets.count) }
         _ = await gate.wait(upTo: .seconds(60))
         return targets.map { _ in .delivered }
     }
 
     func open() { gate.complete(true) }
-    var calls: Int { count.withLock { $0 } }
+    var calls: Int { count.withLock { $0.calls } }
+    /// The devices of every call so far.
+    var targets: Int { count.withLock { $0.targets } }
 }
 
 /// Answers from a per-token script (then `always`), optionally taking its time.

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import PushgateCore
 import PushgateTesting
 import Testing
@@ -47,10 +48,11 @@ struct ExpansionTests {
         // Two pages out, none answered: the rest is not read yet.
         for _ in 0..<1000 where gated.calls < 2 { try await Task.sleep(for: .milliseconds(5)) }
         #expect(gated.calls == 2)
-        let notificationID = try #require(try await fixture.outbox.entries(in: [.pending], limit: 1).first)
-            .notificationID
-        let stored = try await fixture.outbox.statuses(of: notificationID).count
-        #expect(stored == 199, "two pages read (device-0100 shares the excluded phone's token), the rest not yet")
+        #expect(
+            gated.targets == 199, "two pages read (device-0100 shares the excluded phone's token), the rest not yet")
+        #expect(
+            try await fixture.outbox.entries(in: Set(DeliveryState.allCases), limit: 1).isEmpty,
+            "a page is stored once tried")
 
         // Registered after the trigger was accepted: not part of it.
         fixture.clock.advance(by: 1)
@@ -61,6 +63,8 @@ struct ExpansionTests {
         gated.open()
         await worker.firstTriesFinished()
 
+        let notificationID = try #require(try await fixture.outbox.entries(in: [.delivered], limit: 1).first)
+            .notificationID
         let statuses = try await fixture.outbox.statuses(of: notificationID)
         #expect(statuses.count == Self.devices - 2 && statuses.allSatisfy { $0.state == .delivered })
         #expect(!statuses.contains { ["device-0100", "device-0900", "device-5000"].contains($0.installationID) })
@@ -83,4 +87,158 @@ struct ExpansionTests {
         #expect(again.duplicate == true && again.successCount == Self.devices - 1)
         #expect(fixture.provider.sends.flatMap(\.targets).count == Self.devices - 1)
     }
+
+    @Test(
+        "each page is stored once tried, with what its pushes answered: a dead token's device removed, a throttled one retried later"
+    )
+    func pagesStoredWithOutcomes() async throws {
+        let dead = FunctionsFixture.apnsToken(5)
+        let throttled = FunctionsFixture.apnsToken(700)
+        let fixture = try FunctionsFixture(
+            outcomes: [
+                dead: .tokenInvalid(reason: "Unregistered"),
+                throttled: .retryLater(reason: "TooManyRequests", after: .seconds(30)),
+            ],
+            fanOut: FanOut(chunkSize: 100, maxConcurrentChunks: 2))
+        try await seed(fixture)
+        var policy = DeliveryPolicy()
+        policy.triggerWait = .seconds(60)
+        let worker = fixture.worker(policy: policy)
+
+        let answer = try await fixture.trigger(["cwd": .string(cwd)], worker: worker, policy: policy)
+        // The reinstall's twin left out; one removed, one to retry.
+        #expect(answer.successCount == Self.devices - 3 && answer.failureCount == 1 && answer.pendingCount == 1)
+        let notificationID = try #require(try await fixture.outbox.entries(in: [.failed], limit: 1).first)
+            .notificationID
+        let statuses = Dictionary(
+            uniqueKeysWithValues: try await fixture.outbox.statuses(of: notificationID).map { ($0.installationID, $0) })
+        #expect(statuses.count == Self.devices - 1)
+        #expect(statuses.values.allSatisfy { $0.attempts == 1 }, "each stored once, after its one try")
+        let removed = try #require(statuses["device-0005"])
+        #expect(removed.state == .failed && removed.lastReason == "Unregistered" && removed.removed)
+        #expect(try await fixture.store.document(at: fixture.device("device-0005", cwd: cwd)) == nil)
+        let retried = try #require(statuses["device-0700"])
+        #expect(retried.state == .pending && retried.lastReason == "TooManyRequests")
+
+        try await fixture.pass(31, worker: worker)
+        let again = try await fixture.outbox.statuses(of: [notificationID], installationID: "device-0700")
+        #expect(again[notificationID]?.attempts == 2, "the retry claimed from the stored page when due")
+    }
+
+    @Test(
+        "an expander that lost its expansion sends and stores nothing more; the taker goes on from the stored cursor"
+    )
+    func lostExpansionStopsItsExpander() async throws {
+        let fixture = try FunctionsFixture(fanOut: FanOut(chunkSize: 100, maxConcurrentChunks: 2))
+        try await seed(fixture)
+        let gated = GatedProvider()
+        var policy = DeliveryPolicy()
+        policy.triggerWait = .milliseconds(50)
+        let stalled = fixture.worker(provider: gated, policy: policy)
+        _ = try await fixture.trigger(["cwd": .string(cwd)], worker: stalled, policy: policy)
+        for _ in 0..<1000 where gated.calls < 2 { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(gated.calls == 2)
+
+        // Its two pages stall past the lease; another worker takes the expansion over.
+        fixture.clock.advance(by: policy.lease.seconds + 1)
+        let taker = fixture.worker(policy: policy)
+        #expect(try await taker.retryDueDeliveries())
+        await taker.firstTriesFinished()
+        #expect(fixture.provider.sends.flatMap(\.targets).count == Self.devices - 1, "every phone, from the start")
+
+        gated.open()
+        await stalled.firstTriesFinished()
+        #expect(gated.calls == 2, "nothing more sent once its lease ran out")
+        let notificationID = try #require(try await fixture.outbox.entries(in: [.delivered], limit: 1).first)
+            .notificationID
+        let statuses = try await fixture.outbox.statuses(of: notificationID)
+        #expect(statuses.count == Self.devices - 1)
+        #expect(statuses.allSatisfy { $0.state == .delivered && $0.attempts == 1 }, "stored once, by the holder")
+        #expect(try await fixture.outbox.stats(now: fixture.clock.now()).isSettled)
+    }
+
+    @Test(
+        "a page whose outcomes cannot be recorded is not stored, nor any page after it: the cursor stays before it for the worker that takes over"
+    )
+    func failedPageHoldsTheCursor() async throws {
+        let fixture = try FunctionsFixture(outcomes: [
+            FunctionsFixture.apnsToken(150): .tokenInvalid(reason: "Unregistered")
+        ])
+        try await seed(fixture)
+        let agentKey = AgentKey(cwd: cwd)
+        let notification = OutboxNotification(
+            id: RandomUUID.make(), serverKey: fixture.serverKey.hex, agentKey: agentKey.hex,
+            content: PushNotification(title: "T", body: "B", data: [:], collapseID: agentKey.hex),
+            createdAt: fixture.clock.now(), expiresAt: fixture.clock.now().addingTimeInterval(86_400))
+        let expansion = OutboxExpansion(
+            notificationID: notification.id, acceptedAt: fixture.clock.now(), selection: .init())
+        let leasedUntil = fixture.clock.now().addingTimeInterval(15)
+        _ = try await fixture.outbox.enqueue(
+            EnqueueRequest(
+                notification, deliveries: [], lease: .init(owner: "w#1", until: leasedUntil), expansion: expansion))
+        // Page 1 (device-0100 …) meets the dead token; deleting its device fails.
+        let runner = DeliveryRunner(
+            store: DeletionFailingStore(base: fixture.store), outbox: fixture.outbox, provider: fixture.provider,
+            fanOut: FanOut(chunkSize: 100, maxConcurrentChunks: 3), now: fixture.clock.now,
+            logger: Logger(label: "test"))
+
+        await #expect(throws: DeletionFailingStore.Refused.self) {
+            try await runner.expand(expansion, of: notification, owner: "w#1", leasedUntil: leasedUntil)
+        }
+        let statuses = try await fixture.outbox.statuses(of: notification.id)
+        #expect(statuses.count == 100 && statuses.allSatisfy { $0.state == .delivered }, "page 0 alone")
+        fixture.clock.advance(by: 16)
+        let takenOver = try await fixture.outbox.claimExpansion(
+            owner: "t#1", now: fixture.clock.now(), leaseUntil: fixture.clock.now().addingTimeInterval(15))
+        #expect(takenOver?.cursor == "device-0099")
+    }
+}
+
+/// A store that refuses every write that deletes a document, and passes the rest on.
+private struct DeletionFailingStore: DocumentStore {
+    struct Refused: Error {}
+
+    let base: any DocumentStore
+
+    func document(at path: DocumentPath) async throws -> Document? { try await base.document(at: path) }
+
+    func documents(in collection: CollectionPath, selecting fieldMask: [String]?, after afterID: String?, limit: Int?)
+        async throws -> [Document]
+    {
+        try await base.documents(in: collection, selecting: fieldMask, after: afterID, limit: limit)
+    }
+
+    func documents(at paths: [DocumentPath]) async throws -> [Document] { try await base.documents(at: paths) }
+
+    func documents(
+        inGroup collectionID: String, under scope: DocumentPath?, where filter: FieldFilter,
+        after afterPath: DocumentPath?, limit: Int?
+    ) async throws -> [Document] {
+        try await base.documents(inGroup: collectionID, under: scope, where: filter, after: afterPath, limit: limit)
+    }
+
+    func count(inGroup collectionID: String) async throws -> Int { try await base.count(inGroup: collectionID) }
+
+    func count(in collection: CollectionPath, upTo limit: Int) async throws -> Int {
+        try await base.count(in: collection, upTo: limit)
+    }
+
+    func counts(in collections: [CollectionPath]) async throws -> [CollectionPath: Int] {
+        try await base.counts(in: collections)
+    }
+
+    func commit(_ writes: [DocumentWrite]) async throws -> [WriteResult] {
+        if writes.contains(where: { $0.operation == .delete }) { throw Refused() }
+        return try await base.commit(writes)
+    }
+
+    func runTransaction<Outcome: Sendable>(
+        _ update: @escaping @Sendable (any DocumentTransaction) throws -> (writes: [DocumentWrite], outcome: Outcome)
+    ) async throws -> (results: [WriteResult], outcome: Outcome) {
+        try await base.runTransaction(update)
+    }
+
+    func checkHealth() async throws { try await base.checkHealth() }
+
+    func checkWritable() async throws { try await base.checkWritable() }
 }

@@ -105,7 +105,8 @@ struct HTTPErrorTests {
             #expect(response.status == .ok)
             #expect(
                 response.json == [
-                    "status": "ok", "delivery": "log", "outbox": ["pending": 0, "scheduled": 0, "failed": 0],
+                    "status": "ok", "delivery": "log",
+                    "outbox": ["pending": 0, "scheduled": 0, "failed": 0, "expanding": 0],
                 ])
             #expect(try await client.execute(uri: "/healthz", method: .head).status == .ok)
         }
@@ -122,7 +123,8 @@ struct HTTPErrorTests {
             #expect(response.status == .ok)
             #expect(
                 response.json == [
-                    "status": "degraded", "delivery": "apns", "outbox": ["pending": 0, "scheduled": 0, "failed": 0],
+                    "status": "degraded", "delivery": "apns",
+                    "outbox": ["pending": 0, "scheduled": 0, "failed": 0, "expanding": 0],
                     "delivery_error": [
                         "provider": "apns", "reason": "InvalidProviderToken", "since": "2026-11-22T05:04:32.000Z",
                     ],

@@ -144,9 +144,10 @@ struct OutboxConformanceTests {
                 EnqueueRequest(
                     expanded, deliveries: [], lease: .init(owner: "a#1", until: start),
                     expansion: OutboxExpansion(notificationID: expanded.id, acceptedAt: start, selection: .init())))
-            _ = try await outbox.expand(
-                expanded.id, owner: "a#1", deliveries: deliveries(of: expanded), cursor: nil, finished: true,
-                leaseUntil: start)
+            #expect(
+                try await outbox.storeTriedPage(
+                    deliveries(of: expanded).map { TriedDelivery($0, change: nil) }, of: expanded.id, owner: "a#1",
+                    cursor: nil, finished: true, leaseUntil: start, now: start))
             for stored in [whole, expanded] {
                 #expect(try await outbox.statuses(of: stored.id).map(\.route) == routes)
             }
@@ -282,7 +283,7 @@ struct OutboxConformanceTests {
     }
 
     @Test(
-        "an expansion stores its pages only while its holder holds it, each device once; a lapsed one is taken over at its cursor",
+        "an expansion stores its pages once tried, with their outcomes, only while its holder holds it, each device once; a lapsed one is taken over at its cursor",
         arguments: StoreKind.allCases)
     func expansions(kind: StoreKind) async throws {
         try await kind.withDatabase { open in
@@ -297,19 +298,34 @@ struct OutboxConformanceTests {
                         stored, deliveries: [], lease: .init(owner: "a#1", until: start + 30), expansion: expansion))
                     == .created)
             #expect(try await other.claimExpansion(owner: "b#1", now: start + 29, leaseUntil: start + 60) == nil)
-            let page = try deliveries(of: stored, count: 3)
+            let page = try deliveries(of: stored, count: 4)
+            let untried = page.map { TriedDelivery($0, change: nil) }
             #expect(
-                try await other.expand(
-                    stored.id, owner: "b#1", deliveries: page, cursor: "device-2", finished: false,
-                    leaseUntil: start + 60) == nil, "not its holder: nothing stored")
+                try await !other.storeTriedPage(
+                    untried, of: stored.id, owner: "b#1", cursor: "device-3", finished: false, leaseUntil: start + 60,
+                    now: start + 1), "not its holder: nothing stored")
+            #expect(try await !other.holdExpansion(owner: "b#1", notificationID: stored.id, until: start + 60))
             #expect(try await outbox.statuses(of: stored.id).isEmpty)
-            let first = try await outbox.expand(
-                stored.id, owner: "a#1", deliveries: Array(page.prefix(2)), cursor: "device-1", finished: false,
-                leaseUntil: start + 40)
-            #expect(first?.map(\.installationID) == ["device-0", "device-1"])
+            let learned = DeliveryRoute(apnsEnvironment: .sandbox)
+            let tried = [
+                TriedDelivery(page[0], change: .delivered, route: learned),
+                TriedDelivery(page[1], change: .retry(reason: "TooManyRequests", at: start + 100)),
+                TriedDelivery(page[2], change: .failed(reason: "Unregistered", removed: true)),
+            ]
+            #expect(
+                try await outbox.storeTriedPage(
+                    tried, of: stored.id, owner: "a#1", cursor: "device-2", finished: false, leaseUntil: start + 40,
+                    now: start + 1))
+            let statuses = try await outbox.statuses(of: stored.id)
+            #expect(statuses.map(\.state) == [.delivered, .pending, .failed])
+            #expect(statuses.map(\.attempts) == [1, 1, 1])
+            #expect(statuses.map(\.lastReason) == [nil, "TooManyRequests", "Unregistered"])
+            #expect(statuses.map(\.removed) == [false, false, true])
+            #expect(statuses.map(\.route) == [learned, .unstated, .unstated])
             #expect(
                 try await outbox.claim(owner: "c", now: start + 39, leaseUntil: start + 90, limit: 10).isEmpty,
-                "a page is born leased to its expander, due since the trigger")
+                "a page is stored unleased, as its try left it: a retry is due when it said")
+            #expect(try await outbox.holdExpansion(owner: "a#1", notificationID: stored.id, until: start + 40))
 
             // The expander died; another worker goes on after its cursor.
             let takenOver = try #require(
@@ -317,18 +333,26 @@ struct OutboxConformanceTests {
             #expect(
                 takenOver
                     == OutboxExpansion(
-                        notificationID: stored.id, acceptedAt: start, selection: selection, cursor: "device-1"))
+                        notificationID: stored.id, acceptedAt: start, selection: selection, cursor: "device-2"))
+            #expect(try await !outbox.holdExpansion(owner: "a#1", notificationID: stored.id, until: start + 70))
             #expect(
-                try await outbox.expand(
-                    stored.id, owner: "a#1", deliveries: page, cursor: "device-2", finished: true,
-                    leaseUntil: start + 70) == nil, "the dead holder's late write stores nothing")
-            let rest = try await other.expand(
-                stored.id, owner: "b#1", deliveries: page, cursor: "device-2", finished: true, leaseUntil: start + 70)
-            #expect(rest?.map(\.installationID) == ["device-2"], "a device already stored is not stored twice")
-            #expect(try await outbox.statuses(of: stored.id).count == 3)
+                try await !outbox.storeTriedPage(
+                    untried, of: stored.id, owner: "a#1", cursor: "device-3", finished: true, leaseUntil: start + 70,
+                    now: start + 41), "the dead holder's late write stores nothing")
+            #expect(
+                try await other.storeTriedPage(
+                    untried, of: stored.id, owner: "b#1", cursor: "device-3", finished: true, leaseUntil: start + 70,
+                    now: start + 41))
+            let after = try await outbox.statuses(of: stored.id)
+            #expect(
+                after.map(\.state) == [.delivered, .pending, .failed, .pending], "a stored delivery is kept as it is")
+            #expect(after.map(\.attempts) == [1, 1, 1, 0])
             #expect(try await other.claimExpansion(owner: "c#1", now: start + 999, leaseUntil: start + 1030) == nil)
-            let due = try await outbox.claim(owner: "c", now: start + 70, leaseUntil: start + 90, limit: 10)
-            #expect(due.count == 3 && due.first?.attempts == 0, "leases that ran out are claimed as any are")
+            let due = try await outbox.claim(owner: "c", now: start + 70, leaseUntil: start + 200, limit: 10)
+            #expect(
+                due.map(\.installationID) == ["device-3"] && due.first?.attempts == 0, "one not tried is due at once")
+            let retried = try await outbox.claim(owner: "c", now: start + 100, leaseUntil: start + 130, limit: 10)
+            #expect(retried.map(\.installationID) == ["device-1"] && retried.first?.attempts == 1)
         }
     }
 
@@ -345,12 +369,13 @@ struct OutboxConformanceTests {
                     expansion: OutboxExpansion(notificationID: stored.id, acceptedAt: start, selection: .init())))
             let pages = try deliveries(of: stored, count: 12)
             for (index, delivery) in pages.enumerated() {
-                let page = try await outbox.expand(
-                    stored.id, owner: "a#1", deliveries: [delivery], cursor: delivery.installationID,
-                    finished: index == pages.count - 1, leaseUntil: start + 30)
-                #expect(page == [delivery])
+                #expect(
+                    try await outbox.storeTriedPage(
+                        [TriedDelivery(delivery, change: .delivered)], of: stored.id, owner: "a#1",
+                        cursor: delivery.installationID, finished: index == pages.count - 1, leaseUntil: start + 30,
+                        now: start + 1))
             }
-            #expect(try await outbox.statuses(of: stored.id).count == 12)
+            #expect(try await outbox.statuses(of: stored.id).filter { $0.state == .delivered }.count == 12)
 
             // What a worker taking the expansion over reads back, page by page.
             let byInstallation = pages.sorted { $0.installationID < $1.installationID }

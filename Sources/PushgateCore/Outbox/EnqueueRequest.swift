@@ -37,7 +37,7 @@ public struct EnqueueRequest: Sendable {
     /// ``OutboxCoalescing``); `dueAt` and `lease` are then not used.
     public let coalescing: OutboxCoalescing?
     /// Set for a notification whose deliveries are made page by page as they are sent
-    /// (``Outbox/expand(_:owner:deliveries:cursor:finished:leaseUntil:)``): it is
+    /// (``Outbox/storeTriedPage(_:of:owner:cursor:finished:leaseUntil:now:)``): it is
     /// stored with `lease`, `deliveries` empty; not with coalescing.
     public let expansion: OutboxExpansion?
 

@@ -46,22 +46,35 @@ public protocol Outbox: Sendable {
     /// the lease can stay short (and a crashed worker's deliveries are taken over soon).
     func extendLeases(owner: String, notificationID: String, until date: Date) async throws
 
-    /// Stores the next page of an expansion (see ``OutboxExpansion``), only while
-    /// `owner` holds it: `deliveries` (of the devices after the cursor, up to
-    /// `cursor`), leased to `owner` until `leaseUntil`, but those of an installation
-    /// the notification has already (a page stored twice by a worker that took over);
-    /// moves the cursor and renews the expansion's lease, or ends the expansion when
-    /// `finished`. In one transaction. Answers the deliveries stored, to send; `nil`
-    /// when `owner` no longer holds the expansion (stored nothing).
+    /// Stores the next page of an expansion (see ``OutboxExpansion``) once its first
+    /// try is over, only while `owner` holds the expansion: each delivery (of the
+    /// devices after the cursor, up to `cursor`) written once, as its try left it
+    /// (delivered or failed, finished at `now`; a retry due when it said; one not
+    /// tried due at once), unleased; but not over a delivery of an installation the
+    /// notification has already. Moves the cursor and renews the expansion's lease
+    /// until `leaseUntil`, or ends the expansion when `finished`. In one transaction.
+    /// `false` when `owner` no longer holds the expansion (stored nothing).
+    ///
+    /// A page is written after its pushes, not before them: a row written pending and
+    /// then updated with its outcome cost two writes of every row and its indexes.
+    /// A page sent by an expander that died before storing it is sent again by the
+    /// worker that takes the expansion over from the cursor (at least once, as a
+    /// delivery whose outcome was not recorded). A device that unsubscribes while its
+    /// page is out may still be sent that page's push, and the retry it asked for.
     ///
     /// A token met on an earlier page (a phone registered twice) is the expander's to
     /// leave out (``deliveryTokens(of:after:limit:)`` lists what the pages stored): an
     /// index by token would take every page's tokens in random order, and its upkeep
     /// cost more than the rest of a page's write.
-    func expand(
-        _ notificationID: String, owner: String, deliveries: [OutboxDelivery], cursor: String?, finished: Bool,
-        leaseUntil: Date
-    ) async throws -> [OutboxDelivery]?
+    func storeTriedPage(
+        _ deliveries: [TriedDelivery], of notificationID: String, owner: String, cursor: String?, finished: Bool,
+        leaseUntil: Date, now: Date
+    ) async throws -> Bool
+
+    /// Renews `owner`'s lease on an expansion until `date`; `false` when it no longer
+    /// holds it (its lease ran out and another worker took it over): its pages then
+    /// must not be sent.
+    func holdExpansion(owner: String, notificationID: String, until date: Date) async throws -> Bool
 
     /// The tokens of a notification's deliveries, with their installation ids, in
     /// installation-id order after `installationID`, at most `limit`: what the pages

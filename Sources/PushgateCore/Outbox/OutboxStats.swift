@@ -10,11 +10,19 @@ public struct OutboxStats: Sendable, Hashable {
     public let oldestDueSince: Date?
     /// Given-up deliveries still kept (until pruned).
     public let failed: Int
+    /// Notifications whose deliveries are still being made page by page (see
+    /// ``OutboxExpansion``): the devices of pages not yet tried have no delivery to
+    /// count in `pending`.
+    public let expanding: Int
 
-    public init(pending: Int, scheduled: Int = 0, oldestDueSince: Date?, failed: Int) {
+    public init(pending: Int, scheduled: Int = 0, oldestDueSince: Date?, failed: Int, expanding: Int = 0) {
         self.pending = pending
         self.scheduled = scheduled
         self.oldestDueSince = oldestDueSince
         self.failed = failed
+        self.expanding = expanding
     }
+
+    /// Nothing left to send: no delivery pending, no expansion unfinished.
+    public var isSettled: Bool { pending == 0 && expanding == 0 }
 }

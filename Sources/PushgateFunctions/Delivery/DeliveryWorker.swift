@@ -95,7 +95,7 @@ public final class DeliveryWorker: Service, Sendable {
         let (notification, deliveries, expansion) = (request.notification, request.deliveries, request.expansion)
         let firstTry = inBackground(load: count) { [runner] in
             if let expansion {
-                try await runner.expand(expansion, of: notification, owner: lease.owner)
+                try await runner.expand(expansion, of: notification, owner: lease.owner, leasedUntil: lease.until)
             } else {
                 try await runner.run(deliveries, of: notification, owner: lease.owner, leasedUntil: lease.until)
             }
@@ -224,13 +224,15 @@ public final class DeliveryWorker: Service, Sendable {
     /// its cursor; `false` when there was none.
     private func takeOverExpansion() async throws -> Bool {
         let owner = tryOwner()
+        let leaseUntil = now().addingTimeInterval(policy.lease.seconds)
         let claimed = try await StoreLockWait.$limit.withValue(StoreLockWait.request) {
-            try await outbox.claimExpansion(
-                owner: owner, now: now(), leaseUntil: now().addingTimeInterval(policy.lease.seconds))
+            try await outbox.claimExpansion(owner: owner, now: now(), leaseUntil: leaseUntil)
         }
         guard let expansion = claimed else { return false }
         guard let notification = try await outbox.notification(id: expansion.notificationID) else { return true }
-        _ = inBackground(load: 0) { [runner] in try await runner.expand(expansion, of: notification, owner: owner) }
+        _ = inBackground(load: 0) { [runner] in
+            try await runner.expand(expansion, of: notification, owner: owner, leasedUntil: leaseUntil)
+        }
         return true
     }
 

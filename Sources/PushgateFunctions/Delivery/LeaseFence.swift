@@ -2,8 +2,9 @@ import Foundation
 import PushgateCore
 import Synchronization
 
-/// One try's hold on the leases of the deliveries it sends, so that it never sends a
-/// push that another worker may be sending too.
+/// One try's hold on the leases of the deliveries it sends (or of the expansion whose
+/// pages it sends), so that it never sends a push that another worker may be sending
+/// too.
 ///
 /// The leases are renewed in the background each time a third of their length has
 /// passed. While they cannot have run out, a chunk is sent as it is. Once they
@@ -16,6 +17,16 @@ final class LeaseFence: Sendable {
     /// (its holder records it).
     static let lostReason = "LeaseLost"
 
+    /// What the try holds.
+    enum Hold: Sendable {
+        /// Its deliveries' leases, each stored before the try.
+        case deliveries
+        /// The lease of an expansion: its pages are stored once tried (see
+        /// ``Outbox/storeTriedPage(_:of:owner:cursor:finished:leaseUntil:now:)``), so
+        /// only the expansion is leased while they are out.
+        case expansion
+    }
+
     private struct State {
         /// Until when every lease this try took is known to be held.
         var heldUntil: Date
@@ -26,17 +37,19 @@ final class LeaseFence: Sendable {
     private let outbox: any Outbox
     private let owner: String
     private let notificationID: String
+    private let hold: Hold
     private let lease: Duration
     private let now: @Sendable () -> Date
     private let state: Mutex<State>
 
     init(
-        outbox: any Outbox, owner: String, notificationID: String, heldUntil: Date, lease: Duration,
-        now: @escaping @Sendable () -> Date
+        outbox: any Outbox, owner: String, notificationID: String, hold: Hold = .deliveries, heldUntil: Date,
+        lease: Duration, now: @escaping @Sendable () -> Date
     ) {
         self.outbox = outbox
         self.owner = owner
         self.notificationID = notificationID
+        self.hold = hold
         self.lease = lease
         self.now = now
         self.state = Mutex(State(heldUntil: heldUntil))
@@ -55,7 +68,14 @@ final class LeaseFence: Sendable {
             let start = now()
             let until = start.addingTimeInterval(lease.seconds)
             do {
-                try await outbox.extendLeases(owner: owner, notificationID: notificationID, until: until)
+                switch hold {
+                case .deliveries:
+                    try await outbox.extendLeases(owner: owner, notificationID: notificationID, until: until)
+                case .expansion:
+                    // Lost, it stays lost: every chunk is then confirmed, and refused.
+                    guard try await outbox.holdExpansion(owner: owner, notificationID: notificationID, until: until)
+                    else { throw LostExpansion() }
+                }
             } catch {
                 // Not renewed: the chunks are confirmed one by one once it is late.
                 try? await Task.sleep(for: lease / 10)
@@ -77,11 +97,20 @@ final class LeaseFence: Sendable {
             return !state.mayHaveLapsed && start < state.heldUntil.addingTimeInterval(-lease.seconds / 3)
         }
         if safe { return targets.map { _ in true } }
-        guard
-            let confirmed = try? await outbox.confirmLeases(
-                owner: owner, notificationID: notificationID, installationIDs: targets.map(\.installationID),
-                until: start.addingTimeInterval(lease.seconds))
-        else { return targets.map { _ in false } }
-        return targets.map { confirmed.contains($0.installationID) }
+        let until = start.addingTimeInterval(lease.seconds)
+        switch hold {
+        case .deliveries:
+            guard
+                let confirmed = try? await outbox.confirmLeases(
+                    owner: owner, notificationID: notificationID, installationIDs: targets.map(\.installationID),
+                    until: until)
+            else { return targets.map { _ in false } }
+            return targets.map { confirmed.contains($0.installationID) }
+        case .expansion:
+            let held = (try? await outbox.holdExpansion(owner: owner, notificationID: notificationID, until: until))
+            return targets.map { _ in held == true }
+        }
     }
+
+    private struct LostExpansion: Error {}
 }

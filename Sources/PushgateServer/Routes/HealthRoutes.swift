@@ -101,7 +101,7 @@ struct HealthRoutes<Context: RequestContext> {
     private func outbox(_ stats: OutboxStats) -> JSONValue {
         var outbox: [String: JSONValue] = [
             "pending": .number(Double(stats.pending)), "scheduled": .number(Double(stats.scheduled)),
-            "failed": .number(Double(stats.failed)),
+            "failed": .number(Double(stats.failed)), "expanding": .number(Double(stats.expanding)),
         ]
         outbox["oldest_pending_seconds"] = stats.oldestDueSince.map {
             .number(max(0, now().timeIntervalSince($0)).rounded())

@@ -35,6 +35,7 @@ struct MetricsRoutes<Context: RequestContext> {
             gauge("pushgate_outbox_pending", stats.pending)
             gauge("pushgate_outbox_due", stats.pending - stats.scheduled)
             gauge("pushgate_outbox_failed", stats.failed)
+            gauge("pushgate_outbox_expanding", stats.expanding)
             gauge(
                 "pushgate_outbox_oldest_due_seconds",
                 stats.oldestDueSince.map { max(0, now().timeIntervalSince($0)) } ?? 0)
