@@ -11,6 +11,7 @@
 #   CONNECTIONS=2                      the gateway's connections to the service (and h2load's)
 #   BASELINE=<git revision>            also measure that revision's build, in the same run
 #                                      (on each store)
+#   BASELINE_BINARY=<path>             the same with a gateway binary built already
 #   RECOVERY=0                         skip the kill -9 recovery measurement
 #   STORES="sqlite postgres"           the stores to measure, side by side in one run
 #                                      (PostgreSQL: a throw-away cluster, fsync on)
@@ -374,7 +375,13 @@ run() { # binary label store
 
 # BASELINE=<git revision>: the same benchmark on that revision's build, in the same
 # run, on each store just before the current build.
-[ -z "${BASELINE:-}" ] || baseline="$("$root/bench/build-baseline.sh" "$BASELINE")"
+# BASELINE_BINARY=<path>: a gateway built already (a variant being tried) instead.
+if [ -n "${BASELINE_BINARY:-}" ]; then
+    baseline="$BASELINE_BINARY"
+    BASELINE="$BASELINE_BINARY"
+elif [ -n "${BASELINE:-}" ]; then
+    baseline="$("$root/bench/build-baseline.sh" "$BASELINE")"
+fi
 for store in $stores; do
     [ -z "${BASELINE:-}" ] || run "$baseline" "baseline-$store" "$store"
     run "$pushgate" "current-$store" "$store"
