@@ -152,27 +152,24 @@ public final class PostgresOutbox: Outbox {
         let retries = deliveries.map { $0.retryAt ?? 0 }
         let reasons = deliveries.map { $0.reason ?? "" }
         let removals = deliveries.map(\.removed)
-        let logger = self.logger
-        return try await database.transaction { connection -> Bool in
-            let held = try await connection.query(
-                """
+        // One statement, one round trip and one commit: the cursor moves only while
+        // `owner` holds the expansion, and the rows go in only with it. Enqueued, and
+        // due unless a retry says later, since the trigger was accepted, as the
+        // deliveries of a notification written whole are.
+        let rows = try await database.query(
+            """
+            WITH held AS (
                 UPDATE outbox_expansions SET cursor = \(cursor), lease_until = \(until), pages = pages + 1
                 WHERE notification_id = \(notificationID) AND lease_owner = \(owner)
                 RETURNING pages
-                """, logger: logger
-            ).collect()
-            guard let pages = try held.first?.decode(Int32.self) else { return false }
-            // Enqueued, and due unless a retry says later, since the trigger was
-            // accepted, as the deliveries of a notification written whole are.
-            try await connection.query(
-                """
+            ), stored AS (
                 INSERT INTO outbox_deliveries (notification_id, installation_id, token_kind, token, push_id, route,
                     state, attempts, enqueued_at, next_attempt_at, last_reason, removed, finished_at)
                 SELECT n.id, r.installation_id, r.token_kind, r.token, r.push_id, NULLIF(r.route, ''), r.state,
                     r.attempts, n.created_at, coalesce(NULLIF(r.next_attempt_at, 0), n.created_at),
                     NULLIF(r.last_reason, ''), r.removed,
                     CASE r.state WHEN 'pending' THEN NULL ELSE \(finishedAt)::bigint END
-                FROM outbox_notifications AS n,
+                FROM held, outbox_notifications AS n,
                     unnest(\(installationIDs)::text[], \(kinds)::text[], \(tokens)::text[], \(pushIDs)::text[],
                         \(routes)::text[], \(states)::text[], \(attempts)::integer[], \(retries)::bigint[],
                         \(reasons)::text[], \(removals)::boolean[])
@@ -180,19 +177,25 @@ public final class PostgresOutbox: Outbox {
                             last_reason, removed)
                 WHERE n.id = \(notificationID)
                 ON CONFLICT DO NOTHING
-                """, logger: logger)
-            if finished {
-                try await connection.query(
-                    "DELETE FROM outbox_expansions WHERE notification_id = \(notificationID)", logger: logger)
-            }
-            // As for a notification written whole (see `analyzeThreshold`): without fresh
-            // statistics PostgreSQL takes a growing expansion for a small one and
-            // filters every delivery of it to find the few it retries.
-            if Self.refreshesStatistics(afterPages: Int(pages)) {
-                try await connection.query("ANALYZE outbox_deliveries", logger: logger)
-            }
-            return true
+            )
+            SELECT pages FROM held
+            """)
+        guard let pages = try rows.first?.decode(Int32.self) else { return false }
+        if finished {
+            // Apart from the last page: should the process die in between, the worker
+            // that takes the expansion over reads no device after the cursor, and ends it.
+            _ = try await database.query(
+                """
+                DELETE FROM outbox_expansions WHERE notification_id = \(notificationID) AND lease_owner = \(owner)
+                """)
         }
+        // As for a notification written whole (see `analyzeThreshold`): without fresh
+        // statistics PostgreSQL takes a growing expansion for a small one and
+        // filters every delivery of it to find the few it retries.
+        if Self.refreshesStatistics(afterPages: Int(pages)) {
+            _ = try await database.query("ANALYZE outbox_deliveries")
+        }
+        return true
     }
 
     public func holdExpansion(owner: String, notificationID: String, until date: Date) async throws -> Bool {

@@ -192,6 +192,37 @@ struct ExpansionTests {
             owner: "t#1", now: fixture.clock.now(), leaseUntil: fixture.clock.now().addingTimeInterval(15))
         #expect(takenOver?.cursor == "device-0099")
     }
+
+    @Test(
+        "an expansion whose last page was stored but not ended (its process died in between) is ended by the worker that takes it over, sending nothing"
+    )
+    func storedButNotEnded() async throws {
+        let fixture = try FunctionsFixture()
+        try await seed(fixture)
+        let agentKey = AgentKey(cwd: cwd)
+        let notification = OutboxNotification(
+            id: RandomUUID.make(), serverKey: fixture.serverKey.hex, agentKey: agentKey.hex,
+            content: PushNotification(title: "T", body: "B", data: [:], collapseID: agentKey.hex),
+            createdAt: fixture.clock.now(), expiresAt: fixture.clock.now().addingTimeInterval(86_400))
+        let lease = EnqueueRequest.Lease(owner: "dead#1", until: fixture.clock.now().addingTimeInterval(15))
+        _ = try await fixture.outbox.enqueue(
+            EnqueueRequest(
+                notification, deliveries: [], lease: lease,
+                expansion: OutboxExpansion(
+                    notificationID: notification.id, acceptedAt: fixture.clock.now(), selection: .init())))
+        let last = String(format: "device-%04d", Self.devices - 1)
+        #expect(
+            try await fixture.outbox.storeTriedPage(
+                [], of: notification.id, owner: "dead#1", cursor: last, finished: false, leaseUntil: lease.until,
+                now: fixture.clock.now()))
+
+        fixture.clock.advance(by: 16)
+        let taker = fixture.worker()
+        #expect(try await taker.retryDueDeliveries())
+        await taker.firstTriesFinished()
+        #expect(fixture.provider.sends.isEmpty)
+        #expect(try await fixture.outbox.stats(now: fixture.clock.now()).isSettled)
+    }
 }
 
 /// A store that refuses every write that deletes a document, and passes the rest on.
