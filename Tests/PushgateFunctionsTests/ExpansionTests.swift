@@ -178,11 +178,14 @@ struct ExpansionTests {
                 notification, deliveries: [], lease: .init(owner: "w#1", until: leasedUntil), expansion: expansion))
         // Page 1 (device-0100 …) meets the dead token; deleting its device fails.
         let runner = DeliveryRunner(
-            store: DeletionFailingStore(base: fixture.store), outbox: fixture.outbox, provider: fixture.provider,
+            store: CommitHookStore(fixture.store) { writes, _ in
+                if writes.contains(where: { $0.operation == .delete }) { throw DeletionRefused() }
+            },
+            outbox: fixture.outbox, provider: fixture.provider,
             fanOut: FanOut(chunkSize: 100, maxConcurrentChunks: 3), now: fixture.clock.now,
             logger: Logger(label: "test"))
 
-        await #expect(throws: DeletionFailingStore.Refused.self) {
+        await #expect(throws: DeletionRefused.self) {
             try await runner.expand(expansion, of: notification, owner: "w#1", leasedUntil: leasedUntil)
         }
         let statuses = try await fixture.outbox.statuses(of: notification.id)
@@ -225,51 +228,5 @@ struct ExpansionTests {
     }
 }
 
-/// A store that refuses every write that deletes a document, and passes the rest on.
-private struct DeletionFailingStore: DocumentStore {
-    struct Refused: Error {}
-
-    let base: any DocumentStore
-
-    func document(at path: DocumentPath) async throws -> Document? { try await base.document(at: path) }
-
-    func documents(in collection: CollectionPath, selecting fieldMask: [String]?, after afterID: String?, limit: Int?)
-        async throws -> [Document]
-    {
-        try await base.documents(in: collection, selecting: fieldMask, after: afterID, limit: limit)
-    }
-
-    func documents(at paths: [DocumentPath]) async throws -> [Document] { try await base.documents(at: paths) }
-
-    func documents(
-        inGroup collectionID: String, under scope: DocumentPath?, where filter: FieldFilter,
-        after afterPath: DocumentPath?, limit: Int?
-    ) async throws -> [Document] {
-        try await base.documents(inGroup: collectionID, under: scope, where: filter, after: afterPath, limit: limit)
-    }
-
-    func count(inGroup collectionID: String) async throws -> Int { try await base.count(inGroup: collectionID) }
-
-    func count(in collection: CollectionPath, upTo limit: Int) async throws -> Int {
-        try await base.count(in: collection, upTo: limit)
-    }
-
-    func counts(in collections: [CollectionPath]) async throws -> [CollectionPath: Int] {
-        try await base.counts(in: collections)
-    }
-
-    func commit(_ writes: [DocumentWrite]) async throws -> [WriteResult] {
-        if writes.contains(where: { $0.operation == .delete }) { throw Refused() }
-        return try await base.commit(writes)
-    }
-
-    func runTransaction<Outcome: Sendable>(
-        _ update: @escaping @Sendable (any DocumentTransaction) throws -> (writes: [DocumentWrite], outcome: Outcome)
-    ) async throws -> (results: [WriteResult], outcome: Outcome) {
-        try await base.runTransaction(update)
-    }
-
-    func checkHealth() async throws { try await base.checkHealth() }
-
-    func checkWritable() async throws { try await base.checkWritable() }
-}
+/// Why a commit failed in a test.
+private struct DeletionRefused: Error {}

@@ -3,7 +3,6 @@ import Logging
 import PushgateCore
 import PushgateFunctions
 import PushgateTesting
-import Synchronization
 import Testing
 
 @Suite("Stale registration sweep")
@@ -64,8 +63,9 @@ struct StaleRegistrationSweepTests {
         let fixture = try FunctionsFixture()
         try await register(fixture, "/a", "phone", token: "t1")
         fixture.clock.advance(by: 91 * Self.day)
-        let racing = RacingStore(fixture.store) {
-            try await register(fixture, "/a", "phone", token: "t2")
+        // A write that lands between the sweep's read and its delete: just before its first commit.
+        let racing = CommitHookStore(fixture.store) { _, commit in
+            if commit == 0 { try await register(fixture, "/a", "phone", token: "t2") }
         }
         let result = try await StaleRegistrationSweep(
             store: racing, maxAge: .seconds(90 * 86_400), now: fixture.clock.now, logger: Logger(label: "test")
@@ -73,48 +73,4 @@ struct StaleRegistrationSweepTests {
         #expect(result == .init())
         #expect(try await fixture.store.document(at: fixture.device("phone", cwd: "/a"))?.string("fcmToken") == "t2")
     }
-}
-
-/// A store that runs `meanwhile` once, just before the first commit: a write that
-/// lands between a sweep's read and its delete.
-final class RacingStore: DocumentStore {
-    private let store: any DocumentStore
-    private let meanwhile: @Sendable () async throws -> Void
-    private let ran = Mutex(false)
-
-    init(_ store: any DocumentStore, meanwhile: @escaping @Sendable () async throws -> Void) {
-        self.store = store
-        self.meanwhile = meanwhile
-    }
-
-    func document(at path: DocumentPath) async throws -> Document? { try await store.document(at: path) }
-    func documents(
-        in collection: CollectionPath, selecting fieldMask: [String]?, after afterID: String?, limit: Int?
-    ) async throws -> [Document] {
-        try await store.documents(in: collection, selecting: fieldMask, after: afterID, limit: limit)
-    }
-    func documents(at paths: [DocumentPath]) async throws -> [Document] { try await store.documents(at: paths) }
-    func documents(
-        inGroup collectionID: String, under scope: DocumentPath?, where filter: FieldFilter,
-        after afterPath: DocumentPath?, limit: Int?
-    ) async throws -> [Document] {
-        try await store.documents(inGroup: collectionID, under: scope, where: filter, after: afterPath, limit: limit)
-    }
-    func count(inGroup collectionID: String) async throws -> Int { try await store.count(inGroup: collectionID) }
-    func count(in collection: CollectionPath, upTo limit: Int) async throws -> Int {
-        try await store.count(in: collection, upTo: limit)
-    }
-    func counts(in collections: [CollectionPath]) async throws -> [CollectionPath: Int] {
-        try await store.counts(in: collections)
-    }
-    func commit(_ writes: [DocumentWrite]) async throws -> [WriteResult] {
-        let first = ran.withLock { ran in
-            defer { ran = true }
-            return !ran
-        }
-        if first { try await meanwhile() }
-        return try await store.commit(writes)
-    }
-    func checkHealth() async throws { try await store.checkHealth() }
-    func checkWritable() async throws { try await store.checkWritable() }
 }
