@@ -41,6 +41,16 @@ struct DumpRecordTests {
         #expect(throws: DumpError.self) { try record(#"{"pushgate_dump":2,"exported_at":"\#(Self.stamp)"}"#) }
     }
 
+    @Test(
+        "a header's time finer than a millisecond (the fuzzer's find) is read to the millisecond, and reads back the same"
+    )
+    func headerFinerThanMilliseconds() throws {
+        let parsed = try record(#"{"pushgate_dump":1,"exported_at":"2026-11-24T19:23:27.7013Z"}"#)
+        let written = try parsed.line()
+        #expect(String(decoding: written, as: UTF8.self).contains(#""exported_at":"2026-11-24T19:23:27.701Z""#))
+        #expect(try DumpRecord(line: written) == parsed)
+    }
+
     @Test("an outbox row reads back as written; an unknown or missing column is refused")
     func outboxRows() throws {
         let delivery = DumpedDelivery(

@@ -69,7 +69,11 @@ public enum DumpRecord: Sendable, Hashable {
             guard version == .number(Double(Self.formatVersion)) else {
                 throw DumpError("a dump of format \(version.encodedText) (this Pushgate reads format 1)")
             }
-            guard let exportedAt = object["exported_at"]?.stringValue.flatMap(RFC3339.parse) else {
+            // To the millisecond, as a dump writes it: a finer time would not read
+            // back the same from the line this record writes (found by the fuzzer).
+            guard let stated = object["exported_at"]?.stringValue.flatMap(RFC3339.parse),
+                let exportedAt = RFC3339.parse(RFC3339.format(stated))
+            else {
                 throw DumpError("the header's 'exported_at' must be an RFC 3339 timestamp")
             }
             self = .header(exportedAt: exportedAt, namespace: object["namespace"]?.stringValue)
