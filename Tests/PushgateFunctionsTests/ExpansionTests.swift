@@ -31,22 +31,51 @@ struct ExpansionTests {
         try await fixture.store.commit(writes)
     }
 
-    @Test("answered within trigger_wait while pages are out; each device once, excluded and later ones left out")
-    func answersWhileExpanding() async throws {
+    /// A trigger to the seeded agent through a worker whose pushes wait at a gate
+    /// (pages of 100, two out at a time), answered after 50 ms: returns once both
+    /// pages are at the gate.
+    func stalledTrigger(_ body: [String: JSONValue]) async throws -> (
+        fixture: FunctionsFixture, gated: GatedProvider, worker: DeliveryWorker, policy: DeliveryPolicy,
+        answer: TriggerAnswer
+    ) {
         let fixture = try FunctionsFixture(fanOut: FanOut(chunkSize: 100, maxConcurrentChunks: 2))
         try await seed(fixture)
         let gated = GatedProvider()
         var policy = DeliveryPolicy()
         policy.triggerWait = .milliseconds(50)
         let worker = fixture.worker(provider: gated, policy: policy)
+        let answer = try await fixture.trigger(body, worker: worker, policy: policy)
+        for _ in 0..<1000 where gated.calls < 2 { try await Task.sleep(for: .milliseconds(5)) }
+        return (fixture, gated, worker, policy, answer)
+    }
 
-        let answer = try await fixture.trigger(
-            ["cwd": .string(cwd), "exclude_installation_id": "device-0900"], worker: worker, policy: policy)
+    /// A trigger to the seeded agent as accepted, its expansion stored leased to
+    /// `owner` for 15 s and not begun.
+    func storeExpansion(_ fixture: FunctionsFixture, leasedTo owner: String) async throws -> (
+        notification: OutboxNotification, expansion: OutboxExpansion, leasedUntil: Date
+    ) {
+        let agentKey = AgentKey(cwd: cwd)
+        let notification = OutboxNotification(
+            id: RandomUUID.make(), serverKey: fixture.serverKey.hex, agentKey: agentKey.hex,
+            content: PushNotification(title: "T", body: "B", data: [:], collapseID: agentKey.hex),
+            createdAt: fixture.clock.now(), expiresAt: fixture.clock.now().addingTimeInterval(86_400))
+        let expansion = OutboxExpansion(
+            notificationID: notification.id, acceptedAt: fixture.clock.now(), selection: .init())
+        let leasedUntil = fixture.clock.now().addingTimeInterval(15)
+        _ = try await fixture.outbox.enqueue(
+            EnqueueRequest(
+                notification, deliveries: [], lease: .init(owner: owner, until: leasedUntil), expansion: expansion))
+        return (notification, expansion, leasedUntil)
+    }
+
+    @Test("answered within trigger_wait while pages are out; each device once, excluded and later ones left out")
+    func answersWhileExpanding() async throws {
+        let (fixture, gated, worker, _, answer) = try await stalledTrigger(
+            ["cwd": .string(cwd), "exclude_installation_id": "device-0900"])
         #expect(answer.deviceCount == Self.devices && answer.pendingCount == Self.devices)
         #expect(answer.successCount == 0 && answer.responses.isEmpty && answer.responsesOmitted == true)
 
         // Two pages out, none answered: the rest is not read yet.
-        for _ in 0..<1000 where gated.calls < 2 { try await Task.sleep(for: .milliseconds(5)) }
         #expect(gated.calls == 2)
         #expect(
             gated.targets == 199, "two pages read (device-0100 shares the excluded phone's token), the rest not yet")
@@ -68,9 +97,10 @@ struct ExpansionTests {
         let statuses = try await fixture.outbox.statuses(of: notificationID)
         #expect(statuses.count == Self.devices - 2 && statuses.allSatisfy { $0.state == .delivered })
         #expect(!statuses.contains { ["device-0100", "device-0900", "device-5000"].contains($0.installationID) })
-        policy.triggerWait = .seconds(60)
+        var waiting = DeliveryPolicy()
+        waiting.triggerWait = .seconds(60)
         let done = try await fixture.trigger(
-            ["cwd": .string(cwd), "exclude_installation_id": "device-0900"], policy: policy)
+            ["cwd": .string(cwd), "exclude_installation_id": "device-0900"], policy: waiting)
         #expect(done.deviceCount == Self.devices - 1 && done.successCount == Self.devices - 1, "the late device too")
         #expect(done.excluded == 2 && done.pendingCount == 0)
     }
@@ -129,14 +159,7 @@ struct ExpansionTests {
         "an expander that lost its expansion sends and stores nothing more; the taker goes on from the stored cursor"
     )
     func lostExpansionStopsItsExpander() async throws {
-        let fixture = try FunctionsFixture(fanOut: FanOut(chunkSize: 100, maxConcurrentChunks: 2))
-        try await seed(fixture)
-        let gated = GatedProvider()
-        var policy = DeliveryPolicy()
-        policy.triggerWait = .milliseconds(50)
-        let stalled = fixture.worker(provider: gated, policy: policy)
-        _ = try await fixture.trigger(["cwd": .string(cwd)], worker: stalled, policy: policy)
-        for _ in 0..<1000 where gated.calls < 2 { try await Task.sleep(for: .milliseconds(5)) }
+        let (fixture, gated, stalled, policy, _) = try await stalledTrigger(["cwd": .string(cwd)])
         #expect(gated.calls == 2)
 
         // Its two pages stall past the lease; another worker takes the expansion over.
@@ -165,17 +188,7 @@ struct ExpansionTests {
             FunctionsFixture.apnsToken(150): .tokenInvalid(reason: "Unregistered")
         ])
         try await seed(fixture)
-        let agentKey = AgentKey(cwd: cwd)
-        let notification = OutboxNotification(
-            id: RandomUUID.make(), serverKey: fixture.serverKey.hex, agentKey: agentKey.hex,
-            content: PushNotification(title: "T", body: "B", data: [:], collapseID: agentKey.hex),
-            createdAt: fixture.clock.now(), expiresAt: fixture.clock.now().addingTimeInterval(86_400))
-        let expansion = OutboxExpansion(
-            notificationID: notification.id, acceptedAt: fixture.clock.now(), selection: .init())
-        let leasedUntil = fixture.clock.now().addingTimeInterval(15)
-        _ = try await fixture.outbox.enqueue(
-            EnqueueRequest(
-                notification, deliveries: [], lease: .init(owner: "w#1", until: leasedUntil), expansion: expansion))
+        let (notification, expansion, leasedUntil) = try await storeExpansion(fixture, leasedTo: "w#1")
         // Page 1 (device-0100 …) meets the dead token; deleting its device fails.
         let runner = DeliveryRunner(
             store: CommitHookStore(fixture.store) { writes, _ in
@@ -202,21 +215,11 @@ struct ExpansionTests {
     func storedButNotEnded() async throws {
         let fixture = try FunctionsFixture()
         try await seed(fixture)
-        let agentKey = AgentKey(cwd: cwd)
-        let notification = OutboxNotification(
-            id: RandomUUID.make(), serverKey: fixture.serverKey.hex, agentKey: agentKey.hex,
-            content: PushNotification(title: "T", body: "B", data: [:], collapseID: agentKey.hex),
-            createdAt: fixture.clock.now(), expiresAt: fixture.clock.now().addingTimeInterval(86_400))
-        let lease = EnqueueRequest.Lease(owner: "dead#1", until: fixture.clock.now().addingTimeInterval(15))
-        _ = try await fixture.outbox.enqueue(
-            EnqueueRequest(
-                notification, deliveries: [], lease: lease,
-                expansion: OutboxExpansion(
-                    notificationID: notification.id, acceptedAt: fixture.clock.now(), selection: .init())))
+        let (notification, _, leasedUntil) = try await storeExpansion(fixture, leasedTo: "dead#1")
         let last = String(format: "device-%04d", Self.devices - 1)
         #expect(
             try await fixture.outbox.storeTriedPage(
-                [], of: notification.id, owner: "dead#1", cursor: last, finished: false, leaseUntil: lease.until,
+                [], of: notification.id, owner: "dead#1", cursor: last, finished: false, leaseUntil: leasedUntil,
                 now: fixture.clock.now()))
 
         fixture.clock.advance(by: 16)
