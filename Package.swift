@@ -275,6 +275,7 @@ let package = Package(
                 "PushgateSQLite",
                 "PushgateTesting",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             swiftSettings: swiftSettings
         ),

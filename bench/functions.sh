@@ -6,7 +6,8 @@
 #   bench/functions.sh [seconds per run, default 10] [connections, default 32]
 #   STORES="sqlite postgres"   the stores measured, one after the other in one run
 #                              (PostgreSQL: a throw-away cluster with fsync on)
-#   BASELINE=<git revision>    also measure that revision's build (SQLite), in the same run
+#   BASELINE=<git revision>    also measure that revision's build, on each store, in the same run
+#   BASELINE_BINARY=<path>     the same with a gateway binary built already
 #   PROFILE=DIR                records the gateway with `perf record -g` while it registers:
 #                              DIR/<label>-register.perf.data
 #
@@ -91,11 +92,13 @@ measure() { # binary label store
 }
 
 printf '%-18s %-34s %12s %10s %12s\n' "build / store" "endpoint (wrk -t2 -c$connections -d${seconds}s)" "requests/s" "p99" "÷ ceiling"
-# BASELINE=<git revision>: the same benchmark on that revision's build, in the same run.
-if [ -n "${BASELINE:-}" ]; then
+# BASELINE=<git revision>: the same benchmark on that revision's build, in the same
+# run, before the current build on each store; BASELINE_BINARY=<path>: a build at hand.
+baseline="${BASELINE_BINARY:-}"
+if [ -z "$baseline" ] && [ -n "${BASELINE:-}" ]; then
     baseline="$("$root/bench/build-baseline.sh" "$BASELINE")"
-    measure "$baseline" "baseline-sqlite" sqlite
 fi
 for store in $stores; do
+    [ -z "$baseline" ] || measure "$baseline" "baseline-$store" "$store"
     measure "$root/.build/release/pushgate" "current-$store" "$store"
 done

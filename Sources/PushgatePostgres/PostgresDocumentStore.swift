@@ -9,12 +9,15 @@ import PushgateCore
 /// per path it writes, in one global order: writers of the same document (in this
 /// process or another) queue up, a document that does not exist yet included, and
 /// two batches never deadlock. Preconditions and field transforms are then applied
-/// by the same rule as every store (`DocumentWrite.apply(to:)`).
+/// by the same rule as every store (`DocumentWrite.apply(to:)`). Batches committed
+/// at the same time share a transaction (``PostgresGroupCommit``).
 public final class PostgresDocumentStore: DocumentStore {
     let database: PostgresDatabasePool
+    let groupCommit: PostgresGroupCommit
 
     public init(database: PostgresDatabasePool) {
         self.database = database
+        self.groupCommit = PostgresGroupCommit(database: database)
     }
 
     public func document(at path: DocumentPath) async throws -> Document? {
@@ -155,9 +158,7 @@ public final class PostgresDocumentStore: DocumentStore {
     @discardableResult
     public func commit(_ writes: [DocumentWrite]) async throws -> [WriteResult] {
         guard !writes.isEmpty else { return [] }
-        return try await database.transaction { connection in
-            try await Self.apply(writes, on: connection, database)
-        }
+        return try await groupCommit.commit(writes, lockWait: StoreLockWait.limit)
     }
 
     public func checkHealth() async throws {

@@ -1,4 +1,5 @@
 import Foundation
+import PostgresNIO
 import PushgateCore
 import PushgateTesting
 import Testing
@@ -85,5 +86,70 @@ struct PostgresStoreTests {
         #expect(
             try await rightClock.claim(owner: "right", now: Date() + 31, leaseUntil: Date() + 61, limit: 10).count == 3,
             "30 s later by every clock, they run out")
+    }
+
+    @Test(
+        "batches committed at once share a transaction, each answered as if alone; one PostgreSQL refuses fails alone",
+        .enabled(if: ScratchPostgresDatabase.serverURL != nil, "needs PUSHGATE_TEST_POSTGRES_URL (CI sets it)"),
+        arguments: [false, true])
+    func groupCommit(withRefusedValue: Bool) async throws {
+        let scratch = try await ScratchPostgresDatabase.create()
+        defer { Task { await scratch.drop() } }
+        let database = try await scratch.open()
+        let pool = Task { try await database.run() }
+        defer { pool.cancel() }
+        let store = PostgresDocumentStore(database: database)
+        func path(_ raw: String) -> DocumentPath { try! DocumentPath(rawValue: raw) }
+        let blocked = path("servers/s/agents/a/devices/blocked")
+        let counter = path("servers/s")
+
+        // Another session holds the first writer's document: that writer leads and
+        // waits, and the next batches queue behind it.
+        let (released, release) = AsyncStream<Void>.makeStream()
+        let holder = Task {
+            try await database.transaction(lockWait: nil) { connection in
+                try await connection.query(
+                    "SELECT pg_advisory_xact_lock(hashtextextended(\(blocked.rawValue), 0))", logger: database.logger)
+                for await _ in released { break }
+            }
+        }
+        // pg_locks is the whole server's: this database's advisory locks, granted or waited for.
+        let advisoryLocks: @Sendable (_ granted: Bool) async throws -> Int64 = { granted in
+            try await database.query(
+                """
+                SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted = \(granted)
+                    AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+                """
+            ).first?.decode(Int64.self) ?? 0
+        }
+        while try await advisoryLocks(true) == 0 { try await Task.sleep(for: .milliseconds(10)) }
+        let leader = Task { try await store.commit([.set(blocked, ["n": .value(.number(1))])]) }
+        while try await advisoryLocks(false) == 0 { try await Task.sleep(for: .milliseconds(10)) }
+
+        var batches: [[DocumentWrite]] = (0..<12).map { [.set(path("servers/s/agents/a/devices/d\($0)"), [:])] }
+        batches += (0..<10).map { _ in [.set(counter, ["n": .increment(1, floor: nil)])] }
+        if withRefusedValue {
+            // PostgreSQL's jsonb refuses a NUL character: the shared transaction fails on it.
+            batches.append([.set(path("servers/s/agents/a/devices/nul"), ["name": .value(.string("a\u{0}b"))])])
+        }
+        let writers = batches.map { writes in Task { try await store.commit(writes) } }
+        while store.groupCommit.waiting < batches.count { try await Task.sleep(for: .milliseconds(10)) }
+        release.yield()
+        _ = try await holder.value
+        #expect(try await leader.value == [WriteResult(existed: false, applied: true)])
+
+        var existed: [Bool] = []
+        for (writes, writer) in zip(batches, writers) {
+            let result = await writer.result
+            if writes[0].path.documentID == "nul" {
+                #expect(throws: DocumentStoreError.self) { try result.get() }
+            } else {
+                existed += try result.get().map(\.existed)
+            }
+        }
+        #expect(store.groupCommit.largestTransaction == batches.count, "every batch queued shared one transaction")
+        #expect(existed.filter { !$0 }.count == 13, "12 new devices, then the counter made by the first increment")
+        #expect(try await store.document(at: counter)?.fields["n"] == .number(10))
+        #expect(try await store.count(in: blocked.parent, upTo: 100) == 13)
     }
 }
