@@ -13,11 +13,10 @@ import PushgateCore
 /// at the same time share a transaction (``PostgresGroupCommit``).
 public final class PostgresDocumentStore: DocumentStore {
     let database: PostgresDatabasePool
-    let groupCommit: PostgresGroupCommit
+    let groupCommit = PostgresGroupCommit()
 
     public init(database: PostgresDatabasePool) {
         self.database = database
-        self.groupCommit = PostgresGroupCommit(database: database)
     }
 
     public func document(at path: DocumentPath) async throws -> Document? {
@@ -158,7 +157,20 @@ public final class PostgresDocumentStore: DocumentStore {
     @discardableResult
     public func commit(_ writes: [DocumentWrite]) async throws -> [WriteResult] {
         guard !writes.isEmpty else { return [] }
-        return try await groupCommit.commit(writes, lockWait: StoreLockWait.limit)
+        return try await groupCommit.run({ _ in (writes, ()) }, lockWait: StoreLockWait.limit, in: self).results
+    }
+
+    /// Reads first, then commits, as ``ReplayedTransaction`` has it; with the other
+    /// transactions and batches of the moment (``PostgresGroupCommit``).
+    public func runTransaction<Outcome: Sendable>(
+        _ update: @escaping @Sendable (any DocumentTransaction) throws -> (writes: [DocumentWrite], outcome: Outcome)
+    ) async throws -> (results: [WriteResult], outcome: Outcome) {
+        let committed = try await groupCommit.run(
+            { transaction in
+                let decided = try update(transaction)
+                return (decided.writes, decided.outcome)
+            }, lockWait: StoreLockWait.limit, in: self)
+        return (committed.results, committed.outcome as! Outcome)
     }
 
     public func checkHealth() async throws {

@@ -1,13 +1,17 @@
 import Foundation
 import PushgateCore
 
-/// Group commit for document writes, as SQLite has (`SQLiteGroupCommit`): batches that
-/// arrive while this process is committing others wait together and share the next
-/// transaction. 32 concurrent registrations then pay one lock statement, one read, one
-/// upsert and one commit between them, instead of six round trips each, every one
-/// of them parsed and planned by the server.
+/// Group commit for document writes, as SQLite has (`SQLiteGroupCommit`): batches and
+/// transactions (``DocumentStore/runTransaction(_:)``) that arrive while this process
+/// is committing others wait together and share the next transaction. 32 concurrent
+/// registrations then pay one round of each read, one lock statement, one upsert and
+/// one commit between them, instead of about ten round trips each, every one of them
+/// parsed and planned by the server.
 ///
-/// - The shared transaction applies the batches in arrival order as one
+/// - The reads come first, outside the transaction, as ``ReplayedTransaction`` has
+///   them: each update runs against what was fetched so far, and the reads the
+///   updates ask for at the same step are fetched together (``PostgresTransactionReads``).
+/// - The shared transaction applies the writes in arrival order as one batch
 ///   (`PostgresDocumentStore.apply`): each sees the ones before it, as if they had
 ///   committed one after the other, and each is answered once the commit is durable.
 /// - A shared transaction whose statements fail stored nothing, and is tried again
@@ -17,24 +21,27 @@ import PushgateCore
 /// - Batches with different lock waits never share a transaction. A request's wait
 ///   counts from when it asked, as on SQLite; one whose wait is over by its turn gets
 ///   a millisecond (at least one try).
-/// - Each transaction runs in a task of its own, so that a request cancelled while its
-///   turn commits does not cancel the others' writes.
+/// - Each group runs in a task of its own, so that a request cancelled while its turn
+///   commits does not cancel the others' writes.
 final class PostgresGroupCommit: Sendable {
     /// The most batches one transaction takes, so that it stays short.
     static let maxBatches = 128
 
+    typealias Update = @Sendable (any DocumentTransaction) throws -> (writes: [DocumentWrite], outcome: any Sendable)
+    typealias Committed = (results: [WriteResult], outcome: any Sendable)
+
     private struct Job: Sendable {
-        let writes: [DocumentWrite]
+        let update: Update
         /// `nil`: as long as it takes.
         let lockWait: Duration?
         let deadline: ContinuousClock.Instant?
         let turn: CheckedContinuation<Turn, Never>
     }
 
-    /// What a waiting batch is told: how it went, or that it commits the next
-    /// transaction (for itself and those queued behind it).
+    /// What a waiting job is told: how it went, or that it runs the next group (for
+    /// itself and those queued behind it).
     private enum Turn: Sendable {
-        case done(Result<[WriteResult], any Error>)
+        case done(Result<Committed, any Error>)
         case lead
     }
 
@@ -45,14 +52,9 @@ final class PostgresGroupCommit: Sendable {
         var largestTransaction = 0
     }
 
-    private let database: PostgresDatabasePool
     /// A pthread mutex, as `SQLiteGroupCommit`'s: ThreadSanitizer sees its hand-offs.
     private let lock = NSLock()
     nonisolated(unsafe) private var queue = Queue()
-
-    init(database: PostgresDatabasePool) {
-        self.database = database
-    }
 
     /// The most batches one transaction has taken so far (tests check that writes
     /// were grouped).
@@ -61,13 +63,16 @@ final class PostgresGroupCommit: Sendable {
     /// Jobs waiting for their turn (tests wait for a queue to form).
     var waiting: Int { lock.withLock { queue.jobs.count } }
 
-    /// Commits `writes` in a transaction shared with the batches waiting now; their
-    /// results once that transaction is committed.
-    func commit(_ writes: [DocumentWrite], lockWait: Duration?) async throws -> [WriteResult] {
+    /// Runs `update` with the transactions waiting now, and commits their writes in
+    /// one transaction; its results once that transaction is committed. `store`: the
+    /// store that owns this group commit.
+    func run(_ update: @escaping Update, lockWait: Duration?, in store: PostgresDocumentStore) async throws
+        -> Committed
+    {
         let deadline = lockWait.map { ContinuousClock.now + $0 }
         let turn = await withCheckedContinuation { continuation in
             let leads = lock.withLock {
-                queue.jobs.append(Job(writes: writes, lockWait: lockWait, deadline: deadline, turn: continuation))
+                queue.jobs.append(Job(update: update, lockWait: lockWait, deadline: deadline, turn: continuation))
                 defer { queue.committing = true }
                 return !queue.committing
             }
@@ -77,7 +82,7 @@ final class PostgresGroupCommit: Sendable {
         case .done(let result):
             return try result.get()
         case .lead:
-            let transaction = lock.withLock { () -> [Job] in
+            let group = lock.withLock { () -> [Job] in
                 // This job is the first: it was queued first, or told to lead as the first.
                 let lockWait = queue.jobs[0].lockWait
                 let count = min(queue.jobs.prefix { $0.lockWait == lockWait }.count, Self.maxBatches)
@@ -87,8 +92,8 @@ final class PostgresGroupCommit: Sendable {
                 }
                 return Array(queue.jobs.prefix(count))
             }
-            let results = await Task { await self.commit(transaction) }.value
-            for (job, result) in zip(transaction, results).dropFirst() { job.turn.resume(returning: .done(result)) }
+            let results = await Task { await self.run(group, in: store) }.value
+            for (job, result) in zip(group, results).dropFirst() { job.turn.resume(returning: .done(result)) }
             let next = lock.withLock {
                 queue.committing = !queue.jobs.isEmpty
                 return queue.jobs.first
@@ -98,26 +103,68 @@ final class PostgresGroupCommit: Sendable {
         }
     }
 
-    /// One transaction for `jobs`; a result per job.
-    private func commit(_ jobs: [Job]) async -> [Result<[WriteResult], any Error>] {
-        // The first job asked first: its deadline is the transaction's.
-        let lockWait = jobs[0].deadline.map { max($0 - .now, .milliseconds(1)) }
+    /// A group's reads, then one transaction for its writes; a result per job.
+    private func run(_ group: [Job], in store: PostgresDocumentStore) async -> [Result<Committed, any Error>] {
+        var decided = [Result<(writes: [DocumentWrite], outcome: any Sendable), any Error>?](
+            repeating: nil, count: group.count)
+        var transactions = [ReplayedTransaction](repeating: ReplayedTransaction(), count: group.count)
+        while true {
+            var asked: [Int: ReplayedTransaction.Read] = [:]
+            for index in group.indices where decided[index] == nil {
+                do {
+                    decided[index] = .success(try group[index].update(transactions[index]))
+                } catch let unanswered as ReplayedTransaction.Unanswered {
+                    asked[index] = unanswered.read
+                } catch {
+                    decided[index] = .failure(error)
+                }
+            }
+            if asked.isEmpty { break }
+            do {
+                let reads = try await PostgresTransactionReads(Set(asked.values), from: store)
+                for (index, read) in asked {
+                    transactions[index].documents[read] = reads.documents[read]
+                    transactions[index].counts[read] = reads.counts[read]
+                }
+            } catch {
+                for index in asked.keys { decided[index] = .failure(error) }
+            }
+        }
+        let writing = group.indices.compactMap { index in
+            (try? decided[index]?.get()).map { (index: index, writes: $0.writes) }
+        }
+        let lockWait = writing.first.flatMap { group[$0.index].deadline }
+        var committed =
+            writing.isEmpty ? [] : await commit(writing.map(\.writes), lockWait: lockWait, in: store.database)
+        return decided.map { decision in
+            decision!.flatMap { writes, outcome in
+                committed.removeFirst().map { (results: $0, outcome: outcome) }
+            }
+        }
+    }
+
+    /// One transaction for `batches`, waiting for locks until `deadline` (the first
+    /// batch's, which asked first); a result per batch.
+    private func commit(
+        _ batches: [[DocumentWrite]], lockWait deadline: ContinuousClock.Instant?, in database: PostgresDatabasePool
+    ) async -> [Result<[WriteResult], any Error>] {
         var applied = false
         do {
-            var results = try await database.transaction(lockWait: lockWait) { connection in
-                let results = try await PostgresDocumentStore.apply(jobs.flatMap(\.writes), on: connection, database)
+            var results = try await database.transaction(lockWait: deadline.map { max($0 - .now, .milliseconds(1)) }) {
+                connection in
+                let results = try await PostgresDocumentStore.apply(batches.flatMap { $0 }, on: connection, database)
                 applied = true
                 return results[...]
             }
-            return jobs.map { job in
-                defer { results.removeFirst(job.writes.count) }
-                return .success(Array(results.prefix(job.writes.count)))
+            return batches.map { batch in
+                defer { results.removeFirst(batch.count) }
+                return .success(Array(results.prefix(batch.count)))
             }
         } catch {
-            guard jobs.count > 1, !applied else { return jobs.map { _ in .failure(error) } }
+            guard batches.count > 1, !applied else { return batches.map { _ in .failure(error) } }
             // Rolled back, nothing stored: each on its own, so that an error is its batch's.
             var results: [Result<[WriteResult], any Error>] = []
-            for job in jobs { results += await commit([job]) }
+            for batch in batches { results += await commit([batch], lockWait: deadline, in: database) }
             return results
         }
     }

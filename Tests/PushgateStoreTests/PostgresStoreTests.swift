@@ -93,23 +93,113 @@ struct PostgresStoreTests {
         .enabled(if: ScratchPostgresDatabase.serverURL != nil, "needs PUSHGATE_TEST_POSTGRES_URL (CI sets it)"),
         arguments: [false, true])
     func groupCommit(withRefusedValue: Bool) async throws {
+        try await Self.withScratchStore { store, database in
+            let counter = Self.path("servers/s")
+            var batches: [[DocumentWrite]] = (0..<12).map {
+                [.set(Self.path("servers/s/agents/a/devices/d\($0)"), [:])]
+            }
+            batches += (0..<10).map { _ in [.set(counter, ["n": .increment(1, floor: nil)])] }
+            if withRefusedValue {
+                // PostgreSQL's jsonb refuses a NUL character: the shared transaction fails on it.
+                batches.append([.set(Self.path("servers/s/agents/a/devices/nul"), ["name": .value(.string("a\u{0}b"))])]
+                )
+            }
+            let writers = try await Self.queuedBehindHeldWriter(store, database) {
+                batches.map { writes in Task { try await store.commit(writes) } }
+            }
+            var existed: [Bool] = []
+            for (writes, writer) in zip(batches, writers) {
+                let result = await writer.result
+                if writes[0].path.documentID == "nul" {
+                    #expect(throws: DocumentStoreError.self) { try result.get() }
+                } else {
+                    existed += try result.get().map(\.existed)
+                }
+            }
+            #expect(store.groupCommit.largestTransaction == batches.count, "every batch queued shared one transaction")
+            #expect(existed.filter { !$0 }.count == 13, "12 new devices, then the counter made by the first increment")
+            #expect(try await store.document(at: counter)?.fields["n"] == .number(10))
+            #expect(try await store.count(in: Self.path("servers/s/agents/a/devices/d0").parent, upTo: 100) == 12)
+        }
+    }
+
+    @Test(
+        "transactions of one group have their reads fetched together, each answered as if alone",
+        .enabled(if: ScratchPostgresDatabase.serverURL != nil, "needs PUSHGATE_TEST_POSTGRES_URL (CI sets it)"))
+    func groupedReads() async throws {
+        try await Self.withScratchStore { store, database in
+            for raw in (0..<5).map({ "servers/s1/agents/a/devices/p\($0)" }) + ["servers/s2/agents/b/devices/p0"] {
+                try await store.set(Self.path(raw), ["token": .value(.string(raw))])
+            }
+            let agent = Self.path("servers/s1/agents/a")
+            let devices = Self.path("servers/s1/agents/a/devices/p0").parent
+            let server = Self.path("servers/s1")
+            struct Seen: Sendable, Equatable {
+                var existing: [String]
+                var count: Int
+                var siblings: [String]
+                var tokens: [String]
+            }
+            let writers = try await Self.queuedBehindHeldWriter(store, database) {
+                (0..<6).map { index in
+                    Task {
+                        try await store.runTransaction { transaction in
+                            let device = try devices.document("p\(index)")
+                            let existing = try transaction.documents(at: [agent, device]).map(\.path.rawValue)
+                            let count = try transaction.count(in: devices, upTo: index)
+                            let siblings = try transaction.documents(
+                                inGroup: "devices", under: server, where: .documentID("p\(index % 2)"))
+                            let tokens = try transaction.documents(
+                                inGroup: "devices", under: nil, where: .fieldEquals("token", .string(device.rawValue)))
+                            let seen = Seen(
+                                existing: existing, count: count, siblings: siblings.map(\.path.rawValue),
+                                tokens: tokens.map(\.path.rawValue))
+                            return ([.set(device, ["seen": .value(.number(Double(count)))])], seen)
+                        }
+                    }
+                }
+            }
+            for (index, writer) in writers.enumerated() {
+                let (results, seen) = try await writer.value
+                let device = "servers/s1/agents/a/devices/p\(index)"
+                #expect(results == [WriteResult(existed: index < 5, applied: true)])
+                #expect(
+                    seen
+                        == Seen(
+                            existing: index < 5 ? [device] : [], count: min(index, 5),
+                            siblings: ["servers/s1/agents/a/devices/p\(index % 2)"], tokens: index < 5 ? [device] : []))
+            }
+            #expect(store.groupCommit.largestTransaction == 6, "the six transactions were one group")
+        }
+    }
+
+    static func path(_ raw: String) -> DocumentPath { try! DocumentPath(rawValue: raw) }
+
+    /// A PostgreSQL store on a database of its own, dropped after `body`.
+    private static func withScratchStore(
+        _ body: (PostgresDocumentStore, PostgresDatabasePool) async throws -> Void
+    ) async throws {
         let scratch = try await ScratchPostgresDatabase.create()
         defer { Task { await scratch.drop() } }
         let database = try await scratch.open()
         let pool = Task { try await database.run() }
         defer { pool.cancel() }
-        let store = PostgresDocumentStore(database: database)
-        func path(_ raw: String) -> DocumentPath { try! DocumentPath(rawValue: raw) }
-        let blocked = path("servers/s/agents/a/devices/blocked")
-        let counter = path("servers/s")
+        try await body(PostgresDocumentStore(database: database), database)
+    }
 
-        // Another session holds the first writer's document: that writer leads and
-        // waits, and the next batches queue behind it.
+    /// The tasks `start` makes, queued up as one group of `store`'s group commit:
+    /// another session holds the lock of a document that a first writer writes, so
+    /// that the writer leads and waits, and what `start` starts queues behind it;
+    /// released once every task waits.
+    private static func queuedBehindHeldWriter<Value: Sendable>(
+        _ store: PostgresDocumentStore, _ database: PostgresDatabasePool, _ start: () -> [Task<Value, any Error>]
+    ) async throws -> [Task<Value, any Error>] {
+        let held = path("servers/held")
         let (released, release) = AsyncStream<Void>.makeStream()
         let holder = Task {
             try await database.transaction(lockWait: nil) { connection in
                 try await connection.query(
-                    "SELECT pg_advisory_xact_lock(hashtextextended(\(blocked.rawValue), 0))", logger: database.logger)
+                    "SELECT pg_advisory_xact_lock(hashtextextended(\(held.rawValue), 0))", logger: database.logger)
                 for await _ in released { break }
             }
         }
@@ -123,33 +213,13 @@ struct PostgresStoreTests {
             ).first?.decode(Int64.self) ?? 0
         }
         while try await advisoryLocks(true) == 0 { try await Task.sleep(for: .milliseconds(10)) }
-        let leader = Task { try await store.commit([.set(blocked, ["n": .value(.number(1))])]) }
+        let leader = Task { try await store.commit([.set(held, ["n": .value(.number(1))])]) }
         while try await advisoryLocks(false) == 0 { try await Task.sleep(for: .milliseconds(10)) }
-
-        var batches: [[DocumentWrite]] = (0..<12).map { [.set(path("servers/s/agents/a/devices/d\($0)"), [:])] }
-        batches += (0..<10).map { _ in [.set(counter, ["n": .increment(1, floor: nil)])] }
-        if withRefusedValue {
-            // PostgreSQL's jsonb refuses a NUL character: the shared transaction fails on it.
-            batches.append([.set(path("servers/s/agents/a/devices/nul"), ["name": .value(.string("a\u{0}b"))])])
-        }
-        let writers = batches.map { writes in Task { try await store.commit(writes) } }
-        while store.groupCommit.waiting < batches.count { try await Task.sleep(for: .milliseconds(10)) }
+        let tasks = start()
+        while store.groupCommit.waiting < tasks.count { try await Task.sleep(for: .milliseconds(10)) }
         release.yield()
         _ = try await holder.value
         #expect(try await leader.value == [WriteResult(existed: false, applied: true)])
-
-        var existed: [Bool] = []
-        for (writes, writer) in zip(batches, writers) {
-            let result = await writer.result
-            if writes[0].path.documentID == "nul" {
-                #expect(throws: DocumentStoreError.self) { try result.get() }
-            } else {
-                existed += try result.get().map(\.existed)
-            }
-        }
-        #expect(store.groupCommit.largestTransaction == batches.count, "every batch queued shared one transaction")
-        #expect(existed.filter { !$0 }.count == 13, "12 new devices, then the counter made by the first increment")
-        #expect(try await store.document(at: counter)?.fields["n"] == .number(10))
-        #expect(try await store.count(in: blocked.parent, upTo: 100) == 13)
+        return tasks
     }
 }

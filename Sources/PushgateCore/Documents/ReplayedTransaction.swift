@@ -3,32 +3,35 @@
 /// not fetched yet ends that run (``Unanswered``); it is fetched and the update runs
 /// again, until it runs through. Then its writes are committed. The reads and the
 /// commit are separate steps, so what was read may have changed by the commit (the
-/// caps bound growth, they are not exact quotas).
-struct ReplayedTransaction: DocumentTransaction {
-    enum Read: Hashable {
+/// caps bound growth, they are not exact quotas). PostgreSQL fetches the reads of
+/// several transactions together (`PostgresGroupCommit`).
+public struct ReplayedTransaction: DocumentTransaction, Sendable {
+    public enum Read: Hashable, Sendable {
         case documents([DocumentPath])
         case count(CollectionPath, upTo: Int)
         case group(String, under: DocumentPath?, where: FieldFilter)
     }
 
     /// The update asked for a read that was not fetched yet.
-    struct Unanswered: Error {
-        let read: Read
+    public struct Unanswered: Error {
+        public let read: Read
     }
 
     /// What each read fetched: documents (by path or by group), or a count.
-    var documents: [Read: [Document]] = [:]
-    var counts: [Read: Int] = [:]
+    public var documents: [Read: [Document]] = [:]
+    public var counts: [Read: Int] = [:]
 
-    func documents(at paths: [DocumentPath]) throws -> [Document] {
+    public init() {}
+
+    public func documents(at paths: [DocumentPath]) throws -> [Document] {
         try answer(.documents(paths), from: documents)
     }
 
-    func count(in collection: CollectionPath, upTo limit: Int) throws -> Int {
+    public func count(in collection: CollectionPath, upTo limit: Int) throws -> Int {
         try answer(.count(collection, upTo: limit), from: counts)
     }
 
-    func documents(inGroup collectionID: String, under scope: DocumentPath?, where filter: FieldFilter) throws
+    public func documents(inGroup collectionID: String, under scope: DocumentPath?, where filter: FieldFilter) throws
         -> [Document]
     {
         try answer(.group(collectionID, under: scope, where: filter), from: documents)
