@@ -17,6 +17,8 @@ import PushgateCore
 /// - A shared transaction whose statements fail stored nothing, and is tried again
 ///   batch by batch, so that one batch's error (a value PostgreSQL refuses) is its own.
 ///   A failed commit, whose outcome is unknown, fails them all.
+/// - Two groups are under way at a time: one reads while the one before it commits.
+///   Their commits are one after the other, in arrival order.
 /// - A lone batch commits at once: there is no waiting for company.
 /// - Batches with different lock waits never share a transaction. A request's wait
 ///   counts from when it asked, as on SQLite; one whose wait is over by its turn gets
@@ -45,10 +47,14 @@ final class PostgresGroupCommit: Sendable {
         case lead
     }
 
-    /// Queued jobs; never empty while nobody commits. The first is the next to lead.
+    /// Queued jobs; never empty while no group reads. The first is the next to lead.
     private struct Queue {
         var jobs: [Job] = []
+        /// A group is reading, or waiting for the commit before it.
+        var reading = false
+        /// A group is committing; the group that read next waits here.
         var committing = false
+        var nextCommit: CheckedContinuation<Void, Never>?
         var largestTransaction = 0
     }
 
@@ -63,6 +69,9 @@ final class PostgresGroupCommit: Sendable {
     /// Jobs waiting for their turn (tests wait for a queue to form).
     var waiting: Int { lock.withLock { queue.jobs.count } }
 
+    /// Whether a group has read and waits for the one before it to commit (tests).
+    var groupWaitsToCommit: Bool { lock.withLock { queue.nextCommit != nil } }
+
     /// Runs `update` with the transactions waiting now, and commits their writes in
     /// one transaction; its results once that transaction is committed. `store`: the
     /// store that owns this group commit.
@@ -73,8 +82,8 @@ final class PostgresGroupCommit: Sendable {
         let turn = await withCheckedContinuation { continuation in
             let leads = lock.withLock {
                 queue.jobs.append(Job(update: update, lockWait: lockWait, deadline: deadline, turn: continuation))
-                defer { queue.committing = true }
-                return !queue.committing
+                defer { queue.reading = true }
+                return !queue.reading
             }
             if leads { continuation.resume(returning: .lead) }
         }
@@ -94,11 +103,6 @@ final class PostgresGroupCommit: Sendable {
             }
             let results = await Task { await self.run(group, in: store) }.value
             for (job, result) in zip(group, results).dropFirst() { job.turn.resume(returning: .done(result)) }
-            let next = lock.withLock {
-                queue.committing = !queue.jobs.isEmpty
-                return queue.jobs.first
-            }
-            next?.turn.resume(returning: .lead)
             return try results[0].get()
         }
     }
@@ -134,13 +138,41 @@ final class PostgresGroupCommit: Sendable {
             (try? decided[index]?.get()).map { (index: index, writes: $0.writes) }
         }
         let lockWait = writing.first.flatMap { group[$0.index].deadline }
+        await startCommitting()
         var committed =
             writing.isEmpty ? [] : await commit(writing.map(\.writes), lockWait: lockWait, in: store.database)
+        stopCommitting()
         return decided.map { decision in
             decision!.flatMap { writes, outcome in
                 committed.removeFirst().map { (results: $0, outcome: outcome) }
             }
         }
+    }
+
+    /// Waits for the group before to commit; then the next group may read.
+    private func startCommitting() async {
+        await withCheckedContinuation { continuation in
+            let waits = lock.withLock {
+                defer { if queue.committing { queue.nextCommit = continuation } else { queue.committing = true } }
+                return queue.committing
+            }
+            if !waits { continuation.resume() }
+        }
+        let nextLeader = lock.withLock {
+            queue.reading = !queue.jobs.isEmpty
+            return queue.jobs.first
+        }
+        nextLeader?.turn.resume(returning: .lead)
+    }
+
+    /// Lets the group that read next commit.
+    private func stopCommitting() {
+        let next = lock.withLock {
+            defer { queue.nextCommit = nil }
+            queue.committing = queue.nextCommit != nil
+            return queue.nextCommit
+        }
+        next?.resume()
     }
 
     /// One transaction for `batches`, waiting for locks until `deadline` (the first

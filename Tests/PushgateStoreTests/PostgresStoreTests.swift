@@ -91,7 +91,7 @@ struct PostgresStoreTests {
     @Test(
         "batches committed at once share a transaction, each answered as if alone; one PostgreSQL refuses fails alone",
         .enabled(if: ScratchPostgresDatabase.serverURL != nil, "needs PUSHGATE_TEST_POSTGRES_URL (CI sets it)"),
-        arguments: [false, true])
+        .timeLimit(.minutes(1)), arguments: [false, true])
     func groupCommit(withRefusedValue: Bool) async throws {
         try await Self.withScratchStore { store, database in
             let counter = Self.path("servers/s")
@@ -125,7 +125,8 @@ struct PostgresStoreTests {
 
     @Test(
         "transactions of one group have their reads fetched together, each answered as if alone",
-        .enabled(if: ScratchPostgresDatabase.serverURL != nil, "needs PUSHGATE_TEST_POSTGRES_URL (CI sets it)"))
+        .enabled(if: ScratchPostgresDatabase.serverURL != nil, "needs PUSHGATE_TEST_POSTGRES_URL (CI sets it)"),
+        .timeLimit(.minutes(1)))
     func groupedReads() async throws {
         try await Self.withScratchStore { store, database in
             for raw in (0..<5).map({ "servers/s1/agents/a/devices/p\($0)" }) + ["servers/s2/agents/b/devices/p0"] {
@@ -189,8 +190,9 @@ struct PostgresStoreTests {
 
     /// The tasks `start` makes, queued up as one group of `store`'s group commit:
     /// another session holds the lock of a document that a first writer writes, so
-    /// that the writer leads and waits, and what `start` starts queues behind it;
-    /// released once every task waits.
+    /// that the writer commits and waits; a second writer's group waits to commit
+    /// after it, and what `start` starts queues behind that; released once every
+    /// task waits.
     private static func queuedBehindHeldWriter<Value: Sendable>(
         _ store: PostgresDocumentStore, _ database: PostgresDatabasePool, _ start: () -> [Task<Value, any Error>]
     ) async throws -> [Task<Value, any Error>] {
@@ -213,13 +215,17 @@ struct PostgresStoreTests {
             ).first?.decode(Int64.self) ?? 0
         }
         while try await advisoryLocks(true) == 0 { try await Task.sleep(for: .milliseconds(10)) }
-        let leader = Task { try await store.commit([.set(held, ["n": .value(.number(1))])]) }
+        let first = Task { try await store.commit([.set(held, ["n": .value(.number(1))])]) }
         while try await advisoryLocks(false) == 0 { try await Task.sleep(for: .milliseconds(10)) }
+        let second = Task { try await store.commit([.set(path("servers/second"), [:])]) }
+        while !store.groupCommit.groupWaitsToCommit { try await Task.sleep(for: .milliseconds(10)) }
         let tasks = start()
         while store.groupCommit.waiting < tasks.count { try await Task.sleep(for: .milliseconds(10)) }
         release.yield()
         _ = try await holder.value
-        #expect(try await leader.value == [WriteResult(existed: false, applied: true)])
+        for writer in [first, second] {
+            #expect(try await writer.value == [WriteResult(existed: false, applied: true)])
+        }
         return tasks
     }
 }
