@@ -155,27 +155,45 @@ public final class PostgresOutbox: Outbox {
         // One statement, one round trip and one commit: the cursor moves only while
         // `owner` holds the expansion, and the rows go in only with it. Enqueued, and
         // due unless a retry says later, since the trigger was accepted, as the
-        // deliveries of a notification written whole are.
+        // deliveries of a notification written whole are. Every delivery stored so far
+        // is at or before the cursor it leaves: those after it are inserted plainly,
+        // and only those at or before it check for one stored already (`ON CONFLICT`,
+        // a speculative insertion, cost about a third of a page's insert).
         let rows = try await database.query(
             """
-            WITH held AS (
+            WITH previous AS (
+                SELECT coalesce(cursor, '') AS cursor FROM outbox_expansions
+                WHERE notification_id = \(notificationID) AND lease_owner = \(owner)
+            ), held AS (
                 UPDATE outbox_expansions SET cursor = \(cursor), lease_until = \(until), pages = pages + 1
                 WHERE notification_id = \(notificationID) AND lease_owner = \(owner)
                 RETURNING pages
-            ), stored AS (
-                INSERT INTO outbox_deliveries (notification_id, installation_id, token_kind, token, push_id, route,
-                    state, attempts, enqueued_at, next_attempt_at, last_reason, removed, finished_at)
-                SELECT n.id, r.installation_id, r.token_kind, r.token, r.push_id, NULLIF(r.route, ''), r.state,
-                    r.attempts, n.created_at, coalesce(NULLIF(r.next_attempt_at, 0), n.created_at),
-                    NULLIF(r.last_reason, ''), r.removed,
-                    CASE r.state WHEN 'pending' THEN NULL ELSE \(finishedAt)::bigint END
-                FROM held, outbox_notifications AS n,
+            ), page AS (
+                SELECT n.id AS notification_id, r.installation_id COLLATE "C" AS installation_id, r.token_kind,
+                    r.token, r.push_id, NULLIF(r.route, '') AS route, r.state, r.attempts, n.created_at AS enqueued_at,
+                    coalesce(NULLIF(r.next_attempt_at, 0), n.created_at) AS next_attempt_at,
+                    NULLIF(r.last_reason, '') AS last_reason, r.removed,
+                    CASE r.state WHEN 'pending' THEN NULL ELSE \(finishedAt)::bigint END AS finished_at,
+                    r.installation_id COLLATE "C" > previous.cursor COLLATE "C" AS after_cursor
+                FROM held, previous, outbox_notifications AS n,
                     unnest(\(installationIDs)::text[], \(kinds)::text[], \(tokens)::text[], \(pushIDs)::text[],
                         \(routes)::text[], \(states)::text[], \(attempts)::integer[], \(retries)::bigint[],
                         \(reasons)::text[], \(removals)::boolean[])
                         AS r (installation_id, token_kind, token, push_id, route, state, attempts, next_attempt_at,
                             last_reason, removed)
                 WHERE n.id = \(notificationID)
+            ), after_cursor AS (
+                INSERT INTO outbox_deliveries (notification_id, installation_id, token_kind, token, push_id, route,
+                    state, attempts, enqueued_at, next_attempt_at, last_reason, removed, finished_at)
+                SELECT notification_id, installation_id, token_kind, token, push_id, route, state, attempts,
+                    enqueued_at, next_attempt_at, last_reason, removed, finished_at
+                FROM page WHERE after_cursor
+            ), up_to_cursor AS (
+                INSERT INTO outbox_deliveries (notification_id, installation_id, token_kind, token, push_id, route,
+                    state, attempts, enqueued_at, next_attempt_at, last_reason, removed, finished_at)
+                SELECT notification_id, installation_id, token_kind, token, push_id, route, state, attempts,
+                    enqueued_at, next_attempt_at, last_reason, removed, finished_at
+                FROM page WHERE NOT after_cursor
                 ON CONFLICT DO NOTHING
             )
             SELECT pages FROM held
