@@ -13,10 +13,17 @@ import PushgateCore
 /// at the same time share a transaction (``PostgresGroupCommit``).
 public final class PostgresDocumentStore: DocumentStore {
     let database: PostgresDatabasePool
-    let groupCommit = PostgresGroupCommit()
+    let groupCommit: PostgresGroupCommit
 
-    public init(database: PostgresDatabasePool) {
+    /// `usualLockWait`: how long a write without a ``StoreLockWait`` waits for a lock
+    /// held elsewhere (tests shorten it).
+    init(database: PostgresDatabasePool, usualLockWait: Duration) {
         self.database = database
+        self.groupCommit = PostgresGroupCommit(usualLockWait: usualLockWait)
+    }
+
+    public convenience init(database: PostgresDatabasePool) {
+        self.init(database: database, usualLockWait: .seconds(10))
     }
 
     public func document(at path: DocumentPath) async throws -> Document? {

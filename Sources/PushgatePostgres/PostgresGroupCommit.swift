@@ -22,7 +22,9 @@ import PushgateCore
 /// - A lone batch commits at once: there is no waiting for company.
 /// - Batches with different lock waits never share a transaction. A request's wait
 ///   counts from when it asked, as on SQLite; one whose wait is over by its turn gets
-///   a millisecond (at least one try).
+///   a millisecond (at least one try). A write without a wait of its own (background
+///   work) waits the store's usual 10 s, SQLite's busy timeout, rather than for good:
+///   the writes queued behind it are never held up for good by a lock held elsewhere.
 /// - Each group runs in a task of its own, so that a request cancelled while its turn
 ///   commits does not cancel the others' writes.
 final class PostgresGroupCommit: Sendable {
@@ -58,9 +60,16 @@ final class PostgresGroupCommit: Sendable {
         var largestTransaction = 0
     }
 
+    /// How long a transaction without a lock wait of its own waits for a lock.
+    private let usualLockWait: Duration
+
     /// A pthread mutex, as `SQLiteGroupCommit`'s: ThreadSanitizer sees its hand-offs.
     private let lock = NSLock()
     nonisolated(unsafe) private var queue = Queue()
+
+    init(usualLockWait: Duration) {
+        self.usualLockWait = usualLockWait
+    }
 
     /// The most batches one transaction has taken so far (tests check that writes
     /// were grouped).
@@ -182,8 +191,8 @@ final class PostgresGroupCommit: Sendable {
     ) async -> [Result<[WriteResult], any Error>] {
         var applied = false
         do {
-            var results = try await database.transaction(lockWait: deadline.map { max($0 - .now, .milliseconds(1)) }) {
-                connection in
+            let lockWait = deadline.map { max($0 - .now, .milliseconds(1)) } ?? usualLockWait
+            var results = try await database.transaction(lockWait: lockWait) { connection in
                 let results = try await PostgresDocumentStore.apply(batches.flatMap { $0 }, on: connection, database)
                 applied = true
                 return results[...]

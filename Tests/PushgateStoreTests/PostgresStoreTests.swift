@@ -174,10 +174,64 @@ struct PostgresStoreTests {
         }
     }
 
+    @Test(
+        "a background write waits for a lock held elsewhere as long as the usual wait, not for good: those behind it go on",
+        .enabled(if: ScratchPostgresDatabase.serverURL != nil, "needs PUSHGATE_TEST_POSTGRES_URL (CI sets it)"),
+        .timeLimit(.minutes(1)))
+    func usualLockWait() async throws {
+        try await Self.withScratchStore(usualLockWait: .milliseconds(300)) { store, database in
+            let held = Self.path("servers/held")
+            let (holder, release) = try await Self.holdLock(on: held, in: database)
+            let background = Task { try await store.commit([.set(held, [:])]) }
+            try await Self.waitForLockWaiter(in: database)
+            let behind = Task { try await store.commit([.set(Self.path("servers/behind"), [:])]) }
+            await #expect(throws: DocumentStoreError.self) { try await background.value }
+            #expect(try await behind.value == [WriteResult(existed: false, applied: true)])
+            release.yield()
+            _ = try await holder.value
+            #expect(try await store.document(at: held) == nil)
+        }
+    }
+
     static func path(_ raw: String) -> DocumentPath { try! DocumentPath(rawValue: raw) }
+
+    /// Another session of `database` holding `path`'s advisory lock until `release`
+    /// is told to.
+    private static func holdLock(on path: DocumentPath, in database: PostgresDatabasePool) async throws
+        -> (holder: Task<Void, any Error>, release: AsyncStream<Void>.Continuation)
+    {
+        let (released, release) = AsyncStream<Void>.makeStream()
+        let holder = Task {
+            try await database.transaction(lockWait: nil) { connection in
+                try await connection.query(
+                    "SELECT pg_advisory_xact_lock(hashtextextended(\(path.rawValue), 0))", logger: database.logger)
+                for await _ in released { break }
+            }
+        }
+        while try await advisoryLocks(granted: true, in: database) == 0 { try await Task.sleep(for: .milliseconds(10)) }
+        return (holder, release)
+    }
+
+    /// Returns once a session of `database` waits for an advisory lock.
+    private static func waitForLockWaiter(in database: PostgresDatabasePool) async throws {
+        while try await advisoryLocks(granted: false, in: database) == 0 {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+    }
+
+    /// This database's advisory locks, granted or waited for (pg_locks is the whole server's).
+    private static func advisoryLocks(granted: Bool, in database: PostgresDatabasePool) async throws -> Int64 {
+        try await database.query(
+            """
+            SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted = \(granted)
+                AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+            """
+        ).first?.decode(Int64.self) ?? 0
+    }
 
     /// A PostgreSQL store on a database of its own, dropped after `body`.
     private static func withScratchStore(
+        usualLockWait: Duration = .seconds(10),
         _ body: (PostgresDocumentStore, PostgresDatabasePool) async throws -> Void
     ) async throws {
         let scratch = try await ScratchPostgresDatabase.create()
@@ -185,7 +239,7 @@ struct PostgresStoreTests {
         let database = try await scratch.open()
         let pool = Task { try await database.run() }
         defer { pool.cancel() }
-        try await body(PostgresDocumentStore(database: database), database)
+        try await body(PostgresDocumentStore(database: database, usualLockWait: usualLockWait), database)
     }
 
     /// The tasks `start` makes, queued up as one group of `store`'s group commit:
@@ -197,26 +251,9 @@ struct PostgresStoreTests {
         _ store: PostgresDocumentStore, _ database: PostgresDatabasePool, _ start: () -> [Task<Value, any Error>]
     ) async throws -> [Task<Value, any Error>] {
         let held = path("servers/held")
-        let (released, release) = AsyncStream<Void>.makeStream()
-        let holder = Task {
-            try await database.transaction(lockWait: nil) { connection in
-                try await connection.query(
-                    "SELECT pg_advisory_xact_lock(hashtextextended(\(held.rawValue), 0))", logger: database.logger)
-                for await _ in released { break }
-            }
-        }
-        // pg_locks is the whole server's: this database's advisory locks, granted or waited for.
-        let advisoryLocks: @Sendable (_ granted: Bool) async throws -> Int64 = { granted in
-            try await database.query(
-                """
-                SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted = \(granted)
-                    AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
-                """
-            ).first?.decode(Int64.self) ?? 0
-        }
-        while try await advisoryLocks(true) == 0 { try await Task.sleep(for: .milliseconds(10)) }
+        let (holder, release) = try await holdLock(on: held, in: database)
         let first = Task { try await store.commit([.set(held, ["n": .value(.number(1))])]) }
-        while try await advisoryLocks(false) == 0 { try await Task.sleep(for: .milliseconds(10)) }
+        try await waitForLockWaiter(in: database)
         let second = Task { try await store.commit([.set(path("servers/second"), [:])]) }
         while !store.groupCommit.groupWaitsToCommit { try await Task.sleep(for: .milliseconds(10)) }
         let tasks = start()
