@@ -152,7 +152,7 @@ final class PostgresGroupCommit: Sendable {
             writing.isEmpty ? [] : await commit(writing.map(\.writes), lockWait: lockWait, in: store.database)
         stopCommitting()
         return decided.map { decision in
-            decision!.flatMap { writes, outcome in
+            decision!.flatMap { _, outcome in
                 committed.removeFirst().map { (results: $0, outcome: outcome) }
             }
         }

@@ -34,7 +34,7 @@ struct PostgresTransactionReads {
         }
         if !counted.isEmpty {
             let found = try await Self.counts(of: counted.map { ($0.collection, $0.limit) }, in: store.database)
-            for (read, collection, limit) in counted { counts[read] = found[Self.key(collection, limit)] ?? 0 }
+            for (asked, count) in zip(counted, found) { counts[asked.read] = count }
         }
         for (collectionID, lookups) in byID {
             let found = try await store.documents(
@@ -50,26 +50,17 @@ struct PostgresTransactionReads {
         }
     }
 
-    private static func key(_ collection: CollectionPath, _ limit: Int) -> String {
-        "\(limit) \(collection.rawValue)"
-    }
-
-    /// Each collection's count up to its limit, in one statement.
+    /// Each collection's count up to its limit, in one statement, in the order asked.
     private static func counts(of collections: [(CollectionPath, Int)], in database: PostgresDatabasePool)
-        async throws -> [String: Int]
+        async throws -> [Int]
     {
-        let rows = try await database.query(
+        try await database.query(
             """
-            SELECT c.parent, c.up_to, (
-                SELECT count(*) FROM (SELECT 1 FROM documents WHERE parent = c.parent LIMIT c.up_to) AS capped)
+            SELECT (SELECT count(*) FROM (SELECT 1 FROM documents WHERE parent = c.parent LIMIT c.up_to) AS capped)
             FROM unnest(\(collections.map(\.0.rawValue))::text[], \(collections.map { Int64($0.1) })::bigint[])
-                AS c (parent, up_to)
-            """)
-        var counts: [String: Int] = [:]
-        for row in rows {
-            let (parent, limit, count) = try row.decode((String, Int64, Int64).self)
-            counts[key(CollectionPath(storedRawValue: parent), Int(limit))] = Int(count)
-        }
-        return counts
+                WITH ORDINALITY AS c (parent, up_to, position)
+            ORDER BY c.position
+            """
+        ).map { row in Int(try row.decode(Int64.self)) }
     }
 }
