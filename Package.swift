@@ -77,6 +77,7 @@ let package = Package(
                 "PushgateCore",
                 "PushgateOutboxSQL",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ],
             swiftSettings: swiftSettings,
             plugins: ["EmbedFiles"]

@@ -169,18 +169,23 @@ public final class SQLiteOutbox: Outbox {
         _ db: Database, _ deliveries: ArraySlice<TriedDelivery>, notificationID: String, finishedAt: Int64
     ) throws {
         guard !deliveries.isEmpty else { return }
-        let statement = try db.cachedStatement(sql: pageInsert(rows: deliveries.count))
-        var arguments: [(any DatabaseValueConvertible)?] = []
-        arguments.reserveCapacity(deliveries.count * 10 + 2)
+        var values = SQLiteValueBinder(try db.cachedStatement(sql: pageInsert(rows: deliveries.count)))
         for tried in deliveries {
             let delivery = tried.delivery
-            arguments += [
-                delivery.installationID, delivery.token.kind.rawValue, delivery.token.value, delivery.pushID,
-                tried.route.stored, tried.state.rawValue, tried.attempts, tried.retryAt, tried.reason, tried.removed,
-            ]
+            try values.bind(delivery.installationID)
+            try values.bind(delivery.token.kind.rawValue)
+            try values.bind(delivery.token.value)
+            try values.bind(delivery.pushID)
+            try values.bind(tried.route.stored)
+            try values.bind(tried.state.rawValue)
+            try values.bind(tried.attempts)
+            try values.bind(tried.retryAt)
+            try values.bind(tried.reason)
+            try values.bind(tried.removed)
         }
-        arguments += [finishedAt, notificationID]
-        try statement.execute(arguments: StatementArguments(arguments))
+        try values.bind(finishedAt)
+        try values.bind(notificationID)
+        try values.execute()
     }
 
     public func deliveryTokens(of notificationID: String, after installationID: String?, limit: Int)
