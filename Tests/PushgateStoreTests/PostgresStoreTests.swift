@@ -179,7 +179,9 @@ struct PostgresStoreTests {
         .enabled(if: ScratchPostgresDatabase.serverURL != nil, "needs PUSHGATE_TEST_POSTGRES_URL (CI sets it)"),
         .timeLimit(.minutes(1)))
     func usualLockWait() async throws {
-        try await Self.withScratchStore(usualLockWait: .milliseconds(300)) { store, database in
+        // Long enough for the poll below to see the write waiting on a loaded machine
+        // (at 300 ms it once looked only after the wait was over, and waited for good).
+        try await Self.withScratchStore(usualLockWait: .seconds(2)) { store, database in
             let held = Self.path("servers/held")
             let (holder, release) = try await Self.holdLock(on: held, in: database)
             let background = Task { try await store.commit([.set(held, [:])]) }
@@ -212,9 +214,15 @@ struct PostgresStoreTests {
         return (holder, release)
     }
 
-    /// Returns once a session of `database` waits for an advisory lock.
+    /// Returns once a session of `database` waits for an advisory lock, or after 10 s
+    /// with an issue recorded (a wait that ended before a poll saw it never comes back).
     private static func waitForLockWaiter(in database: PostgresDatabasePool) async throws {
+        let deadline = ContinuousClock.now + .seconds(10)
         while try await advisoryLocks(granted: false, in: database) == 0 {
+            guard ContinuousClock.now < deadline else {
+                Issue.record("no session waited for an advisory lock within 10 s")
+                return
+            }
             try await Task.sleep(for: .milliseconds(10))
         }
     }
