@@ -8,11 +8,12 @@ import Testing
 @Suite("End to end with the APNs emulator", .serialized)
 struct APNsEndToEndTests {
     let directory: URL
+    /// Removed with this instance, after its test.
+    private let scratch: ScratchDirectory
 
     init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "pushgate-e2e-apns-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        scratch = try ScratchDirectory("e2e-apns")
+        directory = scratch.url
     }
 
     @Test("emulator, gateway, subscribe, trigger: delivered over APNs, the dead token removed")

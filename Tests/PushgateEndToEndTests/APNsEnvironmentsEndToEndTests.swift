@@ -8,11 +8,12 @@ import Testing
 @Suite("End to end: APNs sandbox and production", .serialized)
 struct APNsEnvironmentsEndToEndTests {
     let directory: URL
+    /// Removed with this instance, after its test.
+    private let scratch: ScratchDirectory
 
     init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "pushgate-e2e-environments-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        scratch = try ScratchDirectory("e2e-environments")
+        directory = scratch.url
     }
 
     @Test(

@@ -8,13 +8,14 @@ import Testing
 @Suite("Bad input and abuse, end to end")
 struct AbuseEndToEndTests {
     let directory: URL
+    /// Removed with this instance, after its test.
+    private let scratch: ScratchDirectory
     let secret = PushSecret.generate().value
     static let token = String(repeating: "a1", count: 32)
 
     init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "pushgate-e2e-abuse-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        scratch = try ScratchDirectory("e2e-abuse")
+        directory = scratch.url
     }
 
     var database: String { directory.appendingPathComponent("pushgate.sqlite").path }

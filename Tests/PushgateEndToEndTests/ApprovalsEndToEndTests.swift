@@ -8,14 +8,15 @@ import Testing
 @Suite("End to end: approvals, badges, logout", .serialized)
 struct ApprovalsEndToEndTests {
     let directory: URL
+    /// Removed with this instance, after its test.
+    private let scratch: ScratchDirectory
     let secret = "approvals-end-to-end-secret-0123456789"
     let phone = String(repeating: "1a", count: 32)
     let tablet = String(repeating: "2b", count: 32)
 
     init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "pushgate-e2e-approvals-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        scratch = try ScratchDirectory("e2e-approvals")
+        directory = scratch.url
     }
 
     var database: String { directory.appendingPathComponent("pushgate.sqlite").path }

@@ -8,11 +8,12 @@ import Testing
 @Suite("End to end: several apps on one gateway", .serialized)
 struct AppsEndToEndTests {
     let directory: URL
+    /// Removed with this instance, after its test.
+    private let scratch: ScratchDirectory
 
     init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "pushgate-e2e-apps-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        scratch = try ScratchDirectory("e2e-apps")
+        directory = scratch.url
     }
 
     /// The JWT's header and claims, as the emulator's inbox shows the bearer token.

@@ -10,14 +10,15 @@ import Testing
 @Suite("Drop-in for the CodeAgents app and proxy", .serialized)
 struct CodeAgentsCompatibilityTests {
     let directory: URL
+    /// Removed with this instance, after its test.
+    private let scratch: ScratchDirectory
     /// As the app makes them: 32 random bytes, base64 (44 characters, `+`, `/`, `=` included).
     let secret = PushSecret.generate()
     let cwd = "/Users/dev/projects/shop-api"
 
     init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "pushgate-e2e-compat-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        scratch = try ScratchDirectory("e2e-compat")
+        directory = scratch.url
     }
 
     var database: String { directory.appendingPathComponent("pushgate.sqlite").path }

@@ -5,11 +5,12 @@ import Testing
 @Suite("End to end: doctor and help", .serialized)
 struct DoctorEndToEndTests {
     let directory: URL
+    /// Removed with this instance, after its test.
+    private let scratch: ScratchDirectory
 
     init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "pushgate-e2e-doctor-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        scratch = try ScratchDirectory("e2e-doctor")
+        directory = scratch.url
     }
 
     @Test("doctor against the emulator: every check ok, one line each; a missing CA or database folder fails it")

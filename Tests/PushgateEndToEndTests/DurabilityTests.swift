@@ -15,12 +15,13 @@ struct DurabilityTests {
     static let cwd = "/srv/durable-agent"
 
     let directory: URL
+    /// Removed with this instance, after its test.
+    private let scratch: ScratchDirectory
     var database: String { directory.appendingPathComponent("pushgate.sqlite").path }
 
     init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "pushgate-e2e-durable-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        scratch = try ScratchDirectory("e2e-durable")
+        directory = scratch.url
     }
 
     /// `count` devices on the agent, written into the gateway's database before it starts.

@@ -6,10 +6,12 @@ import Testing
 @Suite("End to end, over a real socket", .serialized)
 struct EndToEndTests {
     let directory: URL
+    /// Removed with this instance, after its test.
+    private let scratch: ScratchDirectory
 
     init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("pushgate-e2e-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        scratch = try ScratchDirectory("e2e")
+        directory = scratch.url
     }
 
     @Test("keygen, subscribe two devices, trigger in log mode: the answer and the log show both pushes, each failed")

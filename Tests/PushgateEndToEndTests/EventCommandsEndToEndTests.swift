@@ -11,6 +11,7 @@ struct EventCommandsEndToEndTests {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "pushgate-e2e-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
         // The app's own link scheme, as its operator would allow it.
         let gateway = try await RunningGateway(
             database: directory.appendingPathComponent("pushgate.sqlite").path,

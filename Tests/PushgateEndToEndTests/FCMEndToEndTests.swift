@@ -10,11 +10,12 @@ import Testing
 struct FCMEndToEndTests {
     static let secret = "fcm-end-to-end-secret-0123456789"
     let directory: URL
+    /// Removed with this instance, after its test.
+    private let scratch: ScratchDirectory
 
     init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "pushgate-e2e-fcm-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        scratch = try ScratchDirectory("e2e-fcm")
+        directory = scratch.url
     }
 
     /// `Tests/compat/firebase_admin_client.py`, beside this file's folder.

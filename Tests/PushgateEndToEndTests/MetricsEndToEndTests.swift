@@ -11,11 +11,12 @@ import Testing
 struct MetricsEndToEndTests {
     static let secret = "metrics-end-to-end-secret-0123456789"
     let directory: URL
+    /// Removed with this instance, after its test.
+    private let scratch: ScratchDirectory
 
     init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "pushgate-e2e-metrics-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        scratch = try ScratchDirectory("e2e-metrics")
+        directory = scratch.url
     }
 
     @Test("a scripted run shows in /metrics: requests, triggers, deliveries by reason, APNs latency, store gauges")

@@ -10,6 +10,7 @@ struct OperationsEndToEndTests {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "pushgate-ops-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
         let config = directory.appendingPathComponent("pushgate.yaml")
         try """
         log:
@@ -54,6 +55,7 @@ struct OperationsEndToEndTests {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "pushgate-ops-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
         let config = directory.appendingPathComponent("pushgate.yaml")
         try "port: 9001\nhost: 0.0.0.0\ntrigger_wait: 4\n".write(to: config, atomically: true, encoding: .utf8)
         let result = try await BuiltExecutable.run(

@@ -10,12 +10,13 @@ import Testing
 @Suite("Readiness that tells the truth, end to end", .serialized)
 struct ReadinessEndToEndTests {
     let directory: URL
+    /// Removed with this instance, after its test.
+    private let scratch: ScratchDirectory
     let secret = PushSecret.generate().value
 
     init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "pushgate-e2e-ready-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        scratch = try ScratchDirectory("e2e-ready")
+        directory = scratch.url
     }
 
     var database: String { directory.appendingPathComponent("pushgate.sqlite").path }

@@ -16,11 +16,12 @@ import Testing
 struct SharedPostgresEndToEndTests {
     static let secret = PushSecret("shared-postgres-secret-0123456789")!
     let directory: URL
+    /// Removed with this instance, after its test.
+    private let scratch: ScratchDirectory
 
     init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "pushgate-e2e-postgres-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        scratch = try ScratchDirectory("e2e-postgres")
+        directory = scratch.url
     }
 
     @Test("20 agents × 500 devices, each trigger sent to both gateways: every device gets exactly one push")

@@ -10,11 +10,12 @@ import Testing
 @Suite("Slow and idle clients, end to end", .serialized)
 struct SlowClientEndToEndTests {
     let directory: URL
+    /// Removed with this instance, after its test.
+    private let scratch: ScratchDirectory
 
     init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "pushgate-e2e-slow-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        scratch = try ScratchDirectory("e2e-slow")
+        directory = scratch.url
     }
 
     var database: String { directory.appendingPathComponent("pushgate.sqlite").path }

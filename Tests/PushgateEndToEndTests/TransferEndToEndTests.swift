@@ -14,11 +14,12 @@ struct TransferEndToEndTests {
     static let secret = "transfer-end-to-end-secret-0123456789"
     static let cwd = "/srv/moving-agent"
     let directory: URL
+    /// Removed with this instance, after its test.
+    private let scratch: ScratchDirectory
 
     init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "pushgate-e2e-transfer-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        scratch = try ScratchDirectory("e2e-transfer")
+        directory = scratch.url
     }
 
     func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
