@@ -13,6 +13,9 @@
 #                                      (on each store)
 #   BASELINE_BINARY=<path>             the same with a gateway binary built already
 #   RECOVERY=0                         skip the kill -9 recovery measurement
+#   ROUNDS=K                           the whole comparison K times, each after a ceiling of
+#                                      its own, then the median ratio per build and size
+#                                      (throughput mode)
 #   STORES="sqlite postgres"           the stores to measure, side by side in one run
 #                                      (PostgreSQL: a throw-away cluster, fsync on)
 #   MODE=answer                        the proxy's view: the gateway's own trigger wait
@@ -94,11 +97,12 @@ json.dump({"message": {
     "notification": alert,
     "token": "c%010d:APA91b" % 1 + "x" * 140}}, open(sys.argv[1], "w"), separators=(",", ":"))
 PY
-    ceiling_requests=200000
-    ceiling="$(h2load -n "$ceiling_requests" -c "$connections" -m 1000 -t "$connections" -d "$work/payload.json" \
-        -H 'authorization: Bearer ya29.standin-bench' -H 'content-type: application/json' \
-        "https://127.0.0.1:$fcm_port/v1/projects/pushgate-standin/messages:send" 2>/dev/null \
-        | awk '/^finished in/ {gsub(",", "", $4); print $4}')" || ceiling=""
+    measure_ceiling() {
+        ceiling="$(h2load -n 200000 -c "$connections" -m 1000 -t "$connections" -d "$work/payload.json" \
+            -H 'authorization: Bearer ya29.standin-bench' -H 'content-type: application/json' \
+            "https://127.0.0.1:$fcm_port/v1/projects/pushgate-standin/messages:send" 2>/dev/null \
+            | awk '/^finished in/ {gsub(",", "", $4); print $4}')" || ceiling=""
+    }
 else
 # The provider key the gateway signs with (the stand-in does not check it).
 openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$work/AuthKey_BENCH00001.p8" 2>/dev/null
@@ -142,15 +146,17 @@ export PUSHGATE_APNS_URL="https://127.0.0.1:$apns_port"
 payload='{"aps":{"alert":{"body":"Benchmark reply: all tests pass.","title":"bench-agent"},"sound":"default"},"cwd":"/bench/agent","server_key":"0000000000000000000000000000000000000000000000000000000000000000","type":"reply_finished"}'
 printf '%s' "$payload" >"$work/payload.json"
 jwt="eyJhbGciOiJFUzI1NiIsImtpZCI6IkJFTkNIMDAwMDEifQ.eyJpYXQiOjE3OTUzMjM4NzIsImlzcyI6IkJFTkNIVEVBTTAifQ.$(printf 'x%.0s' $(seq 86))"
-ceiling_requests=200000
-ceiling="$(h2load -n "$ceiling_requests" -c "$connections" -m 1000 -t "$connections" -d "$work/payload.json" \
-    -H "authorization: bearer $jwt" -H 'apns-topic: com.example.bench' -H 'apns-push-type: alert' \
-    -H 'apns-priority: 10' -H 'apns-expiration: 1895323872' -H "apns-collapse-id: $(printf '%064d' 0)" \
-    -H 'apns-id: 6f1c2a8e-5b7d-4e3a-9c1f-0a2b3c4d5e6f' -H 'content-type: application/json' \
-    "https://127.0.0.1:$apns_port/3/device/$(printf 'ab%.0s' $(seq 32))" 2>/dev/null \
-    | awk '/^finished in/ {gsub(",", "", $4); print $4}')" || ceiling=""
+measure_ceiling() {
+    ceiling="$(h2load -n 200000 -c "$connections" -m 1000 -t "$connections" -d "$work/payload.json" \
+        -H "authorization: bearer $jwt" -H 'apns-topic: com.example.bench' -H 'apns-push-type: alert' \
+        -H 'apns-priority: 10' -H 'apns-expiration: 1895323872' -H "apns-collapse-id: $(printf '%064d' 0)" \
+        -H 'apns-id: 6f1c2a8e-5b7d-4e3a-9c1f-0a2b3c4d5e6f' -H 'content-type: application/json' \
+        "https://127.0.0.1:$apns_port/3/device/$(printf 'ab%.0s' $(seq 32))" 2>/dev/null \
+        | awk '/^finished in/ {gsub(",", "", $4); print $4}')" || ceiling=""
+}
 
 fi
+measure_ceiling
 
 secret="benchmark-secret-0123456789abcdefgh"
 server_key="$(printf '%s' "$secret" | sha256sum | cut -d' ' -f1)"
@@ -228,8 +234,8 @@ start_gateway() { # binary label database → sets gateway_pid, gateway_port
     wait_for "$work/$2.log" "listening on 127.0.0.1:$gateway_port"
 }
 
-open_gateway() { # binary label store → a gateway on a new database of that store; sets db
-    db="$(database "$3" "$2")"
+open_gateway() { # binary label store → a gateway on a new database of that store (one per round); sets db
+    db="$(database "$3" "$2-$round")"
     start_gateway "$1" "$2" "$db"
 }
 
@@ -268,9 +274,10 @@ measure() { # binary label store: one trigger per size; prints a row each
         delivered="$(printf '%s' "$answer" | python3 -c 'import json,sys; a=json.load(sys.stdin); print(a["success_count"])')"
         rss_kb="$(awk '/VmHWM/ {print $2}' "/proc/$gateway_pid/status")"
         awk -v l="$2" -v n="$n" -v s="$start" -v e="$end" -v c="${ceiling:-0}" -v d="$delivered" -v r="$rss_kb" \
-            -v cpu="$(( ticks_after - ticks_before ))" -v hz="$(getconf CLK_TCK)" 'BEGIN {
+            -v cpu="$(( ticks_after - ticks_before ))" -v hz="$(getconf CLK_TCK)" -v rows="$work/rows" 'BEGIN {
             t = e - s; rate = n / t
-            printf "%-18s %10d %12.3f %14.0f %10s %10d %12.1f %10.1f MiB\n", l, n, t, rate, (c > 0 ? sprintf("%.2f", rate / c) : "n/a"), d, cpu / hz / n * 1e6, r / 1024 }'
+            printf "%-18s %10d %12.3f %14.0f %10s %10d %12.1f %10.1f MiB\n", l, n, t, rate, (c > 0 ? sprintf("%.2f", rate / c) : "n/a"), d, cpu / hz / n * 1e6, r / 1024
+            printf "%s %d %.4f %.2f\n", l, n, (c > 0 ? rate / c : 0), cpu / hz / n * 1e6 >> rows }'
     done
     stop_gateway
 }
@@ -382,10 +389,33 @@ if [ -n "${BASELINE_BINARY:-}" ]; then
 elif [ -n "${BASELINE:-}" ]; then
     baseline="$("$root/bench/build-baseline.sh" "$BASELINE")"
 fi
-for store in $stores; do
-    [ -z "${BASELINE:-}" ] || run "$baseline" "baseline-$store" "$store"
-    run "$pushgate" "current-$store" "$store"
+# ROUNDS=K: the whole comparison K times, each round after a ceiling of its own;
+# then the median per build and size, which one disturbed round does not move.
+rounds="${ROUNDS:-1}" round=1
+for round in $(seq "$rounds"); do
+    if [ "$round" -gt 1 ]; then
+        measure_ceiling
+        printf 'round %d, ceiling: %s requests/s\n' "$round" "${ceiling:-n/a}"
+    fi
+    for store in $stores; do
+        [ -z "${BASELINE:-}" ] || run "$baseline" "baseline-$store" "$store"
+        run "$pushgate" "current-$store" "$store"
+    done
 done
+if [ "$rounds" -gt 1 ] && [ "$mode" = throughput ]; then
+    printf '\nmedian of %d rounds:\n%-18s %10s %10s %12s\n' "$rounds" "build / store" devices "÷ ceiling" "CPU µs/push"
+    python3 - "$work/rows" <<'PY'
+import statistics, sys
+rows = {}
+for line in open(sys.argv[1]):
+    label, n, ratio, cpu = line.split()
+    rows.setdefault((label, int(n)), []).append((float(ratio), float(cpu)))
+for (label, n), values in rows.items():
+    ratios = ", ".join(f"{ratio:.2f}" for ratio, _ in values)
+    print(f"{label:<18} {n:>10} {statistics.median(r for r, _ in values):>10.2f} "
+          f"{statistics.median(c for _, c in values):>12.1f}   (rounds: {ratios})")
+PY
+fi
 
 # Recovery: kill -9 the gateway right after it accepted a 20,000-device trigger,
 # start it again, and time until the outbox is empty (the lease must run out first).
