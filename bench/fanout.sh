@@ -43,6 +43,8 @@ fcm_stand_in="$root/../shared/bench/fcm-nginx"
 connections="${CONNECTIONS:-2}"
 stores="${STORES:-sqlite postgres}"
 mode="${MODE:-throughput}"
+rounds="${ROUNDS:-1}"
+[[ "$rounds" =~ ^[1-9][0-9]*$ ]] || { echo "ROUNDS must be a whole number from 1, not '$rounds'" >&2; exit 2; }
 
 need=()
 command -v nginx >/dev/null || need+=(nginx-light)
@@ -391,7 +393,7 @@ elif [ -n "${BASELINE:-}" ]; then
 fi
 # ROUNDS=K: the whole comparison K times, each round after a ceiling of its own;
 # then the median per build and size, which one disturbed round does not move.
-rounds="${ROUNDS:-1}" round=1
+round=1
 for round in $(seq "$rounds"); do
     if [ "$round" -gt 1 ]; then
         measure_ceiling
