@@ -4,8 +4,9 @@ import Foundation
 public struct TemporaryDirectory: Sendable {
     public let url: URL
 
-    public init() throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("pushgate-test-\(UUID().uuidString)")
+    /// `pushgate-<name>-<UUID>`: the name says which tests left it, should one be left.
+    public init(name: String = "test") throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("pushgate-\(name)-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import PushgateCore
+import PushgateTesting
 import Testing
 
 /// `pushgate event`, `resolve`, `diagnostics` and `unsubscribe` against a running gateway.
@@ -8,10 +9,9 @@ struct EventCommandsEndToEndTests {
     @Test("an approval is notified, shows in diagnostics with its reminders, is resolved, and the device unsubscribed")
     func approvalLifecycle() async throws {
         try #require(FileManager.default.isExecutableFile(atPath: BuiltExecutable.url.path), "run `swift build` first")
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "pushgate-e2e-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let scratch = try TemporaryDirectory(name: "e2e")
+        defer { scratch.remove() }
+        let directory = scratch.url
         // The app's own link scheme, as its operator would allow it.
         let gateway = try await RunningGateway(
             database: directory.appendingPathComponent("pushgate.sqlite").path,

@@ -1,5 +1,6 @@
 import Foundation
 import PushgateCore
+import PushgateTesting
 import Testing
 
 /// The gateway as an operator runs it: from a configuration file, logging JSON.
@@ -7,10 +8,9 @@ import Testing
 struct OperationsEndToEndTests {
     @Test("a gateway configured by file logs JSON lines, one per request, never the secret or a whole token")
     func jsonLogsFromFile() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "pushgate-ops-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let scratch = try TemporaryDirectory(name: "ops")
+        defer { scratch.remove() }
+        let directory = scratch.url
         let config = directory.appendingPathComponent("pushgate.yaml")
         try """
         log:
@@ -52,10 +52,9 @@ struct OperationsEndToEndTests {
 
     @Test("pushgate config shows each value's origin: flag over environment over file over default")
     func effectiveConfiguration() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "pushgate-ops-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let scratch = try TemporaryDirectory(name: "ops")
+        defer { scratch.remove() }
+        let directory = scratch.url
         let config = directory.appendingPathComponent("pushgate.yaml")
         try "port: 9001\nhost: 0.0.0.0\ntrigger_wait: 4\n".write(to: config, atomically: true, encoding: .utf8)
         let result = try await BuiltExecutable.run(

@@ -1,16 +1,16 @@
 import Foundation
+import PushgateTesting
 
-/// A test's own directory under the system's temporary directory
-/// (`pushgate-<name>-<UUID>`), removed with everything in it once nothing refers to
-/// it. A suite keeps one per instance, which Swift Testing makes for each test, so a
-/// run leaves nothing behind in the temporary directory.
+/// A ``TemporaryDirectory`` removed once nothing refers to it. A suite keeps one per
+/// instance, which Swift Testing makes for each test (a struct suite has no
+/// `deinit` of its own), so a run leaves nothing behind in the temporary directory.
 final class ScratchDirectory: Sendable {
-    let url: URL
+    private let directory: TemporaryDirectory
+    var url: URL { directory.url }
 
     init(_ name: String) throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("pushgate-\(name)-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        directory = try TemporaryDirectory(name: name)
     }
 
-    deinit { try? FileManager.default.removeItem(at: url) }
+    deinit { directory.remove() }
 }
