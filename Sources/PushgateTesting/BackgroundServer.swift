@@ -103,7 +103,7 @@ public struct RunningFCMEmulator: Sendable {
         account: FCMEmulatorAccount? = nil,
         configure: (inout FCMEmulatorConfiguration) -> Void = { _ in }
     ) async throws -> RunningFCMEmulator {
-        let account = try account ?? FCMEmulatorAccount()
+        let account = account ?? .testAccount
         var configuration = account.emulatorConfiguration()
         configure(&configuration)
         let emulator = FCMEmulator(configuration: configuration)

@@ -66,12 +66,13 @@ public struct DeliveryStack: Sendable {
         return try await function(secret: Self.secret, request).answer
     }
 
-    /// Runs the worker's retries until nothing is left to send (or `limit` passed: a cap for a
-    /// loaded machine, not a measure of speed).
+    /// Runs the worker's retries until nothing is left to send; fails the test after
+    /// `limit` (a cap for a loaded machine, not a measure of speed).
     public func retryUntilSettled(limit: Duration = .seconds(60)) async throws {
-        let deadline = ContinuousClock.now + limit
-        while try await !outbox.stats(now: Date()).isSettled, ContinuousClock.now < deadline {
-            if try await !worker.retryDueDeliveries() { try await Task.sleep(for: .milliseconds(20)) }
+        try await waitUntil("the outbox to settle", within: limit, every: .milliseconds(20)) {
+            if try await outbox.stats(now: Date()).isSettled { return true }
+            _ = try await worker.retryDueDeliveries()
+            return false
         }
     }
 

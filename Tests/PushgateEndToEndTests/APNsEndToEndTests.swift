@@ -19,7 +19,7 @@ struct APNsEndToEndTests {
     @Test("emulator, gateway, subscribe, trigger: delivered over APNs, the dead token removed")
     func wholeLoop() async throws {
         let emulator = try await RunningEmulator(directory: directory)
-        defer { _ = emulator.stop() }
+        defer { emulator.terminate() }
         let environment = emulator.settings
         #expect(environment["PUSHGATE_APNS_URL"]?.hasPrefix("https://127.0.0.1:") == true)
 
@@ -49,8 +49,8 @@ struct APNsEndToEndTests {
         #expect(
             try JSONValue.parse(Array(again.stdout.utf8)).objectValue?["device_count"] == 1, "the dead device is gone")
 
-        #expect(gateway.stop() == 0)
-        #expect(emulator.stop() == 0)
+        #expect(await gateway.stop() == 0)
+        #expect(await emulator.stop() == 0)
         let log = gateway.capturedLog
         #expect(log.contains("delivery through APNs"))
         #expect(!log.contains(secret) && !log.contains(live) && !log.contains(dead))
@@ -62,7 +62,7 @@ struct APNsEndToEndTests {
     @Test("an event's custom data reaches the phone over APNs with its JSON types: numbers, booleans, objects")
     func typedCustomData() async throws {
         let emulator = try await RunningEmulator(directory: directory)
-        defer { _ = emulator.stop() }
+        defer { emulator.terminate() }
         let gateway = try await RunningGateway(
             database: directory.appendingPathComponent("pushgate.sqlite").path, environment: emulator.settings)
         let secret = "apns-typed-data-secret-0123456789"
@@ -78,27 +78,21 @@ struct APNsEndToEndTests {
                  "data": {"game_id": 42, "rated": true, "clock": {"white": 300, "moves": ["e4", 1]}, "note": "x", "gone": null}}
                 """#)
         #expect(triggered.status == 200, "\(triggered.body)")
-        let payload = try #require(try emulator.entries().first?["payload"]?.objectValue)
+        let payload = try #require(try await emulator.entries().first?["payload"]?.objectValue)
         #expect(payload["game_id"] == 42)
         #expect(payload["rated"] == true)
         #expect(payload["clock"] == ["white": 300, "moves": ["e4", 1]])
         #expect(payload["note"] == "x" && payload["type"] == "your_move")
         #expect(!payload.keys.contains("gone"), "a key set to null is left out")
-        #expect(gateway.stop() == 0)
+        #expect(await gateway.stop() == 0)
     }
 
     /// curl, which verifies the emulator's certificate against its CA like any client.
-    static func curl(_ arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["curl", "-sS", "--fail"] + arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        try #require(process.terminationStatus == 0, "curl \(arguments) failed")
-        return String(decoding: data, as: UTF8.self)
+    static func curl(_ arguments: [String]) async throws -> String {
+        let result = try await BuiltExecutable.run(
+            ["curl", "-sS", "--fail"] + arguments, program: URL(fileURLWithPath: "/usr/bin/env"))
+        try #require(result.status == 0, "curl \(arguments) failed: \(result.stderr)")
+        return result.stdout
     }
 
     @Test(

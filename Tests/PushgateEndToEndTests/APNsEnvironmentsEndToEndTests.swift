@@ -22,7 +22,7 @@ struct APNsEnvironmentsEndToEndTests {
     func debugBuilds() async throws {
         let production = try await RunningEmulator(
             directory: directory.appendingPathComponent("production"), arguments: ["--accept-prefix", "a0"])
-        defer { _ = production.stop() }
+        defer { production.terminate() }
         // The sandbox checks the same provider key: one key serves both environments.
         let sandbox = try await RunningEmulator(
             directory: directory.appendingPathComponent("sandbox"),
@@ -31,7 +31,7 @@ struct APNsEnvironmentsEndToEndTests {
                 "--key-id", try #require(production.settings["PUSHGATE_APNS_KEY_ID"]),
                 "--team-id", try #require(production.settings["PUSHGATE_APNS_TEAM_ID"]),
             ])
-        defer { _ = sandbox.stop() }
+        defer { sandbox.terminate() }
         // PUSHGATE_APNS_CA_FILE holds both emulators' CAs.
         let caFile = directory.appendingPathComponent("both-ca.pem").path
         try [production, sandbox].map {
@@ -70,9 +70,9 @@ struct APNsEnvironmentsEndToEndTests {
             environments == ["store-build": nil, "xcode-stated": "sandbox", "xcode-unstated": "sandbox"],
             "\(first.body)")
 
-        var seen = try production.inbox()
+        var seen = try await production.inbox()
         #expect(seen.accepted == [store] && seen.all.sorted() == [unstated, store].sorted(), "\(seen)")
-        seen = try sandbox.inbox()
+        seen = try await sandbox.inbox()
         #expect(seen.accepted == [stated, unstated] && seen.all.count == 2, "\(seen)")
 
         // The device learned sandbox: the next push goes straight there.
@@ -88,8 +88,8 @@ struct APNsEnvironmentsEndToEndTests {
             "POST", gateway.baseURL + "/triggerReplyFinished", secret: secret,
             body: #"{"cwd": "/srv/app", "message_preview": "again"}"#)
         #expect(second.json["success_count"] == 3, "\(second.body)")
-        #expect(try production.inbox().all.filter { $0 == unstated }.count == 1, "no second BadDeviceToken")
-        #expect(try sandbox.inbox().all.filter { $0 == unstated }.count == 2)
+        #expect(try await production.inbox().all.filter { $0 == unstated }.count == 1, "no second BadDeviceToken")
+        #expect(try await sandbox.inbox().all.filter { $0 == unstated }.count == 2)
 
         // doctor reaches both hosts.
         let doctor = try await BuiltExecutable.run(
@@ -100,7 +100,7 @@ struct APNsEnvironmentsEndToEndTests {
             doctor.stdout.contains("apns connection") && doctor.stdout.contains("apns sandbox connection"),
             "\(doctor.stdout)")
 
-        #expect(gateway.stop() == 0)
+        #expect(await gateway.stop() == 0)
         let log = gateway.capturedLog
         #expect(log.components(separatedBy: "accepted in sandbox").count == 2, "the log says so once")
         #expect(!log.contains(unstated) && !log.contains(secret))

@@ -41,7 +41,7 @@ struct AbuseEndToEndTests {
     @Test("bad secrets, unknown secrets and bad input: each refused or answered, nothing written")
     func probes() async throws {
         let gateway = try await RunningGateway(database: database)
-        defer { _ = gateway.stop() }
+        defer { gateway.terminate() }
         await #expect(try post(gateway, "registerSubscription", registration()).status == 200)
         let before = try await snapshot()
         let unknown = PushSecret.generate().value
@@ -122,7 +122,7 @@ struct AbuseEndToEndTests {
                 "PUSHGATE_RATE_PER_SECRET": "4", "PUSHGATE_RATE_PER_ADDRESS": "0",
                 "PUSHGATE_NEW_NAMESPACES_PER_ADDRESS": "2",
             ])
-        defer { _ = gateway.stop() }
+        defer { gateway.terminate() }
         // Each call is a curl process; on a busy machine a few take seconds, and the
         // buckets refill meanwhile: Retry-After is the full wait less the time gone by.
         let start = Date()
@@ -161,7 +161,7 @@ struct AbuseEndToEndTests {
         let gateway = try await RunningGateway(
             database: database,
             environment: ["PUSHGATE_MAX_DEVICES_PER_AGENT": "2", "PUSHGATE_MAX_AGENTS_PER_SERVER": "1"])
-        defer { _ = gateway.stop() }
+        defer { gateway.terminate() }
         await #expect(try post(gateway, "registerSubscription", registration(installation: "one")).status == 200)
         await #expect(try post(gateway, "registerSubscription", registration(installation: "two")).status == 200)
         let before = try await snapshot()

@@ -1,5 +1,6 @@
 import Foundation
 import PushgateCore
+import PushgateTesting
 import Testing
 
 /// Approvals as a phone sees them through the APNs emulator, with the gateway a real
@@ -28,24 +29,14 @@ struct ApprovalsEndToEndTests {
     }
 
     /// The pushes the emulator received for `token`, newest first.
-    func pushes(to token: String, at emulator: RunningEmulator) throws -> [[String: JSONValue]] {
-        try emulator.entries().filter { $0["device_token"]?.stringValue == token }
-    }
-
-    /// Polls until `condition` holds, for at most `limit` seconds; whether it did.
-    func eventually(within limit: TimeInterval, _ condition: () throws -> Bool) async throws -> Bool {
-        let start = Date()
-        while Date().timeIntervalSince(start) < limit {
-            if try condition() { return true }
-            try await Task.sleep(for: .milliseconds(200))
-        }
-        return try condition()
+    func pushes(to token: String, at emulator: RunningEmulator) async throws -> [[String: JSONValue]] {
+        try await emulator.entries().filter { $0["device_token"]?.stringValue == token }
     }
 
     @Test("logging out withdraws the phone's reminders: none arrives after a restart, the tablet's does")
     func logoutWithdrawsReminders() async throws {
         let emulator = try await RunningEmulator(directory: directory)
-        defer { _ = emulator.stop() }
+        defer { emulator.terminate() }
         var settings = emulator.settings
         settings["PUSHGATE_ESCALATION_SCHEDULE"] = "3s"
         var gateway = try await RunningGateway(database: database, environment: settings)
@@ -61,16 +52,16 @@ struct ApprovalsEndToEndTests {
 
         let logout = try await call(gateway, "unregisterInstallation", #"{"installation_id": "phone"}"#)
         #expect(logout["removed_count"] == 1 && logout["cancelled_deliveries"] == 1, "\(logout)")
-        #expect(gateway.stop() == 0)
+        #expect(await gateway.stop() == 0)
         gateway = try await RunningGateway(database: database, environment: settings)
-        defer { _ = gateway.stop() }
+        defer { gateway.terminate() }
 
-        #expect(
-            try await eventually(within: 30) { try pushes(to: tablet, at: emulator).count == 2 },
-            "the tablet's reminder")
+        try await waitUntil("the tablet's reminder", every: .milliseconds(200)) {
+            try await pushes(to: tablet, at: emulator).count == 2
+        }
         try await Task.sleep(for: .seconds(1))
-        #expect(try pushes(to: phone, at: emulator).count == 1, "the phone got the approval, then nothing")
-        let bodies = try pushes(to: tablet, at: emulator).compactMap {
+        #expect(try await pushes(to: phone, at: emulator).count == 1, "the phone got the approval, then nothing")
+        let bodies = try await pushes(to: tablet, at: emulator).compactMap {
             $0["payload"]?.objectValue?["aps"]?.objectValue?["alert"]?.objectValue?["body"]?.stringValue
         }
         #expect(Set(bodies) == ["deploy: Ship it?", "Still waiting: deploy: Ship it?"])
@@ -87,9 +78,9 @@ struct ApprovalsEndToEndTests {
     @Test("resolving sends a silent badge update over APNs: background, priority 5, {\"aps\":{\"badge\":n}}")
     func badgeUpdateAfterResolve() async throws {
         let emulator = try await RunningEmulator(directory: directory)
-        defer { _ = emulator.stop() }
+        defer { emulator.terminate() }
         let gateway = try await RunningGateway(database: database, environment: emulator.settings)
-        defer { _ = gateway.stop() }
+        defer { gateway.terminate() }
         for (cwd, id, token) in [
             ("/srv/deploy", "phone", phone), ("/srv/docs", "phone", phone), ("/srv/deploy", "tablet", tablet),
         ] {
@@ -101,7 +92,7 @@ struct ApprovalsEndToEndTests {
             gateway, "triggerEvent", #"{"cwd": "/srv/deploy", "type": "approval_requested", "event_id": "deploy-8"}"#)
         _ = try await call(
             gateway, "triggerEvent", #"{"cwd": "/srv/docs", "type": "approval_requested", "event_id": "docs-3"}"#)
-        let alertBadges = try pushes(to: phone, at: emulator).compactMap {
+        let alertBadges = try await pushes(to: phone, at: emulator).compactMap {
             $0["payload"]?.objectValue?["aps"]?.objectValue?["badge"]
         }
         #expect(Set(alertBadges) == [1, 2], "the phone counts both repos' approvals")
@@ -110,13 +101,12 @@ struct ApprovalsEndToEndTests {
         #expect(resolved["badge_updates"] == 2, "\(resolved)")
         let isUpdate = { (push: [String: JSONValue]) in push["headers"]?.objectValue?["apns-push-type"] == "background"
         }
-        #expect(
-            try await eventually(within: 20) {
-                try pushes(to: phone, at: emulator).contains(where: isUpdate)
-                    && pushes(to: tablet, at: emulator).contains(where: isUpdate)
-            })
+        try await waitUntil("both devices' badge updates", every: .milliseconds(200)) {
+            guard try await pushes(to: phone, at: emulator).contains(where: isUpdate) else { return false }
+            return try await pushes(to: tablet, at: emulator).contains(where: isUpdate)
+        }
         for (token, badge) in [(phone, 1), (tablet, 0)] {
-            let update = try #require(try pushes(to: token, at: emulator).first(where: isUpdate))
+            let update = try #require(try await pushes(to: token, at: emulator).first(where: isUpdate))
             let headers = try #require(update["headers"]?.objectValue)
             #expect(headers["apns-priority"] == "5" && headers["apns-collapse-id"] == nil, "\(headers)")
             #expect(update["payload"] == ["aps": ["badge": .number(Double(badge))]])

@@ -40,9 +40,9 @@ struct AppsEndToEndTests {
         try chessKey.pemRepresentation.write(toFile: chessKeyFile, atomically: true, encoding: .utf8)
         let emulator = try await RunningEmulator(
             directory: directory, arguments: ["--also-verify", "\(chessKeyFile),CHESSKEY01,CHESSTEAM1"])
-        defer { _ = emulator.stop() }
+        defer { emulator.terminate() }
         let fcm = try await RunningEmulator(.fcm, directory: directory)
-        defer { _ = fcm.stop() }
+        defer { fcm.terminate() }
         let settings = emulator.settings
         let configFile = directory.appendingPathComponent("pushgate.yaml").path
         try """
@@ -104,7 +104,7 @@ struct AppsEndToEndTests {
             "POST", gateway.baseURL + "/triggerReplyFinished", secret: secret, body: #"{"cwd": "/srv/games"}"#)
         #expect(triggered.json["success_count"] == 4, "\(triggered.body)")
         #expect(triggered.json["errors"] == ["no_fcm_provider": 1], "the shop has no Firebase project")
-        #expect(try fcm.inbox().accepted == ["chess-pixel-token"])
+        #expect(try await fcm.inbox().accepted == ["chess-pixel-token"])
         let apps = Dictionary(
             uniqueKeysWithValues: (triggered.json["responses"]?.arrayValue ?? []).compactMap(\.objectValue).map {
                 ($0["installation_id"]?.stringValue ?? "", $0["app"]?.stringValue)
@@ -116,7 +116,7 @@ struct AppsEndToEndTests {
             ])
 
         var seen: [String: (topic: String?, kid: String?, iss: String?)] = [:]
-        for entry in try emulator.entries() {
+        for entry in try await emulator.entries() {
             guard let token = entry["device_token"]?.stringValue, entry["status"] == 200 else { continue }
             let headers = entry["headers"]?.objectValue ?? [:]
             let jwt = Self.jwt(headers["authorization"]?.stringValue)
@@ -150,7 +150,7 @@ struct AppsEndToEndTests {
                 $0.contains(#"app="com.example.chess""#) && $0.contains(#"provider="fcm""#) && $0.hasSuffix(" 1")
             }, "\(delivered)")
         #expect(delivered.contains { $0.contains(#"app="com.example.shop""#) && $0.hasSuffix(" 2") }, "\(delivered)")
-        #expect(gateway.stop() == 0)
+        #expect(await gateway.stop() == 0)
         #expect(gateway.capturedLog.contains("com.example.chess"))
 
         // An app whose key cannot be read stops the start with one line naming it.

@@ -84,25 +84,27 @@ final class RunningGateway: Sendable {
         port = try #require(Int(log[range.upperBound...].prefix(while: \.isNumber)))
     }
 
-    /// How long the gateway takes to exit after SIGTERM, polled here (no thread waits
-    /// for it, so a busy machine's thread pool does not add to the figure), and its
-    /// exit status; `nil` status when it still ran after `limit`.
+    /// How long the gateway takes to exit after SIGTERM, and its exit status; `nil`
+    /// status when it still ran after `limit`.
     func timedStop(limit: TimeInterval = 30) async throws -> (status: Int32?, took: TimeInterval) {
         let start = Date()
         process.terminate()
-        while process.exitStatus == nil, Date().timeIntervalSince(start) < limit {
-            try await Task.sleep(for: .milliseconds(20))
-        }
+        _ = await process.exited(within: .seconds(limit))
         return (process.exitStatus, Date().timeIntervalSince(start))
     }
 
     /// Sends SIGTERM to the gateway's own pid and waits for it to exit.
-    func stop() -> Int32 {
-        process.stop()
+    func stop() async -> Int32 {
+        await process.stop()
+    }
+
+    /// Sends SIGTERM to the gateway's own pid and returns at once (for `defer`).
+    func terminate() {
+        process.terminate()
     }
 
     /// Sends SIGKILL to the gateway's own pid: a crash, no chance to clean up.
-    func crash() {
-        process.crash()
+    func crash() async {
+        await process.crash()
     }
 }

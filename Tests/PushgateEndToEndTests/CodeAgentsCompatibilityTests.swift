@@ -1,6 +1,7 @@
 import Foundation
 import PushgateCore
 import PushgateSQLite
+import PushgateTesting
 import Testing
 
 /// The CodeAgents app and proxy as they ship today, replayed over a socket against a
@@ -53,8 +54,8 @@ struct CodeAgentsCompatibilityTests {
     }
 
     /// What the FCM emulator accepted since `count` requests ago, by token.
-    func messages(_ fcm: RunningEmulator, since earlier: Int) throws -> [String: [String: JSONValue]] {
-        let entries = try fcm.entries().prefix(try fcm.received() - earlier).filter { $0["status"] == 200 }
+    func messages(_ fcm: RunningEmulator, since earlier: Int) async throws -> [String: [String: JSONValue]] {
+        let entries = try await fcm.entries().prefix(try await fcm.received() - earlier).filter { $0["status"] == 200 }
         var byToken: [String: [String: JSONValue]] = [:]
         for entry in entries {
             byToken[try #require(entry["token"]?.stringValue)] = entry["message"]?.objectValue
@@ -69,7 +70,7 @@ struct CodeAgentsCompatibilityTests {
     @Test("registerSubscription and both forms of unregisterSubscription, as the app sends them")
     func registrations() async throws {
         let gateway = try await RunningGateway(database: database)
-        defer { _ = gateway.stop() }
+        defer { gateway.terminate() }
         try await register(gateway, "phone", token: "fcm-phone:APA91b", name: "Shop API")
         try await register(gateway, "phone", token: "fcm-phone:APA91b", cwd: "/Users/dev/projects/web")
         try await register(gateway, "phone", token: "fcm-phone:APA91b", cwd: "/Users/dev/projects/docs")
@@ -98,9 +99,9 @@ struct CodeAgentsCompatibilityTests {
     @Test("the app's triggerReplyFinished: every optional absent and present, exclusion, one push per phone")
     func appTriggers() async throws {
         let fcm = try await RunningEmulator(.fcm, directory: directory)
-        defer { _ = fcm.stop() }
+        defer { fcm.terminate() }
         let gateway = try await RunningGateway(database: database, environment: fcm.settings)
-        defer { _ = gateway.stop() }
+        defer { gateway.terminate() }
         try await register(gateway, "app-phone", token: "fcm-a:APA91b", name: "Shop API")
         try await register(gateway, "app-phone-reinstalled", token: "fcm-a:APA91b")
         try await register(gateway, "ipad", token: "fcm-b:APA91b")
@@ -109,14 +110,14 @@ struct CodeAgentsCompatibilityTests {
         let agentKey = AgentKey(cwd: cwd).hex
 
         // Every optional absent (include_preview is always sent): one push per token.
-        var before = try fcm.received()
+        var before = try await fcm.received()
         var (status, answer) = try await call(
             gateway, "triggerReplyFinished",
             ["cwd": .string(cwd), "message_preview": "Hidden.", "include_preview": false])
         #expect(status == 200)
         #expect(answer["ok"] == true && answer["attempted"] == 4 && answer["sent"] == 4, "\(answer)")
         #expect(answer["excluded"] == 1 && answer["pruned"] == 0 && answer["preview_included"] == false)
-        var received = try messages(fcm, since: before)
+        var received = try await messages(fcm, since: before)
         #expect(Set(received.keys) == ["fcm-a:APA91b", "fcm-b:APA91b", "fcm-c:APA91b", "fcm-d:APA91b"])
         let plain = try #require(received["fcm-b:APA91b"])
         #expect(plain["notification"] == ["title": "Shop API", "body": "Reply ready"])
@@ -127,7 +128,7 @@ struct CodeAgentsCompatibilityTests {
         #expect(plain["data"]?.objectValue?["renderable_assistant_count"] == nil)
 
         // Every optional present, as the app sends it for a reply that finished while its user was elsewhere.
-        before = try fcm.received()
+        before = try await fcm.received()
         let preview =
             "Done: the checkout flow works.\n```codeagents-ui\n{\"card\": \"summary\"}\n```\n"
             + String(repeating: "More detail. ", count: 40)
@@ -142,7 +143,7 @@ struct CodeAgentsCompatibilityTests {
         #expect(status == 200)
         #expect(answer["attempted"] == 2 && answer["sent"] == 2 && answer["excluded"] == 3, "\(answer)")
         #expect(answer["preview_included"] == true)
-        received = try messages(fcm, since: before)
+        received = try await messages(fcm, since: before)
         #expect(
             Set(received.keys) == ["fcm-b:APA91b", "fcm-d:APA91b"], "the app's phone, its old id and the watch left out"
         )
@@ -157,15 +158,15 @@ struct CodeAgentsCompatibilityTests {
             ])
 
         // The same completion again sends nothing.
-        before = try fcm.received()
+        before = try await fcm.received()
         (status, answer) = try await call(
             gateway, "triggerReplyFinished",
             ["cwd": .string(cwd), "include_preview": true, "completion_id": "cmpl-0001", "message_preview": "again"])
         #expect(status == 200 && answer["duplicate"] == true && answer["sent"] == 2, "\(answer)")
-        #expect(try fcm.received() == before)
+        #expect(try await fcm.received() == before)
 
         // Counts of the wrong kind are ignored; a cursor version without a cursor is not sent.
-        before = try fcm.received()
+        before = try await fcm.received()
         (status, answer) = try await call(
             gateway, "triggerReplyFinished",
             [
@@ -173,18 +174,18 @@ struct CodeAgentsCompatibilityTests {
                 "assistant_message_cursor": -1, "cursor_version": 3,
             ])
         #expect(status == 200 && answer["sent"] == 4, "\(answer)")
-        let ignored = try #require(try messages(fcm, since: before)["fcm-a:APA91b"]?["data"]?.objectValue)
+        let ignored = try #require(try await messages(fcm, since: before)["fcm-a:APA91b"]?["data"]?.objectValue)
         #expect(ignored["renderable_assistant_count"] == nil && ignored["assistant_message_cursor"] == nil)
         #expect(ignored["cursor_version"] == nil)
 
         // The excluded installation follows another agent only: its stored token there is excluded all the same.
         try await register(gateway, "laptop", token: "fcm-b:APA91b", cwd: "/Users/dev/projects/web")
-        before = try fcm.received()
+        before = try await fcm.received()
         (status, answer) = try await call(
             gateway, "triggerReplyFinished",
             ["cwd": .string(cwd), "include_preview": false, "exclude_installation_id": "laptop"])
         #expect(answer["excluded"] == 2 && answer["sent"] == 3, "\(answer)")
-        #expect(try messages(fcm, since: before)["fcm-b:APA91b"] == nil)
+        #expect(try await messages(fcm, since: before)["fcm-b:APA91b"] == nil)
 
         // Nothing of that was written into the store but the agent's bookkeeping.
         let store = try SQLiteDocumentStore(path: database)
@@ -197,11 +198,11 @@ struct CodeAgentsCompatibilityTests {
     )
     func proxyTriggers() async throws {
         let fcm = try await RunningEmulator(.fcm, directory: directory)
-        defer { _ = fcm.stop() }
+        defer { fcm.terminate() }
         var gateway = try await RunningGateway(database: database, environment: fcm.settings)
         try await register(gateway, "phone", token: "fcm-p:APA91b", name: "Shop API")
 
-        var before = try fcm.received()
+        var before = try await fcm.received()
         var (status, answer) = try await call(
             gateway, "triggerReplyFinished",
             [
@@ -217,7 +218,7 @@ struct CodeAgentsCompatibilityTests {
                 "finished_at": "2026-11-23T10:00:00Z",
             ])
         #expect(status == 200 && answer["skipped"] == nil && answer["sent"] == 1, "\(answer)")
-        let bodies = try fcm.entries().prefix(try fcm.received() - before).compactMap {
+        let bodies = try await fcm.entries().prefix(try await fcm.received() - before).compactMap {
             $0["message"]?.objectValue?["notification"]?.objectValue?["body"]?.stringValue
         }
         #expect(bodies.sorted() == ["A is done.", "B is done."])
@@ -226,23 +227,23 @@ struct CodeAgentsCompatibilityTests {
             gateway, "triggerReplyFinished",
             ["cwd": .string(cwd), "conversation_id": "conv-a", "finished_at": "2026-11-23T09:59:00Z"])
         #expect(status == 200 && answer["skipped"] == "stale", "\(answer)")
-        #expect(gateway.stop() == 0)
+        #expect(await gateway.stop() == 0)
 
         gateway = try await RunningGateway(
             database: database, environment: fcm.settings.merging(["PUSHGATE_PREVIEW_DEFAULT": "hide"]) { $1 })
-        defer { _ = gateway.stop() }
-        before = try fcm.received()
+        defer { gateway.terminate() }
+        before = try await fcm.received()
         (status, answer) = try await call(
             gateway, "triggerReplyFinished", ["cwd": .string(cwd), "message_preview": "Private details."])
         #expect(status == 200 && answer["preview_included"] == false, "\(answer)")
-        let hidden = try messages(fcm, since: before)["fcm-p:APA91b"]
+        let hidden = try await messages(fcm, since: before)["fcm-p:APA91b"]
         #expect(hidden?["notification"]?.objectValue?["body"] == "Reply ready")
     }
 
     @Test("a trigger for a secret nobody registered with: ok, unknown_server, and nothing written")
     func unknownServer() async throws {
         let gateway = try await RunningGateway(database: database)
-        defer { _ = gateway.stop() }
+        defer { gateway.terminate() }
         let stranger = PushSecret.generate().value
         for function in ["triggerReplyFinished", "triggerEvent"] {
             let (status, answer) = try await call(
@@ -269,9 +270,9 @@ struct CodeAgentsCompatibilityTests {
     @Test("the proxy's own call (Python urllib, 2.5 s timeout) is answered in time while FCM takes 5 s a push")
     func proxyWithSlowDelivery() async throws {
         let fcm = try await RunningEmulator(.fcm, directory: directory, arguments: ["--latency", "5"])
-        defer { _ = fcm.stop() }
+        defer { fcm.terminate() }
         let gateway = try await RunningGateway(database: database, environment: fcm.settings)
-        defer { _ = gateway.stop() }
+        defer { gateway.terminate() }
         try await register(gateway, "phone", token: "fcm-slow:APA91b")
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("compat/proxy_client.py").path
@@ -280,9 +281,10 @@ struct CodeAgentsCompatibilityTests {
         let result = try JSONValue.parse(Array(proxy.stdout.utf8)).objectValue
         #expect(proxy.status == 0 && result?["status"] == 200, "\(proxy.stdout)\(proxy.stderr)")
         // The push was accepted, not lost: it reaches FCM once FCM answers.
-        let deadline = Date().addingTimeInterval(30)
-        while try fcm.inbox().accepted.isEmpty, Date() < deadline { try await Task.sleep(for: .milliseconds(200)) }
-        #expect(try fcm.inbox().accepted == ["fcm-slow:APA91b"])
+        try await waitUntil("the slow FCM push to be accepted", every: .milliseconds(200)) {
+            try await !fcm.inbox().accepted.isEmpty
+        }
+        #expect(try await fcm.inbox().accepted == ["fcm-slow:APA91b"])
     }
 
     @Test("registrations not renewed for 90 days are swept at start, then agents and servers left empty")
@@ -305,16 +307,15 @@ struct CodeAgentsCompatibilityTests {
                 try NamespacePaths.device("p", of: AgentKey(cwd: "/x"), of: other), ["updatedAt": .value(.string(old))]),
         ])
         let gateway = try await RunningGateway(database: database)
-        defer { _ = gateway.stop() }
-        let deadline = Date().addingTimeInterval(20)
-        while !gateway.capturedLog.contains("swept stale registrations"), Date() < deadline {
-            try await Task.sleep(for: .milliseconds(100))
+        defer { gateway.terminate() }
+        try await waitUntil("the sweep at start", every: .milliseconds(100)) {
+            gateway.capturedLog.contains("swept stale registrations")
         }
         #expect(try await store.document(at: device("gone")) == nil)
         #expect(try await store.document(at: device("kept")) != nil)
         #expect(try await store.document(at: NamespacePaths.server(serverKey)) != nil, "it still has an agent")
         #expect(try await store.document(at: NamespacePaths.server(other)) == nil, "its only phone was gone")
-        let metrics = try PrometheusText(try APNsEndToEndTests.curl([gateway.baseURL + "/metrics"]))
+        let metrics = try PrometheusText(try await APNsEndToEndTests.curl([gateway.baseURL + "/metrics"]))
         let swept = { (kind: String) in metrics["pushgate_stale_registrations_swept_total", ["kind": kind]] }
         #expect(swept("device") == 2 && swept("agent") == 1 && swept("server") == 1)
     }

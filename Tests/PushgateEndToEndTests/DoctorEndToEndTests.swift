@@ -16,7 +16,7 @@ struct DoctorEndToEndTests {
     @Test("doctor against the emulator: every check ok, one line each; a missing CA or database folder fails it")
     func againstEmulator() async throws {
         let emulator = try await RunningEmulator(directory: directory)
-        defer { _ = emulator.stop() }
+        defer { emulator.terminate() }
         let settings = emulator.settings
         let database = directory.appendingPathComponent("pushgate.sqlite").path
 
@@ -48,7 +48,7 @@ struct DoctorEndToEndTests {
     func withoutKey() async throws {
         let database = directory.appendingPathComponent("pushgate.sqlite").path
         let gateway = try await RunningGateway(database: database)
-        #expect(gateway.stop() == 0)
+        #expect(await gateway.stop() == 0)
         let result = try await BuiltExecutable.run(["doctor", "--database", database])
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
         #expect(result.stdout.contains("skip  apns key        no PUSHGATE_APNS_KEY_PATH"), "\(result.stdout)")

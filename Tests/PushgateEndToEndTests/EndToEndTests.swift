@@ -66,7 +66,7 @@ struct EndToEndTests {
                 ])
         #expect(answer["agent_key"]?.stringValue == SHA256Hex.digest(of: "/root/projects/my-agent"))
 
-        #expect(gateway.stop() == 0, "SIGTERM stops the gateway cleanly")
+        #expect(await gateway.stop() == 0, "SIGTERM stops the gateway cleanly")
         let log = gateway.capturedLog
         #expect(
             log.contains(
@@ -92,19 +92,19 @@ struct EndToEndTests {
             ["subscribe", "--cwd", "/srv/a", "--installation-id", "p", "--fcm-token", "fcm-token-1"],
             environment: environment)
         #expect(subscribe.status == 0)
-        #expect(gateway.stop() == 0)
+        #expect(await gateway.stop() == 0)
 
         gateway = try await RunningGateway(database: database)
         environment["CODEAGENTS_PUSH_GATEWAY_BASE_URL"] = gateway.baseURL
         let trigger = try await BuiltExecutable.run(["trigger", "--cwd", "/srv/a"], environment: environment)
         #expect(try JSONValue.parse(Array(trigger.stdout.utf8)).objectValue?["device_count"] == 1)
-        #expect(gateway.stop() == 0)
+        #expect(await gateway.stop() == 0)
     }
 
     @Test("an error answer exits non-zero and prints the error")
     func errorAnswer() async throws {
         let gateway = try await RunningGateway(database: directory.appendingPathComponent("pushgate.sqlite").path)
-        defer { _ = gateway.stop() }
+        defer { gateway.terminate() }
         let result = try await BuiltExecutable.run(
             ["trigger", "--cwd", "/a", "--url", gateway.baseURL],
             environment: ["CODEAGENTS_PUSH_SECRET": "short"]
@@ -133,7 +133,7 @@ struct EndToEndTests {
     @Test("a port in use or an unopenable database stops the start with one clear line")
     func startFailures() async throws {
         let gateway = try await RunningGateway(database: directory.appendingPathComponent("pushgate.sqlite").path)
-        defer { _ = gateway.stop() }
+        defer { gateway.terminate() }
         let busy = try await BuiltExecutable.run(
             ["serve", "--port", "\(gateway.port)", "--database", directory.appendingPathComponent("other.sqlite").path])
         #expect(busy.status != 0)

@@ -16,7 +16,7 @@ struct EventCommandsEndToEndTests {
         let gateway = try await RunningGateway(
             database: directory.appendingPathComponent("pushgate.sqlite").path,
             environment: ["PUSHGATE_APP_URL_SCHEMES": "myapp"])
-        defer { _ = gateway.stop() }
+        defer { gateway.terminate() }
         let secret = "event-commands-secret-0123456789"
         let environment = ["CODEAGENTS_PUSH_SECRET": secret, "CODEAGENTS_PUSH_GATEWAY_BASE_URL": gateway.baseURL]
         func run(_ arguments: [String]) async throws -> [String: JSONValue] {

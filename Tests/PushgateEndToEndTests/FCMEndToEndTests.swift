@@ -26,7 +26,7 @@ struct FCMEndToEndTests {
         "the Firebase Admin SDK (PyPI) against the emulator: send, a 500-token multicast, a dry run, its error classes")
     func firebaseAdminSDK() async throws {
         let emulator = try await RunningEmulator(.fcm, directory: directory)
-        defer { _ = emulator.stop() }
+        defer { emulator.terminate() }
         let arguments = [
             "python3", Self.sdkClient, try #require(emulator.settings["PUSHGATE_FCM_URL"]),
             try #require(emulator.settings["PUSHGATE_FCM_CREDENTIALS"]),
@@ -46,7 +46,7 @@ struct FCMEndToEndTests {
             ])
 
         // What the SDK sent, as the emulator saw it.
-        let entries = try emulator.entries()
+        let entries = try await emulator.entries()
         let accepted = entries.filter { $0["status"] == 200 }
         let multicast = Set(accepted.compactMap { $0["token"]?.stringValue }.filter { $0.hasPrefix("sdk-multicast-") })
         #expect(multicast.count == 500, "every token of the multicast, once")
@@ -81,11 +81,14 @@ struct FCMEndToEndTests {
     func mixedDevices() async throws {
         let apns = try await RunningEmulator(.apns, directory: directory)
         let fcm = try await RunningEmulator(.fcm, directory: directory)
-        defer { _ = (apns.stop(), fcm.stop()) }
+        defer {
+            apns.terminate()
+            fcm.terminate()
+        }
         let gateway = try await RunningGateway(
             database: directory.appendingPathComponent("pushgate.sqlite").path,
             environment: apns.settings.merging(fcm.settings) { $1 })
-        defer { _ = gateway.stop() }
+        defer { gateway.terminate() }
 
         let apnsTokens = (0..<3).map { String(format: "%064x", $0 + 1) }
         let fcmTokens = (0..<3).map { "cLive\($0):APA91b" + String(repeating: "z", count: 100) }
@@ -115,8 +118,8 @@ struct FCMEndToEndTests {
             #expect(response["provider"] == (id.hasPrefix("ios") || id == "both" ? "apns" : "fcm"), "\(id)")
             #expect(response["success"] == .bool(!id.hasPrefix("dead")), "\(id)")
         }
-        let apnsInbox = try apns.inbox()
-        let fcmInbox = try fcm.inbox()
+        let apnsInbox = try await apns.inbox()
+        let fcmInbox = try await fcm.inbox()
         #expect(apnsInbox.all.sorted() == (apnsTokens + [both]).sorted(), "each APNs device once")
         #expect(Set(fcmInbox.accepted) == Set(fcmTokens))
         #expect(fcmInbox.all.count == fcmTokens.count + dead.count, "each device once, no retry of dead tokens")
@@ -126,7 +129,7 @@ struct FCMEndToEndTests {
         #expect(again["device_count"] == .number(Double(responses.count - 2)), "the dead FCM devices are gone")
 
         // Metrics say which service each delivery went through.
-        let metrics = try PrometheusText(try APNsEndToEndTests.curl([gateway.baseURL + "/metrics"]))
+        let metrics = try PrometheusText(try await APNsEndToEndTests.curl([gateway.baseURL + "/metrics"]))
         let deliveries = { (labels: [String: String]) in metrics["pushgate_deliveries_total", labels] }
         #expect(deliveries(["outcome": "delivered", "reason": "none", "provider": "fcm"]) == 6)
         #expect(deliveries(["outcome": "delivered", "reason": "none", "provider": "apns"]) == 8)
@@ -134,7 +137,7 @@ struct FCMEndToEndTests {
         #expect(deliveries(["outcome": "token_invalid", "reason": "INVALID_ARGUMENT", "provider": "fcm"]) == 1)
         #expect(metrics["pushgate_fcm_request_duration_seconds_count", [:]] == 8)
         #expect(metrics["pushgate_fcm_token_renewals_total", [:]] == 1)
-        #expect(gateway.stop() == 0)
+        #expect(await gateway.stop() == 0)
         let log = gateway.capturedLog
         #expect(log.contains("delivery through APNs") && log.contains("delivery through FCM"))
         #expect(!log.contains(Self.secret) && !fcmTokens.contains { log.contains($0) })
@@ -148,10 +151,10 @@ extension FCMEndToEndTests {
     @Test("a resolved approval's badge update through FCM: no notification, background at priority 5, the count")
     func badgeUpdate() async throws {
         let fcm = try await RunningEmulator(.fcm, directory: directory)
-        defer { _ = fcm.stop() }
+        defer { fcm.terminate() }
         let gateway = try await RunningGateway(
             database: directory.appendingPathComponent("pushgate.sqlite").path, environment: fcm.settings)
-        defer { _ = gateway.stop() }
+        defer { gateway.terminate() }
         let token = "cBadge:APA91b" + String(repeating: "q", count: 40)
         try await subscribe([("pixel", token)], gateway: gateway)
         for body in [
@@ -167,7 +170,7 @@ extension FCMEndToEndTests {
         #expect(resolved.json["badge_updates"] == 1, "\(resolved.body)")
         var update: [String: JSONValue]?
         for _ in 0..<100 where update == nil {
-            update = try fcm.entries().compactMap { $0["message"]?.objectValue }.first {
+            update = try await fcm.entries().compactMap { $0["message"]?.objectValue }.first {
                 $0["notification"] == nil
             }
             if update == nil { try await Task.sleep(for: .milliseconds(200)) }
@@ -181,7 +184,7 @@ extension FCMEndToEndTests {
                 ])
         #expect(
             message["data"]?.objectValue?["badge"] == "1" && message["data"]?.objectValue?["type"] == "badge_update")
-        #expect(try fcm.entries().allSatisfy { $0["status"] == 200 })
+        #expect(try await fcm.entries().allSatisfy { $0["status"] == 200 })
     }
 
     @Test("FCM answers 503 for 10 s: every FCM device gets its push once FCM is back, nothing lost, APNs unaffected")
@@ -201,23 +204,27 @@ extension FCMEndToEndTests {
 
         let apns = try await RunningEmulator(.apns, directory: directory)
         let fcm = try await RunningEmulator(.fcm, directory: directory, arguments: ["--unavailable-for", "10"])
-        defer { _ = (apns.stop(), fcm.stop()) }
+        defer {
+            apns.terminate()
+            fcm.terminate()
+        }
         let gateway = try await RunningGateway(
             database: database, environment: apns.settings.merging(fcm.settings) { $1 })
-        defer { _ = gateway.stop() }
+        defer { gateway.terminate() }
 
         let answer = try await trigger(gateway)
         #expect(answer["success_count"] == 1, "the APNs device does not wait for FCM")
         #expect(answer["pending_count"] == 100)
-        let deadline = Date().addingTimeInterval(90)
-        while try fcm.inbox().accepted.count < 100, Date() < deadline { try await Task.sleep(for: .milliseconds(250)) }
-        let inbox = try fcm.inbox()
+        try await waitUntil("100 FCM devices reached", within: .seconds(90), every: .milliseconds(250)) {
+            try await fcm.inbox().accepted.count >= 100
+        }
+        let inbox = try await fcm.inbox()
         #expect(inbox.accepted == Set(fcmTokens), "every FCM device got its push")
         let tries = Dictionary(grouping: inbox.all, by: { $0 }).mapValues(\.count)
         // 10 s of 503s against waits of 0.5–1, 1–2, 2–4, 4–8 s: at most 5 failed tries, then the good one.
         #expect(tries.values.allSatisfy { (2...6).contains($0) }, "\(Set(tries.values))")
-        #expect(try apns.inbox().all.count == 1)
-        #expect(gateway.stop() == 0)
+        #expect(try await apns.inbox().all.count == 1)
+        #expect(await gateway.stop() == 0)
         let listing = try await BuiltExecutable.run([
             "outbox", "--database", directory.appendingPathComponent("pushgate.sqlite").path, "--state", "all",
             "--limit",
@@ -258,7 +265,7 @@ extension FCMEndToEndTests {
     func badSettings(settings: [String: String], message: String) async throws {
         let emulator = try await RunningEmulator(.fcm, directory: directory)
         let key = try #require(emulator.settings["PUSHGATE_FCM_CREDENTIALS"])
-        _ = emulator.stop()
+        _ = await emulator.stop()
         let notJSON = directory.appendingPathComponent("not-json.json").path
         try "hello".write(toFile: notJSON, atomically: true, encoding: .utf8)
         var fields = try #require(
@@ -280,7 +287,7 @@ extension FCMEndToEndTests {
     @Test("doctor against the FCM emulator: the service account read, an access token fetched, FCM reached")
     func doctor() async throws {
         let fcm = try await RunningEmulator(.fcm, directory: directory)
-        defer { _ = fcm.stop() }
+        defer { fcm.terminate() }
         let result = try await BuiltExecutable.run(
             ["doctor", "--database", directory.appendingPathComponent("pushgate.sqlite").path],
             environment: fcm.settings)

@@ -22,10 +22,10 @@ struct MetricsEndToEndTests {
     @Test("a scripted run shows in /metrics: requests, triggers, deliveries by reason, APNs latency, store gauges")
     func scriptedRun() async throws {
         let emulator = try await RunningEmulator(directory: directory)
-        defer { _ = emulator.stop() }
+        defer { emulator.terminate() }
         let gateway = try await RunningGateway(
             database: directory.appendingPathComponent("pushgate.sqlite").path, environment: emulator.settings)
-        defer { _ = gateway.stop() }
+        defer { gateway.terminate() }
         let tokens = [
             String(repeating: "a1", count: 32), String(repeating: "b2", count: 32),
             "dead" + String(repeating: "c3", count: 30),
@@ -91,7 +91,7 @@ struct MetricsEndToEndTests {
         let gateway = try await RunningGateway(
             database: directory.appendingPathComponent("pushgate.sqlite").path,
             environment: ["PUSHGATE_METRICS_LISTEN": "127.0.0.1:0"])
-        defer { _ = gateway.stop() }
+        defer { gateway.terminate() }
         // Its own server may bind a moment after the main one.
         var log = gateway.capturedLog
         for _ in 0..<50 where !log.contains("metrics at http://127.0.0.1:") {
@@ -116,7 +116,7 @@ struct MetricsEndToEndTests {
         let first = try await RunningGateway(
             database: directory.appendingPathComponent("first.sqlite").path,
             environment: ["PUSHGATE_METRICS_LISTEN": "127.0.0.1:0"])
-        defer { _ = first.stop() }
+        defer { first.terminate() }
         var log = first.capturedLog
         for _ in 0..<50 where !log.contains("metrics at http://127.0.0.1:") {
             try await Task.sleep(for: .milliseconds(100))
@@ -138,7 +138,7 @@ struct MetricsEndToEndTests {
         let off = try await RunningGateway(
             database: directory.appendingPathComponent("off.sqlite").path,
             environment: ["PUSHGATE_METRICS_LISTEN": "off"])
-        defer { _ = off.stop() }
+        defer { off.terminate() }
         #expect(try await get(off.baseURL + "/metrics").status == 404)
         #expect(!off.capturedLog.contains("metrics at"))
     }

@@ -31,7 +31,7 @@ struct OperationsEndToEndTests {
         let trigger = try await BuiltExecutable.run(
             ["trigger", "--cwd", "/srv/ops", "--message", "done"], environment: environment)
         #expect(trigger.status == 0)
-        #expect(gateway.stop() == 0)
+        #expect(await gateway.stop() == 0)
 
         let log = gateway.capturedLog
         #expect(log.contains("warning: unknown key 'colour'"), "\(log)")

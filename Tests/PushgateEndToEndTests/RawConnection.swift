@@ -6,7 +6,7 @@ import Foundation
 
 /// A plain TCP connection to a gateway, byte by byte: what a slow, idle or
 /// half-sending client does, which no HTTP client library lets a test do.
-final class RawConnection {
+final class RawConnection: Sendable {
     private let descriptor: Int32
 
     /// Connects to 127.0.0.1:`port`; `nil` when the connection is refused.
@@ -37,9 +37,14 @@ final class RawConnection {
             == bytes.count
     }
 
-    /// What arrives within `timeout`, until the other side closes (`closed`) or the
-    /// time is up.
-    func receive(within timeout: TimeInterval) -> (text: String, closed: Bool) {
+    /// What arrives within `timeout`, until the other side closes or the time is up;
+    /// waited for on a thread of its own (``BlockingWork``), which also notes when the
+    /// close came (the task's resumption may come later on a busy machine).
+    func receive(within timeout: TimeInterval) async throws -> Received {
+        try await BlockingWork.run { self.receiveBlocking(within: timeout) }
+    }
+
+    private func receiveBlocking(within timeout: TimeInterval) -> Received {
         var received: [UInt8] = []
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
@@ -48,9 +53,16 @@ final class RawConnection {
             guard poll(&poller, 1, left) > 0 else { break }
             var buffer = [UInt8](repeating: 0, count: 4096)
             let count = recv(descriptor, &buffer, buffer.count, 0)
-            if count <= 0 { return (String(decoding: received, as: UTF8.self), true) }
+            if count <= 0 { return Received(text: String(decoding: received, as: UTF8.self), closedAt: Date()) }
             received += buffer.prefix(count)
         }
-        return (String(decoding: received, as: UTF8.self), false)
+        return Received(text: String(decoding: received, as: UTF8.self), closedAt: nil)
+    }
+
+    /// What a ``receive(within:)`` read, and when the other side closed (`nil`: open).
+    struct Received: Sendable {
+        let text: String
+        let closedAt: Date?
+        var closed: Bool { closedAt != nil }
     }
 }

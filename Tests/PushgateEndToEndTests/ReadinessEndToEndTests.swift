@@ -43,7 +43,7 @@ struct ReadinessEndToEndTests {
         // The files may not grow past 600 KiB: the disk is full once they reach it.
         // SIGXFSZ ignored, so that the write fails instead of the process dying.
         let gateway = try await RunningGateway(database: database, shellSetup: "trap '' XFSZ; ulimit -f 600")
-        defer { _ = gateway.stop() }
+        defer { gateway.terminate() }
         await #expect(try readyz(gateway).call.status == 200)
         var refused: Int?
         for n in 0..<200 where refused == nil {
@@ -74,10 +74,10 @@ struct ReadinessEndToEndTests {
     @Test("another process holds the database: /readyz answers within 2 s, requests 503 within the proxy's 2.5 s")
     func lockedElsewhere() async throws {
         let gateway = try await RunningGateway(database: database)
-        defer { _ = gateway.stop() }
+        defer { gateway.terminate() }
         await #expect(try register(gateway, 0).status == 200)
         // Another process takes the write lock and keeps it for 8 s.
-        let holder = try SQLiteLockHolder(database: database, seconds: 8)
+        let holder = try await SQLiteLockHolder(database: database, seconds: 8)
 
         let (answer, took) = try await readyz(gateway)
         #expect(answer.status == 503 && took < 2.5, "\(took) s: \(answer.body)")
@@ -89,7 +89,7 @@ struct ReadinessEndToEndTests {
         // Its own second, counted from when it asked (even queued behind the worker's claim, waiting its own).
         #expect(registrationTook < 2.5, "\(status) after \(registrationTook) s")
 
-        holder.waitUntilReleased()
+        try await holder.waitUntilReleased()
         var ready = false
         for _ in 0..<30 where !ready {
             ready = try await readyz(gateway).call.status == 200
@@ -117,7 +117,7 @@ struct ReadinessEndToEndTests {
         #expect(
             answer.json["checks"]?.objectValue?["store"]?.stringValue?.contains("read-only") == true, "\(answer.body)")
         await #expect(try register(gateway, 1).status == 503)
-        _ = gateway.stop()
+        _ = await gateway.stop()
         await scratch.drop()
     }
 }

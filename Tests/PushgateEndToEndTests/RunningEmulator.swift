@@ -40,20 +40,24 @@ final class RunningEmulator: Sendable {
         self.settings = settings
     }
 
-    func stop() -> Int32 { process.stop() }
+    /// Sends SIGTERM to its own pid and waits for it to exit.
+    func stop() async -> Int32 { await process.stop() }
+
+    /// Sends SIGTERM to its own pid and returns at once (for `defer`).
+    func terminate() { process.terminate() }
 
     /// How many requests it received so far.
-    func received() throws -> Int {
-        let text = try get("/inbox/count")
+    func received() async throws -> Int {
+        let text = try await get("/inbox/count")
         guard case .number(let count)? = try JSONValue.parse(Array(text.utf8)).objectValue?["count"] else { return -1 }
         return Int(count)
     }
 
     /// The device tokens it accepted (200), and every request's token, in order.
-    func inbox() throws -> (accepted: Set<String>, all: [String]) {
+    func inbox() async throws -> (accepted: Set<String>, all: [String]) {
         var accepted = Set<String>()
         var all: [String] = []
-        for entry in try entries() {
+        for entry in try await entries() {
             guard let token = (entry["device_token"] ?? entry["token"])?.stringValue else { continue }
             all.append(token)
             if entry["status"] == 200 { accepted.insert(token) }
@@ -62,14 +66,14 @@ final class RunningEmulator: Sendable {
     }
 
     /// Every request it kept, newest first, as `GET /inbox` shows them.
-    func entries() throws -> [[String: JSONValue]] {
-        guard case .array(let entries) = try JSONValue.parse(Array(try get("/inbox").utf8)) else { return [] }
+    func entries() async throws -> [[String: JSONValue]] {
+        guard case .array(let entries) = try JSONValue.parse(Array(try await get("/inbox").utf8)) else { return [] }
         return entries.compactMap(\.objectValue)
     }
 
     /// curl, which verifies the emulator's certificate against its CA like any client.
-    private func get(_ path: String) throws -> String {
-        try APNsEndToEndTests.curl([
+    private func get(_ path: String) async throws -> String {
+        try await APNsEndToEndTests.curl([
             "--cacert", settings[service.settingPrefix + "CA_FILE"]!, settings[service.settingPrefix + "URL"]! + path,
         ])
     }

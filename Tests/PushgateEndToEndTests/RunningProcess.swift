@@ -1,4 +1,5 @@
 import Foundation
+import PushgateTesting
 import Synchronization
 
 /// A long-running `pushgate` command (serve, apns-emulator) with its output captured;
@@ -46,7 +47,9 @@ final class RunningProcess: Sendable {
         }
     }
 
-    /// Sends SIGTERM to the process's own pid and returns at once.
+    /// Sends SIGTERM to the process's own pid and returns at once: for `defer`, which
+    /// cannot wait without holding one of the threads every test's tasks share;
+    /// `deinit` kills whatever is still running.
     func terminate() {
         if process.isRunning { kill(process.processIdentifier, SIGTERM) }
     }
@@ -54,18 +57,27 @@ final class RunningProcess: Sendable {
     /// The exit status once it exited, `nil` while it runs.
     var exitStatus: Int32? { process.isRunning ? nil : process.terminationStatus }
 
-    /// Sends SIGTERM to the process's own pid and waits for it to exit.
-    func stop() -> Int32 {
-        if process.isRunning { kill(process.processIdentifier, SIGTERM) }
-        process.waitUntilExit()
-        return process.terminationStatus
+    /// Sends SIGTERM to the process's own pid and waits for it to exit; one still
+    /// running after `limit` is killed, and its status says so.
+    func stop(limit: Duration = .seconds(60)) async -> Int32 {
+        terminate()
+        if await !exited(within: limit) { await crash() }
+        return exitStatus ?? -1
     }
 
     /// SIGKILL to the process's own pid (a crash: no chance to clean up), and waits
-    /// for it to be gone.
-    func crash() {
+    /// for it to be gone (SIGKILL cannot be ignored: only the reaping takes time).
+    func crash() async {
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
+        _ = await exited(within: .seconds(30))
+    }
+
+    /// Whether it exited within `limit`, polled without holding a thread (the tests'
+    /// tasks share one per core, and `waitUntilExit` held one for as long as a
+    /// process took to stop).
+    func exited(within limit: Duration) async -> Bool {
+        (try? await waitUntil("the process to exit", within: limit, every: .milliseconds(20)) { !process.isRunning })
+            != nil
     }
 
     deinit {

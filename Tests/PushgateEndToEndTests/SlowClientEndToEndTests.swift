@@ -25,11 +25,13 @@ struct SlowClientEndToEndTests {
     }
 
     /// Sends `piece` every 0.3 s until the gateway closes the connection; how long that took.
-    func trickle(_ connection: RawConnection, _ piece: String, upTo limit: TimeInterval) -> TimeInterval? {
+    func trickle(_ connection: RawConnection, _ piece: String, upTo limit: TimeInterval) async throws -> TimeInterval? {
         let start = Date()
         while Date().timeIntervalSince(start) < limit {
             guard connection.send(piece) else { return Date().timeIntervalSince(start) }
-            if connection.receive(within: 0.3).closed { return Date().timeIntervalSince(start) }
+            if let closedAt = try await connection.receive(within: 0.3).closedAt {
+                return closedAt.timeIntervalSince(start)
+            }
         }
         return nil
     }
@@ -38,20 +40,20 @@ struct SlowClientEndToEndTests {
     func slowAndIdle() async throws {
         let gateway = try await RunningGateway(
             database: database, environment: ["PUSHGATE_RECEIVE_TIMEOUT": "1", "PUSHGATE_IDLE_TIMEOUT": "3"])
-        defer { _ = gateway.stop() }
+        defer { gateway.terminate() }
         let port = gateway.port
 
         // Headers one line every 0.3 s: each byte resets no clock.
         let slowHeaders = try #require(RawConnection(port: port))
         slowHeaders.send("GET /healthz HTTP/1.1\r\nHost: x\r\n")
-        let headersClosedAfter = trickle(slowHeaders, "X-Slow: 1\r\n", upTo: 8)
+        let headersClosedAfter = try await trickle(slowHeaders, "X-Slow: 1\r\n", upTo: 8)
         #expect(headersClosedAfter.map { $0 < 3 } == true, "closed after \(String(describing: headersClosedAfter)) s")
 
         // A body promised at 100 bytes, sent a few at a time.
         let slowBody = try #require(RawConnection(port: port))
         slowBody.send(
             "POST /heartbeat HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{")
-        let bodyClosedAfter = trickle(slowBody, " ", upTo: 8)
+        let bodyClosedAfter = try await trickle(slowBody, " ", upTo: 8)
         #expect(bodyClosedAfter.map { $0 < 3 } == true, "closed after \(String(describing: bodyClosedAfter)) s")
 
         // A whole request is answered; the connection kept alive, then idle, is closed
@@ -61,10 +63,10 @@ struct SlowClientEndToEndTests {
         let idle = try #require(RawConnection(port: port))
         let start = Date()
         idle.send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
-        let answer = idle.receive(within: 1)
+        let answer = try await idle.receive(within: 1)
         #expect(answer.text.hasPrefix("HTTP/1.1 200") && !answer.closed, "\(answer)")
-        let quiet = idle.receive(within: 8)
-        let idleFor = Date().timeIntervalSince(start)
+        let quiet = try await idle.receive(within: 8)
+        let idleFor = (quiet.closedAt ?? Date()).timeIntervalSince(start)
         #expect(quiet.closed && idleFor > 2.5 && idleFor < 6, "closed: \(quiet.closed) after \(idleFor) s")
         await #expect(try healthz(gateway) == 200)
     }
@@ -72,14 +74,14 @@ struct SlowClientEndToEndTests {
     @Test("a client that gives up halfway through its upload is no 500 and no error in the log")
     func abortedUpload() async throws {
         let gateway = try await RunningGateway(database: database)
-        defer { _ = gateway.stop() }
+        defer { gateway.terminate() }
         let secret = PushSecret.generate().value
         for _ in 0..<3 {
             let connection = try #require(RawConnection(port: gateway.port))
             connection.send(
                 "POST /registerSubscription HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(secret)\r\n"
                     + "Content-Type: application/json\r\nContent-Length: 200\r\n\r\n{\"cwd\": \"/srv/a\", ")
-            _ = connection.receive(within: 0.2)
+            _ = try await connection.receive(within: 0.2)
         }  // each closed here, its body unfinished
         try await Task.sleep(for: .milliseconds(500))
         await #expect(try healthz(gateway) == 200)
@@ -90,14 +92,14 @@ struct SlowClientEndToEndTests {
     @Test("beyond PUSHGATE_MAX_CONNECTIONS a new connection is answered 503 at once; places come back")
     func connectionCap() async throws {
         let gateway = try await RunningGateway(database: database, environment: ["PUSHGATE_MAX_CONNECTIONS": "8"])
-        defer { _ = gateway.stop() }
+        defer { gateway.terminate() }
         var held = try (0..<8).map { _ in try #require(RawConnection(port: gateway.port)) }
         try await Task.sleep(for: .milliseconds(200))
         let start = Date()
         let extra = try #require(RawConnection(port: gateway.port))
-        let refusal = extra.receive(within: 5)
+        let refusal = try await extra.receive(within: 5)
         #expect(refusal.text.hasPrefix("HTTP/1.1 503") && refusal.text.contains("UNAVAILABLE") && refusal.closed)
-        #expect(Date().timeIntervalSince(start) < 1, "refused at once, not queued")
+        #expect((refusal.closedAt ?? Date()).timeIntervalSince(start) < 1, "refused at once, not queued")
         held.removeAll()  // the clients leave
         try await Task.sleep(for: .milliseconds(300))
         await #expect(try healthz(gateway) == 200)
@@ -108,7 +110,7 @@ struct SlowClientEndToEndTests {
     @Test("under a small open-file limit the cap shrinks to fit; hundreds of sockets never stop the listener")
     func descriptorExhaustion() async throws {
         let gateway = try await RunningGateway(database: database, shellSetup: "ulimit -n 256")
-        defer { _ = gateway.stop() }
+        defer { gateway.terminate() }
         #expect(gateway.capturedLog.contains("PUSHGATE_MAX_CONNECTIONS lowered to fit the open-file limit"))
         var sockets: [RawConnection] = []
         var refused = 0
@@ -117,8 +119,8 @@ struct SlowClientEndToEndTests {
             sockets.append(connection)
         }
         #expect(sockets.count == 400)
-        for connection in sockets.suffix(100) where connection.receive(within: 3).text.hasPrefix("HTTP/1.1 503") {
-            refused += 1
+        for connection in sockets.suffix(100) {
+            if try await connection.receive(within: 3).text.hasPrefix("HTTP/1.1 503") { refused += 1 }
         }
         #expect(refused == 100, "the last hundred are beyond the cap of 256 - 128")
         let start = Date()
@@ -138,7 +140,7 @@ struct SlowClientEndToEndTests {
             ])
         let held = try #require(RawConnection(port: gateway.port))
         held.send("POST /heartbeat HTTP/1.1\r\nHost: x\r\nContent-Length: 50\r\n\r\n{")
-        _ = held.receive(within: 0.3)
+        _ = try await held.receive(within: 0.3)
         let (status, took) = try await gateway.timedStop()
         #expect(status == 0)
         #expect(took < 6, "stopped after \(took) s: \(gateway.capturedLog.suffix(1500))")
@@ -148,7 +150,7 @@ struct SlowClientEndToEndTests {
     func watchdog() async throws {
         let gateway = try await RunningGateway(database: database, environment: ["PUSHGATE_SHUTDOWN_GRACE": "1"])
         // Giving the outbox's leases back at the end of the stop waits for this lock.
-        let holder = try SQLiteLockHolder(database: database, seconds: 20)
+        let holder = try await SQLiteLockHolder(database: database, seconds: 20)
         defer { withExtendedLifetime(holder) {} }
         let (status, took) = try await gateway.timedStop()
         #expect(status == 0)

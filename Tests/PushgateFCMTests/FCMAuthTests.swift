@@ -2,6 +2,7 @@ import Foundation
 import PushgateCore
 import PushgateEmulators
 import PushgateFCM
+import PushgateTesting
 import Synchronization
 import Testing
 import _CryptoExtras
@@ -9,7 +10,7 @@ import _CryptoExtras
 /// The service account's assertion and the access tokens traded for it.
 @Suite("FCM OAuth2")
 struct FCMAuthTests {
-    static let emulatorAccount = try! FCMEmulatorAccount()
+    static let emulatorAccount = FCMEmulatorAccount.testAccount
     static let account = try! FCMServiceAccount(
         json: emulatorAccount.json(tokenURI: "https://oauth2.googleapis.com/token"), source: "test")
 

@@ -1,6 +1,7 @@
 import Foundation
 import PushgateCore
 import PushgateFCM
+import PushgateTesting
 import Testing
 import _CryptoExtras
 
@@ -10,7 +11,7 @@ import _CryptoExtras
 /// status and error.
 @Suite("FCM emulator checks")
 struct FCMEmulatorCheckTests {
-    static let account = try! FCMEmulatorAccount()
+    static let account = FCMEmulatorAccount.testAccount
 
     static func body(_ message: JSONValue, validateOnly: JSONValue? = nil) -> [UInt8] {
         var root: [String: JSONValue] = ["message": message]
@@ -105,7 +106,7 @@ struct FCMEmulatorCheckTests {
         let refusals: [(String, String)] = [
             (Self.form(try Self.assertion(), grant: "client_credentials"), "unsupported_grant_type"),
             (Self.form("not-a-jwt"), "invalid_grant"),
-            (Self.form(try Self.assertion(account: try FCMEmulatorAccount())), "invalid_grant"),
+            (Self.form(try Self.assertion(account: .otherTestAccount)), "invalid_grant"),
             (Self.form(try Self.assertion(email: "someone@else.iam.gserviceaccount.com")), "invalid_grant"),
             (Self.form(try Self.assertion(audience: "https://elsewhere.test/token")), "invalid_grant"),
             (Self.form(try Self.assertion(scope: "https://www.googleapis.com/auth/userinfo.email")), "invalid_scope"),

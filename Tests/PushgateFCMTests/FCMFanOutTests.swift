@@ -126,7 +126,7 @@ struct FCMFanOutTests {
     func refusedServiceAccount() async throws {
         // The emulator knows another account: the assertion's signature does not verify.
         let emulator = try await RunningFCMEmulator.start()
-        let stranger = try await RunningFCMEmulator.start()
+        let stranger = try await RunningFCMEmulator.start(account: .otherTestAccount)
         var logger = Logger(label: "fcm-test")
         logger.logLevel = .critical
         let json = try stranger.account.json(tokenURI: emulator.url + "/token")

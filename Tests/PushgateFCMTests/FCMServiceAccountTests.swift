@@ -1,12 +1,14 @@
 import Foundation
+import PushgateEmulators
 import PushgateFCM
+import PushgateTesting
 import Testing
 import _CryptoExtras
 
 /// Reading a Firebase service-account key: what a start accepts and refuses.
 @Suite("FCM service account")
 struct FCMServiceAccountTests {
-    static let key = try! _RSA.Signing.PrivateKey(keySize: .bits2048)
+    static let key = FCMEmulatorAccount.testAccount.privateKey
 
     static func json(_ fields: [String: String], dropping: String? = nil) -> Data {
         var object: [String: String] = [

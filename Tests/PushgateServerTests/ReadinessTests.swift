@@ -112,7 +112,7 @@ private final class WriteLockHolder: Sendable {
     }
 
     func acquired() async throws {
-        while !state.withLock({ $0.locked }) { try await Task.sleep(for: .milliseconds(10)) }
+        try await waitUntil("the other connection to take the write lock") { state.withLock { $0.locked } }
     }
 
     func release() { state.withLock { $0.released = true } }

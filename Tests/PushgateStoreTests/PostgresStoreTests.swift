@@ -44,7 +44,7 @@ struct PostgresStoreTests {
         "two processes starting at once on an empty database both migrate it, once",
         .enabled(if: ScratchPostgresDatabase.serverURL != nil, "needs PUSHGATE_TEST_POSTGRES_URL (CI sets it)"))
     func concurrentMigrations() async throws {
-        let scratch = try await ScratchPostgresDatabase.create()
+        let scratch = try await ScratchPostgresDatabase.create(empty: true)
         defer { Task { await scratch.drop() } }
         async let first = scratch.open()
         async let second = scratch.open()
@@ -179,16 +179,45 @@ struct PostgresStoreTests {
         .enabled(if: ScratchPostgresDatabase.serverURL != nil, "needs PUSHGATE_TEST_POSTGRES_URL (CI sets it)"),
         .timeLimit(.minutes(1)))
     func usualLockWait() async throws {
-        // Long enough for the poll below to see the write waiting on a loaded machine
-        // (at 300 ms it once looked only after the wait was over, and waited for good).
         try await Self.withScratchStore(usualLockWait: .seconds(2)) { store, database in
-            let held = Self.path("servers/held")
+            let clock = ContinuousClock()
+            // Set up with every write queued before any wait starts: a first writer holds
+            // up the group commit at a lock of its own (a request's long wait), the
+            // background write queues behind it, and a last write behind that.
+            let (gate, held) = (Self.path("servers/gate"), Self.path("servers/held"))
+            let (gateHolder, releaseGate) = try await Self.holdLock(on: gate, in: database)
             let (holder, release) = try await Self.holdLock(on: held, in: database)
-            let background = Task { try await store.commit([.set(held, [:])]) }
+            let first = Task {
+                try await StoreLockWait.$limit.withValue(Self.setUpWait) { try await store.commit([.set(gate, [:])]) }
+            }
             try await Self.waitForLockWaiter(in: database)
-            let behind = Task { try await store.commit([.set(Self.path("servers/behind"), [:])]) }
-            await #expect(throws: DocumentStoreError.self) { try await background.value }
-            #expect(try await behind.value == [WriteResult(existed: false, applied: true)])
+            let background = Task { () -> (error: (any Error)?, at: ContinuousClock.Instant) in
+                do {
+                    _ = try await store.commit([.set(held, [:])])
+                    return (nil, clock.now)
+                } catch {
+                    return (error, clock.now)
+                }
+            }
+            try await waitUntil("the background write to wait for the first's commit") {
+                store.groupCommit.groupWaitsToCommit
+            }
+            let behind = Task {
+                let results = try await store.commit([.set(Self.path("servers/behind"), [:])])
+                return (results, at: clock.now)
+            }
+            try await waitUntil("the last write to queue") { store.groupCommit.waiting == 1 }
+            // Only now does the background write's transaction start and wait for `held`.
+            let opened = clock.now
+            releaseGate.yield()
+            _ = try await gateHolder.value
+            #expect(try await first.value == [WriteResult(existed: false, applied: true)])
+            let (failure, failedAt) = await background.value
+            #expect(failure is DocumentStoreError, "\(String(describing: failure))")
+            #expect(failedAt - opened >= .seconds(2), "it waited the usual 2 s for the lock")
+            let (results, committedAt) = try await behind.value
+            #expect(results == [WriteResult(existed: false, applied: true)])
+            #expect(committedAt > failedAt, "the last write went on once the background one gave up")
             release.yield()
             _ = try await holder.value
             #expect(try await store.document(at: held) == nil)
@@ -197,44 +226,42 @@ struct PostgresStoreTests {
 
     static func path(_ raw: String) -> DocumentPath { try! DocumentPath(rawValue: raw) }
 
+    /// How long a first writer of the tests waits for a lock held elsewhere: until the
+    /// test lets go of it, whatever the machine's speed (the tests release it themselves).
+    private static let setUpWait = Duration.seconds(600)
+
     /// Another session of `database` holding `path`'s advisory lock until `release`
-    /// is told to.
+    /// is told to; returns once the lock is held.
     private static func holdLock(on path: DocumentPath, in database: PostgresDatabasePool) async throws
         -> (holder: Task<Void, any Error>, release: AsyncStream<Void>.Continuation)
     {
         let (released, release) = AsyncStream<Void>.makeStream()
+        let (locked, lockedNow) = AsyncStream<Void>.makeStream()
         let holder = Task {
+            defer { lockedNow.finish() }
             try await database.transaction(lockWait: nil) { connection in
                 try await connection.query(
                     "SELECT pg_advisory_xact_lock(hashtextextended(\(path.rawValue), 0))", logger: database.logger)
+                lockedNow.yield()
                 for await _ in released { break }
             }
         }
-        while try await advisoryLocks(granted: true, in: database) == 0 { try await Task.sleep(for: .milliseconds(10)) }
-        return (holder, release)
+        for await _ in locked { return (holder, release) }
+        // The holder ended without the lock: its error says why.
+        try await holder.value
+        throw DocumentStoreError.unavailable("the lock on \(path.rawValue) was not taken")
     }
 
-    /// Returns once a session of `database` waits for an advisory lock, or after 10 s
-    /// with an issue recorded (a wait that ended before a poll saw it never comes back).
+    /// Returns once a session of `database` waits for an advisory lock.
     private static func waitForLockWaiter(in database: PostgresDatabasePool) async throws {
-        let deadline = ContinuousClock.now + .seconds(10)
-        while try await advisoryLocks(granted: false, in: database) == 0 {
-            guard ContinuousClock.now < deadline else {
-                Issue.record("no session waited for an advisory lock within 10 s")
-                return
-            }
-            try await Task.sleep(for: .milliseconds(10))
+        try await waitUntil("a session to wait for an advisory lock") {
+            try await database.query(
+                """
+                SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted
+                    AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+                """
+            ).first?.decode(Int64.self) ?? 0 > 0
         }
-    }
-
-    /// This database's advisory locks, granted or waited for (pg_locks is the whole server's).
-    private static func advisoryLocks(granted: Bool, in database: PostgresDatabasePool) async throws -> Int64 {
-        try await database.query(
-            """
-            SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted = \(granted)
-                AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
-            """
-        ).first?.decode(Int64.self) ?? 0
     }
 
     /// A PostgreSQL store on a database of its own, dropped after `body`.
@@ -254,18 +281,25 @@ struct PostgresStoreTests {
     /// another session holds the lock of a document that a first writer writes, so
     /// that the writer commits and waits; a second writer's group waits to commit
     /// after it, and what `start` starts queues behind that; released once every
-    /// task waits.
+    /// task waits. Nothing here races a clock: the first writer waits as long as the
+    /// set-up takes.
     private static func queuedBehindHeldWriter<Value: Sendable>(
         _ store: PostgresDocumentStore, _ database: PostgresDatabasePool, _ start: () -> [Task<Value, any Error>]
     ) async throws -> [Task<Value, any Error>] {
         let held = path("servers/held")
         let (holder, release) = try await holdLock(on: held, in: database)
-        let first = Task { try await store.commit([.set(held, ["n": .value(.number(1))])]) }
+        let first = Task {
+            try await StoreLockWait.$limit.withValue(setUpWait) {
+                try await store.commit([.set(held, ["n": .value(.number(1))])])
+            }
+        }
         try await waitForLockWaiter(in: database)
         let second = Task { try await store.commit([.set(path("servers/second"), [:])]) }
-        while !store.groupCommit.groupWaitsToCommit { try await Task.sleep(for: .milliseconds(10)) }
+        try await waitUntil("a second group to wait for the first's commit") { store.groupCommit.groupWaitsToCommit }
         let tasks = start()
-        while store.groupCommit.waiting < tasks.count { try await Task.sleep(for: .milliseconds(10)) }
+        try await waitUntil("\(tasks.count) writes to queue behind the second group") {
+            store.groupCommit.waiting == tasks.count
+        }
         release.yield()
         _ = try await holder.value
         for writer in [first, second] {

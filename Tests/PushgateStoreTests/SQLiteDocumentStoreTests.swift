@@ -253,17 +253,21 @@ struct SQLiteDocumentStoreTests {
         let store = try SQLiteDocumentStore(path: file)
         // Another connection (as another process's) holds the write lock throughout.
         let holder = try DatabaseQueue(path: file)
-        let (locked, release) = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
+        // Its thread blocks; the test's task awaits what it says (the tasks of every
+        // suite share a thread per core, and one blocked on a semaphore stalls them).
+        let release = DispatchSemaphore(value: 0)
+        let (holding, says) = AsyncStream<Void>.makeStream()
         Thread {
             try? holder.inDatabase { db in
                 try db.execute(sql: "BEGIN IMMEDIATE")
-                locked.signal()
+                says.yield()
                 release.wait()
                 try db.execute(sql: "ROLLBACK")
             }
-            locked.signal()
+            says.finish()
         }.start()
-        locked.wait()
+        var heard = holding.makeAsyncIterator()
+        try #require(await heard.next() != nil, "the other connection took the lock")
         let clock = ContinuousClock()
         let tries = try await withThrowingTaskGroup(of: (Int, Duration, Bool).self) { group in
             for n in 0..<2 {
@@ -281,7 +285,7 @@ struct SQLiteDocumentStoreTests {
             return try await group.reduce(into: [Int: (Duration, Bool)]()) { $0[$1.0] = ($1.1, $1.2) }
         }
         release.signal()
-        locked.wait()
+        while await heard.next() != nil {}  // it let go
         #expect(tries[0]?.1 == false && tries[1]?.1 == false, "the lock was held throughout")
         // Both may wait 3 s; the second asked 0.2 s later, so its wait ends about when
         // the first's does, not 3 s later. Compared with the first's wait rather than a

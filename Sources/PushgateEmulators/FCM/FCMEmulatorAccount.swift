@@ -10,9 +10,16 @@ public struct FCMEmulatorAccount: Sendable {
     public let privateKey: _RSA.Signing.PrivateKey
     public let privateKeyID: String
 
+    /// A new account with a fresh key.
     public init() throws {
         privateKey = try _RSA.Signing.PrivateKey(keySize: .bits2048)
         privateKeyID = (0..<20).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
+    }
+
+    /// An account with a key of its own (PKCS #8 PEM): the tests' fixed ones.
+    public init(privateKeyPEM: String, privateKeyID: String) throws {
+        privateKey = try _RSA.Signing.PrivateKey(pemRepresentation: privateKeyPEM)
+        self.privateKeyID = privateKeyID
     }
 
     /// How the emulator checks this account's assertions.
