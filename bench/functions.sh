@@ -60,6 +60,7 @@ measure() { # binary label store
     # The rate limits and caps are off: the functions' own speed is measured. The
     # device count is read from /metrics on the main port.
     PUSHGATE_RATE_PER_SECRET=0 PUSHGATE_RATE_PER_ADDRESS=0 PUSHGATE_NEW_NAMESPACES_PER_ADDRESS=0 \
+        PUSHGATE_HEALTH_RATE_PER_ADDRESS=0 \
         PUSHGATE_MAX_DEVICES_PER_AGENT=10000000 PUSHGATE_METRICS_LISTEN=main \
         "$binary" serve --port 0 --database "$database" >"$log" 2>&1 &
     pid=$!

@@ -44,7 +44,7 @@ ERROR_STATUSES = {
     404: "NOT_FOUND: nothing is known by that id (resolveEvent: the event_id; ping: no subscription was ever registered with the secret).",
     413: "PAYLOAD_TOO_LARGE: a body over 64 KiB.",
     409: "LIMIT_REACHED: a new device beyond PUSHGATE_MAX_DEVICES_PER_AGENT, or a new agent beyond PUSHGATE_MAX_AGENTS_PER_SERVER, or a new heartbeat source beyond 100 a server (`field` says which).",
-    429: "RESOURCE_EXHAUSTED: a rate limit (per secret, per client address, new namespaces per address) or a repeat still in progress; `Retry-After` says when to try again.",
+    429: "RESOURCE_EXHAUSTED: a rate limit (per secret, per client address, new namespaces per address, health checks per address) or a repeat still in progress; `Retry-After` says when to try again.",
     500: "INTERNAL: a fault inside; the answer tells nothing more.",
     503: "UNAVAILABLE: the store does not answer.",
 }
@@ -149,12 +149,19 @@ def health_paths(operations):
             {"description": "Not ready: each failing check's reason.", "content": json_content(answer)}
             if name == "readyz" else error_response(503)
         )
+        # Health checks have a per-address limit of their own (PUSHGATE_HEALTH_RATE_PER_ADDRESS).
         paths[f"/{name}"] = {
-            "get": {"operationId": name, "summary": description, "responses": {"200": ok, "503": unavailable}},
+            "get": {
+                "operationId": name, "summary": description,
+                "responses": {"200": ok, "429": error_response(429), "503": unavailable},
+            },
             "head": {
                 "operationId": f"{name}Head",
                 "summary": f"As GET /{name}, without the body.",
-                "responses": {"200": {"description": "As GET."}, "503": {"description": "As GET."}},
+                "responses": {
+                    "200": {"description": "As GET."}, "429": {"description": "As GET."},
+                    "503": {"description": "As GET."},
+                },
             },
         }
         operations[f"{name}Answer"] = component(load(ROOT / "operations" / f"{name}.answer.schema.json"))

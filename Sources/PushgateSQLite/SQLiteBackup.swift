@@ -39,6 +39,23 @@ public enum SQLiteBackup {
         }
     }
 
+    /// Whether `path` is a SQLite database with Pushgate's `documents` table (a store
+    /// or a backup of one), read without changing it.
+    public static func isPushgateDatabase(at path: String) -> Bool {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
+        let header = (try? handle.read(upToCount: 16)) ?? Data()
+        try? handle.close()
+        guard header == Data("SQLite format 3\u{0}".utf8) else { return false }
+        var configuration = Configuration()
+        configuration.readonly = true
+        guard let database = try? DatabaseQueue(path: path, configuration: configuration) else { return false }
+        defer { try? database.close() }
+        return
+            (try? database.read { db in
+                try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE name = 'documents')")
+            }) == true
+    }
+
     /// Opens the copy: one file (rollback journal, so no `-wal` beside it is needed),
     /// whole (`integrity_check`), and what it holds.
     private static func check(_ path: String) throws -> Report {

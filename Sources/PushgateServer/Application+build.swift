@@ -19,6 +19,15 @@ public func buildApplication(
     configuration: GatewayConfiguration,
     logger: Logger
 ) async throws -> some ApplicationProtocol {
+    // Before anything is opened, fetched or logged: a port in use is the start's one line.
+    if let reason = await ListenProbe.problem(host: configuration.host, port: configuration.port) {
+        throw ListenFailure("cannot listen on \(configuration.host):\(configuration.port): \(reason)")
+    }
+    if case .address(let host, let port) = configuration.metrics,
+        let reason = await ListenProbe.problem(host: host, port: port)
+    {
+        throw MetricsServer.failure(host: host, port: port, reason: reason)
+    }
     // Before any part makes a metric: one made earlier would never be exported.
     _ = PrometheusExport.registry
     // The push services before the store: a bad key or service account stops the
@@ -44,13 +53,20 @@ public func buildApplication(
         presence: try configuration.presence.policy(),
         logger: logger
     )
-    services.append(parts.worker)
+    // The background work starts once the server listens.
+    let listening = ListeningSignal()
+    services.append(AfterListening(service: parts.worker, listening: listening))
     // After the worker: services stop in reverse order, so it stops submitting first.
     services.append(
-        EventExpiry(
-            store: backend.store, outbox: backend.outbox, worker: parts.worker, policy: policy, logger: logger))
+        AfterListening(
+            service: EventExpiry(
+                store: backend.store, outbox: backend.outbox, worker: parts.worker, policy: policy, logger: logger),
+            listening: listening))
     if let maxAge = policy.staleDeviceAge {
-        services.append(StaleRegistrationSweep(store: backend.store, maxAge: maxAge, logger: logger))
+        services.append(
+            AfterListening(
+                service: StaleRegistrationSweep(store: backend.store, maxAge: maxAge, logger: logger),
+                listening: listening))
     }
     var connections = configuration.connections
     if let descriptors = DescriptorLimit.raise() {
@@ -68,17 +84,20 @@ public func buildApplication(
     if case .address(let host, let port) = configuration.metrics {
         services.append(MetricsServer(parts: parts, host: host, port: port, logger: logger))
     }
+    let rateLimiter = RateLimiter(limits: try configuration.admission.rateLimits())
     return Application(
         router: buildRouter(
             parts: parts, readiness: Readiness(maxBacklog: configuration.readyMaxBacklog),
             servesMetrics: configuration.metrics == .main, servesConsole: configuration.servesConsole,
-            rateLimiter: RateLimiter(limits: try configuration.admission.rateLimits()), logger: logger),
-        server: GuardedHTTP1Channel.builder(limits: connections, shutdownGrace: policy.shutdownGrace),
+            rateLimiter: rateLimiter, logger: logger),
+        server: GuardedHTTP1Channel.builder(
+            limits: connections, clientAddress: rateLimiter.clientAddress, shutdownGrace: policy.shutdownGrace),
         configuration: .init(
             address: .hostname(configuration.host, port: configuration.port),
             serverName: "pushgate"
         ),
         services: services,
+        onServerRunning: { _ in listening.open() },
         logger: logger
     )
 }
@@ -104,6 +123,7 @@ public func buildRouter(
         for path in WebPages.paths(at: consolePath) { allowedMethods[path] = [.get, .head] }
     }
     let router = Router(context: GatewayRequestContext.self)
+    router.add(middleware: CanonicalPathMiddleware())
     router.add(middleware: RequestLogMiddleware())
     router.add(middleware: RequestMetricsMiddleware(paths: allowedMethods.keys))
     router.add(middleware: ErrorAnswerMiddleware(allowedMethods: allowedMethods))

@@ -61,7 +61,7 @@ struct APNsEmulatorCommand: AsyncParsableCommand {
             let keyID = keyId ?? "EMULATOR01"
             let teamID = teamId ?? "EMULATORTM"
             let keyFile = directory.appendingPathComponent("AuthKey_\(keyID).p8").path
-            try providerKey.pemRepresentation.write(toFile: keyFile, atomically: true, encoding: .utf8)
+            try PartialFile.write(Data(providerKey.pemRepresentation.utf8), to: keyFile)
             configuration.verifyKey = providerKey.publicKey
             configuration.expectedKeyID = keyID
             configuration.expectedTeamID = teamID

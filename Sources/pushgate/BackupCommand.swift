@@ -10,7 +10,9 @@ struct BackupCommand: AsyncParsableCommand {
         abstract: "Copy a live SQLite store: consistent, checked, synced.",
         discussion: """
             The copy is made with VACUUM INTO (one snapshot: the documents with the outbox), checked with \
-            PRAGMA integrity_check, synced, then renamed over FILE, so FILE is always a whole backup. \
+            PRAGMA integrity_check, synced, then renamed over FILE, so FILE is always a whole backup; \
+            it is readable by its owner only (mode 0600). An existing FILE is replaced only when it is \
+            a Pushgate backup. \
             With a directory, the file is named pushgate-<UTC time>.sqlite inside it. \
             To restore: stop the gateway, copy the backup over the store's file, remove the store's \
             -wal and -shm files, start the gateway. For PostgreSQL, use pg_dump (exit status 2).
@@ -35,10 +37,14 @@ struct BackupCommand: AsyncParsableCommand {
         guard (target as NSString).standardizingPath != (source as NSString).standardizingPath else {
             throw ValidationError("--to names the store itself")
         }
+        // Replacing a file is for an earlier backup only: a mistyped --to must not turn
+        // a text file (or anything else) into a database.
+        if FileManager.default.fileExists(atPath: target), !SQLiteBackup.isPushgateDatabase(at: target) {
+            throw ValidationError("--to \(target) exists and is not a Pushgate backup; remove it or name another file")
+        }
         let started = Date()
-        // The copy takes its store's file mode: it holds what the store holds.
-        let mode = (try? FileManager.default.attributesOfItem(atPath: source)[.posixPermissions] as? Int) ?? 0o600
-        let copy = try PartialFile(creating: target, mode: mode_t(mode))
+        // Owner-only, whatever the store's mode: the copy holds every device token.
+        let copy = try PartialFile(creating: target, mode: 0o600)
         let report: SQLiteBackup.Report
         do {
             report = try SQLiteBackup.copy(from: source, into: copy.partial)

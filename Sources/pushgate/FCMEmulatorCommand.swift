@@ -51,7 +51,7 @@ struct FCMEmulatorCommand: AsyncParsableCommand {
             let url = "https://\(host):\(port)"
             emulator.listening(tokenURI: url + "/token")
             do {
-                try account.json(tokenURI: url + "/token").write(to: URL(fileURLWithPath: credentials))
+                try PartialFile.write(try account.json(tokenURI: url + "/token"), to: credentials)
             } catch {
                 FileHandle.standardError.write(Data("cannot write \(credentials): \(error)\n".utf8))
             }

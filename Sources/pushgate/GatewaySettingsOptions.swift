@@ -18,6 +18,7 @@ struct GatewaySettingsOptions: ParsableArguments {
     @Option(help: .setting(.metricsListen)) var metricsListen: String?
     @Option(help: .setting(.console)) var console: String?
     @Option(help: .setting(.maxConnections)) var maxConnections: String?
+    @Option(help: .setting(.maxConnectionsPerAddress)) var maxConnectionsPerAddress: String?
     @Option(help: .setting(.idleTimeout)) var idleTimeout: String?
     @Option(help: .setting(.receiveTimeout)) var receiveTimeout: String?
     @Option(help: .setting(.defaultApp)) var defaultApp: String?
@@ -50,6 +51,8 @@ struct GatewaySettingsOptions: ParsableArguments {
     @Option(help: .setting(.staleDeviceDays)) var staleDeviceDays: String?
     @Option(help: .setting(.ratePerSecret)) var ratePerSecret: String?
     @Option(help: .setting(.ratePerAddress)) var ratePerAddress: String?
+    @Option(help: .setting(.healthRatePerAddress)) var healthRatePerAddress: String?
+    @Option(help: .setting(.ipv6Prefix)) var ipv6Prefix: String?
     @Option(help: .setting(.newNamespacesPerAddress)) var newNamespacesPerAddress: String?
     @Option(help: .setting(.trustedProxies)) var trustedProxies: String?
     @Option(help: .setting(.maxDevicesPerAgent)) var maxDevicesPerAgent: String?
@@ -63,7 +66,8 @@ struct GatewaySettingsOptions: ParsableArguments {
         let given: [(Setting, String?)] = [
             (.host, host), (.port, port), (.database, database), (.logLevel, logLevel), (.logFormat, logFormat),
             (.readyMaxBacklog, readyMaxBacklog), (.metricsListen, metricsListen), (.console, console),
-            (.maxConnections, maxConnections), (.idleTimeout, idleTimeout), (.receiveTimeout, receiveTimeout),
+            (.maxConnections, maxConnections), (.maxConnectionsPerAddress, maxConnectionsPerAddress),
+            (.idleTimeout, idleTimeout), (.receiveTimeout, receiveTimeout),
             (.defaultApp, defaultApp), (.apnsKeyPath, apnsKeyPath),
             (.apnsKeyID, apnsKeyId), (.apnsTeamID, apnsTeamId), (.apnsTopic, apnsTopic),
             (.apnsEnvironment, apnsEnvironment), (.apnsURL, apnsUrl),
@@ -77,6 +81,7 @@ struct GatewaySettingsOptions: ParsableArguments {
             (.escalationSchedule, escalationSchedule), (.coalesceWindow, coalesceWindow),
             (.previewDefault, previewDefault), (.staleDeviceDays, staleDeviceDays),
             (.ratePerSecret, ratePerSecret), (.ratePerAddress, ratePerAddress),
+            (.healthRatePerAddress, healthRatePerAddress), (.ipv6Prefix, ipv6Prefix),
             (.newNamespacesPerAddress, newNamespacesPerAddress), (.trustedProxies, trustedProxies),
             (.maxDevicesPerAgent, maxDevicesPerAgent), (.maxAgentsPerServer, maxAgentsPerServer),
             (.appURLSchemes, appUrlSchemes), (.presenceConnected, presenceConnected), (.presenceRecent, presenceRecent),

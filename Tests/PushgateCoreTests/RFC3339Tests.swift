@@ -29,6 +29,9 @@ struct RFC3339Tests {
             "2026-11-22T24:00:00Z", "2026-11-22T05:60:00Z", "2026-11-22T05:04:32.Z",
             "2026-11-22T05:04:32+0200", "2026-11-22T05:04:32+02", "2026-11-22T05:04:32Zjunk",
             "1763787872",
+            // Four-digit years from 1 only, once the offset is applied.
+            "0000-01-01T00:00:00+00:01", "0000-06-01T00:00:00Z", "0001-01-01T00:00:00+00:01",
+            "9999-12-31T23:59:60Z", "9999-12-31T23:59:59.9999Z", "9999-12-31T23:00:00-01:00",
         ]
     )
     func invalid(text: String) {
@@ -42,6 +45,28 @@ struct RFC3339Tests {
         #expect(RFC3339.format(Date(timeIntervalSince1970: 1_700_000_000_123 / 1000)) == "2023-11-14T22:13:20.123Z")
         #expect(RFC3339.format(Date(timeIntervalSince1970: 951_782_399.9996)) == "2000-02-29T00:00:00.000Z")
         #expect(RFC3339.format(Date(timeIntervalSince1970: -1.5)) == "1969-12-31T23:59:58.500Z")
+    }
+
+    @Test(
+        "the ends of the range read and write back; no date traps the writer, each is kept within the years 1 to 9999")
+    func range() throws {
+        let first = try #require(RFC3339.parse("0001-01-01T00:00:00Z"))
+        let last = try #require(RFC3339.parse("9999-12-31T23:59:59.999Z"))
+        #expect(try #require(RFC3339.parse("0001-01-01T00:00:00-00:01")) > first)
+        #expect(RFC3339.format(first) == "0001-01-01T00:00:00.000Z" && first == RFC3339.earliest)
+        #expect(RFC3339.format(last) == "9999-12-31T23:59:59.999Z")
+        let extremes = [
+            Date.distantPast, Date(timeIntervalSince1970: 253_402_300_800), Date(timeIntervalSince1970: -1e300),
+            Date(timeIntervalSince1970: 1e300),
+            Date(timeIntervalSince1970: .infinity), Date(timeIntervalSince1970: -.infinity),
+            Date(timeIntervalSince1970: .nan), Date(timeIntervalSince1970: -62_135_596_800.0004),
+        ]
+        for date in extremes {
+            let text = RFC3339.format(date)
+            #expect(
+                text == "0001-01-01T00:00:00.000Z" || text == "9999-12-31T23:59:59.999Z", "\(date) wrote \(text)")
+            #expect(RFC3339.parse(text) != nil, "\(text) reads back")
+        }
     }
 
     @Test("what is written reads back as the same millisecond, 1820 to 2370")

@@ -40,11 +40,27 @@ struct RequestFieldsTests {
         #expect(throws: FunctionError.self) { try body.optionalString("b") }
         #expect(try body.optionalString("b", multiline: true) == "x\ty\nz\r")
         #expect(throws: FunctionError.self) { try body.optionalString("c", multiline: true) }
-        #expect(try body.optionalString("d") == "é😀\u{7F}", "DEL and beyond are not C0")
+        #expect(throws: FunctionError.self, "DEL is a control character too") { try body.optionalString("d") }
         let map = try fields(#"{"m": {"k\n": "v"}, "n": {"k": "v\nw"}, "o": {"k": "v\u0001"}}"#)
         #expect(throws: FunctionError.self) { try map.optionalObject("m", multiline: true) }
         #expect(try map.optionalObject("n", multiline: true) == ["k": "v\nw"])
         #expect(throws: FunctionError.self) { try map.optionalObject("o", multiline: true) }
+    }
+
+    @Test(
+        "C1 controls are refused everywhere; bidirectional controls and line separators in one-line text only",
+        arguments: [
+            "\u{85}x", "a\u{9B}b", "\u{202E}gpj.exe", "a\u{2066}b\u{2069}", "a\u{200F}", "a\u{2028}b", "\u{61C}",
+        ])
+    func invisibles(text: String) throws {
+        let body = RequestFields(["t": .string(text)], receivedAt: now)
+        #expect(throws: FunctionError.self, "\(text.unicodeScalars.map(\.value))") { try body.optionalString("t") }
+        let isC1 = text.unicodeScalars.contains { (0x80...0x9F).contains($0.value) && $0.value != 0x85 }
+        if isC1 {
+            #expect(throws: FunctionError.self) { try body.optionalString("t", multiline: true) }
+        } else {
+            #expect(try body.optionalString("t", multiline: true) == text, "an agent's own text keeps its push")
+        }
     }
 
     @Test("a time at most 5 minutes ahead of the gateway's clock is taken, one further ahead is refused")

@@ -59,6 +59,19 @@ struct APNsEndToEndTests {
         #expect(!log.contains(keyBody), "the .p8 key never reaches the log")
     }
 
+    @Test("the emulators write their throw-away keys readable by their owner only")
+    func emulatorKeysArePrivate() async throws {
+        let apns = try await RunningEmulator(.apns, directory: directory)
+        defer { apns.terminate() }
+        let fcm = try await RunningEmulator(.fcm, directory: directory)
+        defer { fcm.terminate() }
+        for key in [apns.settings["PUSHGATE_APNS_KEY_PATH"], fcm.settings["PUSHGATE_FCM_CREDENTIALS"]] {
+            let path = try #require(key)
+            let mode = try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int
+            #expect(mode == 0o600, "\(path): \(String(mode ?? 0, radix: 8))")
+        }
+    }
+
     @Test("an event's custom data reaches the phone over APNs with its JSON types: numbers, booleans, objects")
     func typedCustomData() async throws {
         let emulator = try await RunningEmulator(directory: directory)

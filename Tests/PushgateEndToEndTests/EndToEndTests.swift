@@ -1,5 +1,6 @@
 import Foundation
 import PushgateCore
+import PushgateTesting
 import Testing
 
 /// The built executable over real sockets: what a self-hoster does by hand.
@@ -130,16 +131,47 @@ struct EndToEndTests {
         #expect(result.stderr.contains("cannot reach http://127.0.0.1:9/triggerReplyFinished"), "\(result.stderr)")
     }
 
+    @Test("a reply with a right-to-left override: the log line escapes it, no terminal obeys it")
+    func logEscapesInvisibles() async throws {
+        let gateway = try await RunningGateway(database: directory.appendingPathComponent("pushgate.sqlite").path)
+        defer { gateway.terminate() }
+        let environment = [
+            "CODEAGENTS_PUSH_SECRET": "invisible-characters-secret-0123456789",
+            "CODEAGENTS_PUSH_GATEWAY_BASE_URL": gateway.baseURL,
+        ]
+        let subscribe = try await BuiltExecutable.run(
+            [
+                "subscribe", "--cwd", "/srv/rtl", "--installation-id", "phone", "--apns-token",
+                String(repeating: "ab", count: 32),
+            ],
+            environment: environment)
+        #expect(subscribe.status == 0, "\(subscribe.stderr)")
+        let trigger = try await BuiltExecutable.run(
+            ["trigger", "--cwd", "/srv/rtl", "--message", "see \u{202E}gpj.exe and \u{85}next"],
+            environment: environment)
+        #expect(trigger.status == 0, "\(trigger.stdout)\(trigger.stderr)")
+        try await waitUntil("the log-mode line", every: .milliseconds(100)) {
+            gateway.capturedLog.contains("not sent, no APNs provider")
+        }
+        let log = gateway.capturedLog
+        #expect(log.lowercased().contains("\\u{202e}gpj.exe"), "\(log)")
+        #expect(
+            !log.unicodeScalars.contains { $0.value == 0x202E || $0.value == 0x85 }, "nothing invisible is written raw")
+    }
+
     @Test("a port in use or an unopenable database stops the start with one clear line")
     func startFailures() async throws {
         let gateway = try await RunningGateway(database: directory.appendingPathComponent("pushgate.sqlite").path)
         defer { gateway.terminate() }
-        let busy = try await BuiltExecutable.run(
-            ["serve", "--port", "\(gateway.port)", "--database", directory.appendingPathComponent("other.sqlite").path])
+        let other = directory.appendingPathComponent("other.sqlite").path
+        let busy = try await BuiltExecutable.run(["serve", "--port", "\(gateway.port)", "--database", other])
         #expect(busy.status != 0)
+        // That line alone, before anything was opened, fetched or started.
         #expect(
-            busy.stderr.contains("Error: cannot listen on 127.0.0.1:\(gateway.port): the address is in use"),
+            busy.stderr == "Error: cannot listen on 127.0.0.1:\(gateway.port): the address is in use\n",
             "\(busy.stderr)")
+        #expect(busy.stdout.isEmpty, "\(busy.stdout)")
+        #expect(!FileManager.default.fileExists(atPath: other), "no database file was made")
 
         let unopenable = try await BuiltExecutable.run([
             "serve", "--port", "0", "--database", "/nonexistent-dir/x.sqlite",

@@ -9,9 +9,22 @@ import Foundation
 final class RawConnection: Sendable {
     private let descriptor: Int32
 
-    /// Connects to 127.0.0.1:`port`; `nil` when the connection is refused.
-    init?(port: Int) {
+    /// Connects to 127.0.0.1:`port` from `source` (another loopback address, such as
+    /// 127.0.0.2, is another client); `nil` when the connection is refused.
+    init?(port: Int, from source: String = "127.0.0.1") {
         descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var local = sockaddr_in()
+        local.sin_family = sa_family_t(AF_INET)
+        local.sin_addr.s_addr = inet_addr(source)
+        let bound = withUnsafePointer(to: &local) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard bound == 0 else {
+            close(descriptor)
+            return nil
+        }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)

@@ -1,5 +1,6 @@
 import Foundation
 import PushgateCore
+import PushgateTesting
 import Testing
 
 /// Idle, slow, half-sending and too many clients against a started gateway, over
@@ -105,6 +106,30 @@ struct SlowClientEndToEndTests {
         await #expect(try healthz(gateway) == 200)
         let metrics = try await CurlCall.run("GET", "\(gateway.baseURL)/metrics", secret: nil).body
         #expect(try PrometheusText(metrics)["pushgate_http_connections_refused_total", [:]] == 1)
+    }
+
+    @Test(
+        "one address holds PUSHGATE_MAX_CONNECTIONS_PER_ADDRESS at most: its next is 503 at once, another address's is served"
+    )
+    func perAddressCap() async throws {
+        let gateway = try await RunningGateway(
+            database: database, environment: ["PUSHGATE_MAX_CONNECTIONS_PER_ADDRESS": "4"])
+        defer { gateway.terminate() }
+        var held = try (0..<4).map { _ in try #require(RawConnection(port: gateway.port)) }
+        try await Task.sleep(for: .milliseconds(200))
+        let extra = try #require(RawConnection(port: gateway.port))
+        let refusal = try await extra.receive(within: 5)
+        #expect(refusal.text.hasPrefix("HTTP/1.1 503") && refusal.closed, "\(refusal)")
+        let other = try #require(RawConnection(port: gateway.port, from: "127.0.0.2"))
+        other.send("GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        #expect(try await other.receive(within: 5).text.hasPrefix("HTTP/1.1 200"), "another client is served")
+        held.removeAll()  // the first client's connections close: its places come back
+        try await Task.sleep(for: .milliseconds(300))
+        let again = try #require(RawConnection(port: gateway.port))
+        again.send("GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        #expect(try await again.receive(within: 5).text.hasPrefix("HTTP/1.1 200"))
+        let metrics = try await CurlCall.run("GET", "\(gateway.baseURL)/metrics", secret: nil).body
+        #expect(try PrometheusText(metrics)["pushgate_http_connections_refused_per_address_total", [:]] == 1)
     }
 
     @Test("under a small open-file limit the cap shrinks to fit; hundreds of sockets never stop the listener")

@@ -174,10 +174,18 @@ struct TransferEndToEndTests {
             if round > 0 { #expect(lines.count > 2 && Int(lines[2])! >= round, "\(check.stdout)") }
         }
         writers.cancel()
-        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: store)
+        // Owner-only, even from a store others may read.
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: store)
         #expect(try await pushgate(["backup", "--database", store, "--to", path("private.sqlite")]).status == 0)
         let mode = try FileManager.default.attributesOfItem(atPath: path("private.sqlite"))[.posixPermissions]
-        #expect(mode as? Int == 0o600, "a backup is as private as its store")
+        #expect(mode as? Int == 0o600, "a backup holds every token: its owner's alone")
+        // An earlier backup is replaced; any other file is refused and left as it was.
+        #expect(try await pushgate(["backup", "--database", store, "--to", path("private.sqlite")]).status == 0)
+        let notes = path("notes.txt")
+        try "keep me\n".write(toFile: notes, atomically: true, encoding: .utf8)
+        let overText = try await pushgate(["backup", "--database", store, "--to", notes])
+        #expect(overText.status != 0 && overText.stderr.contains("exists and is not a Pushgate backup"))
+        #expect(try String(contentsOfFile: notes, encoding: .utf8) == "keep me\n")
         // A directory: a dated file in it; the store itself: refused.
         let dated = try await pushgate(["backup", "--database", store, "--to", directory.path])
         #expect(dated.status == 0 && dated.stdout.contains(directory.appendingPathComponent("pushgate-").path))

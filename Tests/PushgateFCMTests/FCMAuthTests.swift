@@ -14,6 +14,19 @@ struct FCMAuthTests {
     static let account = try! FCMServiceAccount(
         json: emulatorAccount.json(tokenURI: "https://oauth2.googleapis.com/token"), source: "test")
 
+    @Test(
+        "an access token's expires_in is read as 1 s to a day; anything else, a huge or odd one included, as Google's hour"
+    )
+    func tokenLifetime() {
+        #expect(FCMTokenEndpoint.lifetime(NSNumber(value: 3599)) == 3599)
+        #expect(FCMTokenEndpoint.lifetime(NSNumber(value: 86_400.5)) == 3600)
+        for odd: Any? in [
+            nil, "3599", NSNumber(value: 1e300), NSNumber(value: -5), NSNumber(value: Double.nan), NSNumber(value: 0),
+        ] {
+            #expect(FCMTokenEndpoint.lifetime(odd) == 3600, "\(String(describing: odd))")
+        }
+    }
+
     @Test("the assertion: RS256 with kid, iss/scope/aud/iat/exp, a signature the account's public key verifies")
     func assertion() throws {
         let issuedAt = Date(timeIntervalSince1970: 1_795_323_872)

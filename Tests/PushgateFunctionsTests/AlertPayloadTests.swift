@@ -66,6 +66,16 @@ struct AlertPayloadTests {
         #expect(text == #"{"aps":{"alert":{"body":"B","title":"T"},"sound":"default"},"type":"x"}"#)
     }
 
+    @Test("nothing invisible reaches a lock screen: overrides and controls gone, separators as line breaks")
+    func invisibles() throws {
+        let notification = PushNotification(
+            title: "deploy\u{202E}gpj\u{2028}.exe\u{9B}", body: "one\u{2028}two\u{2066}\u{85}three\u{7F}\r\nfour",
+            data: [:], collapseID: "c")
+        let fitted = try AlertPayload.fit(notification)
+        #expect(fitted.title == "deploygpj .exe")
+        #expect(fitted.body == "one\ntwo\nthree\nfour")
+    }
+
     @Test("badge, thread-id and interruption-level go inside aps; no badge unless the notification shows one")
     func apsFields() throws {
         let shown = PushNotification(

@@ -3,15 +3,27 @@ import Synchronization
 
 /// A store that passes everything on to `base`, and runs `beforeCommit` before each
 /// commit with its writes and its number (0 for the first): a test's way to land a
-/// write in between, or to make a commit fail.
+/// write in between, or to make a commit fail. `onTransaction` sees the writes of
+/// each transaction's update as it decides them; `beforeGroupRead` runs before each
+/// collection-group read (its number given, 0 for the first).
 final class CommitHookStore: DocumentStore {
     private let base: any DocumentStore
     private let beforeCommit: @Sendable ([DocumentWrite], Int) async throws -> Void
+    private let onTransaction: @Sendable ([DocumentWrite]) -> Void
+    private let beforeGroupRead: @Sendable (Int) async throws -> Void
     private let commits = Atomic(0)
+    private let groupReads = Atomic(0)
 
-    init(_ base: any DocumentStore, beforeCommit: @escaping @Sendable ([DocumentWrite], Int) async throws -> Void) {
+    init(
+        _ base: any DocumentStore,
+        beforeCommit: @escaping @Sendable ([DocumentWrite], Int) async throws -> Void = { _, _ in },
+        onTransaction: @escaping @Sendable ([DocumentWrite]) -> Void = { _ in },
+        beforeGroupRead: @escaping @Sendable (Int) async throws -> Void = { _ in }
+    ) {
         self.base = base
         self.beforeCommit = beforeCommit
+        self.onTransaction = onTransaction
+        self.beforeGroupRead = beforeGroupRead
     }
 
     func document(at path: DocumentPath) async throws -> Document? { try await base.document(at: path) }
@@ -25,7 +37,9 @@ final class CommitHookStore: DocumentStore {
         inGroup collectionID: String, under scope: DocumentPath?, where filter: FieldFilter,
         after afterPath: DocumentPath?, limit: Int?
     ) async throws -> [Document] {
-        try await base.documents(inGroup: collectionID, under: scope, where: filter, after: afterPath, limit: limit)
+        try await beforeGroupRead(groupReads.add(1, ordering: .relaxed).oldValue)
+        return try await base.documents(
+            inGroup: collectionID, under: scope, where: filter, after: afterPath, limit: limit)
     }
     func count(inGroup collectionID: String) async throws -> Int { try await base.count(inGroup: collectionID) }
     func count(in collection: CollectionPath, upTo limit: Int) async throws -> Int {
@@ -41,7 +55,11 @@ final class CommitHookStore: DocumentStore {
     func runTransaction<Outcome: Sendable>(
         _ update: @escaping @Sendable (any DocumentTransaction) throws -> (writes: [DocumentWrite], outcome: Outcome)
     ) async throws -> (results: [WriteResult], outcome: Outcome) {
-        try await base.runTransaction(update)
+        try await base.runTransaction { [onTransaction] transaction in
+            let decided = try update(transaction)
+            onTransaction(decided.writes)
+            return decided
+        }
     }
     func checkHealth() async throws { try await base.checkHealth() }
     func checkWritable() async throws { try await base.checkWritable() }

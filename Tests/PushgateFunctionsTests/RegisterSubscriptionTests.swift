@@ -3,6 +3,7 @@ import PushgateCore
 import PushgateFunctions
 import PushgateSQLite
 import PushgateTesting
+import Synchronization
 import Testing
 
 @Suite("registerSubscription")
@@ -110,6 +111,59 @@ struct RegisterSubscriptionTests {
         #expect(
             try await fixture.store.document(at: fixture.device("other-phone", cwd: "/b"))?.string("apnsToken") == old)
         #expect(try await fixture.store.document(at: otherServer)?.string("apnsToken") == old)
+    }
+
+    @Test("an installation under 250 agents: its new token reaches all, 100 devices a transaction at most")
+    func rotationInBatches() async throws {
+        let fixture = try FunctionsFixture()
+        let (old, new) = (FunctionsFixture.apnsToken(1), FunctionsFixture.apnsToken(2))
+        let agents = (0..<250).map { "/srv/agent-\($0)" }
+        try await fixture.store.commit(
+            try agents.map { .set(try fixture.device("phone", cwd: $0), ["apnsToken": .value(.string(old))]) })
+        let largest = Mutex(0)
+        let store = CommitHookStore(
+            fixture.store, onTransaction: { writes in largest.withLock { $0 = max($0, writes.count) } })
+        let register = RegisterSubscriptionFunction(store: store, now: fixture.clock.now)
+        let body: [String: JSONValue] = ["cwd": "/srv/agent-0", "installation_id": "phone", "apns_token": .string(new)]
+        _ = try await register(secret: fixture.secret, RegisterSubscriptionRequest(fields: RequestFields(body)))
+        for agent in agents {
+            #expect(
+                try await fixture.store.document(at: fixture.device("phone", cwd: agent))?.string("apnsToken") == new)
+        }
+        #expect(largest.withLock { $0 } <= RegisterSubscriptionFunction.rotationBatch + 3)
+
+        // A registration with the token already stored reads no sibling and writes none.
+        largest.withLock { $0 = 0 }
+        _ = try await register(secret: fixture.secret, RegisterSubscriptionRequest(fields: RequestFields(body)))
+        #expect(largest.withLock { $0 } <= 3, "the server, agent and device only")
+    }
+
+    @Test("a later registration wins: a rotation stops once its device holds another token")
+    func laterTokenWins() async throws {
+        let fixture = try FunctionsFixture()
+        let (first, second, third) = (
+            FunctionsFixture.apnsToken(1), FunctionsFixture.apnsToken(2), FunctionsFixture.apnsToken(3)
+        )
+        let agents = (0..<150).map { "/srv/agent-\($0)" }
+        try await fixture.store.commit(
+            try agents.map { .set(try fixture.device("phone", cwd: $0), ["apnsToken": .value(.string(first))]) })
+        let device = try fixture.device("phone", cwd: "/srv/agent-0")
+        // Once the registration of `second` has stored its device, and before its
+        // rotation writes anything, another registration gives the device `third`.
+        let store = CommitHookStore(
+            fixture.store,
+            beforeGroupRead: { read in
+                if read == 0 { _ = try await fixture.store.set(device, ["apnsToken": .value(.string(third))]) }
+            })
+        let register = RegisterSubscriptionFunction(store: store, now: fixture.clock.now)
+        let body: [String: JSONValue] = [
+            "cwd": "/srv/agent-0", "installation_id": "phone", "apns_token": .string(second),
+        ]
+        _ = try await register(secret: fixture.secret, RegisterSubscriptionRequest(fields: RequestFields(body)))
+        for agent in agents.dropFirst() {
+            let token = try await fixture.store.document(at: fixture.device("phone", cwd: agent))?.string("apnsToken")
+            #expect(token == first, "\(agent): left for the later registration to rotate, not given \(second)")
+        }
     }
 
     @Test(

@@ -8,6 +8,7 @@ struct AdmissionSettingsTests {
     func defaults() throws {
         let limits = try AdmissionSettings().rateLimits()
         #expect(limits.perSecretPerMinute == 120 && limits.perAddressPerMinute == 240)
+        #expect(limits.healthPerAddressPerMinute == 600 && limits.ipv6PrefixLength == 64)
         #expect(limits.newNamespacesPerAddressPerHour == 10 && limits.trustedProxies.isEmpty)
         let policy = try AdmissionSettings().policy()
         #expect(policy.maxDevicesPerAgent == 10_000 && policy.maxAgentsPerServer == 10_000)
@@ -34,6 +35,10 @@ struct AdmissionSettingsTests {
             (AdmissionSettings(ratePerSecret: "-1"), "PUSHGATE_RATE_PER_SECRET"),
             (AdmissionSettings(ratePerAddress: "many"), "PUSHGATE_RATE_PER_ADDRESS"),
             (AdmissionSettings(newNamespacesPerAddress: "1.5"), "PUSHGATE_NEW_NAMESPACES_PER_ADDRESS"),
+            (AdmissionSettings(healthRatePerAddress: "-5"), "PUSHGATE_HEALTH_RATE_PER_ADDRESS"),
+            (AdmissionSettings(ipv6Prefix: "0"), "PUSHGATE_IPV6_PREFIX"),
+            (AdmissionSettings(ipv6Prefix: "129"), "PUSHGATE_IPV6_PREFIX"),
+            (AdmissionSettings(ipv6Prefix: "/64"), "PUSHGATE_IPV6_PREFIX"),
             (AdmissionSettings(trustedProxies: "10.0.0.0/8,proxy.internal"), "PUSHGATE_TRUSTED_PROXIES"),
             (AdmissionSettings(maxDevicesPerAgent: "0"), "PUSHGATE_MAX_DEVICES_PER_AGENT"),
             (AdmissionSettings(maxAgentsPerServer: "x"), "PUSHGATE_MAX_AGENTS_PER_SERVER"),

@@ -22,11 +22,34 @@ struct ClientAddressTests {
     func resolve() throws {
         let address = ClientAddress(trustedProxies: [try #require(IPNetwork("127.0.0.1"))])
         #expect(address.resolve(peer: "127.0.0.1", forwardedFor: "203.0.113.7, 10.0.0.1") == "203.0.113.7")
-        #expect(address.resolve(peer: "127.0.0.1", forwardedFor: " 2001:db8::1 ") == "2001:db8::1")
+        #expect(address.resolve(peer: "127.0.0.1", forwardedFor: " 2001:db8::1 ") == "2001:db8::/64")
         #expect(address.resolve(peer: "127.0.0.1", forwardedFor: "not-an-address") == "127.0.0.1")
         #expect(address.resolve(peer: "127.0.0.1", forwardedFor: nil) == "127.0.0.1")
         #expect(address.resolve(peer: "198.51.100.2", forwardedFor: "203.0.113.7") == "198.51.100.2")
         #expect(address.resolve(peer: "::ffff:198.51.100.2", forwardedFor: nil) == "198.51.100.2")
         #expect(address.resolve(peer: nil, forwardedFor: "203.0.113.7") == "local")
+    }
+
+    @Test("an IPv6 client is counted by its /64 (or the prefix set), an IPv4 one by its address")
+    func ipv6Networks() {
+        let address = ClientAddress(trustedProxies: [])
+        let key = { (peer: String) in address.resolve(peer: peer, forwardedFor: nil) }
+        #expect(key("2001:db8:1:2::1") == "2001:db8:1:2::/64")
+        #expect(key("2001:db8:1:2:ffff:ffff:ffff:ffff") == key("2001:db8:1:2::1"), "any address of the /64")
+        #expect(key("2001:db8:1:3::1") != key("2001:db8:1:2::1"), "the next /64 is another client")
+        #expect(key("203.0.113.7") == "203.0.113.7" && key("::ffff:203.0.113.7") == "203.0.113.7")
+        let exact = ClientAddress(trustedProxies: [], ipv6PrefixLength: 128)
+        #expect(exact.resolve(peer: "2001:db8::1", forwardedFor: nil) == "2001:db8::1")
+        let wide = ClientAddress(trustedProxies: [], ipv6PrefixLength: 48)
+        #expect(wide.resolve(peer: "2001:db8:1:ffff::1", forwardedFor: nil) == "2001:db8:1::/48")
+    }
+
+    @Test("connections count against the client's address, a trusted proxy's against the global cap only")
+    func connectionKeys() throws {
+        let address = ClientAddress(trustedProxies: [try #require(IPNetwork("10.0.0.0/8"))])
+        #expect(address.connectionKey(peer: "10.1.2.3") == nil, "a proxy carries many clients")
+        #expect(address.connectionKey(peer: "203.0.113.7") == "203.0.113.7")
+        #expect(address.connectionKey(peer: "2001:db8:5:6::7") == "2001:db8:5:6::/64")
+        #expect(address.connectionKey(peer: nil) == nil)
     }
 }

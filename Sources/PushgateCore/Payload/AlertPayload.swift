@@ -51,8 +51,10 @@ public enum AlertPayload {
         contentAvailable: Bool,
         maxBytes: Int
     ) throws -> (fitted: Fitted, bytes: [UInt8]) {
-        var title = notification.title
-        var body = notification.body
+        // Whatever stored them (a request, an import), no invisible character reaches
+        // a lock screen: a title on one line, a body with its line breaks.
+        var title = InvisibleCharacters.shown(notification.title, multiline: false)
+        var body = InvisibleCharacters.shown(notification.body, multiline: true)
         var data = notification.data
         let encode = { (title: String, body: String, data: [String: JSONValue]) throws -> [UInt8] in
             try Self.bytes(

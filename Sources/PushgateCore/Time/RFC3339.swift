@@ -1,13 +1,26 @@
 import Foundation
 
 /// RFC 3339 timestamps: written as UTC with milliseconds
-/// (`2026-11-22T05:04:32.123Z`), read strictly.
+/// (`2026-11-22T05:04:32.123Z`), read strictly, and only with four-digit years:
+/// 0001-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z.
 public enum RFC3339 {
+    /// The earliest time read or written, in milliseconds since 1970: 0001-01-01T00:00:00Z.
+    public static let earliestMilliseconds: Int64 = -62_135_596_800_000
+    /// The latest, 9999-12-31T23:59:59.999Z.
+    public static let latestMilliseconds: Int64 = 253_402_300_799_999
+
+    /// The earliest time read or written.
+    public static let earliest = Date(timeIntervalSince1970: Double(earliestMilliseconds) / 1000)
+    /// The latest time read or written.
+    public static let latest = Date(timeIntervalSince1970: Double(latestMilliseconds) / 1000)
+
     /// `date` as `YYYY-MM-DDTHH:MM:SS.mmmZ`, to the nearest millisecond: a time read
     /// from milliseconds (`1700000000.123` is stored as `…0.12299999`) is written
-    /// as it was read, where Foundation's formatter would cut it to `.122`.
+    /// as it was read, where Foundation's formatter would cut it to `.122`. A date
+    /// outside the years 1 to 9999 (which no read lets in) is written as the nearest
+    /// end of that range, not trapped on.
     public static func format(_ date: Date) -> String {
-        let milliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded())
+        let milliseconds = clampedMilliseconds(date.timeIntervalSince1970 * 1000)
         let (days, millisecondOfDay) = floorDivision(milliseconds, 86_400_000)
         let (year, month, day) = civilFromDays(Int(days))
         let second = Int(millisecondOfDay / 1000)
@@ -38,6 +51,15 @@ public enum RFC3339 {
         return String(decoding: bytes, as: UTF8.self)
     }
 
+    /// `milliseconds` rounded into the range a time may take; NaN as the earliest.
+    private static func clampedMilliseconds(_ milliseconds: Double) -> Int64 {
+        guard !milliseconds.isNaN else { return earliestMilliseconds }
+        let rounded = milliseconds.rounded()
+        if rounded <= Double(earliestMilliseconds) { return earliestMilliseconds }
+        if rounded >= Double(latestMilliseconds) { return latestMilliseconds }
+        return Int64(rounded)
+    }
+
     private static func floorDivision(_ value: Int64, _ divisor: Int64) -> (quotient: Int64, remainder: Int64) {
         let remainder = (value % divisor + divisor) % divisor
         return ((value - remainder) / divisor, remainder)
@@ -45,7 +67,9 @@ public enum RFC3339 {
 
     /// Parses `YYYY-MM-DD"T"HH:MM:SS[.fraction](Z|±HH:MM)` (`t`/`z` in lower case
     /// too). Unlike Foundation's parsers it refuses out-of-range parts such as
-    /// February 30 or hour 25, which it would otherwise roll over.
+    /// February 30 or hour 25, which it would otherwise roll over, and a time
+    /// outside 0001-01-01T00:00:00Z … 9999-12-31T23:59:59.999Z once its offset is
+    /// applied (`0000-01-01T00:00:00+00:01` is not in year 1, nor is year 0).
     public static func parse(_ text: String) -> Date? {
         var scanner = DigitScanner(Array(text.utf8))
         guard let year = scanner.number(digits: 4), scanner.skip("-"),
@@ -82,7 +106,9 @@ public enum RFC3339 {
         else { return nil }
         let days = daysFromCivil(year: year, month: month, day: day)
         let seconds = days * 86_400 + hour * 3600 + minute * 60 + second - offsetSeconds
-        return Date(timeIntervalSince1970: Double(seconds) + fraction)
+        let time = Double(seconds) + fraction
+        guard time * 1000 >= Double(earliestMilliseconds), time * 1000 <= Double(latestMilliseconds) else { return nil }
+        return Date(timeIntervalSince1970: time)
     }
 
     private static func daysIn(month: Int, year: Int) -> Int {

@@ -135,8 +135,16 @@ public struct FirestoreExport {
             case .number(let seconds)? = value["_seconds"] ?? value["seconds"],
             case .number(let nanoseconds)? = value["_nanoseconds"] ?? value["nanoseconds"] ?? .number(0)
         else { throw DumpError("'\(field)': a timestamp needs a value with _seconds and _nanoseconds") }
-        // Whole milliseconds, as the layout's timestamps have.
+        // Whole milliseconds, as the layout's timestamps have, within the years 1 to 9999.
         let milliseconds = (seconds * 1000 + (nanoseconds / 1_000_000).rounded(.down))
+        guard seconds.rounded() == seconds, nanoseconds.rounded() == nanoseconds,
+            (0..<1_000_000_000).contains(nanoseconds),
+            milliseconds >= Double(RFC3339.earliestMilliseconds), milliseconds <= Double(RFC3339.latestMilliseconds)
+        else {
+            throw DumpError(
+                "'\(field)': a timestamp must be whole seconds and nanoseconds (below 10^9) "
+                    + "from 0001-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z")
+        }
         return Date(timeIntervalSince1970: milliseconds / 1000)
     }
 }

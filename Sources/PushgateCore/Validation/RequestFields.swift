@@ -65,7 +65,9 @@ public struct RequestFields: Sendable {
     public func optionalTimestamp(_ name: String) throws(FunctionError) -> Date? {
         guard let text = try optionalString(name) else { return nil }
         guard let date = RFC3339.parse(text) else {
-            throw .invalidArgument("'\(name)' must be an RFC 3339 timestamp", field: name)
+            throw .invalidArgument(
+                "'\(name)' must be an RFC 3339 timestamp from 0001-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z",
+                field: name)
         }
         guard date.timeIntervalSince(receivedAt) <= Self.maxClockSkew else {
             throw .invalidArgument(
@@ -128,21 +130,35 @@ public struct RequestFields: Sendable {
         }
     }
 
+    /// Control characters (C0, DEL, C1) are refused; in a multi-line text tabs and
+    /// line breaks (NEL too) are not, nor are the bidirectional controls and line separators
+    /// an agent's own text may hold (a push shows it without them:
+    /// ``InvisibleCharacters/shown(_:multiline:)``); a one-line text refuses those too.
     private static func checkControls(_ text: String, field: String, multiline: Bool) throws(FunctionError) {
-        for byte in text.utf8 where byte < 0x20 {
-            if multiline, byte == 0x09 || byte == 0x0A || byte == 0x0D { continue }
-            throw .invalidArgument(
-                byte == 0
-                    ? "'\(field)' must not contain NUL characters"
-                    : "'\(field)' must not contain control characters"
-                        + (multiline ? " other than tabs and line breaks" : ""),
-                field: field)
+        guard let found = InvisibleCharacters.first(in: text, allowing: multiline ? multilineAllowed : []) else {
+            return
         }
+        let reason =
+            switch found.value {
+            case 0: "NUL characters"
+            case 0x00...0x1F, 0x7F...0x9F: "control characters" + (multiline ? " other than tabs and line breaks" : "")
+            case 0x2028, 0x2029: "line or paragraph separators"
+            default: "bidirectional controls (U+\(String(found.value, radix: 16, uppercase: true)))"
+            }
+        throw .invalidArgument("'\(field)' must not contain \(reason)", field: field)
     }
 
-    /// A key as an error message may show it: control characters escaped, at most 64 characters.
+    /// What a multi-line text may hold of ``InvisibleCharacters``.
+    private static let multilineAllowed: Set<Unicode.Scalar> = {
+        var allowed: Set<Unicode.Scalar> = ["\t", "\n", "\r", "\u{85}", "\u{2028}", "\u{2029}"]
+        for value: UInt32 in [0x061C, 0x200E, 0x200F] + Array(0x202A...0x202E) + Array(0x2066...0x2069) {
+            if let scalar = Unicode.Scalar(value) { allowed.insert(scalar) }
+        }
+        return allowed
+    }()
+
+    /// A key as an error message may show it: what is not printable escaped, at most 64 characters.
     private static func shown(_ key: String) -> String {
-        let escaped = key.unicodeScalars.map { $0.value < 0x20 ? "\\u{\(String($0.value, radix: 16))}" : String($0) }
-        return String(escaped.joined().prefix(64))
+        String(InvisibleCharacters.escaped(key).prefix(64))
     }
 }

@@ -64,8 +64,16 @@ public final class FCMTokenEndpoint: Sendable {
         guard let token = json?["access_token"] as? String, !token.isEmpty else {
             throw .unavailable("the answer holds no access_token")
         }
-        let expiresIn = (json?["expires_in"] as? Int) ?? (json?["expires_in"] as? Double).map(Int.init) ?? 3600
-        return (token, expiresIn)
+        return (token, Self.lifetime(json?["expires_in"]))
+    }
+
+    /// `expires_in` as whole seconds from 1 to a day; Google's hour (3,600) when it is
+    /// absent, not a number, or out of that range (an answer must not trap the
+    /// gateway, nor keep a token for ever).
+    public static func lifetime(_ value: Any?) -> Int {
+        let seconds = (value as? NSNumber)?.doubleValue ?? .nan
+        guard seconds.isFinite, seconds >= 1, seconds <= 86_400 else { return 3600 }
+        return Int(seconds)
     }
 
     public func shutdown() async {

@@ -8,7 +8,12 @@ import PushgateCore
 /// (a token kind not sent is removed, so a stale token never outlives its
 /// replacement); other optional fields not sent keep their stored value. When the
 /// tokens are new, the same installation's devices under the server's other agents
-/// get them too: one call rotates a token everywhere.
+/// get them too before the call is answered: one call rotates a token everywhere.
+/// That rotation is written after the device, a hundred devices a transaction
+/// (``rotationBatch``), and only while the device still holds the tokens it
+/// spreads (a later registration spreads its own): an installation under
+/// thousands of agents changing its token at its rate limit never holds the store
+/// for long, and other namespaces' writes go between its batches.
 ///
 /// A new device beyond ``AdmissionPolicy/maxDevicesPerAgent``, or a new agent beyond
 /// ``AdmissionPolicy/maxAgentsPerServer``, is refused (`LIMIT_REACHED`); a device or
@@ -83,23 +88,34 @@ public struct RegisterSubscriptionFunction: Sendable {
                 agent: existing.contains(agentPath) ? nil : agentPath,
                 device: existing.contains(devicePath) ? nil : devicePath,
                 in: transaction)
-            let rotations = try Self.rotationWrites(
-                for: request, skipping: devicePath, serverKey: serverKey, tokenFields: tokenFields,
-                timestamp: timestamp, in: transaction)
             // After the last read: the update may run again from the start, and a
             // namespace admitted must be admitted once.
             var writes = try ServerPresence.creation(
                 of: serverKey, exists: existing.contains(serverPath), at: now, admitNew: admitNewNamespace)
             let deviceWrite = writes.count + 1
-            writes += [.set(agentPath, agentFields), .set(devicePath, deviceFields)] + rotations
-            return (writes, deviceWrite)
+            writes += [.set(agentPath, agentFields), .set(devicePath, deviceFields)]
+            return (writes, (deviceWrite: deviceWrite, tokensChanged: !Self.holds(request, storedDevice)))
+        }
+        if committed.outcome.tokensChanged {
+            try await rotateSiblings(
+                of: devicePath, to: request, serverKey: serverKey, tokenFields: tokenFields, timestamp: timestamp)
         }
         return RegisterSubscriptionAnswer(
             serverKey: serverKey.hex,
             agentKey: agentKey.hex,
             installationID: request.installationID,
-            created: !committed.results[committed.outcome].existed
+            created: !committed.results[committed.outcome.deviceWrite].existed
         )
+    }
+
+    /// Devices a rotation writes in one transaction.
+    public static let rotationBatch = 100
+
+    /// Whether `device` (`nil`: not stored) holds exactly the request's tokens.
+    private static func holds(_ request: RegisterSubscriptionRequest, _ device: Document?) -> Bool {
+        guard let device else { return false }
+        return device.string(FieldName.apnsToken) == request.apnsToken
+            && device.string(FieldName.fcmToken) == request.fcmToken
     }
 
     /// The device's APNs environment: the one the registration states (no longer
@@ -140,31 +156,42 @@ public struct RegisterSubscriptionFunction: Sendable {
         }
     }
 
-    /// Updates for the installation's devices under the server's other agents whose
-    /// tokens differ from the new ones. `exists` keeps a device deleted meanwhile deleted.
-    private static func rotationWrites(
-        for request: RegisterSubscriptionRequest,
-        skipping devicePath: DocumentPath,
+    /// Gives the installation's devices under the server's other agents the
+    /// request's tokens, ``rotationBatch`` at a time, each batch read outside the
+    /// store's write and written in a transaction of its own that first checks the
+    /// registered device still holds these tokens (else a later registration
+    /// rotates its own, and this one stops). `exists` keeps a device deleted
+    /// meanwhile deleted.
+    private func rotateSiblings(
+        of devicePath: DocumentPath,
+        to request: RegisterSubscriptionRequest,
         serverKey: ServerKey,
         tokenFields: [String: FieldValue],
-        timestamp: JSONValue,
-        in transaction: any DocumentTransaction
-    ) throws -> [DocumentWrite] {
-        let siblings = try transaction.documents(
-            inGroup: NamespacePaths.devices,
-            under: NamespacePaths.server(serverKey),
-            where: .documentID(request.installationID)
-        )
-        return siblings.compactMap { device in
-            guard device.path != devicePath,
-                device.string(FieldName.apnsToken) != request.apnsToken
-                    || device.string(FieldName.fcmToken) != request.fcmToken
-            else { return nil }
-            var fields = tokenFields.merging(Self.environmentFields(request, stored: device)) { _, environment in
-                environment
+        timestamp: JSONValue
+    ) async throws {
+        var after: DocumentPath?
+        while true {
+            let page = try await store.documents(
+                inGroup: NamespacePaths.devices, under: NamespacePaths.server(serverKey),
+                where: .documentID(request.installationID), after: after, limit: Self.rotationBatch)
+            guard let last = page.last else { return }
+            after = last.path
+            let writes: [DocumentWrite] = page.compactMap { device in
+                guard device.path != devicePath, !Self.holds(request, device) else { return nil }
+                var fields = tokenFields.merging(Self.environmentFields(request, stored: device)) { _, environment in
+                    environment
+                }
+                fields[FieldName.updatedAt] = .value(timestamp)
+                return .set(device.path, fields, if: .exists)
             }
-            fields[FieldName.updatedAt] = .value(timestamp)
-            return .set(device.path, fields, if: .exists)
+            if !writes.isEmpty {
+                let current = try await store.runTransaction { transaction in
+                    let holds = Self.holds(request, try transaction.documents(at: [devicePath]).first)
+                    return (holds ? writes : [], holds)
+                }
+                guard current.outcome else { return }
+            }
+            if page.count < Self.rotationBatch { return }
         }
     }
 }

@@ -17,6 +17,12 @@ public final class RateLimiter: Sendable {
         public var perSecretPerMinute = 120
         /// Calls a minute from one client address (`PUSHGATE_RATE_PER_ADDRESS`).
         public var perAddressPerMinute = 240
+        /// `GET /healthz` and `/readyz` a minute from one client address
+        /// (`PUSHGATE_HEALTH_RATE_PER_ADDRESS`): far above what a load balancer polls.
+        public var healthPerAddressPerMinute = 600
+        /// An IPv6 client is counted by its network of this length (`PUSHGATE_IPV6_PREFIX`):
+        /// one host usually holds a whole /64 and may pick any address in it.
+        public var ipv6PrefixLength = 64
         /// Namespaces one client address may create in an hour (`PUSHGATE_NEW_NAMESPACES_PER_ADDRESS`).
         public var newNamespacesPerAddressPerHour = 10
         /// Peers whose `X-Forwarded-For` names the client (`PUSHGATE_TRUSTED_PROXIES`).
@@ -30,6 +36,7 @@ public final class RateLimiter: Sendable {
             limits.perSecretPerMinute = 0
             limits.perAddressPerMinute = 0
             limits.newNamespacesPerAddressPerHour = 0
+            limits.healthPerAddressPerMinute = 0
             return limits
         }
     }
@@ -39,12 +46,14 @@ public final class RateLimiter: Sendable {
         case perSecret = "per_secret"
         case perAddress = "per_address"
         case newNamespaces = "new_namespaces"
+        case health = "health"
     }
 
     private struct Buckets {
         var perSecret: TokenBuckets<String>?
         var perAddress: TokenBuckets<String>?
         var newNamespaces: TokenBuckets<String>?
+        var health: TokenBuckets<String>?
     }
 
     public let limits: Limits
@@ -54,7 +63,8 @@ public final class RateLimiter: Sendable {
 
     public init(limits: Limits, maxKeys: Int = 100_000, now: @escaping @Sendable () -> Date = Date.init) {
         self.limits = limits
-        self.clientAddress = ClientAddress(trustedProxies: limits.trustedProxies)
+        self.clientAddress = ClientAddress(
+            trustedProxies: limits.trustedProxies, ipv6PrefixLength: limits.ipv6PrefixLength)
         func buckets(_ capacity: Int, _ period: TimeInterval) -> TokenBuckets<String>? {
             capacity > 0 ? TokenBuckets(capacity: capacity, period: period, maxKeys: maxKeys) : nil
         }
@@ -62,7 +72,8 @@ public final class RateLimiter: Sendable {
             Buckets(
                 perSecret: buckets(limits.perSecretPerMinute, 60),
                 perAddress: buckets(limits.perAddressPerMinute, 60),
-                newNamespaces: buckets(limits.newNamespacesPerAddressPerHour, 3600)))
+                newNamespaces: buckets(limits.newNamespacesPerAddressPerHour, 3600),
+                health: buckets(limits.healthPerAddressPerMinute, 60)))
         self.now = now
     }
 
@@ -80,6 +91,14 @@ public final class RateLimiter: Sendable {
         if let (limit, wait) = refusal { throw Self.refused(limit, retryAfter: wait) }
     }
 
+    /// Counts one health check (`/healthz`, `/readyz`) from `address`; throws when the
+    /// limit is reached.
+    public func admitHealthCheck(from address: String) throws(FunctionError) {
+        let now = self.now()
+        let decision = buckets.withLock { $0.health?.take(address, at: now) }
+        if case .refused(let wait)? = decision { throw Self.refused(.health, retryAfter: wait) }
+    }
+
     /// Counts one new namespace created from `address`; throws when the limit is reached.
     public func admitNewNamespace(from address: String) throws(FunctionError) {
         let now = self.now()
@@ -89,7 +108,10 @@ public final class RateLimiter: Sendable {
 
     /// How many buckets are kept, all limits together.
     public var bucketCount: Int {
-        buckets.withLock { ($0.perSecret?.count ?? 0) + ($0.perAddress?.count ?? 0) + ($0.newNamespaces?.count ?? 0) }
+        buckets.withLock {
+            ($0.perSecret?.count ?? 0) + ($0.perAddress?.count ?? 0) + ($0.newNamespaces?.count ?? 0)
+                + ($0.health?.count ?? 0)
+        }
     }
 
     private static func refused(_ limit: Limit, retryAfter: Int) -> FunctionError {
@@ -99,6 +121,7 @@ public final class RateLimiter: Sendable {
             case .perSecret: "too many calls with this secret"
             case .perAddress: "too many calls from this address"
             case .newNamespaces: "too many new namespaces from this address"
+            case .health: "too many health checks from this address"
             }
         return FunctionError(
             .resourceExhausted, "\(what) (limit \(limit.rawValue)); retry in \(retryAfter) s", retryAfter: retryAfter)

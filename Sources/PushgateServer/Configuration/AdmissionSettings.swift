@@ -8,6 +8,10 @@ public struct AdmissionSettings: Sendable, Hashable {
     public var ratePerSecret: String?
     /// Calls a minute per client address, `0` off (`PUSHGATE_RATE_PER_ADDRESS`).
     public var ratePerAddress: String?
+    /// Health checks a minute per client address, `0` off (`PUSHGATE_HEALTH_RATE_PER_ADDRESS`).
+    public var healthRatePerAddress: String?
+    /// The prefix length an IPv6 client is counted by (`PUSHGATE_IPV6_PREFIX`).
+    public var ipv6Prefix: String?
     /// New namespaces an hour per client address, `0` off (`PUSHGATE_NEW_NAMESPACES_PER_ADDRESS`).
     public var newNamespacesPerAddress: String?
     /// CIDR list of proxies whose `X-Forwarded-For` is believed (`PUSHGATE_TRUSTED_PROXIES`).
@@ -22,6 +26,8 @@ public struct AdmissionSettings: Sendable, Hashable {
     public init(
         ratePerSecret: String? = nil,
         ratePerAddress: String? = nil,
+        healthRatePerAddress: String? = nil,
+        ipv6Prefix: String? = nil,
         newNamespacesPerAddress: String? = nil,
         trustedProxies: String? = nil,
         maxDevicesPerAgent: String? = nil,
@@ -30,6 +36,8 @@ public struct AdmissionSettings: Sendable, Hashable {
     ) {
         self.ratePerSecret = ratePerSecret
         self.ratePerAddress = ratePerAddress
+        self.healthRatePerAddress = healthRatePerAddress
+        self.ipv6Prefix = ipv6Prefix
         self.newNamespacesPerAddress = newNamespacesPerAddress
         self.trustedProxies = trustedProxies
         self.maxDevicesPerAgent = maxDevicesPerAgent
@@ -44,6 +52,15 @@ public struct AdmissionSettings: Sendable, Hashable {
             try count(ratePerSecret, "PUSHGATE_RATE_PER_SECRET", "calls a minute") ?? limits.perSecretPerMinute
         limits.perAddressPerMinute =
             try count(ratePerAddress, "PUSHGATE_RATE_PER_ADDRESS", "calls a minute") ?? limits.perAddressPerMinute
+        limits.healthPerAddressPerMinute =
+            try count(healthRatePerAddress, "PUSHGATE_HEALTH_RATE_PER_ADDRESS", "calls a minute")
+            ?? limits.healthPerAddressPerMinute
+        if let text = SettingText.nonEmpty(ipv6Prefix) {
+            guard let length = Int(text.trimmingCharacters(in: .whitespaces)), (1...128).contains(length) else {
+                throw ConfigurationError("PUSHGATE_IPV6_PREFIX must be a prefix length from 1 to 128, not '\(text)'")
+            }
+            limits.ipv6PrefixLength = length
+        }
         limits.newNamespacesPerAddressPerHour =
             try count(newNamespacesPerAddress, "PUSHGATE_NEW_NAMESPACES_PER_ADDRESS", "namespaces an hour")
             ?? limits.newNamespacesPerAddressPerHour

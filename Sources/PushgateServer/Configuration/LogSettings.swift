@@ -38,7 +38,7 @@ public struct LogSettings: Sendable, Hashable {
     public func logger(label: String = "pushgate") -> Logger {
         var logger =
             switch format {
-            case .text: Logger(label: label) { StreamLogHandler.standardError(label: $0) }
+            case .text: Logger(label: label) { StreamLogHandler(label: $0, stream: EscapingStandardError()) }
             case .json: Logger(label: label) { JSONLogHandler.standardError(label: $0) }
             }
         logger.logLevel = level

@@ -42,6 +42,9 @@ public struct Setting: Sendable, Hashable, Identifiable {
         "console", default: "on", "The web console at /console on the main port: on or off.")
     public static let maxConnections = Setting(
         "max_connections", default: "4096", "Open connections at most; one more is answered 503 and closed at once.")
+    public static let maxConnectionsPerAddress = Setting(
+        "max_connections_per_address", default: "128",
+        "Open connections at most from one client address (trusted proxies exempt); one more is answered 503.")
     public static let idleTimeout = Setting(
         "idle_timeout", default: "30", "Seconds a kept-alive connection may wait for its next request.")
     public static let receiveTimeout = Setting(
@@ -107,6 +110,12 @@ public struct Setting: Sendable, Hashable, Identifiable {
         "rate_per_secret", default: "120", "Calls a minute one push secret may make (0: no limit).")
     public static let ratePerAddress = Setting(
         "rate_per_address", default: "240", "Calls a minute one client address may make (0: no limit).")
+    public static let healthRatePerAddress = Setting(
+        "health_rate_per_address", default: "600",
+        "GET /healthz and /readyz a minute from one client address (0: no limit).")
+    public static let ipv6Prefix = Setting(
+        "ipv6_prefix", default: "64",
+        "An IPv6 client is counted by its network of this prefix length for every per-address limit (1 to 128).")
     public static let newNamespacesPerAddress = Setting(
         "new_namespaces_per_address", default: "10",
         "Namespaces (new push secrets) one client address may create in an hour (0: no limit).")
@@ -130,8 +139,8 @@ public struct Setting: Sendable, Hashable, Identifiable {
 
     /// Every setting, in the order help and `pushgate config` show them.
     public static let all: [Setting] = [
-        host, port, database, logLevel, logFormat, readyMaxBacklog, metricsListen, console, maxConnections, idleTimeout,
-        receiveTimeout,
+        host, port, database, logLevel, logFormat, readyMaxBacklog, metricsListen, console, maxConnections,
+        maxConnectionsPerAddress, idleTimeout, receiveTimeout,
         defaultApp, apnsKeyPath, apnsKeyID, apnsTeamID, apnsTopic, apnsEnvironment, apnsURL, apnsProductionURL,
         apnsSandboxURL,
         apnsCAFile, apnsConnections,
@@ -140,7 +149,8 @@ public struct Setting: Sendable, Hashable, Identifiable {
         triggerWait, answerMaxDevices, deliveryMaxAttempts, outboxLease, outboxRetentionDays, shutdownGrace,
         escalationSchedule,
         coalesceWindow, previewDefault, staleDeviceDays,
-        ratePerSecret, ratePerAddress, newNamespacesPerAddress, trustedProxies, maxDevicesPerAgent, maxAgentsPerServer,
+        ratePerSecret, ratePerAddress, healthRatePerAddress, ipv6Prefix, newNamespacesPerAddress, trustedProxies,
+        maxDevicesPerAgent, maxAgentsPerServer,
         appURLSchemes, presenceConnected, presenceRecent,
     ]
 }

@@ -56,6 +56,8 @@ public struct SettingSources: Sendable {
         let readyMaxBacklog = try positive(.readyMaxBacklog) ?? 100_000
         var connections = ConnectionLimits()
         connections.maxConnections = try positive(.maxConnections) ?? connections.maxConnections
+        connections.maxConnectionsPerAddress =
+            try positive(.maxConnectionsPerAddress) ?? connections.maxConnectionsPerAddress
         connections.idleTimeout = try positive(.idleTimeout).map { .seconds($0) } ?? connections.idleTimeout
         connections.receiveTimeout = try positive(.receiveTimeout).map { .seconds($0) } ?? connections.receiveTimeout
         let database = self[.database] ?? "pushgate.sqlite"
@@ -102,6 +104,8 @@ public struct SettingSources: Sendable {
             admission: AdmissionSettings(
                 ratePerSecret: self[.ratePerSecret],
                 ratePerAddress: self[.ratePerAddress],
+                healthRatePerAddress: self[.healthRatePerAddress],
+                ipv6Prefix: self[.ipv6Prefix],
                 newNamespacesPerAddress: self[.newNamespacesPerAddress],
                 trustedProxies: self[.trustedProxies],
                 maxDevicesPerAgent: self[.maxDevicesPerAgent],

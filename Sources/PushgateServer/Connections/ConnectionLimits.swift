@@ -4,6 +4,11 @@ public struct ConnectionLimits: Sendable, Hashable {
     /// Open connections at most (`PUSHGATE_MAX_CONNECTIONS`); one more is answered
     /// 503 and closed at once instead of waiting in the kernel's queue.
     public var maxConnections = 4096
+    /// Open connections at most from one client address (`PUSHGATE_MAX_CONNECTIONS_PER_ADDRESS`),
+    /// counted as the rate limits count it (an IPv6 client by its network); a
+    /// trusted proxy's connections carry many clients and count against the global
+    /// cap only.
+    public var maxConnectionsPerAddress = 128
     /// A kept-alive connection with no request in progress is closed after this
     /// (`PUSHGATE_IDLE_TIMEOUT`).
     public var idleTimeout: Duration = .seconds(30)

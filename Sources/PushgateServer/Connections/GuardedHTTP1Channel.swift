@@ -3,8 +3,8 @@ import Logging
 import NIOCore
 import ServiceLifecycle
 
-/// Hummingbird's HTTP/1.1 channel with the gateway's connection limits: the cap on
-/// open connections and the receive deadline (``ConnectionGate``, first in every
+/// Hummingbird's HTTP/1.1 channel with the gateway's connection limits: the caps on
+/// open connections (all, and one client address's) and the receive deadline (``ConnectionGate``, first in every
 /// pipeline), the idle keep-alive time-out (Hummingbird's own), and at shutdown a
 /// bound on the wait for requests in progress.
 struct GuardedHTTP1Channel: ServerChildChannel {
@@ -14,28 +14,38 @@ struct GuardedHTTP1Channel: ServerChildChannel {
     private let limits: ConnectionLimits
     private let shutdownGrace: Duration
     private let connections: OpenConnections
+    private let clientAddress: ClientAddress
 
-    init(responder: @escaping HTTPChannelHandler.Responder, limits: ConnectionLimits, shutdownGrace: Duration) {
+    init(
+        responder: @escaping HTTPChannelHandler.Responder, limits: ConnectionLimits, clientAddress: ClientAddress,
+        shutdownGrace: Duration
+    ) {
         self.http1 = HTTP1Channel(
             responder: responder,
             configuration: .init(
                 additionalChannelHandlers: [RequestReceivedTracker()], idleTimeout: .init(limits.idleTimeout)))
         self.limits = limits
         self.shutdownGrace = shutdownGrace
-        self.connections = OpenConnections(limit: limits.maxConnections)
+        self.connections = OpenConnections(
+            limit: limits.maxConnections, perAddressLimit: limits.maxConnectionsPerAddress)
+        self.clientAddress = clientAddress
     }
 
     /// The server builder `Application` takes.
-    static func builder(limits: ConnectionLimits, shutdownGrace: Duration) -> HTTPServerBuilder {
+    static func builder(limits: ConnectionLimits, clientAddress: ClientAddress, shutdownGrace: Duration)
+        -> HTTPServerBuilder
+    {
         HTTPServerBuilder { responder in
-            GuardedHTTP1Channel(responder: responder, limits: limits, shutdownGrace: shutdownGrace)
+            GuardedHTTP1Channel(
+                responder: responder, limits: limits, clientAddress: clientAddress, shutdownGrace: shutdownGrace)
         }
     }
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
-        let admitted = connections.admit()
+        let address = clientAddress.connectionKey(peer: channel.remoteAddress?.ipAddress)
+        let admitted = connections.admit(from: address)
         if admitted {
-            channel.closeFuture.whenComplete { [connections] _ in connections.release() }
+            channel.closeFuture.whenComplete { [connections] _ in connections.release(from: address) }
         }
         let receiveTimeout = TimeAmount(limits.receiveTimeout)
         return channel.eventLoop.makeCompletedFuture {

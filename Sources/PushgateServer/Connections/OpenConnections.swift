@@ -1,38 +1,72 @@
 import Metrics
 import Synchronization
 
-/// Counts the HTTP server's open connections against the cap; exported as
-/// `pushgate_http_connections_open`, refusals as `pushgate_http_connections_refused_total`.
+/// Counts the HTTP server's open connections against the cap, and each client
+/// address's against its own (``ConnectionLimits/maxConnectionsPerAddress``), so
+/// that one address holding thousands of kept-alive sockets cannot leave everyone
+/// else with 503. Exported as `pushgate_http_connections_open`; refusals as
+/// `pushgate_http_connections_refused_total` (the cap) and
+/// `pushgate_http_connections_refused_per_address_total`.
 final class OpenConnections: Sendable {
     let limit: Int
-    private let count = Mutex(0)
+    let perAddressLimit: Int
 
-    init(limit: Int) {
-        self.limit = limit
+    private struct Counts {
+        var total = 0
+        var byAddress: [String: Int] = [:]
     }
 
-    /// Takes a place for a new connection; `false` (and counted as refused) when all
-    /// are taken.
-    func admit() -> Bool {
-        let open = count.withLock { count -> Int? in
-            guard count < limit else { return nil }
-            count += 1
-            return count
+    private let counts = Mutex(Counts())
+
+    init(limit: Int, perAddressLimit: Int) {
+        self.limit = limit
+        self.perAddressLimit = perAddressLimit
+    }
+
+    /// Takes a place for a new connection from `address` (`nil`: counted against the
+    /// cap alone); `false`, counted as refused, when the cap or the address's own is
+    /// reached.
+    func admit(from address: String?) -> Bool {
+        enum Decision {
+            case admitted(Int)
+            case overCap, overAddress
         }
-        guard let open else {
+        let decision = counts.withLock { counts -> Decision in
+            guard counts.total < limit else { return .overCap }
+            if let address {
+                let open = counts.byAddress[address, default: 0]
+                guard open < perAddressLimit else { return .overAddress }
+                counts.byAddress[address] = open + 1
+            }
+            counts.total += 1
+            return .admitted(counts.total)
+        }
+        switch decision {
+        case .admitted(let open):
+            Gauge(label: "pushgate_http_connections_open").record(open)
+            return true
+        case .overCap:
             Counter(label: "pushgate_http_connections_refused_total").increment()
             return false
+        case .overAddress:
+            Counter(label: "pushgate_http_connections_refused_per_address_total").increment()
+            return false
         }
-        Gauge(label: "pushgate_http_connections_open").record(open)
-        return true
     }
 
-    /// Gives back an admitted connection's place.
-    func release() {
+    /// Gives back a connection's place, admitted from `address`.
+    func release(from address: String?) {
         Gauge(label: "pushgate_http_connections_open").record(
-            count.withLock { count in
-                count -= 1
-                return count
+            counts.withLock { counts in
+                counts.total -= 1
+                if let address {
+                    let left = counts.byAddress[address, default: 1] - 1
+                    counts.byAddress[address] = left > 0 ? left : nil
+                }
+                return counts.total
             })
     }
+
+    /// Addresses with connections open now (tests check none is left behind).
+    var addressCount: Int { counts.withLock { $0.byAddress.count } }
 }

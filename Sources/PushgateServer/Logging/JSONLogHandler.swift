@@ -44,7 +44,24 @@ public struct JSONLogHandler: LogHandler {
         object["message"] = .string(event.message.description)
         object["source"] = .string(event.source)
         guard let data = try? JSONValue.object(object).encodedData() else { return }
-        write(String(decoding: data, as: UTF8.self) + "\n")
+        write(Self.escapingInvisibles(String(decoding: data, as: UTF8.self)) + "\n")
+    }
+
+    /// `json` with the characters that are not printable and that JSON lets through
+    /// raw (DEL, C1 and bidirectional controls, line and paragraph separators)
+    /// written as `\uXXXX`: the same JSON, which no terminal reading the log obeys.
+    /// They can only be inside strings, where the escape means the same character.
+    static func escapingInvisibles(_ json: String) -> String {
+        guard InvisibleCharacters.first(in: json) != nil else { return json }
+        var escaped = String.UnicodeScalarView()
+        for scalar in json.unicodeScalars {
+            if InvisibleCharacters.contains(scalar) {
+                escaped.append(contentsOf: String(format: "\\u%04x", scalar.value).unicodeScalars)
+            } else {
+                escaped.append(scalar)
+            }
+        }
+        return String(escaped)
     }
 
     private static func json(_ value: Logger.Metadata.Value) -> JSONValue {

@@ -37,11 +37,16 @@ struct MetricsServer: Service {
         do {
             try await application.run()
         } catch let error as IOError {
-            let reason = error.errnoCode == EADDRINUSE ? "the address is in use" : "\(error)"
-            throw ListenFailure(
-                "cannot serve metrics on \(MetricsListen.address(host: host, port: port)): \(reason) (PUSHGATE_METRICS_LISTEN takes another host:port, main or off)"
-            )
+            throw Self.failure(
+                host: host, port: port, reason: error.errnoCode == EADDRINUSE ? "the address is in use" : "\(error)")
         }
+    }
+
+    /// The one line of an address it cannot listen on.
+    static func failure(host: String, port: Int, reason: String) -> ListenFailure {
+        ListenFailure(
+            "cannot serve metrics on \(MetricsListen.address(host: host, port: port)): \(reason) (PUSHGATE_METRICS_LISTEN takes another host:port, main or off)"
+        )
     }
 }
 

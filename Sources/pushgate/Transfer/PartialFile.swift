@@ -23,6 +23,19 @@ struct PartialFile {
         fchmod(descriptor, mode)
     }
 
+    /// Writes `data` to `destination` whole, with `mode` from the first byte on (a key
+    /// file is never readable by others, not even while it is written).
+    static func write(_ data: Data, to destination: String, mode: mode_t = 0o600) throws {
+        let file = try PartialFile(creating: destination, mode: mode)
+        let written = data.withUnsafeBytes { Glibc.write(file.descriptor, $0.baseAddress, $0.count) }
+        guard written == data.count else {
+            let reason = String(cString: strerror(errno))
+            file.discard()
+            throw CommandFailure("cannot write \(destination): \(reason)")
+        }
+        try file.commit()
+    }
+
     func commit() throws {
         defer { close(descriptor) }
         let directory = (destination as NSString).deletingLastPathComponent
