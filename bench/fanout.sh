@@ -167,7 +167,7 @@ server_key="$(printf '%s' "$secret" | sha256sum | cut -d' ' -f1)"
 [ "$mode" != throughput ] || export PUSHGATE_TRIGGER_WAIT=600
 # Speed is measured, not the rate limits or the caps on growth.
 export PUSHGATE_RATE_PER_SECRET=0 PUSHGATE_RATE_PER_ADDRESS=0 PUSHGATE_NEW_NAMESPACES_PER_ADDRESS=0 \
-    PUSHGATE_HEALTH_RATE_PER_ADDRESS=0 \
+    PUSHGATE_HEALTH_RATE_PER_ADDRESS=0 PUSHGATE_HEALTH_DETAILS=on \
     PUSHGATE_MAX_DEVICES_PER_AGENT=10000000 PUSHGATE_METRICS_LISTEN=off
 
 if [[ " $stores " == *" postgres "* ]]; then

@@ -1,5 +1,5 @@
 // The console: one namespace seen through the gateway's public functions only
-// (GET /ping, GET /diagnostics, GET /healthz; triggerEvent, unregisterSubscription,
+// (GET /ping, GET /diagnostics, GET /healthz (status only); triggerEvent, unregisterSubscription,
 // resolveEvent for its actions). The push secret stays in this tab's sessionStorage
 // and travels only as the Authorization header.
 import { ago, callJSON, chip, confirmButton, every, fromNow, h, light, render, table, time } from "./components.js";
@@ -97,7 +97,7 @@ async function refresh() {
     renderAgents(answer, now);
     renderDevices(devices, now);
     renderEvents(answer.pending_events ?? [], now);
-    renderOutbox(health);
+    renderOwnFigures(answer, health);
     byID("refreshed").textContent =
         `Read at ${new Date(now).toLocaleTimeString()}; the page reads again every ${refreshSeconds} s.`;
 }
@@ -255,23 +255,28 @@ function renderEvents(events, now) {
         { empty: "No approval is waiting." }));
 }
 
-function renderOutbox(health) {
-    if (!health.ok && !health.body?.outbox) {
-        render(byID("outbox"), ["error", health.message], () => h("p", { class: "notice error" }, health.message));
-        return;
+// The namespace's own figures: its agents' last notifications by outcome (the page of
+// agents shown), the approvals waiting, and the gateway's status word. The whole
+// gateway's backlog is the operator's (the metrics port), not every namespace's.
+function renderOwnFigures(answer, health) {
+    const totals = { pending: 0, delivered: 0, failed: 0 };
+    for (const agent of answer.agents ?? []) {
+        for (const [outcome, count] of Object.entries(agent.last_outcomes ?? {})) {
+            totals[outcome === "delivered" || outcome === "pending" ? outcome : "failed"] += count;
+        }
     }
-    const body = health.body;
-    const outbox = body.outbox;
-    const oldest = outbox.oldest_pending_seconds;
-    render(byID("outbox"), body, () => [
+    const gateway = health.body?.status ?? (health.ok ? "ok" : "unavailable");
+    render(byID("own-figures"), [totals, gateway, answer.pending_events?.length ?? 0], () => [
         h("dl", { class: "figures" },
-            [["Pending", outbox.pending], ["Scheduled", outbox.scheduled], ["Failed, kept", outbox.failed],
-                ["Oldest due", oldest === undefined ? "none" : `${Math.round(oldest)} s`]]
+            [["Pending", totals.pending], ["Delivered", totals.delivered], ["Failed", totals.failed],
+                ["Approvals waiting", answer.pending_events?.length ?? 0]]
                 .map(([label, value]) => h("div", {}, h("dt", {}, label), h("dd", { dataset: { figure: label } }, String(value))))),
         h("p", { class: "hint" },
-            `The whole gateway's backlog (GET /healthz), delivering through ${body.delivery}.`,
-            body.delivery_error ? h("span", { class: "error" },
-                ` ${body.delivery_error.provider} refused the gateway's configuration: ${body.delivery_error.reason}.`) : null),
+            "Your agents' last notifications (the agents listed above), by outcome. ",
+            gateway === "ok" ? "The gateway is delivering."
+                : h("span", { class: "error" }, gateway === "degraded"
+                    ? "The gateway's push service refused its configuration: ask its operator."
+                    : "The gateway does not answer its health check.")),
     ]);
 }
 

@@ -148,7 +148,7 @@ public final class PostgresOutbox: Outbox {
         let pushIDs = deliveries.map(\.delivery.pushID)
         let routes = deliveries.map { $0.route.stored ?? "" }
         let states = deliveries.map(\.state.rawValue)
-        let attempts = deliveries.map { Int32($0.attempts) }
+        let attempts = deliveries.map { Int32(clamping: $0.attempts) }
         let retries = deliveries.map { $0.retryAt ?? 0 }
         let reasons = deliveries.map { $0.reason ?? "" }
         let removals = deliveries.map(\.removed)

@@ -73,14 +73,14 @@ public struct PostgresTransfer: StoreTransfer {
                     switch item.record {
                     case .header: outcomes[index] = .unchanged
                     case .notification(let notification):
-                        outcomes[index] = try await store(notification, mayWrite: item.mayWrite, on: connection)
+                        outcomes[index] = try await store(notification, on: connection)
                     default: break
                     }
                 }
                 try await storeDeliveries(batch, into: &outcomes, on: connection)
                 for (index, item) in batch.enumerated() {
                     if case .expansion(let expansion) = item.record {
-                        outcomes[index] = try await store(expansion, mayWrite: item.mayWrite, on: connection)
+                        outcomes[index] = try await store(expansion, on: connection)
                     }
                 }
                 let done = outcomes.map { $0 ?? .unchanged }
@@ -110,9 +110,10 @@ public struct PostgresTransfer: StoreTransfer {
         }
         var changed: [(DocumentPath, [String: JSONValue]?)] = []
         for (index, document, mayWrite) in documents {
-            if stored[document.path.rawValue] == document.fields {
+            let storedFields = stored[document.path.rawValue]
+            if storedFields == document.fields {
                 outcomes[index] = .unchanged
-            } else if mayWrite {
+            } else if mayWrite || storedFields == nil {
                 changed.append((document.path, document.fields))
                 outcomes[index] = .written
             } else {
@@ -122,7 +123,7 @@ public struct PostgresTransfer: StoreTransfer {
         try await PostgresDocumentStore.store(changed, on: connection, database)
     }
 
-    private func store(_ notification: DumpedNotification, mayWrite: Bool, on connection: PostgresConnection)
+    private func store(_ notification: DumpedNotification, on connection: PostgresConnection)
         async throws -> DumpImportOutcome
     {
         let stored = try await connection.query(
@@ -130,7 +131,6 @@ public struct PostgresTransfer: StoreTransfer {
             logger: database.logger
         ).collect().first
         if let stored { return .existing(try Self.notification(stored), notification, what: "notification") }
-        guard mayWrite else { return .occupiedNamespace }
         let content = String(decoding: try notification.content.encodedBytes(), as: UTF8.self)
         let coalescedCount = notification.coalescedCount.map { Int32(clamping: $0) }
         let inserted = try await connection.query(
@@ -152,9 +152,9 @@ public struct PostgresTransfer: StoreTransfer {
     private func storeDeliveries(
         _ batch: [DumpImportItem], into outcomes: inout [DumpImportOutcome?], on connection: PostgresConnection
     ) async throws {
-        var deliveries: [(index: Int, delivery: DumpedDelivery, mayWrite: Bool)] = []
+        var deliveries: [(index: Int, delivery: DumpedDelivery)] = []
         for (index, item) in batch.enumerated() {
-            if case .delivery(let delivery) = item.record { deliveries.append((index, delivery, item.mayWrite)) }
+            if case .delivery(let delivery) = item.record { deliveries.append((index, delivery)) }
         }
         guard !deliveries.isEmpty else { return }
         let notificationIDs = deliveries.map(\.delivery.notificationID)
@@ -178,11 +178,9 @@ public struct PostgresTransfer: StoreTransfer {
             known.insert(id)
         }
         var fresh: [DumpedDelivery] = []
-        for (index, delivery, mayWrite) in deliveries {
+        for (index, delivery) in deliveries {
             if let existing = stored[delivery.notificationID + "/" + delivery.installationID] {
                 outcomes[index] = .existing(existing.identity, delivery.identity, what: "delivery")
-            } else if !mayWrite {
-                outcomes[index] = .occupiedNamespace
             } else if !known.contains(delivery.notificationID) {
                 outcomes[index] = .notificationMissing
             } else {
@@ -205,7 +203,7 @@ public struct PostgresTransfer: StoreTransfer {
             """, logger: database.logger)
     }
 
-    private func store(_ expansion: DumpedExpansion, mayWrite: Bool, on connection: PostgresConnection) async throws
+    private func store(_ expansion: DumpedExpansion, on connection: PostgresConnection) async throws
         -> DumpImportOutcome
     {
         let stored = try await connection.query(
@@ -216,7 +214,6 @@ public struct PostgresTransfer: StoreTransfer {
         if let stored {
             return .existing(try Self.expansion(stored).identity, expansion.identity, what: "expansion")
         }
-        guard mayWrite else { return .occupiedNamespace }
         let selection = String(decoding: try expansion.selection.encodedBytes(), as: UTF8.self)
         let inserted = try await connection.query(
             """

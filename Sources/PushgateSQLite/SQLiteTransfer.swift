@@ -79,9 +79,9 @@ public struct SQLiteTransfer: StoreTransfer {
         switch item.record {
         case .header: return .unchanged
         case .document(let document): return try store(document, mayWrite: item.mayWrite, in: db)
-        case .notification(let notification): return try store(notification, mayWrite: item.mayWrite, in: db)
-        case .delivery(let delivery): return try store(delivery, mayWrite: item.mayWrite, in: db)
-        case .expansion(let expansion): return try store(expansion, mayWrite: item.mayWrite, in: db)
+        case .notification(let notification): return try store(notification, in: db)
+        case .delivery(let delivery): return try store(delivery, in: db)
+        case .expansion(let expansion): return try store(expansion, in: db)
         }
     }
 
@@ -89,10 +89,10 @@ public struct SQLiteTransfer: StoreTransfer {
         let rawPath = document.path.rawValue
         let stored = try String.fetchOne(
             db.cachedStatement(sql: "SELECT fields FROM documents WHERE path = ?"), arguments: [rawPath])
-        if let stored, try SQLiteDocumentStore.decodeFields(stored, path: rawPath) == document.fields {
-            return .unchanged
+        if let stored {
+            if try SQLiteDocumentStore.decodeFields(stored, path: rawPath) == document.fields { return .unchanged }
+            guard mayWrite else { return .occupiedNamespace }
         }
-        guard mayWrite else { return .occupiedNamespace }
         let parent = document.path.parent
         try db.cachedStatement(
             sql: """
@@ -106,13 +106,12 @@ public struct SQLiteTransfer: StoreTransfer {
         return .written
     }
 
-    private static func store(_ notification: DumpedNotification, mayWrite: Bool, in db: Database) throws
+    private static func store(_ notification: DumpedNotification, in db: Database) throws
         -> DumpImportOutcome
     {
         let stored = try Row.fetchOne(
             db.cachedStatement(sql: TransferSQL.notificationColumns() + " WHERE id = ?"), arguments: [notification.id])
         if let stored { return .existing(try Self.notification(stored), notification, what: "notification") }
-        guard mayWrite else { return .occupiedNamespace }
         try db.cachedStatement(
             sql: """
                 INSERT INTO outbox_notifications (id, server_key, agent_key, content, created_at, expires_at,
@@ -128,14 +127,13 @@ public struct SQLiteTransfer: StoreTransfer {
         return db.changesCount == 1 ? .written : .idempotencyKeyTaken
     }
 
-    private static func store(_ delivery: DumpedDelivery, mayWrite: Bool, in db: Database) throws
+    private static func store(_ delivery: DumpedDelivery, in db: Database) throws
         -> DumpImportOutcome
     {
         let stored = try Row.fetchOne(
             db.cachedStatement(sql: TransferSQL.deliveryColumns + " WHERE notification_id = ? AND installation_id = ?"),
             arguments: [delivery.notificationID, delivery.installationID])
         if let stored { return .existing(try Self.delivery(stored).identity, delivery.identity, what: "delivery") }
-        guard mayWrite else { return .occupiedNamespace }
         guard try hasNotification(delivery.notificationID, in: db) else { return .notificationMissing }
         try db.cachedStatement(
             sql: """
@@ -151,7 +149,7 @@ public struct SQLiteTransfer: StoreTransfer {
         return .written
     }
 
-    private static func store(_ expansion: DumpedExpansion, mayWrite: Bool, in db: Database) throws
+    private static func store(_ expansion: DumpedExpansion, in db: Database) throws
         -> DumpImportOutcome
     {
         let stored = try Row.fetchOne(
@@ -160,7 +158,6 @@ public struct SQLiteTransfer: StoreTransfer {
         if let stored {
             return .existing(try Self.expansion(stored).identity, expansion.identity, what: "expansion")
         }
-        guard mayWrite else { return .occupiedNamespace }
         guard try hasNotification(expansion.notificationID, in: db) else { return .notificationMissing }
         try db.cachedStatement(
             sql: "INSERT INTO outbox_expansions (notification_id, accepted_at, selection, cursor) VALUES (?, ?, ?, ?)"

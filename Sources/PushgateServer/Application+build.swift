@@ -81,13 +81,14 @@ public func buildApplication(
             connections.maxConnections = cap
         }
     }
+    let readiness = Readiness(maxBacklog: configuration.readyMaxBacklog)
     if case .address(let host, let port) = configuration.metrics {
-        services.append(MetricsServer(parts: parts, host: host, port: port, logger: logger))
+        services.append(MetricsServer(parts: parts, readiness: readiness, host: host, port: port, logger: logger))
     }
     let rateLimiter = RateLimiter(limits: try configuration.admission.rateLimits())
     return Application(
         router: buildRouter(
-            parts: parts, readiness: Readiness(maxBacklog: configuration.readyMaxBacklog),
+            parts: parts, readiness: readiness, healthDetails: configuration.healthDetails,
             servesMetrics: configuration.metrics == .main, servesConsole: configuration.servesConsole,
             rateLimiter: rateLimiter, logger: logger),
         server: GuardedHTTP1Channel.builder(
@@ -103,12 +104,14 @@ public func buildApplication(
 }
 
 /// The router with every function over the given parts; tests use it with their own.
+/// With `healthDetails`, `/healthz` and `/readyz` tell the backlog and the delivery mode.
 /// Without `servesMetrics`, `GET /metrics` is left to ``MetricsServer`` (or to no one).
 /// With `servesConsole`, the web console's page and files are served at `/console`.
 /// Without a `rateLimiter`, nothing is rate-limited.
 public func buildRouter(
     parts: GatewayParts,
     readiness: Readiness = Readiness(),
+    healthDetails: Bool = false,
     servesMetrics: Bool = true,
     servesConsole: Bool = false,
     rateLimiter: RateLimiter? = nil,
@@ -133,7 +136,7 @@ public func buildRouter(
             middleware: RateLimitMiddleware(limiter: rateLimiter, paths: Set(FunctionRoutes.allowedMethods.keys)))
     }
     FunctionRoutes(parts: parts, rateLimiter: rateLimiter).add(to: router)
-    HealthRoutes(parts: parts, readiness: readiness, now: parts.now).add(to: router)
+    HealthRoutes(parts: parts, readiness: readiness, details: healthDetails, now: parts.now).add(to: router)
     if servesMetrics { MetricsRoutes(parts: parts, now: parts.now).add(to: router) }
     if servesConsole { WebPages.add("console.html", at: consolePath, to: router) }
     return router

@@ -17,6 +17,7 @@ struct GatewaySettingsOptions: ParsableArguments {
     @Option(help: .setting(.readyMaxBacklog)) var readyMaxBacklog: String?
     @Option(help: .setting(.metricsListen)) var metricsListen: String?
     @Option(help: .setting(.console)) var console: String?
+    @Option(help: .setting(.healthDetails)) var healthDetails: String?
     @Option(help: .setting(.maxConnections)) var maxConnections: String?
     @Option(help: .setting(.maxConnectionsPerAddress)) var maxConnectionsPerAddress: String?
     @Option(help: .setting(.idleTimeout)) var idleTimeout: String?
@@ -66,6 +67,7 @@ struct GatewaySettingsOptions: ParsableArguments {
         let given: [(Setting, String?)] = [
             (.host, host), (.port, port), (.database, database), (.logLevel, logLevel), (.logFormat, logFormat),
             (.readyMaxBacklog, readyMaxBacklog), (.metricsListen, metricsListen), (.console, console),
+            (.healthDetails, healthDetails),
             (.maxConnections, maxConnections), (.maxConnectionsPerAddress, maxConnectionsPerAddress),
             (.idleTimeout, idleTimeout), (.receiveTimeout, receiveTimeout),
             (.defaultApp, defaultApp), (.apnsKeyPath, apnsKeyPath),

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import PushgateCore
 import PushgateServer
+import UnixSignals
 
 struct ImportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -15,7 +16,10 @@ struct ImportCommand: AsyncParsableCommand {
             Importing the same dump twice changes nothing the second time. A namespace that already has \
             documents is only compared with, not written, unless --merge. With --format firestore-json, FILE is \
             the JSON node-firestore-import-export writes from the Firestore of seed 003's gateway. \
-            Exit status 1 when a record was refused.
+            Every record meets the rules a request to the gateway meets (lengths, characters, times, key forms, \
+            a key once per object). A record the store lacks is always written, so a dump run again after an \
+            interrupted import completes it. Whatever stops an import, it ends with its summary line. \
+            Exit status 1 when a record was refused or the import stopped.
             """
     )
 
@@ -47,30 +51,67 @@ struct ImportCommand: AsyncParsableCommand {
         }
     }
 
+    /// Whatever stops it — a refused record with `--strict`, a store that fails, an
+    /// unreadable input, SIGINT or SIGTERM — the import ends with its summary line
+    /// (what was stored stays: the same dump run again completes it) and exit 1.
     func run() async throws {
+        let started = Date()
+        let progress = ImportProgress()
+        let work = Task { try await importAll(reporting: progress) }
+        let interruption = Task {
+            for await signal in await UnixSignalsSequence(trapping: .sigint, .sigterm) {
+                progress.interrupted(by: signal)
+                work.cancel()
+                // The import stops between two records; one waiting on a pipe that
+                // sends nothing more is not left waiting: the summary says what was stored.
+                try await Task.sleep(for: .seconds(2))
+                guard progress.claimSummary() else { return }
+                Self.summarize(progress.summary(importOver: false), stop: progress.interruption, started: started)
+                Foundation.exit(ExitCode.failure.rawValue)
+            }
+        }
+        defer { interruption.cancel() }
+        var stop: String?
+        do {
+            try await work.value
+        } catch is DumpImporter.Stopped {
+            stop = "--strict"  // the refusal was reported on its own line
+        } catch {
+            stop = progress.interruption ?? "\(error)"
+            FileHandle.standardError.write(Data("Error: \(stop ?? "")\n".utf8))
+        }
+        // The signal's task printed it, and exits.
+        guard progress.claimSummary() else { throw ExitCode.failure }
+        let summary = progress.summary(importOver: true)
+        Self.summarize(summary, stop: stop, started: started)
+        if stop != nil || summary.refused > 0 { throw ExitCode.failure }
+    }
+
+    /// The last line, once, whoever ends the import.
+    private static func summarize(_ summary: DumpImportSummary, stop: String?, started: Date) {
+        let seconds = String(format: "%.1f", Date().timeIntervalSince(started))
+        let stopped = stop.map { "; stopped (\($0))" } ?? ""
+        print("import: \(summary)\(stopped) in \(seconds) s")
+    }
+
+    private func importAll(reporting progress: ImportProgress) async throws {
         let descriptor = try openInput()
         defer { if descriptor != STDIN_FILENO { close(descriptor) } }
         var logger = Logger(label: "pushgate-import")
         logger.logLevel = .warning
-        let started = Date()
-        let summary = try await StoreBackend.using(database.location, logger: logger) { backend in
+        try await StoreBackend.using(database.location, logger: logger) { backend in
             let importer = DumpImporter(
                 transfer: backend.transfer, namespace: namespace, merge: merge, strict: strict
             ) { location, reason in
                 FileHandle.standardError.write(Data("\(location): \(reason)\n".utf8))
             }
-            do {
-                switch format {
-                case .pushgate: try await importLines(from: descriptor, into: importer)
-                case .firestoreJSON: try await importFirestore(from: descriptor, into: importer)
-                }
-                return try await importer.finish()
-            } catch is DumpImporter.Stopped {
-                return importer.summary
+            progress.follow(importer)
+            switch format {
+            case .pushgate: try await importLines(from: descriptor, into: importer, reporting: progress)
+            case .firestoreJSON: try await importFirestore(from: descriptor, into: importer, reporting: progress)
             }
+            progress.publish(try await importer.finish())
         }
-        print("import: \(summary) in \(String(format: "%.1f", Date().timeIntervalSince(started))) s")
-        if summary.refused > 0 { throw ExitCode.failure }
     }
 
     private func openInput() throws -> Int32 {
@@ -81,13 +122,16 @@ struct ImportCommand: AsyncParsableCommand {
     }
 
     /// A Pushgate dump, line by line: the header first.
-    private func importLines(from descriptor: Int32, into importer: DumpImporter) async throws {
+    private func importLines(from descriptor: Int32, into importer: DumpImporter, reporting meter: ImportProgress)
+        async throws
+    {
         var reader = LineReader(descriptor: descriptor)
         let progress = ProgressMeter(label: "import", total: Self.size(of: descriptor), unit: "input")
         defer { progress.finish() }
         var number = 0
         var sawHeader = false
         while let line = try reader.next() {
+            try Task.checkCancellation()
             number += 1
             guard let line else {
                 try await importer.add(.failure(DumpError("longer than 16 MiB")), at: "line \(number)")
@@ -109,17 +153,26 @@ struct ImportCommand: AsyncParsableCommand {
                 continue
             }
             try await importer.add(record, at: "line \(number)")
+            meter.publish(importer.summary)
             progress.update(done: reader.bytesRead, records: importer.summary.read)
         }
         guard sawHeader else { throw CommandFailure("the input is empty: no dump header") }
     }
 
     /// A Firestore export, read whole (the tool that writes it holds it whole too).
-    private func importFirestore(from descriptor: Int32, into importer: DumpImporter) async throws {
+    private func importFirestore(from descriptor: Int32, into importer: DumpImporter, reporting meter: ImportProgress)
+        async throws
+    {
         let data = try FileHandle(fileDescriptor: descriptor, closeOnDealloc: false).readToEnd() ?? Data()
         let export: FirestoreExport
         do {
-            export = try FirestoreExport(json: try JSONValue.parse(data))
+            let json = try JSONValue.parse(data)
+            if let key = DuplicateKeyScan.firstDuplicate(in: data) {
+                throw CommandFailure("not a Firestore export: the key '\(key.prefix(80))' appears twice in one object")
+            }
+            export = try FirestoreExport(json: json)
+        } catch let error as CommandFailure {
+            throw error
         } catch let error as DumpError {
             throw CommandFailure("not a Firestore export: \(error)")
         } catch {
@@ -135,7 +188,9 @@ struct ImportCommand: AsyncParsableCommand {
         let progress = ProgressMeter(label: "import", total: Int64(export.documents.count), unit: "documents")
         defer { progress.finish() }
         for (index, (location, document)) in export.documents.enumerated() {
+            try Task.checkCancellation()
             try await importer.add(document.map(DumpRecord.document), at: location)
+            meter.publish(importer.summary)
             progress.update(done: Int64(index + 1), records: importer.summary.read)
         }
     }

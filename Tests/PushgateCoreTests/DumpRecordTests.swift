@@ -100,4 +100,74 @@ struct DumpRecordTests {
             "\(error)".contains(reason)
         }
     }
+
+    /// An agent document with `fields` (its cwd given, or `cwd` hashed into its path).
+    static func agentLine(cwd: String = cwd, _ fields: String) -> String {
+        let key = SHA256Hex.digest(of: cwd)
+        let cwdJSON = String(decoding: (try? JSONValue.string(cwd).encodedBytes()) ?? [], as: UTF8.self)
+        return #"{"path":"servers/\#(server)/agents/\#(key)","fields":{"cwd":\#(cwdJSON),\#(fields)}}"#
+    }
+
+    static let agentTimes = #""createdAt":"\#(stamp)","updatedAt":"\#(stamp)""#
+
+    @Test(
+        "a record meets the rules a request meets: lengths, characters, times ahead of the clock, keys once",
+        arguments: [
+            (
+                agentLine(cwd: String(repeating: "d", count: 1025), agentTimes),
+                "an agent's 'cwd' is 1025 bytes; at most 1024"
+            ),
+            (agentLine(cwd: "/a\u{0}b", agentTimes), "an agent's 'cwd' must not contain NUL characters"),
+            (agentLine(cwd: "/a\u{202E}b", agentTimes), "an agent's 'cwd' must not contain bidirectional controls"),
+            (
+                agentLine(#""agentDisplayName":"\#(String(repeating: "n", count: 201))",\#(agentTimes)"#),
+                "an agent's 'agentDisplayName' must be a string of 1 to 200 characters"
+            ),
+            (
+                agentLine(#""agentDisplayName":"a\u0085b",\#(agentTimes)"#),
+                "an agent's 'agentDisplayName' must not contain control characters"
+            ),
+            (
+                agentLine(#""createdAt":"\#(stamp)","updatedAt":"9999-12-31T00:00:00Z""#),
+                "an agent's 'updatedAt' is more than 5 minutes ahead of this clock"
+            ),
+            (
+                #"{"path":"\#(device)","fields":{\#(deviceFields),"appVersion":"\#(String(repeating: "1", count: 101))"}}"#,
+                "a device's 'appVersion' must be a string of 0 to 100 characters"
+            ),
+            (
+                #"{"path":"\#(device)","fields":{\#(deviceFields),"platform":"ios"}}"#,
+                "the key 'platform' appears twice in one object"
+            ),
+            (
+                #"{"delivery":{"notification_id":"n1","installation_id":"i","token_kind":"fcm","token":"t","push_id":"p","state":"pending","attempts":4294967296,"enqueued_at":1,"next_attempt_at":1}}"#,
+                "'attempts' must be a whole number from 0 to 100"
+            ),
+            (
+                #"{"delivery":{"notification_id":"n1","installation_id":"i","token_kind":"fcm","token":"t","push_id":"p","state":"pending","attempts":1,"enqueued_at":1,"next_attempt_at":253402300800000}}"#,
+                "'next_attempt_at' must be a whole number from 0 to 253402300799999"
+            ),
+        ])
+    func apiRules(line: String, reason: String) {
+        #expect {
+            try record(line)
+        } throws: { error in
+            "\(error)".contains(reason)
+        }
+    }
+
+    @Test("a time something happened may be as far ahead of the clock as a request's, not further")
+    func timesAhead() throws {
+        let now = Date()
+        let soon = RFC3339.format(now.addingTimeInterval(60))
+        let late = RFC3339.format(now.addingTimeInterval(3_600))
+        #expect(throws: Never.self) {
+            try DumpRecord(
+                line: Array(Self.agentLine(#""createdAt":"\#(soon)","updatedAt":"\#(soon)""#).utf8), now: now)
+        }
+        #expect(throws: DumpError.self) {
+            try DumpRecord(
+                line: Array(Self.agentLine(#""createdAt":"\#(late)","updatedAt":"\#(soon)""#).utf8), now: now)
+        }
+    }
 }

@@ -110,6 +110,17 @@ struct MetricsEndToEndTests {
             try PrometheusText(text)["pushgate_http_requests_total", ["function": "heartbeat", "status": "200"]] == 1)
         #expect(try await get(gateway.baseURL + "/metrics").status == 404, "not on the main port")
         #expect(try await get("http://127.0.0.1:\(port)/heartbeat").status == 404, "nothing else on the metrics port")
+
+        // The backlog and the delivery mode are the operator's: on the metrics port only.
+        let (publicStatus, publicHealth) = try await get(gateway.baseURL + "/healthz")
+        #expect(publicStatus == 200)
+        #expect(try JSONValue.parse(Array(publicHealth.utf8)) == ["status": "ok"])
+        let (detailedStatus, detailedHealth) = try await get("http://127.0.0.1:\(port)/healthz")
+        #expect(detailedStatus == 200)
+        let detailed = try JSONValue.parse(Array(detailedHealth.utf8)).objectValue
+        #expect(detailed?["delivery"] == "log")
+        #expect(detailed?["outbox"]?.objectValue?["pending"] == 0)
+        #expect(try await get("http://127.0.0.1:\(port)/readyz").status == 200)
     }
 
     @Test("a metrics address already taken stops the start with one line; off serves metrics nowhere")

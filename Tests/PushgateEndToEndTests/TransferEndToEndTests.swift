@@ -266,6 +266,63 @@ struct TransferEndToEndTests {
             }, "\(entries)")
     }
 
+    @Test("an import stopped by a signal ends with its summary and exit 1; the same dump run again completes it")
+    func interruptedImport() async throws {
+        let server = SHA256Hex.digest(of: Self.secret)
+        let agent = SHA256Hex.digest(of: Self.cwd)
+        let stamp = #""2026-11-24T10:00:00.000Z""#
+        let devices = 6_000
+        let lines =
+            [
+                #"{"pushgate_dump":1,"exported_at":\#(stamp)}"#,
+                #"{"path":"servers/\#(server)","fields":{"createdAt":\#(stamp)}}"#,
+                #"{"path":"servers/\#(server)/agents/\#(agent)","fields":{"createdAt":\#(stamp),"cwd":"\#(Self.cwd)","updatedAt":\#(stamp)}}"#,
+            ]
+            + (0..<devices).map {
+                #"{"path":"servers/\#(server)/agents/\#(agent)/devices/phone-\#(String(format: "%05d", $0))","fields":{"apnsToken":"\#(Self.token($0))","createdAt":\#(stamp),"platform":"ios","updatedAt":\#(stamp)}}"#
+            }
+        let store = path("interrupted.sqlite")
+
+        // The dump arrives through a pipe that stays open, as from a slow network
+        // copy: the first batch (5,000 records) is stored, the rest waits for more.
+        let process = Process()
+        process.executableURL = BuiltExecutable.url
+        process.arguments = ["import", "--database", store, "-"]
+        let input = Pipe()
+        let output = Pipe()
+        let outputText = LogBuffer()
+        output.fileHandleForReading.readabilityHandler = {
+            outputText.append(String(decoding: $0.availableData, as: UTF8.self))
+        }
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        let text = lines.joined(separator: "\n") + "\n"
+        let writer = input.fileHandleForWriting
+        try await BlockingWork.run { try writer.write(contentsOf: Data(text.utf8)) }
+        try await waitUntil("the first batch stored", within: .seconds(120), every: .milliseconds(250)) {
+            (try? await canonicalDump(store).count) ?? 0 >= 5_000
+        }
+        kill(process.processIdentifier, SIGTERM)
+        try await waitUntil("the import to stop", within: .seconds(30)) { !process.isRunning }
+        #expect(process.terminationStatus == 1)
+        let summary = try #require(
+            outputText.text.split(separator: "\n").first { $0.hasPrefix("import: ") && $0.contains(" read, ") },
+            "\(outputText.text)")
+        #expect(summary.contains("written, 0 unchanged, 0 refused; stopped (interrupted by SIGTERM)"), "\(summary)")
+        try writer.close()
+
+        // Run again on the whole dump, without --merge: what the store lacks is written.
+        let dump = path("interrupted.jsonl")
+        try text.write(toFile: dump, atomically: true, encoding: .utf8)
+        let again = try await pushgate(["import", "--database", store, dump])
+        #expect(again.status == 0, "\(again.stdout)\(again.stderr)")
+        #expect(again.stdout.contains("0 refused"), "\(again.stdout)")
+        #expect(try await canonicalDump(store) == lines.dropFirst().map { Substring($0) })
+    }
+
     @Test("bad lines are reported by number and not imported; the rest is, and nothing else changes")
     func badLines() async throws {
         let server = SHA256Hex.digest(of: Self.secret)
@@ -319,6 +376,13 @@ struct TransferEndToEndTests {
         try "{\"servers\":{}}\n".write(toFile: path("not-a-dump.json"), atomically: true, encoding: .utf8)
         let notADump = try await pushgate(["import", "--database", store, path("not-a-dump.json")])
         #expect(notADump.status != 0 && notADump.stderr.contains("line 1: not a Pushgate dump"))
+        #expect(notADump.stdout.hasPrefix("import: 0 records read"), "a stop ends with the summary too")
+        try #"{"__collections__":{"servers":{}},"__collections__":{}}"#.write(
+            toFile: path("twice.json"), atomically: true, encoding: .utf8)
+        let twice = try await pushgate([
+            "import", "--database", store, "--format", "firestore-json", path("twice.json"),
+        ])
+        #expect(twice.status == 1 && twice.stderr.contains("the key '__collections__' appears twice in one object"))
         #expect(try await canonicalDump(store) == stored)
     }
 }

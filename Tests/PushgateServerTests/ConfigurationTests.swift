@@ -161,6 +161,15 @@ struct ConfigurationTests {
         #expect(try !SettingSources(file: file).gatewayConfiguration().servesConsole)
     }
 
+    @Test("health checks tell details on the main port only when PUSHGATE_HEALTH_DETAILS says on")
+    func healthDetails() throws {
+        #expect(try !SettingSources().gatewayConfiguration().healthDetails)
+        #expect(try SettingSources(environment: ["PUSHGATE_HEALTH_DETAILS": "on"]).gatewayConfiguration().healthDetails)
+        #expect(throws: ConfigurationError.self) {
+            try SettingSources(environment: ["PUSHGATE_HEALTH_DETAILS": "all"]).gatewayConfiguration()
+        }
+    }
+
     @Test("file values are read as written, as flags and variables are: off stays off, 0.50 stays 0.50")
     func valuesAsWritten() throws {
         let file = try ConfigurationFile(path: "p.yaml", text: "coalesce_window: off\ntrigger_wait: 0.50\nport: ~\n")

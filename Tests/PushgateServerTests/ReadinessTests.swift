@@ -71,10 +71,17 @@ struct ReadinessTests {
                     OutboxDelivery(
                         notificationID: "n1", installationID: "d\($0)", token: .apns(String(format: "%064x", $0)))
                 }, dueAt: Date().addingTimeInterval(-1)))
-        try await fixture.withClient(readiness: quick) { client in
+        try await fixture.withClient(readiness: quick, healthDetails: true) { client in
             let response = try await client.execute(uri: "/readyz", method: .get)
             #expect(response.status == .serviceUnavailable)
             #expect(response.json?.objectValue?["checks"]?.objectValue?["backlog"] == "3 deliveries due, over 2")
+        }
+        try await fixture.withClient(readiness: quick) { client in
+            let response = try await client.execute(uri: "/readyz", method: .get)
+            #expect(response.status == .serviceUnavailable)
+            #expect(
+                response.json?.objectValue?["checks"]?.objectValue?["backlog"] == "over the backlog threshold",
+                "the figure is the operator's")
         }
 
         let degraded = try RouterFixture(

@@ -50,6 +50,7 @@ final class RouterFixture: Sendable {
     func withClient<Value: Sendable>(
         store: (any DocumentStore)? = nil,
         readiness: Readiness = Readiness(),
+        healthDetails: Bool = false,
         admission: AdmissionPolicy = AdmissionPolicy(),
         rateLimiter: RateLimiter? = nil,
         servesConsole: Bool = false,
@@ -69,7 +70,8 @@ final class RouterFixture: Sendable {
             logger: Logger(label: "test")
         )
         let router = buildRouter(
-            parts: parts, readiness: readiness, servesConsole: servesConsole, rateLimiter: rateLimiter,
+            parts: parts, readiness: readiness, healthDetails: healthDetails, servesConsole: servesConsole,
+            rateLimiter: rateLimiter,
             logger: Logger(label: "test"))
         return try await Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
             .test(testing, body)

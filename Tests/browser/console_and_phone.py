@@ -194,7 +194,11 @@ def check_console(browser, base, reference, shots, problems):
     expect(page.locator("#devices tbody tr", has_text="iphone")).to_contain_text("delivered")
     expect(page.locator("#devices tbody tr", has_text="old-phone").locator(".reason")).to_have_text("UNAVAILABLE")
     assert "a1a1a1a1a" not in page.locator("body").inner_text(), "a whole token is shown"
-    expect(page.locator('#outbox [data-figure="Pending"]')).to_have_text(re.compile(r"^\d+$"))
+    # The namespace's own figures, never the whole gateway's backlog.
+    expect(page.locator('#own-figures [data-figure="Pending"]')).to_have_text(re.compile(r"^\d+$"))
+    expect(page.locator('#own-figures [data-figure="Delivered"]')).to_have_text(re.compile(r"^[1-9]\d*$"))
+    expect(page.locator('#own-figures [data-figure="Approvals waiting"]')).to_have_text("2")
+    expect(page.locator("#own-figures")).to_contain_text("The gateway is delivering.")
     page.screenshot(path=os.path.join(shots, "console.png"), full_page=True)
 
     # Actions through the public functions.

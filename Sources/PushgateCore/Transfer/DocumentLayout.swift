@@ -1,3 +1,5 @@
+import Foundation
+
 /// The documents `store/LAYOUT.md` allows, as rules an import checks each record
 /// against: where a document may live (its path and the form of each key), which
 /// fields it may have, of which type, and which it must have.
@@ -20,39 +22,110 @@ public enum DocumentLayout {
         }
     }
 
-    /// The type a field's value must have.
+    /// The type a field's value must have, and the rules a request's value for it
+    /// meets: a record is stored only as a call could have stored it.
     enum FieldType {
-        case timestamp, string, apnsToken, fcmToken, trueFlag, strings, timestamps, anything
+        /// Any time from 0001 to 9999 (an expiry, a reminder: the future is theirs).
+        case timestamp
+        /// A time something happened: besides, no further ahead of the importing
+        /// clock than a request's time may be (one in year 9999 would order every
+        /// later event before it, for good).
+        case pastTimestamp
+        case apnsToken, fcmToken, trueFlag, anything
         case oneOf(Set<String>)
-        case text(maxCharacters: Int)
+        /// One-line text (no control, bidirectional or separator character) of
+        /// `characters` characters, as a request's field of that name.
+        case text(characters: ClosedRange<Int>)
+        /// The agent's working directory: as `registerSubscription` takes it.
+        case cwd
+        /// An event type: reply_finished, approval_requested, … or 1 to 40 of a-z, 0-9, _.
+        case eventType
+        /// A row id (a notification's): 1 to 128 visible ASCII characters.
+        case identifier
+        /// A key (64 lower-case hex digits), or `*` for the whole server.
+        case keyOrEveryone
+        /// An array of row ids (1 to 128 visible ASCII), of keys, of installation
+        /// ids, of times.
+        case identifiers, keys, installationIDs, timestamps
 
-        func accepts(_ value: JSONValue) -> Bool {
+        /// Why `value` may not be field `name` of a document, if it may not.
+        func refusal(of value: JSONValue, name: String, now: Date) -> String? {
             switch self {
-            case .timestamp: value.stringValue.flatMap(RFC3339.parse) != nil
-            case .string: value.stringValue != nil
-            case .apnsToken: value.stringValue.map(DocumentLayout.isAPNsToken) ?? false
-            case .fcmToken: value.stringValue.map(DocumentLayout.isFCMToken) ?? false
-            case .trueFlag: value == .bool(true)
-            case .strings: value.arrayValue?.allSatisfy { $0.stringValue != nil } ?? false
-            case .timestamps: value.arrayValue?.allSatisfy { FieldType.timestamp.accepts($0) } ?? false
-            case .anything: true
-            case .oneOf(let allowed): value.stringValue.map(allowed.contains) ?? false
-            case .text(let maxCharacters): value.stringValue.map { (1...maxCharacters).contains($0.count) } ?? false
+            case .timestamp, .pastTimestamp:
+                guard let date = value.stringValue.flatMap(RFC3339.parse) else { return "must be \(description)" }
+                if case .pastTimestamp = self, date.timeIntervalSince(now) > RequestFields.maxClockSkew {
+                    return "is more than \(Int(RequestFields.maxClockSkew / 60)) minutes ahead of this clock"
+                }
+                return nil
+            case .text(let characters):
+                guard let text = value.stringValue, characters.contains(text.count) else {
+                    return "must be \(description)"
+                }
+                return Self.apiRefusal { () throws(FunctionError) in try FieldRules.printable(text, field: name) }
+            case .cwd:
+                guard let text = value.stringValue else { return "must be \(description)" }
+                return Self.apiRefusal { () throws(FunctionError) in
+                    try FieldRules.printable(FieldRules.cwd(text, field: name), field: name)
+                }
+            case .timestamps:
+                let items = value.arrayValue
+                return items?.allSatisfy({ Self.timestamp.refusal(of: $0, name: name, now: now) == nil }) == true
+                    ? nil : "must be \(description)"
+            default:
+                return accepts(value) ? nil : "must be \(description)"
             }
         }
 
-        var name: String {
+        private func accepts(_ value: JSONValue) -> Bool {
             switch self {
-            case .timestamp: "an RFC 3339 timestamp"
-            case .string: "a string"
+            case .apnsToken: value.stringValue.map(DocumentLayout.isAPNsToken) ?? false
+            case .fcmToken: value.stringValue.map(DocumentLayout.isFCMToken) ?? false
+            case .trueFlag: value == .bool(true)
+            case .anything: true
+            case .oneOf(let allowed): value.stringValue.map(allowed.contains) ?? false
+            case .eventType: value.stringValue.flatMap(EventType.init(rawValue:)) != nil
+            case .identifier: value.stringValue.map(DumpRow.isIdentifier) ?? false
+            case .keyOrEveryone: value.stringValue.map { $0 == OutboxNotification.everyAgent || isKey($0) } ?? false
+            case .identifiers: Self.all(value, DumpRow.isIdentifier)
+            case .keys: Self.all(value, DocumentLayout.isKey)
+            case .installationIDs: Self.all(value, DocumentLayout.isInstallationID)
+            case .timestamp, .pastTimestamp, .text, .cwd, .timestamps: false
+            }
+        }
+
+        private static func all(_ value: JSONValue, _ rule: (String) -> Bool) -> Bool {
+            value.arrayValue?.allSatisfy { $0.stringValue.map(rule) ?? false } ?? false
+        }
+
+        /// The message a request would have been refused with, if it would.
+        private static func apiRefusal(_ check: () throws(FunctionError) -> Void) -> String? {
+            do {
+                try check()
+                return nil
+            } catch {
+                // "'cwd' must not …": the field leads the message, as it follows the kind here.
+                return String(error.message.drop(while: { $0 != " " }).dropFirst())
+            }
+        }
+
+        var description: String {
+            switch self {
+            case .timestamp, .pastTimestamp:
+                "an RFC 3339 timestamp from 0001-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z"
             case .apnsToken: "64 to 200 lower-case hex digits"
             case .fcmToken: "1 to 4096 characters without white space"
             case .trueFlag: "true"
-            case .strings: "an array of strings"
-            case .timestamps: "an array of RFC 3339 timestamps"
             case .anything: "any value"
             case .oneOf(let allowed): allowed.sorted().map { "\"\($0)\"" }.joined(separator: " or ")
-            case .text(let maxCharacters): "a string of 1 to \(maxCharacters) characters"
+            case .text(let characters): "a string of \(characters.lowerBound) to \(characters.upperBound) characters"
+            case .cwd: "a string of 1 to 1024 bytes"
+            case .eventType: "an event type (1 to 40 of a-z, 0-9 and _, starting with a letter)"
+            case .identifier: "1 to 128 visible ASCII characters"
+            case .keyOrEveryone: "64 lower-case hex digits or '*'"
+            case .identifiers: "an array of ids of 1 to 128 visible ASCII characters"
+            case .keys: "an array of 64 lower-case hex digits each"
+            case .installationIDs: "an array of installation ids"
+            case .timestamps: "an array of RFC 3339 timestamps from 0001 to 9999"
             }
         }
     }
@@ -68,43 +141,45 @@ public enum DocumentLayout {
         func optional(_ type: FieldType) -> FieldRule { FieldRule(type: type, required: false) }
         switch kind {
         case .server:
-            return [FieldName.createdAt: required(.timestamp), FieldName.lastSeenAt: optional(.timestamp)]
+            return [FieldName.createdAt: required(.pastTimestamp), FieldName.lastSeenAt: optional(.pastTimestamp)]
         case .source:
             return [
-                FieldName.source: required(.text(maxCharacters: 128)), FieldName.createdAt: required(.timestamp),
-                FieldName.lastSeenAt: required(.timestamp),
+                FieldName.source: required(.text(characters: 1...128)), FieldName.createdAt: required(.pastTimestamp),
+                FieldName.lastSeenAt: required(.pastTimestamp),
             ]
         case .agent:
             return [
-                FieldName.cwd: required(.string), FieldName.agentDisplayName: optional(.string),
-                FieldName.createdAt: required(.timestamp), FieldName.updatedAt: required(.timestamp),
-                FieldName.lastTriggeredAt: optional(.timestamp),
+                FieldName.cwd: required(.cwd), FieldName.agentDisplayName: optional(.text(characters: 1...200)),
+                FieldName.createdAt: required(.pastTimestamp), FieldName.updatedAt: required(.pastTimestamp),
+                FieldName.lastTriggeredAt: optional(.pastTimestamp),
             ]
         case .device:
             return [
                 FieldName.apnsToken: optional(.apnsToken), FieldName.fcmToken: optional(.fcmToken),
                 FieldName.platform: required(.oneOf(["ios", "ipados", "macos", "android"])),
-                FieldName.appVersion: optional(.string), FieldName.bundleID: optional(.string),
+                FieldName.appVersion: optional(.text(characters: 0...100)),
+                FieldName.bundleID: optional(.text(characters: 0...100)),
                 FieldName.apnsEnvironment: optional(.oneOf(["production", "sandbox"])),
                 FieldName.apnsEnvironmentLearned: optional(.trueFlag),
-                FieldName.createdAt: required(.timestamp), FieldName.updatedAt: required(.timestamp),
+                FieldName.createdAt: required(.pastTimestamp), FieldName.updatedAt: required(.pastTimestamp),
             ]
         case .agentLastEvent, .serverLastEvent:
-            return [FieldName.lastOccurredAt: required(.timestamp)]
+            return [FieldName.lastOccurredAt: required(.pastTimestamp)]
         case .event:
             return [
-                FieldName.eventID: required(.string), FieldName.agentKey: required(.string),
-                FieldName.type: required(.string), FieldName.notificationID: required(.string),
-                FieldName.reminderNotificationIDs: required(.strings),
+                FieldName.eventID: required(.text(characters: 1...200)), FieldName.agentKey: required(.keyOrEveryone),
+                FieldName.type: required(.eventType), FieldName.notificationID: required(.identifier),
+                FieldName.reminderNotificationIDs: required(.identifiers),
                 FieldName.remindersDueAt: optional(.timestamps),
-                FieldName.badgedInstallations: optional(.strings),
+                FieldName.badgedInstallations: optional(.installationIDs),
                 // Written before badges were counted per installation; no longer read.
                 "countedInstallations": optional(.anything),
-                FieldName.expiresAt: optional(.timestamp), FieldName.createdAt: required(.timestamp),
-                FieldName.resolvedAt: optional(.timestamp), FieldName.resolution: optional(.string),
+                FieldName.expiresAt: optional(.timestamp), FieldName.createdAt: required(.pastTimestamp),
+                FieldName.resolvedAt: optional(.pastTimestamp),
+                FieldName.resolution: optional(.text(characters: 1...100)),
             ]
         case .installation:
-            return [FieldName.pendingApprovals: required(.strings), FieldName.updatedAt: required(.timestamp)]
+            return [FieldName.pendingApprovals: required(.keys), FieldName.updatedAt: required(.pastTimestamp)]
         }
     }
 
@@ -158,15 +233,20 @@ public enum DocumentLayout {
         guard condition else { throw DumpError(reason()) }
     }
 
-    /// Checks a document's path and fields; returns its kind.
+    /// Checks a document's path and fields against the layout and the rules a
+    /// request meets, times against `now` (the importing clock); returns its kind.
     @discardableResult
-    public static func check(_ path: DocumentPath, _ fields: [String: JSONValue]) throws(DumpError) -> Kind {
+    public static func check(_ path: DocumentPath, _ fields: [String: JSONValue], now: Date = Date()) throws(DumpError)
+        -> Kind
+    {
         let kind = try kind(of: path)
         let rules = rules(for: kind)
-        for name in fields.keys.sorted() {
-            guard let rule = rules[name] else { throw DumpError("\(kind.name) has no field '\(name.prefix(80))'") }
-            guard rule.type.accepts(fields[name]!) else {
-                throw DumpError("\(kind.name)'s '\(name)' must be \(rule.type.name)")
+        for (name, value) in fields.sorted(by: { $0.key < $1.key }) {
+            guard let rule = rules[name] else {
+                throw DumpError("\(kind.name) has no field '\(InvisibleCharacters.escaped(String(name.prefix(80))))'")
+            }
+            if let refusal = rule.type.refusal(of: value, name: name, now: now) {
+                throw DumpError("\(kind.name)'s '\(name)' \(refusal)")
             }
         }
         for (name, rule) in rules.sorted(by: { $0.key < $1.key }) where rule.required && fields[name] == nil {
@@ -174,8 +254,8 @@ public enum DocumentLayout {
         }
         switch kind {
         case .agent:
-            let cwd = fields[FieldName.cwd]!.stringValue!
-            guard SHA256Hex.digest(of: cwd) == path.documentID else {
+            // The rules above made it a string.
+            guard let cwd = fields[FieldName.cwd]?.stringValue, SHA256Hex.digest(of: cwd) == path.documentID else {
                 throw DumpError("the agent key is not the SHA-256 of its cwd")
             }
         case .device:

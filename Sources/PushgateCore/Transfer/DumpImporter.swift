@@ -23,12 +23,10 @@ public final class DumpImporter {
     /// Whether each namespace reached so far may be written.
     private var writableNamespaces: [String: Bool] = [:]
     /// The namespace of each notification imported so far: its deliveries' and expansion's.
+    /// A delivery or expansion the store lacks is added whether or not the store had
+    /// its notification before (an import interrupted between the two): the store
+    /// forgets a delivery only when it prunes it with its notification.
     private var notificationNamespaces: [String: String] = [:]
-    /// Notifications the store had before this import: their deliveries and expansion
-    /// are the store's to finish (or finished, and pruned), never added again.
-    private var storedBefore: Set<String> = []
-    /// Whether a notification read is not stored yet.
-    private var unsettledNotifications = false
     /// The batch being written, and what the store makes of it.
     private var storing:
         (items: [(location: String, item: DumpImportItem)], task: Task<[DumpImportOutcome], any Error>)?
@@ -63,10 +61,6 @@ public final class DumpImporter {
         }
         if case .notification(let notification) = parsed {
             notificationNamespaces[notification.id] = serverKey
-            unsettledNotifications = true
-        } else if let owner = parsed.notificationID, try await wasStoredBefore(owner) {
-            summary.unchanged += 1
-            return
         }
         let mayWrite = try await isWritable(serverKey)
         batch.append((location, DumpImportItem(record: parsed, mayWrite: mayWrite)))
@@ -97,17 +91,6 @@ public final class DumpImporter {
         return nil
     }
 
-    /// Whether the store had the notification before this import. A dump lists its
-    /// notifications before their deliveries: the batch holding them is stored first.
-    private func wasStoredBefore(_ notificationID: String) async throws -> Bool {
-        if unsettledNotifications {
-            try await flush()
-            try await settle()
-            unsettledNotifications = false
-        }
-        return storedBefore.contains(notificationID)
-    }
-
     private func isWritable(_ serverKey: String) async throws -> Bool {
         if let writable = writableNamespaces[serverKey] { return writable }
         let writable = try await merge ? true : !transfer.hasDocuments(inNamespace: serverKey)
@@ -136,9 +119,6 @@ public final class DumpImporter {
         storing = nil
         var items = stored
         var outcomes = try await task.value
-        for ((_, item), outcome) in zip(items, outcomes) where outcome == .unchanged {
-            if case .notification(let notification) = item.record { storedBefore.insert(notification.id) }
-        }
         // With `strict` a batch with a refusal wrote nothing: what came before the
         // refused record is stored again alone, so that the import stops right there
         // (the batch read meanwhile is dropped).

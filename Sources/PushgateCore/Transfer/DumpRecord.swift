@@ -47,9 +47,10 @@ public enum DumpRecord: Sendable, Hashable {
         return bytes
     }
 
-    /// Reads one line; a document is checked against the layout, an outbox row
-    /// column by column.
-    public init(line: some Collection<UInt8>) throws(DumpError) {
+    /// Reads one line; a document is checked against the layout and the rules a
+    /// request meets (its times against `now`, the importing clock), an outbox row
+    /// column by column. A key twice in one object is refused, as in a request.
+    public init(line: some Collection<UInt8>, now: Date = Date()) throws(DumpError) {
         let json: JSONValue
         do {
             json = try JSONValue.parse(line)
@@ -58,10 +59,14 @@ public enum DumpRecord: Sendable, Hashable {
         } catch {
             throw DumpError("not a JSON value")
         }
-        try self.init(json: json)
+        if let key = DuplicateKeyScan.firstDuplicate(in: line) {
+            throw DumpError(
+                "the key '\(InvisibleCharacters.escaped(String(key.prefix(80))))' appears twice in one object")
+        }
+        try self.init(json: json, now: now)
     }
 
-    public init(json: JSONValue) throws(DumpError) {
+    public init(json: JSONValue, now: Date = Date()) throws(DumpError) {
         guard let object = json.objectValue, object.count <= 3 else {
             throw DumpError("a record must be an object with one of the keys path, notification, delivery, expansion")
         }
@@ -83,7 +88,7 @@ public enum DumpRecord: Sendable, Hashable {
             throw DumpError("a record must be an object with one of the keys path, notification, delivery, expansion")
         }
         if let path = object["path"] {
-            self = .document(try Self.document(path: path, fields: object["fields"]))
+            self = .document(try Self.document(path: path, fields: object["fields"], now: now))
         } else if let row = object["notification"] {
             self = .notification(try DumpedNotification(json: row))
         } else if let row = object["delivery"] {
@@ -96,7 +101,7 @@ public enum DumpRecord: Sendable, Hashable {
         }
     }
 
-    private static func document(path: JSONValue, fields: JSONValue?) throws(DumpError) -> Document {
+    private static func document(path: JSONValue, fields: JSONValue?, now: Date) throws(DumpError) -> Document {
         guard let rawPath = path.stringValue else { throw DumpError("'path' must be a string") }
         guard let fields = fields?.objectValue else { throw DumpError("'fields' must be an object") }
         let documentPath: DocumentPath
@@ -105,7 +110,7 @@ public enum DumpRecord: Sendable, Hashable {
         } catch {
             throw DumpError("'\(rawPath.prefix(200))': \(error.detail)")
         }
-        try DocumentLayout.check(documentPath, fields)
+        try DocumentLayout.check(documentPath, fields, now: now)
         return Document(path: documentPath, fields: fields)
     }
 

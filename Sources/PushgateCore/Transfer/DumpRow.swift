@@ -36,10 +36,14 @@ struct DumpRow {
     /// A row id (a notification's, a push id): 1–128 visible ASCII characters.
     mutating func identifier(_ name: String) throws(DumpError) -> String {
         let text = try string(name)
-        guard (1...128).contains(text.utf8.count), text.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
+        guard Self.isIdentifier(text) else {
             throw DumpError("\(kind): '\(name)' must be 1 to 128 visible ASCII characters")
         }
         return text
+    }
+
+    static func isIdentifier(_ text: String) -> Bool {
+        (1...128).contains(text.utf8.count) && text.utf8.allSatisfy { (0x21...0x7E).contains($0) }
     }
 
     mutating func optionalIdentifier(_ name: String) throws(DumpError) -> String? {
@@ -83,20 +87,32 @@ struct DumpRow {
         }
     }
 
-    /// Milliseconds since 1970, or a count: a whole number from 0 to 2^53.
-    mutating func optionalWholeNumber(_ name: String) throws(DumpError) -> Int64? {
+    /// A whole number from 0 to `maximum`.
+    mutating func optionalWholeNumber(_ name: String, upTo maximum: Int64) throws(DumpError) -> Int64? {
         switch columns.removeValue(forKey: name) {
         case nil, .null?: return nil
-        case .number(let number)? where number >= 0 && number <= 9_007_199_254_740_992 && number.rounded() == number:
+        case .number(let number)? where number >= 0 && number <= Double(maximum) && number.rounded() == number:
             return Int64(number)
         case .some:
-            throw DumpError("\(kind): '\(name)' must be a whole number from 0 to 2^53")
+            throw DumpError("\(kind): '\(name)' must be a whole number from 0 to \(maximum)")
         }
     }
 
-    mutating func wholeNumber(_ name: String) throws(DumpError) -> Int64 {
-        guard let value = try optionalWholeNumber(name) else { throw DumpError("\(kind): '\(name)' is missing") }
+    mutating func wholeNumber(_ name: String, upTo maximum: Int64) throws(DumpError) -> Int64 {
+        guard let value = try optionalWholeNumber(name, upTo: maximum) else {
+            throw DumpError("\(kind): '\(name)' is missing")
+        }
         return value
+    }
+
+    /// Milliseconds since 1970, at most 9999-12-31T23:59:59.999Z: a time every store
+    /// reads back and writes out.
+    mutating func optionalTime(_ name: String) throws(DumpError) -> Int64? {
+        try optionalWholeNumber(name, upTo: RFC3339.latestMilliseconds)
+    }
+
+    mutating func time(_ name: String) throws(DumpError) -> Int64 {
+        try wholeNumber(name, upTo: RFC3339.latestMilliseconds)
     }
 
     /// A notification's content: an object the outbox can read back as a ``PushNotification``.

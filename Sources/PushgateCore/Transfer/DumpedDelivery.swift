@@ -60,9 +60,10 @@ public struct DumpedDelivery: Sendable, Hashable {
         guard try row.string("state") == DeliveryState.pending.rawValue else {
             throw DumpError("delivery: 'state' must be \"pending\": a dump carries only deliveries not made yet")
         }
-        attempts = try row.wholeNumber("attempts")
-        enqueuedAt = try row.wholeNumber("enqueued_at")
-        nextAttemptAt = try row.wholeNumber("next_attempt_at")
+        // No store counts further: the most PUSHGATE_DELIVERY_MAX_ATTEMPTS allows.
+        attempts = try row.wholeNumber("attempts", upTo: 100)
+        enqueuedAt = try row.time("enqueued_at")
+        nextAttemptAt = try row.time("next_attempt_at")
         lastReason = try row.optionalString("last_reason")
         try row.finish()
     }

@@ -32,7 +32,7 @@ public struct DumpedExpansion: Sendable, Hashable {
     init(json: JSONValue) throws(DumpError) {
         var row = try DumpRow(json, kind: "expansion")
         notificationID = try row.identifier("notification_id")
-        acceptedAt = try row.wholeNumber("accepted_at")
+        acceptedAt = try row.time("accepted_at")
         selection = try row.selection("selection")
         cursor = try row.optionalString("cursor")
         try row.finish()

@@ -61,13 +61,13 @@ public struct DumpedNotification: Sendable, Hashable {
         }
         self.agentKey = agentKey
         content = try row.notificationContent("content")
-        createdAt = try row.wholeNumber("created_at")
-        expiresAt = try row.wholeNumber("expires_at")
+        createdAt = try row.time("created_at")
+        expiresAt = try row.time("expires_at")
         idempotencyKey = try row.optionalString("idempotency_key")
         reminderOf = try row.optionalIdentifier("reminder_of")
         coalesceKey = try row.optionalString("coalesce_key")
-        heldUntil = try row.optionalWholeNumber("held_until")
-        coalescedCount = try row.optionalWholeNumber("coalesced_count")
+        heldUntil = try row.optionalTime("held_until")
+        coalescedCount = try row.optionalWholeNumber("coalesced_count", upTo: Int64(Int32.max))
         coalescedInto = try row.optionalIdentifier("coalesced_into")
         try row.finish()
     }

@@ -18,14 +18,16 @@ public protocol StoreTransfer: Sendable {
 
     /// Stores a batch in one transaction and says what became of each item, in
     /// order. A document equal to the stored one, or an outbox row already there as
-    /// it is, is `unchanged`; an item that may not write and differs is `refused`.
-    /// Outbox rows are never overwritten: one there in another form is `refused`.
+    /// it is, is `unchanged`; a record the store lacks is written (so the same dump
+    /// run again after an interruption completes it); a document that may not write
+    /// and differs from the stored one is `refused`. Outbox rows are never
+    /// overwritten: one there in another form is `refused`.
     /// With `allOrNothing`, a batch with any refusal writes nothing.
     func store(_ batch: [DumpImportItem], allOrNothing: Bool) async throws -> [DumpImportOutcome]
 }
 
-/// One record to import, and whether it may change the store (its namespace was
-/// empty when the import reached it, or `--merge` was given).
+/// One record to import, and whether it may replace a stored document that differs
+/// (its namespace was empty when the import reached it, or `--merge` was given).
 public struct DumpImportItem: Sendable {
     public let record: DumpRecord
     public let mayWrite: Bool
@@ -48,9 +50,10 @@ public enum DumpImportOutcome: Sendable, Hashable {
         return nil
     }
 
-    /// Why a record that may not write differs from the store.
+    /// Why a document that may not replace the stored one differs from it.
     public static let occupiedNamespace = DumpImportOutcome.refused(
-        "its namespace already had documents before this import and it differs from them; --merge writes into it")
+        "its namespace already had documents before this import and this one differs from the stored one; --merge replaces it"
+    )
 
     /// An outbox delivery or expansion whose notification the store does not have.
     public static let notificationMissing = DumpImportOutcome.refused("its notification is not in the store")

@@ -75,6 +75,33 @@ public enum FieldRules {
         return value
     }
 
+    /// Refuses control characters (C0, DEL, C1); in a multi-line text tabs and
+    /// line breaks (NEL too) are not, nor are the bidirectional controls and line separators
+    /// an agent's own text may hold (a push shows it without them:
+    /// ``InvisibleCharacters/shown(_:multiline:)``); a one-line text refuses those too.
+    public static func printable(_ text: String, field: String, multiline: Bool = false) throws(FunctionError) {
+        guard let found = InvisibleCharacters.first(in: text, allowing: multiline ? multilineAllowed : []) else {
+            return
+        }
+        let reason =
+            switch found.value {
+            case 0: "NUL characters"
+            case 0x00...0x1F, 0x7F...0x9F: "control characters" + (multiline ? " other than tabs and line breaks" : "")
+            case 0x2028, 0x2029: "line or paragraph separators"
+            default: "bidirectional controls (U+\(String(found.value, radix: 16, uppercase: true)))"
+            }
+        throw .invalidArgument("'\(field)' must not contain \(reason)", field: field)
+    }
+
+    /// What a multi-line text may hold of ``InvisibleCharacters``.
+    private static let multilineAllowed: Set<Unicode.Scalar> = {
+        var allowed: Set<Unicode.Scalar> = ["\t", "\n", "\r", "\u{85}", "\u{2028}", "\u{2029}"]
+        for value: UInt32 in [0x061C, 0x200E, 0x200F] + Array(0x202A...0x202E) + Array(0x2066...0x2069) {
+            if let scalar = Unicode.Scalar(value) { allowed.insert(scalar) }
+        }
+        return allowed
+    }()
+
     /// An `Idempotency-Key` header: 1 to 255 visible ASCII characters; prefixed so
     /// that it never equals a key Pushgate derives from a body.
     public static func idempotencyKeyHeader(_ key: String?) throws(FunctionError) -> String? {

@@ -54,7 +54,7 @@ public struct RequestFields: Sendable {
         switch object[name] {
         case nil, .null?: return nil
         case .string(let value)?:
-            try Self.checkControls(value, field: name, multiline: multiline)
+            try FieldRules.printable(value, field: name, multiline: multiline)
             return value
         case let other?: throw .invalidArgument("'\(name)' must be a string, not \(other.kindName)", field: name)
         }
@@ -93,11 +93,11 @@ public struct RequestFields: Sendable {
 
     private static func checkTexts(in value: JSONValue, field: String, multiline: Bool) throws(FunctionError) {
         switch value {
-        case .string(let text): try checkControls(text, field: field, multiline: multiline)
+        case .string(let text): try FieldRules.printable(text, field: field, multiline: multiline)
         case .array(let items): for item in items { try checkTexts(in: item, field: field, multiline: multiline) }
         case .object(let members):
             for (key, member) in members {
-                try checkControls(key, field: field, multiline: false)
+                try FieldRules.printable(key, field: field, multiline: false)
                 try checkTexts(in: member, field: field, multiline: multiline)
             }
         default: break
@@ -129,33 +129,6 @@ public struct RequestFields: Sendable {
         case let other?: throw .invalidArgument("'\(name)' must be a boolean, not \(other.kindName)", field: name)
         }
     }
-
-    /// Control characters (C0, DEL, C1) are refused; in a multi-line text tabs and
-    /// line breaks (NEL too) are not, nor are the bidirectional controls and line separators
-    /// an agent's own text may hold (a push shows it without them:
-    /// ``InvisibleCharacters/shown(_:multiline:)``); a one-line text refuses those too.
-    private static func checkControls(_ text: String, field: String, multiline: Bool) throws(FunctionError) {
-        guard let found = InvisibleCharacters.first(in: text, allowing: multiline ? multilineAllowed : []) else {
-            return
-        }
-        let reason =
-            switch found.value {
-            case 0: "NUL characters"
-            case 0x00...0x1F, 0x7F...0x9F: "control characters" + (multiline ? " other than tabs and line breaks" : "")
-            case 0x2028, 0x2029: "line or paragraph separators"
-            default: "bidirectional controls (U+\(String(found.value, radix: 16, uppercase: true)))"
-            }
-        throw .invalidArgument("'\(field)' must not contain \(reason)", field: field)
-    }
-
-    /// What a multi-line text may hold of ``InvisibleCharacters``.
-    private static let multilineAllowed: Set<Unicode.Scalar> = {
-        var allowed: Set<Unicode.Scalar> = ["\t", "\n", "\r", "\u{85}", "\u{2028}", "\u{2029}"]
-        for value: UInt32 in [0x061C, 0x200E, 0x200F] + Array(0x202A...0x202E) + Array(0x2066...0x2069) {
-            if let scalar = Unicode.Scalar(value) { allowed.insert(scalar) }
-        }
-        return allowed
-    }()
 
     /// A key as an error message may show it: what is not printable escaped, at most 64 characters.
     private static func shown(_ key: String) -> String {

@@ -32,6 +32,9 @@ public struct GatewayConfiguration: Sendable, Hashable {
     public var metrics: MetricsListen
     /// Whether `/console` is served on the main port (`PUSHGATE_CONSOLE`).
     public var servesConsole: Bool
+    /// Whether `/healthz` and `/readyz` on the main port tell the backlog and the
+    /// delivery mode (`PUSHGATE_HEALTH_DETAILS`); the metrics port always does.
+    public var healthDetails: Bool
     /// Idle, slow and too many clients (`PUSHGATE_MAX_CONNECTIONS`, `PUSHGATE_IDLE_TIMEOUT`,
     /// `PUSHGATE_RECEIVE_TIMEOUT`).
     public var connections: ConnectionLimits
@@ -51,6 +54,7 @@ public struct GatewayConfiguration: Sendable, Hashable {
         readyMaxBacklog: Int = 100_000,
         metrics: MetricsListen = .default,
         servesConsole: Bool = true,
+        healthDetails: Bool = false,
         connections: ConnectionLimits = ConnectionLimits()
     ) {
         self.host = host
@@ -67,6 +71,7 @@ public struct GatewayConfiguration: Sendable, Hashable {
         self.readyMaxBacklog = readyMaxBacklog
         self.metrics = metrics
         self.servesConsole = servesConsole
+        self.healthDetails = healthDetails
         self.connections = connections
     }
 

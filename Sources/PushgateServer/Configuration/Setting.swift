@@ -40,6 +40,9 @@ public struct Setting: Sendable, Hashable, Identifiable {
         "Where GET /metrics is served: host:port of its own (port 0 picks a free one), main (on the main port) or off.")
     public static let console = Setting(
         "console", default: "on", "The web console at /console on the main port: on or off.")
+    public static let healthDetails = Setting(
+        "health_details", default: "off",
+        "on: /healthz and /readyz on the main port tell the backlog and delivery mode (the metrics port always does).")
     public static let maxConnections = Setting(
         "max_connections", default: "4096", "Open connections at most; one more is answered 503 and closed at once.")
     public static let maxConnectionsPerAddress = Setting(
@@ -139,7 +142,8 @@ public struct Setting: Sendable, Hashable, Identifiable {
 
     /// Every setting, in the order help and `pushgate config` show them.
     public static let all: [Setting] = [
-        host, port, database, logLevel, logFormat, readyMaxBacklog, metricsListen, console, maxConnections,
+        host, port, database, logLevel, logFormat, readyMaxBacklog, metricsListen, console, healthDetails,
+        maxConnections,
         maxConnectionsPerAddress, idleTimeout, receiveTimeout,
         defaultApp, apnsKeyPath, apnsKeyID, apnsTeamID, apnsTopic, apnsEnvironment, apnsURL, apnsProductionURL,
         apnsSandboxURL,

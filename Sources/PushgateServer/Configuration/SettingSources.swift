@@ -117,6 +117,7 @@ public struct SettingSources: Sendable {
             readyMaxBacklog: readyMaxBacklog,
             metrics: metrics,
             servesConsole: try onOff(.console) ?? true,
+            healthDetails: try onOff(.healthDetails) ?? false,
             connections: connections
         )
     }

@@ -4,20 +4,22 @@ import Logging
 import NIOCore
 import ServiceLifecycle
 
-/// `GET /metrics` alone on its own address (`PUSHGATE_METRICS_LISTEN`, by default
-/// 127.0.0.1:9464), kept from the network the functions face; a service of the main
-/// application. Logs `metrics at http://host:port/metrics` once bound (port 0 picks a
+/// `GET /metrics`, with `/healthz` and `/readyz` in detail, alone on its own address
+/// (`PUSHGATE_METRICS_LISTEN`, by default 127.0.0.1:9464), kept from the network the
+/// functions face; a service of the main application. Logs `metrics at http://host:port/metrics` once bound (port 0 picks a
 /// free one); an address it cannot take stops the start with a ``ListenFailure``.
 struct MetricsServer: Service {
     private let application: Application<RouterResponder<BasicRequestContext>>
     private let host: String
     private let port: Int
 
-    init(parts: GatewayParts, host: String, port: Int, logger: Logger) {
+    init(parts: GatewayParts, readiness: Readiness, host: String, port: Int, logger: Logger) {
         let router = Router()
-        router.add(
-            middleware: ErrorAnswerMiddleware(allowedMethods: MetricsRoutes<BasicRequestContext>.allowedMethods))
+        let allowedMethods = MetricsRoutes<BasicRequestContext>.allowedMethods.merging(
+            HealthRoutes<BasicRequestContext>.allowedMethods, uniquingKeysWith: +)
+        router.add(middleware: ErrorAnswerMiddleware(allowedMethods: allowedMethods))
         MetricsRoutes(parts: parts, now: parts.now).add(to: router)
+        HealthRoutes(parts: parts, readiness: readiness, details: true, now: parts.now).add(to: router)
         // Hummingbird's own "listening on" line would read like the main server's.
         var quiet = logger
         quiet.logLevel = max(logger.logLevel, .warning)

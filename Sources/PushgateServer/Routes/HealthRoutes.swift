@@ -6,15 +6,20 @@ import PushgateFunctions
 
 /// `GET /healthz` (liveness: is the process able to answer) and `GET /readyz`
 /// (readiness: should traffic come here), as orchestrators and load balancers ask.
+/// Anyone may call them, so `/healthz` tells the status alone unless `details`: the
+/// delivery mode and the whole gateway's backlog are for the operator (the metrics
+/// port, or `PUSHGATE_HEALTH_DETAILS=on`), not for every caller on the internet.
 struct HealthRoutes<Context: RequestContext> {
     let parts: GatewayParts
     let readiness: Readiness
+    let details: Bool
     let now: @Sendable () -> Date
     private let probe = ReadinessProbe()
 
-    init(parts: GatewayParts, readiness: Readiness, now: @escaping @Sendable () -> Date) {
+    init(parts: GatewayParts, readiness: Readiness, details: Bool, now: @escaping @Sendable () -> Date) {
         self.parts = parts
         self.readiness = readiness
+        self.details = details
         self.now = now
     }
 
@@ -29,22 +34,25 @@ struct HealthRoutes<Context: RequestContext> {
         router.head("readyz") { _, _ in try await ready() }
     }
 
-    /// 200 while the store answers: `"ok"`, or `"degraded"` with the reason when the
-    /// push service refused the gateway's configuration (restarting would not help,
-    /// so liveness holds); the outbox's backlog; 503 when the store does not answer.
+    /// 200 while the store answers: `"ok"`, or `"degraded"` when the push service
+    /// refused the gateway's configuration (restarting would not help, so liveness
+    /// holds); with `details`, the reason, the delivery mode and the outbox's backlog;
+    /// 503 when the store does not answer.
     private func health() async throws -> Response {
-        let stats: OutboxStats
+        var stats: OutboxStats?
         do {
             try await parts.store.checkHealth()
-            stats = try await parts.outbox.stats(now: now())
+            if details { stats = try await parts.outbox.stats(now: now()) }
         } catch {
             throw FunctionError(.unavailable, "the store does not answer")
         }
-        var answer: [String: JSONValue] = [
-            "status": "ok", "delivery": .string(parts.worker.deliveryName), "outbox": outbox(stats),
-        ]
-        if case .degraded(let provider, let reason, let since) = parts.worker.providerHealth {
-            answer["status"] = "degraded"
+        let providerHealth = parts.worker.providerHealth
+        var answer: [String: JSONValue] = ["status": "ok"]
+        if case .degraded = providerHealth { answer["status"] = "degraded" }
+        guard let stats else { return try JSONAnswer.response(JSONValue.object(answer)) }
+        answer["delivery"] = .string(parts.worker.deliveryName)
+        answer["outbox"] = outbox(stats)
+        if case .degraded(let provider, let reason, let since) = providerHealth {
             answer["delivery_error"] = [
                 "provider": .string(provider), "reason": .string(reason), "since": .string(RFC3339.format(since)),
             ]
@@ -54,7 +62,8 @@ struct HealthRoutes<Context: RequestContext> {
 
     /// 200 `{"status": "ready", "checks": {…}}` when the store takes a real write, the
     /// push service accepts the configuration, and the due backlog is under the
-    /// threshold; else 503 `"not_ready"` with each failing check's reason. Answered
+    /// threshold; else 503 `"not_ready"` with each failing check's reason (the
+    /// backlog's figures only with `details`). Answered
     /// within the probe's time (2 s) whatever the store does.
     private func ready() async throws -> Response {
         let parts = self.parts
@@ -79,9 +88,9 @@ struct HealthRoutes<Context: RequestContext> {
         }
         if let stats = findings?.stats {
             let due = stats.pending - stats.scheduled
-            checks["backlog"] =
-                due > readiness.maxBacklog
-                ? .string("\(due) deliveries due, over \(readiness.maxBacklog)") : "ok"
+            // How many are due is the operator's to know, not every caller's.
+            let over = details ? "\(due) deliveries due, over \(readiness.maxBacklog)" : "over the backlog threshold"
+            checks["backlog"] = due > readiness.maxBacklog ? .string(over) : "ok"
         } else {
             checks["backlog"] = "the outbox does not answer"
         }
