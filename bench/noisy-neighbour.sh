@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# One namespace changing a token under 10,000 agents beside another registering as
+# usual: the victim's registration p50/p99 alone and beside it, in one run
+# (bench/noisy_neighbour.py says how; the README's "One namespace cannot tax the
+# others' writes" has figures).
+#
+#   bench/noisy-neighbour.sh
+#   SECONDS_PER_PHASE=20 NOISY_RATES="2 5" NOISY_CONNECTIONS=3 AGENTS=10000   (the defaults)
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+swift build --package-path "$root" -c release --product pushgate >/dev/null 2>&1 \
+    || { echo "the release build failed: swift build -c release --product pushgate" >&2; exit 1; }
+exec python3 "$root/bench/noisy_neighbour.py" --pushgate "$root/.build/release/pushgate"
