@@ -49,7 +49,7 @@ public struct JSONLogHandler: LogHandler {
 
     /// `json` with the characters that are not printable and that JSON lets through
     /// raw (DEL, C1 and bidirectional controls, line and paragraph separators)
-    /// written as `\uXXXX`: the same JSON, which no terminal reading the log obeys.
+    /// written as a `\u` escape of four hex digits: the same JSON, which no terminal reading the log obeys.
     /// They can only be inside strings, where the escape means the same character.
     static func escapingInvisibles(_ json: String) -> String {
         guard InvisibleCharacters.first(in: json) != nil else { return json }
