@@ -5,7 +5,8 @@ import PushgateCore
 /// `aps` part of an FCM message (4,096 less what FCM adds), as the providers build
 /// them. What must hold: the payload fits, is valid JSON, keeps `type` in its data
 /// unless nothing else could go, and the fitted title and body are prefixes of the
-/// given ones (cut at a character, an ellipsis aside).
+/// given ones as a push shows them (invisible characters gone; cut at a character, an
+/// ellipsis aside).
 public enum PayloadFuzzing {
     /// FCM's room for its own keys (`FCMMessage.reservedForFCM`).
     static let reservedForFCM = 256
@@ -35,8 +36,13 @@ public enum PayloadFuzzing {
             }
             require(payload.count <= maxBytes || fitted.data.isEmpty, "\(payload.count) bytes over \(maxBytes)")
             require((try? JSONValue.parse(payload))?.objectValue?["aps"] != nil, "a payload that is not JSON with aps")
-            require(isCut(fitted.title, of: notification.title), "a title that is not a cut of the given one")
-            require(isCut(fitted.body, of: notification.body), "a body that is not a cut of the given one")
+            // Invisible characters never reach a lock screen, so the cut is of the text as shown.
+            require(
+                isCut(fitted.title, of: InvisibleCharacters.shown(notification.title, multiline: false)),
+                "a title that is not a cut of the given one")
+            require(
+                isCut(fitted.body, of: InvisibleCharacters.shown(notification.body, multiline: true)),
+                "a body that is not a cut of the given one")
         }
     }
 
