@@ -3,12 +3,23 @@ import HummingbirdHTTP2
 import Logging
 import NIOSSL
 
-/// The emulators' server: TLS with the given identity, HTTP/2 and HTTP/1.1 chosen by ALPN.
+/// The emulators' server: TLS with the given identity, HTTP/2 and HTTP/1.1 chosen by
+/// ALPN (the FCM emulator, as Google's front end does; the APNs emulator sets up its
+/// own connections, ``APNsServerChannel``).
 enum EmulatorServer {
+    /// TLS with `identity`, offering `protocols` by ALPN when given.
+    static func tlsConfiguration(identity: TLSIdentityPEM, protocols: [String] = []) throws -> TLSConfiguration {
+        var tls = TLSConfiguration.makeServerConfiguration(
+            certificateChain: try NIOSSLCertificate.fromPEMBytes(Array(identity.certificatePEM.utf8)).map {
+                .certificate($0)
+            },
+            privateKey: .privateKey(try NIOSSLPrivateKey(bytes: Array(identity.privateKeyPEM.utf8), format: .pem))
+        )
+        tls.applicationProtocols = protocols
+        return tls
+    }
+
     /// - Parameters:
-    ///   - maxConnectionAge: when set, each connection is sent GOAWAY after this long
-    ///     (the push services also close connections; clients must resend what was
-    ///     not processed).
     ///   - onRunning: told the bound port once listening.
     static func application(
         router: Router<BasicRequestContext>,
@@ -16,22 +27,15 @@ enum EmulatorServer {
         port: Int,
         identity: TLSIdentityPEM,
         serverName: String,
-        maxConnectionAge: Duration? = nil,
         logger: Logger,
         onRunning: @escaping @Sendable (Int) async -> Void
     ) throws -> some ApplicationProtocol {
-        let tls = TLSConfiguration.makeServerConfiguration(
-            certificateChain: try NIOSSLCertificate.fromPEMBytes(Array(identity.certificatePEM.utf8)).map {
-                .certificate($0)
-            },
-            privateKey: .privateKey(try NIOSSLPrivateKey(bytes: Array(identity.privateKeyPEM.utf8), format: .pem))
-        )
-        return Application(
+        Application(
             router: router,
             server: try .http2Upgrade(
-                tlsConfiguration: tls,
+                tlsConfiguration: try tlsConfiguration(identity: identity),
                 configuration: .init(
-                    idleTimeout: nil, gracefulCloseTimeout: .seconds(5), maxAgeTimeout: maxConnectionAge)
+                    idleTimeout: nil, gracefulCloseTimeout: .seconds(5))
             ),
             configuration: .init(address: .hostname(host, port: port), serverName: serverName),
             onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? port) },

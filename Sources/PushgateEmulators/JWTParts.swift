@@ -29,4 +29,16 @@ struct JWTParts {
         guard case .number(let value)? = claims[claim], value == value.rounded() else { return nil }
         return value
     }
+
+    /// A time claim as APNs reads it: a number, whole or not, or a string of one
+    /// (APNSwift sends `iat` quoted, and APNs accepts it).
+    func looseSeconds(_ claim: String) -> Double? {
+        let value: Double? =
+            switch claims[claim] {
+            case .number(let number)?: number
+            case .string(let text)?: Double(text)
+            default: nil
+            }
+        return value.flatMap { $0.isFinite ? $0 : nil }
+    }
 }

@@ -69,13 +69,11 @@ public struct RunningAPNsEmulator: Sendable {
     public var certificateAuthorityFile: String { server.certificateAuthorityFile }
 
     public static func start(
-        configuration: APNsEmulatorConfiguration = APNsEmulatorConfiguration(),
-        maxConnectionAge: Duration? = nil
+        configuration: APNsEmulatorConfiguration = APNsEmulatorConfiguration()
     ) async throws -> RunningAPNsEmulator {
         let emulator = APNsEmulator(configuration: configuration)
         let server = try await BackgroundServer.start(label: "apns-emulator") { identity, logger, onRunning in
-            try emulator.application(
-                port: 0, identity: identity, maxConnectionAge: maxConnectionAge, logger: logger, onRunning: onRunning)
+            try emulator.application(port: 0, identity: identity, logger: logger, onRunning: onRunning)
         }
         return RunningAPNsEmulator(emulator: emulator, server: server)
     }

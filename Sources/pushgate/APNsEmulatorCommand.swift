@@ -16,7 +16,9 @@ struct APNsEmulatorCommand: AsyncParsableCommand {
             --verify-key it makes a throw-away provider key and prints the settings that make a gateway use it; \
             JWTs are then verified (signature, kid, iss, iat) as APNs does. Tokens starting with 'dead' answer \
             410 Unregistered. GET /inbox lists what it received (newest first); DELETE /inbox empties it; GET / \
-            shows it in a browser as a phone's lock screen would.
+            shows it in a browser as a phone's lock screen would. HTTP/2 with or without ALPN, as APNs; a client \
+            that speaks HTTP/1.1 reaches the inbox and the phone only. What it does differently from APNs is \
+            listed in the README.
             """
     )
 
@@ -41,6 +43,16 @@ struct APNsEmulatorCommand: AsyncParsableCommand {
             "Accept only device tokens starting with this hex prefix; others answer 400 BadDeviceToken, as a token of the other environment (run one emulator as sandbox, one as production)."
     )
     var acceptPrefix: String?
+
+    @Option(
+        name: .customLong("topic"),
+        help:
+            "A bundle id of the team's apps; repeatable. When given, a push to any other topic (or without its push type's suffix, e.g. .voip) answers 400 TopicDisallowed."
+    )
+    var topics: [String] = []
+
+    @Option(help: "Seconds a connection may stay idle before it is sent GOAWAY (IdleTimeout) and closed.")
+    var idleTimeout: Double?
 
     func run() async throws {
         let directory = try server.directory(named: "apns-emulator")
@@ -87,6 +99,13 @@ struct APNsEmulatorCommand: AsyncParsableCommand {
         configuration.retryAfterSeconds = server.retryAfter
         configuration.serviceUnavailableUntil = server.unavailableFor.map { Date().addingTimeInterval($0) }
         configuration.inboxLimit = server.inboxLimit
+        configuration.allowedTopics = Set(topics)
+        if let idleTimeout {
+            guard idleTimeout > 0, idleTimeout <= 86_400 else {
+                throw ValidationError("--idle-timeout takes seconds between 0 and 86400, not \(idleTimeout)")
+            }
+            configuration.idleTimeout = .milliseconds(Int64(idleTimeout * 1000))
+        }
         configuration.responseDelay = server.responseDelay
 
         let emulator = APNsEmulator(configuration: configuration)

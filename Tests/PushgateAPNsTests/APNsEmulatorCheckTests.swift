@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import PushgateAPNs
+import PushgateCore
 import Testing
 
 @testable import PushgateEmulators
@@ -30,44 +31,145 @@ struct APNsEmulatorCheckTests {
         return headers
     }
 
-    let checker: APNsRequestChecker = {
+    static func checker(allowedTopics: Set<String> = []) -> APNsRequestChecker {
         var configuration = APNsEmulatorConfiguration()
         configuration.verifyKey = key.publicKey
         configuration.expectedKeyID = "KEY"
         configuration.expectedTeamID = "TEAM"
+        configuration.otherKeys = [.init(keyID: "OTHERKEY", teamID: "OTHERTEAM", publicKey: otherKey.publicKey)]
+        configuration.allowedTopics = allowedTopics
         return APNsRequestChecker(configuration: configuration)
-    }()
+    }
+
+    static let otherKey = P256.Signing.PrivateKey()
+
+    static func request(
+        _ headers: [String: String], token: String = token, payload: String = "{}", method: String = "POST",
+        path: String? = nil
+    ) -> EmulatorRequest {
+        var request = EmulatorRequest(
+            method: method, path: path ?? "/3/device/\(token)", authority: nil,
+            headers: headers.sorted { $0.key < $1.key }.map { ($0.key, $0.value) })
+        request.append(Array(payload.utf8), upTo: APNsEmulator.maxCollectedBodyBytes)
+        return request
+    }
+
+    static func payload(bytes: Int) -> String {
+        let frame = "{\"aps\":{},\"a\":\"\"}"
+        return "{\"aps\":{},\"a\":\"" + String(repeating: "x", count: bytes - frame.utf8.count) + "\"}"
+    }
 
     @Test(
         "each refusal",
         arguments: [
-            (valid, token, "{}", 200, nil),
-            (changing("authorization", to: nil), token, "{}", 403, "MissingProviderToken"),
-            (changing("authorization", to: "bearer not.a.jwt"), token, "{}", 403, "InvalidProviderToken"),
-            (
-                changing("authorization", to: jwt(key: P256.Signing.PrivateKey())), token, "{}", 403,
-                "InvalidProviderToken"
-            ),
-            (changing("authorization", to: jwt(keyID: "OTHER")), token, "{}", 403, "InvalidProviderToken"),
-            (changing("authorization", to: jwt(teamID: "OTHER")), token, "{}", 403, "InvalidProviderToken"),
-            (changing("authorization", to: jwt(issuedAt: now - 3700)), token, "{}", 403, "ExpiredProviderToken"),
-            (changing("apns-topic", to: nil), token, "{}", 400, "MissingTopic"),
-            (valid, "", "{}", 400, "MissingDeviceToken"),
-            (valid, "xyz1", "{}", 400, "BadDeviceToken"),
-            (valid, "abc", "{}", 400, "BadDeviceToken"),
-            (changing("apns-push-type", to: "banner"), token, "{}", 400, "InvalidPushType"),
-            (changing("apns-priority", to: "7"), token, "{}", 400, "BadPriority"),
-            (changing("apns-push-type", to: "background"), token, "{}", 400, "BadPriority"),
-            (changing("apns-expiration", to: "tomorrow"), token, "{}", 400, "BadExpirationDate"),
-            (changing("apns-id", to: "not-a-uuid"), token, "{}", 400, "BadMessageId"),
-            (changing("apns-collapse-id", to: String(repeating: "c", count: 65)), token, "{}", 400, "BadCollapseId"),
-            (valid, token, "", 400, "PayloadEmpty"),
-            (valid, token, "{\"a\": \"" + String(repeating: "x", count: 4090) + "\"}", 413, "PayloadTooLarge"),
-            (valid, token, "{not json", 400, "BadPayload"),
-        ] as [([String: String], String, String, Int, String?)]
+            (request(valid), 200, nil),
+            (request(valid, path: "/3/devices/" + token), 404, "BadPath"),
+            (request(valid, path: "/2/device/" + token), 404, "BadPath"),
+            (request(valid, path: "/3/device/" + token + "/x"), 404, "BadPath"),
+            (request(valid, method: "GET"), 405, "MethodNotAllowed"),
+            (request(valid, method: "PUT"), 405, "MethodNotAllowed"),
+            (request(changing("authorization", to: nil)), 403, "MissingProviderToken"),
+            (request(changing("authorization", to: "bearer not.a.jwt")), 403, "InvalidProviderToken"),
+            (request(changing("authorization", to: jwt(key: P256.Signing.PrivateKey()))), 403, "InvalidProviderToken"),
+            (request(changing("authorization", to: jwt(keyID: "OTHER"))), 403, "InvalidProviderToken"),
+            (request(changing("authorization", to: jwt(teamID: "OTHER"))), 403, "InvalidProviderToken"),
+            (request(changing("authorization", to: jwt(issuedAt: now - 3700))), 403, "ExpiredProviderToken"),
+            (request(changing("apns-topic", to: nil)), 400, "MissingTopic"),
+            (request(changing("apns-topic", to: "com..example")), 400, "BadTopic"),
+            (request(changing("apns-topic", to: "com.example app")), 400, "BadTopic"),
+            (request(valid, path: "/3/device/"), 400, "MissingDeviceToken"),
+            (request(valid, path: "/3/device"), 400, "MissingDeviceToken"),
+            (request(valid, token: "xyz1"), 400, "BadDeviceToken"),
+            (request(valid, token: "abc"), 400, "BadDeviceToken"),
+            (request(valid, token: "abcd"), 400, "BadDeviceToken"),
+            (request(valid, token: String(repeating: "ab", count: 101)), 400, "BadDeviceToken"),
+            (request(valid, token: String(repeating: "AB", count: 100)), 200, nil),
+            (request(changing("apns-push-type", to: "banner")), 400, "InvalidPushType"),
+            (request(changing("apns-priority", to: "7")), 400, "BadPriority"),
+            (request(changing("apns-push-type", to: "background")), 400, "BadPriority"),
+            (request(changing("apns-expiration", to: "tomorrow")), 400, "BadExpirationDate"),
+            (request(changing("apns-expiration", to: "-1")), 400, "BadExpirationDate"),
+            (request(changing("apns-id", to: "not-a-uuid")), 400, "BadMessageId"),
+            (request(changing("apns-collapse-id", to: String(repeating: "c", count: 65))), 400, "BadCollapseId"),
+            (request(valid, payload: ""), 400, "PayloadEmpty"),
+            (request(valid, payload: payload(bytes: 4096)), 200, nil),
+            (request(valid, payload: payload(bytes: 4097)), 413, "PayloadTooLarge"),
+            (request(changing("apns-push-type", to: "voip"), payload: payload(bytes: 4608)), 200, nil),
+            (request(changing("apns-push-type", to: "voip"), payload: payload(bytes: 5120)), 200, nil),
+            (request(changing("apns-push-type", to: "voip"), payload: payload(bytes: 5121)), 413, "PayloadTooLarge"),
+            (request(valid, payload: payload(bytes: 100_000)), 413, "PayloadTooLarge"),
+            (request(valid, payload: "{not json"), 400, "BadPayload"),
+        ] as [(EmulatorRequest, Int, String?)]
     )
-    func refusal(headers: [String: String], token: String, payload: String, status: Int, reason: String?) {
-        let verdict = checker.check(token: token, headers: headers, payload: Array(payload.utf8), now: Self.now)
+    func refusal(request: EmulatorRequest, status: Int, reason: String?) {
+        let verdict = Self.checker().check(request, connection: APNsConnectionAuth(), now: Self.now)
         #expect(verdict == .init(status: status, reason: reason))
+    }
+
+    @Test("a header sent twice is DuplicateHeaders")
+    func duplicateHeaders() {
+        var request = Self.request(Self.valid)
+        request.headers.append(("apns-topic", "com.example"))
+        let verdict = Self.checker().check(request, connection: APNsConnectionAuth(), now: Self.now)
+        #expect(verdict == .init(status: 400, reason: "DuplicateHeaders"))
+    }
+
+    @Test("iat as APNs takes it: a fraction (PyJWT's time.time()) or a quoted number (APNSwift)")
+    func looseIssuedAt() throws {
+        for claims in [
+            #"{"iss":"TEAM","iat":\#(Self.now.timeIntervalSince1970)}"#,
+            #"{"iss":"TEAM","iat":"\#(Int(Self.now.timeIntervalSince1970))"}"#,
+        ] {
+            let header = Base64URL.encode(Data(#"{"alg":"ES256","kid":"KEY"}"#.utf8))
+            let body = Base64URL.encode(Data(claims.utf8))
+            let signature = try Self.key.signature(for: Data("\(header).\(body)".utf8)).rawRepresentation
+            let request = Self.request(
+                Self.changing("authorization", to: "bearer \(header).\(body).\(Base64URL.encode(signature))"))
+            #expect(
+                Self.checker().check(request, connection: APNsConnectionAuth(), now: Self.now) == .accepted, "\(claims)"
+            )
+        }
+    }
+
+    @Test("with the team's apps known: another topic, or one without its push type's suffix, is TopicDisallowed")
+    func topics() {
+        let checker = Self.checker(allowedTopics: ["com.example"])
+        let cases: [(String, String, String?)] = [
+            ("com.example", "alert", nil), ("com.other", "alert", "TopicDisallowed"),
+            ("com.example.voip", "voip", nil), ("com.example", "voip", "TopicDisallowed"),
+            ("com.example.push-type.liveactivity", "liveactivity", nil),
+        ]
+        for (topic, pushType, reason) in cases {
+            var headers = Self.changing("apns-topic", to: topic)
+            headers["apns-push-type"] = pushType
+            let verdict = checker.check(Self.request(headers), connection: APNsConnectionAuth(), now: Self.now)
+            #expect(verdict == (reason.map { .init(status: 400, reason: $0) } ?? .accepted), "\(topic) \(pushType)")
+        }
+    }
+
+    @Test(
+        "on one connection: a token renewed within 20 minutes is TooManyProviderTokenUpdates, another team's key UnrelatedKeyIdInToken"
+    )
+    func connectionTokens() {
+        let checker = Self.checker()
+        let connection = APNsConnectionAuth()
+        func push(_ authorization: String) -> APNsRequestChecker.Verdict {
+            checker.check(
+                Self.request(Self.changing("authorization", to: authorization)), connection: connection, now: Self.now)
+        }
+        #expect(push(Self.jwt(issuedAt: Self.now - 1800)) == .accepted)
+        #expect(push(Self.jwt(issuedAt: Self.now - 1000)) == .init(status: 429, reason: "TooManyProviderTokenUpdates"))
+        #expect(push(Self.jwt(issuedAt: Self.now - 1800)) == .accepted, "the first token still works")
+        #expect(push(Self.jwt(issuedAt: Self.now - 500)) == .accepted, "21 minutes on: renewed")
+        #expect(push(Self.jwt(issuedAt: Self.now - 1800)) == .accepted, "a push signed before the renewal")
+        let otherTeam =
+            "bearer "
+            + (try! APNsJWT.make(keyID: "OTHERKEY", teamID: "OTHERTEAM", issuedAt: Self.now, key: Self.otherKey))
+        #expect(push(otherTeam) == .init(status: 403, reason: "UnrelatedKeyIdInToken"))
+        #expect(
+            checker.check(
+                Self.request(Self.changing("authorization", to: otherTeam)), connection: APNsConnectionAuth(),
+                now: Self.now)
+                == .accepted, "on a connection of its own")
     }
 }

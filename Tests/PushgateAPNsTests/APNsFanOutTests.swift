@@ -145,20 +145,30 @@ struct APNsFanOutTests {
         #expect(reason == "InvalidProviderToken")
     }
 
-    @Test("connections the server closes with GOAWAY are reopened and nothing is lost")
+    @Test("connections the server ends with GOAWAY are reopened: nothing lost or sent twice")
     func goAway() async throws {
-        let fixture = try await APNsFixture(maxConnectionAge: .milliseconds(50))
+        let fixture = try await APNsFixture()
+        let emulator = fixture.emulator.emulator
         let provider = try fixture.provider()
         let stack = try await Self.stack(devices: 400, provider: provider)
         defer { stack.directory.remove() }
 
-        var delivered = 0
-        for _ in 0..<4 {
-            delivered += try await stack.trigger().successCount
-            try await Task.sleep(for: .milliseconds(120))
+        for round in 1...4 {
+            let answer = try await stack.trigger()
+            #expect(answer.failureCount == 0)
+            #expect(answer.successCount + answer.pendingCount == 400)
+            emulator.sendGoAway(reason: "Shutdown")
+            try await waitUntil("GOAWAY \(round) to close the connections", within: .seconds(30)) {
+                emulator.openConnections == 0
+            }
         }
+        try await stack.retryUntilSettled()
         await provider.shutdown()
         await fixture.stop()
-        #expect(delivered == 1600)
+
+        let delivered = emulator.inbox.entries.filter { $0.status == 200 }
+        #expect(delivered.count == 1600)
+        #expect(Set(delivered.compactMap { $0.headers["apns-id"] }).count == 1600, "no push delivered twice")
+        #expect(emulator.goAwaysSent >= 4)
     }
 }

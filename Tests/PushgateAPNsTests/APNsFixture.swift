@@ -18,14 +18,13 @@ struct APNsFixture {
     let emulator: RunningAPNsEmulator
 
     init(
-        emulatorConfiguration: APNsEmulatorConfiguration = APNsEmulatorConfiguration(),
-        maxConnectionAge: Duration? = nil
+        emulatorConfiguration: APNsEmulatorConfiguration = APNsEmulatorConfiguration()
     ) async throws {
         var configuration = emulatorConfiguration
         configuration.verifyKey = configuration.verifyKey ?? key.publicKey
         configuration.expectedKeyID = configuration.expectedKeyID ?? Self.keyID
         configuration.expectedTeamID = configuration.expectedTeamID ?? Self.teamID
-        emulator = try await RunningAPNsEmulator.start(configuration: configuration, maxConnectionAge: maxConnectionAge)
+        emulator = try await RunningAPNsEmulator.start(configuration: configuration)
     }
 
     func configuration(keyID: String = keyID, connections: Int = 2, maxAttempts: Int = 3) -> APNsConfiguration {

@@ -1,15 +1,18 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import HummingbirdCore
 import Logging
 import NIOCore
 import NIOSSL
 import PushgateCore
 import Synchronization
 
-/// A local server that behaves like APNs: HTTP/2 over TLS, `POST /3/device/<token>`,
-/// APNs's checks and answers, injected faults, and an inbox of what it received
-/// (`GET /inbox`, newest first; `GET /inbox/count`; `DELETE /inbox`).
+/// A local server that behaves like APNs on the wire: HTTP/2 over TLS (with or
+/// without ALPN), `POST /3/device/<token>`, APNs's checks and answers, GOAWAY with a
+/// reason, injected faults, and an inbox of what it received (`GET /inbox`, newest
+/// first; `GET /inbox/count`; `DELETE /inbox`). What it does differently from APNs is
+/// listed in the README.
 ///
 /// Used by the tests in process and by `pushgate apns-emulator`.
 public final class APNsEmulator: Sendable {
@@ -17,6 +20,22 @@ public final class APNsEmulator: Sendable {
     public let inbox: EmulatorInbox<APNsInboxEntry>
     private let checker: APNsRequestChecker
     private let pushesSeen = Atomic<Int>(0)
+    private let goAways = Atomic<Int>(0)
+
+    private let connections = APNsConnections()
+
+    /// How many connections were sent GOAWAY.
+    public var goAwaysSent: Int { goAways.load(ordering: .relaxed) }
+
+    /// The HTTP/2 connections open now.
+    public var openConnections: Int { connections.count }
+
+    /// Sends every open connection GOAWAY with `reason` in its debug data, then closes
+    /// each once its streams are answered: what a client meets when APNs ends a
+    /// connection, and must survive by opening another.
+    public func sendGoAway(reason: String? = nil) {
+        connections.sendGoAway(reason: reason)
+    }
 
     public init(configuration: APNsEmulatorConfiguration = APNsEmulatorConfiguration()) {
         self.configuration = configuration
@@ -24,45 +43,77 @@ public final class APNsEmulator: Sendable {
         self.checker = APNsRequestChecker(configuration: configuration)
     }
 
-    /// The Hummingbird application serving the emulator (TLS, HTTP/2).
+    /// The application serving the emulator: TLS, then HTTP/2 with or without ALPN,
+    /// each stream answered as APNs answers (``APNsServerChannel``); HTTP/1.1 reaches
+    /// the pages and the inbox only.
     ///
-    /// - Parameters:
-    ///   - maxConnectionAge: when set, each connection is sent GOAWAY after this long
-    ///     (APNs also closes connections; clients must resend what was not processed).
-    ///   - onRunning: told the bound port once listening.
+    /// - Parameter onRunning: told the bound port once listening.
     public func application(
         host: String = "127.0.0.1",
         port: Int = 8443,
         identity: TLSIdentityPEM,
-        maxConnectionAge: Duration? = nil,
         logger: Logger,
         onRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) throws -> some ApplicationProtocol {
-        try EmulatorServer.application(
-            router: router(), host: host, port: port, identity: identity, serverName: "pushgate-apns-emulator",
-            maxConnectionAge: maxConnectionAge, logger: logger, onRunning: onRunning)
+        let router = router()
+        let pages = RouterBridge(responder: router.buildResponder(), logger: logger)
+        let tls = try EmulatorServer.tlsConfiguration(identity: identity, protocols: ["h2", "http/1.1"])
+        let sslContext = try NIOSSLContext(configuration: tls)
+        let server = HTTPServerBuilder { responder in
+            APNsServerChannel(
+                sslContext: sslContext,
+                http1: HTTP1Channel(responder: responder),
+                idleTimeout: self.configuration.idleTimeout.map(TimeAmount.init),
+                maxBodyBytes: Self.maxCollectedBodyBytes,
+                goAwaySent: { _ in self.goAways.add(1, ordering: .relaxed) },
+                connections: self.connections
+            ) { request, auth, channel in
+                if Self.isOwnPage(request.path) { return await pages.answer(request, channel: channel) }
+                if self.configuration.responseDelay > .zero {
+                    try? await Task.sleep(for: self.configuration.responseDelay)
+                }
+                return self.answer(request, connection: auth)
+            }
+        }
+        return Application(
+            router: router, server: server,
+            configuration: .init(address: .hostname(host, port: port), serverName: "pushgate-apns-emulator"),
+            onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? port) },
+            logger: logger)
     }
 
+    /// More than any push type allows, so a larger payload is told PayloadTooLarge.
+    static let maxCollectedBodyBytes = 64 * 1024
+
+    /// The emulator's own paths (the phone page, its assets, the inbox), which APNs
+    /// does not have; any other path is APNs's, answered `404 BadPath` when unknown.
+    static func isOwnPage(_ path: String) -> Bool {
+        let path = path.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+        return path == "/" || path.hasPrefix("/assets/") || path == "/inbox" || path == "/inbox/count"
+    }
+
+    /// The pages and the inbox, and over HTTP/1.1 the APNs API's refusal.
     private func router() -> Router<BasicRequestContext> {
         let router = Router()
-        router.post("3/device/:token") { request, context in
-            let token = context.parameters.get("token") ?? ""
-            let payload = try await request.body.collect(upTo: 64 * 1024)
-            if self.configuration.responseDelay > .zero { try await Task.sleep(for: self.configuration.responseDelay) }
-            return self.answer(token: token, headers: request.headers, payload: Array(payload.readableBytesView))
-        }
-        router.post("3/device") { request, _ in
-            self.answer(token: "", headers: request.headers, payload: [])
-        }
         inbox.addRoutes(to: router)
+        // Reached over HTTP/1.1 only: HTTP/2 streams answer /3/… themselves.
+        router.on("3/**", method: .post) { _, _ in
+            Self.json(status: .httpVersionNotSupported, ["reason": "APNs speaks HTTP/2 only"])
+        }
         return router
     }
 
-    private func answer(token: String, headers: HTTPFields, payload: [UInt8]) -> Response {
-        var names: [String: String] = [:]
-        for field in headers { names[field.name.canonicalName] = field.value }
+    private static func json(status: HTTPResponse.Status, _ object: [String: JSONValue]) -> Response {
+        Response(
+            status: status, headers: [.contentType: "application/json"],
+            body: .init(byteBuffer: ByteBuffer(bytes: (try? JSONValue.object(object).encodedData()) ?? Data())))
+    }
+
+    /// APNs's answer to a request of the API: its checks, then the faults injected.
+    func answer(_ request: EmulatorRequest, connection: APNsConnectionAuth) -> EmulatorAnswer {
         let now = Date()
-        var verdict = checker.check(token: token, headers: names, payload: payload, now: now)
+        let token = APNsRequestChecker.deviceToken(inPath: request.path).map(String.init) ?? ""
+        var verdict = checker.check(request, connection: connection, now: now)
         var timestamp: Int64?
         var retryAfter = false
         if verdict == .accepted {
@@ -81,33 +132,30 @@ public final class APNsEmulator: Sendable {
                 retryAfter = true
             }
         }
-        let payloadJSON = try? JSONValue.parse(payload)
+        var names: [String: String] = [:]
+        for (name, value) in request.headers where names[name] == nil { names[name] = value }
         inbox.append(
             .init(
                 receivedAt: now,
                 deviceToken: token,
                 headers: names,
-                payload: payloadJSON,
+                payload: try? JSONValue.parse(request.body),
                 status: verdict.status,
                 reason: verdict.reason
             )
         )
 
-        var responseHeaders: HTTPFields = [:]
-        responseHeaders[HTTPField.Name("apns-id")!] = names["apns-id"] ?? UUID().uuidString.lowercased()
+        // APNs echoes a well-formed apns-id and makes one otherwise.
+        let id = names["apns-id"].flatMap(UUID.init(uuidString:)) ?? UUID()
+        var answer = EmulatorAnswer(status: verdict.status, headers: [("apns-id", id.uuidString.lowercased())])
         if retryAfter, let seconds = configuration.retryAfterSeconds {
-            responseHeaders[.retryAfter] = String(seconds)
+            answer.headers.append(("retry-after", String(seconds)))
         }
-        guard let reason = verdict.reason else {
-            return Response(status: .ok, headers: responseHeaders)
-        }
+        guard let reason = verdict.reason else { return answer }
         var body: [String: JSONValue] = ["reason": .string(reason)]
         body["timestamp"] = timestamp.map { .number(Double($0)) }
-        responseHeaders[.contentType] = "application/json"
-        return Response(
-            status: .init(code: verdict.status),
-            headers: responseHeaders,
-            body: .init(byteBuffer: ByteBuffer(bytes: (try? JSONValue.object(body).encodedData()) ?? Data()))
-        )
+        answer.headers.append(("content-type", "application/json"))
+        answer.body = Array((try? JSONValue.object(body).encodedData()) ?? Data())
+        return answer
     }
 }

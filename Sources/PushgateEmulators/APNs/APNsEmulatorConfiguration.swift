@@ -33,6 +33,10 @@ public struct APNsEmulatorConfiguration: Sendable {
     /// answers `400 BadDeviceToken`, as APNs answers a token of the other environment
     /// (two emulators, one standing for sandbox and one for production).
     public var acceptedTokenPrefix: String?
+    /// The bundle ids of the team's apps. When set, a push to any other topic (or
+    /// without its push type's suffix, e.g. `.voip`) answers `400 TopicDisallowed`;
+    /// when empty, any well-formed topic is taken.
+    public var allowedTopics: Set<String> = []
     /// Tokens starting with this answer `410 Unregistered`.
     public var unregisteredPrefix = "dead"
     /// Share of pushes (0…1) answered `429 TooManyRequests`.
@@ -47,6 +51,9 @@ public struct APNsEmulatorConfiguration: Sendable {
     public var retryAfterSeconds: Int?
     /// How long each push waits before it is answered (a slow APNs).
     public var responseDelay: Duration = .zero
+    /// A connection that reads nothing (no request, no PING) this long is sent GOAWAY
+    /// with the reason `IdleTimeout` and closed, as APNs closes idle connections.
+    public var idleTimeout: Duration?
     /// Requests kept in the inbox.
     public var inboxLimit = 100_000
 

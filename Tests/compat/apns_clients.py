@@ -1,0 +1,301 @@
+"""Drives `pushgate apns-emulator` with APNs clients nobody in this project wrote,
+changed in nothing but the endpoint and the trusted CA:
+
+- aioapns (asyncio; TLS without ALPN, then HTTP/2 at once, as Apple accepts),
+- pyapns_client (httpx; HTTP/2 chosen by ALPN),
+- a bare HTTP/2 connection made with the h2 library, to see the frames themselves.
+
+    python3 Tests/compat/apns_clients.py --pushgate .build/debug/pushgate
+
+Starts the emulator (a free port, a temporary directory, stopped by its pid), checks
+that concurrent pushes on one connection are each answered once, that every error
+reason surfaces as the library's own error, and what the wire looks like (a 200 ends
+on its HEADERS; GOAWAY carries a reason; HTTP/1.1 reaches the pages only). Prints one
+line per check; exits 1 naming those that failed.
+"""
+
+import argparse
+import asyncio
+import concurrent.futures
+import http.client
+import json
+import os
+import signal
+import socket
+import ssl
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.parse
+
+TOPIC = "com.example.app"
+TOKEN = "ab" * 32
+FAILURES = []
+
+
+def check(name, condition, detail=""):
+    print(("ok    " if condition else "FAIL  ") + name + ("" if condition else f": {detail}"), flush=True)
+    if not condition:
+        FAILURES.append(name)
+
+
+def start_emulator(pushgate, directory):
+    """The emulator's settings (gateway.env) once it listens, and its process."""
+    log = open(os.path.join(directory, "emulator.log"), "w")
+    process = subprocess.Popen(
+        [pushgate, "apns-emulator", "--port", "0", "--state-directory", directory, "--topic", TOPIC,
+         "--idle-timeout", "2"],
+        stdout=log, stderr=subprocess.STDOUT)
+    env_file = os.path.join(directory, "gateway.env")
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if os.path.exists(env_file):
+            settings = dict(line.strip().split("=", 1) for line in open(env_file) if "=" in line)
+            if "PUSHGATE_APNS_URL" in settings:
+                return settings, process
+        if process.poll() is not None:
+            break
+        time.sleep(0.1)
+    process.kill()
+    raise SystemExit("apns-emulator did not start; its log: " + open(log.name).read())
+
+
+def inbox_count(url, context):
+    parsed = urllib.parse.urlparse(url)
+    connection = http.client.HTTPSConnection(parsed.hostname, parsed.port, context=context, timeout=10)
+    connection.request("GET", "/inbox/count")
+    return json.loads(connection.getresponse().read())["count"]
+
+
+def h2_connection(url, ca_file, alpn):
+    """A TLS socket to the emulator (offering ALPN `alpn`, or none) and an h2 client on it."""
+    import h2.config
+    import h2.connection
+
+    parsed = urllib.parse.urlparse(url)
+    context = ssl.create_default_context(cafile=ca_file)
+    if alpn:
+        context.set_alpn_protocols(alpn)
+    sock = context.wrap_socket(socket.create_connection((parsed.hostname, parsed.port), timeout=10),
+                               server_hostname=parsed.hostname)
+    connection = h2.connection.H2Connection(config=h2.config.H2Configuration(client_side=True))
+    connection.initiate_connection()
+    sock.sendall(connection.data_to_send())
+    return sock, connection
+
+
+def h2_events_until(sock, connection, done, seconds=10):
+    """Reads frames until `done(events so far)` holds or the socket closes; returns the events."""
+    events = []
+    deadline = time.monotonic() + seconds
+    while not done(events) and time.monotonic() < deadline:
+        sock.settimeout(max(0.1, deadline - time.monotonic()))
+        try:
+            data = sock.recv(65536)
+        except socket.timeout:
+            break
+        if not data:
+            events.append("closed")
+            break
+        events.extend(connection.receive_data(data))
+        sock.sendall(connection.data_to_send())  # PING and SETTINGS acks
+    return events
+
+
+def h2_push(sock, connection, headers, body, authorization):
+    import h2.events
+
+    stream = connection.get_next_available_stream_id()
+    connection.send_headers(stream, [
+        (":method", headers.pop(":method", "POST")), (":scheme", "https"),
+        (":path", headers.pop(":path", "/3/device/" + TOKEN)), (":authority", "127.0.0.1"),
+        ("authorization", authorization)] + list(headers.items()), end_stream=not body)
+    if body:
+        connection.send_data(stream, body, end_stream=True)
+    sock.sendall(connection.data_to_send())
+    ended = lambda events: any(isinstance(e, h2.events.StreamEnded) and e.stream_id == stream for e in events)
+    events = [e for e in h2_events_until(sock, connection, ended) if getattr(e, "stream_id", stream) == stream]
+    return events
+
+
+def jwt(settings):
+    import jwt as pyjwt
+
+    key = open(settings["PUSHGATE_APNS_KEY_PATH"]).read()
+    return "bearer " + pyjwt.encode({"iss": settings["PUSHGATE_APNS_TEAM_ID"], "iat": int(time.time())}, key,
+                                    algorithm="ES256", headers={"kid": settings["PUSHGATE_APNS_KEY_ID"]})
+
+
+def wire_checks(settings):
+    import h2.events
+
+    url, ca_file = settings["PUSHGATE_APNS_URL"], settings["PUSHGATE_APNS_CA_FILE"]
+    authorization = jwt(settings)
+    payload = b'{"aps":{"alert":"hi"}}'
+    for alpn in (None, ["h2"]):
+        name = "ALPN h2" if alpn else "no ALPN (prior knowledge)"
+        sock, connection = h2_connection(url, ca_file, alpn)
+        events = h2_push(sock, connection, {"apns-topic": TOPIC, "apns-push-type": "alert"}, payload, authorization)
+        response = next((e for e in events if isinstance(e, h2.events.ResponseReceived)), None)
+        status = dict(response.headers).get(b":status") if response else None
+        check(f"{name}: a push answers 200", status == b"200", events)
+        check(f"{name}: the 200 ends on its HEADERS, no DATA frame",
+              response is not None and response.stream_ended is not None
+              and not any(isinstance(e, h2.events.DataReceived) for e in events), events)
+        check(f"{name}: apns-id made", response is not None and len(dict(response.headers).get(b"apns-id", b"")) == 36)
+        sock.close()
+
+    sock, connection = h2_connection(url, ca_file, ["h2"])
+    cases = [
+        ({":method": "GET"}, b"", 405, "MethodNotAllowed"),
+        ({":path": "/3/devices/" + TOKEN}, payload, 404, "BadPath"),
+        ({"apns-topic": TOPIC, ":path": "/3/device/abcd"}, payload, 400, "BadDeviceToken"),
+        ({"apns-topic": TOPIC, "apns-push-type": "voip"}, payload, 400, "TopicDisallowed"),
+        ({"apns-topic": TOPIC + ".voip", "apns-push-type": "voip"}, b'{"aps":{},"x":"' + b"x" * 4600 + b'"}', 200, None),
+        ({"apns-topic": TOPIC}, b'{"aps":{},"x":"' + b"x" * 4100 + b'"}', 413, "PayloadTooLarge"),
+    ]
+    for headers, body, status, reason in cases:
+        label = " ".join(f"{k}={v[:24]}" for k, v in headers.items())
+        events = h2_push(sock, connection, dict(headers), body, authorization)
+        response = next((e for e in events if isinstance(e, h2.events.ResponseReceived)), None)
+        got_status = int(dict(response.headers)[b":status"]) if response else None
+        data = b"".join(e.data for e in events if isinstance(e, h2.events.DataReceived))
+        got_reason = json.loads(data)["reason"] if data else None
+        check(f"raw h2 {label}: {status} {reason}", (got_status, got_reason) == (status, reason),
+              (got_status, got_reason))
+
+    # Idle past --idle-timeout (2 s): GOAWAY {"reason":"IdleTimeout"}, then the close.
+    events = h2_events_until(sock, connection, lambda events: "closed" in events, seconds=20)
+    goaways = [e for e in events if isinstance(e, h2.events.ConnectionTerminated)]
+    check("idle: GOAWAY with reason IdleTimeout, then closed",
+          goaways and json.loads(goaways[0].additional_data or b"{}").get("reason") == "IdleTimeout"
+          and "closed" in events, events)
+    sock.close()
+
+    context = ssl.create_default_context(cafile=ca_file)
+    context.set_alpn_protocols(["http/1.1"])
+    parsed = urllib.parse.urlparse(url)
+    http1 = http.client.HTTPSConnection(parsed.hostname, parsed.port, context=context, timeout=10)
+    http1.request("POST", "/3/device/" + TOKEN, body=payload, headers={"authorization": authorization})
+    answer = http1.getresponse()
+    check("HTTP/1.1: the push API answers 505 (APNs speaks HTTP/2 only)", answer.status == 505, answer.status)
+    answer.read()
+    http1.request("GET", "/inbox/count")
+    answer = http1.getresponse()
+    check("HTTP/1.1: the inbox answers", answer.status == 200, answer.status)
+
+
+async def aioapns_checks(settings, context):
+    from aioapns import APNs, NotificationRequest, PushType
+    from aioapns.connection import APNsProductionClientProtocol
+
+    parsed = urllib.parse.urlparse(settings["PUSHGATE_APNS_URL"])
+    # The endpoint is a class attribute; nothing else is changed.
+    APNsProductionClientProtocol.APNS_SERVER = parsed.hostname
+    APNsProductionClientProtocol.APNS_PORT = parsed.port
+    client = APNs(key=open(settings["PUSHGATE_APNS_KEY_PATH"]).read(), key_id=settings["PUSHGATE_APNS_KEY_ID"],
+                  team_id=settings["PUSHGATE_APNS_TEAM_ID"], topic=TOPIC, max_connections=1,
+                  ssl_context=ssl.create_default_context(cafile=settings["PUSHGATE_APNS_CA_FILE"]))
+    message = {"aps": {"alert": {"title": "Agent", "body": "Reply ready"}}}
+    before = inbox_count(settings["PUSHGATE_APNS_URL"], context)
+    results = await asyncio.wait_for(asyncio.gather(*[
+        client.send_notification(NotificationRequest(device_token="%064x" % (n + 1), message=message,
+                                                     push_type=PushType.ALERT))
+        for n in range(50)]), timeout=60)
+    after = inbox_count(settings["PUSHGATE_APNS_URL"], context)
+    check("aioapns: 50 concurrent pushes on one connection all accepted",
+          all(r.is_successful for r in results), [(r.status, r.description) for r in results if not r.is_successful])
+    check("aioapns: each answered once (the emulator received 50)", after - before == 50, after - before)
+
+    cases = [
+        (dict(device_token="abcd"), "400", "BadDeviceToken"),
+        (dict(device_token="dead" + "0" * 60), "410", "Unregistered"),
+        (dict(collapse_key="c" * 65), "400", "BadCollapseId"),
+        (dict(priority=7), "400", "BadPriority"),
+        (dict(push_type=PushType.BACKGROUND, priority=10), "400", "BadPriority"),
+        (dict(apns_topic="com.other.app"), "400", "TopicDisallowed"),
+        (dict(message={"aps": {}, "x": "x" * 4100}), "413", "PayloadTooLarge"),
+        (dict(push_type=PushType.VOIP, apns_topic=TOPIC + ".voip", message={"aps": {}, "x": "x" * 4600}), "200",
+         None),
+    ]
+    for overrides, status, reason in cases:
+        arguments = dict(device_token=TOKEN, message=message, push_type=PushType.ALERT)
+        arguments.update(overrides)
+        result = await asyncio.wait_for(client.send_notification(NotificationRequest(**arguments)), timeout=30)
+        label = ", ".join(f"{k}={str(v)[:20]}" for k, v in overrides.items())
+        check(f"aioapns {label}: {status} {reason}", (result.status, result.description) == (status, reason),
+              (result.status, result.description))
+        if reason == "Unregistered":
+            check("aioapns: Unregistered carries its timestamp", bool(result.timestamp), result.timestamp)
+
+
+def pyapns_client_checks(settings, context):
+    from pyapns_client import APNSClient, IOSNotification, IOSPayload, IOSPayloadAlert, exceptions
+
+    # The endpoint is a class attribute; the CA is the client's own parameter.
+    APNSClient.BASE_URLS = {APNSClient.MODE_PROD: settings["PUSHGATE_APNS_URL"]}
+    client = APNSClient(mode=APNSClient.MODE_PROD, root_cert_path=settings["PUSHGATE_APNS_CA_FILE"],
+                        auth_key_path=settings["PUSHGATE_APNS_KEY_PATH"], auth_key_id=settings["PUSHGATE_APNS_KEY_ID"],
+                        team_id=settings["PUSHGATE_APNS_TEAM_ID"])
+    payload = IOSPayload(alert=IOSPayloadAlert(title="Agent", body="Reply ready"))
+    before = inbox_count(settings["PUSHGATE_APNS_URL"], context)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=20) as pool:
+        pushes = [pool.submit(client.push, IOSNotification(payload=payload, topic=TOPIC, push_type="alert"),
+                              "%064x" % (n + 100)) for n in range(40)]
+        errors = [p.exception(timeout=60) for p in pushes]
+    after = inbox_count(settings["PUSHGATE_APNS_URL"], context)
+    check("pyapns_client: 40 pushes from 20 threads on one HTTP/2 connection accepted",
+          not any(errors), [repr(e) for e in errors if e])
+    check("pyapns_client: each answered once (the emulator received 40)", after - before == 40, after - before)
+
+    # Its own trimming shortens a long alert body to fit; a custom key it leaves as it is.
+    big = IOSPayload(alert=IOSPayloadAlert(title="Agent", body="Reply ready"), custom={"x": "x" * 4100})
+    cases = [
+        ("abcd", IOSNotification(payload=payload, topic=TOPIC), exceptions.BadDeviceTokenException),
+        ("dead" + "0" * 60, IOSNotification(payload=payload, topic=TOPIC), exceptions.UnregisteredException),
+        (TOKEN, IOSNotification(payload=payload, topic="com.other.app"), exceptions.TopicDisallowedException),
+        (TOKEN, IOSNotification(payload=payload, topic="bad topic"), exceptions.BadTopicException),
+        (TOKEN, IOSNotification(payload=payload, topic=TOPIC, priority="7"), exceptions.BadPriorityException),
+        (TOKEN, IOSNotification(payload=payload, topic=TOPIC, expiration="soon"),
+         exceptions.BadExpirationDateException),
+        (TOKEN, IOSNotification(payload=payload, topic=TOPIC, apns_id="not-a-uuid"), exceptions.BadMessageIdException),
+        (TOKEN, IOSNotification(payload=payload, topic=TOPIC, push_type="banner"), exceptions.InvalidPushTypeException),
+        (TOKEN, IOSNotification(payload=big, topic=TOPIC), exceptions.PayloadTooLargeException),
+    ]
+    for token, notification, expected in cases:
+        try:
+            client.push(notification, token)
+            raised = None
+        except exceptions.APNSException as error:
+            raised = error
+        check(f"pyapns_client: {expected.__name__}", isinstance(raised, expected), repr(raised))
+    client.close()
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--pushgate", required=True)
+    arguments = parser.parse_args()
+    with tempfile.TemporaryDirectory() as directory:
+        settings, process = start_emulator(arguments.pushgate, directory)
+        try:
+            context = ssl.create_default_context(cafile=settings["PUSHGATE_APNS_CA_FILE"])
+            wire_checks(settings)
+            asyncio.run(aioapns_checks(settings, context))
+            pyapns_client_checks(settings, context)
+        finally:
+            process.send_signal(signal.SIGTERM)
+            try:
+                process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                process.kill()
+    if FAILURES:
+        print(f"{len(FAILURES)} check(s) failed: " + "; ".join(FAILURES))
+        return 1
+    print("every check passed")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
