@@ -28,7 +28,10 @@ struct EmulatorOptions: ParsableArguments {
     @Option(help: "Answer every request 503 for this many seconds after start (an outage).")
     var unavailableFor: Double?
 
-    @Option(help: "Retry-After seconds sent with those 429/503 answers.")
+    @Option(
+        help:
+            "Retry-After seconds sent with every injected 429/503 answer, fault tokens too; without it, none carries one."
+    )
     var retryAfter: Int?
 
     @Option(help: "Seconds each push waits before it is answered (a slow push service).")

@@ -45,6 +45,22 @@ struct FCMEmulatorCheckTests {
                 ]), "message.apns.payload"
             ),
             (body(["token": "t"], validateOnly: "yes"), "validate_only"),
+            // The v1 Message resource: unknown names anywhere, types, enum values.
+            (body(["token": "t", "notifcation": ["title": "x"]]), "message"),
+            (body(["token": "t", "android": ["priority": "bogus"]]), "message.android.priority"),
+            (body(["token": "t", "android": ["prioritty": "high"]]), "message.android"),
+            (body(["token": "t", "android": ["ttl": "3600"]]), "message.android.ttl"),
+            (body(["token": "t", "android": ["direct_boot_ok": "yes"]]), "message.android.direct_boot_ok"),
+            (
+                body(["token": "t", "android": ["notification": ["visibility": "HIDDEN"]]]),
+                "message.android.notification.visibility"
+            ),
+            (body(["token": "t", "android": ["notification": ["colour": "#fff"]]]), "message.android.notification"),
+            (body(["token": "t", "apns": ["payload": "x"]]), "message.apns.payload"),
+            (body(["token": "t", "apns": ["fcm_options": ["link": "x"]]]), "message.apns.fcm_options"),
+            (body(["token": "t", "webpush": ["headers": ["Urgency": 1]]]), "message.webpush.headers[0].value"),
+            (body(["token": "t", "notification": ["title": 1]]), "message.notification.title"),
+            (body(["token": 5]), "message.token"),
         ] as [([UInt8], String)]
     )
     func refusedMessages(body: [UInt8], field: String) {
@@ -62,6 +78,46 @@ struct FCMEmulatorCheckTests {
             Self.body(["token": "t", "data": ["a": "1"], "notification": ["title": "x"]], validateOnly: true))
         #expect(checked.token == "t" && checked.validateOnly)
         #expect(try FCMMessageChecker.check(Self.body(["fid": "installation"])).token == "installation")
+    }
+
+    @Test("the v1 resource as the Admin SDKs write it: snake_case or lowerCamelCase names, enums in any case")
+    func resourceSpellings() throws {
+        let message: JSONValue = [
+            "token": "t", "notification": ["title": "x", "body": "y", "image": "https://example.com/i.png"],
+            "android": [
+                "collapse_key": "agent", "priority": "high", "ttl": "3600s", "restrictedPackageName": "com.example",
+                "notification": [
+                    "channel_id": "replies", "notificationPriority": "PRIORITY_HIGH", "visibility": "public",
+                    "vibrate_timings": ["0.5s", "1s"], "event_time": "2026-11-25T20:00:00Z", "notification_count": 3,
+                    "light_settings": [
+                        "color": ["red": .number(0.1), "green": .number(0.2), "blue": .number(0.3), "alpha": 1],
+                        "light_on_duration": "1.5s",
+                        "light_off_duration": "2s",
+                    ],
+                ],
+                "fcmOptions": ["analytics_label": "a"], "direct_boot_ok": false,
+            ],
+            "apns": [
+                "headers": ["apns-priority": "10"], "payload": ["aps": ["badge": 1], "custom": ["any": [1, 2]]],
+                "fcm_options": ["image": "https://example.com/i.png"],
+            ],
+            "webpush": ["headers": ["Urgency": "high"], "notification": ["title": "x", "actions": []]],
+            "fcmOptions": ["analyticsLabel": "b"], "data": ["type": "reply_finished"],
+        ]
+        let root: JSONValue = ["message": message, "validateOnly": true]
+        let checked = try FCMMessageChecker.check(Array(try root.encodedData()))
+        #expect(checked.token == "t" && checked.validateOnly)
+    }
+
+    @Test("a name the request root does not have is refused as Google refuses it")
+    func unknownRootName() {
+        let root: JSONValue = ["message": ["token": "t"], "validate": true]
+        #expect {
+            _ = try FCMMessageChecker.check(Array(try root.encodedData()))
+        } throws: { error in
+            (error as? FCMStatusError)?.message
+                == "Invalid JSON payload received. Unknown name \"validate\": Cannot find field."
+        }
     }
 
     static func assertion(
@@ -97,9 +153,22 @@ struct FCMEmulatorCheckTests {
         let now = Date()
         let issued = try issuer.issue(form: Self.form(try Self.assertion()), now: now)
         #expect(issued.expiresIn == 3600)
-        #expect(issuer.isAuthorized("Bearer \(issued.token)", now: now))
-        #expect(!issuer.isAuthorized("Bearer \(issued.token)", now: now.addingTimeInterval(3601)))
-        #expect(!issuer.isAuthorized("Bearer made-up", now: now))
+        #expect(issuer.refusal(of: "Bearer \(issued.token)", now: now) == nil)
+        // Google names why a credential is refused; clients renew on ACCESS_TOKEN_EXPIRED.
+        #expect(
+            issuer.refusal(of: "Bearer \(issued.token)", now: now.addingTimeInterval(3601))?.reason
+                == "ACCESS_TOKEN_EXPIRED")
+        #expect(issuer.refusal(of: nil, now: now)?.reason == "CREDENTIALS_MISSING")
+        #expect(issuer.refusal(of: "Basic x", now: now)?.reason == "CREDENTIALS_MISSING")
+        let madeUp = issuer.refusal(of: "Bearer made-up", now: now)
+        #expect(madeUp?.status == 401 && madeUp?.reason == nil)
+        let expired = try #require(issuer.refusal(of: "Bearer \(issued.token)", now: now.addingTimeInterval(3601)))
+        let details = expired.json.objectValue?["error"]?.objectValue?["details"]?.arrayValue ?? []
+        #expect(
+            details.contains {
+                $0.objectValue?["@type"] == "type.googleapis.com/google.rpc.ErrorInfo"
+                    && $0.objectValue?["reason"] == "ACCESS_TOKEN_EXPIRED"
+            })
         // Google's own token URL is accepted as the audience too (the Admin SDK writes it).
         _ = try issuer.issue(form: Self.form(try Self.assertion(audience: FCMTokenIssuer.googleTokenURI)), now: now)
 

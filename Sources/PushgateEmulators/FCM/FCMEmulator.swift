@@ -8,8 +8,9 @@ import Synchronization
 
 /// A local server that behaves like FCM HTTP v1 and Google's token endpoint: TLS,
 /// HTTP/2 and HTTP/1.1, `POST /token` (JWT-bearer grant, the assertion's signature
-/// and claims checked), `POST /v1/projects/{project}/messages:send` (bearer, project,
-/// one target, string data, header and payload limits, google.rpc.Status errors),
+/// and claims checked), `POST /v1/projects/{project}/messages:send` (bearer, refused
+/// with Google's ErrorInfo reasons; project; the v1 `Message` resource; one target,
+/// string data, header and payload limits; google.rpc.Status errors),
 /// injected faults, and an inbox of what it received (`GET /inbox`, newest first;
 /// `GET /inbox/count`; `DELETE /inbox`).
 ///
@@ -104,8 +105,8 @@ public final class FCMEmulator: Sendable {
             return answer(
                 FCMStatusError(status: 404, rpcStatus: "NOT_FOUND", message: "Not Found"), token: "", now: now)
         }
-        guard issuer.isAuthorized(authorization, now: now) else {
-            return answer(.unauthenticated, token: "", now: now)
+        if let refusal = issuer.refusal(of: authorization, now: now) {
+            return answer(refusal, token: "", now: now)
         }
         guard project == configuration.projectID else {
             return answer(
@@ -161,15 +162,15 @@ public final class FCMEmulator: Sendable {
         let roll = Double.random(in: 0..<1)
         let seen = sendsSeen.add(1, ordering: .relaxed).newValue
         let outage = outageUntil.withLock { $0 }.map { now < $0 } == true || seen <= configuration.unavailableBurst
+        // Every 429 and 503, fault token or storm, carries Retry-After when (and as)
+        // --retry-after says; without it, none does.
+        retryAfter = configuration.retryAfterSeconds != nil
         if token.hasPrefix("unavail") || outage || roll < configuration.unavailableRate {
-            retryAfter = !token.hasPrefix("unavail") && configuration.retryAfterSeconds != nil
             return FCMStatusError(
                 status: 503, rpcStatus: "UNAVAILABLE", message: "The service is currently unavailable.",
                 errorCode: "UNAVAILABLE")
         }
         if token.hasPrefix("quota") || roll < configuration.unavailableRate + configuration.quotaExceededRate {
-            // FCM asks quota-exceeded senders to wait; the stand-in's `quota` tokens too.
-            retryAfter = token.hasPrefix("quota") || configuration.retryAfterSeconds != nil
             return FCMStatusError(
                 status: 429, rpcStatus: "RESOURCE_EXHAUSTED", message: "Quota exceeded.", errorCode: "QUOTA_EXCEEDED")
         }
@@ -185,8 +186,8 @@ public final class FCMEmulator: Sendable {
                 receivedAt: now, token: token, message: message, validateOnly: validateOnly, status: error.status,
                 error: error.code))
         var response = Self.json(.init(code: error.status), error.json)
-        if retryAfter {
-            response.headers[.retryAfter] = String(configuration.retryAfterSeconds ?? 1)
+        if retryAfter, let seconds = configuration.retryAfterSeconds {
+            response.headers[.retryAfter] = String(seconds)
         }
         return response
     }

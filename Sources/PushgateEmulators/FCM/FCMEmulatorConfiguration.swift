@@ -26,7 +26,8 @@ public struct FCMEmulatorConfiguration: Sendable {
     public var unavailableUntil: Date?
     /// The first this-many sends answer 503 UNAVAILABLE (a burst, for tests).
     public var unavailableBurst = 0
-    /// `Retry-After` (seconds) sent with injected 429 and 503 answers.
+    /// `Retry-After` (seconds) sent with every injected 429 and 503 answer, the
+    /// fault tokens' too; when `nil`, none carries one.
     public var retryAfterSeconds: Int?
     /// When set, every send answers 401 THIRD_PARTY_AUTH_ERROR (a wrong APNs key in the
     /// Firebase console).

@@ -1,7 +1,8 @@
 import PushgateCore
 
 /// The checks FCM makes on a `messages:send` body before it looks at the token, as
-/// a function from the body to the error FCM would answer, if any.
+/// a function from the body to the error FCM would answer, if any: the v1 `Message`
+/// resource's names and types (``FCMMessageSchema``), one target, then FCM's own rules.
 enum FCMMessageChecker {
     /// Targets a message names exactly one of.
     static let targets = ["token", "topic", "condition", "fid"]
@@ -13,11 +14,16 @@ enum FCMMessageChecker {
         guard case .object(let root)? = try? JSONValue.parse(body) else {
             throw .invalidArgument("Invalid JSON payload received.", errorCode: nil)
         }
+        for name in root.keys.sorted() where !["message", "validate_only", "validateOnly"].contains(name) {
+            throw .invalidArgument(
+                "Invalid JSON payload received. Unknown name \"\(name)\": Cannot find field.", errorCode: nil)
+        }
         guard case .object(let message)? = root["message"] else {
             throw .invalidArgument("Request contains an invalid argument.", field: "message", errorCode: nil)
         }
+        try FCMMessageSchema.message.validate(.object(message), at: "message")
         var validateOnly = false
-        if let flag = root["validate_only"] {
+        if let flag = root["validate_only"] ?? root["validateOnly"] {
             guard case .bool(let value) = flag else {
                 throw .invalidArgument(
                     "Invalid value at 'validate_only' (TYPE_BOOL)", field: "validate_only", errorCode: nil)

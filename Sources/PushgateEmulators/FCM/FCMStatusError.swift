@@ -1,13 +1,16 @@
 import PushgateCore
 
 /// An error as FCM (and Google's APIs) answer it: a google.rpc.Status, with an
-/// FcmError detail and a BadRequest field violation when there is one.
+/// FcmError detail, a BadRequest field violation and an ErrorInfo reason (why the
+/// credential was refused) when there is one.
 struct FCMStatusError: Error, Hashable {
     let status: Int
     let rpcStatus: String
     let message: String
     var errorCode: String?
     var field: String?
+    /// google.rpc.ErrorInfo's reason: `ACCESS_TOKEN_EXPIRED`, `CREDENTIALS_MISSING`.
+    var reason: String?
 
     /// `{"error": {"code", "message", "status", "details"?}}`
     var json: JSONValue {
@@ -21,6 +24,15 @@ struct FCMStatusError: Error, Hashable {
             details.append([
                 "@type": "type.googleapis.com/google.rpc.BadRequest",
                 "fieldViolations": [["field": .string(field), "description": .string(message)]],
+            ])
+        }
+        if let reason {
+            details.append([
+                "@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": .string(reason),
+                "domain": "googleapis.com",
+                "metadata": [
+                    "service": "fcm.googleapis.com", "method": "google.firebase.fcm.v1.FcmService.SendMessage",
+                ],
             ])
         }
         var error: [String: JSONValue] = [
@@ -40,9 +52,13 @@ struct FCMStatusError: Error, Hashable {
             status: 400, rpcStatus: "INVALID_ARGUMENT", message: message, errorCode: errorCode, field: field)
     }
 
-    static let unauthenticated = FCMStatusError(
-        status: 401, rpcStatus: "UNAUTHENTICATED",
-        message:
-            "Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential."
-    )
+    /// A 401: the access token was refused, for `reason` when Google names one.
+    static func unauthenticated(reason: String?) -> FCMStatusError {
+        FCMStatusError(
+            status: 401, rpcStatus: "UNAUTHENTICATED",
+            message: reason == "CREDENTIALS_MISSING"
+                ? "Request is missing required authentication credential. Expected OAuth 2 access token, login cookie or other valid authentication credential. See https://developers.google.com/identity/sign-in/web/devconsole-project."
+                : "Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential. See https://developers.google.com/identity/sign-in/web/devconsole-project.",
+            reason: reason)
+    }
 }

@@ -53,13 +53,22 @@ final class FCMTokenIssuer: Sendable {
     }
 
     /// Whether `authorization` carries a token this endpoint issued, still valid.
-    func isAuthorized(_ authorization: String?, now: Date) -> Bool {
-        guard let authorization, authorization.hasPrefix("Bearer ") else { return false }
-        guard let issuedAt = issued.withLock({ $0[String(authorization.dropFirst("Bearer ".count))] }) else {
-            return false
+    /// Google's 401 for `authorization`, or `nil` when it carries a live access token.
+    /// An expired token is named as such (ErrorInfo `ACCESS_TOKEN_EXPIRED`): clients
+    /// renew on that reason, not on any 401.
+    func refusal(of authorization: String?, now: Date) -> FCMStatusError? {
+        let scheme = "bearer "
+        guard let authorization, authorization.lowercased().hasPrefix(scheme) else {
+            return .unauthenticated(reason: "CREDENTIALS_MISSING")
         }
-        if let revoked = revokedBefore.withLock({ $0 }), issuedAt <= revoked { return false }
-        return now.timeIntervalSince(issuedAt) < Double(configuration.accessTokenLifetime)
+        guard let issuedAt = issued.withLock({ $0[String(authorization.dropFirst(scheme.count))] }) else {
+            return .unauthenticated(reason: nil)
+        }
+        if let revoked = revokedBefore.withLock({ $0 }), issuedAt <= revoked { return .unauthenticated(reason: nil) }
+        guard now.timeIntervalSince(issuedAt) < Double(configuration.accessTokenLifetime) else {
+            return .unauthenticated(reason: "ACCESS_TOKEN_EXPIRED")
+        }
+        return nil
     }
 
     private func check(_ jwt: JWTParts, now: Date) throws(Refusal) {
