@@ -45,7 +45,7 @@ def start_emulator(pushgate, directory):
     log = open(os.path.join(directory, "emulator.log"), "w")
     process = subprocess.Popen(
         [pushgate, "apns-emulator", "--port", "0", "--state-directory", directory, "--topic", TOPIC,
-         "--idle-timeout", "2"],
+         "--idle-timeout", "8"],
         stdout=log, stderr=subprocess.STDOUT)
     env_file = os.path.join(directory, "gateway.env")
     deadline = time.monotonic() + 60
@@ -165,8 +165,9 @@ def wire_checks(settings):
         check(f"raw h2 {label}: {status} {reason}", (got_status, got_reason) == (status, reason),
               (got_status, got_reason))
 
-    # Idle past --idle-timeout (2 s): GOAWAY {"reason":"IdleTimeout"}, then the close.
-    events = h2_events_until(sock, connection, lambda events: "closed" in events, seconds=20)
+    # Idle past --idle-timeout (8 s, roomy for a loaded machine between the requests
+    # above): GOAWAY {"reason":"IdleTimeout"}, then the close.
+    events = h2_events_until(sock, connection, lambda events: "closed" in events, seconds=40)
     goaways = [e for e in events if isinstance(e, h2.events.ConnectionTerminated)]
     check("idle: GOAWAY with reason IdleTimeout, then closed",
           goaways and json.loads(goaways[0].additional_data or b"{}").get("reason") == "IdleTimeout"
