@@ -1,0 +1,152 @@
+"""Drives `pushgate fcm-emulator` with async-firebase (httpx over HTTP/2), an FCM v1
+client nobody in this project wrote, changed in nothing but the endpoints (its
+send and token URLs) and the trusted CA (SSL_CERT_FILE, which httpx reads):
+
+    python3 Tests/compat/fcm_clients.py --pushgate .build/debug/pushgate
+
+Checks that a message using every part the library can build (Android, APNs and
+Web Push configs, notification priority, light settings, vibrate timings…) passes
+the emulator's v1 schema, that concurrent sends on one HTTP/2 connection are each
+answered once, and that the fault tokens surface as the library's own errors.
+Prints one line per check; exits 1 naming those that failed.
+"""
+
+import argparse
+import asyncio
+import datetime
+import json
+import os
+import signal
+import ssl
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+
+FAILURES = []
+
+
+def check(name, condition, detail=""):
+    print(("ok    " if condition else "FAIL  ") + name + ("" if condition else f": {detail}"), flush=True)
+    if not condition:
+        FAILURES.append(name)
+
+
+def start_emulator(pushgate, directory):
+    log = open(os.path.join(directory, "emulator.log"), "w")
+    process = subprocess.Popen(
+        [pushgate, "fcm-emulator", "--port", "0", "--state-directory", directory],
+        stdout=log, stderr=subprocess.STDOUT)
+    env_file = os.path.join(directory, "gateway.env")
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if os.path.exists(env_file):
+            settings = dict(line.strip().split("=", 1) for line in open(env_file) if "=" in line)
+            if "PUSHGATE_FCM_URL" in settings:
+                return settings, process
+        if process.poll() is not None:
+            break
+        time.sleep(0.1)
+    process.kill()
+    raise SystemExit("fcm-emulator did not start; its log: " + open(log.name).read())
+
+
+def inbox(url, ca_file):
+    context = ssl.create_default_context(cafile=ca_file)
+    with urllib.request.urlopen(url + "/inbox", context=context, timeout=10) as response:
+        return json.loads(response.read())
+
+
+async def client_checks(settings):
+    from async_firebase import AsyncFirebaseClient, _credentials, errors
+    from async_firebase.messages import (AndroidNotificationPriority, LightSettings, Message, Notification,
+                                         Visibility)
+
+    url = settings["PUSHGATE_FCM_URL"]
+    # Its endpoints are a module constant and a class attribute; nothing else is changed.
+    _credentials.TOKEN_URL = url + "/token"
+    AsyncFirebaseClient.BASE_URL = url
+    client = AsyncFirebaseClient(use_http2=True)
+    client.creds_from_service_account_file(settings["PUSHGATE_FCM_CREDENTIALS"])
+
+    everything = Message(
+        token="async-firebase-everything",
+        notification=Notification(title="Agent", body="Reply ready"),
+        data={"type": "reply_finished"},
+        android=client.build_android_config(
+            priority="high", ttl=3600, collapse_key="agent", title="Agent", body="Reply ready", channel_id="replies",
+            notification_priority=AndroidNotificationPriority.HIGH, visibility=Visibility.PUBLIC,
+            vibrate_timings_millis=[100, 250.5], default_sound=True, notification_count=3, sticky=False,
+            # Naive UTC, as the library wants: it appends the "Z" itself.
+            event_timestamp=datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None), tag="agent",
+            color="#336699",
+            light_settings=LightSettings(color="#336699", light_on_duration_millis=500,
+                                         light_off_duration_millis=1500),
+            data={"k": "v"}),
+        apns=client.build_apns_config(
+            priority="high", ttl=3600, collapse_key="agent", title="Agent", alert="Reply ready", badge=1,
+            sound="default", thread_id="agent", custom_data={"type": "reply_finished"}),
+        webpush=client.build_webpush_config(data={"k": "v"}, title="Agent", body="Reply ready"),
+    )
+    response = await asyncio.wait_for(client.send(everything, dry_run=True), timeout=60)
+    check("async-firebase: a message with every part it builds passes the v1 schema (dry run)",
+          response.success, response.exception)
+
+    # Given an aware time, the library writes "…+00:00Z", which no RFC 3339 reader (nor
+    # Google's Timestamp) takes: refused, naming the field.
+    aware = Message(token="async-firebase-aware", android=client.build_android_config(
+        priority="high", title="Agent", event_timestamp=datetime.datetime.now(datetime.timezone.utc)))
+    response = await asyncio.wait_for(client.send(aware, dry_run=True), timeout=60)
+    check("async-firebase: a malformed event_time is refused as INVALID_ARGUMENT naming the field",
+          isinstance(response.exception, errors.InvalidArgumentError)
+          and "message.android.notification.event_time" in str(response.exception), repr(response.exception))
+
+    responses = await asyncio.wait_for(asyncio.gather(*[
+        client.send(Message(token="async-firebase-%02d" % n, notification=Notification(title="Agent", body="hi")))
+        for n in range(20)]), timeout=60)
+    check("async-firebase: 20 concurrent sends on one HTTP/2 connection accepted",
+          all(r.success for r in responses), [r.exception for r in responses if not r.success])
+    received = [e for e in inbox(url, settings["PUSHGATE_FCM_CA_FILE"])
+                if str(e.get("token", "")).startswith("async-firebase-") and e.get("status") == 200]
+    tokens = [e["token"] for e in received if e["token"] != "async-firebase-everything"]
+    check("async-firebase: each answered once (the emulator received 20)",
+          len(tokens) == 20 and len(set(tokens)) == 20, len(tokens))
+
+    faults = [
+        ("unregistered-async", errors.UnregisteredError),
+        ("quota-async", errors.QuotaExceededError),
+        ("mismatch-async", errors.SenderIdMismatchError),
+        ("badarg-async", errors.InvalidArgumentError),
+        ("unavail-async", errors.UnavailableError),
+    ]
+    for token, expected in faults:
+        response = await asyncio.wait_for(client.send(Message(token=token, data={"k": "v"})), timeout=60)
+        check(f"async-firebase: {token} raises {expected.__name__}", isinstance(response.exception, expected),
+              repr(response.exception))
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--pushgate", required=True)
+    arguments = parser.parse_args()
+    with tempfile.TemporaryDirectory() as directory:
+        settings, process = start_emulator(arguments.pushgate, directory)
+        try:
+            os.environ["SSL_CERT_FILE"] = settings["PUSHGATE_FCM_CA_FILE"]
+            asyncio.run(client_checks(settings))
+        finally:
+            process.send_signal(signal.SIGTERM)
+            try:
+                process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                process.kill()
+    if FAILURES:
+        print(f"{len(FAILURES)} check(s) failed: " + "; ".join(FAILURES))
+        return 1
+    print("every check passed")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
