@@ -27,6 +27,12 @@ struct FCMEmulatorCommand: AsyncParsableCommand {
     @Option(help: "Seconds an access token is valid (expires_in).")
     var tokenLifetime = 3600
 
+    @Option(
+        help:
+            "Refuse access tokens (401 ACCESS_TOKEN_EXPIRED) this many seconds after issue, whatever expires_in said: a client must renew on the refusal."
+    )
+    var tokensExpireAfter: Int?
+
     func run() async throws {
         let directory = try server.directory(named: "fcm-emulator")
         let (identity, caFile) = try server.identity(in: directory)
@@ -40,6 +46,7 @@ struct FCMEmulatorCommand: AsyncParsableCommand {
         configuration.responseDelay = server.responseDelay
         configuration.thirdPartyAuthError = thirdPartyAuthError
         configuration.accessTokenLifetime = max(1, tokenLifetime)
+        configuration.accessTokensExpireAfter = tokensExpireAfter.map { max(1, $0) }
 
         let emulator = FCMEmulator(configuration: configuration)
         let host = server.host

@@ -1,13 +1,15 @@
 """Drives `pushgate fcm-emulator` with async-firebase (httpx over HTTP/2), an FCM v1
 client nobody in this project wrote, changed in nothing but the endpoints (its
-send and token URLs) and the trusted CA (SSL_CERT_FILE, which httpx reads):
+send and token URLs) and the trusted CA (SSL_CERT_FILE, which httpx reads), and
+firebase-admin through an access token's expiry:
 
     python3 Tests/compat/fcm_clients.py --pushgate .build/debug/pushgate
 
 Checks that a message using every part the library can build (Android, APNs and
 Web Push configs, notification priority, light settings, vibrate timings…) passes
 the emulator's v1 schema, that concurrent sends on one HTTP/2 connection are each
-answered once, and that the fault tokens surface as the library's own errors.
+answered once, that the fault tokens surface as the library's own errors, and
+that firebase-admin renews a token the emulator refuses as expired.
 Prints one line per check; exits 1 naming those that failed.
 """
 
@@ -23,6 +25,7 @@ import sys
 import tempfile
 import time
 import urllib.request
+import warnings
 
 FAILURES = []
 
@@ -33,10 +36,10 @@ def check(name, condition, detail=""):
         FAILURES.append(name)
 
 
-def start_emulator(pushgate, directory):
+def start_emulator(pushgate, directory, *options):
     log = open(os.path.join(directory, "emulator.log"), "w")
     process = subprocess.Popen(
-        [pushgate, "fcm-emulator", "--port", "0", "--state-directory", directory],
+        [pushgate, "fcm-emulator", "--port", "0", "--state-directory", directory, *options],
         stdout=log, stderr=subprocess.STDOUT)
     env_file = os.path.join(directory, "gateway.env")
     deadline = time.monotonic() + 60
@@ -50,6 +53,14 @@ def start_emulator(pushgate, directory):
         time.sleep(0.1)
     process.kill()
     raise SystemExit("fcm-emulator did not start; its log: " + open(log.name).read())
+
+
+def stop(process):
+    process.send_signal(signal.SIGTERM)
+    try:
+        process.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        process.kill()
 
 
 def inbox(url, ca_file):
@@ -126,6 +137,33 @@ async def client_checks(settings):
               repr(response.exception))
 
 
+def renewal_checks(settings):
+    """firebase-admin (google-auth's session) against an emulator whose tokens die 2 s
+    after issue though `expires_in` says an hour: the client must renew on the 401's
+    ACCESS_TOKEN_EXPIRED and send again."""
+    import firebase_admin
+    from firebase_admin import credentials, messaging
+
+    # firebase-admin 7.x deprecates `token` for `fid`; the seed's app sends tokens.
+    warnings.filterwarnings("ignore", category=DeprecationWarning)
+    os.environ["REQUESTS_CA_BUNDLE"] = settings["PUSHGATE_FCM_CA_FILE"]
+    messaging._MessagingService.FCM_URL = settings["PUSHGATE_FCM_URL"] + "/v1/projects/{0}/messages:send"
+    app = firebase_admin.initialize_app(credentials.Certificate(settings["PUSHGATE_FCM_CREDENTIALS"]), name="renewal")
+    message = lambda n: messaging.Message(token=f"renewal-{n}", notification=messaging.Notification(title="Agent"))
+    messaging.send(message(1), app=app)
+    time.sleep(3)
+    try:
+        messaging.send(message(2), app=app)
+        error = None
+    except Exception as raised:  # noqa: BLE001 - reported as the check's detail
+        error = raised
+    entries = inbox(settings["PUSHGATE_FCM_URL"], settings["PUSHGATE_FCM_CA_FILE"])
+    refused = [e for e in entries if e.get("status") == 401]
+    delivered = {e.get("token") for e in entries if e.get("status") == 200}
+    check("firebase-admin: after its access token expired (401 ACCESS_TOKEN_EXPIRED), renewed and sent",
+          error is None and refused and {"renewal-1", "renewal-2"} <= delivered, (repr(error), entries))
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--pushgate", required=True)
@@ -136,11 +174,14 @@ def main():
             os.environ["SSL_CERT_FILE"] = settings["PUSHGATE_FCM_CA_FILE"]
             asyncio.run(client_checks(settings))
         finally:
-            process.send_signal(signal.SIGTERM)
-            try:
-                process.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                process.kill()
+            os.environ.pop("SSL_CERT_FILE", None)  # the CA goes with the directory
+            stop(process)
+    with tempfile.TemporaryDirectory() as directory:
+        settings, process = start_emulator(arguments.pushgate, directory, "--tokens-expire-after", "2")
+        try:
+            renewal_checks(settings)
+        finally:
+            stop(process)
     if FAILURES:
         print(f"{len(FAILURES)} check(s) failed: " + "; ".join(FAILURES))
         return 1

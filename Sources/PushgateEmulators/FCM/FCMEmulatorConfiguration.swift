@@ -15,6 +15,10 @@ public struct FCMEmulatorConfiguration: Sendable {
     public var tokenURI: String?
     /// Seconds an access token is valid (`expires_in`).
     public var accessTokenLifetime = 3600
+    /// When set and shorter, tokens are refused (401, `ACCESS_TOKEN_EXPIRED`) this many
+    /// seconds after issue, whatever `expires_in` said: a client must renew on the
+    /// refusal itself, as after a clock skew or an early expiry at Google.
+    public var accessTokensExpireAfter: Int?
     /// Access tokens issued before this answer 401 UNAUTHENTICATED (as if revoked), to
     /// exercise renewal after a 401.
     public var revokeTokensIssuedBefore: Date?

@@ -65,7 +65,8 @@ final class FCMTokenIssuer: Sendable {
             return .unauthenticated(reason: nil)
         }
         if let revoked = revokedBefore.withLock({ $0 }), issuedAt <= revoked { return .unauthenticated(reason: nil) }
-        guard now.timeIntervalSince(issuedAt) < Double(configuration.accessTokenLifetime) else {
+        let lifetime = min(configuration.accessTokenLifetime, configuration.accessTokensExpireAfter ?? Int.max)
+        guard now.timeIntervalSince(issuedAt) < Double(lifetime) else {
             return .unauthenticated(reason: "ACCESS_TOKEN_EXPIRED")
         }
         return nil
