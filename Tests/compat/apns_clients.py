@@ -230,6 +230,14 @@ async def aioapns_checks(settings, context):
         if reason == "Unregistered":
             check("aioapns: Unregistered carries its timestamp", bool(result.timestamp), result.timestamp)
 
+    stranger = APNs(key=open(settings["PUSHGATE_APNS_KEY_PATH"]).read(), key_id="WRONGKEY01",
+                    team_id=settings["PUSHGATE_APNS_TEAM_ID"], topic=TOPIC, max_connections=1,
+                    ssl_context=ssl.create_default_context(cafile=settings["PUSHGATE_APNS_CA_FILE"]))
+    result = await asyncio.wait_for(
+        stranger.send_notification(NotificationRequest(device_token=TOKEN, message=message)), timeout=30)
+    check("aioapns: a key id APNs does not know: 403 InvalidProviderToken",
+          (result.status, result.description) == ("403", "InvalidProviderToken"), (result.status, result.description))
+
 
 def pyapns_client_checks(settings, context):
     from pyapns_client import APNSClient, IOSNotification, IOSPayload, IOSPayloadAlert, exceptions
@@ -263,6 +271,7 @@ def pyapns_client_checks(settings, context):
         (TOKEN, IOSNotification(payload=payload, topic=TOPIC, apns_id="not-a-uuid"), exceptions.BadMessageIdException),
         (TOKEN, IOSNotification(payload=payload, topic=TOPIC, push_type="banner"), exceptions.InvalidPushTypeException),
         (TOKEN, IOSNotification(payload=big, topic=TOPIC), exceptions.PayloadTooLargeException),
+        (TOKEN, IOSNotification(payload=payload, topic=None), exceptions.MissingTopicException),
     ]
     for token, notification, expected in cases:
         try:
@@ -272,6 +281,19 @@ def pyapns_client_checks(settings, context):
             raised = error
         check(f"pyapns_client: {expected.__name__}", isinstance(raised, expected), repr(raised))
     client.close()
+
+    # A key id the emulator does not know: the provider token is refused.
+    stranger = APNSClient(mode=APNSClient.MODE_PROD, root_cert_path=settings["PUSHGATE_APNS_CA_FILE"],
+                          auth_key_path=settings["PUSHGATE_APNS_KEY_PATH"], auth_key_id="WRONGKEY01",
+                          team_id=settings["PUSHGATE_APNS_TEAM_ID"])
+    try:
+        stranger.push(IOSNotification(payload=payload, topic=TOPIC), TOKEN)
+        raised = None
+    except exceptions.APNSException as error:
+        raised = error
+    check("pyapns_client: InvalidProviderTokenException", isinstance(raised, exceptions.InvalidProviderTokenException),
+          repr(raised))
+    stranger.close()
 
 
 def main():
