@@ -24,6 +24,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.error
 import urllib.request
 import warnings
 
@@ -61,6 +62,26 @@ def stop(process):
         process.wait(timeout=15)
     except subprocess.TimeoutExpired:
         process.kill()
+
+
+def raw_send(settings, access_token, fcm_token):
+    """One send made by hand: its status and its Retry-After header, if any."""
+    request = urllib.request.Request(
+        settings["PUSHGATE_FCM_URL"] + "/v1/projects/pushgate-emulator/messages:send",
+        data=json.dumps({"message": {"token": fcm_token, "data": {"k": "v"}}}).encode(),
+        headers={"authorization": "Bearer " + access_token, "content-type": "application/json"})
+    context = ssl.create_default_context(cafile=settings["PUSHGATE_FCM_CA_FILE"])
+    try:
+        with urllib.request.urlopen(request, context=context, timeout=10) as response:
+            return response.status, response.headers.get("retry-after")
+    except urllib.error.HTTPError as error:
+        return error.code, error.headers.get("retry-after")
+
+
+def retry_after_checks(settings, access_token, expected):
+    for fcm_token in ("quota-raw", "unavail-raw"):
+        status, retry_after = raw_send(settings, access_token, fcm_token)
+        check(f"{fcm_token}: {status} with Retry-After {expected}", retry_after == expected, (status, retry_after))
 
 
 def inbox(url, ca_file):
@@ -135,10 +156,12 @@ async def client_checks(settings):
         response = await asyncio.wait_for(client.send(Message(token=token, data={"k": "v"})), timeout=60)
         check(f"async-firebase: {token} raises {expected.__name__}", isinstance(response.exception, expected),
               repr(response.exception))
+    # Without --retry-after, no 429 or 503 carries Retry-After, fault tokens included.
+    retry_after_checks(settings, client._credentials.token, None)
 
 
 def renewal_checks(settings):
-    """firebase-admin (google-auth's session) against an emulator whose tokens die 2 s
+    """firebase-admin (google-auth's session) against an emulator whose tokens die 5 s
     after issue though `expires_in` says an hour: the client must renew on the 401's
     ACCESS_TOKEN_EXPIRED and send again."""
     import firebase_admin
@@ -151,7 +174,9 @@ def renewal_checks(settings):
     app = firebase_admin.initialize_app(credentials.Certificate(settings["PUSHGATE_FCM_CREDENTIALS"]), name="renewal")
     message = lambda n: messaging.Message(token=f"renewal-{n}", notification=messaging.Notification(title="Agent"))
     messaging.send(message(1), app=app)
-    time.sleep(3)
+    # With --retry-after 7, every 429 and 503 carries it, fault tokens included.
+    retry_after_checks(settings, app.credential.get_access_token().access_token, "7")
+    time.sleep(6)
     try:
         messaging.send(message(2), app=app)
         error = None
@@ -177,7 +202,8 @@ def main():
             os.environ.pop("SSL_CERT_FILE", None)  # the CA goes with the directory
             stop(process)
     with tempfile.TemporaryDirectory() as directory:
-        settings, process = start_emulator(arguments.pushgate, directory, "--tokens-expire-after", "2")
+        settings, process = start_emulator(
+            arguments.pushgate, directory, "--tokens-expire-after", "5", "--retry-after", "7")
         try:
             renewal_checks(settings)
         finally:
