@@ -3,9 +3,10 @@ import NIOHTTP2
 
 /// Ends an HTTP/2 connection as APNs does: one GOAWAY naming the last stream taken,
 /// its debug data `{"reason": …}`, then the close once those streams are answered.
-/// Nothing follows the GOAWAY: h2-based clients (aioapns, httpx) take any frame after
-/// it for a protocol error. (RFC 9113's two-step shutdown, a GOAWAY naming the largest
-/// stream id and a PING first, breaks them for that reason.)
+/// Only the answers to the streams it names follow the GOAWAY: h2-based clients
+/// (aioapns, httpx) take a PING after it for a protocol error, so RFC 9113's two-step
+/// shutdown (a GOAWAY naming the largest stream id, a PING, then the real one) breaks
+/// them.
 ///
 /// Sent when the connection was idle (an `IdleStateHandler` read timeout:
 /// `IdleTimeout`), when the server shuts down (`Shutdown`), and when an ``Announce``
