@@ -19,48 +19,17 @@ import asyncio
 import concurrent.futures
 import http.client
 import json
-import os
-import signal
 import socket
 import ssl
-import subprocess
 import sys
 import tempfile
 import time
 import urllib.parse
 
+from emulator_process import check, start, stop, summary
+
 TOPIC = "com.example.app"
 TOKEN = "ab" * 32
-FAILURES = []
-
-
-def check(name, condition, detail=""):
-    print(("ok    " if condition else "FAIL  ") + name + ("" if condition else f": {detail}"), flush=True)
-    if not condition:
-        FAILURES.append(name)
-
-
-def start_emulator(pushgate, directory):
-    """The emulator's settings (gateway.env) once it listens, and its process."""
-    log = open(os.path.join(directory, "emulator.log"), "w")
-    process = subprocess.Popen(
-        [pushgate, "apns-emulator", "--port", "0", "--state-directory", directory, "--topic", TOPIC,
-         "--idle-timeout", "8"],
-        stdout=log, stderr=subprocess.STDOUT)
-    env_file = os.path.join(directory, "gateway.env")
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if os.path.exists(env_file):
-            settings = dict(line.strip().split("=", 1) for line in open(env_file) if "=" in line)
-            if "PUSHGATE_APNS_URL" in settings:
-                return settings, process
-        if process.poll() is not None:
-            break
-        time.sleep(0.1)
-    process.kill()
-    raise SystemExit("apns-emulator did not start; its log: " + open(log.name).read())
-
-
 def inbox_count(url, context):
     parsed = urllib.parse.urlparse(url)
     connection = http.client.HTTPSConnection(parsed.hostname, parsed.port, context=context, timeout=10)
@@ -301,23 +270,16 @@ def main():
     parser.add_argument("--pushgate", required=True)
     arguments = parser.parse_args()
     with tempfile.TemporaryDirectory() as directory:
-        settings, process = start_emulator(arguments.pushgate, directory)
+        settings, process = start(arguments.pushgate, "apns-emulator", directory, "PUSHGATE_APNS_URL",
+                                  "--topic", TOPIC, "--idle-timeout", "8")
         try:
             context = ssl.create_default_context(cafile=settings["PUSHGATE_APNS_CA_FILE"])
             wire_checks(settings)
             asyncio.run(aioapns_checks(settings, context))
             pyapns_client_checks(settings, context)
         finally:
-            process.send_signal(signal.SIGTERM)
-            try:
-                process.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                process.kill()
-    if FAILURES:
-        print(f"{len(FAILURES)} check(s) failed: " + "; ".join(FAILURES))
-        return 1
-    print("every check passed")
-    return 0
+            stop(process)
+    return summary()
 
 
 if __name__ == "__main__":

@@ -18,9 +18,7 @@ import asyncio
 import datetime
 import json
 import os
-import signal
 import ssl
-import subprocess
 import sys
 import tempfile
 import time
@@ -28,41 +26,7 @@ import urllib.error
 import urllib.request
 import warnings
 
-FAILURES = []
-
-
-def check(name, condition, detail=""):
-    print(("ok    " if condition else "FAIL  ") + name + ("" if condition else f": {detail}"), flush=True)
-    if not condition:
-        FAILURES.append(name)
-
-
-def start_emulator(pushgate, directory, *options):
-    log = open(os.path.join(directory, "emulator.log"), "w")
-    process = subprocess.Popen(
-        [pushgate, "fcm-emulator", "--port", "0", "--state-directory", directory, *options],
-        stdout=log, stderr=subprocess.STDOUT)
-    env_file = os.path.join(directory, "gateway.env")
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if os.path.exists(env_file):
-            settings = dict(line.strip().split("=", 1) for line in open(env_file) if "=" in line)
-            if "PUSHGATE_FCM_URL" in settings:
-                return settings, process
-        if process.poll() is not None:
-            break
-        time.sleep(0.1)
-    process.kill()
-    raise SystemExit("fcm-emulator did not start; its log: " + open(log.name).read())
-
-
-def stop(process):
-    process.send_signal(signal.SIGTERM)
-    try:
-        process.wait(timeout=15)
-    except subprocess.TimeoutExpired:
-        process.kill()
-
+from emulator_process import check, start, stop, summary
 
 def raw_send(settings, access_token, fcm_token):
     """One send made by hand: its status and its Retry-After header, if any."""
@@ -194,7 +158,7 @@ def main():
     parser.add_argument("--pushgate", required=True)
     arguments = parser.parse_args()
     with tempfile.TemporaryDirectory() as directory:
-        settings, process = start_emulator(arguments.pushgate, directory)
+        settings, process = start(arguments.pushgate, "fcm-emulator", directory, "PUSHGATE_FCM_URL")
         try:
             os.environ["SSL_CERT_FILE"] = settings["PUSHGATE_FCM_CA_FILE"]
             asyncio.run(client_checks(settings))
@@ -202,17 +166,14 @@ def main():
             os.environ.pop("SSL_CERT_FILE", None)  # the CA goes with the directory
             stop(process)
     with tempfile.TemporaryDirectory() as directory:
-        settings, process = start_emulator(
-            arguments.pushgate, directory, "--tokens-expire-after", "5", "--retry-after", "7")
+        settings, process = start(
+            arguments.pushgate, "fcm-emulator", directory, "PUSHGATE_FCM_URL", "--tokens-expire-after", "5",
+            "--retry-after", "7")
         try:
             renewal_checks(settings)
         finally:
             stop(process)
-    if FAILURES:
-        print(f"{len(FAILURES)} check(s) failed: " + "; ".join(FAILURES))
-        return 1
-    print("every check passed")
-    return 0
+    return summary()
 
 
 if __name__ == "__main__":
