@@ -1,6 +1,10 @@
 import NIOCore
 import NIOTLS
 
+/// What an HTTP/2 client sends first (RFC 9113, 3.4). At file scope: a generic class
+/// has no static stored properties, and the bytes are the same for every output.
+private let preface = Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8)
+
 /// Chooses HTTP/2 or HTTP/1.1 for a TLS connection, as a service that speaks HTTP/2
 /// to anyone who starts it must: by ALPN when the client offered a protocol, else by
 /// the first bytes it sends. The HTTP/2 connection preface means HTTP/2 ("prior
@@ -16,9 +20,6 @@ final class HTTPVersionChooser<Output: Sendable>: ChannelInboundHandler, Removab
         case http1
         case http2
     }
-
-    /// What an HTTP/2 client sends first (RFC 9113, 3.4).
-    static var preface: [UInt8] { Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8) }
 
     private let configure: (Version, any Channel) -> EventLoopFuture<Output>
     private let chosen: EventLoopPromise<Output>
@@ -55,7 +56,6 @@ final class HTTPVersionChooser<Output: Sendable>: ChannelInboundHandler, Removab
             held?.writeBuffer(&bytes)
         }
         guard !choosing, let held else { return }
-        let preface = Self.preface
         let seen = held.readableBytesView.prefix(preface.count)
         if !seen.elementsEqual(preface.prefix(seen.count)) {
             choose(.http1, context: context)
