@@ -10,7 +10,7 @@ answered. Printed per phase: the victim's registration latency (p50, p99, max) a
 its ratio to the phase where the victim is alone, in the same run.
 
     bench/noisy-neighbour.sh                    # builds the release binary, runs this
-    python3 bench/noisy_neighbour.py --pushgate .build/release/pushgate
+    python3 bench/noisy_neighbour.py --pushgate .build/release/pushgate [--baseline OTHER_BUILD]
     SECONDS_PER_PHASE=20 NOISY_RATES="2 5" NOISY_CONNECTIONS=3 AGENTS=10000   (the defaults)
 
 2 calls a second is the default per-secret limit (120 a minute); 5 is what three
@@ -130,7 +130,15 @@ def phase(port, seconds, noisy_rate, noisy_connections):
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--pushgate", required=True, help="the gateway binary (a release build)")
+    parser.add_argument("--baseline", help="another build measured the same way first, in the same run")
     arguments = parser.parse_args()
+    builds = ([("baseline", arguments.baseline)] if arguments.baseline else []) + [("current", arguments.pushgate)]
+    for label, binary in builds:
+        measure(label, binary)
+
+
+def measure(label, binary):
+    """Every phase against the gateway `binary`, on a new database; prints its table."""
     seconds = float(os.environ.get("SECONDS_PER_PHASE", "20"))
     rates = [float(rate) for rate in os.environ.get("NOISY_RATES", "2 5").split()]
     agents = int(os.environ.get("AGENTS", "10000"))
@@ -142,13 +150,13 @@ def main():
         database = os.path.join(work, "pushgate.sqlite")
         dump = os.path.join(work, "noisy.jsonl")
         noisy_dump(dump, agents)
-        subprocess.run([arguments.pushgate, "import", "--database", database, dump], check=True,
+        subprocess.run([binary, "import", "--database", database, dump], check=True,
                        stdout=subprocess.DEVNULL)
         environment = dict(os.environ, PUSHGATE_RATE_PER_SECRET="0", PUSHGATE_RATE_PER_ADDRESS="0",
                            PUSHGATE_NEW_NAMESPACES_PER_ADDRESS="0", PUSHGATE_METRICS_LISTEN="off",
                            PUSHGATE_LOG_LEVEL="warning")
         log = open(os.path.join(work, "gateway.log"), "w+", encoding="utf-8")
-        gateway = subprocess.Popen([arguments.pushgate, "serve", "--port", "0", "--database", database,
+        gateway = subprocess.Popen([binary, "serve", "--port", "0", "--database", database,
                                     "--log-level", "info"], env=environment, stdout=log, stderr=log)
         port = None
         deadline = time.monotonic() + 60
@@ -162,7 +170,7 @@ def main():
 
         model = subprocess.run(["lscpu"], capture_output=True, text=True).stdout
         cpu = next((line.split(":", 1)[1].strip() for line in model.splitlines() if line.startswith("Model name")), "?")
-        print(f"victim registrations (20 a second, {seconds:.0f} s a phase) beside a namespace whose one "
+        print(f"{label}: victim registrations (20 a second, {seconds:.0f} s a phase) beside a namespace whose one "
               f"installation is under {agents:,} agents; {cpu}, {os.cpu_count()} CPUs")
         print(f"{'phase':<34} {'calls':>6} {'p50 ms':>8} {'p99 ms':>8} {'max ms':>8} {'p50 ÷ alone':>12} "
               f"{'p99 ÷ alone':>12} {'noisy calls':>12} {'noisy p50 ms':>13}  (noisy: {connections} connections)")

@@ -87,14 +87,24 @@ public final class APNsPushProvider: PushProvider, Service {
 
     public func send(_ notification: PushNotification, to targets: [DeliveryTarget]) async -> [DeliveryOutcome] {
         var outcomes = [DeliveryOutcome?](repeating: nil, count: targets.count)
-        // One payload per badge value (one in all unless the notification shows badges).
-        var payloads: [Int?: ByteBuffer] = [:]
+        // Each target's body, encoded once per badge value (once in all unless the
+        // notification shows badges).
+        var bodies: [ByteBuffer] = []
+        bodies.reserveCapacity(targets.count)
         do {
-            for badge in Set(targets.map(notification.badge(for:))) {
-                payloads[badge] = ByteBuffer(
+            var bodyByBadge: [Int?: ByteBuffer] = [:]
+            for target in targets {
+                let badge = notification.badge(for: target)
+                if let body = bodyByBadge[badge] {
+                    bodies.append(body)
+                    continue
+                }
+                let body = ByteBuffer(
                     bytes: notification.isBadgeUpdate
                         ? try BadgePayload.encode(badge: badge ?? 0)
                         : try AlertPayload.encode(notification, badge: badge))
+                bodyByBadge[badge] = body
+                bodies.append(body)
             }
         } catch {
             return targets.map { _ in .failed(reason: "PayloadEncoding") }
@@ -121,7 +131,7 @@ public final class APNsPushProvider: PushProvider, Service {
             let requests = pending.map { index in
                 HTTP2Request(
                     headers: headers(shared, device: targets[index].token.value, id: targets[index].pushID),
-                    body: payloads[notification.badge(for: targets[index])]!
+                    body: bodies[index]
                 )
             }
             let answers = await pool.send(requests)

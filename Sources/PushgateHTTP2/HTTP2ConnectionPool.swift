@@ -25,7 +25,8 @@ public final class HTTP2ConnectionPool: Sendable {
             throw HTTP2ConnectionError("TLS: \(error)")
         }
         caFileSetting = configuration.extraTrustedCAFileSetting
-        connections = (0..<configuration.connections).map { _ in
+        // One at least, whatever the configuration says: the first is the one checked.
+        connections = (0..<max(configuration.connections, 1)).map { _ in
             HTTP2Connection(
                 eventLoop: group.next(), configuration: configuration, sslContext: sslContext, logger: logger)
         }

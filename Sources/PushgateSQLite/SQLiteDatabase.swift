@@ -23,11 +23,15 @@ public final class SQLiteDatabase: Sendable {
         configuration.label = "pushgate"
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = FULL")
+            // Checkpoints are the checkpointer's, never a commit's (SQLiteCheckpointer).
+            try db.execute(sql: "PRAGMA wal_autocheckpoint = 0")
         }
         do {
             pool = try DatabasePool(path: path, configuration: configuration)
             try Self.migrator.migrate(pool)
-            groupCommit = SQLiteGroupCommit(pool: pool, usualWait: .seconds(Self.busyTimeout))
+            groupCommit = SQLiteGroupCommit(
+                pool: pool, usualWait: .seconds(Self.busyTimeout),
+                checkpointer: try SQLiteCheckpointer(path: path, configuration: configuration))
             var readOnly = configuration
             readOnly.readonly = true
             quickReaders = try (0..<max(ProcessInfo.processInfo.activeProcessorCount, 1)).map { _ in
@@ -84,10 +88,12 @@ public final class SQLiteDatabase: Sendable {
 
     /// A write transaction, its errors as store errors, shared with the writes
     /// waiting at the same time (``SQLiteGroupCommit``). Under a ``StoreLockWait``
-    /// limit (a request), it waits that long at most for another process's write lock.
+    /// limit (a request), it waits that long at most for another process's write lock;
+    /// in the ``StoreWriteLane/bulk`` lane, it commits alone, taking turns with the
+    /// interactive writes.
     func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         do {
-            return try await groupCommit.write(lockWait: StoreLockWait.limit, body)
+            return try await groupCommit.write(lockWait: StoreLockWait.limit, lane: StoreWriteLane.current, body)
         } catch let error as DocumentStoreError {
             throw error
         } catch let rolledBack as BatchRolledBack {

@@ -78,6 +78,9 @@ public final class SQLiteDocumentStore: DocumentStore {
         try await database.quickRead { db in try Self.documents(db, at: paths) }
     }
 
+    /// The most rows a collection-group read decodes on the calling thread.
+    static let quickReadRows = 32
+
     public func documents(
         inGroup collectionID: String,
         under scope: DocumentPath?,
@@ -87,10 +90,16 @@ public final class SQLiteDocumentStore: DocumentStore {
     ) async throws -> [Document] {
         let query = try SQLiteGroupQuery(collectionID, under: scope, where: filter, after: afterPath, limit: limit)
         let fetch: @Sendable (Database) throws -> [Document] = { db in try query.documents(db) }
-        // Found by id, a few rows: a quick read. A field filter may scan the group.
+        // Found by id under a limit of a few rows: a quick read. Without such a limit
+        // an id can match thousands (one installation under every agent of a server),
+        // and a field filter may scan the group: a pooled read, so that no cooperative
+        // thread is held while they are decoded.
         switch filter {
-        case .documentID, .documentIDIn: return try await database.quickRead(fetch)
-        case .everyDocument, .fieldEquals, .stringBefore: return try await read(fetch)
+        case .documentID,
+            .documentIDIn where (limit ?? .max) <= Self.quickReadRows:
+            return try await database.quickRead(fetch)
+        case .documentID, .documentIDIn, .everyDocument, .fieldEquals, .stringBefore:
+            return try await read(fetch)
         }
     }
 

@@ -16,6 +16,12 @@ import PushgateCore
 /// behind a transaction that waited out its own second, it gets what is left of its
 /// second (at least one try), so a store locked elsewhere is answered 503 within the
 /// proxy's 2.5 s however many writes were waiting before it.
+///
+/// A write in the ``StoreWriteLane/bulk`` lane (hundreds of documents, nobody
+/// waiting on it closely) commits alone, and while both lanes wait the writer takes
+/// them in turn: an interactive group, then one bulk write. So one namespace's
+/// token spread under thousands of agents holds another namespace's registration
+/// for one bulk transaction at most, not for every bulk write queued before it.
 final class SQLiteGroupCommit: Sendable {
     /// The most writes one transaction takes, so that a batch stays short.
     static let maxBatch = 128
@@ -31,8 +37,27 @@ final class SQLiteGroupCommit: Sendable {
     }
 
     private struct Queue {
+        /// Interactive writes, in arrival order.
         var jobs: [Job] = []
+        /// Bulk writes, in arrival order, each committed alone.
+        var bulkJobs: [Job] = []
+        /// Whether a bulk write goes next if one waits (after an interactive group).
+        var bulkTurn = false
         var draining = false
+
+        /// The next transaction's writes; empty when nothing waits.
+        mutating func nextBatch() -> [Job] {
+            if let bulk = bulkJobs.first, bulkTurn || jobs.isEmpty {
+                bulkJobs.removeFirst()
+                bulkTurn = false
+                return [bulk]
+            }
+            guard let first = jobs.first else { return [] }
+            let count = min(jobs.prefix { $0.lockWait == first.lockWait }.count, SQLiteGroupCommit.maxBatch)
+            defer { jobs.removeFirst(count) }
+            bulkTurn = true
+            return Array(jobs.prefix(count))
+        }
     }
 
     private let pool: DatabasePool
@@ -43,22 +68,39 @@ final class SQLiteGroupCommit: Sendable {
     private let lock = NSLock()
     nonisolated(unsafe) private var queue = Queue()
 
-    init(pool: DatabasePool, usualWait: Duration) {
+    /// `nil`: SQLite's own automatic checkpoints, in the commits (tests of the queue).
+    private let checkpointer: SQLiteCheckpointer?
+
+    init(pool: DatabasePool, usualWait: Duration, checkpointer: SQLiteCheckpointer? = nil) {
         self.pool = pool
         self.usualWait = usualWait
+        self.checkpointer = checkpointer
     }
+
+    /// Writes queued and not yet taken into a transaction.
+    var waitingWrites: Int { lock.withLock { queue.jobs.count + queue.bulkJobs.count } }
 
     /// Runs `body` in a transaction shared with the writes waiting now; its result
     /// once that transaction is committed.
-    func write<T: Sendable>(lockWait: Duration?, _ body: @escaping @Sendable (Database) throws -> T) async throws
-        -> T
-    {
+    func write<T: Sendable>(
+        lockWait: Duration?, lane: StoreWriteLane = .interactive,
+        _ body: @escaping @Sendable (Database) throws -> T
+    ) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
             let job = Job(
                 lockWait: lockWait, deadline: lockWait.map { .now + $0 }, run: { db in try body(db) },
-                finish: { result in continuation.resume(with: result.map { $0 as! T }) })
+                finish: { result in
+                    continuation.resume(
+                        with: result.flatMap { value in
+                            guard let value = value as? T else { return .failure(UnexpectedResult()) }
+                            return .success(value)
+                        })
+                })
             let leads = lock.withLock {
-                queue.jobs.append(job)
+                switch lane {
+                case .interactive: queue.jobs.append(job)
+                case .bulk: queue.bulkJobs.append(job)
+                }
                 defer { queue.draining = true }
                 return !queue.draining
             }
@@ -72,17 +114,14 @@ final class SQLiteGroupCommit: Sendable {
     private func drain(_ db: Database) {
         while true {
             let batch = lock.withLock { () -> [Job] in
-                guard let first = queue.jobs.first else {
-                    queue.draining = false
-                    return []
-                }
-                let count = min(queue.jobs.prefix { $0.lockWait == first.lockWait }.count, Self.maxBatch)
-                defer { queue.jobs.removeFirst(count) }
-                return Array(queue.jobs.prefix(count))
+                let batch = queue.nextBatch()
+                if batch.isEmpty { queue.draining = false }
+                return batch
             }
             guard let first = batch.first else { return }
             // The first job of a batch asked first: its deadline is the batch's.
             let results = commit(batch, in: db, lockWait: first.deadline.map { $0 - .now })
+            checkpointer?.written()
             for (job, result) in zip(batch, results) { job.finish(result) }
         }
     }
@@ -111,12 +150,12 @@ final class SQLiteGroupCommit: Sendable {
                 }
                 for job in batch {
                     do {
-                        var value: (any Sendable)?
+                        var value: any Sendable = ()
                         try db.inSavepoint {
                             value = try job.run(db)
                             return .commit
                         }
-                        results.append(.success(value!))
+                        results.append(.success(value))
                     } catch {
                         results.append(.failure(error))
                         // Some errors (a full disk, I/O) end the whole transaction.
@@ -140,4 +179,10 @@ extension Result {
         if case .failure = self { return true }
         return false
     }
+}
+
+/// A write's result of another type than its caller expects: a defect, answered as
+/// an error rather than a trap.
+private struct UnexpectedResult: Error, CustomStringConvertible {
+    var description: String { "a grouped write returned a result of an unexpected type" }
 }

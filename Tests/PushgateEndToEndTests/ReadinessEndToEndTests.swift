@@ -52,12 +52,14 @@ struct ReadinessEndToEndTests {
         #expect(refused != nil, "the disk filled up")
         // A refused write leaves room that a smaller one (the probe's) may still take:
         // a file-size limit is not a disk with no byte free. Another process, not
-        // limited, grows the write-ahead log past the limit, so that no write of the
-        // gateway fits any more, as on a disk with nothing left.
+        // limited, grows the write-ahead log past the limit with pages that would take
+        // the database file past it too (so the gateway's checkpoints cannot copy them
+        // and start the log over): no write of the gateway fits any more, as on a disk
+        // with nothing left.
         let filler = try await BuiltExecutable.run(
             [
                 "python3", "-c",
-                "import sqlite3,sys; c=sqlite3.connect(sys.argv[1], isolation_level=None); c.execute('PRAGMA wal_autocheckpoint=0'); c.execute('CREATE TABLE disk_filler (b BLOB)'); c.execute('INSERT INTO disk_filler VALUES (zeroblob(200000))')",
+                "import sqlite3,sys; c=sqlite3.connect(sys.argv[1], isolation_level=None); c.execute('PRAGMA wal_autocheckpoint=0'); c.execute('CREATE TABLE disk_filler (b BLOB)'); c.execute('INSERT INTO disk_filler VALUES (zeroblob(1000000))')",
                 database,
             ], program: URL(fileURLWithPath: "/usr/bin/env"))
         #expect(filler.status == 0, "\(filler.stderr)")

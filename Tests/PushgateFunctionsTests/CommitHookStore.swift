@@ -4,12 +4,12 @@ import Synchronization
 /// A store that passes everything on to `base`, and runs `beforeCommit` before each
 /// commit with its writes and its number (0 for the first): a test's way to land a
 /// write in between, or to make a commit fail. `onTransaction` sees the writes of
-/// each transaction's update as it decides them; `beforeGroupRead` runs before each
+/// each transaction's update as it decides them, and the lane it was asked in; `beforeGroupRead` runs before each
 /// collection-group read (its number given, 0 for the first).
 final class CommitHookStore: DocumentStore {
     private let base: any DocumentStore
     private let beforeCommit: @Sendable ([DocumentWrite], Int) async throws -> Void
-    private let onTransaction: @Sendable ([DocumentWrite]) -> Void
+    private let onTransaction: @Sendable ([DocumentWrite], StoreWriteLane) -> Void
     private let beforeGroupRead: @Sendable (Int) async throws -> Void
     private let commits = Atomic(0)
     private let groupReads = Atomic(0)
@@ -17,7 +17,7 @@ final class CommitHookStore: DocumentStore {
     init(
         _ base: any DocumentStore,
         beforeCommit: @escaping @Sendable ([DocumentWrite], Int) async throws -> Void = { _, _ in },
-        onTransaction: @escaping @Sendable ([DocumentWrite]) -> Void = { _ in },
+        onTransaction: @escaping @Sendable ([DocumentWrite], StoreWriteLane) -> Void = { _, _ in },
         beforeGroupRead: @escaping @Sendable (Int) async throws -> Void = { _ in }
     ) {
         self.base = base
@@ -55,9 +55,10 @@ final class CommitHookStore: DocumentStore {
     func runTransaction<Outcome: Sendable>(
         _ update: @escaping @Sendable (any DocumentTransaction) throws -> (writes: [DocumentWrite], outcome: Outcome)
     ) async throws -> (results: [WriteResult], outcome: Outcome) {
-        try await base.runTransaction { [onTransaction] transaction in
+        let lane = StoreWriteLane.current
+        return try await base.runTransaction { [onTransaction] transaction in
             let decided = try update(transaction)
-            onTransaction(decided.writes)
+            onTransaction(decided.writes, lane)
             return decided
         }
     }

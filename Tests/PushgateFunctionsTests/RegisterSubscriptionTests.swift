@@ -113,16 +113,23 @@ struct RegisterSubscriptionTests {
         #expect(try await fixture.store.document(at: otherServer)?.string("apnsToken") == old)
     }
 
-    @Test("an installation under 250 agents: its new token reaches all, 100 devices a transaction at most")
+    @Test(
+        "an installation under 1,100 agents: its new token reaches all, read 500 at a time, written 25 a bulk transaction"
+    )
     func rotationInBatches() async throws {
         let fixture = try FunctionsFixture()
         let (old, new) = (FunctionsFixture.apnsToken(1), FunctionsFixture.apnsToken(2))
-        let agents = (0..<250).map { "/srv/agent-\($0)" }
+        let agents = (0..<1_100).map { "/srv/agent-\($0)" }
         try await fixture.store.commit(
             try agents.map { .set(try fixture.device("phone", cwd: $0), ["apnsToken": .value(.string(old))]) })
         let largest = Mutex(0)
+        let lanes = Mutex<[StoreWriteLane]>([])
         let store = CommitHookStore(
-            fixture.store, onTransaction: { writes in largest.withLock { $0 = max($0, writes.count) } })
+            fixture.store,
+            onTransaction: { writes, lane in
+                largest.withLock { $0 = max($0, writes.count) }
+                lanes.withLock { $0.append(lane) }
+            })
         let register = RegisterSubscriptionFunction(store: store, now: fixture.clock.now)
         let body: [String: JSONValue] = ["cwd": "/srv/agent-0", "installation_id": "phone", "apns_token": .string(new)]
         _ = try await register(secret: fixture.secret, RegisterSubscriptionRequest(fields: RequestFields(body)))
@@ -131,6 +138,9 @@ struct RegisterSubscriptionTests {
                 try await fixture.store.document(at: fixture.device("phone", cwd: agent))?.string("apnsToken") == new)
         }
         #expect(largest.withLock { $0 } <= RegisterSubscriptionFunction.rotationBatch + 3)
+        // The registration's own write, then 1,099 siblings in bulk transactions of 25.
+        #expect(lanes.withLock { $0 } == [.interactive] + Array(repeating: .bulk, count: 44))
+        lanes.withLock { $0 = [] }
 
         // A registration with the token already stored reads no sibling and writes none.
         largest.withLock { $0 = 0 }

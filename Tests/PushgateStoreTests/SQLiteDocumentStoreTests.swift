@@ -243,6 +243,62 @@ struct SQLiteDocumentStoreTests {
         #expect(commits.count < 56, "writes waiting together shared a commit (\(commits.count) commits)")
     }
 
+    @Test("bulk writes commit alone, and a request queued behind several waits for one of them at most")
+    func bulkLane() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let pool = try DatabasePool(path: directory.path("store.sqlite"))
+        let commits = CommitCounter()
+        try await pool.write { db in db.add(transactionObserver: commits, extent: .databaseLifetime) }
+        let before = commits.count
+        let writer = SQLiteGroupCommit(pool: pool, usualWait: .seconds(10))
+        let order = WriteOrder()
+        // The first write holds the writer (its thread, not a task's) until the others queue.
+        let release = DispatchSemaphore(value: 0)
+        let holding = Task {
+            try await writer.write(lockWait: nil) { _ in
+                release.wait()
+                order.append("holder")
+            }
+        }
+        try await waitUntil("the holder's write to start") { writer.waitingWrites == 0 && order.names.isEmpty }
+        var queued: [Task<Void, any Error>] = []
+        for n in 0..<4 {
+            queued.append(
+                Task {
+                    try await writer.write(lockWait: nil, lane: .bulk) { _ in order.append("bulk\(n)") }
+                })
+            try await waitUntil("bulk write \(n) to queue") { writer.waitingWrites == n + 1 }
+        }
+        queued.append(Task { try await writer.write(lockWait: nil) { _ in order.append("request") } })
+        try await waitUntil("the request to queue") { writer.waitingWrites == 5 }
+        release.signal()
+        try await holding.value
+        for task in queued { try await task.value }
+        #expect(order.names == ["holder", "bulk0", "request", "bulk1", "bulk2", "bulk3"])
+        #expect(commits.count - before == 6, "each bulk write in a transaction of its own")
+    }
+
+    @Test("commits leave checkpoints to the checkpointer: the log reaches the database file with no commit copying it")
+    func backgroundCheckpoints() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let file = directory.path("store.sqlite")
+        let store = try SQLiteDocumentStore(path: file)
+        let size = { (try? FileManager.default.attributesOfItem(atPath: file)[.size] as? Int) ?? 0 }
+        let before = size()
+        let text = String(repeating: "x", count: 2_000)
+        for n in 0..<200 {
+            try await store.set(
+                try DocumentPath(rawValue: "servers/s/agents/a/devices/d\(n)"), ["t": .value(.string(text))])
+        }
+        // 200 commits of a page or two each: under SQLite's own threshold (1,000
+        // pages) no commit would have checkpointed, and the writer's is off.
+        try await waitUntil("the checkpointer to copy the log into the file", within: .seconds(10)) {
+            size() > before + 200 * 2_000
+        }
+    }
+
     @Test(
         "a request's lock wait counts from when it asked: queued behind another's wait, it gives up at its own deadline"
     )
@@ -339,4 +395,14 @@ private final class CommitCounter: TransactionObserver, @unchecked Sendable {
     func databaseDidChange(with event: DatabaseEvent) {}
     func databaseDidCommit(_ db: Database) { lock.withLock { commits += 1 } }
     func databaseDidRollback(_ db: Database) {}
+}
+
+/// The names of writes in the order the writer ran them.
+private final class WriteOrder: @unchecked Sendable {
+    private let lock = NSLock()
+    private var written: [String] = []
+
+    var names: [String] { lock.withLock { written } }
+
+    func append(_ name: String) { lock.withLock { written.append(name) } }
 }

@@ -97,9 +97,8 @@ public struct FanOut: Sendable {
         for (position, target) in targets.enumerated() {
             positionsByKind[target.token.kind, default: []].append(position)
         }
-        let perKind = positionsByKind.keys.sorted().map { kind in
-            let positions = positionsByKind[kind]!
-            return stride(from: 0, to: positions.count, by: chunkSize).map {
+        let perKind = positionsByKind.sorted { $0.key < $1.key }.map { kind, positions in
+            stride(from: 0, to: positions.count, by: chunkSize).map {
                 Chunk(kind: kind, positions: Array(positions[$0..<min($0 + chunkSize, positions.count)]))
             }
         }

@@ -24,7 +24,9 @@ public struct RoutingPushProvider: PushProvider {
         self.providers = providers
         self.logger = logger
         deliveryName = providers.isEmpty ? "log" : providers.keys.sorted().map(\.rawValue).joined(separator: "+")
-        reasons = providers.values.reduce(into: Set(Self.missing.values.map(\.reason))) { $0.formUnion($1.reasons) }
+        reasons = providers.values.reduce(into: Set(DeviceToken.Kind.allCases.map { Self.missing($0).reason })) {
+            $0.formUnion($1.reasons)
+        }
     }
 
     /// The first service (APNs before FCM) that refuses the configuration, if any.
@@ -52,10 +54,12 @@ public struct RoutingPushProvider: PushProvider {
 
     /// For each service: the reason its devices fail with when it is not configured,
     /// its name, and the setting that configures it.
-    static let missing: [DeviceToken.Kind: (reason: String, name: String, setting: String)] = [
-        .apns: ("no_apns_provider", "APNs", "PUSHGATE_APNS_KEY_PATH"),
-        .fcm: ("no_fcm_provider", "FCM", "PUSHGATE_FCM_CREDENTIALS"),
-    ]
+    static func missing(_ kind: DeviceToken.Kind) -> (reason: String, name: String, setting: String) {
+        switch kind {
+        case .apns: ("no_apns_provider", "APNs", "PUSHGATE_APNS_KEY_PATH")
+        case .fcm: ("no_fcm_provider", "FCM", "PUSHGATE_FCM_CREDENTIALS")
+        }
+    }
 
     /// Devices of a service that is not configured: in log mode one line each (what
     /// would have been sent, and where); beside a configured service, one warning
@@ -63,7 +67,7 @@ public struct RoutingPushProvider: PushProvider {
     private func unrouted(_ notification: PushNotification, to targets: [DeliveryTarget], kind: DeviceToken.Kind)
         -> [DeliveryOutcome]
     {
-        let (reason, name, setting) = Self.missing[kind]!
+        let (reason, name, setting) = Self.missing(kind)
         if providers.isEmpty {
             for target in targets {
                 logger.info(

@@ -13,7 +13,9 @@ import PushgateCore
 /// (``rotationBatch``), and only while the device still holds the tokens it
 /// spreads (a later registration spreads its own): an installation under
 /// thousands of agents changing its token at its rate limit never holds the store
-/// for long, and other namespaces' writes go between its batches.
+/// for long, and other namespaces' writes go between its batches (each batch is a
+/// ``StoreWriteLane/bulk`` write: the store's writer serves waiting registrations
+/// between any two of them).
 ///
 /// A new device beyond ``AdmissionPolicy/maxDevicesPerAgent``, or a new agent beyond
 /// ``AdmissionPolicy/maxAgentsPerServer``, is refused (`LIMIT_REACHED`); a device or
@@ -109,7 +111,10 @@ public struct RegisterSubscriptionFunction: Sendable {
     }
 
     /// Devices a rotation writes in one transaction.
-    public static let rotationBatch = 100
+    public static let rotationBatch = 25
+
+    /// Devices a rotation reads at a time, outside the store's write.
+    static let rotationPage = 500
 
     /// Whether `device` (`nil`: not stored) holds exactly the request's tokens.
     private static func holds(_ request: RegisterSubscriptionRequest, _ device: Document?) -> Bool {
@@ -173,7 +178,7 @@ public struct RegisterSubscriptionFunction: Sendable {
         while true {
             let page = try await store.documents(
                 inGroup: NamespacePaths.devices, under: NamespacePaths.server(serverKey),
-                where: .documentID(request.installationID), after: after, limit: Self.rotationBatch)
+                where: .documentID(request.installationID), after: after, limit: Self.rotationPage)
             guard let last = page.last else { return }
             after = last.path
             let writes: [DocumentWrite] = page.compactMap { device in
@@ -184,14 +189,17 @@ public struct RegisterSubscriptionFunction: Sendable {
                 fields[FieldName.updatedAt] = .value(timestamp)
                 return .set(device.path, fields, if: .exists)
             }
-            if !writes.isEmpty {
-                let current = try await store.runTransaction { transaction in
-                    let holds = Self.holds(request, try transaction.documents(at: [devicePath]).first)
-                    return (holds ? writes : [], holds)
+            for start in stride(from: 0, to: writes.count, by: Self.rotationBatch) {
+                let batch = Array(writes[start..<min(start + Self.rotationBatch, writes.count)])
+                let current = try await StoreWriteLane.$current.withValue(.bulk) {
+                    try await store.runTransaction { transaction in
+                        let holds = Self.holds(request, try transaction.documents(at: [devicePath]).first)
+                        return (holds ? batch : [], holds)
+                    }
                 }
                 guard current.outcome else { return }
             }
-            if page.count < Self.rotationBatch { return }
+            if page.count < Self.rotationPage { return }
         }
     }
 }
