@@ -140,6 +140,9 @@ struct ImportCommand: AsyncParsableCommand {
             guard !line.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }) else { continue }
             let record = Result { () throws(DumpError) in try DumpRecord(line: line) }
             if !sawHeader {
+                if case .failure(let refusal) = record, refusal.isHeader {
+                    throw CommandFailure("line \(number): \(refusal)")
+                }
                 guard case .success(.header) = record else {
                     throw CommandFailure(
                         "line \(number): not a Pushgate dump (it must start with {\"pushgate_dump\": 1, …}); "

@@ -46,6 +46,7 @@ struct AbuseEndToEndTests {
         let before = try await snapshot()
         let unknown = PushSecret.generate().value
         let future = "2099-01-01T00:00:00Z"
+        let beforeYearOne = "0000-01-01T00:00:00+00:01"
         let probes: [(String, String, String, String?, Int, String?)] = [
             // function, body, secret, expected error field, status, what
             ("registerSubscription", registration("/srv/b"), "short-secret-0123456789", nil, 401, "31 characters"),
@@ -82,6 +83,20 @@ struct AbuseEndToEndTests {
             (
                 "triggerEvent", #"{"cwd": "/srv/a", "type": "run_completed", "occurred_at": "\#(future)"}"#, secret,
                 "occurred_at", 400, "future"
+            ),
+            // A time just before year 1 once its offset is applied: it trapped the
+            // process when written back, for any well-formed secret (issue 43).
+            (
+                "triggerReplyFinished", #"{"cwd": "/srv/a", "finished_at": "\#(beforeYearOne)"}"#, unknown,
+                "finished_at", 400, "before year 1"
+            ),
+            (
+                "triggerEvent", #"{"cwd": "/srv/a", "type": "run_completed", "occurred_at": "\#(beforeYearOne)"}"#,
+                secret, "occurred_at", 400, "before year 1"
+            ),
+            (
+                "triggerEvent", #"{"cwd": "/srv/a", "type": "run_completed", "occurred_at": "2026-02-30T00:00:00Z"}"#,
+                secret, "occurred_at", 400, "February 30"
             ),
             (
                 "triggerEvent", #"{"cwd": "/srv/a", "type": "run_completed", "app_url": "javascript:alert(1)"}"#,

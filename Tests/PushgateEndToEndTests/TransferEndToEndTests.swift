@@ -266,6 +266,32 @@ struct TransferEndToEndTests {
             }, "\(entries)")
     }
 
+    @Test(
+        "times that once trapped an import (a header's before year 1, Firestore seconds beyond Int64) are refused by line"
+    )
+    func importTimesOutOfRange() async throws {
+        let store = path("times.sqlite")
+        try #"{"pushgate_dump":1,"exported_at":"0000-01-01T00:00:00+00:01"}"#.write(
+            toFile: path("early.jsonl"), atomically: true, encoding: .utf8)
+        let early = try await pushgate(["import", "--database", store, path("early.jsonl")])
+        #expect(early.status == 1, "refused, not trapped: \(early.stderr)")
+        #expect(early.stderr.contains("line 1:") && early.stderr.contains("exported_at"), "\(early.stderr)")
+        #expect(early.stdout.hasPrefix("import: 0 records read"), "\(early.stdout)")
+        let server = SHA256Hex.digest(of: Self.secret)
+        for seconds in ["1e30", "-9223372036854775809", "9223372036854775807", "253402300800"] {
+            let export =
+                #"{"__collections__":{"servers":{"\#(server)":{"createdAt":{"__datatype__":"timestamp","value":{"_seconds":\#(seconds),"_nanoseconds":0}},"__collections__":{}}}}}"#
+            try export.write(toFile: path("firestore.json"), atomically: true, encoding: .utf8)
+            let imported = try await pushgate([
+                "import", "--database", store, "--format", "firestore-json", path("firestore.json"),
+            ])
+            #expect(imported.status == 1, "_seconds \(seconds): refused, not trapped: \(imported.stderr)")
+            #expect(imported.stderr.contains("createdAt"), "_seconds \(seconds): \(imported.stderr)")
+            #expect(imported.stdout.hasPrefix("import: "), "_seconds \(seconds) ends with the summary")
+        }
+        #expect(try await canonicalDump(store).isEmpty, "nothing stored")
+    }
+
     @Test("an import stopped by a signal ends with its summary and exit 1; the same dump run again completes it")
     func interruptedImport() async throws {
         let server = SHA256Hex.digest(of: Self.secret)

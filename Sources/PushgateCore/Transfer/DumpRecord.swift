@@ -72,14 +72,17 @@ public enum DumpRecord: Sendable, Hashable {
         }
         if let version = object["pushgate_dump"] {
             guard version == .number(Double(Self.formatVersion)) else {
-                throw DumpError("a dump of format \(version.encodedText) (this Pushgate reads format 1)")
+                throw DumpError(
+                    "a dump of format \(version.encodedText) (this Pushgate reads format 1)", isHeader: true)
             }
             // To the millisecond, as a dump writes it: a finer time would not read
             // back the same from the line this record writes (found by the fuzzer).
             guard let stated = object["exported_at"]?.stringValue.flatMap(RFC3339.parse),
                 let exportedAt = RFC3339.parse(RFC3339.format(stated))
             else {
-                throw DumpError("the header's 'exported_at' must be an RFC 3339 timestamp")
+                throw DumpError(
+                    "the header's 'exported_at' must be an RFC 3339 time from 0001-01-01T00:00:00Z"
+                        + " to 9999-12-31T23:59:59.999Z", isHeader: true)
             }
             self = .header(exportedAt: exportedAt, namespace: object["namespace"]?.stringValue)
             return
