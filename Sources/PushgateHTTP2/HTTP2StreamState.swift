@@ -92,18 +92,19 @@ struct HTTP2StreamState<Item> {
     /// An answer's HEADERS.
     mutating func receivedHeaders(_ streamID: HTTP2StreamID, status: Int?, retryAfter: String?) {
         guard let status, inFlight[streamID] != nil else { return }
-        inFlight[streamID]!.status = status
-        inFlight[streamID]!.retryAfter = retryAfter
+        inFlight[streamID]?.status = status
+        inFlight[streamID]?.retryAfter = retryAfter
     }
 
     /// Some of an answer's body.
     mutating func receivedData(_ streamID: HTTP2StreamID, _ bytes: ByteBuffer) {
         guard bytes.readableBytes > 0, inFlight[streamID] != nil else { return }
         var bytes = bytes
-        if inFlight[streamID]!.body == nil {
-            inFlight[streamID]!.body = bytes
+        // Changed in place through the dictionary (no copy of the body so far).
+        if inFlight[streamID]?.body == nil {
+            inFlight[streamID]?.body = bytes
         } else {
-            inFlight[streamID]!.body!.writeBuffer(&bytes)
+            inFlight[streamID]?.body?.writeBuffer(&bytes)
         }
     }
 
@@ -129,9 +130,9 @@ struct HTTP2StreamState<Item> {
     mutating func receivedGoAway(lastStreamID: HTTP2StreamID, debugData: String?) -> [Finished] {
         goAwayReceived = true
         var failed: [Finished] = []
-        for streamID in inFlight.keys.sorted() where streamID > lastStreamID {
-            failed.append(
-                (inFlight.removeValue(forKey: streamID)!.item, .transportFailure(.goAway(debugData: debugData))))
+        for (streamID, stream) in inFlight.sorted(by: { $0.key < $1.key }) where streamID > lastStreamID {
+            inFlight[streamID] = nil
+            failed.append((stream.item, .transportFailure(.goAway(debugData: debugData))))
         }
         while let queued = queue.popFirst() { failed.append((queued.item, .transportFailure(.notSent))) }
         return failed
@@ -157,7 +158,9 @@ struct HTTP2StreamState<Item> {
     /// The connection closed: what was in flight is lost, what was queued never sent.
     mutating func connectionClosed() -> [Finished] {
         goAwayReceived = true
-        var failed = inFlight.keys.sorted().map { (inFlight[$0]!.item, HTTP2Answer.transportFailure(.connectionLost)) }
+        var failed = inFlight.sorted { $0.key < $1.key }.map {
+            ($0.value.item, HTTP2Answer.transportFailure(.connectionLost))
+        }
         inFlight.removeAll()
         while let queued = queue.popFirst() { failed.append((queued.item, .transportFailure(.notSent))) }
         return failed

@@ -177,7 +177,10 @@ public final class PostgresDocumentStore: DocumentStore {
                 let decided = try update(transaction)
                 return (decided.writes, decided.outcome)
             }, lockWait: StoreLockWait.limit, in: self)
-        return (committed.results, committed.outcome as! Outcome)
+        guard let outcome = committed.outcome as? Outcome else {
+            throw DocumentStoreError.unavailable("a grouped transaction returned an outcome of an unexpected type")
+        }
+        return (committed.results, outcome)
     }
 
     public func checkHealth() async throws {

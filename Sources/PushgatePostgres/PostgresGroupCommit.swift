@@ -149,11 +149,15 @@ final class PostgresGroupCommit: Sendable {
         let lockWait = writing.first.flatMap { group[$0.index].deadline }
         await startCommitting()
         var committed =
-            writing.isEmpty ? [] : await commit(writing.map(\.writes), lockWait: lockWait, in: store.database)
+            (writing.isEmpty ? [] : await commit(writing.map(\.writes), lockWait: lockWait, in: store.database))
+            .makeIterator()
         stopCommitting()
+        // Every update is decided by now, and each that decided writes has a commit
+        // result, in order; a missing one would be a defect, answered as an error.
+        let defect = DocumentStoreError.unavailable("a grouped transaction lost track of a result")
         return decided.map { decision in
-            decision!.flatMap { _, outcome in
-                committed.removeFirst().map { (results: $0, outcome: outcome) }
+            (decision ?? .failure(defect)).flatMap { _, outcome in
+                (committed.next() ?? .failure(defect)).map { (results: $0, outcome: outcome) }
             }
         }
     }

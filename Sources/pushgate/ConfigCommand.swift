@@ -26,7 +26,7 @@ struct ConfigCommand: ParsableCommand {
         // Each app's own keys (the rest are the settings above); a path is no secret,
         // the files it names are, and they are not printed.
         for app in sources.file?.apps ?? [] {
-            let keys = app.values.keys.sorted().map { "\($0)=\(app.values[$0]!)" }
+            let keys = app.values.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
             print(
                 "app \(app.id)  \(keys.isEmpty ? "(every key from the settings above)" : keys.joined(separator: " "))")
         }

@@ -36,7 +36,7 @@ enum FCMMessageChecker {
                 "Exactly one of token, topic, condition or fid must be specified.", field: "message")
         }
         for target in named {
-            guard case .string(let value) = message[target]!, !value.isEmpty else {
+            guard case .string(let value)? = message[target], !value.isEmpty else {
                 throw .invalidArgument("Invalid value at 'message.\(target)' (TYPE_STRING)", field: "message.\(target)")
             }
         }
@@ -80,10 +80,10 @@ enum FCMMessageChecker {
                 "Invalid value at '\(field)' (type.googleapis.com/google.protobuf.Struct)", field: field)
         }
         var strings: [String: String] = [:]
-        for (index, key) in object.keys.sorted().enumerated() {
-            guard case .string(let text) = object[key]! else {
+        for (index, (key, value)) in object.sorted(by: { $0.key < $1.key }).enumerated() {
+            guard case .string(let text) = value else {
                 throw .invalidArgument(
-                    "Invalid value at '\(field)[\(index)].value' (TYPE_STRING), \(object[key]!)",
+                    "Invalid value at '\(field)[\(index)].value' (TYPE_STRING), \(value)",
                     field: "\(field)[\(index)].value")
             }
             strings[key] = text
