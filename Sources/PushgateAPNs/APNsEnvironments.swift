@@ -25,7 +25,8 @@ public final class APNsEnvironments: PushProvider, Service {
     public var deliveryName: String { "apns" }
     public var reasons: Set<String> { APNsPushProvider.reasons }
 
-    private let providers: [APNsEnvironment: APNsPushProvider]
+    private let production: APNsPushProvider
+    private let sandbox: APNsPushProvider
     private let defaultEnvironment: APNsEnvironment
     private let connections: APNsConnections
 
@@ -39,15 +40,15 @@ public final class APNsEnvironments: PushProvider, Service {
         logger: Logger
     ) throws {
         let tokens = connections.tokens(for: configuration, now: now)
-        var providers: [APNsEnvironment: APNsPushProvider] = [:]
-        for environment in APNsEnvironment.allCases {
+        func provider(_ environment: APNsEnvironment) throws -> APNsPushProvider {
             let pool = try connections.pool(
-                to: configuration.endpoints[environment]!, for: configuration, group: group, logger: logger)
-            providers[environment] = try APNsPushProvider(
+                to: configuration.endpoint(of: environment), for: configuration, group: group, logger: logger)
+            return try APNsPushProvider(
                 configuration: configuration.defaulting(to: environment), pool: pool, tokens: tokens, now: now,
                 logger: logger)
         }
-        self.providers = providers
+        production = try provider(.production)
+        sandbox = try provider(.sandbox)
         self.defaultEnvironment = configuration.environment
         self.connections = connections
     }
@@ -55,12 +56,19 @@ public final class APNsEnvironments: PushProvider, Service {
     /// The worse of the two environments' health (the default one's first).
     public var health: DeliveryHealth {
         let order = [defaultEnvironment] + APNsEnvironment.allCases.filter { $0 != defaultEnvironment }
-        return order.lazy.compactMap { self.providers[$0]?.health }.first { $0 != .ok } ?? .ok
+        return order.lazy.map { self.provider(of: $0).health }.first { $0 != .ok } ?? .ok
+    }
+
+    private func provider(of environment: APNsEnvironment) -> APNsPushProvider {
+        switch environment {
+        case .production: production
+        case .sandbox: sandbox
+        }
     }
 
     /// Opens a connection to the default environment now (`pushgate doctor`).
     public func checkConnection() async throws {
-        try await providers[defaultEnvironment]!.checkConnection()
+        try await provider(of: defaultEnvironment).checkConnection()
     }
 
     public func shutdown() async {
@@ -99,9 +107,8 @@ public final class APNsEnvironments: PushProvider, Service {
     )
         async -> [DeliveryOutcome]
     {
-        let providers = self.providers
-        return await GroupedSend.send(targets, groups: environments) { environment, targets in
-            await providers[environment]!.send(notification, to: targets)
+        await GroupedSend.send(targets, groups: environments) { [self] environment, targets in
+            await provider(of: environment).send(notification, to: targets)
         }
     }
 }

@@ -87,24 +87,13 @@ public final class APNsPushProvider: PushProvider, Service {
 
     public func send(_ notification: PushNotification, to targets: [DeliveryTarget]) async -> [DeliveryOutcome] {
         var outcomes = [DeliveryOutcome?](repeating: nil, count: targets.count)
-        // Each target's body, encoded once per badge value (once in all unless the
-        // notification shows badges).
-        var bodies: [ByteBuffer] = []
-        bodies.reserveCapacity(targets.count)
+        let bodies: [ByteBuffer]
         do {
-            var bodyByBadge: [Int?: ByteBuffer] = [:]
-            for target in targets {
-                let badge = notification.badge(for: target)
-                if let body = bodyByBadge[badge] {
-                    bodies.append(body)
-                    continue
-                }
-                let body = ByteBuffer(
+            bodies = try PerBadge.map(targets, of: notification) { badge in
+                ByteBuffer(
                     bytes: notification.isBadgeUpdate
                         ? try BadgePayload.encode(badge: badge ?? 0)
                         : try AlertPayload.encode(notification, badge: badge))
-                bodyByBadge[badge] = body
-                bodies.append(body)
             }
         } catch {
             return targets.map { _ in .failed(reason: "PayloadEncoding") }

@@ -92,12 +92,9 @@ public final class FCMPushProvider: PushProvider, Service {
 
     public func send(_ notification: PushNotification, to targets: [DeliveryTarget]) async -> [DeliveryOutcome] {
         var outcomes = [DeliveryOutcome?](repeating: nil, count: targets.count)
-        // One message per badge value (one in all unless the notification shows badges).
-        var messages: [Int?: FCMMessage] = [:]
+        let messages: [FCMMessage]
         do {
-            for badge in Set(targets.map(notification.badge(for:))) {
-                messages[badge] = try FCMMessage(notification, badge: badge)
-            }
+            messages = try PerBadge.map(targets, of: notification) { try FCMMessage(notification, badge: $0) }
         } catch {
             return targets.map { _ in .failed(reason: "PayloadEncoding") }
         }
@@ -122,8 +119,7 @@ public final class FCMPushProvider: PushProvider, Service {
             let requests = pending.map { index in
                 HTTP2Request(
                     headers: headers,
-                    body: messages[notification.badge(for: targets[index])]!.body(
-                        token: targets[index].token.value)
+                    body: messages[index].body(token: targets[index].token.value)
                 )
             }
             let answers = await pool.send(requests)

@@ -49,8 +49,9 @@ public final class PostgresDatabasePool: Service, Sendable {
             }
         } catch let error as DocumentStoreError {
             throw error
-        } catch let error as PostgresTransactionError where error.closureError is BatchRolledBack {
-            throw error.closureError!
+        } catch let error as PostgresTransactionError {
+            if let rolledBack = error.closureError as? BatchRolledBack { throw rolledBack }
+            throw DocumentStoreError.unavailable(Self.describe(error))
         } catch {
             throw DocumentStoreError.unavailable(Self.describe(error))
         }

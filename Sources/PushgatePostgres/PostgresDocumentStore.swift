@@ -58,15 +58,17 @@ public final class PostgresDocumentStore: DocumentStore {
         }
         return try await database.query(query).map { row in
             var cells = row.makeIterator()
-            let id = try cells.next()!.decode(String.self)
+            let id = try Self.next(&cells, of: collection).decode(String.self)
             let path = collection.storedDocument(id)
             guard let fieldMask else {
                 return Document(
-                    path: path, fields: try Self.fields(try cells.next()!.decode(String.self), path: path.rawValue))
+                    path: path,
+                    fields: try Self.fields(
+                        try Self.next(&cells, of: collection).decode(String.self), path: path.rawValue))
             }
             var fields: [String: JSONValue] = [:]
             for name in fieldMask {
-                guard let json = try cells.next()!.decode(String?.self) else { continue }
+                guard let json = try Self.next(&cells, of: collection).decode(String?.self) else { continue }
                 guard let value = try? JSONValue.parse(Array(json.utf8)) else {
                     throw DocumentStoreError.corruptDocument(path.rawValue)
                 }
@@ -274,6 +276,17 @@ public final class PostgresDocumentStore: DocumentStore {
         if !deleted.isEmpty {
             try await connection.query("DELETE FROM documents WHERE path = ANY(\(deleted))", logger: database.logger)
         }
+    }
+
+    /// The next cell of a row shaped by this store's own query: one missing means a
+    /// table unlike the one the migrations made, answered as a corrupt document.
+    private static func next(_ cells: inout PostgresRow.Iterator, of collection: CollectionPath) throws
+        -> PostgresCell
+    {
+        guard let cell = cells.next() else {
+            throw DocumentStoreError.corruptDocument("a row of \(collection.rawValue) has fewer columns than asked for")
+        }
+        return cell
     }
 
     static func fields(_ json: String, path: String) throws -> [String: JSONValue] {

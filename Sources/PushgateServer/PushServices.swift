@@ -67,8 +67,8 @@ struct PushServices {
                 "delivery through APNs",
                 metadata: [
                     "endpoint": "\(apns.endpoint)", "environment": "\(apns.environment.rawValue)",
-                    "topic": "\(apns.topic)", "sandbox": "\(apns.endpoints[.sandbox]!)",
-                    "production": "\(apns.endpoints[.production]!)", "connections": "\(apns.connections)",
+                    "topic": "\(apns.topic)", "sandbox": "\(apns.sandboxEndpoint)",
+                    "production": "\(apns.productionEndpoint)", "connections": "\(apns.connections)",
                 ]
             )
         }

@@ -10,7 +10,7 @@ public struct APNsConfiguration: Sendable {
     public func defaulting(to environment: APNsEnvironment) -> APNsConfiguration {
         var copy = APNsConfiguration(
             signingKey: signingKey, keyID: keyID, teamID: teamID, topic: topic, environment: environment,
-            productionEndpoint: endpoints[.production], sandboxEndpoint: endpoints[.sandbox],
+            productionEndpoint: productionEndpoint, sandboxEndpoint: sandboxEndpoint,
             extraTrustedCAFile: extraTrustedCAFile, connections: connections,
             maxStreamsPerConnection: maxStreamsPerConnection, timeToLive: timeToLive, requestTimeout: requestTimeout,
             maxAttempts: maxAttempts, idlePingInterval: idlePingInterval)
@@ -30,10 +30,20 @@ public struct APNsConfiguration: Sendable {
     /// none was learned): Xcode's builds hold sandbox tokens, TestFlight's and the App
     /// Store's production ones.
     public let environment: APNsEnvironment
-    /// Where to connect for each environment: Apple's host on 443, or an override.
-    public let endpoints: [APNsEnvironment: HTTP2Endpoint]
+    /// Where to connect for production: Apple's host on 443, or an override.
+    public let productionEndpoint: HTTP2Endpoint
+    /// Where to connect for the sandbox: Apple's host on 443, or an override.
+    public let sandboxEndpoint: HTTP2Endpoint
     /// Where `environment`'s pushes go.
-    public var endpoint: HTTP2Endpoint { endpoints[environment]! }
+    public var endpoint: HTTP2Endpoint { endpoint(of: environment) }
+
+    /// Where pushes to `environment` go.
+    public func endpoint(of environment: APNsEnvironment) -> HTTP2Endpoint {
+        switch environment {
+        case .production: productionEndpoint
+        case .sandbox: sandboxEndpoint
+        }
+    }
     /// PEM certificates trusted besides the system's, for emulators and tests.
     public let extraTrustedCAFile: String?
     /// HTTP/2 connections to keep open (all of a trigger's devices are spread over them).
@@ -111,11 +121,10 @@ public struct APNsConfiguration: Sendable {
         self.topic = topic
         self.environment = environment
         // One override for both (an emulator, a stand-in), or one per environment.
-        self.endpoints = [
-            .production: endpoint ?? productionEndpoint
-                ?? HTTP2Endpoint(host: APNsEnvironment.production.host, port: 443),
-            .sandbox: endpoint ?? sandboxEndpoint ?? HTTP2Endpoint(host: APNsEnvironment.sandbox.host, port: 443),
-        ]
+        self.productionEndpoint =
+            endpoint ?? productionEndpoint ?? HTTP2Endpoint(host: APNsEnvironment.production.host, port: 443)
+        self.sandboxEndpoint =
+            endpoint ?? sandboxEndpoint ?? HTTP2Endpoint(host: APNsEnvironment.sandbox.host, port: 443)
         self.extraTrustedCAFile = extraTrustedCAFile
         self.connections = max(1, connections)
         self.maxStreamsPerConnection = max(1, maxStreamsPerConnection)

@@ -223,7 +223,7 @@ struct JSONParser: ~Copyable {
                 break
             }
             guard let scalar = Unicode.Scalar(code) else { throw ParseFailure() }
-            utf8.append(contentsOf: UTF8.encode(scalar)!)
+            utf8.append(contentsOf: scalar.utf8)
         default:
             throw ParseFailure()
         }

@@ -21,11 +21,11 @@ public enum JSONWriter {
             bytes.append(UInt8(ascii: "]"))
         case .object(let fields):
             bytes.append(UInt8(ascii: "{"))
-            for (index, key) in fields.keys.sorted().enumerated() {
+            for (index, (key, value)) in fields.sorted(by: { $0.key < $1.key }).enumerated() {
                 if index > 0 { bytes.append(UInt8(ascii: ",")) }
                 appendQuoted(key, to: &bytes)
                 bytes.append(UInt8(ascii: ":"))
-                try append(fields[key]!, to: &bytes)
+                try append(value, to: &bytes)
             }
             bytes.append(UInt8(ascii: "}"))
         }

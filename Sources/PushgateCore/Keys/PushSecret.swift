@@ -26,6 +26,11 @@ public struct PushSecret: Sendable, CustomStringConvertible {
         guard (Self.minimumLength...Self.maximumLength).contains(value.utf8.count),
             value.utf8.allSatisfy(Self.isAlphabet)
         else { return nil }
+        self.init(checked: value)
+    }
+
+    /// A text known to meet the rule.
+    private init(checked value: String) {
         self.value = value
     }
 
@@ -65,6 +70,6 @@ extension PushSecret {
         let key = SymmetricKey(size: .bits256)
         let text = key.withUnsafeBytes { Data($0).base64EncodedString() }
         // 44 characters of the base64 alphabet: always a valid secret.
-        return PushSecret(text)!
+        return PushSecret(checked: text)
     }
 }

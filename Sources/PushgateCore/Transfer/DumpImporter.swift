@@ -80,7 +80,10 @@ public final class DumpImporter {
             summary.read -= 1
             return nil
         case .document, .notification: return record.serverKey
-        case .delivery, .expansion: return try await dependent(record.notificationID!, at: location)
+        case .delivery, .expansion:
+            // A delivery or an expansion always names its notification.
+            guard let notificationID = record.notificationID else { return nil }
+            return try await dependent(notificationID, at: location)
         }
     }
 
@@ -122,8 +125,8 @@ public final class DumpImporter {
         // With `strict` a batch with a refusal wrote nothing: what came before the
         // refused record is stored again alone, so that the import stops right there
         // (the batch read meanwhile is dropped).
-        if strict, let first = outcomes.firstIndex(where: { $0.refusal != nil }) {
-            let refusal = (items[first].location, outcomes[first].refusal!)
+        if strict, let first = outcomes.firstIndex(where: { $0.refusal != nil }), let reason = outcomes[first].refusal {
+            let refusal = (items[first].location, reason)
             items = Array(items[..<first])
             outcomes = items.isEmpty ? [] : try await transfer.store(items.map(\.item), allOrNothing: true)
             count(outcomes)

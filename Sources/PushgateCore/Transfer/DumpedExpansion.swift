@@ -16,7 +16,9 @@ public struct DumpedExpansion: Sendable, Hashable {
 
     /// What an expansion keeps from its making on: a stored one with the same is this
     /// expansion, however far its cursor moved since, and is left as it is.
-    public var identity: JSONValue {
+    public var identity: JSONValue { .object(identityFields) }
+
+    private var identityFields: [String: JSONValue] {
         [
             "notification_id": .string(notificationID), "accepted_at": .number(Double(acceptedAt)),
             "selection": selection,
@@ -24,7 +26,7 @@ public struct DumpedExpansion: Sendable, Hashable {
     }
 
     var json: JSONValue {
-        var object = identity.objectValue!
+        var object = identityFields
         object["cursor"] = cursor.map(JSONValue.string)
         return .object(object)
     }

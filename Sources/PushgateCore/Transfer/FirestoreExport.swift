@@ -33,8 +33,8 @@ public struct FirestoreExport {
             // The export of the `servers` collection alone: its documents by id.
             servers = root
         }
-        for id in servers.keys.sorted() {
-            visit(servers[id]!, segments: [NamespacePaths.servers, id], refusedAbove: nil)
+        for (id, server) in servers.sorted(by: { $0.key < $1.key }) {
+            visit(server, segments: [NamespacePaths.servers, id], refusedAbove: nil)
         }
     }
 
@@ -73,8 +73,8 @@ public struct FirestoreExport {
         let refused: String? = if case .failure = result { refusedAbove ?? location } else { nil }
         for collectionID in collections.keys.sorted() {
             guard let children = collections[collectionID]?.objectValue else { continue }
-            for id in children.keys.sorted() {
-                visit(children[id]!, segments: segments + [collectionID, id], refusedAbove: refused)
+            for (id, child) in children.sorted(by: { $0.key < $1.key }) {
+                visit(child, segments: segments + [collectionID, id], refusedAbove: refused)
             }
         }
     }

@@ -35,18 +35,30 @@ public final class FCMAccessTokens: Sendable {
         self.now = now
     }
 
+    /// What ``token()`` gives: a fresh token, or the renewal that brings one.
+    private enum Next {
+        case token(Token)
+        case renewal(Task<Token, any Error>)
+    }
+
     /// The token to send with now.
     public func token() async throws(FCMTokenError) -> Token {
-        let renewal = state.withLock { state -> Task<Token, any Error>? in
-            if let token = state.current, now() < token.renewAt { return nil }
-            if let renewal = state.renewal { return renewal }
+        // The current token while it is fresh, else the renewal to wait for (started
+        // here unless one runs).
+        let next = state.withLock { state -> Next in
+            if let token = state.current, now() < token.renewAt { return .token(token) }
+            if let renewal = state.renewal { return .renewal(renewal) }
             let renewal = Task { try await self.fetch() }
             state.renewal = renewal
-            return renewal
+            return .renewal(renewal)
         }
-        guard let renewal else { return state.withLock { $0.current! } }
+        let running: Task<Token, any Error>
+        switch next {
+        case .token(let token): return token
+        case .renewal(let renewal): running = renewal
+        }
         do {
-            return try await renewal.value
+            return try await running.value
         } catch let error as FCMTokenError {
             throw error
         } catch {

@@ -39,7 +39,9 @@ public struct AppRoutingPushProvider: PushProvider {
     public func send(_ notification: PushNotification, to targets: [DeliveryTarget]) async -> [DeliveryOutcome] {
         let providers = self.providers
         return await GroupedSend.send(targets, groups: targets.map { appID(of: $0.route) }) { app, targets in
-            await providers[app]!.send(notification, to: targets)
+            // Every app a route names is one of these, the default app too.
+            guard let provider = providers[app] else { return targets.map { _ in .failed(reason: "UnknownApp") } }
+            return await provider.send(notification, to: targets)
         }
     }
 }

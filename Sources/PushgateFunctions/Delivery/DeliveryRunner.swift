@@ -60,15 +60,14 @@ public struct DeliveryRunner: Sendable {
         let fence = LeaseFence(
             outbox: outbox, owner: owner, notificationID: notification.id, heldUntil: leasedUntil,
             lease: policy.lease, now: now)
-        let fencedProvider = LeaseFencedProvider(base: provider, fence: fence)
         let firstError = FirstError()
         let outcomes = await withTaskGroup(of: [DeliveryOutcome]?.self) { group in
             group.addTask {
-                await fanOut.deliver(notification.content, to: targets, via: fencedProvider) {
+                // Only what this try still held was sent, and is recorded here.
+                await fanOut.deliver(notification.content, to: targets, via: provider, fence: fence) {
                     positions, outcomes in
-                    let held = zip(positions, outcomes).filter { $0.1.reason != LeaseFence.lostReason }
                     do {
-                        try await record(held.map { deliveries[$0.0] }, held.map(\.1), of: notification, owner: owner)
+                        try await record(positions.map { deliveries[$0] }, outcomes, of: notification, owner: owner)
                     } catch {
                         firstError.keep(error)
                     }
@@ -132,7 +131,6 @@ public struct DeliveryRunner: Sendable {
     ) async throws -> Report {
         let collection = NamespacePaths.devices(
             of: AgentKey(hex: notification.agentKey), of: ServerKey(hex: notification.serverKey))
-        let fencedProvider = LeaseFencedProvider(base: provider, fence: fence)
         let turns = PageTurns()
         var tokens = stored
         var cursor = expansion.cursor
@@ -157,7 +155,7 @@ public struct DeliveryRunner: Sendable {
                 running += 1
                 // Every page read takes its turn, one without deliveries too: it moves the cursor.
                 group.addTask {
-                    try await tryPage(page, of: notification, owner: owner, via: fencedProvider, turns: turns)
+                    try await tryPage(page, of: notification, owner: owner, fence: fence, turns: turns)
                 }
                 if page.finished { break }
             }
@@ -169,12 +167,12 @@ public struct DeliveryRunner: Sendable {
     /// Sends a page's pushes, then stores the page with their outcomes once every
     /// page before it is stored.
     private func tryPage(
-        _ page: ExpansionPage, of notification: OutboxNotification, owner: String, via provider: any PushProvider,
+        _ page: ExpansionPage, of notification: OutboxNotification, owner: String, fence: LeaseFence,
         turns: PageTurns
     ) async throws -> Report {
         let sent: Result<SentPage, any Error>
         do {
-            sent = .success(try await send(page, of: notification, via: provider))
+            sent = .success(try await send(page, of: notification, fence: fence))
         } catch {
             sent = .failure(error)
         }
@@ -200,7 +198,7 @@ public struct DeliveryRunner: Sendable {
 
     /// Sends a page's pushes (or gives them up, expired), deletes the devices of dead
     /// tokens, and answers each delivery as its try left it.
-    private func send(_ page: ExpansionPage, of notification: OutboxNotification, via provider: any PushProvider)
+    private func send(_ page: ExpansionPage, of notification: OutboxNotification, fence: LeaseFence)
         async throws -> SentPage
     {
         let deliveries = page.deliveries
@@ -209,16 +207,17 @@ public struct DeliveryRunner: Sendable {
             outcomes.withLock { $0 = deliveries.map { _ in .failed(reason: "Expired") } }
         } else if !deliveries.isEmpty {
             let targets = try await targets(of: deliveries, of: notification)
-            // From the chunks that were sent: a chunk not started (cancelled) stays not tried.
-            _ = await fanOut.deliver(notification.content, to: targets, via: provider) { positions, chunkOutcomes in
+            // From the chunks that were sent: a chunk not started (cancelled), and a
+            // delivery not sent for want of the expansion's lease, stay not tried.
+            _ = await fanOut.deliver(notification.content, to: targets, via: provider, fence: fence) {
+                positions, chunkOutcomes in
                 outcomes.withLock { outcomes in
                     for (position, outcome) in zip(positions, chunkOutcomes) { outcomes[position] = outcome }
                 }
             }
         }
-        // Not sent for want of the expansion's lease: not tried either.
         let tried = outcomes.withLock { $0 }.enumerated().compactMap { position, outcome in
-            outcome.flatMap { $0.reason == LeaseFence.lostReason ? nil : (position: position, outcome: $0) }
+            outcome.map { (position: position, outcome: $0) }
         }
         let finishedAt = now()
         let triedDeliveries = tried.map { deliveries[$0.position] }

@@ -7,7 +7,9 @@ import PushgateCore
 /// service's part of the fan-out: its chunks not started are not sent and report
 /// that error; the other service's chunks go on. A cancelled fan-out (the gateway
 /// shutting down) starts no further chunk: those devices answer `NotSent`, unrecorded,
-/// still pending for the next try.
+/// still pending for the next try. Under a ``LeaseFence``, a chunk sends only the
+/// devices whose lease the try still holds; the others are neither sent nor heard
+/// of by `onChunk`, and answer `NotSent` too.
 public struct FanOut: Sendable {
     public let chunkSize: Int
     public let maxConcurrentChunks: Int
@@ -23,20 +25,21 @@ public struct FanOut: Sendable {
     }
 
     /// One outcome per target, in the targets' order. `onChunk` hears each chunk's
-    /// outcomes (with the chunk's positions among the targets) as soon as they are
-    /// in, chunks not sent after a configuration error included, so that they can be
+    /// outcomes (with their positions among the targets) as soon as they are in,
+    /// chunks not sent after a configuration error included, so that they can be
     /// recorded while other chunks are still out.
-    public func deliver(
+    func deliver(
         _ notification: PushNotification,
         to targets: [DeliveryTarget],
         via provider: any PushProvider,
+        fence: LeaseFence? = nil,
         onChunk: @escaping @Sendable ([Int], [DeliveryOutcome]) async -> Void = { _, _ in }
     ) async -> [DeliveryOutcome] {
         let chunks = self.chunks(of: targets)
         var outcomes = [DeliveryOutcome?](repeating: nil, count: targets.count)
         var stopped: [DeviceToken.Kind: String] = [:]
         var skipped: [Int] = []
-        await withTaskGroup(of: (Int, [DeliveryOutcome]).self) { group in
+        await withTaskGroup(of: (index: Int, positions: [Int], outcomes: [DeliveryOutcome]).self) { group in
             var next = 0
             var running = 0
             func startNext() {
@@ -49,11 +52,16 @@ public struct FanOut: Sendable {
                     }
                     running += 1
                     group.addTask {
-                        let positions = chunks[index].positions
+                        var positions = chunks[index].positions
+                        if let fence {
+                            let leases = await fence.leases(of: positions.map { targets[$0] })
+                            positions = zip(positions, leases).filter { $0.1 == .held }.map(\.0)
+                        }
+                        guard !positions.isEmpty else { return (index, [], []) }
                         let chunk = positions.map { targets[$0] }
                         let outcomes = Self.matched(await provider.send(notification, to: chunk), to: chunk)
                         await onChunk(positions, outcomes)
-                        return (index, outcomes)
+                        return (index, positions, outcomes)
                     }
                     return
                 }
@@ -62,9 +70,9 @@ public struct FanOut: Sendable {
             // for ever on a task thread (a gateway at full CPU whose other tasks,
             // a transaction's commit among them, never ran again).
             while running < maxConcurrentChunks, next < chunks.count, !Task.isCancelled { startNext() }
-            for await (index, chunkOutcomes) in group {
+            for await (index, positions, chunkOutcomes) in group {
                 running -= 1
-                for (position, outcome) in zip(chunks[index].positions, chunkOutcomes) { outcomes[position] = outcome }
+                for (position, outcome) in zip(positions, chunkOutcomes) { outcomes[position] = outcome }
                 if stopped[chunks[index].kind] == nil,
                     let reason = chunkOutcomes.lazy.compactMap(\.configurationErrorReason).first
                 {
@@ -75,9 +83,8 @@ public struct FanOut: Sendable {
         }
         for index in skipped {
             let chunk = chunks[index]
-            let chunkOutcomes = chunk.positions.map { _ in
-                DeliveryOutcome.configurationError(reason: stopped[chunk.kind]!)
-            }
+            let reason = stopped[chunk.kind] ?? "NotSent"
+            let chunkOutcomes = chunk.positions.map { _ in DeliveryOutcome.configurationError(reason: reason) }
             for (position, outcome) in zip(chunk.positions, chunkOutcomes) { outcomes[position] = outcome }
             await onChunk(chunk.positions, chunkOutcomes)
         }

@@ -13,9 +13,14 @@ import Synchronization
 /// write), so each chunk is first renewed in one statement that answers which of
 /// its deliveries this try still holds, and only those are sent.
 final class LeaseFence: Sendable {
-    /// The outcome of a delivery this try no longer holds: not sent, not recorded
-    /// (its holder records it).
-    static let lostReason = "LeaseLost"
+    /// Whether this try still holds a delivery's lease.
+    enum Lease: Sendable, Equatable {
+        /// Held: the delivery may be sent, and its outcome recorded, by this try.
+        case held
+        /// Lost (another worker may hold it now): not sent, not recorded; its holder
+        /// does both.
+        case lost
+    }
 
     /// What the try holds.
     enum Hold: Sendable {
@@ -88,15 +93,15 @@ final class LeaseFence: Sendable {
         }
     }
 
-    /// Which of `targets` this try may send: all of them while the leases are safely
-    /// held, else those the outbox confirms it still holds (none when it cannot tell).
-    func held(_ targets: [DeliveryTarget]) async -> [Bool] {
+    /// Each of `targets`' lease: all held while the leases are safely held, else held
+    /// where the outbox confirms this try still holds it (none when it cannot tell).
+    func leases(of targets: [DeliveryTarget]) async -> [Lease] {
         let start = now()
         let safe = state.withLock { state in
             if start >= state.heldUntil { state.mayHaveLapsed = true }
             return !state.mayHaveLapsed && start < state.heldUntil.addingTimeInterval(-lease.seconds / 3)
         }
-        if safe { return targets.map { _ in true } }
+        if safe { return targets.map { _ in .held } }
         let until = start.addingTimeInterval(lease.seconds)
         switch hold {
         case .deliveries:
@@ -104,11 +109,11 @@ final class LeaseFence: Sendable {
                 let confirmed = try? await outbox.confirmLeases(
                     owner: owner, notificationID: notificationID, installationIDs: targets.map(\.installationID),
                     until: until)
-            else { return targets.map { _ in false } }
-            return targets.map { confirmed.contains($0.installationID) }
+            else { return targets.map { _ in .lost } }
+            return targets.map { confirmed.contains($0.installationID) ? .held : .lost }
         case .expansion:
             let held = (try? await outbox.holdExpansion(owner: owner, notificationID: notificationID, until: until))
-            return targets.map { _ in held == true }
+            return targets.map { _ in held == true ? .held : .lost }
         }
     }
 

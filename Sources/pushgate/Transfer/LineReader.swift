@@ -50,7 +50,9 @@ struct LineReader {
         let old = buffer.count
         buffer.append(contentsOf: repeatElement(0, count: chunk))
         let count = buffer.withUnsafeMutableBytes { bytes in
-            read(descriptor, bytes.baseAddress! + old, chunk)
+            // Never empty: a chunk was just appended.
+            guard let base = bytes.baseAddress else { return -1 }
+            return read(descriptor, base + old, chunk)
         }
         guard count >= 0 else {
             throw CommandFailure("cannot read the input: \(String(cString: strerror(errno)))")

@@ -20,7 +20,11 @@ final class OutputBuffer {
     func flush() throws {
         var offset = 0
         while offset < bytes.count {
-            let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress! + offset, $0.count - offset) }
+            let written = bytes.withUnsafeBytes { buffer in
+                // Never empty inside this loop.
+                guard let base = buffer.baseAddress else { return -1 }
+                return write(descriptor, base + offset, buffer.count - offset)
+            }
             guard written > 0 else {
                 throw CommandFailure("cannot write the dump: \(String(cString: strerror(errno)))")
             }
