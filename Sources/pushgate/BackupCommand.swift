@@ -25,7 +25,7 @@ struct BackupCommand: AsyncParsableCommand {
     var destination: String
 
     func run() async throws {
-        if database.isPostgres {
+        if PostgresURL.isPostgres(try database.location()) {
             FileHandle.standardError.write(
                 Data(
                     ("pushgate backup copies a SQLite store; for PostgreSQL use pg_dump, e.g. "

@@ -94,6 +94,14 @@ struct GatewaySettingsOptions: ParsableArguments {
     /// Flags, environment and the configuration file, the file's unknown keys warned
     /// about on standard error; a file that cannot be read stops with one line.
     func sources(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> SettingSources {
+        try Self.sources(config: config, flags: flags, environment: environment)
+    }
+
+    /// The settings of any command: `flags` over the environment over the file that
+    /// `config` (or `PUSHGATE_CONFIG`) names.
+    static func sources(config: String?, flags: [String: String], environment: [String: String]) throws
+        -> SettingSources
+    {
         var file: ConfigurationFile?
         if let path = config ?? environment["PUSHGATE_CONFIG"], !path.isEmpty {
             do {

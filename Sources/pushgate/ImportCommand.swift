@@ -99,7 +99,7 @@ struct ImportCommand: AsyncParsableCommand {
         defer { if descriptor != STDIN_FILENO { close(descriptor) } }
         var logger = Logger(label: "pushgate-import")
         logger.logLevel = .warning
-        try await StoreBackend.using(database.location, logger: logger) { backend in
+        try await StoreBackend.using(try database.location(), logger: logger) { backend in
             let importer = DumpImporter(
                 transfer: backend.transfer, namespace: namespace, merge: merge, strict: strict
             ) { location, reason in

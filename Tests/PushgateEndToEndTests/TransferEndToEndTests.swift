@@ -267,6 +267,39 @@ struct TransferEndToEndTests {
     }
 
     @Test(
+        "the store commands find the database as serve does: --database, then PUSHGATE_DATABASE, then --config's file")
+    func databaseAsServeFindsIt() async throws {
+        let store = path("configured.sqlite")
+        let server = SHA256Hex.digest(of: Self.secret)
+        try [
+            #"{"pushgate_dump":1,"exported_at":"2026-11-24T10:00:00.000Z"}"#,
+            #"{"path":"servers/\#(server)","fields":{"createdAt":"2026-11-24T10:00:00.000Z"}}"#,
+        ].joined(separator: "\n").write(toFile: path("one.jsonl"), atomically: true, encoding: .utf8)
+        try "database: \(store)\n".write(toFile: path("pushgate.yaml"), atomically: true, encoding: .utf8)
+        let imported = try await pushgate(["import", "--config", path("pushgate.yaml"), path("one.jsonl")])
+        #expect(imported.status == 0, "\(imported.stderr)")
+        #expect(try await canonicalDump(store).count == 1, "the file's database: took the import")
+
+        let viaFile = try await pushgate(["export", "--config", path("pushgate.yaml")])
+        #expect(viaFile.status == 0 && viaFile.stdout.contains(server), "\(viaFile.stderr)")
+        let viaVariable = try await pushgate(
+            ["export"], environment: ["PUSHGATE_CONFIG": path("pushgate.yaml")])
+        #expect(viaVariable.status == 0 && viaVariable.stdout.contains(server), "\(viaVariable.stderr)")
+        // The environment wins over the file, the flag over both.
+        let missing = path("missing.sqlite")
+        let overridden = try await pushgate(
+            ["export", "--config", path("pushgate.yaml")], environment: ["PUSHGATE_DATABASE": missing])
+        #expect(
+            overridden.status != 0 && overridden.stderr.contains("no database at \(missing)"), "\(overridden.stderr)")
+        let flagged = try await pushgate(
+            ["outbox", "--config", path("pushgate.yaml"), "--database", store],
+            environment: ["PUSHGATE_DATABASE": missing])
+        #expect(flagged.status == 0, "\(flagged.stderr)")
+        let unreadable = try await pushgate(["backup", "--config", path("none.yaml"), "--to", path("b.sqlite")])
+        #expect(unreadable.status != 0 && unreadable.stderr.contains("none.yaml"), "\(unreadable.stderr)")
+    }
+
+    @Test(
         "times that once trapped an import (a header's before year 1, Firestore seconds beyond Int64) are refused by line"
     )
     func importTimesOutOfRange() async throws {

@@ -42,7 +42,7 @@ public struct GatewayConfiguration: Sendable, Hashable {
     public init(
         host: String = "127.0.0.1",
         port: Int = 8080,
-        databasePath: String = "pushgate.sqlite",
+        databasePath: String = Setting.defaultDatabase,
         apns: APNsSettings = APNsSettings(),
         apps: [AppSettings] = [],
         defaultApp: String? = nil,

@@ -26,8 +26,10 @@ public struct Setting: Sendable, Hashable, Identifiable {
 
     public static let host = Setting("host", default: "127.0.0.1", "Address to listen on.")
     public static let port = Setting("port", default: "8080", "Port to listen on (0 picks a free one).")
+    /// The store when none is named: a SQLite file in the working directory.
+    public static let defaultDatabase = "pushgate.sqlite"
     public static let database = Setting(
-        "database", default: "pushgate.sqlite", secret: true,
+        "database", default: defaultDatabase, secret: true,
         "SQLite file (created when missing), or postgres://user:password@host:port/db.")
     public static let logLevel = Setting(
         "log_level", default: "info", "trace, debug, info, notice, warning, error or critical.")

@@ -60,7 +60,7 @@ public struct SettingSources: Sendable {
             try positive(.maxConnectionsPerAddress) ?? connections.maxConnectionsPerAddress
         connections.idleTimeout = try positive(.idleTimeout).map { .seconds($0) } ?? connections.idleTimeout
         connections.receiveTimeout = try positive(.receiveTimeout).map { .seconds($0) } ?? connections.receiveTimeout
-        let database = self[.database] ?? "pushgate.sqlite"
+        let database = self[.database] ?? Setting.defaultDatabase
         _ = try StoreBackend.postgresURL(database)
         return GatewayConfiguration(
             host: self[.host] ?? "127.0.0.1",
