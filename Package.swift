@@ -71,6 +71,13 @@ let package = Package(
             dependencies: ["PushgateCore"],
             swiftSettings: swiftSettings
         ),
+        // The document store and the outbox in memory: the third store of the
+        // conformance suites, and the functions' tests' store.
+        .target(
+            name: "PushgateMemory",
+            dependencies: ["PushgateCore", "PushgateOutboxSQL"],
+            swiftSettings: swiftSettings
+        ),
         // The document store and the outbox over SQLite (GRDB, WAL mode).
         .target(
             name: "PushgateSQLite",
@@ -223,7 +230,6 @@ let package = Package(
                 "PushgateCore",
                 "PushgateEmulators",
                 "PushgateFunctions",
-                "PushgateOutboxSQL",
                 "PushgatePostgres",
                 "PushgateSQLite",
                 .product(name: "Logging", package: "swift-log"),
@@ -275,7 +281,8 @@ let package = Package(
         .testTarget(
             name: "PushgateFunctionsTests",
             dependencies: [
-                "PushgateCore", "PushgateFunctions", "PushgateFuzzing", "PushgateSQLite", "PushgateTesting",
+                "PushgateCore", "PushgateFunctions", "PushgateFuzzing", "PushgateMemory", "PushgateSQLite",
+                "PushgateTesting",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
@@ -285,6 +292,7 @@ let package = Package(
             dependencies: [
                 "PushgateCore",
                 "PushgateFunctions",
+                "PushgateMemory",
                 "PushgateOutboxSQL",
                 "PushgatePostgres",
                 "PushgateSQLite",
@@ -345,6 +353,7 @@ let package = Package(
                 "PushgateAPNs",
                 "PushgateCore",
                 "PushgateFunctions",
+                "PushgateMemory",
                 "PushgatePostgres",
                 "PushgateSQLite",
                 "PushgateServer",

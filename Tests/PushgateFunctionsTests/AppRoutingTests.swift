@@ -1,5 +1,6 @@
 import Foundation
 import PushgateCore
+import PushgateMemory
 import PushgateTesting
 import Testing
 

@@ -1,6 +1,7 @@
 import Foundation
 import PushgateCore
 import PushgateFunctions
+import PushgateMemory
 import PushgateSQLite
 import PushgateTesting
 import Testing

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PushgateCore
+import PushgateMemory
 import PushgateTesting
 
 @testable import PushgateFunctions

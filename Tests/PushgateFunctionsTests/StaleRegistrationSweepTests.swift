@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import PushgateCore
 import PushgateFunctions
+import PushgateMemory
 import PushgateTesting
 import Testing
 

@@ -5,6 +5,7 @@ import HummingbirdTesting
 import Logging
 import PushgateCore
 import PushgateFunctions
+import PushgateMemory
 import PushgateSQLite
 import PushgateServer
 import PushgateTesting

@@ -1,4 +1,5 @@
 import PushgateCore
+import PushgateMemory
 import PushgatePostgres
 import PushgateSQLite
 import PushgateTesting
