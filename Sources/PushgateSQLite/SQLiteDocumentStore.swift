@@ -289,17 +289,19 @@ public final class SQLiteDocumentStore: DocumentStore {
     }
 }
 
+/// What tests look into: `package` access, visible to this package's tests and to
+/// no client of the library.
 extension SQLiteDocumentStore {
-    /// Every stored document, ordered by path: for exports and for tests that
-    /// compare whole store states.
-    public func allDocuments() async throws -> [Document] {
+    /// Every stored document, ordered by path: for tests that compare whole store
+    /// states.
+    package func allDocuments() async throws -> [Document] {
         try await read { db in
             try Row.fetchAll(db, sql: "SELECT path, fields FROM documents ORDER BY path").map(Self.document(from:))
         }
     }
 
     /// SQLite's plan for a statement, for tests that check an index is used.
-    public func queryPlan(_ sql: String, arguments: [String]) async throws -> [String] {
+    package func queryPlan(_ sql: String, arguments: [String]) async throws -> [String] {
         try await read { db in
             try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: StatementArguments(arguments))
                 .map { $0["detail"] as String }
@@ -307,7 +309,7 @@ extension SQLiteDocumentStore {
     }
 
     /// The journal mode in effect (`wal`).
-    public func journalMode() async throws -> String {
+    package func journalMode() async throws -> String {
         try await read { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") ?? "" }
     }
 }

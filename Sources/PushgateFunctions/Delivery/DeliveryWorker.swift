@@ -141,8 +141,8 @@ public final class DeliveryWorker: Service, Sendable {
 
     /// Waits (at most `limit`) until the first tries running now are recorded: for a
     /// test that must see what a call that does not wait for its try (a resolution's
-    /// badge update) sent.
-    public func firstTriesFinished(upTo limit: Duration = .seconds(60)) async {
+    /// badge update) sent. `package`: for this package's tests only.
+    package func firstTriesFinished(upTo limit: Duration = .seconds(60)) async {
         let deadline = ContinuousClock.now + limit
         for completion in firstTries.withLock({ $0.values.map(\.completion) }) {
             _ = await completion.wait(upTo: max(deadline - ContinuousClock.now, .zero))
