@@ -42,9 +42,8 @@ public struct GatewayParts: Sendable {
         self.policy = policy
         self.admission = admission
         self.now = now
-        let runner = DeliveryRunner(
+        worker = DeliveryWorker(
             store: store, outbox: outbox, provider: provider, fanOut: fanOut, policy: policy, now: now, logger: logger)
-        worker = DeliveryWorker(runner: runner, policy: policy, logger: logger)
 
         registerSubscription = RegisterSubscriptionFunction(store: store, admission: admission, now: now)
         triggerEvent = TriggerEventFunction(

@@ -34,12 +34,8 @@ public struct DeliveryStack: Sendable {
         policy.triggerWait = .seconds(300)
         self.policy = policy
         worker = DeliveryWorker(
-            runner: DeliveryRunner(
-                store: store, outbox: outbox, provider: provider, fanOut: fanOut, policy: policy,
-                logger: Logger(label: "test")),
-            policy: policy,
-            logger: Logger(label: "test")
-        )
+            store: store, outbox: outbox, provider: provider, fanOut: fanOut, policy: policy,
+            logger: Logger(label: "test"))
         let agentKey = AgentKey(cwd: Self.cwd)
         try await store.commit([
             SeededNamespace.server(Self.secret.serverKey),

@@ -31,16 +31,9 @@ final class FunctionsFixture: Sendable {
 
     /// A worker over this fixture's store and outbox, delivering through `provider`.
     func worker(provider: (any PushProvider)? = nil, policy: DeliveryPolicy = DeliveryPolicy()) -> DeliveryWorker {
-        let runner = DeliveryRunner(
-            store: store,
-            outbox: outbox,
-            provider: provider ?? self.provider,
-            fanOut: fanOut,
-            policy: policy,
-            now: clock.now,
-            logger: Logger(label: "test")
-        )
-        return DeliveryWorker(runner: runner, policy: policy, logger: Logger(label: "test"))
+        DeliveryWorker(
+            store: store, outbox: outbox, provider: provider ?? self.provider, fanOut: fanOut, policy: policy,
+            now: clock.now, logger: Logger(label: "test"))
     }
 
     func trigger(

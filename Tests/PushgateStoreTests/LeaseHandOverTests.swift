@@ -20,10 +20,9 @@ struct LeaseHandOverTests {
     ) -> DeliveryWorker {
         var policy = DeliveryPolicy()
         policy.claimLimit = claimLimit
-        let runner = DeliveryRunner(
+        return DeliveryWorker(
             store: parts.store, outbox: parts.outbox, provider: provider, policy: policy, now: clock.now,
             logger: Logger(label: "test"))
-        return DeliveryWorker(runner: runner, policy: policy, logger: Logger(label: "test"))
     }
 
     @Test(

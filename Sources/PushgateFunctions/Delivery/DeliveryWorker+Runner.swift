@@ -1,0 +1,21 @@
+import Foundation
+import Logging
+import PushgateCore
+
+extension DeliveryWorker {
+    /// A worker with a runner of its own over `store`, `outbox` and `provider`: the
+    /// delivery engine as the server and the tests build it, one way.
+    public convenience init(
+        store: any DocumentStore,
+        outbox: any Outbox,
+        provider: any PushProvider,
+        fanOut: FanOut = FanOut(),
+        policy: DeliveryPolicy = DeliveryPolicy(),
+        now: @escaping @Sendable () -> Date = Date.init,
+        logger: Logger
+    ) {
+        let runner = DeliveryRunner(
+            store: store, outbox: outbox, provider: provider, fanOut: fanOut, policy: policy, now: now, logger: logger)
+        self.init(runner: runner, policy: policy, logger: logger)
+    }
+}
