@@ -113,7 +113,7 @@ struct APNsEmulatorCommand: AsyncParsableCommand {
         let host = server.host
         let application = try emulator.application(
             host: host, port: server.port ?? 8443, identity: identity,
-            logger: server.logger(label: "pushgate-apns-emulator")
+            logger: try server.logger(label: "pushgate-apns-emulator")
         ) { port in
             EmulatorOptions.announce(
                 "APNs emulator on https://\(host):\(port) (GET /inbox shows what it received; open / in a browser for the phone)",

@@ -81,11 +81,15 @@ struct EmulatorOptions: ParsableArguments {
         return (TLSIdentityPEM(generated), caFile)
     }
 
-    func logger(label: String) -> Logger {
-        LogSettings(
-            level: ProcessInfo.processInfo.environment["PUSHGATE_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:))
-                ?? .info
-        ).logger(label: label)
+    /// A logger as the gateway's settings say (`PUSHGATE_LOG_LEVEL`, `PUSHGATE_LOG_FORMAT`);
+    /// a bad value stops the start with one line naming it.
+    func logger(label: String) throws -> Logger {
+        do {
+            return try SettingSources(environment: ProcessInfo.processInfo.environment).logSettings()
+                .logger(label: label)
+        } catch {
+            throw CommandFailure(error.description)
+        }
     }
 
     /// Once listening: writes `gateway.env` and prints the settings that point a gateway here.

@@ -53,7 +53,7 @@ struct FCMEmulatorCommand: AsyncParsableCommand {
         let credentials = directory.appendingPathComponent("service-account.json").path
         let application = try emulator.application(
             host: host, port: server.port ?? 8450, identity: identity,
-            logger: server.logger(label: "pushgate-fcm-emulator")
+            logger: try server.logger(label: "pushgate-fcm-emulator")
         ) { port in
             let url = "https://\(host):\(port)"
             emulator.listening(tokenURI: url + "/token")

@@ -59,6 +59,19 @@ struct DoctorEndToEndTests {
         #expect(bad.stdout.hasPrefix("FAIL  configuration   PUSHGATE_PORT must be a port number"), "\(bad.stdout)")
     }
 
+    @Test("the emulators read PUSHGATE_LOG_LEVEL as the gateway does: a bad value stops them with one line")
+    func emulatorLogLevel() async throws {
+        for command in ["apns-emulator", "fcm-emulator"] {
+            let result = try await BuiltExecutable.run(
+                [command, "--port", "0"], environment: ["PUSHGATE_LOG_LEVEL": "loud"])
+            #expect(result.status == 1, "\(command): \(result.stderr)")
+            #expect(
+                result.stderr
+                    == "Error: PUSHGATE_LOG_LEVEL must be trace, debug, info, notice, warning, error or critical, not 'loud'\n",
+                "\(command)")
+        }
+    }
+
     @Test("pushgate --help lists every command with one line each")
     func help() async throws {
         let result = try await BuiltExecutable.run(["--help"])

@@ -42,6 +42,12 @@ public struct SettingSources: Sendable {
     /// The given value of `setting`, or `nil`.
     public subscript(setting: Setting) -> String? { value(of: setting)?.value }
 
+    /// How to log (`PUSHGATE_LOG_LEVEL`, `PUSHGATE_LOG_FORMAT`): read here for the
+    /// gateway and for the emulators alike.
+    public func logSettings() throws(ConfigurationError) -> LogSettings {
+        try LogSettings(level: self[.logLevel], format: self[.logFormat])
+    }
+
     /// The configuration `pushgate serve` starts with. A malformed port or log setting
     /// is refused here; the APNs and delivery values when the gateway is built, each
     /// with one line naming the setting.
@@ -113,7 +119,7 @@ public struct SettingSources: Sendable {
                 appURLSchemes: self[.appURLSchemes]
             ),
             presence: PresenceSettings(connected: self[.presenceConnected], recent: self[.presenceRecent]),
-            log: try LogSettings(level: self[.logLevel], format: self[.logFormat]),
+            log: try logSettings(),
             readyMaxBacklog: readyMaxBacklog,
             metrics: metrics,
             servesConsole: try onOff(.console) ?? true,
