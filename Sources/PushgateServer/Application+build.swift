@@ -16,9 +16,10 @@ import ServiceLifecycle
 /// sends the grace period and its leases back, then the APNs and FCM connections
 /// close, then the database's connections (PostgreSQL).
 public func buildApplication(
-    configuration: GatewayConfiguration,
+    setup: GatewaySetup,
     logger: Logger
 ) async throws -> some ApplicationProtocol {
+    let configuration = setup.configuration
     // Before anything is opened, fetched or logged: a port in use is the start's one line.
     if let reason = await ListenProbe.problem(host: configuration.host, port: configuration.port) {
         throw ListenFailure("cannot listen on \(configuration.host):\(configuration.port): \(reason)")
@@ -30,18 +31,18 @@ public func buildApplication(
     }
     // Before any part makes a metric: one made earlier would never be exported.
     _ = PrometheusExport.registry
-    // The push services before the store: a bad key or service account stops the
-    // start with its one line before anything is opened. The key files are read here
-    // once; the APNs time to live is taken from what was read.
-    let push = try PushServices(configuration: configuration, logger: logger)
-    let policy = try configuration.delivery.policy(timeToLive: push.timeToLive)
+    // The push services before the store: one that cannot be built (its TLS setup)
+    // stops the start before anything is opened. The key files were read once, by
+    // the setup.
+    let push = try PushServices(setup: setup, logger: logger)
+    let policy = setup.delivery
     let backend = try await StoreBackend.open(configuration.databasePath, logger: logger)
     // The database's pool first: it stops last, after everything that uses it. Each
     // push service is a service of its own, closed after the delivery worker stopped
     // sending.
     var services: [any Service] = backend.service.map { [$0] } ?? []
     services += push.services
-    var admission = try configuration.admission.policy()
+    var admission = setup.admission
     admission.apps = push.apps
     let provider = push.provider
     let parts = GatewayParts(
@@ -50,7 +51,7 @@ public func buildApplication(
         provider: provider,
         policy: policy,
         admission: admission,
-        presence: try configuration.presence.policy(),
+        presence: setup.presence,
         logger: logger
     )
     // The background work starts once the server listens.
@@ -85,7 +86,7 @@ public func buildApplication(
     if case .address(let host, let port) = configuration.metrics {
         services.append(MetricsServer(parts: parts, readiness: readiness, host: host, port: port, logger: logger))
     }
-    let rateLimiter = RateLimiter(limits: try configuration.admission.rateLimits())
+    let rateLimiter = RateLimiter(limits: setup.rateLimits)
     return Application(
         router: buildRouter(
             parts: parts, readiness: readiness, healthDetails: configuration.healthDetails,

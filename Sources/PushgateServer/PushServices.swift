@@ -15,16 +15,13 @@ struct PushServices {
     let services: [any Service]
     /// The apps a registration may name; `nil` without `apps:` (any bundle id).
     let apps: Set<String>?
-    /// The APNs time to live (`PUSHGATE_APNS_TTL`, shared by every app), when APNs is configured.
-    let timeToLive: Duration?
 
-    init(configuration: GatewayConfiguration, logger: Logger) throws {
-        let apps = try configuration.appConfigurations()
+    init(setup: GatewaySetup, logger: Logger) throws {
+        let apps = setup.apps
         guard !apps.isEmpty else {
-            let apns = try configuration.apns.configuration()
             let (provider, services) = try Self.app(
-                apns: apns, fcm: try configuration.fcm.configuration(), connections: APNsConnections(), logger: logger)
-            self.init(provider: provider, services: services, apps: nil, timeToLive: apns?.timeToLive)
+                apns: setup.apns, fcm: setup.fcm, connections: APNsConnections(), logger: logger)
+            self.init(provider: provider, services: services, apps: nil)
             return
         }
         // One set of connections for every app: pools per host and team, a token per key.
@@ -42,15 +39,13 @@ struct PushServices {
         logger.info(
             "apps", metadata: ["apps": "\(apps.map(\.id).joined(separator: ","))", "default": "\(apps[0].id)"])
         self.init(
-            provider: AppRoutingPushProvider(apps: routes), services: services, apps: Set(apps.map(\.id)),
-            timeToLive: apps.lazy.compactMap(\.apns?.timeToLive).first)
+            provider: AppRoutingPushProvider(apps: routes), services: services, apps: Set(apps.map(\.id)))
     }
 
-    private init(provider: any PushProvider, services: [any Service], apps: Set<String>?, timeToLive: Duration?) {
+    private init(provider: any PushProvider, services: [any Service], apps: Set<String>?) {
         self.provider = provider
         self.services = services
         self.apps = apps
-        self.timeToLive = timeToLive
     }
 
     /// One app's services: its devices to APNs or FCM by their token.

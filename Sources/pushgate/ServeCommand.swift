@@ -23,8 +23,10 @@ struct ServeCommand: AsyncParsableCommand {
 
     func run() async throws {
         let configuration: GatewayConfiguration
+        let setup: GatewaySetup
         do {
             configuration = try settings.sources().gatewayConfiguration()
+            setup = try configuration.setup()
         } catch let error as ConfigurationError {
             throw CommandFailure(error.description)
         }
@@ -32,9 +34,8 @@ struct ServeCommand: AsyncParsableCommand {
         do {
             // The grace period, then 3 s for the rest of the stop at most: out within
             // grace + 5 s, with room for a busy machine to get round to the exit.
-            let grace = try configuration.delivery.policy(timeToLive: nil).shutdownGrace
-            ShutdownWatchdog.arm(limit: grace + .seconds(3), logger: logger)
-            let application = try await buildApplication(configuration: configuration, logger: logger)
+            ShutdownWatchdog.arm(limit: setup.delivery.shutdownGrace + .seconds(3), logger: logger)
+            let application = try await buildApplication(setup: setup, logger: logger)
             try await application.runService()
         } catch let error as DocumentStoreError {
             throw CommandFailure(error.description)

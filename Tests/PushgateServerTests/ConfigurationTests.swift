@@ -142,6 +142,34 @@ struct ConfigurationTests {
         }
     }
 
+    @Test(
+        "the setup reads each app's key once; with apps:, the top-level APNs settings are only their fallback, for config as for serve"
+    )
+    func setupWithApps() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pushgate-setup-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let key = directory.appendingPathComponent("shop.p8").path
+        try P256.Signing.PrivateKey().pemRepresentation.write(toFile: key, atomically: true, encoding: .utf8)
+        // No top-level key path: incomplete alone, complete in the app.
+        let file = try ConfigurationFile(
+            path: "apps.yaml",
+            text: """
+                apns_key_id: GLOBALKEY1
+                apns_team_id: GLOBALTEAM
+                apns_ttl: 3600
+                apps:
+                  - id: com.example.shop
+                    apns: {key_path: \(key)}
+                """)
+        let configuration = try SettingSources(file: file).gatewayConfiguration()
+        let setup = try configuration.setup()
+        #expect(setup.apps.map(\.id) == ["com.example.shop"])
+        #expect(setup.apps.first?.apns?.topic == "com.example.shop" && setup.apns == nil && setup.fcm == nil)
+        #expect(setup.delivery.timeToLive == .seconds(3600), "the apps' shared time to live")
+        try configuration.validate()  // `pushgate config` accepts what serve starts with
+    }
+
     @Test("default_app must name one of apps:, and needs them")
     func defaultApp() throws {
         let file = try ConfigurationFile(path: "a.yaml", text: "apps:\n  - id: a\ndefault_app: b\n")

@@ -74,18 +74,6 @@ public struct GatewayConfiguration: Sendable, Hashable {
         self.healthDetails = healthDetails
         self.connections = connections
     }
-
-    /// Checks every value as a start would (the APNs key and the FCM service account
-    /// are read and parsed), without opening the database or listening: one line
-    /// naming the first setting at fault.
-    public func validate() throws(ConfigurationError) {
-        _ = try delivery.policy(timeToLive: try apns.configuration()?.timeToLive)
-        _ = try fcm.configuration()
-        _ = try appConfigurations()
-        _ = try admission.rateLimits()
-        _ = try admission.policy()
-        _ = try presence.policy()
-    }
 }
 
 extension GatewayConfiguration {
