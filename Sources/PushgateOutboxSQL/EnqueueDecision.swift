@@ -1,7 +1,7 @@
 import Foundation
 import PushgateCore
 
-/// What an ``Outbox/enqueue(_:)`` writes, decided from what its transaction read:
+/// What an ``OutboxWriting/enqueue(_:)`` writes, decided from what its transaction read:
 /// the same for every outbox, so that each keeps only its statements.
 ///
 /// In order: an idempotency key used within its window makes a duplicate (nothing

@@ -1,6 +1,6 @@
 import Foundation
 
-/// What an unsubscription withdraws from the outbox (``Outbox/withdraw(_:committing:to:)``):
+/// What an unsubscription withdraws from the outbox (``OutboxWriting/withdraw(_:committing:to:)``):
 /// every delivery to one installation not made yet, of one agent's notifications or
 /// of every notification of the server — reminders due later included.
 public struct DeliveryWithdrawal: Sendable, Hashable {

@@ -1,6 +1,6 @@
 import Foundation
 
-/// What ``Outbox/enqueue(_:)`` stores: a notification, its deliveries, and how they
+/// What ``OutboxWriting/enqueue(_:)`` stores: a notification, its deliveries, and how they
 /// are to be taken.
 public struct EnqueueRequest: Sendable {
     /// A trigger that must not notify twice: its key, and how long the key is kept.
@@ -37,7 +37,7 @@ public struct EnqueueRequest: Sendable {
     /// ``OutboxCoalescing``); `dueAt` and `lease` are then not used.
     public let coalescing: OutboxCoalescing?
     /// Set for a notification whose deliveries are made page by page as they are sent
-    /// (``Outbox/storeTriedPage(_:of:owner:cursor:finished:leaseUntil:now:)``): it is
+    /// (``OutboxExpansions/storeTriedPage(_:of:owner:cursor:finished:leaseUntil:now:)``): it is
     /// stored with `lease`, `deliveries` empty; not with coalescing.
     public let expansion: OutboxExpansion?
 

@@ -1,5 +1,5 @@
 /// A delivery of an expansion's page as its first try left it: stored once, with
-/// its outcome, after the try (see ``Outbox/storeTriedPage(_:of:owner:cursor:finished:leaseUntil:now:)``).
+/// its outcome, after the try (see ``OutboxExpansions/storeTriedPage(_:of:owner:cursor:finished:leaseUntil:now:)``).
 public struct TriedDelivery: Sendable, Hashable {
     public let delivery: OutboxDelivery
     /// What the try decided; `nil` when it was not tried (the fan-out stopped first,

@@ -88,7 +88,7 @@ public struct DeliveryRunner: Sendable {
     /// Makes the deliveries of `expansion` page by page from its agent's devices (a
     /// phone once, whichever page meets its token again), tries each page once as
     /// soon as it is read, and stores each once tried, with its outcomes, in page
-    /// order (see ``Outbox/storeTriedPage(_:of:owner:cursor:finished:leaseUntil:now:)``),
+    /// order (see ``OutboxExpansions/storeTriedPage(_:of:owner:cursor:finished:leaseUntil:now:)``),
     /// while `owner` holds the expansion (leased until `leasedUntil`, renewed as it
     /// runs). Up to `fanOut.maxConcurrentChunks` pages are out at a time: the first
     /// pushes go out before anything is written, and memory holds a few pages, never

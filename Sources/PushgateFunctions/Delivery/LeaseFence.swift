@@ -27,7 +27,7 @@ final class LeaseFence: Sendable {
         /// Its deliveries' leases, each stored before the try.
         case deliveries
         /// The lease of an expansion: its pages are stored once tried (see
-        /// ``Outbox/storeTriedPage(_:of:owner:cursor:finished:leaseUntil:now:)``), so
+        /// ``OutboxExpansions/storeTriedPage(_:of:owner:cursor:finished:leaseUntil:now:)``), so
         /// only the expansion is leased while they are out.
         case expansion
     }

@@ -1,0 +1,23 @@
+import Foundation
+
+/// What a function writes to the outbox: notifications accepted, withdrawn before
+/// they are sent, a device's deliveries cancelled as it unsubscribes.
+public protocol OutboxWriting: Sendable {
+    /// Stores a notification and its deliveries in one atomic write (see
+    /// ``EnqueueRequest``). With an idempotency key already used for this server less
+    /// than its window ago, stores nothing and answers the earlier notification's id.
+    func enqueue(_ request: EnqueueRequest) async throws -> EnqueueResult
+
+    /// Withdraws a notification not yet sent (a reminder whose approval was resolved):
+    /// deletes its deliveries still pending and unleased; answers how many.
+    func cancel(notificationID: String) async throws -> Int
+
+    /// Unsubscribes a device in one transaction: commits `writes` (the removal of its
+    /// device documents) to `store`, which must keep its documents in this outbox's
+    /// database, and records every delivery `withdrawal` names that is still pending
+    /// as `cancelled` (reason ``DeliveryWithdrawal/reason``), leased or not. A try in
+    /// flight may still have handed its push to the service; what it answers is not
+    /// recorded over the cancellation.
+    func withdraw(_ withdrawal: DeliveryWithdrawal, committing writes: [DocumentWrite], to store: any DocumentStore)
+        async throws -> DeliveryWithdrawal.Result
+}

@@ -1,0 +1,86 @@
+import Foundation
+import PushgateCore
+import PushgateOutboxSQL
+
+/// What answers, diagnostics and health checks read (``OutboxQueries``).
+extension InMemoryOutbox {
+    public func notificationID(idempotencyKey: String, serverKey: String, since date: Date) -> String? {
+        let since = OutboxRows.milliseconds(date)
+        return notifications.values.first {
+            $0.serverKey == serverKey && $0.idempotencyKey == idempotencyKey && $0.createdAt > since
+        }?.id
+    }
+
+    public func tallies(of notificationID: String) -> [DeliveryTally] {
+        DeliveryTally.of(statuses(of: notificationID))
+    }
+
+    public func statuses(of notificationID: String) -> [DeliveryStatus] {
+        let carrier = notifications[notificationID]?.coalescedInto ?? notificationID
+        return deliveries.filter { $0.key.notificationID == carrier }
+            .map { $0.value.status() }
+            .sorted { $0.installationID.utf8.lexicographicallyPrecedes($1.installationID.utf8) }
+    }
+
+    public func activities(serverKey: String, agentKeys: [String]) -> [String: AgentActivity] {
+        Dictionary(
+            agentKeys.map { ($0, activity(serverKey: serverKey, agentKey: $0)) },
+            uniquingKeysWith: { first, _ in first })
+    }
+
+    private func activity(serverKey: String, agentKey: String) -> AgentActivity {
+        let ofAgent = notifications.values.filter { $0.serverKey == serverKey && $0.agentKey == agentKey }
+        let latest = ofAgent.filter { $0.reminderOf == nil && $0.coalescedInto == nil }.max {
+            $0.createdAt < $1.createdAt
+        }
+        var outcomes: [String: Int] = [:]
+        if let latest {
+            for row in deliveries.values where row.delivery.notificationID == latest.id {
+                let outcome = row.state == .failed ? row.lastReason ?? "failed" : row.state.rawValue
+                outcomes[outcome, default: 0] += 1
+            }
+        }
+        let reminders = ofAgent.count { notification in
+            notification.reminderOf != nil
+                && deliveries.values.contains { $0.delivery.notificationID == notification.id && $0.state == .pending }
+        }
+        return AgentActivity(
+            lastNotificationID: latest?.id, lastNotificationAt: latest.map { OutboxRows.date($0.createdAt) },
+            lastOutcomes: outcomes, pendingReminders: reminders)
+    }
+
+    public func statuses(of notificationIDs: [String], installationID: String) -> [String: DeliveryStatus] {
+        var statuses: [String: DeliveryStatus] = [:]
+        for id in notificationIDs {
+            statuses[id] = deliveries[DeliveryKey(notificationID: id, installationID: installationID)]?.status()
+        }
+        return statuses
+    }
+
+    public func stats(now: Date) -> OutboxStats {
+        let now = OutboxRows.milliseconds(now)
+        let pending = deliveries.values.filter { $0.state == .pending }
+        let due = pending.filter { $0.nextAttemptAt <= now }
+        return OutboxStats(
+            pending: pending.count, scheduled: pending.count - due.count,
+            oldestDueSince: due.map(\.enqueuedAt).min().map(OutboxRows.date),
+            failed: deliveries.values.count { $0.state == .failed }, expanding: expansions.count)
+    }
+
+    public func entries(in states: Set<DeliveryState>, limit: Int) -> [OutboxEntry] {
+        deliveries.values.filter { states.contains($0.state) }
+            .sorted {
+                ($0.enqueuedAt, $1.delivery.installationID) > ($1.enqueuedAt, $0.delivery.installationID)
+            }
+            .prefix(limit)
+            .map { row in
+                OutboxEntry(
+                    notificationID: row.delivery.notificationID,
+                    agentKey: notifications[row.delivery.notificationID]?.agentKey ?? "",
+                    installationID: row.delivery.installationID, token: row.delivery.token, state: row.state,
+                    attempts: row.attempts, enqueuedAt: OutboxRows.date(row.enqueuedAt),
+                    nextAttemptAt: row.state == .pending ? OutboxRows.date(row.nextAttemptAt) : nil,
+                    lastReason: row.lastReason, route: row.delivery.route)
+            }
+    }
+}

@@ -1,0 +1,87 @@
+import Foundation
+import PushgateCore
+import PushgateOutboxSQL
+
+/// What the functions write (``OutboxWriting``).
+extension InMemoryOutbox {
+    public func enqueue(_ request: EnqueueRequest) throws -> EnqueueResult {
+        let created = OutboxRows.milliseconds(request.notification.createdAt)
+        var reads = EnqueueDecision.Reads()
+        if let idempotency = request.idempotency {
+            reads.earlier = notifications.values.first {
+                $0.serverKey == request.notification.serverKey && $0.idempotencyKey == idempotency.key
+            }.map { ($0.id, $0.createdAt) }
+        }
+        if let coalescing = request.coalescing {
+            reads.holder = notifications.values
+                .filter { $0.coalesceKey == coalescing.key && ($0.heldUntil ?? .min) > created }
+                .min { $0.heldUntil! < $1.heldUntil! }
+                .map { ($0.id, $0.coalescedCount ?? 1, $0.heldUntil!) }
+        }
+        switch EnqueueDecision(request, after: reads) {
+        case .duplicate(let earlier):
+            return .duplicate(notificationID: earlier)
+        case .store(let writes):
+            let rows = writes.deliveries
+            let keys = rows.deliveries.map {
+                DeliveryKey(notificationID: rows.notificationID, installationID: $0.installationID)
+            }
+            // Checked before anything is written: a failed enqueue stores nothing.
+            guard notifications[writes.notification.id] == nil,
+                rows.skippingExisting || (keys.allSatisfy { deliveries[$0] == nil } && Set(keys).count == keys.count)
+            else { throw DuplicateRow() }
+            if let earlier = writes.freeIdempotencyKeyOf { notifications[earlier]?.idempotencyKey = nil }
+            if let holder = writes.holderUpdate {
+                notifications[holder.id]?.content = holder.content
+                notifications[holder.id]?.coalescedCount = holder.count
+            }
+            notifications[writes.notification.id] = writes.notification
+            for (key, delivery) in zip(keys, rows.deliveries) where deliveries[key] == nil {
+                deliveries[key] = DeliveryRow(
+                    delivery: OutboxDelivery(
+                        notificationID: rows.notificationID, installationID: delivery.installationID,
+                        token: delivery.token, route: delivery.route, pushID: delivery.pushID),
+                    enqueuedAt: rows.enqueuedAt, nextAttemptAt: rows.due, leaseOwner: rows.leaseOwner,
+                    leaseUntil: rows.leaseUntil)
+            }
+            if let expansion = request.expansion, let row = writes.expansion {
+                expansions[expansion.notificationID] = ExpansionState(
+                    expansion: expansion, leaseOwner: row.leaseOwner, leaseUntil: row.leaseUntil)
+            }
+            return writes.result
+        }
+    }
+
+    public func cancel(notificationID: String) -> Int {
+        let cancelled = deliveries.filter {
+            $0.key.notificationID == notificationID && $0.value.state == .pending && $0.value.leaseOwner == nil
+        }.keys
+        for key in cancelled { deliveries[key] = nil }
+        if !deliveries.keys.contains(where: { $0.notificationID == notificationID }) {
+            notifications[notificationID] = nil
+        }
+        return cancelled.count
+    }
+
+    /// The writes go to `store` first, then the deliveries are cancelled with no
+    /// suspension between: in memory nothing can crash in between.
+    public func withdraw(
+        _ withdrawal: DeliveryWithdrawal, committing writes: [DocumentWrite], to store: any DocumentStore
+    ) async throws -> DeliveryWithdrawal.Result {
+        let results = try await store.commit(writes)
+        let withdrawn = deliveries.filter { key, row in
+            guard row.state == .pending, key.installationID == withdrawal.installationID,
+                let notification = notifications[key.notificationID]
+            else { return false }
+            return notification.serverKey == withdrawal.serverKey
+                && (withdrawal.agentKey == nil || notification.agentKey == withdrawal.agentKey)
+        }.keys
+        for key in withdrawn {
+            deliveries[key]?.state = .cancelled
+            deliveries[key]?.lastReason = DeliveryWithdrawal.reason
+            deliveries[key]?.leaseOwner = nil
+            deliveries[key]?.leaseUntil = nil
+        }
+        return DeliveryWithdrawal.Result(writes: results, cancelled: withdrawn.count)
+    }
+}

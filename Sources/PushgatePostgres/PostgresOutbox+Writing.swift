@@ -1,0 +1,148 @@
+import Foundation
+import PostgresNIO
+import PushgateCore
+import PushgateOutboxSQL
+
+/// What the functions write (``OutboxWriting``).
+extension PostgresOutbox {
+    public func enqueue(_ request: EnqueueRequest) async throws -> EnqueueResult {
+        let notification = request.notification
+        let logger = self.logger
+        let offset = request.lease == nil ? 0 : try await clock.offset()
+        // No short lock wait here: a trigger with the same idempotency key on another
+        // process is being decided under the key's lock, and this one's true answer
+        // (a duplicate of it) comes once that decision is stored.
+        return try await database.transaction(lockWait: nil) { connection in
+            let keys = [
+                request.idempotency.map { "idempotency:\(notification.serverKey):\($0.key)" },
+                request.coalescing.map { "coalesce:\($0.key)" },
+            ].compactMap { $0 }.sorted()
+            for key in keys {
+                try await connection.query("SELECT pg_advisory_xact_lock(hashtextextended(\(key), 0))", logger: logger)
+            }
+            var reads = EnqueueDecision.Reads()
+            if let idempotency = request.idempotency {
+                reads.earlier = try await connection.query(
+                    """
+                    SELECT id, created_at FROM outbox_notifications
+                    WHERE server_key = \(notification.serverKey) AND idempotency_key = \(idempotency.key)
+                    """, logger: logger
+                ).collect().first.map { try $0.decode((String, Int64).self) }
+            }
+            if let coalescing = request.coalescing {
+                reads.holder = try await connection.query(
+                    """
+                    SELECT id, coalesced_count, held_until FROM outbox_notifications
+                    WHERE coalesce_key = \(coalescing.key) AND held_until > \(OutboxRows.milliseconds(notification.createdAt))
+                    ORDER BY held_until LIMIT 1
+                    """, logger: logger
+                ).collect().first.map {
+                    let (id, count, heldUntil) = try $0.decode((String, Int32?, Int64).self)
+                    return (id, Int(count ?? 1), heldUntil)
+                }
+            }
+            switch EnqueueDecision(request, after: reads) {
+            case .duplicate(let earlier):
+                return .duplicate(notificationID: earlier)
+            case .store(let writes):
+                try await Self.write(writes, leaseOffset: offset, on: connection, logger: logger)
+                return writes.result
+            }
+        }
+    }
+
+    /// `leaseOffset`: the database's time minus this process's, added to a lease.
+    private static func write(
+        _ writes: EnqueueWrites, leaseOffset: Int64, on connection: PostgresConnection, logger: Logger
+    ) async throws {
+        if let earlier = writes.freeIdempotencyKeyOf {
+            try await connection.query(
+                "UPDATE outbox_notifications SET idempotency_key = NULL WHERE id = \(earlier)", logger: logger)
+        }
+        if let holder = writes.holderUpdate {
+            try await connection.query(
+                """
+                UPDATE outbox_notifications SET content = \(try holder.contentJSON())::jsonb, coalesced_count = \(holder.count)
+                WHERE id = \(holder.id)
+                """, logger: logger)
+        }
+        let row = writes.notification
+        try await connection.query(
+            """
+            INSERT INTO outbox_notifications (id, server_key, agent_key, content, created_at, expires_at,
+                idempotency_key, reminder_of, coalesce_key, held_until, coalesced_count, coalesced_into)
+            VALUES (\(row.id), \(row.serverKey), \(row.agentKey), \(try row.contentJSON())::jsonb, \(row.createdAt),
+                \(row.expiresAt), \(row.idempotencyKey), \(row.reminderOf), \(row.coalesceKey), \(row.heldUntil),
+                \(row.coalescedCount), \(row.coalescedInto))
+            """, logger: logger)
+        // One statement for a whole fan-out: PostgreSQL unpacks the JSON array itself.
+        let rows = writes.deliveries
+        var insert: PostgresQuery = """
+            INSERT INTO outbox_deliveries (notification_id, installation_id, token_kind, token, push_id, route, state,
+                attempts, enqueued_at, next_attempt_at, lease_owner, lease_until)
+            SELECT \(rows.notificationID), r ->> 0, r ->> 1, r ->> 2, r ->> 3, NULLIF(r ->> 4, ''), 'pending', 0,
+                \(rows.enqueuedAt),
+                \(rows.due), \(rows.leaseOwner), \(rows.leaseUntil.map { $0 + leaseOffset })
+            FROM jsonb_array_elements(\(rows.json)::jsonb) AS r
+            """
+        if rows.skippingExisting { insert.sql += " ON CONFLICT DO NOTHING" }
+        try await connection.query(insert, logger: logger)
+        if !rows.skippingExisting, rows.deliveries.count >= Self.analyzeThreshold {
+            // Fresh statistics before the first answers are recorded: without them
+            // PostgreSQL guesses a new notification has a few hundred deliveries and
+            // filters all of them for each chunk rather than look 500 up by key.
+            // ANALYZE samples this transaction's own rows; it costs ~0.1 s at 100,000.
+            try await connection.query("ANALYZE outbox_deliveries", logger: logger)
+        }
+        if let expansion = writes.expansion {
+            try await connection.query(
+                """
+                INSERT INTO outbox_expansions (notification_id, accepted_at, selection, lease_owner, lease_until)
+                VALUES (\(expansion.notificationID), \(expansion.acceptedAt), \(try expansion.selectionJSON())::jsonb,
+                    \(expansion.leaseOwner), \(expansion.leaseUntil.map { $0 + leaseOffset }))
+                """, logger: logger)
+        }
+    }
+
+    public func cancel(notificationID: String) async throws -> Int {
+        let logger = self.logger
+        return try await database.transaction { connection in
+            let cancelled = try await connection.query(
+                """
+                DELETE FROM outbox_deliveries
+                WHERE notification_id = \(notificationID) AND state || '' = 'pending' AND lease_owner IS NULL
+                RETURNING installation_id
+                """, logger: logger
+            ).collect().count
+            try await connection.query(
+                """
+                DELETE FROM outbox_notifications WHERE id = \(notificationID)
+                AND NOT EXISTS (SELECT 1 FROM outbox_deliveries WHERE notification_id = \(notificationID))
+                """, logger: logger)
+            return cancelled
+        }
+    }
+
+    public func withdraw(
+        _ withdrawal: DeliveryWithdrawal, committing writes: [DocumentWrite], to store: any DocumentStore
+    ) async throws -> DeliveryWithdrawal.Result {
+        guard let store = store as? PostgresDocumentStore, store.database === database else {
+            throw DocumentStoreError.unavailable("a withdrawal needs the document store of the outbox's database")
+        }
+        let database = self.database
+        return try await database.transaction { connection in
+            let results = try await PostgresDocumentStore.apply(writes, on: connection, database)
+            let cancelled = try await connection.query(
+                """
+                UPDATE outbox_deliveries SET state = 'cancelled', finished_at = \(OutboxRows.milliseconds(withdrawal.at)),
+                    last_reason = \(DeliveryWithdrawal.reason), lease_owner = NULL, lease_until = NULL
+                WHERE state = 'pending' AND installation_id = \(withdrawal.installationID) AND notification_id IN (
+                    SELECT id FROM outbox_notifications WHERE server_key = \(withdrawal.serverKey)
+                        AND (\(withdrawal.agentKey)::text IS NULL OR agent_key = \(withdrawal.agentKey)))
+                RETURNING installation_id
+                """, logger: database.logger
+            ).collect().count
+            return DeliveryWithdrawal.Result(writes: results, cancelled: cancelled)
+        }
+    }
+}

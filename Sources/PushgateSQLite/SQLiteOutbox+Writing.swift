@@ -1,0 +1,136 @@
+import Foundation
+import GRDB
+import PushgateCore
+import PushgateOutboxSQL
+
+/// What the functions write (``OutboxWriting``).
+extension SQLiteOutbox {
+    public func enqueue(_ request: EnqueueRequest) async throws -> EnqueueResult {
+        try await database.write { db in
+            var reads = EnqueueDecision.Reads()
+            if let idempotency = request.idempotency {
+                reads.earlier = try Row.fetchOne(
+                    db,
+                    sql: "SELECT id, created_at FROM outbox_notifications WHERE server_key = ? AND idempotency_key = ?",
+                    arguments: [request.notification.serverKey, idempotency.key]
+                ).map { ($0["id"], $0["created_at"]) }
+            }
+            if let coalescing = request.coalescing {
+                reads.holder = try Row.fetchOne(
+                    db,
+                    sql: """
+                        SELECT id, coalesced_count, held_until FROM outbox_notifications
+                        WHERE coalesce_key = ? AND held_until > ? ORDER BY held_until LIMIT 1
+                        """,
+                    arguments: [coalescing.key, OutboxRows.milliseconds(request.notification.createdAt)]
+                ).map { ($0["id"], $0["coalesced_count"] ?? 1, $0["held_until"]) }
+            }
+            switch EnqueueDecision(request, after: reads) {
+            case .duplicate(let earlier):
+                return .duplicate(notificationID: earlier)
+            case .store(let writes):
+                try Self.write(writes, in: db)
+                return writes.result
+            }
+        }
+    }
+
+    private static func write(_ writes: EnqueueWrites, in db: Database) throws {
+        if let earlier = writes.freeIdempotencyKeyOf {
+            try db.execute(
+                sql: "UPDATE outbox_notifications SET idempotency_key = NULL WHERE id = ?", arguments: [earlier])
+        }
+        if let holder = writes.holderUpdate {
+            try db.execute(
+                sql: "UPDATE outbox_notifications SET content = ?, coalesced_count = ? WHERE id = ?",
+                arguments: [try holder.contentJSON(), holder.count, holder.id]
+            )
+        }
+        let row = writes.notification
+        try db.execute(
+            sql: """
+                INSERT INTO outbox_notifications (id, server_key, agent_key, content, created_at, expires_at,
+                    idempotency_key, reminder_of, coalesce_key, held_until, coalesced_count, coalesced_into)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+            arguments: [
+                row.id, row.serverKey, row.agentKey, try row.contentJSON(), row.createdAt, row.expiresAt,
+                row.idempotencyKey, row.reminderOf, row.coalesceKey, row.heldUntil, row.coalescedCount,
+                row.coalescedInto,
+            ]
+        )
+        // One statement for every device: SQLite walks the JSON array itself, which is
+        // far cheaper than binding a statement per device from Swift.
+        let rows = writes.deliveries
+        try db.execute(
+            sql: """
+                INSERT \(rows.skippingExisting ? "OR IGNORE " : "")INTO outbox_deliveries (notification_id,
+                    installation_id, token_kind, token, push_id, route, state, attempts, enqueued_at, next_attempt_at,
+                    lease_owner, lease_until)
+                SELECT ?, value ->> 0, value ->> 1, value ->> 2, value ->> 3, NULLIF(value ->> 4, ''), 'pending', 0,
+                    ?, ?, ?, ?
+                FROM json_each(?)
+                """,
+            arguments: [rows.notificationID, rows.enqueuedAt, rows.due, rows.leaseOwner, rows.leaseUntil, rows.json]
+        )
+        if let expansion = writes.expansion {
+            try db.execute(
+                sql: """
+                    INSERT INTO outbox_expansions (notification_id, accepted_at, selection, lease_owner, lease_until)
+                    VALUES (?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    expansion.notificationID, expansion.acceptedAt, try expansion.selectionJSON(), expansion.leaseOwner,
+                    expansion.leaseUntil,
+                ])
+        }
+    }
+
+    public func cancel(notificationID: String) async throws -> Int {
+        try await database.write { db in
+            try db.execute(
+                sql: """
+                    DELETE FROM outbox_deliveries
+                    WHERE notification_id = ? AND +state = 'pending' AND lease_owner IS NULL
+                    """,
+                arguments: [notificationID]
+            )
+            let cancelled = db.changesCount
+            try db.execute(
+                sql: """
+                    DELETE FROM outbox_notifications WHERE id = ?
+                    AND NOT EXISTS (SELECT 1 FROM outbox_deliveries WHERE notification_id = ?)
+                    """,
+                arguments: [notificationID, notificationID]
+            )
+            return cancelled
+        }
+    }
+
+    public func withdraw(
+        _ withdrawal: DeliveryWithdrawal, committing writes: [DocumentWrite], to store: any DocumentStore
+    ) async throws -> DeliveryWithdrawal.Result {
+        guard let store = store as? SQLiteDocumentStore, store.database === database else {
+            throw DocumentStoreError.unavailable("a withdrawal needs the document store of the outbox's database")
+        }
+        let now = OutboxRows.milliseconds(withdrawal.at)
+        return try await database.write { db in
+            let results = try SQLiteDocumentStore.apply(writes, in: db)
+            // The installation's pending rows (the state index), narrowed to the
+            // server's (or the agent's) notifications by their primary key.
+            try db.execute(
+                sql: """
+                    UPDATE outbox_deliveries SET state = 'cancelled', finished_at = ?, last_reason = ?,
+                        lease_owner = NULL, lease_until = NULL
+                    WHERE state = 'pending' AND installation_id = ? AND notification_id IN (
+                        SELECT id FROM outbox_notifications WHERE server_key = ? AND (? IS NULL OR agent_key = ?))
+                    """,
+                arguments: [
+                    now, DeliveryWithdrawal.reason, withdrawal.installationID, withdrawal.serverKey,
+                    withdrawal.agentKey, withdrawal.agentKey,
+                ]
+            )
+            return DeliveryWithdrawal.Result(writes: results, cancelled: db.changesCount)
+        }
+    }
+}
