@@ -66,9 +66,9 @@ extension InMemoryOutbox {
     /// The writes go to `store` first, then the deliveries are cancelled with no
     /// suspension between: in memory nothing can crash in between.
     public func withdraw(
-        _ withdrawal: DeliveryWithdrawal, committing writes: [DocumentWrite], to store: any DocumentStore
+        _ withdrawal: DeliveryWithdrawal, committing writes: [DocumentWrite]
     ) async throws -> DeliveryWithdrawal.Result {
-        let results = try await store.commit(writes)
+        let results = try await documents.commit(writes)
         let withdrawn = deliveries.filter { key, row in
             guard row.state == .pending, key.installationID == withdrawal.installationID,
                 let notification = notifications[key.notificationID]

@@ -43,5 +43,12 @@ public actor InMemoryOutbox: Outbox {
     var deliveries: [DeliveryKey: DeliveryRow] = [:]
     var expansions: [String: ExpansionState] = [:]
 
-    public init() {}
+    /// The documents a withdrawal removes devices from.
+    let documents: InMemoryDocumentStore
+
+    /// `documents`: the store this outbox's withdrawals commit to, as a SQL outbox
+    /// commits to the documents of its own database.
+    public init(documents: InMemoryDocumentStore) {
+        self.documents = documents
+    }
 }

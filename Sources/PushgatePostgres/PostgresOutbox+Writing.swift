@@ -124,11 +124,8 @@ extension PostgresOutbox {
     }
 
     public func withdraw(
-        _ withdrawal: DeliveryWithdrawal, committing writes: [DocumentWrite], to store: any DocumentStore
+        _ withdrawal: DeliveryWithdrawal, committing writes: [DocumentWrite]
     ) async throws -> DeliveryWithdrawal.Result {
-        guard let store = store as? PostgresDocumentStore, store.database === database else {
-            throw DocumentStoreError.unavailable("a withdrawal needs the document store of the outbox's database")
-        }
         let database = self.database
         return try await database.transaction { connection in
             let results = try await PostgresDocumentStore.apply(writes, on: connection, database)

@@ -108,11 +108,8 @@ extension SQLiteOutbox {
     }
 
     public func withdraw(
-        _ withdrawal: DeliveryWithdrawal, committing writes: [DocumentWrite], to store: any DocumentStore
+        _ withdrawal: DeliveryWithdrawal, committing writes: [DocumentWrite]
     ) async throws -> DeliveryWithdrawal.Result {
-        guard let store = store as? SQLiteDocumentStore, store.database === database else {
-            throw DocumentStoreError.unavailable("a withdrawal needs the document store of the outbox's database")
-        }
         let now = OutboxRows.milliseconds(withdrawal.at)
         return try await database.write { db in
             let results = try SQLiteDocumentStore.apply(writes, in: db)

@@ -10,13 +10,14 @@ import PushgateTesting
 /// tests can move (the store and outbox conformance tests prove the SQL ones alike).
 final class FunctionsFixture: Sendable {
     let store = InMemoryDocumentStore()
-    let outbox = InMemoryOutbox()
+    let outbox: InMemoryOutbox
     let provider: ScriptedPushProvider
     let clock = TestClock()
     let secret = PushSecret("pushgate-example-secret-0001-0123")!
 
     init(outcomes: [String: DeliveryOutcome] = [:], fanOut: FanOut = FanOut()) throws {
         provider = ScriptedPushProvider(outcomes: outcomes)
+        outbox = InMemoryOutbox(documents: store)
         self.fanOut = fanOut
     }
 

@@ -36,7 +36,7 @@ final class RouterFixture: Sendable {
             directory = nil
             let store = InMemoryDocumentStore()
             self.store = store
-            outbox = InMemoryOutbox()
+            outbox = InMemoryOutbox(documents: store)
             listDocuments = { await store.allDocuments() }
         }
         self.provider = provider

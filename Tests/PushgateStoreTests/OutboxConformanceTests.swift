@@ -552,14 +552,14 @@ struct OutboxConformanceTests {
             await #expect(throws: (any Error).self) {
                 _ = try await outbox.withdraw(
                     DeliveryWithdrawal(serverKey: "server", agentKey: "agent", installationID: "device-0", at: start),
-                    committing: [.delete(device), .set(device, ["bad": .value(.number(.infinity))])], to: store)
+                    committing: [.delete(device), .set(device, ["bad": .value(.number(.infinity))])])
             }
             #expect(try await store.document(at: device) != nil)
             #expect(try await outbox.statuses(of: reminder.id).allSatisfy { $0.state == .pending })
 
             let agentOnly = try await outbox.withdraw(
                 DeliveryWithdrawal(serverKey: "server", agentKey: "agent", installationID: "device-0", at: start + 2),
-                committing: [.delete(device, if: .exists)], to: store)
+                committing: [.delete(device, if: .exists)])
             #expect(
                 agentOnly
                     == DeliveryWithdrawal.Result(writes: [WriteResult(existed: true, applied: true)], cancelled: 2))
@@ -586,7 +586,7 @@ struct OutboxConformanceTests {
 
             let everyAgent = try await outbox.withdraw(
                 DeliveryWithdrawal(serverKey: "server", agentKey: nil, installationID: "device-0", at: start + 4),
-                committing: [], to: store)
+                committing: [])
             #expect(everyAgent.cancelled == 1, "the other agent's; another server's stays")
             #expect(try await outbox.statuses(of: otherServer.id).allSatisfy { $0.state == .pending })
             #expect(try await outbox.entries(in: [.cancelled], limit: 10).count == 3)

@@ -201,8 +201,7 @@ struct SQLiteDocumentStoreTests {
         #expect(statuses.map(\.state) == [.pending] && statuses.first?.attempts == 2)
         #expect(statuses.first?.lastReason == "TooManyRequests")
         let withdrawn = try await outbox.withdraw(
-            DeliveryWithdrawal(serverKey: "s", agentKey: nil, installationID: "phone", at: Date()), committing: [],
-            to: SQLiteDocumentStore(database: database))
+            DeliveryWithdrawal(serverKey: "s", agentKey: nil, installationID: "phone", at: Date()), committing: [])
         #expect(withdrawn.cancelled == 1)
         let plan = try await SQLiteDocumentStore(database: database).queryPlan(
             "SELECT count(*) FROM outbox_deliveries WHERE state = ? AND next_attempt_at <= ?",

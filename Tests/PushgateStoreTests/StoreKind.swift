@@ -44,7 +44,7 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible {
         switch self {
         case .memory:
             let store = InMemoryDocumentStore()
-            let outbox = InMemoryOutbox()
+            let outbox = InMemoryOutbox(documents: store)
             try await body { (store, outbox, nil) }
         case .sqlite:
             let directory = try TemporaryDirectory()

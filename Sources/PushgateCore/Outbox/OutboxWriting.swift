@@ -13,11 +13,12 @@ public protocol OutboxWriting: Sendable {
     func cancel(notificationID: String) async throws -> Int
 
     /// Unsubscribes a device in one transaction: commits `writes` (the removal of its
-    /// device documents) to `store`, which must keep its documents in this outbox's
-    /// database, and records every delivery `withdrawal` names that is still pending
+    /// device documents) to the documents of this outbox's own database (the SQL
+    /// stores keep both in one; the in-memory outbox has the document store it was
+    /// made with), and records every delivery `withdrawal` names that is still pending
     /// as `cancelled` (reason ``DeliveryWithdrawal/reason``), leased or not. A try in
     /// flight may still have handed its push to the service; what it answers is not
     /// recorded over the cancellation.
-    func withdraw(_ withdrawal: DeliveryWithdrawal, committing writes: [DocumentWrite], to store: any DocumentStore)
-        async throws -> DeliveryWithdrawal.Result
+    func withdraw(_ withdrawal: DeliveryWithdrawal, committing writes: [DocumentWrite]) async throws
+        -> DeliveryWithdrawal.Result
 }

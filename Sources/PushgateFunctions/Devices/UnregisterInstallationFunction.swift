@@ -31,8 +31,7 @@ public struct UnregisterInstallationFunction: Sendable {
         let withdrawn = try await outbox.withdraw(
             DeliveryWithdrawal(serverKey: serverKey.hex, agentKey: nil, installationID: installationID, at: now()),
             committing: devices.map { DocumentWrite.delete($0.path, if: .exists) }
-                + [.delete(NamespacePaths.installation(installationID, serverKeyHex: serverKey.hex))],
-            to: store)
+                + [.delete(NamespacePaths.installation(installationID, serverKeyHex: serverKey.hex))])
         return UnregisterInstallationAnswer(
             serverKey: serverKey.hex,
             installationID: installationID,

@@ -34,8 +34,7 @@ public struct UnregisterSubscriptionFunction: Sendable {
         let withdrawn = try await outbox.withdraw(
             DeliveryWithdrawal(
                 serverKey: serverKey.hex, agentKey: agentKey.hex, installationID: installationID, at: now()),
-            committing: [.delete(try NamespacePaths.device(installationID, of: agentKey, of: serverKey))],
-            to: store)
+            committing: [.delete(try NamespacePaths.device(installationID, of: agentKey, of: serverKey))])
         let removed = withdrawn.writes.first?.existed ?? false
         return UnregisterSubscriptionAnswer(
             serverKey: serverKey.hex, agentKey: agentKey.hex, installationID: installationID, removed: removed,
