@@ -282,7 +282,7 @@ let package = Package(
             name: "PushgateFunctionsTests",
             dependencies: [
                 "PushgateCore", "PushgateFunctions", "PushgateFuzzing", "PushgateMemory", "PushgateSQLite",
-                "PushgateTesting",
+                "PushgateServer", "PushgateTesting",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
@@ -323,6 +323,7 @@ let package = Package(
                 "PushgateFunctions",
                 "PushgateHTTP2",
                 "PushgateSQLite",
+                "PushgateServer",
                 "PushgateTesting",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
@@ -339,6 +340,7 @@ let package = Package(
                 "PushgateFunctions",
                 "PushgateHTTP2",
                 "PushgateSQLite",
+                "PushgateServer",
                 "PushgateTesting",
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "Crypto", package: "swift-crypto"),

@@ -92,6 +92,10 @@ struct PushServices {
         default:
             break
         }
-        return (RoutingPushProvider(apns: apnsProvider, fcm: fcmProvider, logger: logger), services)
+        return (
+            RoutingPushProvider(
+                services: PushServiceTable.services(apns: apnsProvider, fcm: fcmProvider), logger: logger),
+            services
+        )
     }
 }

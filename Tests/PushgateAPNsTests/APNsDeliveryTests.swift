@@ -5,6 +5,7 @@ import PushgateCore
 import PushgateEmulators
 import PushgateFunctions
 import PushgateHTTP2
+import PushgateServer
 import PushgateTesting
 import Testing
 
@@ -87,7 +88,8 @@ struct APNsDeliveryTests {
     func fcmTokenNotSent() async throws {
         let fixture = try await APNsFixture()
         let provider = try fixture.provider()
-        let routing = RoutingPushProvider(apns: provider, fcm: nil, logger: Logger(label: "test"))
+        let routing = RoutingPushProvider(
+            services: PushServiceTable.services(apns: provider, fcm: nil), logger: Logger(label: "test"))
         #expect(routing.deliveryName == "apns")
         let outcomes = await routing.send(
             notification,

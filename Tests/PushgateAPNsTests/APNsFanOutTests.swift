@@ -5,6 +5,7 @@ import PushgateCore
 import PushgateEmulators
 import PushgateHTTP2
 import PushgateSQLite
+import PushgateServer
 import PushgateTesting
 import Testing
 
@@ -22,7 +23,9 @@ struct APNsFanOutTests {
         async throws -> DeliveryStack
     {
         try await DeliveryStack(
-            devices: count, provider: RoutingPushProvider(apns: provider, fcm: nil, logger: Logger(label: "test")),
+            devices: count,
+            provider: RoutingPushProvider(
+                services: PushServiceTable.services(apns: provider, fcm: nil), logger: Logger(label: "test")),
             fanOut: fanOut
         ) { n in .apns(APNsFixture.token(n, prefix: dead.contains(n) ? "dead" : "")) }
     }

@@ -6,6 +6,7 @@ import PushgateFCM
 import PushgateFunctions
 import PushgateHTTP2
 import PushgateSQLite
+import PushgateServer
 import PushgateTesting
 import Testing
 
@@ -38,7 +39,9 @@ struct FCMFanOutTests {
         devices count: Int, dead: Set<Int> = [], provider: FCMPushProvider, fanOut: FanOut = FanOut()
     ) async throws -> DeliveryStack {
         try await DeliveryStack(
-            devices: count, provider: RoutingPushProvider(apns: nil, fcm: provider, logger: Logger(label: "test")),
+            devices: count,
+            provider: RoutingPushProvider(
+                services: PushServiceTable.services(apns: nil, fcm: provider), logger: Logger(label: "test")),
             fanOut: fanOut
         ) { n in .fcm(token(n, prefix: dead.contains(n) ? "unregistered" : "live")) }
     }

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PushgateCore
+import PushgateServer
 import PushgateTesting
 import Synchronization
 import Testing
@@ -26,7 +27,8 @@ struct RoutingTests {
         let apns = ScriptedPushProvider(deliveryName: "apns")
         let fcm = ScriptedPushProvider(
             outcomes: ["fcm-token-1": .tokenInvalid(reason: "UNREGISTERED")], deliveryName: "fcm")
-        let routing = RoutingPushProvider(apns: apns, fcm: fcm, logger: Logger(label: "test"))
+        let routing = RoutingPushProvider(
+            services: PushServiceTable.services(apns: apns, fcm: fcm), logger: Logger(label: "test"))
         let targets = Self.targets(apns: 2, fcm: 2)
         let outcomes = await routing.send(notification, to: targets)
         #expect(outcomes == [.delivered, .delivered, .delivered, .tokenInvalid(reason: "UNREGISTERED")])
@@ -38,13 +40,15 @@ struct RoutingTests {
     @Test("a service not configured fails its devices with a clear reason; the other service still delivers")
     func missingService() async {
         let apns = ScriptedPushProvider(deliveryName: "apns")
-        let onlyAPNs = RoutingPushProvider(apns: apns, fcm: nil, logger: Logger(label: "test"))
+        let onlyAPNs = RoutingPushProvider(
+            services: PushServiceTable.services(apns: apns, fcm: nil), logger: Logger(label: "test"))
         #expect(
             await onlyAPNs.send(notification, to: Self.targets(apns: 1, fcm: 1)) == [
                 .delivered, .failed(reason: "no_fcm_provider"),
             ])
         let fcm = ScriptedPushProvider(deliveryName: "fcm")
-        let onlyFCM = RoutingPushProvider(apns: nil, fcm: fcm, logger: Logger(label: "test"))
+        let onlyFCM = RoutingPushProvider(
+            services: PushServiceTable.services(apns: nil, fcm: fcm), logger: Logger(label: "test"))
         #expect(
             await onlyFCM.send(notification, to: Self.targets(apns: 1, fcm: 1)) == [
                 .failed(reason: "no_apns_provider"), .delivered,
@@ -57,7 +61,7 @@ struct RoutingTests {
     func logMode() async {
         let lines = LogLines()
         let logger = Logger(label: "test") { _ in lines }
-        let routing = RoutingPushProvider(apns: nil, fcm: nil, logger: logger)
+        let routing = RoutingPushProvider(services: PushServiceTable.services(apns: nil, fcm: nil), logger: logger)
         #expect(routing.deliveryName == "log")
         let outcomes = await routing.send(notification, to: Self.targets(apns: 1, fcm: 1))
         #expect(outcomes == [.failed(reason: "no_apns_provider"), .failed(reason: "no_fcm_provider")])
@@ -74,7 +78,8 @@ struct RoutingTests {
         let fcm = ScriptedPushProvider(
             deliveryName: "fcm", health: .degraded(provider: "fcm", reason: "THIRD_PARTY_AUTH_ERROR", since: since))
         let routing = RoutingPushProvider(
-            apns: ScriptedPushProvider(deliveryName: "apns"), fcm: fcm, logger: Logger(label: "test"))
+            services: PushServiceTable.services(apns: ScriptedPushProvider(deliveryName: "apns"), fcm: fcm),
+            logger: Logger(label: "test"))
         #expect(routing.health == .degraded(provider: "fcm", reason: "THIRD_PARTY_AUTH_ERROR", since: since))
     }
 
@@ -127,7 +132,8 @@ struct RoutingTests {
         let fcm = ScriptedPushProvider(
             outcomes: ["fcm-token-0": .configurationError(reason: "THIRD_PARTY_AUTH_ERROR")], deliveryName: "fcm")
         let apns = ScriptedPushProvider(deliveryName: "apns")
-        let routing = RoutingPushProvider(apns: apns, fcm: fcm, logger: Logger(label: "test"))
+        let routing = RoutingPushProvider(
+            services: PushServiceTable.services(apns: apns, fcm: fcm), logger: Logger(label: "test"))
         let heard = Mutex<[Int]>([])
         let targets = Self.targets(apns: 6, fcm: 6)
         let outcomes = await FanOut(chunkSize: 2, maxConcurrentChunks: 1).deliver(

@@ -1,38 +1,41 @@
 import Logging
 import PushgateCore
 
-/// Sends each device to the push service of its token: `apns_token` devices to
-/// APNs, `fcm_token` devices to FCM (a device with both was given its APNs token,
-/// see `DeviceRecord.deliveryToken`). A device whose service is not configured
-/// fails with `no_apns_provider` / `no_fcm_provider`, which no retry can fix.
+/// Sends each device to the push service of its token, from a table keyed by token
+/// kind (``PushService``, built by the server): `apns_token` devices to APNs,
+/// `fcm_token` devices to FCM (a device with both was given its APNs token, see
+/// `DeviceRecord.deliveryToken`). A device whose service is not configured fails
+/// with the service's reason (`no_apns_provider`, `no_fcm_provider`), which no retry
+/// can fix.
 ///
 /// With no service configured at all the gateway runs in log mode: each device's
 /// push is written to the log, naming the service it would have gone through and
 /// the setting that configures it, and counted as failed like any push that did not
 /// reach a phone.
 public struct RoutingPushProvider: PushProvider {
-    private let providers: [DeviceToken.Kind: any PushProvider]
+    private let services: [DeviceToken.Kind: PushService]
     private let logger: Logger
-    /// `apns`, `fcm`, `apns+fcm`, or `log` when neither is configured.
+    /// `apns`, `fcm`, `apns+fcm`, or `log` when none is configured.
     public let deliveryName: String
     public let reasons: Set<String>
 
-    public init(apns: (any PushProvider)?, fcm: (any PushProvider)?, logger: Logger) {
-        var providers: [DeviceToken.Kind: any PushProvider] = [:]
-        providers[.apns] = apns
-        providers[.fcm] = fcm
-        self.providers = providers
+    public init(services: [PushService], logger: Logger) {
+        self.services = Dictionary(services.map { ($0.kind, $0) }) { first, _ in first }
         self.logger = logger
-        deliveryName = providers.isEmpty ? "log" : providers.keys.sorted().map(\.rawValue).joined(separator: "+")
-        reasons = providers.values.reduce(into: Set(DeviceToken.Kind.allCases.map { Self.missing($0).reason })) {
-            $0.formUnion($1.reasons)
+        let configured = services.filter { $0.provider != nil }.map(\.kind).sorted()
+        deliveryName = configured.isEmpty ? "log" : configured.map(\.rawValue).joined(separator: "+")
+        reasons = services.reduce(into: Set(services.map(\.unconfiguredReason))) {
+            $0.formUnion($1.provider?.reasons ?? [])
         }
     }
 
-    /// The first service (APNs before FCM) that refuses the configuration, if any.
+    private var isLogMode: Bool { deliveryName == "log" }
+
+    /// The first service (in token-kind order: APNs before FCM) that refuses the
+    /// configuration, if any.
     public var health: DeliveryHealth {
-        for kind in DeviceToken.Kind.allCases {
-            if let health = providers[kind]?.health, health != .ok { return health }
+        for kind in services.keys.sorted() {
+            if let health = services[kind]?.provider?.health, health != .ok { return health }
         }
         return .ok
     }
@@ -48,17 +51,8 @@ public struct RoutingPushProvider: PushProvider {
     private func send(_ notification: PushNotification, to targets: [DeliveryTarget], kind: DeviceToken.Kind) async
         -> [DeliveryOutcome]
     {
-        if let provider = providers[kind] { return await provider.send(notification, to: targets) }
+        if let provider = services[kind]?.provider { return await provider.send(notification, to: targets) }
         return unrouted(notification, to: targets, kind: kind)
-    }
-
-    /// For each service: the reason its devices fail with when it is not configured,
-    /// its name, and the setting that configures it.
-    static func missing(_ kind: DeviceToken.Kind) -> (reason: String, name: String, setting: String) {
-        switch kind {
-        case .apns: ("no_apns_provider", "APNs", "PUSHGATE_APNS_KEY_PATH")
-        case .fcm: ("no_fcm_provider", "FCM", "PUSHGATE_FCM_CREDENTIALS")
-        }
     }
 
     /// Devices of a service that is not configured: in log mode one line each (what
@@ -67,8 +61,11 @@ public struct RoutingPushProvider: PushProvider {
     private func unrouted(_ notification: PushNotification, to targets: [DeliveryTarget], kind: DeviceToken.Kind)
         -> [DeliveryOutcome]
     {
-        let (reason, name, setting) = Self.missing(kind)
-        if providers.isEmpty {
+        // A kind the table lacks: failed all the same, named by its kind.
+        let reason = services[kind]?.unconfiguredReason ?? "no_\(kind.rawValue)_provider"
+        let name = services[kind]?.name ?? kind.rawValue
+        let setting = services[kind]?.setting ?? "no setting"
+        if isLogMode {
             for target in targets {
                 logger.info(
                     "push to \(target.token) not sent, no \(name) provider (\(setting)): installation=\(target.installationID) title=\(notification.title.debugDescription) body=\(notification.body.debugDescription)"
