@@ -13,21 +13,26 @@ final class SQLiteCheckpointer: Sendable {
     /// How long after a write the checkpoint runs: writes meanwhile share it.
     static let delay: DispatchTimeInterval = .milliseconds(200)
 
-    /// A log still this many frames long after a passive checkpoint (about 40 MB of
-    /// 4 KiB pages): the log starts over only once a checkpoint has caught up with
-    /// the writer, and writes that never pause could keep it growing. A restarting
-    /// checkpoint waits for the write in progress, holds the next one back while it
-    /// copies what is left, and lets it start the log over.
-    static let restartAfterFrames = 10_000
+    /// A log still this many frames long after a checkpoint beside the writer (about
+    /// 40 MB of 4 KiB pages): the log starts over only once a checkpoint has caught
+    /// up with the writer, and writes that never pause could keep it growing. Then
+    /// one checkpoint runs on the writer's own connection between two of its
+    /// transactions, as SQLite's automatic one would have (and the next write starts
+    /// the log over); a restarting checkpoint here would hold every write back while
+    /// readers finish.
+    static let catchUpAfterFrames = 10_000
 
     private let connection: DatabaseQueue
+    /// The store's pool: its writer runs the catching-up checkpoint.
+    private let writer: DatabasePool
     private let queue = DispatchQueue(label: "pushgate.sqlite.checkpoint")
     /// A pthread mutex (see ``SQLiteGroupCommit``): ThreadSanitizer sees its hand-offs.
     private let lock = NSLock()
     nonisolated(unsafe) private var scheduled = false
 
-    init(path: String, configuration: Configuration) throws {
+    init(path: String, configuration: Configuration, writer: DatabasePool) throws {
         connection = try DatabaseQueue(path: path, configuration: configuration)
+        self.writer = writer
     }
 
     /// Called after a commit: schedules a checkpoint unless one is scheduled already.
@@ -40,9 +45,9 @@ final class SQLiteCheckpointer: Sendable {
         queue.asyncAfter(deadline: .now() + Self.delay) { [self] in
             lock.withLock { scheduled = false }
             // Busy or failing: the next write schedules another; the log stays valid.
-            try? connection.writeWithoutTransaction { db in
-                let (frames, _) = try db.checkpoint(.passive)
-                if frames >= Self.restartAfterFrames { _ = try db.checkpoint(.restart) }
+            let frames = try? connection.writeWithoutTransaction { db in try db.checkpoint(.passive).walFrameCount }
+            if let frames, frames >= Self.catchUpAfterFrames {
+                writer.asyncWriteWithoutTransaction { db in _ = try? db.checkpoint(.passive) }
             }
         }
     }

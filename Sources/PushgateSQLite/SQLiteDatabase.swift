@@ -31,7 +31,7 @@ public final class SQLiteDatabase: Sendable {
             try Self.migrator.migrate(pool)
             groupCommit = SQLiteGroupCommit(
                 pool: pool, usualWait: .seconds(Self.busyTimeout),
-                checkpointer: try SQLiteCheckpointer(path: path, configuration: configuration))
+                checkpointer: try SQLiteCheckpointer(path: path, configuration: configuration, writer: pool))
             var readOnly = configuration
             readOnly.readonly = true
             quickReaders = try (0..<max(ProcessInfo.processInfo.activeProcessorCount, 1)).map { _ in
