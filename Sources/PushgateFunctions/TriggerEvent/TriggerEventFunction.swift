@@ -13,12 +13,17 @@ import PushgateCore
 /// (same idempotency key within 24 h) sends nothing and answers the first trigger's
 /// counts; a stale event is skipped; a coalesced one is answered 202 at once.
 public struct TriggerEventFunction: Sendable {
-    private let store: any DocumentStore
-    private let outbox: any Outbox
-    private let worker: DeliveryWorker
-    private let policy: DeliveryPolicy
-    private let now: @Sendable () -> Date
-    private let logger: Logger
+    let store: any DocumentStore
+
+    let outbox: any Outbox
+
+    let worker: DeliveryWorker
+
+    let policy: DeliveryPolicy
+
+    let now: @Sendable () -> Date
+
+    let logger: Logger
 
     public init(
         store: any DocumentStore,
@@ -135,173 +140,7 @@ public struct TriggerEventFunction: Sendable {
                 answer.describe(plan)
             }
         }
-        logger.info(
-            "event fan-out",
-            metadata: [
-                "type": "\(type)", "agent": "\(agentKey.map { String($0.hex.prefix(12)) } ?? "every")",
-                "devices": "\(answer.deviceCount)",
-                "delivered": "\(answer.successCount)", "failed": "\(answer.failureCount)",
-                "pending": "\(answer.pendingCount)", "removed": "\(answer.removedCount)",
-                "excluded": "\(answer.excluded)",
-            ]
-        )
+        logFanOut(type, agentKey: agentKey, answer)
         return Result(answer: answer, accepted: !request.wait)
-    }
-
-    /// A trigger for an agent of more devices than its answer lists
-    /// (`policy.answerMaxDevices`): stores the notification with an expansion (see
-    /// ``OutboxExpansion``) and answers once every page is tried or after
-    /// `triggerWait`, the agent's devices not yet read counted as pending. `nil` when
-    /// the event must be written whole (coalesced, or an approval that keeps a record
-    /// of its devices).
-    private func expand(
-        _ request: TriggerRequest, serverKey: ServerKey, agentKey: AgentKey, agentDisplayName: String?
-    ) async throws -> Result? {
-        let type = request.event.type
-        let plan = TriggerPlan(
-            request, serverKey: serverKey, agentKey: agentKey, agentDisplayName: agentDisplayName, devices: [],
-            rules: policy.triggerRules, now: now())
-        guard plan.coalescing == nil, plan.resolvable == nil else { return nil }
-        var selection = request.selection
-        // Pages are selected one by one: the excluded installation's tokens are
-        // known before the first.
-        selection.excludedTokens.formUnion(
-            try await tokensOfExcludedInstallation(selection, among: [], serverKey: serverKey))
-        let expansion = OutboxExpansion(
-            notificationID: plan.notification.id, acceptedAt: plan.notification.createdAt, selection: selection)
-        let submission = try await worker.submit(
-            EnqueueRequest(plan.notification, deliveries: [], idempotency: plan.idempotency, expansion: expansion))
-        if case .duplicate(let earlier) = submission.stored {
-            return try await duplicate(of: earlier, type: type, serverKey: serverKey, agentKey: agentKey)
-        }
-        // Counted while the first pages go out (a million devices take a while).
-        async let counted = store.count(in: NamespacePaths.devices(of: agentKey, of: serverKey), upTo: .max)
-        await record(serverKey, plan.bookkeeping, at: plan.notification.createdAt)
-        FunctionMetrics.trigger(type, .accepted)
-        let report = request.wait ? await submission.firstTry?.wait(upTo: policy.triggerWait) : nil
-        let devices = try await counted
-        FunctionMetrics.devicesNotified(devices, type: type)
-        let tallies = try await outbox.tallies(of: plan.notification.id)
-        let expanded = tallies.lazy.map(\.count).reduce(0, +)
-        var answer = TriggerAnswer(
-            tallies, statuses: nil, unexpanded: report == nil ? max(0, devices - expanded) : 0, serverKey: serverKey,
-            agentKey: agentKey, delivery: worker.deliveryName, configurationError: report?.configurationError,
-            duplicate: false)
-        answer.describe(plan)
-        // Once expanded, the devices counted that got no delivery were left out.
-        if report != nil { answer.excluded = max(0, devices - expanded) }
-        logger.info(
-            "event fan-out",
-            metadata: [
-                "type": "\(type)", "agent": "\(agentKey.hex.prefix(12))", "devices": "\(answer.deviceCount)",
-                "delivered": "\(answer.successCount)", "failed": "\(answer.failureCount)",
-                "pending": "\(answer.pendingCount)", "expanded": "\(report != nil)",
-            ])
-        return Result(answer: answer, accepted: !request.wait)
-    }
-
-    /// The agent's document (its display name); none for a server-wide event.
-    private func agentDocument(_ agentKey: AgentKey?, of serverKey: ServerKey) async throws -> Document? {
-        guard let agentKey else { return nil }
-        return try await store.document(at: NamespacePaths.agent(agentKey, of: serverKey))
-    }
-
-    /// The devices a trigger chooses from: the agent's (one read of its collection),
-    /// or for a server-wide event the server's under every agent (one collection-group
-    /// read), in installation-id order; only one installation's when the trigger names it.
-    /// An agent's, at most `limit`.
-    private func devices(
-        of agentKey: AgentKey?, serverKey: ServerKey, only selection: DeviceSelection, upTo limit: Int? = nil
-    ) async throws -> [DeviceRecord] {
-        switch (agentKey, selection.onlyInstallationID) {
-        case (let agentKey?, let installationID?):
-            return try await store.document(at: NamespacePaths.device(installationID, of: agentKey, of: serverKey))
-                .map { [DeviceRecord(document: $0)] } ?? []
-        case (let agentKey?, nil):
-            return try await store.documents(
-                in: NamespacePaths.devices(of: agentKey, of: serverKey), selecting: DeviceRecord.fieldsRead,
-                after: nil, limit: limit
-            ).map(DeviceRecord.init(document:))
-        case (nil, _):
-            break
-        }
-        return DeviceRecord.byInstallation(
-            try await store.documents(
-                inGroup: NamespacePaths.devices, under: NamespacePaths.server(serverKey),
-                where: selection.onlyInstallationID.map(FieldFilter.documentID) ?? .everyDocument
-            ).map(DeviceRecord.init(document:)))
-    }
-
-    /// The time of the last event notified in a request's ordering scope.
-    private func lastNotified(at orderingState: DocumentPath?) async throws -> Date? {
-        guard let orderingState else { return nil }
-        return try await store.document(at: orderingState)?.string(FieldName.lastOccurredAt).flatMap(RFC3339.parse)
-    }
-
-    /// The stored tokens of the installation the caller excludes when it does not
-    /// follow this agent (its tokens under the server's other agents): the phone is
-    /// left out all the same. Empty when it follows the agent (the selection finds
-    /// them among the agent's devices) or when no installation is excluded.
-    private func tokensOfExcludedInstallation(
-        _ selection: DeviceSelection, among devices: [DeviceRecord], serverKey: ServerKey
-    ) async throws -> [String] {
-        guard let id = selection.excludedInstallationID, !devices.contains(where: { $0.installationID == id }) else {
-            return []
-        }
-        return try await store.documents(
-            inGroup: NamespacePaths.devices, under: NamespacePaths.server(serverKey), where: .documentID(id)
-        ).flatMap { DeviceRecord(document: $0).tokens }
-    }
-
-    /// A repeat of an earlier trigger: nothing sent (so nothing excluded, no preview
-    /// shown), the earlier one's counts.
-    private func duplicate(of earlier: String, type: EventType, serverKey: ServerKey, agentKey: AgentKey?)
-        async throws -> Result
-    {
-        FunctionMetrics.trigger(type, .duplicate)
-        await record(serverKey, at: now())
-        return Result(
-            answer: try await answer(
-                for: earlier, serverKey: serverKey, agentKey: agentKey, plan: nil, duplicate: true),
-            accepted: false)
-    }
-
-    /// The answer from the outbox's record of the deliveries (each one listed up to
-    /// `answerMaxDevices` of them, else counted alone), and what the plan left out (a
-    /// repeat found before planning knows nothing of it).
-    private func answer(
-        for notificationID: String, serverKey: ServerKey, agentKey: AgentKey?, plan: TriggerPlan?,
-        configurationError: String? = nil, duplicate: Bool = false
-    ) async throws -> TriggerAnswer {
-        let tallies = try await outbox.tallies(of: notificationID)
-        let listed = tallies.lazy.map(\.count).reduce(0, +) <= policy.answerMaxDevices
-        var answer = TriggerAnswer(
-            tallies, statuses: listed ? try await outbox.statuses(of: notificationID) : nil, serverKey: serverKey,
-            agentKey: agentKey, delivery: worker.deliveryName, configurationError: configurationError,
-            duplicate: duplicate)
-        if let plan { answer.describe(plan) }
-        return answer
-    }
-
-    /// Stores a resolvable event's reminders and record. A failure is logged: the
-    /// event's own push is stored and goes out regardless.
-    private func record(_ resolvable: ResolvableEvent) async {
-        do {
-            for reminder in resolvable.reminders { _ = try await outbox.enqueue(reminder) }
-            try await store.commit(resolvable.writes)
-        } catch {
-            logger.error("could not store an event's reminders or badge counts", metadata: ["error": "\(error)"])
-        }
-    }
-
-    /// Bookkeeping: the server's `lastSeenAt`, and the plan's times. A failure is
-    /// logged, not answered: the notification is already stored and on its way.
-    private func record(_ serverKey: ServerKey, _ writes: [DocumentWrite] = [], at date: Date) async {
-        do {
-            let writes = try await ServerPresence(store: store).agentCall(serverKey, at: date) + writes
-            if !writes.isEmpty { try await store.commit(writes) }
-        } catch {
-            logger.warning("could not record the trigger's times", metadata: ["error": "\(error)"])
-        }
     }
 }

@@ -1,0 +1,76 @@
+import Foundation
+import Logging
+import PushgateCore
+
+/// What a trigger answers and records once its notification is submitted: the
+/// counts from the outbox, a repeat's, the bookkeeping, the one log line.
+extension TriggerEventFunction {
+    /// A repeat of an earlier trigger: nothing sent (so nothing excluded, no preview
+    /// shown), the earlier one's counts.
+    func duplicate(of earlier: String, type: EventType, serverKey: ServerKey, agentKey: AgentKey?)
+        async throws -> Result
+    {
+        FunctionMetrics.trigger(type, .duplicate)
+        await record(serverKey, at: now())
+        return Result(
+            answer: try await answer(
+                for: earlier, serverKey: serverKey, agentKey: agentKey, plan: nil, duplicate: true),
+            accepted: false)
+    }
+
+    /// The answer from the outbox's record of the deliveries (each one listed up to
+    /// `answerMaxDevices` of them, else counted alone), and what the plan left out (a
+    /// repeat found before planning knows nothing of it).
+    func answer(
+        for notificationID: String, serverKey: ServerKey, agentKey: AgentKey?, plan: TriggerPlan?,
+        configurationError: String? = nil, duplicate: Bool = false
+    ) async throws -> TriggerAnswer {
+        let tallies = try await outbox.tallies(of: notificationID)
+        let listed = tallies.lazy.map(\.count).reduce(0, +) <= policy.answerMaxDevices
+        var answer = TriggerAnswer(
+            tallies, statuses: listed ? try await outbox.statuses(of: notificationID) : nil, serverKey: serverKey,
+            agentKey: agentKey, delivery: worker.deliveryName, configurationError: configurationError,
+            duplicate: duplicate)
+        if let plan { answer.describe(plan) }
+        return answer
+    }
+
+    /// Stores a resolvable event's reminders and record. A failure is logged: the
+    /// event's own push is stored and goes out regardless.
+    func record(_ resolvable: ResolvableEvent) async {
+        do {
+            for reminder in resolvable.reminders { _ = try await outbox.enqueue(reminder) }
+            try await store.commit(resolvable.writes)
+        } catch {
+            logger.error("could not store an event's reminders or badge counts", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// Bookkeeping: the server's `lastSeenAt`, and the plan's times. A failure is
+    /// logged, not answered: the notification is already stored and on its way.
+    func record(_ serverKey: ServerKey, _ writes: [DocumentWrite] = [], at date: Date) async {
+        do {
+            let writes = try await ServerPresence(store: store).agentCall(serverKey, at: date) + writes
+            if !writes.isEmpty { try await store.commit(writes) }
+        } catch {
+            logger.warning("could not record the trigger's times", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// The trigger's one log line: what its answer counted. `expanded`: for an agent
+    /// expanded page by page, whether every page was tried before the answer.
+    func logFanOut(_ type: EventType, agentKey: AgentKey?, _ answer: TriggerAnswer, expanded: Bool? = nil) {
+        var metadata: Logger.Metadata = [
+            "type": "\(type)", "agent": "\(agentKey.map { String($0.hex.prefix(12)) } ?? "every")",
+            "devices": "\(answer.deviceCount)", "delivered": "\(answer.successCount)",
+            "failed": "\(answer.failureCount)", "pending": "\(answer.pendingCount)",
+        ]
+        if let expanded {
+            metadata["expanded"] = "\(expanded)"
+        } else {
+            metadata["removed"] = "\(answer.removedCount)"
+            metadata["excluded"] = "\(answer.excluded)"
+        }
+        logger.info("event fan-out", metadata: metadata)
+    }
+}
