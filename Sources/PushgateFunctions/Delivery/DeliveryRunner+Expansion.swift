@@ -1,0 +1,169 @@
+import Foundation
+import Logging
+import PushgateCore
+import Synchronization
+
+/// Turning an expansion's pages: read after its cursor, each tried once as soon as
+/// it is read, stored in page order with its outcomes.
+extension DeliveryRunner {
+    /// Makes the deliveries of `expansion` page by page from its agent's devices (a
+    /// phone once, whichever page meets its token again), tries each page once as
+    /// soon as it is read, and stores each once tried, with its outcomes, in page
+    /// order (see ``OutboxExpansions/storeTriedPage(_:of:owner:cursor:finished:leaseUntil:now:)``),
+    /// while `owner` holds the expansion (leased until `leasedUntil`, renewed as it
+    /// runs). Up to `fanOut.maxConcurrentChunks` pages are out at a time: the first
+    /// pushes go out before anything is written, and memory holds a few pages, never
+    /// the agent. Stops after the last page, when another worker took the expansion
+    /// over (its lease ran out), or when cancelled (the pages out are still stored).
+    public func expand(
+        _ expansion: OutboxExpansion, of notification: OutboxNotification, owner: String, leasedUntil: Date
+    ) async throws -> Report {
+        let tokens = try await ExpandedTokens.stored(for: notification.id, in: outbox)
+        let fence = LeaseFence(
+            outbox: outbox, owner: owner, notificationID: notification.id, hold: .expansion, heldUntil: leasedUntil,
+            lease: policy.lease, now: now)
+        return try await withThrowingTaskGroup(of: Report?.self) { group in
+            group.addTask {
+                try await expandPages(expansion, of: notification, owner: owner, after: tokens, fence: fence)
+            }
+            group.addTask {
+                await fence.renewUntilCancelled()
+                return nil
+            }
+            defer { group.cancelAll() }
+            let report = try await group.next() ?? nil
+            return report ?? Report()
+        }
+    }
+
+    /// A page of an expansion: its deliveries, and where the cursor stands after it.
+    struct ExpansionPage: Sendable {
+        let number: Int
+        let deliveries: [OutboxDelivery]
+        let cursor: String?
+        let finished: Bool
+    }
+
+    /// Reads the pages of `expansion` after its cursor and tries each in a task of
+    /// its own.
+    func expandPages(
+        _ expansion: OutboxExpansion, of notification: OutboxNotification, owner: String,
+        after stored: ExpandedTokens, fence: LeaseFence
+    ) async throws -> Report {
+        let collection = NamespacePaths.devices(
+            of: AgentKey(hex: notification.agentKey), of: ServerKey(hex: notification.serverKey))
+        let turns = PageTurns()
+        var tokens = stored
+        var cursor = expansion.cursor
+        var report = Report()
+        try await withThrowingTaskGroup(of: Report.self) { group in
+            var running = 0
+            var number = 0
+            // Stopped (the gateway shutting down, or the expansion lost): whoever goes
+            // on starts from the stored cursor.
+            while !Task.isCancelled, !turns.broken {
+                if running == fanOut.maxConcurrentChunks, let done = try await group.next() {
+                    running -= 1
+                    report.add(done)
+                }
+                let documents = try await store.documents(
+                    in: collection, selecting: Self.pageFields, after: cursor, limit: fanOut.chunkSize)
+                cursor = documents.last?.path.documentID ?? cursor
+                let page = ExpansionPage(
+                    number: number, deliveries: tokens.admit(Self.deliveries(of: documents, in: expansion)),
+                    cursor: cursor, finished: documents.count < fanOut.chunkSize)
+                number += 1
+                running += 1
+                // Every page read takes its turn, one without deliveries too: it moves the cursor.
+                group.addTask {
+                    try await tryPage(page, of: notification, owner: owner, fence: fence, turns: turns)
+                }
+                if page.finished { break }
+            }
+            for try await done in group { report.add(done) }
+        }
+        return report
+    }
+
+    /// Sends a page's pushes, then stores the page with their outcomes once every
+    /// page before it is stored.
+    func tryPage(
+        _ page: ExpansionPage, of notification: OutboxNotification, owner: String, fence: LeaseFence,
+        turns: PageTurns
+    ) async throws -> Report {
+        let sent: Result<SentPage, any Error>
+        do {
+            sent = .success(try await send(page, of: notification, fence: fence))
+        } catch {
+            sent = .failure(error)
+        }
+        // A page that failed waits for its turn too, and ends it unstored: the pages
+        // after it must not move the cursor past it.
+        let earlierStored = await turns.wait(for: page.number)
+        var stored = false
+        defer { turns.end(page.number, stored: stored) }
+        let tried = try sent.get()
+        guard earlierStored else { return Report() }
+        stored = try await outbox.storeTriedPage(
+            tried.deliveries, of: notification.id, owner: owner, cursor: page.cursor, finished: page.finished,
+            leaseUntil: now().addingTimeInterval(policy.lease.seconds), now: tried.finishedAt)
+        return tried.report
+    }
+
+    /// A page once its pushes were answered.
+    struct SentPage: Sendable {
+        let deliveries: [TriedDelivery]
+        let finishedAt: Date
+        let report: Report
+    }
+
+    /// Sends a page's pushes (or gives them up, expired), deletes the devices of dead
+    /// tokens, and answers each delivery as its try left it.
+    func send(_ page: ExpansionPage, of notification: OutboxNotification, fence: LeaseFence)
+        async throws -> SentPage
+    {
+        let deliveries = page.deliveries
+        let outcomes = Mutex([DeliveryOutcome?](repeating: nil, count: deliveries.count))
+        if now() >= notification.expiresAt {
+            outcomes.withLock { $0 = deliveries.map { _ in .failed(reason: "Expired") } }
+        } else if !deliveries.isEmpty {
+            let targets = try await targets(of: deliveries, of: notification)
+            // From the chunks that were sent: a chunk not started (cancelled), and a
+            // delivery not sent for want of the expansion's lease, stay not tried.
+            _ = await fanOut.deliver(notification.content, to: targets, via: provider, fence: fence) {
+                positions, chunkOutcomes in
+                outcomes.withLock { outcomes in
+                    for (position, outcome) in zip(positions, chunkOutcomes) { outcomes[position] = outcome }
+                }
+            }
+        }
+        let tried = outcomes.withLock { $0 }.enumerated().compactMap { position, outcome in
+            outcome.map { (position: position, outcome: $0) }
+        }
+        let finishedAt = now()
+        let triedDeliveries = tried.map { deliveries[$0.position] }
+        let updates = try await updates(for: triedDeliveries, tried.map(\.outcome), of: notification, at: finishedAt)
+        FunctionMetrics.deliveries(tried.map(\.outcome), of: triedDeliveries, provider: self.provider)
+        var changes = [DeliveryUpdate?](repeating: nil, count: deliveries.count)
+        for (delivery, update) in zip(tried, updates) { changes[delivery.position] = update }
+        return SentPage(
+            deliveries: zip(deliveries, changes).map { TriedDelivery($0, change: $1?.change, route: $1?.route) },
+            finishedAt: finishedAt,
+            report: Report(configurationError: tried.lazy.compactMap(\.outcome.configurationErrorReason).first))
+    }
+
+    /// What a page reads of each device: its tokens and when it was registered.
+    static let pageFields = DeviceRecord.fieldsRead + [FieldName.createdAt]
+
+    /// One page's deliveries: its devices registered by the trigger's acceptance that
+    /// the caller did not exclude, each phone once within the page (the outbox keeps
+    /// one delivery per installation).
+    static func deliveries(of page: [Document], in expansion: OutboxExpansion) -> [OutboxDelivery] {
+        let devices = page.filter { document in
+            guard let createdAt = document.string(FieldName.createdAt).flatMap(RFC3339.parse) else { return true }
+            return createdAt <= expansion.acceptedAt
+        }.map(DeviceRecord.init(document:))
+        return OutboxDelivery.deliveries(
+            to: expansion.selection.apply(to: devices).selected, of: expansion.notificationID)
+    }
+}
