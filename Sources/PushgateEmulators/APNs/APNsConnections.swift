@@ -1,25 +1,30 @@
+import Foundation
 import NIOCore
-import Synchronization
 
 /// The APNs emulator's open HTTP/2 connections, so that it can send them all GOAWAY
 /// (``APNsEmulator/sendGoAway(reason:)``), as APNs ends connections for reasons of
 /// its own.
 final class APNsConnections: Sendable {
-    private let channels = Mutex<[ObjectIdentifier: any Channel]>([:])
+    /// A pthread mutex rather than `Synchronization.Mutex`: connections are added from
+    /// every event loop thread at once, and on Linux the latter hands a contended lock
+    /// over through a futex ThreadSanitizer cannot see (a fresh-clone run reported
+    /// two adds as a race).
+    private let lock = NSLock()
+    nonisolated(unsafe) private var channels: [ObjectIdentifier: any Channel] = [:]
 
-    var count: Int { channels.withLock { $0.count } }
+    var count: Int { lock.withLock { channels.count } }
 
     func add(_ channel: any Channel) {
         let id = ObjectIdentifier(channel)
-        channels.withLock { $0[id] = channel }
+        lock.withLock { channels[id] = channel }
         channel.closeFuture.whenComplete { _ in
-            _ = self.channels.withLock { $0.removeValue(forKey: id) }
+            _ = self.lock.withLock { self.channels.removeValue(forKey: id) }
         }
     }
 
     /// Sends each open connection GOAWAY with `reason`.
     func sendGoAway(reason: String?) {
-        for channel in channels.withLock({ Array($0.values) }) {
+        for channel in lock.withLock({ Array(channels.values) }) {
             channel.pipeline.fireUserInboundEventTriggered(GoAwayHandler.Announce(reason: reason))
         }
     }
