@@ -29,7 +29,8 @@ public struct RoutingPushProvider: PushProvider {
         }
     }
 
-    private var isLogMode: Bool { deliveryName == "log" }
+    /// No service configured at all: every push is logged.
+    private var isLogMode: Bool { services.values.allSatisfy { $0.provider == nil } }
 
     /// The first service (in token-kind order: APNs before FCM) that refuses the
     /// configuration, if any.
