@@ -45,14 +45,30 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        // The HTTP functions (registerSubscription, triggerReplyFinished) and fan-out,
-        // written against the ports only.
+        // The delivery engine, written against the ports only: the worker, the runner
+        // (chunk sends, expansion pages, outcomes written back), the lease fence,
+        // routing over the push-service table, the policy, housekeeping.
         .target(
-            name: "PushgateFunctions",
+            name: "PushgateDelivery",
             dependencies: [
                 "PushgateCore",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // The HTTP functions (registerSubscription, triggerReplyFinished, …): read,
+        // plan, submit to delivery, answer.
+        .target(
+            name: "PushgateFunctions",
+            dependencies: [
+                "PushgateCore",
+                "PushgateDelivery",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings
@@ -64,10 +80,11 @@ let package = Package(
             dependencies: ["PushgateCore", "PushgateFunctions"],
             swiftSettings: swiftSettings
         ),
-        // What the SQL outboxes share: how rows are written, and what an enqueue
-        // writes given what its transaction read.
+        // What the three outboxes share: their rows, and what an enqueue writes given
+        // what its transaction read (the SQL ones also the rows' JSON text and the
+        // transfer statements).
         .target(
-            name: "PushgateOutboxSQL",
+            name: "PushgateOutboxRows",
             dependencies: ["PushgateCore"],
             swiftSettings: swiftSettings
         ),
@@ -75,7 +92,7 @@ let package = Package(
         // conformance suites, and the functions' tests' store.
         .target(
             name: "PushgateMemory",
-            dependencies: ["PushgateCore", "PushgateOutboxSQL"],
+            dependencies: ["PushgateCore", "PushgateOutboxRows"],
             swiftSettings: swiftSettings
         ),
         // The document store and the outbox over SQLite (GRDB, WAL mode).
@@ -83,7 +100,7 @@ let package = Package(
             name: "PushgateSQLite",
             dependencies: [
                 "PushgateCore",
-                "PushgateOutboxSQL",
+                "PushgateOutboxRows",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ],
@@ -96,8 +113,9 @@ let package = Package(
             name: "PushgatePostgres",
             dependencies: [
                 "PushgateCore",
-                "PushgateOutboxSQL",
+                "PushgateOutboxRows",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -129,6 +147,7 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHPACK", package: "swift-nio-http2"),
@@ -148,6 +167,7 @@ let package = Package(
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -163,6 +183,7 @@ let package = Package(
             dependencies: [
                 "PushgateAPNs",
                 "PushgateCore",
+                "PushgateDelivery",
                 "PushgateFCM",
                 "PushgateFunctions",
                 "PushgateHTTP2",
@@ -175,6 +196,7 @@ let package = Package(
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
@@ -211,6 +233,7 @@ let package = Package(
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdHTTP2", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHPACK", package: "swift-nio-http2"),
                 .product(name: "NIOHTTP2", package: "swift-nio-http2"),
@@ -228,11 +251,13 @@ let package = Package(
             name: "PushgateTesting",
             dependencies: [
                 "PushgateCore",
+                "PushgateDelivery",
                 "PushgateEmulators",
                 "PushgateFunctions",
                 "PushgatePostgres",
                 "PushgateSQLite",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -255,6 +280,7 @@ let package = Package(
             dependencies: [
                 "PushgateAPNs",
                 "PushgateCore",
+                "PushgateDelivery",
                 "PushgateEmulators",
                 "PushgateFCM",
                 "PushgateFunctions",
@@ -281,9 +307,11 @@ let package = Package(
         .testTarget(
             name: "PushgateFunctionsTests",
             dependencies: [
-                "PushgateCore", "PushgateFunctions", "PushgateFuzzing", "PushgateMemory", "PushgateSQLite",
+                "PushgateCore", "PushgateDelivery", "PushgateFunctions", "PushgateFuzzing", "PushgateMemory",
+                "PushgateSQLite",
                 "PushgateServer", "PushgateTesting",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -291,14 +319,16 @@ let package = Package(
             name: "PushgateStoreTests",
             dependencies: [
                 "PushgateCore",
+                "PushgateDelivery",
                 "PushgateFunctions",
                 "PushgateMemory",
-                "PushgateOutboxSQL",
+                "PushgateOutboxRows",
                 "PushgatePostgres",
                 "PushgateSQLite",
                 "PushgateTesting",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             swiftSettings: swiftSettings
@@ -319,6 +349,7 @@ let package = Package(
             dependencies: [
                 "PushgateAPNs",
                 "PushgateCore",
+                "PushgateDelivery",
                 "PushgateEmulators",
                 "PushgateFunctions",
                 "PushgateHTTP2",
@@ -335,6 +366,7 @@ let package = Package(
             name: "PushgateFCMTests",
             dependencies: [
                 "PushgateCore",
+                "PushgateDelivery",
                 "PushgateEmulators",
                 "PushgateFCM",
                 "PushgateFunctions",
@@ -345,6 +377,7 @@ let package = Package(
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
@@ -354,6 +387,7 @@ let package = Package(
             dependencies: [
                 "PushgateAPNs",
                 "PushgateCore",
+                "PushgateDelivery",
                 "PushgateFunctions",
                 "PushgateMemory",
                 "PushgatePostgres",
@@ -366,6 +400,7 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "Yams", package: "Yams"),
             ],
             swiftSettings: swiftSettings
@@ -379,6 +414,7 @@ let package = Package(
                 "PushgateTesting",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ],

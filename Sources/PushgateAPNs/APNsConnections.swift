@@ -1,8 +1,8 @@
 import Foundation
 import Logging
+import NIOConcurrencyHelpers
 import NIOCore
 import PushgateHTTP2
-import Synchronization
 
 /// What the APNs providers of several apps share: one pool of connections per host
 /// and team (a connection authenticated by a team's token carries any of its
@@ -18,8 +18,8 @@ public final class APNsConnections: Sendable {
         let teamID: String
     }
 
-    private let pools = Mutex<[PoolKey: HTTP2ConnectionPool]>([:])
-    private let tokens = Mutex<[TokenKey: APNsTokenManager]>([:])
+    private let pools = NIOLockedValueBox<[PoolKey: HTTP2ConnectionPool]>([:])
+    private let tokens = NIOLockedValueBox<[TokenKey: APNsTokenManager]>([:])
 
     public init() {}
 
@@ -28,7 +28,7 @@ public final class APNsConnections: Sendable {
         to endpoint: HTTP2Endpoint, for configuration: APNsConfiguration, group: any EventLoopGroup, logger: Logger
     ) throws -> HTTP2ConnectionPool {
         let key = PoolKey(endpoint: endpoint, teamID: configuration.teamID)
-        return try pools.withLock { pools in
+        return try pools.withLockedValue { pools in
             if let pool = pools[key] { return pool }
             let pool = try HTTP2ConnectionPool(
                 configuration: configuration.transport(to: endpoint), group: group, logger: logger)
@@ -40,7 +40,7 @@ public final class APNsConnections: Sendable {
     /// The provider token of `configuration`'s key.
     func tokens(for configuration: APNsConfiguration, now: @escaping @Sendable () -> Date) -> APNsTokenManager {
         let key = TokenKey(keyID: configuration.keyID, teamID: configuration.teamID)
-        return tokens.withLock { tokens in
+        return tokens.withLockedValue { tokens in
             if let manager = tokens[key] { return manager }
             let manager = APNsTokenManager(
                 keyID: configuration.keyID, teamID: configuration.teamID, key: configuration.signingKey, now: now)
@@ -51,6 +51,6 @@ public final class APNsConnections: Sendable {
 
     /// Closes every connection.
     public func shutdown() async {
-        for pool in pools.withLock({ Array($0.values) }) { await pool.shutdown() }
+        for pool in pools.withLockedValue({ Array($0.values) }) { await pool.shutdown() }
     }
 }

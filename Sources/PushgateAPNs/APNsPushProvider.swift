@@ -86,7 +86,6 @@ public final class APNsPushProvider: PushProvider, Service {
     }
 
     public func send(_ notification: PushNotification, to targets: [DeliveryTarget]) async -> [DeliveryOutcome] {
-        var outcomes = [DeliveryOutcome?](repeating: nil, count: targets.count)
         let bodies: [ByteBuffer]
         do {
             bodies = try PerBadge.map(targets, of: notification) { badge in
@@ -99,51 +98,26 @@ public final class APNsPushProvider: PushProvider, Service {
             return targets.map { _ in .failed(reason: "PayloadEncoding") }
         }
         let expiration = String(Int(now().timeIntervalSince1970) + Int(configuration.timeToLive.components.seconds))
-
-        var pending = targets.indices.filter { targets[$0].token.kind == .apns }
-        for index in targets.indices where targets[index].token.kind != .apns {
-            // The routing provider sends APNs tokens only; anything else is a bug, not a push.
-            outcomes[index] = .failed(reason: "NotAnAPNsToken")
-        }
-        var tokenRenewed = false
-        var attempt = 0
-        while !pending.isEmpty {
-            attempt += 1
-            let token: APNsTokenManager.Token
-            do {
-                token = try tokens.token()
-            } catch {
-                for index in pending { outcomes[index] = .configurationError(reason: "ProviderTokenSigning") }
-                break
-            }
+        let rounds = SendRounds<APNsTokenManager.Token>(
+            maxAttempts: configuration.maxAttempts,
+            credential: { [tokens] in
+                guard let token = try? tokens.token() else {
+                    return .unavailable(.configurationError(reason: "ProviderTokenSigning"))
+                }
+                return .ready(token)
+            },
+            renew: { [tokens] rejected in (try? tokens.renew(afterRejecting: rejected)) != nil },
+            refused: reportConfigurationError, accepted: clearConfigurationError)
+        return await rounds.send(targets, of: .apns, otherKindReason: "NotAnAPNsToken") { indices, token, _ in
             let shared = sharedHeaders(notification: notification, expiration: expiration, token: token.value)
-            let requests = pending.map { index in
+            let requests = indices.map { index in
                 HTTP2Request(
                     headers: headers(shared, device: targets[index].token.value, id: targets[index].pushID),
                     body: bodies[index]
                 )
             }
-            let answers = await pool.send(requests)
-
-            var round = SendRound(isLastTry: attempt >= configuration.maxAttempts)
-            for (index, answer) in zip(pending, answers) {
-                round.record(PushVerdict(APNsAnswer(answer)), for: index) {
-                    // Once per call, so that a clock gone wrong cannot loop.
-                    !tokenRenewed && (try? tokens.renew(afterRejecting: token)) != nil
-                }
-            }
-            for (index, outcome) in round.outcomes { outcomes[index] = outcome }
-            tokenRenewed = tokenRenewed || round.sawStaleCredential
-            if let reason = round.configurationError {
-                // The gateway itself is refused: what is left of this chunk is not sent.
-                for index in round.again { outcomes[index] = .configurationError(reason: reason) }
-                reportConfigurationError(reason)
-                break
-            }
-            if round.anyDelivered { clearConfigurationError() }
-            pending = round.again
+            return await pool.send(requests).map { PushVerdict(APNsAnswer($0)) }
         }
-        return outcomes.map { $0 ?? .retryLater(reason: "NotSent", after: nil) }
     }
 
     // MARK: Headers

@@ -1,9 +1,9 @@
 import Foundation
 import Hummingbird
+import NIOConcurrencyHelpers
 import NIOCore
 import PushgateCore
 import PushgateWeb
-import Synchronization
 
 /// One request an emulator received, as `GET /inbox` shows it.
 public protocol EmulatorInboxEntry: Sendable {
@@ -13,7 +13,7 @@ public protocol EmulatorInboxEntry: Sendable {
 /// What an emulator received, newest last in storage and first in `entries`.
 /// Bounded: past `limit` the oldest entries are dropped.
 public final class EmulatorInbox<Entry: EmulatorInboxEntry>: Sendable {
-    private let storage = Mutex<[Entry]>([])
+    private let storage = NIOLockedValueBox<[Entry]>([])
     private let limit: Int
 
     public init(limit: Int = 100_000) {
@@ -21,19 +21,19 @@ public final class EmulatorInbox<Entry: EmulatorInboxEntry>: Sendable {
     }
 
     func append(_ entry: Entry) {
-        storage.withLock { entries in
+        storage.withLockedValue { entries in
             entries.append(entry)
             if entries.count > limit { entries.removeFirst(entries.count - limit) }
         }
     }
 
     /// Everything kept, newest first.
-    public var entries: [Entry] { storage.withLock { $0.reversed() } }
+    public var entries: [Entry] { storage.withLockedValue { $0.reversed() } }
 
-    public var count: Int { storage.withLock { $0.count } }
+    public var count: Int { storage.withLockedValue { $0.count } }
 
     public func removeAll() {
-        storage.withLock { $0.removeAll() }
+        storage.withLockedValue { $0.removeAll() }
     }
 
     /// `GET /inbox` (newest first), `GET /inbox/count`, `DELETE /inbox`, and at `/`

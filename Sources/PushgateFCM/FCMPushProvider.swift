@@ -91,61 +91,35 @@ public final class FCMPushProvider: PushProvider, Service {
     }
 
     public func send(_ notification: PushNotification, to targets: [DeliveryTarget]) async -> [DeliveryOutcome] {
-        var outcomes = [DeliveryOutcome?](repeating: nil, count: targets.count)
         let messages: [FCMMessage]
         do {
             messages = try PerBadge.map(targets, of: notification) { try FCMMessage(notification, badge: $0) }
         } catch {
             return targets.map { _ in .failed(reason: "PayloadEncoding") }
         }
-        var pending = targets.indices.filter { targets[$0].token.kind == .fcm }
-        for index in targets.indices where targets[index].token.kind != .fcm {
-            // The routing provider sends FCM tokens only; anything else is a bug, not a push.
-            outcomes[index] = .failed(reason: "NotAnFCMToken")
-        }
-        var tokenRenewed = false
-        var attempt = 0
-        while !pending.isEmpty {
-            attempt += 1
-            let accessToken: FCMAccessTokens.Token
-            do {
-                accessToken = try await accessTokens.token()
-            } catch {
-                let outcome = tokenFailure(error)
-                for index in pending { outcomes[index] = outcome }
-                break
-            }
-            let headers = sharedHeaders(accessToken: accessToken.value)
-            let requests = pending.map { index in
-                HTTP2Request(
-                    headers: headers,
-                    body: messages[index].body(token: targets[index].token.value)
-                )
-            }
-            let answers = await pool.send(requests)
-
-            var round = SendRound(isLastTry: attempt >= configuration.maxAttempts)
-            for (index, answer) in zip(pending, answers) {
-                round.record(PushVerdict(FCMAnswer(answer), afterFreshToken: tokenRenewed), for: index) {
-                    !tokenRenewed
+        let rounds = SendRounds<FCMAccessTokens.Token>(
+            maxAttempts: configuration.maxAttempts,
+            credential: {
+                do throws(FCMTokenError) {
+                    return .ready(try await self.accessTokens.token())
+                } catch {
+                    return .unavailable(self.tokenFailure(error))
                 }
+            },
+            renew: { [accessTokens] rejected in
+                // A 401: the next round fetches a token again, and a refusal to give one
+                // is that round's outcome.
+                _ = try? await accessTokens.renew(afterRejecting: rejected)
+                return true
+            },
+            refused: reportConfigurationError, accepted: clearConfigurationError)
+        return await rounds.send(targets, of: .fcm, otherKindReason: "NotAnFCMToken") { indices, accessToken, renewed in
+            let headers = sharedHeaders(accessToken: accessToken.value)
+            let requests = indices.map { index in
+                HTTP2Request(headers: headers, body: messages[index].body(token: targets[index].token.value))
             }
-            for (index, outcome) in round.outcomes { outcomes[index] = outcome }
-            if let reason = round.configurationError {
-                // The gateway itself is refused: what is left of this chunk is not sent.
-                for index in round.again { outcomes[index] = .configurationError(reason: reason) }
-                reportConfigurationError(reason)
-                break
-            }
-            if round.anyDelivered { clearConfigurationError() }
-            if round.sawStaleCredential, !tokenRenewed {
-                // A 401: the next try carries a fresh token (the sends refused with it are in `again`).
-                tokenRenewed = true
-                _ = try? await accessTokens.renew(afterRejecting: accessToken)
-            }
-            pending = round.again
+            return await pool.send(requests).map { PushVerdict(FCMAnswer($0), afterFreshToken: renewed) }
         }
-        return outcomes.map { $0 ?? .retryLater(reason: "NotSent", after: nil) }
     }
 
     /// `Bearer`, the project's send path and JSON: the same for every device.

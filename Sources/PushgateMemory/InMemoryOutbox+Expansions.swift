@@ -1,6 +1,6 @@
 import Foundation
 import PushgateCore
-import PushgateOutboxSQL
+import PushgateOutboxRows
 
 /// A big agent's pages (``OutboxExpansions``).
 extension InMemoryOutbox {

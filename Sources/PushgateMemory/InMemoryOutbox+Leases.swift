@@ -1,6 +1,6 @@
 import Foundation
 import PushgateCore
-import PushgateOutboxSQL
+import PushgateOutboxRows
 
 /// How workers share the deliveries (``OutboxLeases``).
 extension InMemoryOutbox {

@@ -1,6 +1,6 @@
 import Foundation
 import PushgateCore
-import PushgateOutboxSQL
+import PushgateOutboxRows
 
 /// What answers, diagnostics and health checks read (``OutboxQueries``).
 extension InMemoryOutbox {

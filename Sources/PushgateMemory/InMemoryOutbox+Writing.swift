@@ -1,6 +1,6 @@
 import Foundation
 import PushgateCore
-import PushgateOutboxSQL
+import PushgateOutboxRows
 
 /// What the functions write (``OutboxWriting``).
 extension InMemoryOutbox {

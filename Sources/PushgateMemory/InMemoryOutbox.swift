@@ -1,6 +1,6 @@
 import Foundation
 import PushgateCore
-import PushgateOutboxSQL
+import PushgateOutboxRows
 
 /// An outbox in memory, deciding what to store as the SQL outboxes do
 /// (``EnqueueDecision``) and keeping times in their milliseconds; the outbox

@@ -1,6 +1,6 @@
 import Foundation
+import NIOConcurrencyHelpers
 import PostgresNIO
-import Synchronization
 
 /// How far the database's clock is ahead of this process's, in milliseconds,
 /// measured at first use and again once a minute. Leases are written and compared
@@ -15,7 +15,7 @@ final class DatabaseClock: Sendable {
 
     private let database: PostgresDatabasePool
     private let localNow: @Sendable () -> Date
-    private let measured = Mutex<(offset: Int64, at: ContinuousClock.Instant)?>(nil)
+    private let measured = NIOLockedValueBox<(offset: Int64, at: ContinuousClock.Instant)?>(nil)
 
     init(database: PostgresDatabasePool, localNow: @escaping @Sendable () -> Date = Date.init) {
         self.database = database
@@ -24,7 +24,7 @@ final class DatabaseClock: Sendable {
 
     /// The database's time minus this process's, in milliseconds.
     func offset() async throws -> Int64 {
-        if let (offset, at) = measured.withLock({ $0 }), ContinuousClock.now - at < Self.remeasureEvery {
+        if let (offset, at) = measured.withLockedValue({ $0 }), ContinuousClock.now - at < Self.remeasureEvery {
             return offset
         }
         // The quickest of three round trips tells the most (NTP's rule): the database
@@ -41,7 +41,7 @@ final class DatabaseClock: Sendable {
         guard let best else { return 0 }
         // An offset the measure cannot tell from none counts as none.
         let offset = abs(best.offset) <= Self.tolerance + best.roundTrip / 2 ? 0 : best.offset
-        measured.withLock { $0 = (offset, .now) }
+        measured.withLockedValue { $0 = (offset, .now) }
         return offset
     }
 

@@ -63,7 +63,7 @@ final class PostgresGroupCommit: Sendable {
     /// How long a transaction without a lock wait of its own waits for a lock.
     private let usualLockWait: Duration
 
-    /// A pthread mutex, as `SQLiteGroupCommit`'s: ThreadSanitizer sees its hand-offs.
+    /// A pthread mutex, as every lock here (ARCHITECTURE.md, "Locks").
     private let lock = NSLock()
     nonisolated(unsafe) private var queue = Queue()
 

@@ -1,7 +1,7 @@
 import Foundation
 import PostgresNIO
 import PushgateCore
-import PushgateOutboxSQL
+import PushgateOutboxRows
 
 /// A big agent's pages (``OutboxExpansions``).
 extension PostgresOutbox {

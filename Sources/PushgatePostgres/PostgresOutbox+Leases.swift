@@ -1,7 +1,7 @@
 import Foundation
 import PostgresNIO
 import PushgateCore
-import PushgateOutboxSQL
+import PushgateOutboxRows
 
 /// How workers share the deliveries (``OutboxLeases``).
 extension PostgresOutbox {

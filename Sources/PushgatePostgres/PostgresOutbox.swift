@@ -1,7 +1,7 @@
 import Foundation
 import PostgresNIO
 import PushgateCore
-import PushgateOutboxSQL
+import PushgateOutboxRows
 
 /// The outbox in PostgreSQL (`store/postgres/0002_outbox.sql`), shared by every
 /// gateway process on the database.

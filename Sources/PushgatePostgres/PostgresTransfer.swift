@@ -1,7 +1,7 @@
 import Foundation
 import PostgresNIO
 import PushgateCore
-import PushgateOutboxSQL
+import PushgateOutboxRows
 
 /// Export and import (`pushgate export`, `pushgate import`) over PostgreSQL: the
 /// export streams from one `REPEATABLE READ` transaction (a snapshot, rows fetched as

@@ -26,7 +26,7 @@ final class SQLiteCheckpointer: Sendable {
     /// The store's pool: its writer runs the catching-up checkpoint.
     private let writer: DatabasePool
     private let queue = DispatchQueue(label: "pushgate.sqlite.checkpoint")
-    /// A pthread mutex (see ``SQLiteGroupCommit``): ThreadSanitizer sees its hand-offs.
+    /// A pthread mutex, as every lock here (ARCHITECTURE.md, "Locks").
     private let lock = NSLock()
     nonisolated(unsafe) private var scheduled = false
 

@@ -1,7 +1,6 @@
 import Foundation
 import GRDB
 import PushgateCore
-import Synchronization
 
 /// One SQLite file shared by the document store and the outbox: WAL mode, so reads
 /// never wait for the writer; `synchronous = FULL`, so a committed write survives a
@@ -74,7 +73,7 @@ public final class SQLiteDatabase: Sendable {
     func quickRead<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         do {
             for reader in quickReaders {
-                if let value = try reader.connection.withLockIfAvailable({ try $0.inDatabase(body) }) {
+                if let value = try reader.readIfFree(body) {
                     return value
                 }
             }
@@ -113,10 +112,18 @@ public final class SQLiteDatabase: Sendable {
 
     /// One connection for quick reads and the lock that lends it to one task.
     private final class QuickReader: Sendable {
-        let connection: Mutex<DatabaseQueue>
+        private let connection: DatabaseQueue
+        private let lock = NSLock()
 
         init(_ connection: DatabaseQueue) {
-            self.connection = Mutex(connection)
+            self.connection = connection
+        }
+
+        /// `body`'s answer, or nil at once when another task is reading here.
+        func readIfFree<T>(_ body: (Database) throws -> T) throws -> T? {
+            guard lock.try() else { return nil }
+            defer { lock.unlock() }
+            return try connection.inDatabase(body)
         }
     }
 

@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
 import PushgateCore
-import PushgateOutboxSQL
+import PushgateOutboxRows
 
 /// The document store in one SQLite file: a `documents` table keyed by path, the
 /// fields in a JSON column, WAL mode so reads never wait for the writer.
@@ -95,7 +95,7 @@ public final class SQLiteDocumentStore: DocumentStore {
         // and a field filter may scan the group: a pooled read, so that no cooperative
         // thread is held while they are decoded.
         switch filter {
-        case .documentID,
+        case .documentID where (limit ?? .max) <= Self.quickReadRows,
             .documentIDIn where (limit ?? .max) <= Self.quickReadRows:
             return try await database.quickRead(fetch)
         case .documentID, .documentIDIn, .everyDocument, .fieldEquals, .stringBefore:

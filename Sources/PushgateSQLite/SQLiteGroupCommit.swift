@@ -62,9 +62,8 @@ final class SQLiteGroupCommit: Sendable {
 
     private let pool: DatabasePool
     private let usualWait: Duration
-    /// A pthread mutex rather than `Synchronization.Mutex`: on Linux the latter hands
-    /// over a contended lock through a futex ThreadSanitizer cannot see, and every
-    /// write contends here, so the race suites would report its hand-offs as races.
+    /// A pthread mutex, as every lock here (see ARCHITECTURE.md, "Locks"), and not a
+    /// boxed value: it guards the queue together with the waits around it.
     private let lock = NSLock()
     nonisolated(unsafe) private var queue = Queue()
 

@@ -1,6 +1,6 @@
 import GRDB
 import PushgateCore
-import PushgateOutboxSQL
+import PushgateOutboxRows
 
 /// A collection-group query as one SQL statement: SQL narrows by the group, the
 /// filter and the scope, on the index by `collection_id`; the filter's exact JSON

@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
 import PushgateCore
-import PushgateOutboxSQL
+import PushgateOutboxRows
 
 /// How workers share the deliveries (``OutboxLeases``).
 extension SQLiteOutbox {

@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
 import PushgateCore
-import PushgateOutboxSQL
+import PushgateOutboxRows
 
 /// What answers, diagnostics and health checks read (``OutboxQueries``).
 extension SQLiteOutbox {

@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
 import PushgateCore
-import PushgateOutboxSQL
+import PushgateOutboxRows
 
 /// What the functions write (``OutboxWriting``).
 extension SQLiteOutbox {

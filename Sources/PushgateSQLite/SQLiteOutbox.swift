@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
 import PushgateCore
-import PushgateOutboxSQL
+import PushgateOutboxRows
 
 /// The outbox in the same SQLite file as the documents (`store/sqlite/0002_outbox.sql`).
 ///

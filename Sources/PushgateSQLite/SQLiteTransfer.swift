@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
 import PushgateCore
-import PushgateOutboxSQL
+import PushgateOutboxRows
 
 /// Export and import (`pushgate export`, `pushgate import`) over a SQLite store:
 /// the export reads in one read transaction (a snapshot, however long it takes, while

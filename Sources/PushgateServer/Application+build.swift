@@ -3,6 +3,7 @@ import Hummingbird
 import Logging
 import PushgateAPNs
 import PushgateCore
+import PushgateDelivery
 import PushgateFCM
 import PushgateFunctions
 import PushgateWeb

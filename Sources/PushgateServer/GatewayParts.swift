@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PushgateCore
+import PushgateDelivery
 import PushgateFunctions
 
 /// The parts behind the HTTP functions — the store, the outbox, the worker that

@@ -1,6 +1,7 @@
 import Logging
 import PushgateAPNs
 import PushgateCore
+import PushgateDelivery
 import PushgateFCM
 import PushgateFunctions
 import ServiceLifecycle

@@ -1,5 +1,5 @@
+import NIOConcurrencyHelpers
 import PushgateCore
-import Synchronization
 
 /// A push provider for tests: answers from a script (by token value, default
 /// delivered) and records every send, so tests see the chunks the fan-out made.
@@ -10,7 +10,7 @@ public final class ScriptedPushProvider: PushProvider {
     }
 
     private let outcomes: [String: DeliveryOutcome]
-    private let recorded = Mutex<[Send]>([])
+    private let recorded = NIOLockedValueBox<[Send]>([])
     public let deliveryName: String
     public let health: DeliveryHealth
 
@@ -22,10 +22,10 @@ public final class ScriptedPushProvider: PushProvider {
     }
 
     public func send(_ notification: PushNotification, to targets: [DeliveryTarget]) async -> [DeliveryOutcome] {
-        recorded.withLock { $0.append(Send(notification: notification, targets: targets)) }
+        recorded.withLockedValue { $0.append(Send(notification: notification, targets: targets)) }
         return targets.map { outcomes[$0.token.value] ?? .delivered }
     }
 
     /// Every send so far, in the order they started.
-    public var sends: [Send] { recorded.withLock { $0 } }
+    public var sends: [Send] { recorded.withLockedValue { $0 } }
 }

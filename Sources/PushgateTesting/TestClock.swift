@@ -1,20 +1,20 @@
 import Foundation
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// A wall clock that stands still until a test moves it.
 public final class TestClock: Sendable {
-    private let current: Mutex<Date>
+    private let current: NIOLockedValueBox<Date>
 
     public init(_ start: Date = Date(timeIntervalSince1970: 1_795_323_872)) {
-        current = Mutex(start)
+        current = NIOLockedValueBox(start)
     }
 
     /// The clock's time; pass `clock.now` where a `() -> Date` is wanted.
     @Sendable public func now() -> Date {
-        current.withLock { $0 }
+        current.withLockedValue { $0 }
     }
 
     public func advance(by seconds: TimeInterval) {
-        current.withLock { $0 += seconds }
+        current.withLockedValue { $0 += seconds }
     }
 }

@@ -4,6 +4,7 @@ import Hummingbird
 import Logging
 import NIOCore
 import PushgateCore
+import PushgateDelivery
 import PushgateFCM
 import PushgateFunctions
 import PushgateHTTP2

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import PushgateAPNs
 import PushgateCore
+import PushgateDelivery
 import PushgateEmulators
 import PushgateFunctions
 import PushgateHTTP2

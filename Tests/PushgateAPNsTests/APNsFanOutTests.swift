@@ -9,6 +9,7 @@ import PushgateServer
 import PushgateTesting
 import Testing
 
+@testable import PushgateDelivery
 @testable import PushgateFunctions
 
 /// `triggerReplyFinished` over a real SQLite store and outbox, delivered by the real

@@ -31,15 +31,21 @@ struct TriggerPlanTests {
         }
     }
 
+    static func request(
+        _ type: EventType, eventID: String? = nil, badge: Bool? = nil, key: String? = nil, occurredAt: Date? = nil
+    ) -> TriggerRequest {
+        var event = EventComposer.Event(type: type, cwd: "/root/projects/my-agent")
+        event.eventID = eventID
+        event.showsBadge = badge
+        return TriggerRequest(event: event, occurredAt: occurredAt, idempotencyKey: key)
+    }
+
     static func plan(
         _ type: EventType, eventID: String? = nil, badge: Bool? = nil, key: String? = nil,
         occurredAt: Date? = nil, tokens: [String] = ["a1", "f2"], rules: TriggerRules = rules()
     ) throws -> TriggerPlan {
-        var event = EventComposer.Event(type: type, cwd: "/root/projects/my-agent")
-        event.eventID = eventID
-        event.showsBadge = badge
-        return TriggerPlan(
-            TriggerRequest(event: event, occurredAt: occurredAt, idempotencyKey: key), serverKey: server,
+        TriggerPlan(
+            request(type, eventID: eventID, badge: badge, key: key, occurredAt: occurredAt), serverKey: server,
             agentKey: agent, agentDisplayName: "My Agent", devices: try devices(tokens), rules: rules, now: now)
     }
 
@@ -91,9 +97,13 @@ struct TriggerPlanTests {
         ]
     )
     func table(row: Row) throws {
-        let plan = try Self.plan(
-            row.type, eventID: row.eventID, badge: row.badge, tokens: row.tokens,
-            rules: Self.rules(coalesceWindow: row.coalesceWindow))
+        let rules = Self.rules(coalesceWindow: row.coalesceWindow)
+        let plan = try Self.plan(row.type, eventID: row.eventID, badge: row.badge, tokens: row.tokens, rules: rules)
+        #expect(
+            TriggerPlan.mayExpand(
+                Self.request(row.type, eventID: row.eventID, badge: row.badge), agentKey: Self.agent, rules: rules)
+                == (!row.coalesced && !row.resolvable),
+            "decided before the devices are read, as the plan decides once they are")
         #expect(plan.deliveries.map(\.token.kind) == row.kinds)
         #expect(plan.deliveries.allSatisfy { $0.notificationID == plan.notification.id })
         #expect((plan.coalescing != nil) == row.coalesced)
@@ -111,6 +121,15 @@ struct TriggerPlanTests {
                         ], merge: true)
             }, "the event's id added to each installation's badge, once however often it is written")
         #expect(plan.enqueueRequest.lease == nil, "the worker leases what it tries at once")
+    }
+
+    @Test("a server-wide event, or one for a single installation, is never expanded page by page")
+    func notExpanded() {
+        var one = Self.request(.replyFinished)
+        #expect(TriggerPlan.mayExpand(one, agentKey: Self.agent, rules: Self.rules()))
+        #expect(!TriggerPlan.mayExpand(one, agentKey: nil, rules: Self.rules()))
+        one.selection.onlyInstallationID = "phone-1"
+        #expect(!TriggerPlan.mayExpand(one, agentKey: Self.agent, rules: Self.rules()))
     }
 
     @Test("reminders: due after the push by the schedule, the same devices, each its own time to live")

@@ -57,6 +57,14 @@ struct DoctorEndToEndTests {
         let bad = try await BuiltExecutable.run(["doctor", "--database", database, "--port", "http"])
         #expect(bad.status == 1)
         #expect(bad.stdout.hasPrefix("FAIL  configuration   PUSHGATE_PORT must be a port number"), "\(bad.stdout)")
+
+        // A setting only the start's policies read is checked as the start checks it.
+        let badLimit = try await BuiltExecutable.run(
+            ["doctor", "--database", database], environment: ["PUSHGATE_MAX_DEVICES_PER_AGENT": "many"])
+        #expect(badLimit.status == 1)
+        #expect(
+            badLimit.stdout.hasPrefix("FAIL  configuration   PUSHGATE_MAX_DEVICES_PER_AGENT"), "\(badLimit.stdout)")
+        #expect(badLimit.stdout.contains("takes a write"), "the other checks still run")
     }
 
     @Test("the emulators read PUSHGATE_LOG_LEVEL as the gateway does: a bad value stops them with one line")

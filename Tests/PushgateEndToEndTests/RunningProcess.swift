@@ -1,6 +1,6 @@
 import Foundation
+import NIOConcurrencyHelpers
 import PushgateTesting
-import Synchronization
 
 /// A long-running `pushgate` command (serve, apns-emulator) with its output captured;
 /// stopped by its own pid.
@@ -93,8 +93,8 @@ struct ProcessDidNotStart: Error, CustomStringConvertible {
 
 /// Text appended from a pipe's handler thread and read from the test's.
 final class LogBuffer: Sendable {
-    private let storage = Mutex("")
+    private let storage = NIOLockedValueBox("")
 
-    func append(_ text: String) { storage.withLock { $0 += text } }
-    var text: String { storage.withLock { $0 } }
+    func append(_ text: String) { storage.withLockedValue { $0 += text } }
+    var text: String { storage.withLockedValue { $0 } }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import NIOConcurrencyHelpers
 import PushgateCore
 import PushgateEmulators
 import PushgateFCM
@@ -78,14 +79,15 @@ struct FCMAuthTests {
 
     @Test("kept until five minutes before it expires, then renewed; a 401 renews it at once, once")
     func renewal() async throws {
-        let clock = Mutex(Date(timeIntervalSince1970: 1_000_000))
+        let clock = NIOLockedValueBox(Date(timeIntervalSince1970: 1_000_000))
         let endpoint = Endpoint { call in ("token-\(call)", 3600) }
-        let tokens = FCMAccessTokens(account: Self.account, exchange: endpoint.exchange, now: { clock.withLock { $0 } })
+        let tokens = FCMAccessTokens(
+            account: Self.account, exchange: endpoint.exchange, now: { clock.withLockedValue { $0 } })
         let first = try await tokens.token()
         #expect(first.expiresAt == Date(timeIntervalSince1970: 1_003_600))
-        clock.withLock { $0 += 3600 - 301 }
+        clock.withLockedValue { $0 += 3600 - 301 }
         #expect(try await tokens.token() == first, "still more than five minutes to go")
-        clock.withLock { $0 += 2 }
+        clock.withLockedValue { $0 += 2 }
         let second = try await tokens.token()
         #expect(second.value == "token-2")
         let third = try await tokens.renew(afterRejecting: second)

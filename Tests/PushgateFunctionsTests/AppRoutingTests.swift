@@ -4,6 +4,7 @@ import PushgateMemory
 import PushgateTesting
 import Testing
 
+@testable import PushgateDelivery
 @testable import PushgateFunctions
 
 /// Several apps on one gateway: each device's push through its app's services, and a

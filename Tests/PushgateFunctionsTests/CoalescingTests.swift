@@ -4,6 +4,7 @@ import PushgateSQLite
 import PushgateTesting
 import Testing
 
+@testable import PushgateDelivery
 @testable import PushgateFunctions
 
 @Suite("Coalescing: events of one type within the window go out as one push")

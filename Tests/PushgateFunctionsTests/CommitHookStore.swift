@@ -11,6 +11,7 @@ final class CommitHookStore: DocumentStore {
     private let beforeCommit: @Sendable ([DocumentWrite], Int) async throws -> Void
     private let onTransaction: @Sendable ([DocumentWrite], StoreWriteLane) -> Void
     private let beforeGroupRead: @Sendable (Int) async throws -> Void
+    private let onCollectionRead: @Sendable (CollectionPath, Int?) -> Void
     private let commits = Atomic(0)
     private let groupReads = Atomic(0)
 
@@ -18,19 +19,22 @@ final class CommitHookStore: DocumentStore {
         _ base: any DocumentStore,
         beforeCommit: @escaping @Sendable ([DocumentWrite], Int) async throws -> Void = { _, _ in },
         onTransaction: @escaping @Sendable ([DocumentWrite], StoreWriteLane) -> Void = { _, _ in },
-        beforeGroupRead: @escaping @Sendable (Int) async throws -> Void = { _ in }
+        beforeGroupRead: @escaping @Sendable (Int) async throws -> Void = { _ in },
+        onCollectionRead: @escaping @Sendable (CollectionPath, Int?) -> Void = { _, _ in }
     ) {
         self.base = base
         self.beforeCommit = beforeCommit
         self.onTransaction = onTransaction
         self.beforeGroupRead = beforeGroupRead
+        self.onCollectionRead = onCollectionRead
     }
 
     func document(at path: DocumentPath) async throws -> Document? { try await base.document(at: path) }
     func documents(
         in collection: CollectionPath, selecting fieldMask: [String]?, after afterID: String?, limit: Int?
     ) async throws -> [Document] {
-        try await base.documents(in: collection, selecting: fieldMask, after: afterID, limit: limit)
+        onCollectionRead(collection, limit)
+        return try await base.documents(in: collection, selecting: fieldMask, after: afterID, limit: limit)
     }
     func documents(at paths: [DocumentPath]) async throws -> [Document] { try await base.documents(at: paths) }
     func documents(

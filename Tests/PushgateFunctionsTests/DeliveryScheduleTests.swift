@@ -1,4 +1,5 @@
 import PushgateCore
+import PushgateDelivery
 import PushgateFunctions
 import Testing
 

@@ -1,11 +1,12 @@
 import Foundation
+import NIOConcurrencyHelpers
 import PushgateCore
 import PushgateMemory
 import PushgateSQLite
 import PushgateTesting
-import Synchronization
 import Testing
 
+@testable import PushgateDelivery
 @testable import PushgateFunctions
 
 /// The outbox, the worker and the trigger together: retries, give-ups, repeats.
@@ -206,39 +207,39 @@ struct DeliveryTests {
 /// Delivers, but only once opened.
 final class GatedProvider: PushProvider {
     private let gate = Completion<Bool>()
-    private let count = Mutex((calls: 0, targets: 0))
+    private let count = NIOLockedValueBox((calls: 0, targets: 0))
     let deliveryName = "test"
 
     func send(_ notification: PushNotification, to targets: [DeliveryTarget]) async -> [DeliveryOutcome] {
-        count.withLock { $0 = (calls: $0.calls + 1, targets: $0.targets + targets.count) }
+        count.withLockedValue { $0 = (calls: $0.calls + 1, targets: $0.targets + targets.count) }
         _ = await gate.wait(upTo: .seconds(60))
         return targets.map { _ in .delivered }
     }
 
     func open() { gate.complete(true) }
-    var calls: Int { count.withLock { $0.calls } }
+    var calls: Int { count.withLockedValue { $0.calls } }
     /// The devices of every call so far.
-    var targets: Int { count.withLock { $0.targets } }
+    var targets: Int { count.withLockedValue { $0.targets } }
 }
 
 /// Answers from a per-token script (then `always`), optionally taking its time.
 private final class SequencedProvider: PushProvider {
-    private let script: Mutex<[String: [DeliveryOutcome]]>
+    private let script: NIOLockedValueBox<[String: [DeliveryOutcome]]>
     private let always: DeliveryOutcome
     private let stall: Duration?
-    private let sent = Mutex<[String]>([])
+    private let sent = NIOLockedValueBox<[String]>([])
     let deliveryName = "test"
 
     init(script: [String: [DeliveryOutcome]], always: DeliveryOutcome = .delivered, stallFor stall: Duration? = nil) {
-        self.script = Mutex(script)
+        self.script = NIOLockedValueBox(script)
         self.always = always
         self.stall = stall
     }
 
     func send(_ notification: PushNotification, to targets: [DeliveryTarget]) async -> [DeliveryOutcome] {
         if let stall { try? await Task.sleep(for: stall) }
-        sent.withLock { $0 += targets.map(\.token.value) }
-        return script.withLock { script in
+        sent.withLockedValue { $0 += targets.map(\.token.value) }
+        return script.withLockedValue { script in
             targets.map { target in
                 guard var queue = script[target.token.value], !queue.isEmpty else { return always }
                 let next = queue.removeFirst()
@@ -248,5 +249,5 @@ private final class SequencedProvider: PushProvider {
         }
     }
 
-    var sentTokens: [String] { sent.withLock { $0 } }
+    var sentTokens: [String] { sent.withLockedValue { $0 } }
 }

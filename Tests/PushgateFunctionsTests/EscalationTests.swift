@@ -6,6 +6,7 @@ import PushgateSQLite
 import PushgateTesting
 import Testing
 
+@testable import PushgateDelivery
 @testable import PushgateFunctions
 
 @Suite("Approvals: escalation and badges")

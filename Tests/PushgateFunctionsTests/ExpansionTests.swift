@@ -1,10 +1,12 @@
 import Foundation
 import Logging
+import NIOConcurrencyHelpers
 import PushgateCore
 import PushgateMemory
 import PushgateTesting
 import Testing
 
+@testable import PushgateDelivery
 @testable import PushgateFunctions
 
 /// An agent with more devices than its trigger's answer lists is expanded page by
@@ -104,6 +106,32 @@ struct ExpansionTests {
             ["cwd": .string(cwd), "exclude_installation_id": "device-0900"], policy: waiting)
         #expect(done.deviceCount == Self.devices - 1 && done.successCount == Self.devices - 1, "the late device too")
         #expect(done.excluded == 2 && done.pendingCount == 0)
+    }
+
+    @Test(
+        "an approval to a big agent is written whole (its record lists every device): its devices are read once, all of them"
+    )
+    func approvalReadOnce() async throws {
+        let fixture = try FunctionsFixture()
+        try await seed(fixture)
+        let limits = NIOLockedValueBox<[Int?]>([])
+        let store = CommitHookStore(
+            fixture.store, onCollectionRead: { _, limit in limits.withLockedValue { $0.append(limit) } })
+        let trigger = TriggerEventFunction(
+            store: store, outbox: fixture.outbox, worker: fixture.worker(), now: fixture.clock.now,
+            logger: Logger(label: "test"))
+        let request = try TriggerEventRequest(
+            fields: RequestFields([
+                "cwd": .string(cwd), "type": .string("approval_requested"), "event_id": .string("e1"),
+            ]),
+            idempotencyKey: nil)
+
+        let answer = try await trigger(secret: fixture.secret, request).answer
+        #expect(limits.withLockedValue { $0 } == [nil], "one read of the agent's devices, with no limit")
+        #expect(answer.successCount == Self.devices - 1, "every device but the reinstall's twin, in one notification")
+        let record = try #require(
+            try await fixture.store.document(at: NamespacePaths.event("e1", of: fixture.serverKey)))
+        #expect(record.string(FieldName.notificationID) != nil)
     }
 
     @Test("a repeat of an expanded trigger sends nothing again and answers its counts")

@@ -4,6 +4,7 @@ import PushgateCore
 import PushgateMemory
 import PushgateTesting
 
+@testable import PushgateDelivery
 @testable import PushgateFunctions
 
 /// An in-memory store and outbox, the functions over them, and a fixed clock that

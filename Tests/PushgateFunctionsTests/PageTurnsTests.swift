@@ -1,5 +1,6 @@
 import Testing
 
+@testable import PushgateDelivery
 @testable import PushgateFunctions
 
 @Suite("Page turns: an expansion's pages stored in order")

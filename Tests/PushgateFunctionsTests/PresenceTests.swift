@@ -5,6 +5,7 @@ import PushgateMemory
 import PushgateTesting
 import Testing
 
+@testable import PushgateDelivery
 @testable import PushgateFunctions
 
 /// Presence counts the agent side only, per heartbeat source, on a test clock; `ping`

@@ -1,10 +1,10 @@
 import Foundation
+import NIOConcurrencyHelpers
 import PushgateCore
 import PushgateFunctions
 import PushgateMemory
 import PushgateSQLite
 import PushgateTesting
-import Synchronization
 import Testing
 
 @Suite("registerSubscription")
@@ -123,13 +123,13 @@ struct RegisterSubscriptionTests {
         let agents = (0..<1_100).map { "/srv/agent-\($0)" }
         try await fixture.store.commit(
             try agents.map { .set(try fixture.device("phone", cwd: $0), ["apnsToken": .value(.string(old))]) })
-        let largest = Mutex(0)
-        let lanes = Mutex<[StoreWriteLane]>([])
+        let largest = NIOLockedValueBox(0)
+        let lanes = NIOLockedValueBox<[StoreWriteLane]>([])
         let store = CommitHookStore(
             fixture.store,
             onTransaction: { writes, lane in
-                largest.withLock { $0 = max($0, writes.count) }
-                lanes.withLock { $0.append(lane) }
+                largest.withLockedValue { $0 = max($0, writes.count) }
+                lanes.withLockedValue { $0.append(lane) }
             })
         let register = RegisterSubscriptionFunction(store: store, now: fixture.clock.now)
         let body: [String: JSONValue] = ["cwd": "/srv/agent-0", "installation_id": "phone", "apns_token": .string(new)]
@@ -138,15 +138,15 @@ struct RegisterSubscriptionTests {
             #expect(
                 try await fixture.store.document(at: fixture.device("phone", cwd: agent))?.string("apnsToken") == new)
         }
-        #expect(largest.withLock { $0 } <= RegisterSubscriptionFunction.rotationBatch + 3)
+        #expect(largest.withLockedValue { $0 } <= RegisterSubscriptionFunction.rotationBatch + 3)
         // The registration's own write, then 1,099 siblings in bulk transactions of 25.
-        #expect(lanes.withLock { $0 } == [.interactive] + Array(repeating: .bulk, count: 44))
-        lanes.withLock { $0 = [] }
+        #expect(lanes.withLockedValue { $0 } == [.interactive] + Array(repeating: .bulk, count: 44))
+        lanes.withLockedValue { $0 = [] }
 
         // A registration with the token already stored reads no sibling and writes none.
-        largest.withLock { $0 = 0 }
+        largest.withLockedValue { $0 = 0 }
         _ = try await register(secret: fixture.secret, RegisterSubscriptionRequest(fields: RequestFields(body)))
-        #expect(largest.withLock { $0 } <= 3, "the server, agent and device only")
+        #expect(largest.withLockedValue { $0 } <= 3, "the server, agent and device only")
     }
 
     @Test("a later registration wins: a rotation stops once its device holds another token")

@@ -1,11 +1,12 @@
 import Foundation
 import Logging
+import NIOConcurrencyHelpers
 import PushgateCore
 import PushgateServer
 import PushgateTesting
-import Synchronization
 import Testing
 
+@testable import PushgateDelivery
 @testable import PushgateFunctions
 
 /// Each device to the push service of its token; one service's trouble stays its own.
@@ -107,9 +108,9 @@ struct RoutingTests {
         // It once spun for ever instead: waited for against a generous bound, so that a
         // return of that bug fails here instead of hanging the suite.
         let outcomes: [DeliveryOutcome]? = await withCheckedContinuation { continuation in
-            let resumed = Mutex(false)
+            let resumed = NIOLockedValueBox(false)
             let finish: @Sendable ([DeliveryOutcome]?) -> Void = { value in
-                let first = resumed.withLock { done in
+                let first = resumed.withLockedValue { done in
                     defer { done = true }
                     return !done
                 }
@@ -134,12 +135,12 @@ struct RoutingTests {
         let apns = ScriptedPushProvider(deliveryName: "apns")
         let routing = RoutingPushProvider(
             services: PushServiceTable.services(apns: apns, fcm: fcm), logger: Logger(label: "test"))
-        let heard = Mutex<[Int]>([])
+        let heard = NIOLockedValueBox<[Int]>([])
         let targets = Self.targets(apns: 6, fcm: 6)
         let outcomes = await FanOut(chunkSize: 2, maxConcurrentChunks: 1).deliver(
             notification, to: targets, via: routing
         ) {
-            positions, _ in heard.withLock { $0 += positions }
+            positions, _ in heard.withLockedValue { $0 += positions }
         }
         #expect(apns.sends.flatMap(\.targets).count == 6, "every APNs device was sent")
         #expect(fcm.sends.count == 1, "FCM's later chunks were not sent")
@@ -150,7 +151,7 @@ struct RoutingTests {
                 #expect(outcome == .configurationError(reason: "THIRD_PARTY_AUTH_ERROR"))
             }
         }
-        #expect(heard.withLock { $0.sorted() } == Array(0..<12), "every device's outcome is heard, sent or not")
+        #expect(heard.withLockedValue { $0.sorted() } == Array(0..<12), "every device's outcome is heard, sent or not")
     }
 }
 
@@ -158,11 +159,11 @@ extension RoutingTests {
     @Test("a cancelled fan-out starts no further chunk; those devices are not sent and not recorded")
     func cancelledFanOut() async throws {
         let provider = HeldProvider()
-        let heard = Mutex<[Int]>([])
+        let heard = NIOLockedValueBox<[Int]>([])
         let targets = Self.targets(apns: 6, fcm: 0)
         let fanOut = Task {
             await FanOut(chunkSize: 2, maxConcurrentChunks: 1).deliver(notification, to: targets, via: provider) {
-                positions, _ in heard.withLock { $0 += positions }
+                positions, _ in heard.withLockedValue { $0 += positions }
             }
         }
         for _ in 0..<500 where provider.calls == 0 { try await Task.sleep(for: .milliseconds(10)) }
@@ -173,31 +174,28 @@ extension RoutingTests {
         #expect(
             outcomes == [.delivered, .delivered]
                 + Array(repeating: .retryLater(reason: "NotSent", after: nil), count: 4))
-        #expect(heard.withLock { $0 } == [0, 1], "only the chunk that was sent is recorded")
+        #expect(heard.withLockedValue { $0 } == [0, 1], "only the chunk that was sent is recorded")
     }
 }
 
 /// Delivers once released, counting its calls.
 private final class HeldProvider: PushProvider {
     private let gate = Completion<Bool>()
-    private let count = Mutex(0)
+    private let count = NIOLockedValueBox(0)
     let deliveryName = "held"
 
     func send(_ notification: PushNotification, to targets: [DeliveryTarget]) async -> [DeliveryOutcome] {
-        count.withLock { $0 += 1 }
+        count.withLockedValue { $0 += 1 }
         // Not cancellable: a push on the wire is answered whatever the caller does.
         _ = await Task.detached { [gate] in await gate.wait(upTo: .seconds(60)) }.value
         return targets.map { _ in .delivered }
     }
 
     func release() { gate.complete(true) }
-    var calls: Int { count.withLock { $0 } }
+    var calls: Int { count.withLockedValue { $0 } }
 }
 
-/// A log handler that keeps the messages. A pthread mutex (`NSLock`), not
-/// `Synchronization.Mutex`: on Linux the latter hands a contended lock over through a
-/// futex ThreadSanitizer cannot see, and the race suites reported two tasks' log
-/// lines appended under it as a race.
+/// A log handler that keeps the messages.
 final class LogLines: LogHandler, @unchecked Sendable {
     private let lock = NSLock()
     private var lines: [String] = []

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PushgateCore
+import PushgateDelivery
 import PushgateFunctions
 import PushgateMemory
 import PushgateTesting

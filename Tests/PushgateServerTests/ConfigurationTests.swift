@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import PushgateAPNs
 import PushgateCore
+import PushgateDelivery
 import PushgateFunctions
 import PushgateServer
 import Testing

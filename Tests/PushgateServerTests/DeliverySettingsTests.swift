@@ -1,3 +1,4 @@
+import PushgateDelivery
 import PushgateFunctions
 import PushgateServer
 import Testing

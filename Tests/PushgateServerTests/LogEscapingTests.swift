@@ -1,8 +1,8 @@
 import Foundation
 import Logging
+import NIOConcurrencyHelpers
 import PushgateCore
 import PushgateServer
-import Synchronization
 import Testing
 
 /// What a client sends may reach a log line; nothing in it may act on the terminal
@@ -13,13 +13,13 @@ struct LogEscapingTests {
 
     @Test("JSON lines: the same text, its invisible characters as \\u escapes")
     func jsonLines() throws {
-        let lines = Mutex<[String]>([])
+        let lines = NIOLockedValueBox<[String]>([])
         var logger = Logger(label: "test") { label in
-            JSONLogHandler(label: label) { line in lines.withLock { $0.append(line) } }
+            JSONLogHandler(label: label) { line in lines.withLockedValue { $0.append(line) } }
         }
         logger.logLevel = .info
         logger.info("push \(Self.hostile)", metadata: ["title": "\(Self.hostile)"])
-        let line = try #require(lines.withLock { $0.first })
+        let line = try #require(lines.withLockedValue { $0.first })
         #expect(line.hasSuffix("\n") && line.dropLast().allSatisfy { $0 != "\n" })
         #expect(!line.unicodeScalars.contains { InvisibleCharacters.contains($0) && $0 != "\n" }, "\(line)")
         #expect(line.contains(#"\u202e"#) && line.contains(#"\u2028"#) && line.contains(#"\u0085"#))

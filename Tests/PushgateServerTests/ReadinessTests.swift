@@ -3,10 +3,10 @@ import GRDB
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import NIOConcurrencyHelpers
 import PushgateCore
 import PushgateServer
 import PushgateTesting
-import Synchronization
 import Testing
 
 @Suite("GET /readyz")
@@ -101,7 +101,7 @@ struct ReadinessTests {
 /// Another connection to the database holding its write lock (`BEGIN IMMEDIATE`) on
 /// a thread of its own until released, as a second process would.
 private final class WriteLockHolder: Sendable {
-    private let state = Mutex<(locked: Bool, released: Bool)>((false, false))
+    private let state = NIOLockedValueBox<(locked: Bool, released: Bool)>((false, false))
     private let queue: DatabaseQueue
 
     init(path: String) throws {
@@ -112,15 +112,15 @@ private final class WriteLockHolder: Sendable {
     private func hold() {
         try? queue.inDatabase { db in
             try db.execute(sql: "BEGIN IMMEDIATE")
-            state.withLock { $0.locked = true }
-            while !state.withLock({ $0.released }) { Thread.sleep(forTimeInterval: 0.01) }
+            state.withLockedValue { $0.locked = true }
+            while !state.withLockedValue({ $0.released }) { Thread.sleep(forTimeInterval: 0.01) }
             try db.execute(sql: "ROLLBACK")
         }
     }
 
     func acquired() async throws {
-        try await waitUntil("the other connection to take the write lock") { state.withLock { $0.locked } }
+        try await waitUntil("the other connection to take the write lock") { state.withLockedValue { $0.locked } }
     }
 
-    func release() { state.withLock { $0.released = true } }
+    func release() { state.withLockedValue { $0.released = true } }
 }

@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdTesting
 import Logging
 import PushgateCore
+import PushgateDelivery
 import PushgateFunctions
 import PushgateMemory
 import PushgateSQLite

@@ -1,6 +1,6 @@
 import Foundation
 import PushgateCore
-import PushgateOutboxSQL
+import PushgateOutboxRows
 import Testing
 
 @Suite("Enqueue decision: what an outbox writes, given what its transaction read")

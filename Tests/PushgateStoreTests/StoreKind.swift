@@ -1,9 +1,9 @@
+import NIOConcurrencyHelpers
 import PushgateCore
 import PushgateMemory
 import PushgatePostgres
 import PushgateSQLite
 import PushgateTesting
-import Synchronization
 import Testing
 
 /// One handle on a test database: its document store, outbox, and (but in memory) its transfer.
@@ -58,13 +58,13 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible {
             }
         case .postgres:
             let scratch = try await ScratchPostgresDatabase.create()
-            let pools = Mutex<[Task<Void, any Error>]>([])
-            defer { pools.withLock { for pool in $0 { pool.cancel() } } }
+            let pools = NIOLockedValueBox<[Task<Void, any Error>]>([])
+            defer { pools.withLockedValue { for pool in $0 { pool.cancel() } } }
             do {
                 try await body {
                     // Its own pool, as another process would have.
                     let database = try await scratch.open()
-                    pools.withLock { $0.append(Task { try await database.run() }) }
+                    pools.withLockedValue { $0.append(Task { try await database.run() }) }
                     return (
                         PostgresDocumentStore(database: database), PostgresOutbox(database: database),
                         PostgresTransfer(database: database)

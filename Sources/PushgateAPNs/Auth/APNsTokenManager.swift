@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import Metrics
+import NIOConcurrencyHelpers
 import Synchronization
 
 /// The one provider token every connection uses, renewed after 50 minutes and
@@ -21,7 +22,7 @@ public final class APNsTokenManager: Sendable {
     private let teamID: String
     private let key: P256.Signing.PrivateKey
     private let now: @Sendable () -> Date
-    private let current = Mutex<Token?>(nil)
+    private let current = NIOLockedValueBox<Token?>(nil)
     private let renewals = Atomic<Int>(0)
 
     public init(
@@ -38,7 +39,7 @@ public final class APNsTokenManager: Sendable {
 
     /// The token to send now, made when there is none or it reached ``renewalAge``.
     public func token() throws -> Token {
-        try current.withLock { current in
+        try current.withLockedValue { current in
             let now = now()
             if let token = current, now.timeIntervalSince(token.issuedAt) < Self.renewalAge {
                 return token
@@ -53,7 +54,7 @@ public final class APNsTokenManager: Sendable {
     /// token to retry with: a newer one already made, or a new one when `rejected`
     /// is at least ``minimumAge`` old; `nil` when the floor forbids renewing.
     public func renew(afterRejecting rejected: Token) throws -> Token? {
-        try current.withLock { current in
+        try current.withLockedValue { current in
             if let token = current, token != rejected { return token }
             let now = now()
             guard now.timeIntervalSince(rejected.issuedAt) >= Self.minimumAge else { return nil }

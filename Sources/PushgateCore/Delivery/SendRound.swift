@@ -10,7 +10,6 @@ public struct SendRound: Sendable {
     public private(set) var again: [Int] = []
     /// Set when the service refused the gateway itself: the rest of the chunk is not sent.
     public private(set) var configurationError: String?
-    public private(set) var sawStaleCredential = false
     public private(set) var anyDelivered = false
 
     public init(isLastTry: Bool) {
@@ -40,7 +39,6 @@ public struct SendRound: Sendable {
         case .retry(let reason, let after):
             outcomes.append((index, .retryLater(reason: reason, after: after)))
         case .renewToken(let reason):
-            sawStaleCredential = true
             if !isLastTry, renewCredential() {
                 again.append(index)
             } else {

@@ -46,6 +46,29 @@ public struct TriggerPlan: Sendable {
         return occurredAt <= lastOccurredAt
     }
 
+    /// Whether a trigger's notification may be stored with an expansion, its devices
+    /// read page by page (``OutboxExpansion``), when the agent has more than its answer
+    /// lists: an agent's event for all its devices, neither held for coalescing (it is
+    /// folded into the window's push) nor kept on record for `resolveEvent`. Decided
+    /// before any device is read, so the devices are read once: up to one more than
+    /// the answer lists when this is true, all of them when it is not.
+    public static func mayExpand(_ request: TriggerRequest, agentKey: AgentKey?, rules: TriggerRules) -> Bool {
+        agentKey != nil && request.selection.onlyInstallationID == nil
+            && !coalesces(request.event.type, rules: rules) && !keepsRecord(of: request.event, coalesced: false)
+    }
+
+    /// Whether events of `type` wait for a coalescing window; approvals never wait.
+    static func coalesces(_ type: EventType, rules: TriggerRules) -> Bool {
+        rules.coalesceWindow != nil && type != .approvalRequested
+    }
+
+    /// Whether an event keeps a record of its deliveries for `resolveEvent`: it has an
+    /// id, and it escalates (unless coalesced) or shows a badge.
+    static func keepsRecord(of event: EventComposer.Event, coalesced: Bool) -> Bool {
+        event.eventID != nil
+            && ((event.type.escalates && !coalesced) || (event.showsBadge ?? event.type.showsBadgeByDefault))
+    }
+
     /// `agentKey`: the key of the event's `cwd`, `nil` for a server-wide event
     /// (`devices` are then the server's, under any agent).
     public init(
@@ -79,7 +102,7 @@ public struct TriggerPlan: Sendable {
         idempotency = request.idempotencyKey.map { .init(key: $0, window: rules.idempotencyWindow) }
         let content = notification.content
         coalescing = rules.coalesceWindow.flatMap { window in
-            guard event.type != .approvalRequested else { return nil }
+            guard Self.coalesces(event.type, rules: rules) else { return nil }
             return OutboxCoalescing(
                 key: [serverKey.hex, agentKey?.hex ?? OutboxNotification.everyAgent, event.type.rawValue].joined(
                     separator: ":"),
@@ -87,10 +110,10 @@ public struct TriggerPlan: Sendable {
                 merged: { count in EventComposer.coalesced(content, type: event.type, count: count) }
             )
         }
-        let escalates = event.type.escalates && coalescing == nil
-        if let eventID = event.eventID, escalates || content.showsBadge {
+        if let eventID = event.eventID, Self.keepsRecord(of: event, coalesced: coalescing != nil) {
             resolvable = ResolvableEvent(
-                eventID, notification: notification, deliveries: deliveries, escalates: escalates, rules: rules)
+                eventID, notification: notification, deliveries: deliveries,
+                escalates: event.type.escalates && coalescing == nil, rules: rules)
         } else {
             resolvable = nil
         }

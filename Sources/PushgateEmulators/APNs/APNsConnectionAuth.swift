@@ -1,4 +1,4 @@
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// The provider tokens one connection has pushed with, for the checks APNs makes per
 /// connection: a token of another team than the connection's first is
@@ -17,12 +17,12 @@ final class APNsConnectionAuth: Sendable {
         var issuedAt: [String: Double] = [:]
     }
 
-    private let state = Mutex(State())
+    private let state = NIOLockedValueBox(State())
 
     /// The refusal for a verified token of `keyID` and `teamID` issued at `issuedAt`,
     /// or `nil` when the connection may push with it.
     func check(keyID: String, teamID: String, issuedAt: Double) -> APNsRequestChecker.Verdict? {
-        state.withLock { state in
+        state.withLockedValue { state in
             if let known = state.teamID, known != teamID {
                 return APNsRequestChecker.Verdict(status: 403, reason: "UnrelatedKeyIdInToken")
             }

@@ -1,7 +1,7 @@
 import Crypto
 import Foundation
+import NIOConcurrencyHelpers
 import PushgateCore
-import Synchronization
 
 /// The checks APNs makes on a request, as a function from the request (and what its
 /// connection authenticated with before) to the status and reason APNs would answer.
@@ -11,7 +11,7 @@ final class APNsRequestChecker: Sendable {
     /// The last token whose signature verified, with its key, team and `iat`: every
     /// push of a connection carries the same token, and verifying ES256 each time would
     /// make the emulator, not the gateway, what tests wait for.
-    private let verified = Mutex<VerifiedToken?>(nil)
+    private let verified = NIOLockedValueBox<VerifiedToken?>(nil)
 
     private struct VerifiedToken {
         let token: Substring
@@ -128,7 +128,7 @@ final class APNsRequestChecker: Sendable {
         let parts = authorization.split(separator: " ")
         guard parts.count == 2, parts[0].lowercased() == "bearer" else { return invalid }
         let token: VerifiedToken
-        if let known = verified.withLock({ $0 }), known.token == parts[1] {
+        if let known = verified.withLockedValue({ $0 }), known.token == parts[1] {
             token = known
         } else {
             guard let jwt = JWTParts(parts[1]), jwt.header["alg"] == "ES256",
@@ -147,7 +147,7 @@ final class APNsRequestChecker: Sendable {
             }
             guard let issuedAt = jwt.looseSeconds("iat") else { return invalid }
             token = VerifiedToken(token: parts[1], keyID: keyID, teamID: teamID, issuedAt: issuedAt)
-            verified.withLock { $0 = token }
+            verified.withLockedValue { $0 = token }
         }
         if let verdict = age(of: token.issuedAt, now: now) { return verdict }
         return connection.check(keyID: token.keyID, teamID: token.teamID, issuedAt: token.issuedAt)

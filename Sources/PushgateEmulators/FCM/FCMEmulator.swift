@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import Logging
+import NIOConcurrencyHelpers
 import NIOCore
 import PushgateCore
 import Synchronization
@@ -27,7 +28,7 @@ public final class FCMEmulator: Sendable {
     /// Access tokens handed out so far.
     private let tokensIssued = Atomic<Int>(0)
     /// Until then every send answers 503 UNAVAILABLE.
-    private let outageUntil: Mutex<Date?>
+    private let outageUntil: NIOLockedValueBox<Date?>
     /// Sends that passed the message checks so far (for ``FCMEmulatorConfiguration/unavailableBurst``).
     private let sendsSeen = Atomic<Int>(0)
 
@@ -35,24 +36,24 @@ public final class FCMEmulator: Sendable {
         self.configuration = configuration
         self.inbox = EmulatorInbox(limit: configuration.inboxLimit)
         self.issuer = FCMTokenIssuer(configuration: configuration)
-        self.outageUntil = Mutex(configuration.unavailableUntil)
+        self.outageUntil = NIOLockedValueBox(configuration.unavailableUntil)
     }
 
     /// Answers every send 503 UNAVAILABLE from now until `date` (an outage).
     public func beUnavailable(until date: Date) {
-        outageUntil.withLock { $0 = date }
+        outageUntil.withLockedValue { $0 = date }
     }
 
     /// Tells the emulator its own token URL (`https://host:port/token`), which
     /// assertions may name as their audience, once its port is known.
     public func listening(tokenURI: String) {
-        issuer.ownTokenURI.withLock { $0 = tokenURI }
+        issuer.ownTokenURI.withLockedValue { $0 = tokenURI }
     }
 
     /// Refuses every access token issued so far (401 UNAUTHENTICATED), as Google does
     /// after a key is rotated: a client must fetch a new one.
     public func revokeAccessTokens() {
-        issuer.revokedBefore.withLock { $0 = Date() }
+        issuer.revokedBefore.withLockedValue { $0 = Date() }
     }
 
     /// How many access tokens `POST /token` issued.
@@ -161,7 +162,8 @@ public final class FCMEmulator: Sendable {
         }
         let roll = Double.random(in: 0..<1)
         let seen = sendsSeen.add(1, ordering: .relaxed).newValue
-        let outage = outageUntil.withLock { $0 }.map { now < $0 } == true || seen <= configuration.unavailableBurst
+        let outage =
+            outageUntil.withLockedValue { $0 }.map { now < $0 } == true || seen <= configuration.unavailableBurst
         // Every 429 and 503, fault token or storm, carries Retry-After when (and as)
         // --retry-after says; without it, none does.
         retryAfter = configuration.retryAfterSeconds != nil

@@ -1,6 +1,6 @@
 import Foundation
+import NIOConcurrencyHelpers
 import PushgateCore
-import Synchronization
 import _CryptoExtras
 
 /// Google's token endpoint, as far as a service account sees it: checks a
@@ -16,16 +16,16 @@ final class FCMTokenIssuer: Sendable {
 
     private let configuration: FCMEmulatorConfiguration
     /// Issued access tokens and when each was issued.
-    private let issued = Mutex<[String: Date]>([:])
+    private let issued = NIOLockedValueBox<[String: Date]>([:])
     /// The emulator's own token URL, known once it listens.
-    let ownTokenURI: Mutex<String?>
+    let ownTokenURI: NIOLockedValueBox<String?>
     /// Access tokens issued before this are refused (``FCMEmulator/revokeAccessTokens()``).
-    let revokedBefore: Mutex<Date?>
+    let revokedBefore: NIOLockedValueBox<Date?>
 
     init(configuration: FCMEmulatorConfiguration) {
         self.configuration = configuration
-        self.ownTokenURI = Mutex(configuration.tokenURI)
-        self.revokedBefore = Mutex(configuration.revokeTokensIssuedBefore)
+        self.ownTokenURI = NIOLockedValueBox(configuration.tokenURI)
+        self.revokedBefore = NIOLockedValueBox(configuration.revokeTokensIssuedBefore)
     }
 
     /// An OAuth error answer: `{"error", "error_description"}`.
@@ -48,7 +48,7 @@ final class FCMTokenIssuer: Sendable {
         }
         try check(jwt, now: now)
         let token = "ya29.emulator-" + RandomUUID.make()
-        issued.withLock { $0[token] = now }
+        issued.withLockedValue { $0[token] = now }
         return (token, configuration.accessTokenLifetime)
     }
 
@@ -61,10 +61,12 @@ final class FCMTokenIssuer: Sendable {
         guard let authorization, authorization.lowercased().hasPrefix(scheme) else {
             return .unauthenticated(reason: "CREDENTIALS_MISSING")
         }
-        guard let issuedAt = issued.withLock({ $0[String(authorization.dropFirst(scheme.count))] }) else {
+        guard let issuedAt = issued.withLockedValue({ $0[String(authorization.dropFirst(scheme.count))] }) else {
             return .unauthenticated(reason: nil)
         }
-        if let revoked = revokedBefore.withLock({ $0 }), issuedAt <= revoked { return .unauthenticated(reason: nil) }
+        if let revoked = revokedBefore.withLockedValue({ $0 }), issuedAt <= revoked {
+            return .unauthenticated(reason: nil)
+        }
         let lifetime = min(configuration.accessTokenLifetime, configuration.accessTokensExpireAfter ?? Int.max)
         guard now.timeIntervalSince(issuedAt) < Double(lifetime) else {
             return .unauthenticated(reason: "ACCESS_TOKEN_EXPIRED")
@@ -88,7 +90,7 @@ final class FCMTokenIssuer: Sendable {
         guard scopes.contains(where: Self.scopes.contains) else {
             throw Refusal(error: "invalid_scope", description: "Invalid OAuth scope or ID token audience provided.")
         }
-        let audiences = [Self.googleTokenURI] + (ownTokenURI.withLock { $0 }.map { [$0] } ?? [])
+        let audiences = [Self.googleTokenURI] + (ownTokenURI.withLockedValue { $0 }.map { [$0] } ?? [])
         guard let audience = jwt.claims["aud"]?.stringValue, audiences.contains(audience) else {
             throw Refusal(error: "invalid_grant", description: "Invalid JWT: Failed audience check.")
         }

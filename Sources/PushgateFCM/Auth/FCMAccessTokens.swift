@@ -1,5 +1,6 @@
 import Foundation
 import Metrics
+import NIOConcurrencyHelpers
 import Synchronization
 
 /// The OAuth2 access token every FCM request carries, shared by all connections:
@@ -24,7 +25,7 @@ public final class FCMAccessTokens: Sendable {
     private let account: FCMServiceAccount
     private let exchange: Exchange
     private let now: @Sendable () -> Date
-    private let state = Mutex(State())
+    private let state = NIOLockedValueBox(State())
     private let fetches = Atomic<Int>(0)
 
     public init(
@@ -45,7 +46,7 @@ public final class FCMAccessTokens: Sendable {
     public func token() async throws(FCMTokenError) -> Token {
         // The current token while it is fresh, else the renewal to wait for (started
         // here unless one runs).
-        let next = state.withLock { state -> Next in
+        let next = state.withLockedValue { state -> Next in
             if let token = state.current, now() < token.renewAt { return .token(token) }
             if let renewal = state.renewal { return .renewal(renewal) }
             let renewal = Task { try await self.fetch() }
@@ -69,7 +70,7 @@ public final class FCMAccessTokens: Sendable {
     /// Called when FCM answered 401 to `rejected`: a newer token if one was made
     /// meanwhile, else a fresh one.
     public func renew(afterRejecting rejected: Token) async throws(FCMTokenError) -> Token {
-        state.withLock { state in
+        state.withLockedValue { state in
             if state.current == rejected { state.current = nil }
         }
         return try await token()
@@ -79,7 +80,7 @@ public final class FCMAccessTokens: Sendable {
     public var tokensFetched: Int { fetches.load(ordering: .relaxed) }
 
     private func fetch() async throws -> Token {
-        defer { state.withLock { $0.renewal = nil } }
+        defer { state.withLockedValue { $0.renewal = nil } }
         let issuedAt = now()
         let assertion: String
         do {
@@ -96,7 +97,7 @@ public final class FCMAccessTokens: Sendable {
         let token = Token(
             value: value, expiresAt: issuedAt.addingTimeInterval(lifetime),
             renewAt: issuedAt.addingTimeInterval(lifetime - margin))
-        state.withLock { $0.current = token }
+        state.withLockedValue { $0.current = token }
         return token
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import PushgateCore
+import PushgateDelivery
 
 /// Resolves an event once, whether `resolveEvent` asks or its time ran out
 /// (``EventExpiry``): the installations it counted lose it from their badge, its

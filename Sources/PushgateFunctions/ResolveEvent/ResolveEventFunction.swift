@@ -1,5 +1,6 @@
 import Foundation
 import PushgateCore
+import PushgateDelivery
 
 /// `resolveEvent`: an approval was answered. Its reminders not yet sent are
 /// withdrawn, the installations it counted lose it from their badge and are sent a

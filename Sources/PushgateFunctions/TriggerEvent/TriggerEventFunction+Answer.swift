@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PushgateCore
+import PushgateDelivery
 
 /// What a trigger answers and records once its notification is submitted: the
 /// counts from the outbox, a repeat's, the bookkeeping, the one log line.

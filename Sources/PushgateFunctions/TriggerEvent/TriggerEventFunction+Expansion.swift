@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PushgateCore
+import PushgateDelivery
 
 /// A trigger for an agent too big to list in its answer: its notification expanded
 /// page by page.
@@ -8,17 +9,16 @@ extension TriggerEventFunction {
     /// A trigger for an agent of more devices than its answer lists
     /// (`policy.answerMaxDevices`): stores the notification with an expansion (see
     /// ``OutboxExpansion``) and answers once every page is tried or after
-    /// `triggerWait`, the agent's devices not yet read counted as pending. `nil` when
-    /// the event must be written whole (coalesced, or an approval that keeps a record
-    /// of its devices).
+    /// `triggerWait`, the agent's devices not yet read counted as pending. Only for an
+    /// event that may be expanded (``TriggerPlan/mayExpand(_:agentKey:rules:)``).
     func expand(
         _ request: TriggerRequest, serverKey: ServerKey, agentKey: AgentKey, agentDisplayName: String?
-    ) async throws -> Result? {
+    ) async throws -> Result {
         let type = request.event.type
+        // Its deliveries come from the pages, not from the plan.
         let plan = TriggerPlan(
             request, serverKey: serverKey, agentKey: agentKey, agentDisplayName: agentDisplayName, devices: [],
             rules: policy.triggerRules, now: now())
-        guard plan.coalescing == nil, plan.resolvable == nil else { return nil }
         var selection = request.selection
         // Pages are selected one by one: the excluded installation's tokens are
         // known before the first.

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PushgateCore
+import PushgateDelivery
 
 /// `triggerEvent` (and `triggerReplyFinished`, which is one with `type =
 /// reply_finished`): notifies every device subscribed to one agent of one event.
@@ -85,18 +86,16 @@ public struct TriggerEventFunction: Sendable {
         }
 
         async let agent = agentDocument(agentKey, of: serverKey)
-        // One more than the answer lists: an agent with more is expanded page by page
-        // (unless its event must be written whole, which reads them all).
-        var deviceRecords = try await devices(
-            of: agentKey, serverKey: serverKey, only: request.selection, upTo: policy.answerMaxDevices + 1)
+        // One read of the devices: when the event may be expanded, one more than the
+        // answer lists (an agent with more is expanded page by page); else all of them.
+        let mayExpand = TriggerPlan.mayExpand(request, agentKey: agentKey, rules: policy.triggerRules)
+        let deviceRecords = try await devices(
+            of: agentKey, serverKey: serverKey, only: request.selection,
+            upTo: mayExpand ? policy.answerMaxDevices + 1 : nil)
         let agentDisplayName = try await agent?.string(FieldName.agentDisplayName)
-        if let agentKey, request.selection.onlyInstallationID == nil, deviceRecords.count > policy.answerMaxDevices {
-            if let result = try await expand(
+        if mayExpand, let agentKey, deviceRecords.count > policy.answerMaxDevices {
+            return try await expand(
                 request, serverKey: serverKey, agentKey: agentKey, agentDisplayName: agentDisplayName)
-            {
-                return result
-            }
-            deviceRecords = try await devices(of: agentKey, serverKey: serverKey, only: request.selection)
         }
         var request = request
         request.selection.excludedTokens.formUnion(

@@ -1,7 +1,7 @@
 import Foundation
 import Metrics
+import NIOConcurrencyHelpers
 import PushgateCore
-import Synchronization
 
 /// The gateway's rate limits, kept in this process's memory: with several gateway
 /// processes behind one address, each counts only what reaches it.
@@ -58,7 +58,7 @@ public final class RateLimiter: Sendable {
 
     public let limits: Limits
     public let clientAddress: ClientAddress
-    private let buckets: Mutex<Buckets>
+    private let buckets: NIOLockedValueBox<Buckets>
     private let now: @Sendable () -> Date
 
     public init(limits: Limits, maxKeys: Int = 100_000, now: @escaping @Sendable () -> Date = Date.init) {
@@ -68,7 +68,7 @@ public final class RateLimiter: Sendable {
         func buckets(_ capacity: Int, _ period: TimeInterval) -> TokenBuckets<String>? {
             capacity > 0 ? TokenBuckets(capacity: capacity, period: period, maxKeys: maxKeys) : nil
         }
-        self.buckets = Mutex(
+        self.buckets = NIOLockedValueBox(
             Buckets(
                 perSecret: buckets(limits.perSecretPerMinute, 60),
                 perAddress: buckets(limits.perAddressPerMinute, 60),
@@ -81,7 +81,7 @@ public final class RateLimiter: Sendable {
     /// a valid one; throws when either limit is reached.
     public func admitCall(from address: String, serverKey: ServerKey?) throws(FunctionError) {
         let now = self.now()
-        let refusal: (Limit, Int)? = buckets.withLock { buckets in
+        let refusal: (Limit, Int)? = buckets.withLockedValue { buckets in
             if case .refused(let wait)? = buckets.perAddress?.take(address, at: now) { return (.perAddress, wait) }
             if let serverKey, case .refused(let wait)? = buckets.perSecret?.take(serverKey.hex, at: now) {
                 return (.perSecret, wait)
@@ -95,20 +95,20 @@ public final class RateLimiter: Sendable {
     /// limit is reached.
     public func admitHealthCheck(from address: String) throws(FunctionError) {
         let now = self.now()
-        let decision = buckets.withLock { $0.health?.take(address, at: now) }
+        let decision = buckets.withLockedValue { $0.health?.take(address, at: now) }
         if case .refused(let wait)? = decision { throw Self.refused(.health, retryAfter: wait) }
     }
 
     /// Counts one new namespace created from `address`; throws when the limit is reached.
     public func admitNewNamespace(from address: String) throws(FunctionError) {
         let now = self.now()
-        let decision = buckets.withLock { $0.newNamespaces?.take(address, at: now) }
+        let decision = buckets.withLockedValue { $0.newNamespaces?.take(address, at: now) }
         if case .refused(let wait)? = decision { throw Self.refused(.newNamespaces, retryAfter: wait) }
     }
 
     /// How many buckets are kept, all limits together.
     public var bucketCount: Int {
-        buckets.withLock {
+        buckets.withLockedValue {
             ($0.perSecret?.count ?? 0) + ($0.perAddress?.count ?? 0) + ($0.newNamespaces?.count ?? 0)
                 + ($0.health?.count ?? 0)
         }

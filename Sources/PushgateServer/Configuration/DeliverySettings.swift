@@ -1,4 +1,5 @@
 import Foundation
+import PushgateDelivery
 import PushgateFunctions
 
 /// The delivery settings as given (flags or `PUSHGATE_*`), before they are checked.

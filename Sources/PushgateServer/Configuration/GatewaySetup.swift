@@ -1,5 +1,6 @@
 import PushgateAPNs
 import PushgateCore
+import PushgateDelivery
 import PushgateFCM
 import PushgateFunctions
 

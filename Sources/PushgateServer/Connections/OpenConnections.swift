@@ -1,5 +1,5 @@
 import Metrics
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// Counts the HTTP server's open connections against the cap, and each client
 /// address's against its own (``ConnectionLimits/maxConnectionsPerAddress``), so
@@ -16,7 +16,7 @@ final class OpenConnections: Sendable {
         var byAddress: [String: Int] = [:]
     }
 
-    private let counts = Mutex(Counts())
+    private let counts = NIOLockedValueBox(Counts())
 
     init(limit: Int, perAddressLimit: Int) {
         self.limit = limit
@@ -31,7 +31,7 @@ final class OpenConnections: Sendable {
             case admitted(Int)
             case overCap, overAddress
         }
-        let decision = counts.withLock { counts -> Decision in
+        let decision = counts.withLockedValue { counts -> Decision in
             guard counts.total < limit else { return .overCap }
             if let address {
                 let open = counts.byAddress[address, default: 0]
@@ -57,7 +57,7 @@ final class OpenConnections: Sendable {
     /// Gives back a connection's place, admitted from `address`.
     func release(from address: String?) {
         Gauge(label: "pushgate_http_connections_open").record(
-            counts.withLock { counts in
+            counts.withLockedValue { counts in
                 counts.total -= 1
                 if let address {
                     let left = counts.byAddress[address, default: 1] - 1
@@ -68,5 +68,5 @@ final class OpenConnections: Sendable {
     }
 
     /// Addresses with connections open now (tests check none is left behind).
-    var addressCount: Int { counts.withLock { $0.byAddress.count } }
+    var addressCount: Int { counts.withLockedValue { $0.byAddress.count } }
 }

@@ -18,11 +18,18 @@ public enum GatewayDoctor {
         let configuration: GatewayConfiguration
         do {
             configuration = try sources.gatewayConfiguration()
-            _ = try configuration.delivery.policy(timeToLive: nil)
         } catch {
             return [DoctorCheck("configuration", .failed, error.description)]
         }
-        var checks = [DoctorCheck("configuration", .ok, "every setting is valid (pushgate config shows them)")]
+        var checks: [DoctorCheck]
+        do {
+            // What a start checks, key files included; each service's checks below
+            // then say which part of it fails.
+            _ = try configuration.setup()
+            checks = [DoctorCheck("configuration", .ok, "every setting is valid (pushgate config shows them)")]
+        } catch {
+            checks = [DoctorCheck("configuration", .failed, error.description)]
+        }
         if configuration.apps.isEmpty {
             checks += await apnsChecks(configuration.apns, logger: logger)
             checks += await fcmChecks(configuration.fcm, logger: logger)

@@ -1,5 +1,5 @@
+import NIOConcurrencyHelpers
 import ServiceLifecycle
-import Synchronization
 
 /// Background work held back until the HTTP server listens: a start that cannot
 /// bind its port stops with that one line, and no claim, sweep or expiry has begun
@@ -22,11 +22,11 @@ final class ListeningSignal: Sendable {
         var waiters: [Int: CheckedContinuation<Bool, Never>] = [:]
     }
 
-    private let state = Mutex(State())
+    private let state = NIOLockedValueBox(State())
 
     /// The server listens: every waiter goes on.
     func open() {
-        let waiters = state.withLock { state in
+        let waiters = state.withLockedValue { state in
             state.isOpen = true
             defer { state.waiters = [:] }
             return Array(state.waiters.values)
@@ -37,13 +37,13 @@ final class ListeningSignal: Sendable {
     /// Whether the server came to listen: `false` when the wait is cancelled first
     /// (the gateway stopping).
     func wait() async -> Bool {
-        let id = state.withLock { state in
+        let id = state.withLockedValue { state in
             defer { state.nextWaiter += 1 }
             return state.nextWaiter
         }
         return await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                let now: Bool? = state.withLock { state in
+                let now: Bool? = state.withLockedValue { state in
                     if state.isOpen { return true }
                     if Task.isCancelled { return false }
                     state.waiters[id] = continuation
@@ -52,7 +52,7 @@ final class ListeningSignal: Sendable {
                 if let now { continuation.resume(returning: now) }
             }
         } onCancel: {
-            state.withLock { $0.waiters.removeValue(forKey: id) }?.resume(returning: false)
+            state.withLockedValue { $0.waiters.removeValue(forKey: id) }?.resume(returning: false)
         }
     }
 }

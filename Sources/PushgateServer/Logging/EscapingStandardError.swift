@@ -1,6 +1,6 @@
 import Foundation
+import NIOConcurrencyHelpers
 import PushgateCore
-import Synchronization
 
 /// Standard error for swift-log's text lines, with whatever is not printable in a
 /// line written as `\u{…}` (``InvisibleCharacters``): a control character or a
@@ -8,11 +8,11 @@ import Synchronization
 /// instruction to the terminal reading it, and a line break it sent cannot start a
 /// line of its own. Each line is written whole.
 struct EscapingStandardError: TextOutputStream, Sendable {
-    private static let lock = Mutex(())
+    private static let lock = NIOLockedValueBox(())
 
     mutating func write(_ string: String) {
         let line = string.hasSuffix("\n") ? String(string.dropLast()) : string
         let escaped = InvisibleCharacters.escaped(line) + "\n"
-        Self.lock.withLock { _ in FileHandle.standardError.write(Data(escaped.utf8)) }
+        Self.lock.withLockedValue { _ in FileHandle.standardError.write(Data(escaped.utf8)) }
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
 import Logging
+import NIOConcurrencyHelpers
 import PushgateCore
-import Synchronization
 
 /// swift-log's handler for `PUSHGATE_LOG_FORMAT=json`: one JSON object per line with
 /// `time` (RFC 3339, UTC, milliseconds), `level`, `label`, `message`, `source` and
@@ -20,13 +20,13 @@ public struct JSONLogHandler: LogHandler {
     /// Lines to standard error, whole: concurrent writers never interleave within one.
     public static func standardError(label: String) -> JSONLogHandler {
         JSONLogHandler(label: label) { line in
-            standardErrorLock.withLock { _ in
+            standardErrorLock.withLockedValue { _ in
                 FileHandle.standardError.write(Data(line.utf8))
             }
         }
     }
 
-    private static let standardErrorLock = Mutex(())
+    private static let standardErrorLock = NIOLockedValueBox(())
 
     public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
         get { metadata[key] }

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import PushgateCore
+import PushgateDelivery
 import PushgateFunctions
 
 /// `GET /healthz` (liveness: is the process able to answer) and `GET /readyz`

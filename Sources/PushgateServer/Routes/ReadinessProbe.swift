@@ -1,6 +1,7 @@
+import NIOConcurrencyHelpers
 import PushgateCore
+import PushgateDelivery
 import PushgateFunctions
-import Synchronization
 
 /// What `GET /readyz` asks the store and the outbox — a real write, the backlog —
 /// answered within a hard deadline however the store behaves: the questions run in
@@ -14,13 +15,13 @@ final class ReadinessProbe: Sendable {
         var stats: OutboxStats?
     }
 
-    private let running = Mutex<Completion<Findings>?>(nil)
+    private let running = NIOLockedValueBox<Completion<Findings>?>(nil)
 
     /// The findings, or `nil` when they did not come within `limit`.
     func findings(
         within limit: Duration, asking ask: @escaping @Sendable () async -> Findings
     ) async -> Findings? {
-        let (completion, isNew) = running.withLock { running -> (Completion<Findings>, Bool) in
+        let (completion, isNew) = running.withLockedValue { running -> (Completion<Findings>, Bool) in
             if let running, running.value == nil { return (running, false) }
             let fresh = Completion<Findings>()
             running = fresh

@@ -7,8 +7,8 @@ import ServiceLifecycle
 /// than a request does (what cannot get the store now is done at the next round),
 /// and a failed round is logged, not fatal. Its writes are ``StoreWriteLane/bulk``:
 /// requests waiting for the store go between them.
-enum HousekeepingRounds {
-    static func run(
+package enum HousekeepingRounds {
+    package static func run(
         every interval: Duration, logger: Logger, failure: Logger.Message,
         _ round: @escaping @Sendable () async throws -> Void
     ) async {

@@ -51,7 +51,7 @@ public struct DeliveryPolicy: Sendable, Hashable {
     public init() {}
 
     /// The settings a trigger's plan uses.
-    var triggerRules: TriggerRules {
+    package var triggerRules: TriggerRules {
         TriggerRules(
             timeToLive: timeToLive.seconds, idempotencyWindow: idempotencyWindow.seconds,
             coalesceWindow: coalesceWindow?.seconds, escalation: escalation.map(\.seconds),

@@ -1,4 +1,4 @@
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// The order in which an expansion's pages, tried side by side, are stored: each
 /// after the one before it, so that the stored cursor never passes a page not stored
@@ -13,14 +13,14 @@ final class PageTurns: Sendable {
         var waiters: [Int: CheckedContinuation<Bool, Never>] = [:]
     }
 
-    private let state = Mutex(State())
+    private let state = NIOLockedValueBox(State())
 
     /// Waits until every page before `page` has had its turn; `true` when they were
     /// all stored. Not cancellable: a page tried is stored even while the gateway
     /// shuts down, and every page ends its turn (``end(_:stored:)``).
     func wait(for page: Int) async -> Bool {
         await withCheckedContinuation { continuation in
-            let ready: Bool? = state.withLock { state in
+            let ready: Bool? = state.withLockedValue { state in
                 guard state.next == page else {
                     state.waiters[page] = continuation
                     return nil
@@ -34,7 +34,7 @@ final class PageTurns: Sendable {
     /// Ends `page`'s turn (the page whose turn it is), stored or not; the next page's
     /// turn begins.
     func end(_ page: Int, stored: Bool) {
-        let (waiter, unbroken) = state.withLock { state in
+        let (waiter, unbroken) = state.withLockedValue { state in
             precondition(state.next == page, "a page ended its turn out of order")
             state.next += 1
             state.unbroken = state.unbroken && stored
@@ -45,5 +45,5 @@ final class PageTurns: Sendable {
 
     /// Whether a page was left unstored (its expansion lost, or its write failed):
     /// no later page may be stored, nor read.
-    var broken: Bool { state.withLock { !$0.unbroken } }
+    var broken: Bool { state.withLockedValue { !$0.unbroken } }
 }

@@ -63,7 +63,7 @@ extension DeliveryRunner {
         let finishedAt = now()
         let updates = try await updates(for: deliveries, outcomes, of: notification, at: finishedAt)
         try await outbox.record(updates, owner: owner, now: finishedAt)
-        FunctionMetrics.deliveries(outcomes, of: deliveries, provider: provider)
+        DeliveryMetrics.deliveries(outcomes, of: deliveries, provider: provider)
     }
 
     /// What each try decided: deletes the devices of dead tokens (unless they

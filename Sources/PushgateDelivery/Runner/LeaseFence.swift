@@ -1,6 +1,6 @@
 import Foundation
+import NIOConcurrencyHelpers
 import PushgateCore
-import Synchronization
 
 /// One try's hold on the leases of the deliveries it sends (or of the expansion whose
 /// pages it sends), so that it never sends a push that another worker may be sending
@@ -45,7 +45,7 @@ final class LeaseFence: Sendable {
     private let hold: Hold
     private let lease: Duration
     private let now: @Sendable () -> Date
-    private let state: Mutex<State>
+    private let state: NIOLockedValueBox<State>
 
     init(
         outbox: any Outbox, owner: String, notificationID: String, hold: Hold = .deliveries, heldUntil: Date,
@@ -57,7 +57,7 @@ final class LeaseFence: Sendable {
         self.hold = hold
         self.lease = lease
         self.now = now
-        self.state = Mutex(State(heldUntil: heldUntil))
+        self.state = NIOLockedValueBox(State(heldUntil: heldUntil))
     }
 
     /// Until cancelled, renews every lease of the notification this try holds once a
@@ -65,7 +65,7 @@ final class LeaseFence: Sendable {
     /// a try that starts late.
     func renewUntilCancelled() async {
         while !Task.isCancelled {
-            let renewAt = state.withLock { $0.heldUntil }.addingTimeInterval(-lease.seconds * 2 / 3)
+            let renewAt = state.withLockedValue { $0.heldUntil }.addingTimeInterval(-lease.seconds * 2 / 3)
             let wait = renewAt.timeIntervalSince(now())
             if wait > 0 { try? await Task.sleep(for: .seconds(min(wait, lease.seconds / 3))) }
             if Task.isCancelled { return }
@@ -86,7 +86,7 @@ final class LeaseFence: Sendable {
                 try? await Task.sleep(for: lease / 10)
                 continue
             }
-            state.withLock { state in
+            state.withLockedValue { state in
                 if start >= state.heldUntil { state.mayHaveLapsed = true }
                 state.heldUntil = until
             }
@@ -97,7 +97,7 @@ final class LeaseFence: Sendable {
     /// where the outbox confirms this try still holds it (none when it cannot tell).
     func leases(of targets: [DeliveryTarget]) async -> [Lease] {
         let start = now()
-        let safe = state.withLock { state in
+        let safe = state.withLockedValue { state in
             if start >= state.heldUntil { state.mayHaveLapsed = true }
             return !state.mayHaveLapsed && start < state.heldUntil.addingTimeInterval(-lease.seconds / 3)
         }

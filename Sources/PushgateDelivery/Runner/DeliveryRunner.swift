@@ -1,7 +1,7 @@
 import Foundation
 import Logging
+import NIOConcurrencyHelpers
 import PushgateCore
-import Synchronization
 
 /// One try of some deliveries of one notification: sends them (fan-out), deletes
 /// the devices whose tokens are dead, and records in the outbox what became of each,
@@ -94,11 +94,11 @@ public struct DeliveryRunner: Sendable {
 
 /// The first error met by concurrent recordings.
 private final class FirstError: Sendable {
-    private let storage = Mutex<(any Error)?>(nil)
+    private let storage = NIOLockedValueBox<(any Error)?>(nil)
 
     func keep(_ error: any Error) {
-        storage.withLock { $0 = $0 ?? error }
+        storage.withLockedValue { $0 = $0 ?? error }
     }
 
-    var error: (any Error)? { storage.withLock { $0 } }
+    var error: (any Error)? { storage.withLockedValue { $0 } }
 }

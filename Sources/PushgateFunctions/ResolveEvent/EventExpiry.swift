@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import Metrics
 import PushgateCore
+import PushgateDelivery
 import ServiceLifecycle
 
 /// Resolves as `expired` the events nobody resolved once their last push has run

@@ -1,7 +1,7 @@
 import Foundation
 import Logging
+import NIOConcurrencyHelpers
 import PushgateCore
-import Synchronization
 
 /// Turning an expansion's pages: read after its cursor, each tried once as soon as
 /// it is read, stored in page order with its outcomes.
@@ -123,27 +123,27 @@ extension DeliveryRunner {
         async throws -> SentPage
     {
         let deliveries = page.deliveries
-        let outcomes = Mutex([DeliveryOutcome?](repeating: nil, count: deliveries.count))
+        let outcomes = NIOLockedValueBox([DeliveryOutcome?](repeating: nil, count: deliveries.count))
         if now() >= notification.expiresAt {
-            outcomes.withLock { $0 = deliveries.map { _ in .failed(reason: "Expired") } }
+            outcomes.withLockedValue { $0 = deliveries.map { _ in .failed(reason: "Expired") } }
         } else if !deliveries.isEmpty {
             let targets = try await targets(of: deliveries, of: notification)
             // From the chunks that were sent: a chunk not started (cancelled), and a
             // delivery not sent for want of the expansion's lease, stay not tried.
             _ = await fanOut.deliver(notification.content, to: targets, via: provider, fence: fence) {
                 positions, chunkOutcomes in
-                outcomes.withLock { outcomes in
+                outcomes.withLockedValue { outcomes in
                     for (position, outcome) in zip(positions, chunkOutcomes) { outcomes[position] = outcome }
                 }
             }
         }
-        let tried = outcomes.withLock { $0 }.enumerated().compactMap { position, outcome in
+        let tried = outcomes.withLockedValue { $0 }.enumerated().compactMap { position, outcome in
             outcome.map { (position: position, outcome: $0) }
         }
         let finishedAt = now()
         let triedDeliveries = tried.map { deliveries[$0.position] }
         let updates = try await updates(for: triedDeliveries, tried.map(\.outcome), of: notification, at: finishedAt)
-        FunctionMetrics.deliveries(tried.map(\.outcome), of: triedDeliveries, provider: self.provider)
+        DeliveryMetrics.deliveries(tried.map(\.outcome), of: triedDeliveries, provider: self.provider)
         var changes = [DeliveryUpdate?](repeating: nil, count: deliveries.count)
         for (delivery, update) in zip(tried, updates) { changes[delivery.position] = update }
         return SentPage(

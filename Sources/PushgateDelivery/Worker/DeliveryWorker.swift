@@ -1,0 +1,152 @@
+import Foundation
+import Logging
+import NIOConcurrencyHelpers
+import PushgateCore
+import ServiceLifecycle
+import Synchronization
+
+/// Sends what the outbox holds: the first try of every new notification, at once,
+/// and every retry when it falls due. A `Service`: on graceful shutdown it stops
+/// claiming, gives sends in flight the grace period to finish, and gives back its
+/// leases so that the next start resumes them at once. Prunes finished deliveries
+/// after the retention period.
+public final class DeliveryWorker: Service, Sendable {
+    /// This worker's name: unique per process start. Each try leases its deliveries
+    /// under a name of its own, `owner#n`, so that a try never sends what another
+    /// try of the same process took over after its lease ran out (see ``LeaseFence``).
+    public let owner = "worker-" + RandomUUID.make()
+
+    let runner: DeliveryRunner
+    let outbox: any Outbox
+    let policy: DeliveryPolicy
+    let now: @Sendable () -> Date
+    let logger: Logger
+    /// A first try running in the background: shutdown waits for it, then stops it.
+    struct FirstTry {
+        let completion: Completion<DeliveryRunner.Report>
+        var task: Task<Void, Never>?
+    }
+
+    /// First tries running in the background, so that shutdown can wait for them.
+    let firstTries = NIOLockedValueBox<[Int: FirstTry]>([:])
+    /// Numbers the tries: their lease owners, and the first tries' keys.
+    private let nextTry = Atomic<Int>(0)
+    /// Deliveries in first tries now: bounded by the claim limit, so that a flood of
+    /// triggers waits on disk rather than in memory.
+    private let firstTryLoad = NIOLockedValueBox(0)
+
+    public init(runner: DeliveryRunner, policy: DeliveryPolicy, logger: Logger) {
+        self.runner = runner
+        self.outbox = runner.outbox
+        self.policy = policy
+        self.now = runner.now
+        self.logger = logger
+    }
+
+    /// The provider's name, as triggers report it.
+    public var deliveryName: String { runner.provider.deliveryName }
+    public var providerHealth: DeliveryHealth { runner.provider.health }
+
+    /// What ``submit(_:whenStored:)`` did.
+    public struct Submission: Sendable {
+        public let stored: EnqueueResult
+        /// The first try, started at once; it completes when the try is recorded.
+        /// `nil` when the deliveries wait for the worker to claim them, or when
+        /// nothing new was stored.
+        public let firstTry: Completion<DeliveryRunner.Report>?
+    }
+
+    /// Stores a notification (`request`, its lease aside) and, when the worker has
+    /// room, starts its first try at once: the deliveries are then born leased to
+    /// this worker. Else they are stored unleased and claimed when there is room
+    /// (backpressure: a flood of triggers waits on disk, not in memory). A coalesced
+    /// notification waits for its window's end.
+    ///
+    /// Room is "within the claim limit, or nothing else being tried" (a single large
+    /// fan-out is never refused); it is held until the first try finishes.
+    /// `whenStored` runs once the notification is stored (not for a duplicate),
+    /// before the first try starts: what it writes, the try sees.
+    public func submit(
+        _ request: EnqueueRequest,
+        whenStored: (EnqueueResult) async -> Void = { _ in }
+    ) async throws -> Submission {
+        var request = request
+        let count = request.deliveries.count
+        let admitted =
+            request.coalescing == nil
+            && firstTryLoad.withLockedValue { load in
+                guard load == 0 || load + count <= policy.claimLimit else { return false }
+                load += count
+                return true
+            }
+        request.lease = admitted ? .init(owner: tryOwner(), until: now().addingTimeInterval(policy.lease.seconds)) : nil
+        let stored: EnqueueResult
+        do {
+            stored = try await outbox.enqueue(request)
+        } catch {
+            if admitted { firstTryLoad.withLockedValue { $0 -= count } }
+            throw error
+        }
+        if case .duplicate = stored {
+            if admitted { firstTryLoad.withLockedValue { $0 -= count } }
+            return Submission(stored: stored, firstTry: nil)
+        }
+        await whenStored(stored)
+        guard let lease = request.lease else { return Submission(stored: stored, firstTry: nil) }
+        let (notification, deliveries, expansion) = (request.notification, request.deliveries, request.expansion)
+        let firstTry = inBackground(load: count) { [runner] in
+            if let expansion {
+                try await runner.expand(expansion, of: notification, owner: lease.owner, leasedUntil: lease.until)
+            } else {
+                try await runner.run(deliveries, of: notification, owner: lease.owner, leasedUntil: lease.until)
+            }
+        }
+        return Submission(stored: stored, firstTry: firstTry)
+    }
+
+    /// The lease owner of a new try.
+    func tryOwner() -> String {
+        "\(owner)#\(nextTry.add(1, ordering: .relaxed).newValue)"
+    }
+
+    /// Starts a try in the background (a notification's first try, or an expansion
+    /// taken over) holding `load` deliveries; the answer completes when the try is
+    /// recorded. Runs whether or not anyone waits.
+    func inBackground(load: Int, _ work: @escaping @Sendable () async throws -> DeliveryRunner.Report)
+        -> Completion<DeliveryRunner.Report>
+    {
+        let completion = Completion<DeliveryRunner.Report>()
+        let id = nextTry.add(1, ordering: .relaxed).newValue
+        firstTries.withLockedValue { $0[id] = FirstTry(completion: completion) }
+        // Unstructured on purpose: it outlives the trigger's request when the trigger
+        // stops waiting; `firstTries` keeps it visible to graceful shutdown.
+        let task = Task {
+            var report = DeliveryRunner.Report()
+            do {
+                // Not the trigger's short lock wait: recording what was sent must not
+                // give up while another process holds the store (the push would go
+                // out again once the lease runs out).
+                report = try await StoreLockWait.$limit.withValue(nil) { try await work() }
+            } catch {
+                // The deliveries stay pending under this worker's lease; they are
+                // claimed again once it runs out.
+                logger.error("a first try could not be recorded", metadata: ["error": "\(error)"])
+            }
+            firstTries.withLockedValue { _ = $0.removeValue(forKey: id) }
+            firstTryLoad.withLockedValue { $0 -= load }
+            completion.complete(report)
+        }
+        firstTries.withLockedValue { $0[id]?.task = task }  // unless it already finished
+        return completion
+    }
+
+    /// Waits (at most `limit`) until the first tries running now are recorded: for a
+    /// test that must see what a call that does not wait for its try (a resolution's
+    /// badge update) sent. `package`: for this package's tests only.
+    package func firstTriesFinished(upTo limit: Duration = .seconds(60)) async {
+        let deadline = ContinuousClock.now + limit
+        for completion in firstTries.withLockedValue({ $0.values.map(\.completion) }) {
+            _ = await completion.wait(upTo: max(deadline - ContinuousClock.now, .zero))
+        }
+    }
+}
