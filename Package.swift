@@ -8,12 +8,15 @@ let swiftSettings: [SwiftSetting] = [
 
 let package = Package(
     name: "pushgate",
-    platforms: [.macOS(.v14)],
+    platforms: [.macOS(.v14), .iOS(.v16)],
     products: [
         .executable(name: "pushgate", targets: ["pushgate"]),
         // What the libFuzzer targets of Fuzz/ (a package of their own, built with
         // --sanitize=fuzzer) check; the corpus replays through it in the tests too.
         .library(name: "PushgateFuzzing", targets: ["PushgateFuzzing"]),
+        // For apps: the gateway's functions, subscriptions kept and replayed, pushes
+        // read and routed. Foundation and hashing only.
+        .library(name: "PushgateClient", targets: ["PushgateClient"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
@@ -36,6 +39,17 @@ let package = Package(
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
     ],
     targets: [
+        // The app's half (issue 46): Foundation, CryptoKit on Apple's platforms and
+        // swift-crypto elsewhere; nothing of the gateway's own targets.
+        .target(
+            name: "PushgateClient",
+            dependencies: [
+                .product(
+                    name: "Crypto", package: "swift-crypto",
+                    condition: .when(platforms: [.linux, .android, .windows, .openbsd, .wasi]))
+            ],
+            swiftSettings: swiftSettings
+        ),
         // Values, rules and ports. Imports no transport: no NIO, no HTTP, no SQL.
         .target(
             name: "PushgateCore",
@@ -279,6 +293,7 @@ let package = Package(
             name: "pushgate",
             dependencies: [
                 "PushgateAPNs",
+                "PushgateClient",
                 "PushgateCore",
                 "PushgateDelivery",
                 "PushgateEmulators",
@@ -296,6 +311,17 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "PushgateClientTests",
+            dependencies: [
+                "PushgateClient",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -408,6 +434,7 @@ let package = Package(
         .testTarget(
             name: "PushgateEndToEndTests",
             dependencies: [
+                "PushgateClient",
                 "PushgateCore",
                 "PushgatePostgres",
                 "PushgateSQLite",

@@ -12,7 +12,8 @@ let package = Package(
     name: "PushgateFuzz",
     platforms: [.macOS(.v14)],
     dependencies: [.package(path: gateway.path)],
-    targets: ["FuzzRequests", "FuzzPreview", "FuzzPayloads", "FuzzJSON", "FuzzDumps", "FuzzTimes"].map { name in
+    targets: ["FuzzRequests", "FuzzPreview", "FuzzPayloads", "FuzzJSON", "FuzzDumps", "FuzzTimes", "FuzzHooks"].map {
+        name in
         .executableTarget(
             name: name,
             dependencies: [.product(name: "PushgateFuzzing", package: gateway.lastPathComponent.lowercased())]

@@ -1,10 +1,14 @@
 import ArgumentParser
 import Foundation
+import PushgateClient
 import PushgateCore
 
 /// How `subscribe` and `trigger` reach a running gateway.
 struct GatewayCallOptions: ParsableArguments {
-    @Option(help: "The gateway's base URL. Env: CODEAGENTS_PUSH_GATEWAY_BASE_URL. Default: http://127.0.0.1:8080.")
+    @Option(
+        help:
+            "The gateway's base URL. Env: CODEAGENTS_PUSH_GATEWAY_BASE_URL, else the secret file's line of it. Default: http://127.0.0.1:8080."
+    )
     var url: String?
 
     @Option(
@@ -25,9 +29,13 @@ struct GatewayCallOptions: ParsableArguments {
         )
     }
 
-    /// The base URL, from the option, the environment or the default.
+    /// The base URL, from the option, the environment, the secret file when it is an
+    /// env file that names one, or the default.
     func baseURL(environment: [String: String]) -> String {
-        url ?? environment["CODEAGENTS_PUSH_GATEWAY_BASE_URL"] ?? "http://127.0.0.1:8080"
+        url ?? Self.set(environment[ProxyEnvironmentFile.gatewayURLKey])
+            ?? secretFile.flatMap { try? String(contentsOfFile: $0, encoding: .utf8) }.flatMap {
+                ProxyEnvironmentFile.value(of: ProxyEnvironmentFile.gatewayURLKey, in: $0)
+            } ?? "http://127.0.0.1:8080"
     }
 
     /// The push secret, from the file or the environment.
@@ -38,7 +46,7 @@ struct GatewayCallOptions: ParsableArguments {
                 throw ValidationError("cannot read the secret file \(secretFile)")
             }
             text = Self.secret(inFile: contents)
-        } else if let value = environment["CODEAGENTS_PUSH_SECRET"] {
+        } else if let value = Self.set(environment[ProxyEnvironmentFile.secretKey]) {
             text = value
         } else {
             throw ValidationError("no push secret: pass --secret-file or set CODEAGENTS_PUSH_SECRET")
@@ -49,18 +57,14 @@ struct GatewayCallOptions: ParsableArguments {
         return secret
     }
 
+    /// A variable's value, `nil` when it is unset or empty (`KEY=` in an env file).
+    static func set(_ value: String?) -> String? {
+        value.flatMap { $0.isEmpty ? nil : $0 }
+    }
+
     /// The value of a `CODEAGENTS_PUSH_SECRET=` line (quotes removed) when the file
     /// has one, as `/etc/claude-proxy.env` does; else the whole file.
     static func secret(inFile contents: String) -> String {
-        let prefix = "CODEAGENTS_PUSH_SECRET="
-        for line in contents.split(whereSeparator: \.isNewline) {
-            let trimmed = line.trimmingCharacters(in: .whitespaces)
-            let assignment = trimmed.hasPrefix("export ") ? String(trimmed.dropFirst(7)) : trimmed
-            if assignment.hasPrefix(prefix) {
-                return String(assignment.dropFirst(prefix.count)).trimmingCharacters(
-                    in: CharacterSet(charactersIn: "\"'"))
-            }
-        }
-        return contents
+        ProxyEnvironmentFile.value(of: ProxyEnvironmentFile.secretKey, in: contents) ?? contents
     }
 }

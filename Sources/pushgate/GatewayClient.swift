@@ -14,11 +14,16 @@ struct GatewayClient {
     /// POSTs `body` to `function`, prints the answer to standard output, and fails
     /// with exit status 1 on an error answer or when the gateway cannot be reached.
     func call(_ function: String, body: [String: JSONValue]) async throws {
+        try printed(await post(function, body: body))
+    }
+
+    /// POSTs `body` to `function`: the answer's status and text, printed nowhere.
+    func post(_ function: String, body: [String: JSONValue]) async throws -> (status: UInt, text: String) {
         var request = HTTPClientRequest(url: url(of: function))
         request.method = .POST
         request.headers.add(name: "Content-Type", value: "application/json")
         request.body = .bytes(ByteBuffer(bytes: try JSONValue.object(body).encodedData()))
-        try await send(request)
+        return try await send(request)
     }
 
     /// GETs `function` with `query`, like ``call(_:body:)`` otherwise.
@@ -29,14 +34,20 @@ struct GatewayClient {
         var request = HTTPClientRequest(
             url: url(of: function) + (components.percentEncodedQuery.map { "?" + $0 } ?? ""))
         request.method = .GET
-        try await send(request)
+        try printed(await send(request))
+    }
+
+    /// Prints an answer; exit status 1 unless it is a success.
+    private func printed(_ answer: (status: UInt, text: String)) throws {
+        print(answer.text)
+        guard (200..<300).contains(answer.status) else { throw ExitCode.failure }
     }
 
     private func url(of function: String) -> String {
         baseURL.hasSuffix("/") ? baseURL + function : baseURL + "/" + function
     }
 
-    private func send(_ request: HTTPClientRequest) async throws {
+    private func send(_ request: HTTPClientRequest) async throws -> (status: UInt, text: String) {
         var request = request
         let url = request.url
         request.headers.add(name: "Authorization", value: "Bearer \(secret.value)")
@@ -58,7 +69,6 @@ struct GatewayClient {
         try await client.shutdown()
 
         let (status, answer) = try outcome.get()
-        print(String(buffer: answer))
-        guard (200..<300).contains(status) else { throw ExitCode.failure }
+        return (status, String(buffer: answer))
     }
 }

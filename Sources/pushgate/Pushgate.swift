@@ -11,7 +11,8 @@ struct Pushgate: AsyncParsableCommand {
             FCMEmulatorCommand.self,
             OutboxCommand.self, ConfigCommand.self, DoctorCommand.self, EventCommand.self, ResolveCommand.self,
             DiagnosticsCommand.self,
-            UnsubscribeCommand.self, BackupCommand.self, ExportCommand.self, ImportCommand.self,
+            UnsubscribeCommand.self, BackupCommand.self, ExportCommand.self, ImportCommand.self, HookCommand.self,
+            ProxyEnvCommand.self,
         ],
         defaultSubcommand: nil
     )

@@ -32,15 +32,25 @@ enum BuiltExecutable {
     /// Runs the executable (or another program, by its path) to completion, waiting
     /// for it on a thread of its own: the tests' tasks share a few threads (two on two
     /// cores), and a test that blocked one while a command ran stalled the others.
-    static func run(_ arguments: [String], environment: [String: String] = [:], program: URL = url) async throws
-        -> Result
-    {
-        try await BlockingWork.run { try runBlocking(arguments, environment, program) }
+    /// `input` is written to its standard input, which is then closed, unless
+    /// `input` is `.leftOpen` (a caller that never finishes writing).
+    static func run(
+        _ arguments: [String], environment: [String: String] = [:], program: URL = url, input: Input = .none
+    ) async throws -> Result {
+        try await BlockingWork.run { try runBlocking(arguments, environment, program, input) }
     }
 
-    private static func runBlocking(_ arguments: [String], _ environment: [String: String], _ program: URL) throws
-        -> Result
-    {
+    enum Input: Sendable {
+        /// This process's standard input, as it is.
+        case none
+        case bytes(Data)
+        /// A pipe nothing is written to and that stays open until the process exits.
+        case leftOpen
+    }
+
+    private static func runBlocking(
+        _ arguments: [String], _ environment: [String: String], _ program: URL, _ input: Input
+    ) throws -> Result {
         let process = Process()
         process.executableURL = program
         process.arguments = arguments
@@ -49,7 +59,17 @@ enum BuiltExecutable {
         let err = Pipe()
         process.standardOutput = out
         process.standardError = err
+        let stdin = Pipe()
+        if case .none = input {} else { process.standardInput = stdin }
         try process.run()
+        switch input {
+        case .none, .leftOpen: break
+        case .bytes(let data):
+            stdin.fileHandleForWriting.write(data)
+            try stdin.fileHandleForWriting.close()
+        }
+        // Held open past the process's end when left open: closed by `stdin` going away.
+        defer { withExtendedLifetime(stdin) {} }
         let stdout = out.fileHandleForReading.readDataToEndOfFile()
         let stderr = err.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()

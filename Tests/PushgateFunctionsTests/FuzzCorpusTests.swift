@@ -19,7 +19,7 @@ struct FuzzCorpusTests {
 
     @Test(
         "every committed input keeps its target's properties",
-        arguments: ["FuzzRequests", "FuzzPreview", "FuzzPayloads", "FuzzJSON", "FuzzDumps", "FuzzTimes"])
+        arguments: ["FuzzRequests", "FuzzPreview", "FuzzPayloads", "FuzzJSON", "FuzzDumps", "FuzzTimes", "FuzzHooks"])
     func replay(target: String) throws {
         let inputs = try Self.inputs(target)
         #expect(inputs.count >= 5, "a corpus to start from")
@@ -30,6 +30,7 @@ struct FuzzCorpusTests {
             case "FuzzJSON": JSONFuzzing.check
             case "FuzzDumps": DumpFuzzing.check
             case "FuzzTimes": TimeFuzzing.check
+            case "FuzzHooks": HookFuzzing.check
             default: PayloadFuzzing.check
             }
         for input in inputs { check(input) }

@@ -37,6 +37,14 @@ def inbox_count(url, context):
     return json.loads(connection.getresponse().read())["count"]
 
 
+def inbox_entries(url, context):
+    """What the emulator kept, newest first (`GET /inbox`)."""
+    parsed = urllib.parse.urlparse(url)
+    connection = http.client.HTTPSConnection(parsed.hostname, parsed.port, context=context, timeout=10)
+    connection.request("GET", "/inbox")
+    return json.loads(connection.getresponse().read())
+
+
 def h2_connection(url, ca_file, alpn):
     """A TLS socket to the emulator (offering ALPN `alpn`, or none) and an h2 client on it."""
     import h2.config
@@ -225,7 +233,13 @@ def pyapns_client_checks(settings, context):
     after = inbox_count(settings["PUSHGATE_APNS_URL"], context)
     check("pyapns_client: 40 pushes from 20 threads on one HTTP/2 connection accepted",
           not any(errors), [repr(e) for e in errors if e])
-    check("pyapns_client: each answered once (the emulator received 40)", after - before == 40, after - before)
+    # pyapns_client itself sends a push again (up to 3 times, on a new connection) when
+    # its connection fails or times out, as on a loaded machine: so each of the 40
+    # tokens must have reached the emulator, and a few more requests are the client's.
+    tokens = {entry.get("device_token") for entry in inbox_entries(settings["PUSHGATE_APNS_URL"], context)}
+    wanted = {"%064x" % (n + 100) for n in range(40)}
+    check("pyapns_client: each push reached the emulator (40 tokens, 40 requests or the client's retries)",
+          wanted <= tokens and 40 <= after - before <= 120, (len(wanted - tokens), after - before))
 
     # Its own trimming shortens a long alert body to fit; a custom key it leaves as it is.
     big = IOSPayload(alert=IOSPayloadAlert(title="Agent", body="Reply ready"), custom={"x": "x" * 4100})

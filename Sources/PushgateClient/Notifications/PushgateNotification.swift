@@ -1,0 +1,100 @@
+import Foundation
+
+/// A Pushgate push as the app receives it (`userInfo`, from APNs directly or through
+/// FCM, whose data values are all text): the event it tells of and where it leads.
+public struct PushgateNotification: Sendable, Hashable {
+    /// The event type (`type` in the push's data).
+    public enum Kind: Sendable, Hashable {
+        case replyFinished
+        case approvalRequested
+        case runCompleted
+        case runFailed
+        /// A silent push that only sets the badge (after `resolveEvent`).
+        case badgeUpdate
+        case custom(String)
+
+        init(_ text: String) {
+            switch text {
+            case "reply_finished": self = .replyFinished
+            case "approval_requested": self = .approvalRequested
+            case "run_completed": self = .runCompleted
+            case "run_failed": self = .runFailed
+            case "badge_update": self = .badgeUpdate
+            default: self = .custom(text)
+            }
+        }
+    }
+
+    public let kind: Kind
+    /// The server's key: SHA-256 of its push secret (``NotificationRouting`` finds
+    /// the app's server by it).
+    public let serverKey: String
+    /// The agent's folder; `nil` for a server-wide event.
+    public let cwd: String?
+    public let eventID: String?
+    public let conversationID: String?
+    public let appURL: String?
+    public let webURL: String?
+    public let title: String?
+    public let body: String?
+    /// `aps.badge`: the count the icon should show.
+    public let badge: Int?
+    /// How many events this push folds together (coalescing).
+    public let coalescedCount: Int?
+    /// Every custom key of the push as text, those above included.
+    public let data: [String: String]
+
+    /// The agent's key, from its `cwd`.
+    public var agentKey: String? { cwd.map(PushgateKeys.agentKey(cwd:)) }
+
+    /// `nil` when `userInfo` is not a Pushgate push (no `server_key`), or a badge
+    /// update sent straight through APNs (its payload is `aps.badge` alone: see
+    /// ``badge(in:)``).
+    public init?(userInfo: [AnyHashable: Any]) {
+        var data: [String: String] = [:]
+        for (key, value) in userInfo {
+            guard let key = key as? String, key != "aps" else { continue }
+            if let text = Self.text(value) { data[key] = text }
+        }
+        guard let serverKey = data["server_key"], !serverKey.isEmpty else { return nil }
+        let aps = userInfo["aps"] as? [String: Any]
+        let alert = aps?["alert"]
+        self.kind = Kind(data["type"] ?? "")
+        self.serverKey = serverKey
+        self.cwd = data["cwd"]
+        self.eventID = data["event_id"]
+        self.conversationID = data["conversation_id"]
+        self.appURL = data["app_url"]
+        self.webURL = data["web_url"]
+        self.title = (alert as? [String: Any])?["title"] as? String
+        self.body = (alert as? [String: Any])?["body"] as? String ?? alert as? String
+        self.badge = Self.badge(in: userInfo)
+        self.coalescedCount = data["coalesced_count"].flatMap { Int($0) }
+        self.data = data
+    }
+
+    /// A push's `aps.badge`, whatever else it holds.
+    public static func badge(in userInfo: [AnyHashable: Any]) -> Int? {
+        guard let aps = userInfo["aps"] as? [String: Any] else { return nil }
+        return aps["badge"].flatMap(integer)
+    }
+
+    private static func text(_ value: Any) -> String? {
+        switch value {
+        case let text as String: text
+        case let number as Int: String(number)
+        case let number as Double where number.rounded() == number && abs(number) < 1e15: String(Int(number))
+        case let flag as Bool: String(flag)
+        default: nil
+        }
+    }
+
+    private static func integer(_ value: Any) -> Int? {
+        switch value {
+        case let number as Int: number
+        case let number as Double where number.rounded() == number && abs(number) < 1e15: Int(number)
+        case let text as String: Int(text)
+        default: nil
+        }
+    }
+}

@@ -1,0 +1,54 @@
+/// What `registerSubscription` stores for a device under an agent.
+public struct Registration: Sendable, Hashable, Codable {
+    /// The platforms the gateway knows.
+    public enum Platform: String, Sendable, Hashable, Codable {
+        case ios, ipados, macos, android
+    }
+
+    /// The APNs environment the app's token belongs to (a debug build's is `sandbox`);
+    /// left out, the gateway learns it from APNs's answer.
+    public enum APNsEnvironment: String, Sendable, Hashable, Codable {
+        case production, sandbox
+    }
+
+    /// The agent's folder on its server.
+    public var cwd: String
+    public var installationID: String
+    public var token: PushToken
+    /// Shown as the notification's title ("project@server").
+    public var agentDisplayName: String?
+    public var platform: Platform?
+    public var appVersion: String?
+    public var bundleID: String?
+    public var apnsEnvironment: APNsEnvironment?
+
+    public init(
+        cwd: String, installationID: String, token: PushToken, agentDisplayName: String? = nil,
+        platform: Platform? = nil, appVersion: String? = nil, bundleID: String? = nil,
+        apnsEnvironment: APNsEnvironment? = nil
+    ) {
+        self.cwd = cwd
+        self.installationID = installationID
+        self.token = token
+        self.agentDisplayName = agentDisplayName
+        self.platform = platform
+        self.appVersion = appVersion
+        self.bundleID = bundleID
+        self.apnsEnvironment = apnsEnvironment
+    }
+
+    /// The request body, in the gateway's field names.
+    var body: [String: String] {
+        var body = ["cwd": cwd, "installation_id": installationID]
+        switch token {
+        case .apns(let value): body["apns_token"] = value
+        case .fcm(let value): body["fcm_token"] = value
+        }
+        body["agent_display_name"] = agentDisplayName
+        body["platform"] = platform?.rawValue
+        body["app_version"] = appVersion
+        body["bundle_id"] = bundleID
+        body["apns_environment"] = apnsEnvironment?.rawValue
+        return body
+    }
+}

@@ -1,0 +1,277 @@
+import Foundation
+
+/// The app's half of the seed's design: a stable installation id, each server's push
+/// secret, a registration when a chat opens, every known chat registered again when
+/// the push token changes, and a sign-out. What the gateway does not answer is kept
+/// in the store and sent when it answers again (the worker retries on its own with a
+/// doubling wait, and at once after any call that got through).
+///
+/// ```swift
+/// let push = SubscriptionManager(
+///     gateway: PushgateGateway(baseURL: URL(string: "https://push.example.com")!),
+///     store: KeychainStore(), options: .init(platform: .ios, bundleID: Bundle.main.bundleIdentifier))
+/// try await push.enablePush(forServer: server.id, secret: secretFromTheProxyEnvFile)
+/// try await push.tokenChanged(to: .fcm(fcmToken))                 // Messaging's delegate
+/// try await push.chatOpened(serverID: server.id, cwd: project.path, agentDisplayName: "\(project.name)@\(server.name)")
+/// ```
+public actor SubscriptionManager {
+    public struct Options: Sendable {
+        public var platform: Registration.Platform?
+        public var appVersion: String?
+        public var bundleID: String?
+        public var apnsEnvironment: Registration.APNsEnvironment?
+        /// A chat opened again within this time, nothing else changed, is not
+        /// registered again.
+        public var coalescingWindow: Duration
+        /// The first wait before sending again what the gateway did not answer; it
+        /// doubles up to `retryCap`.
+        public var retryBase: Duration
+        public var retryCap: Duration
+
+        public init(
+            platform: Registration.Platform? = nil, appVersion: String? = nil, bundleID: String? = nil,
+            apnsEnvironment: Registration.APNsEnvironment? = nil, coalescingWindow: Duration = .seconds(60),
+            retryBase: Duration = .seconds(2), retryCap: Duration = .seconds(300)
+        ) {
+            self.platform = platform
+            self.appVersion = appVersion
+            self.bundleID = bundleID
+            self.apnsEnvironment = apnsEnvironment
+            self.coalescingWindow = coalescingWindow
+            self.retryBase = retryBase
+            self.retryCap = retryCap
+        }
+    }
+
+    /// What became of a registration.
+    public enum Outcome: Sendable, Equatable {
+        case registered(RegistrationAnswer)
+        /// The same registration was made within the coalescing window: not sent again.
+        case coalesced
+        /// No push token yet: registered once ``tokenChanged(to:)`` gives one.
+        case waitingForToken
+        /// Push is not enabled for the server: no secret stored for it.
+        case noSecret
+        /// The gateway did not answer: kept, and sent when it answers again.
+        case queued(PushgateError)
+        /// The gateway refused it (a limit reached, say): not kept.
+        case refused(PushgateError)
+    }
+
+    /// What became of a sign-out.
+    public enum SignOutOutcome: Sendable, Equatable {
+        case signedOut(UnregisterInstallationAnswer)
+        /// The server had no secret here: nothing to do.
+        case notEnabled
+        case queued(PushgateError)
+        case refused(PushgateError)
+    }
+
+    private let gateway: PushgateGateway
+    private let store: any SecureStore
+    private let options: Options
+    private let ledger: SubscriptionLedger
+    private var token: PushToken?
+    /// The registrations made lately, for coalescing.
+    private var recent: [ChatLocation: (registration: Registration, at: ContinuousClock.Instant)] = [:]
+    private var retrying: Task<Void, Never>?
+
+    public init(gateway: PushgateGateway, store: any SecureStore, options: Options = Options()) {
+        self.gateway = gateway
+        self.store = store
+        self.options = options
+        self.ledger = SubscriptionLedger(store: store)
+    }
+
+    // MARK: - What the app holds
+
+    /// This installation's id: made once (a UUID), then kept in the store.
+    public func installationID() throws -> String {
+        if let id = try store.string(forKey: StoreKey.installationID) { return id }
+        let id = UUID().uuidString.lowercased()
+        try store.set(id, forKey: StoreKey.installationID)
+        return id
+    }
+
+    /// Keeps the server's push secret (read from, or written to, its env file).
+    public func enablePush(forServer serverID: String, secret: String) throws {
+        guard PushSecretGenerator.isAcceptable(secret) else {
+            throw PushgateError.invalidRequest("the push secret must be 32 to 256 characters of A-Z a-z 0-9 + / = _ -")
+        }
+        try store.set(secret, forKey: StoreKey.secret(ofServer: serverID))
+    }
+
+    public func secret(forServer serverID: String) throws -> String? {
+        try store.string(forKey: StoreKey.secret(ofServer: serverID))
+    }
+
+    /// Every server's secret by the app's server id: what ``NotificationRouting``
+    /// hashes to find a push's server.
+    public func secrets() throws -> [String: String] {
+        var secrets: [String: String] = [:]
+        for key in try store.keys() where key.hasPrefix(StoreKey.secretPrefix) {
+            secrets[String(key.dropFirst(StoreKey.secretPrefix.count))] = try store.string(forKey: key)
+        }
+        return secrets
+    }
+
+    /// The chats this installation subscribed to, oldest first.
+    public func subscriptions() throws -> [KnownSubscription] {
+        try ledger.subscriptions()
+    }
+
+    /// Calls the gateway has not answered yet.
+    public func pendingCount() throws -> Int {
+        try ledger.pending().count
+    }
+
+    // MARK: - Events of the app
+
+    /// The push token, at each start and whenever it changes: a new one is
+    /// registered again for every known chat.
+    @discardableResult
+    public func tokenChanged(to token: PushToken) async throws -> [ChatLocation: Outcome] {
+        self.token = token
+        guard try ledger.storedToken() != token else { return [:] }
+        try ledger.storeToken(token)
+        recent = [:]
+        var outcomes: [ChatLocation: Outcome] = [:]
+        for subscription in try ledger.subscriptions() {
+            outcomes[subscription.key] = try await register(subscription)
+        }
+        return outcomes
+    }
+
+    /// A chat opened: the device subscribes to its agent (the seed's auto-subscribe).
+    @discardableResult
+    public func chatOpened(serverID: String, cwd: String, agentDisplayName: String? = nil) async throws -> Outcome {
+        let subscription = KnownSubscription(serverID: serverID, cwd: cwd, agentDisplayName: agentDisplayName)
+        try ledger.remember(subscription)
+        return try await register(subscription)
+    }
+
+    /// Signs out of a server: its secret and chats are forgotten here at once, and the
+    /// installation is unregistered there (later, if the gateway does not answer now).
+    @discardableResult
+    public func signOut(serverID: String) async throws -> SignOutOutcome {
+        guard let secret = try secret(forServer: serverID) else { return .notEnabled }
+        try store.removeValue(forKey: StoreKey.secret(ofServer: serverID))
+        try ledger.forget(serverID: serverID)
+        recent = recent.filter { $0.key.serverID != serverID }
+        let installationID = try installationID()
+        do {
+            let answer = try await gateway.unregisterEverywhere(installationID: installationID, secret: secret)
+            try await gatewayAnswered()
+            return .signedOut(answer)
+        } catch let error as PushgateError where error.isTransient {
+            try ledger.keep(.signOut(serverID: serverID, secret: secret))
+            scheduleRetry(after: options.retryBase)
+            return .queued(error)
+        } catch let error as PushgateError {
+            return .refused(error)
+        }
+    }
+
+    /// Sends what the gateway did not answer before, oldest first, stopping at the
+    /// first it still does not answer; what it refuses is dropped. Returns how many
+    /// calls are still waiting. The manager calls it on its own; an app may call it
+    /// too (when the network comes back, say).
+    @discardableResult
+    public func retryPending() async throws -> Int {
+        for call in try ledger.pending() {
+            do {
+                try await send(call)
+                try ledger.drop(call)
+            } catch let error as PushgateError where error.isTransient {
+                break
+            } catch is PushgateError {
+                try ledger.drop(call)
+            }
+        }
+        return try ledger.pending().count
+    }
+
+    /// Stops the background retries (the calls stay kept).
+    public func stop() {
+        retrying?.cancel()
+        retrying = nil
+    }
+
+    // MARK: - Calls
+
+    private func register(_ subscription: KnownSubscription) async throws -> Outcome {
+        guard let secret = try secret(forServer: subscription.serverID) else { return .noSecret }
+        guard let registration = try registration(of: subscription) else { return .waitingForToken }
+        if let last = recent[subscription.key], last.registration == registration,
+            ContinuousClock.now - last.at < options.coalescingWindow
+        {
+            return .coalesced
+        }
+        // Marked before the call: a second opening while it is out coalesces.
+        recent[subscription.key] = (registration, .now)
+        do {
+            let answer = try await gateway.register(registration, secret: secret)
+            try ledger.drop(.register(subscription))
+            try await gatewayAnswered()
+            return .registered(answer)
+        } catch let error as PushgateError {
+            recent[subscription.key] = nil
+            guard error.isTransient else { return .refused(error) }
+            try ledger.keep(.register(subscription))
+            scheduleRetry(after: options.retryBase)
+            return .queued(error)
+        }
+    }
+
+    /// The registration of a chat with this installation's current token; `nil` with no token yet.
+    private func registration(of subscription: KnownSubscription) throws -> Registration? {
+        if token == nil { token = try ledger.storedToken() }
+        guard let token else { return nil }
+        return Registration(
+            cwd: subscription.cwd, installationID: try installationID(), token: token,
+            agentDisplayName: subscription.agentDisplayName, platform: options.platform,
+            appVersion: options.appVersion, bundleID: options.bundleID, apnsEnvironment: options.apnsEnvironment)
+    }
+
+    /// One kept call, made with what is current now. A registration of a chat since
+    /// forgotten, or with no secret or token left, is done: nothing to send.
+    private func send(_ call: PendingCall) async throws {
+        switch call {
+        case .register(let kept):
+            guard let subscription = try ledger.subscriptions().first(where: { $0.key == kept.key }),
+                let secret = try secret(forServer: subscription.serverID),
+                let registration = try registration(of: subscription)
+            else { return }
+            _ = try await gateway.register(registration, secret: secret)
+            recent[subscription.key] = (registration, .now)
+        case .signOut(_, let secret):
+            _ = try await gateway.unregisterEverywhere(installationID: try installationID(), secret: secret)
+        }
+    }
+
+    /// The gateway answers again: what it missed goes now.
+    private func gatewayAnswered() async throws {
+        if try !ledger.pending().isEmpty { scheduleRetry(after: .zero) }
+    }
+
+    private func scheduleRetry(after first: Duration) {
+        guard retrying == nil else { return }
+        let (base, cap) = (options.retryBase, options.retryCap)
+        retrying = Task {
+            var wait = first
+            while !Task.isCancelled {
+                try? await Task.sleep(for: wait)
+                guard !Task.isCancelled else { return }
+                if (try? await self.retryPending()) == 0 { break }
+                wait = min(max(wait * 2, base), cap)
+            }
+            self.retryEnded()
+        }
+    }
+
+    private func retryEnded() {
+        retrying = nil
+        // A call kept after the last round found nothing waiting.
+        if let waiting = try? ledger.pending().count, waiting > 0 { scheduleRetry(after: options.retryBase) }
+    }
+}

@@ -1,0 +1,27 @@
+import Foundation
+import PushgateCore
+import PushgateFunctions
+
+/// One input of the hook fuzzer, read two ways: as a Claude Code hook event on
+/// standard input, and as a transcript's tail. What must hold: nothing traps; an
+/// event that is read becomes a call the gateway accepts as it is (the function's own
+/// request checks pass: `pushgate hook` never earns a 400 from its input); a
+/// transcript's last assistant text, when there is one, is not empty.
+public enum HookFuzzing {
+    public static func check(_ bytes: [UInt8]) {
+        let text = ClaudeTranscript.lastAssistantText(in: bytes)
+        require(text.map { !$0.isEmpty } ?? true, "an empty assistant text was found")
+        guard let event = try? ClaudeHookEvent(json: bytes) else { return }
+        let now = Date(timeIntervalSince1970: 1_795_000_000)
+        let (function, body) = event.call(now: now) { text }
+        let fields = RequestFields(body, receivedAt: now)
+        do throws(FunctionError) {
+            switch function {
+            case "triggerReplyFinished": _ = try TriggerReplyFinishedRequest(fields: fields)
+            default: _ = try TriggerEventRequest(fields: fields)
+            }
+        } catch {
+            require(false, "\(function) refuses what the hook sends: \(error) for \(body)")
+        }
+    }
+}

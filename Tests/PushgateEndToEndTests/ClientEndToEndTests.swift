@@ -1,0 +1,202 @@
+import Foundation
+import PushgateClient
+import PushgateCore
+import PushgateTesting
+import Testing
+
+/// `PushgateClient` as an app uses it, against a gateway process delivering through
+/// the APNs emulator: chats opened, a token changed, the gateway away and back.
+@Suite("End to end: the Swift client package")
+struct ClientEndToEndTests {
+    let secret = PushSecret.generate().value
+    let tokenA = String(repeating: "a1", count: 32)
+    let tokenB = String(repeating: "b2", count: 32)
+
+    func manager(_ baseURL: String, store: any SecureStore) throws -> SubscriptionManager {
+        let gateway = PushgateGateway(
+            baseURL: try #require(URL(string: baseURL)), retry: RetryPolicy(deadline: .seconds(5)))
+        return SubscriptionManager(
+            gateway: gateway, store: store,
+            options: .init(
+                platform: .ios, bundleID: "com.example.app", retryBase: .milliseconds(200),
+                retryCap: .seconds(1)))
+    }
+
+    /// `pushgate trigger` for `cwd`, as the agent side calls it.
+    func trigger(_ gateway: RunningGateway, cwd: String) async throws -> [String: JSONValue] {
+        let result = try await BuiltExecutable.run(
+            ["trigger", "--cwd", cwd, "--message", "Reply for \(cwd)"],
+            environment: ["CODEAGENTS_PUSH_SECRET": secret, "CODEAGENTS_PUSH_GATEWAY_BASE_URL": gateway.baseURL])
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        return try #require(try JSONValue.parse(Array(result.stdout.utf8)).objectValue)
+    }
+
+    /// Waits (at most 15 s) until `condition` holds.
+    func eventually(_ what: Comment, _ condition: () async throws -> Bool) async throws {
+        let deadline = ContinuousClock.now + .seconds(15)
+        while ContinuousClock.now < deadline {
+            if try await condition() { return }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        Issue.record(what)
+    }
+
+    @Test(
+        "chats opened register once each; the agent's trigger reaches the phone and the push leads back to its chat; a new token is registered for every chat"
+    )
+    func registerTriggerReplay() async throws {
+        let scratch = try TemporaryDirectory(name: "e2e-client")
+        defer { scratch.remove() }
+        let emulator = try await RunningEmulator(directory: scratch.url)
+        defer { emulator.terminate() }
+        let gateway = try await RunningGateway(
+            database: scratch.url.appendingPathComponent("pushgate.sqlite").path, environment: emulator.settings)
+        defer { gateway.terminate() }
+        let store = FileStore(path: scratch.url.appendingPathComponent("app/push.json").path)
+        let push = try manager(gateway.baseURL, store: store)
+
+        #expect(try await push.chatOpened(serverID: "home", cwd: "/srv/a") == .noSecret)
+        try await push.enablePush(forServer: "home", secret: secret)
+        #expect(try await push.chatOpened(serverID: "home", cwd: "/srv/a") == .waitingForToken)
+        let first = try await push.tokenChanged(to: .apns(tokenA))
+        guard case .registered(let answer)? = first[ChatLocation(serverID: "home", cwd: "/srv/a")] else {
+            Issue.record("the chat opened before the token is registered once it comes: \(first)")
+            return
+        }
+        #expect(answer.created && answer.serverKey == PushgateKeys.serverKey(secret: secret))
+        #expect(try await push.chatOpened(serverID: "home", cwd: "/srv/a", agentDisplayName: nil) == .coalesced)
+        guard case .registered = try await push.chatOpened(serverID: "home", cwd: "/srv/b", agentDisplayName: "b@home")
+        else {
+            Issue.record("a second chat registers")
+            return
+        }
+
+        let triggered = try await trigger(gateway, cwd: "/srv/b")
+        #expect(triggered["success_count"] == 1, "\(triggered)")
+        let entry = try #require(try await emulator.entries().first)
+        #expect(entry["device_token"]?.stringValue == tokenA)
+        let payload = try #require(entry["payload"]?.objectValue)
+        let userInfo = try #require(
+            try JSONSerialization.jsonObject(with: JSONValue.object(payload).encodedData()) as? [AnyHashable: Any])
+        let notification = try #require(PushgateNotification(userInfo: userInfo))
+        #expect(notification.kind == .replyFinished && notification.title == "b@home")
+        let secrets = try await push.secrets()
+        #expect(
+            NotificationRouting.destination(of: notification, secrets: secrets)
+                == ChatLocation(serverID: "home", cwd: "/srv/b"))
+        #expect(
+            !NotificationRouting.presentsBanner(
+                notification, secrets: secrets, chatOnScreen: ChatLocation(serverID: "home", cwd: "/srv/b")))
+
+        // The token changes: both chats are registered again, with the new one.
+        let replayed = try await push.tokenChanged(to: .apns(tokenB))
+        #expect(replayed.count == 2 && replayed.values.allSatisfy { if case .registered = $0 { true } else { false } })
+        #expect(try await push.tokenChanged(to: .apns(tokenB)).isEmpty, "the same token again: nothing to do")
+        _ = try await trigger(gateway, cwd: "/srv/a")
+        try await eventually("the push for /srv/a reaches the new token") {
+            try await emulator.entries().first?["device_token"]?.stringValue == tokenB
+        }
+        let client = PushgateGateway(baseURL: try #require(URL(string: gateway.baseURL)))
+        let installationID = try await push.installationID()
+        let listed = try await client.subscriptions(installationID: installationID, secret: secret)
+        #expect(listed.subscriptions.map(\.cwd) == ["/srv/a", "/srv/b"])
+        let diagnostics = try await client.diagnostics(installationID: installationID, secret: secret)
+        #expect(diagnostics.installation?.tokenPreview == String(tokenB.prefix(8)))
+
+        // Another manager over the same store (the app started again) knows it all.
+        let restarted = try manager(gateway.baseURL, store: FileStore(path: store.path))
+        #expect(try await restarted.installationID() == installationID)
+        #expect(try await restarted.subscriptions().map(\.cwd) == ["/srv/a", "/srv/b"])
+
+        guard case .signedOut(let signedOut) = try await push.signOut(serverID: "home") else {
+            Issue.record("signed out")
+            return
+        }
+        #expect(signedOut.removedCount == 2)
+        #expect(try await push.secrets().isEmpty)
+        #expect(try await push.subscriptions().isEmpty)
+    }
+
+    @Test("the gateway away: a chat's registration and a sign-out are kept, and sent on their own once it is back")
+    func offlineThenBack() async throws {
+        let scratch = try TemporaryDirectory(name: "e2e-client-offline")
+        defer { scratch.remove() }
+        let database = scratch.url.appendingPathComponent("pushgate.sqlite").path
+        let first = try await RunningGateway(database: database)
+        let port = first.port
+        #expect(await first.stop() == 0)
+
+        let push = try manager("http://127.0.0.1:\(port)", store: InMemoryStore())
+        try await push.enablePush(forServer: "home", secret: secret)
+        try await push.enablePush(forServer: "old", secret: PushSecret.generate().value)
+        try await push.tokenChanged(to: .fcm("fcm-token:APA91b-offline"))
+        guard case .queued(let error) = try await push.chatOpened(serverID: "home", cwd: "/srv/a") else {
+            Issue.record("kept while the gateway is away")
+            return
+        }
+        #expect(error.isTransient)
+        guard case .queued = try await push.signOut(serverID: "old") else {
+            Issue.record("a sign-out is kept too")
+            return
+        }
+        #expect(try await push.pendingCount() == 2)
+        #expect(try await push.secrets().keys.sorted() == ["home"], "the signed-out server is forgotten at once")
+
+        let back = try await RunningGateway(database: database, arguments: ["--port", String(port)])
+        defer { back.terminate() }
+        try await eventually("the kept calls are sent once the gateway answers") {
+            try await push.pendingCount() == 0
+        }
+        let client = PushgateGateway(baseURL: try #require(URL(string: back.baseURL)))
+        let listed = try await client.subscriptions(installationID: try await push.installationID(), secret: secret)
+        #expect(listed.subscriptions.map(\.cwd) == ["/srv/a"])
+        await push.stop()
+    }
+
+    @Test("errors are typed: the gateway's JSON, its Retry-After, within the caller's deadline; never the secret")
+    func typedErrors() async throws {
+        let scratch = try TemporaryDirectory(name: "e2e-client-errors")
+        defer { scratch.remove() }
+        let gateway = try await RunningGateway(
+            database: scratch.url.appendingPathComponent("pushgate.sqlite").path,
+            environment: ["PUSHGATE_RATE_PER_SECRET": "2", "PUSHGATE_RATE_PER_ADDRESS": "0"])
+        defer { gateway.terminate() }
+        let client = PushgateGateway(
+            baseURL: try #require(URL(string: gateway.baseURL)), retry: RetryPolicy(deadline: .seconds(2)))
+
+        do {
+            _ = try await client.ping(secret: secret)
+            Issue.record("a secret nobody registered with is not found")
+        } catch {
+            guard case .gateway(let refusal) = error else { throw error }
+            #expect(refusal.httpStatus == 404 && refusal.code == .notFound)
+            #expect(!error.description.contains(secret))
+        }
+        do {
+            _ = try await client.register(
+                Registration(cwd: "", installationID: "phone", token: .apns(tokenA)), secret: secret)
+            Issue.record("an empty cwd is refused")
+        } catch {
+            guard case .gateway(let refusal) = error else { throw error }
+            #expect(refusal.code == .invalidArgument && refusal.field == "cwd")
+        }
+        // Over the secret's rate: answered 429 with a wait longer than the deadline,
+        // so the call ends at once rather than sleeping past it.
+        let started = ContinuousClock.now
+        do {
+            _ = try await client.ping(secret: secret)
+            Issue.record("the third call in a minute is over the rate")
+        } catch {
+            guard case .gateway(let refusal) = error else { throw error }
+            #expect(refusal.httpStatus == 429 && refusal.code == .resourceExhausted)
+            #expect((refusal.retryAfter ?? .zero) > .seconds(2), "\(refusal)")
+        }
+        #expect(ContinuousClock.now - started < .seconds(2))
+        do {
+            _ = try await client.ping(secret: "short")
+            Issue.record("a secret the gateway would refuse is refused here")
+        } catch {
+            guard case .invalidRequest = error else { throw error }
+        }
+    }
+}

@@ -1,0 +1,189 @@
+import Foundation
+import PushgateCore
+import PushgateTesting
+import Testing
+
+/// `pushgate hook` as Claude Code runs it (the event on standard input) against a
+/// gateway delivering through the APNs emulator, and `pushgate proxy-env`.
+@Suite("End to end: the Claude Code hook and the proxy's env file")
+struct HookEndToEndTests {
+    let secret = PushSecret.generate().value
+    let cwd = "/srv/shop-api"
+    let token = String(repeating: "5e1f", count: 16)
+
+    func json(_ object: [String: Any]) throws -> BuiltExecutable.Input {
+        .bytes(try JSONSerialization.data(withJSONObject: object))
+    }
+
+    /// What the hook wrote: one line on standard error, nothing on standard output.
+    func expectQuiet(_ result: BuiltExecutable.Result, _ comment: Comment? = nil) {
+        #expect(result.status == 0, comment)
+        #expect(result.stdout.isEmpty, "Claude Code reads standard output as the hook's decision: \(result.stdout)")
+        #expect(result.stderr.split(separator: "\n").count == 1, "one line: \(result.stderr)")
+        #expect(!result.stderr.contains(secret))
+    }
+
+    /// The APNs emulator's pushes once it holds `count`, newest first.
+    func pushes(_ emulator: RunningEmulator, count: Int) async throws -> [[String: JSONValue]] {
+        let deadline = ContinuousClock.now + .seconds(15)
+        while ContinuousClock.now < deadline {
+            let entries = try await emulator.entries()
+            if entries.count >= count { return entries.compactMap { $0["payload"]?.objectValue } }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        Issue.record("the emulator did not receive \(count) pushes within 15 s")
+        return []
+    }
+
+    @Test(
+        "a stop (its last reply, or the transcript's) and a permission prompt each become a push, the hook answering on standard error only"
+    )
+    func hookEvents() async throws {
+        let scratch = try TemporaryDirectory(name: "e2e-hook")
+        defer { scratch.remove() }
+        let emulator = try await RunningEmulator(directory: scratch.url)
+        defer { emulator.terminate() }
+        let gateway = try await RunningGateway(
+            database: scratch.url.appendingPathComponent("pushgate.sqlite").path, environment: emulator.settings)
+        defer { gateway.terminate() }
+        let environment = ["CODEAGENTS_PUSH_SECRET": secret, "CODEAGENTS_PUSH_GATEWAY_BASE_URL": gateway.baseURL]
+        let subscribed = try await BuiltExecutable.run(
+            ["subscribe", "--cwd", cwd, "--installation-id", "phone", "--apns-token", token],
+            environment: environment)
+        #expect(subscribed.status == 0, "\(subscribed.stdout)\(subscribed.stderr)")
+
+        let stop = try await BuiltExecutable.run(
+            ["hook"], environment: environment,
+            input: try json([
+                "session_id": "5b0c1d2e-aaaa-bbbb-cccc-0123456789ab", "transcript_path": "/nonexistent.jsonl",
+                "cwd": cwd, "hook_event_name": "Stop", "stop_hook_active": false,
+                "last_assistant_message": "All\u{7}   tests\npass.",
+            ]))
+        expectQuiet(stop)
+        #expect(stop.stderr.contains("triggerReplyFinished answered 202"), "\(stop.stderr)")
+        let reply = try #require(try await pushes(emulator, count: 1).first)
+        #expect(reply["type"] == "reply_finished" && reply["conversation_id"] == "5b0c1d2e-aaaa-bbbb-cccc-0123456789ab")
+        #expect(reply["aps"]?.objectValue?["alert"]?.objectValue?["body"] == "All tests pass.")
+
+        // No last_assistant_message: the transcript's last assistant text.
+        let transcript = scratch.url.appendingPathComponent("session.jsonl")
+        let lines: [[String: Any]] = [
+            ["type": "user", "message": ["role": "user", "content": "Run the tests"]],
+            [
+                "type": "assistant",
+                "message": ["role": "assistant", "content": [["type": "text", "text": "Running."]]],
+            ],
+            [
+                "type": "assistant",
+                "message": ["role": "assistant", "content": [["type": "text", "text": "Done: 12 passed."]]],
+            ],
+            [
+                "type": "assistant",
+                "message": ["role": "assistant", "content": [["type": "tool_use", "name": "Bash", "input": [:]]]],
+            ],
+        ]
+        let text =
+            try lines.map { String(decoding: try JSONSerialization.data(withJSONObject: $0), as: UTF8.self) }
+            .joined(separator: "\n") + "\n{not json\n"
+        try Data(text.utf8).write(to: transcript)
+        let fromTranscript = try await BuiltExecutable.run(
+            ["hook"], environment: environment,
+            input: try json([
+                "session_id": "s2", "transcript_path": transcript.path, "cwd": cwd, "hook_event_name": "Stop",
+            ]))
+        expectQuiet(fromTranscript)
+        let second = try #require(try await pushes(emulator, count: 2).first)
+        #expect(second["aps"]?.objectValue?["alert"]?.objectValue?["body"] == "Done: 12 passed.")
+
+        let prompt = try await BuiltExecutable.run(
+            ["hook"], environment: environment,
+            input: try json([
+                "session_id": "s3", "cwd": cwd, "hook_event_name": "Notification",
+                "message": "Claude needs your permission to use Bash", "title": "Claude Code",
+                "notification_type": "permission_prompt",
+            ]))
+        expectQuiet(prompt)
+        #expect(prompt.stderr.contains("triggerEvent answered 202"), "\(prompt.stderr)")
+        let approval = try #require(try await pushes(emulator, count: 3).first)
+        #expect(approval["type"] == "approval_requested" && approval["conversation_id"] == "s3")
+        let alert = try #require(approval["aps"]?.objectValue?["alert"]?.objectValue)
+        #expect(alert["title"] == "Claude Code")
+        #expect(alert["body"]?.stringValue?.contains("Claude needs your permission to use Bash") == true, "\(alert)")
+    }
+
+    @Test("whatever goes wrong, the hook exits 0 within seconds with one line, and sends nothing it should not")
+    func neverHoldsClaudeUp() async throws {
+        let stop = try json(["cwd": cwd, "hook_event_name": "Stop", "last_assistant_message": "hi"])
+        let reachable = ["CODEAGENTS_PUSH_SECRET": secret, "CODEAGENTS_PUSH_GATEWAY_BASE_URL": "http://127.0.0.1:1"]
+        let cases: [(String, [String: String], BuiltExecutable.Input, String)] = [
+            ("no secret", ["CODEAGENTS_PUSH_SECRET": ""], stop, "nothing sent"),
+            ("not JSON", reachable, .bytes(Data("{\"cwd\":".utf8)), "not JSON"),
+            ("another hook", reachable, try json(["cwd": cwd, "hook_event_name": "PreToolUse"]), "only Stop"),
+            ("no cwd", reachable, try json(["hook_event_name": "Stop"]), "no usable cwd"),
+            ("the gateway away", reachable, stop, "not sent"),
+            ("standard input never closed", reachable, .leftOpen, "gave up after 4 s"),
+        ]
+        for (name, environment, input, said) in cases {
+            let started = ContinuousClock.now
+            let result = try await BuiltExecutable.run(["hook"], environment: environment, input: input)
+            expectQuiet(result, "\(name)")
+            #expect(result.stderr.contains(said), "\(name): \(result.stderr)")
+            #expect(ContinuousClock.now - started < .seconds(8), "\(name): the hook must not hold Claude Code up")
+        }
+    }
+
+    @Test("--settings prints the hooks block: this executable with the options given, for Stop and Notification")
+    func settingsBlock() async throws {
+        let result = try await BuiltExecutable.run(["hook", "--settings", "--secret-file", "/etc/claude proxy.env"])
+        #expect(result.status == 0)
+        let block = try #require(try JSONValue.parse(Array(result.stdout.utf8)).objectValue?["hooks"]?.objectValue)
+        #expect(Set(block.keys) == ["Stop", "Notification"])
+        let command = try #require(
+            block["Stop"]?.arrayValue?.first?.objectValue?["hooks"]?.arrayValue?.first?.objectValue?["command"]?
+                .stringValue)
+        #expect(command == "\(BuiltExecutable.url.path) hook --secret-file '/etc/claude proxy.env'")
+    }
+
+    @Test(
+        "proxy-env sets the two values and keeps every other line, mode 0600; a secret is generated once, then kept; trigger reads both from the file"
+    )
+    func proxyEnvironment() async throws {
+        let scratch = try TemporaryDirectory(name: "e2e-proxy-env")
+        defer { scratch.remove() }
+        let file = scratch.url.appendingPathComponent("claude-proxy.env").path
+        let original = "# claude-proxy\nANTHROPIC_API_KEY=sk-ant-test\n\nexport PORT=8000\n"
+        try Data(original.utf8).write(to: URL(fileURLWithPath: file))
+        let gateway = try await RunningGateway(database: scratch.url.appendingPathComponent("pushgate.sqlite").path)
+        defer { gateway.terminate() }
+
+        let first = try await BuiltExecutable.run(
+            ["proxy-env", "--file", file], environment: ["CODEAGENTS_PUSH_GATEWAY_BASE_URL": gateway.baseURL])
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(first.stdout.contains("CODEAGENTS_PUSH_SECRET generated"), "\(first.stdout)")
+        let written = try String(contentsOfFile: file, encoding: .utf8)
+        #expect(written.hasPrefix(original), "every other line kept, in order")
+        let secret = try #require(written.split(separator: "\n").first { $0.hasPrefix("CODEAGENTS_PUSH_SECRET=") })
+            .dropFirst("CODEAGENTS_PUSH_SECRET=".count)
+        #expect(PushSecret(String(secret)) != nil && !first.stdout.contains(secret), "a real secret, never printed")
+        #expect(written.contains("CODEAGENTS_PUSH_GATEWAY_BASE_URL=\(gateway.baseURL)\n"))
+        let mode = try FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+
+        // An empty variable is no value (as `KEY=` in an env file).
+        let kept = try await BuiltExecutable.run(
+            ["proxy-env", "--file", file], environment: ["CODEAGENTS_PUSH_SECRET": ""])
+        #expect(kept.status == 0 && kept.stdout.contains("CODEAGENTS_PUSH_SECRET kept"), "\(kept.stdout)\(kept.stderr)")
+        #expect(try String(contentsOfFile: file, encoding: .utf8) == written, "nothing to change: the same file")
+
+        let refused = try await BuiltExecutable.run(["proxy-env", "--file", file, "--url", "ftp://push"])
+        #expect(refused.status == 1 && refused.stderr.contains("http(s)://"), "\(refused.stderr)")
+        #expect(try String(contentsOfFile: file, encoding: .utf8) == written, "a refused call changes nothing")
+
+        // The agent side reads both values from the file it was given.
+        let trigger = try await BuiltExecutable.run(
+            ["trigger", "--secret-file", file, "--cwd", "/srv/none", "--message", "hi"],
+            environment: ["CODEAGENTS_PUSH_GATEWAY_BASE_URL": "", "CODEAGENTS_PUSH_SECRET": ""])
+        #expect(trigger.status == 0, "\(trigger.stdout)\(trigger.stderr)")
+        #expect(trigger.stdout.contains("\"server_key\""), "\(trigger.stdout)")
+    }
+}
