@@ -9,10 +9,9 @@ import PushgateCore
 struct HookCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "hook",
-        abstract:
-            "Send a Claude Code hook event (Stop, SubagentStop, Notification) from standard input to the gateway.",
+        abstract: "Send a Claude Code hook event to the gateway.",
         discussion: """
-            A stop becomes triggerReplyFinished (the last reply as the preview), a permission prompt an \
+            Reads the event (Stop, SubagentStop, Notification) from standard input. A stop becomes triggerReplyFinished (the last reply as the preview), a permission prompt an \
             approval_requested event, an idle prompt a waiting_for_input one. Always exits 0 within a few seconds. \
             --settings prints the hooks block for .claude/settings.json.
             """

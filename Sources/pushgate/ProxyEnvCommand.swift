@@ -8,10 +8,9 @@ import PushgateClient
 struct ProxyEnvCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "proxy-env",
-        abstract:
-            "Set CODEAGENTS_PUSH_SECRET and CODEAGENTS_PUSH_GATEWAY_BASE_URL in an env file, keeping its other lines.",
+        abstract: "Set the push secret and gateway URL in an env file.",
         discussion: """
-            The values come as pushgate trigger takes them: --url or CODEAGENTS_PUSH_GATEWAY_BASE_URL, --secret-file \
+            Sets CODEAGENTS_PUSH_SECRET and CODEAGENTS_PUSH_GATEWAY_BASE_URL, keeping every other line. The values come as pushgate trigger takes them: --url or CODEAGENTS_PUSH_GATEWAY_BASE_URL, --secret-file \
             or CODEAGENTS_PUSH_SECRET. A value not given keeps the file's; a file with no secret gets a new one \
             (32 random bytes, base64). The file is written atomically, mode 0600. The secret is never printed.
             """

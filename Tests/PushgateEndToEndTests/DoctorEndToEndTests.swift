@@ -93,7 +93,7 @@ struct DoctorEndToEndTests {
             names == [
                 "serve", "keygen", "subscribe", "trigger", "apns-emulator", "fcm-emulator", "outbox", "config",
                 "doctor", "event",
-                "resolve", "diagnostics", "unsubscribe", "backup", "export", "import",
+                "resolve", "diagnostics", "unsubscribe", "backup", "export", "import", "hook", "proxy-env",
             ], "\(result.stdout)")
         #expect(lines.allSatisfy { $0.hasPrefix("  ") && !$0.hasPrefix("   ") }, "no abstract wraps onto a second line")
     }
