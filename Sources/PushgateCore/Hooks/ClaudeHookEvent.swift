@@ -59,8 +59,11 @@ public struct ClaudeHookEvent: Sendable, Equatable {
                     "hook_event_name \(name.map { "'\(InvisibleCharacters.escaped(String($0.prefix(64))))'" } ?? "missing"): only Stop, SubagentStop and Notification are sent"
             )
         }
-        guard let cwd = object["cwd"]?.stringValue, !cwd.isEmpty, cwd.utf8.count <= 1024, !cwd.utf8.contains(0) else {
-            throw Unusable(description: "the hook event has no usable cwd (1 to 1,024 bytes)")
+        // As the gateway reads a cwd: 1 to 1,024 bytes, no invisible character.
+        guard let cwd = object["cwd"]?.stringValue, !cwd.isEmpty, cwd.utf8.count <= 1024,
+            InvisibleCharacters.first(in: cwd) == nil
+        else {
+            throw Unusable(description: "the hook event has no usable cwd (1 to 1,024 bytes, no control characters)")
         }
         self.cwd = cwd
         sessionID = object["session_id"]?.stringValue.flatMap(Self.identifier)
@@ -101,13 +104,15 @@ public struct ClaudeHookEvent: Sendable, Equatable {
         case "permission_prompt": return "approval_requested"
         case "idle_prompt": return "waiting_for_input"
         case let other?:
-            // A custom type is [a-z][a-z0-9_]*: other names are folded to it.
+            // A custom type is what EventType accepts ([a-z][a-z0-9_]*, at most 40):
+            // other names are folded to it.
             let folded = String(
                 other.lowercased().unicodeScalars.map { scalar -> Character in
                     ("a"..."z").contains(scalar) || ("0"..."9").contains(scalar) ? Character(scalar) : "_"
                 }
-                .prefix(48))
-            guard let first = folded.unicodeScalars.first, ("a"..."z").contains(first) else { return "notification" }
+                .prefix(40))
+            // A badge update is the gateway's own silent push, not an event.
+            guard case .custom = EventType(rawValue: folded), folded != "badge_update" else { return "notification" }
             return folded
         case nil: return "notification"
         }

@@ -1,0 +1,78 @@
+import Foundation
+import PushgateCore
+import Testing
+
+@Suite("Claude Code hook events: what each becomes")
+struct ClaudeHookEventTests {
+    static let now = Date(timeIntervalSince1970: 1_795_000_000)
+
+    static func event(_ object: [String: Any]) throws -> ClaudeHookEvent {
+        try ClaudeHookEvent(json: Array(try JSONSerialization.data(withJSONObject: object)))
+    }
+
+    @Test(
+        "a notification's type becomes an event type the gateway accepts",
+        arguments: [
+            ("permission_prompt", "approval_requested"), ("idle_prompt", "waiting_for_input"),
+            ("elicitation_dialog", "elicitation_dialog"), ("Auth-Success", "auth_success"),
+            ("9lives", "notification"), ("", "notification"), ("badge_update", "notification"),
+            ("run_completed", "notification"),
+            (String(repeating: "x", count: 90), String(repeating: "x", count: 40)),
+        ])
+    func notificationTypes(type: String, expected: String) throws {
+        let event = try Self.event(["cwd": "/srv/a", "hook_event_name": "Notification", "notification_type": type])
+        #expect(event.call(now: Self.now) { nil }.body["type"] == .string(expected))
+    }
+
+    @Test("a stop: the last reply made a preview, the session its conversation, answered once stored")
+    func stop() throws {
+        let event = try Self.event([
+            "cwd": "/srv/a", "hook_event_name": "Stop", "session_id": "s-1",
+            "last_assistant_message": "```codeagents-ui\n{}\n```Tests\u{202E}   pass\u{0}.",
+        ])
+        let (function, body) = event.call(now: Self.now) {
+            Issue.record("no transcript read")
+            return nil
+        }
+        #expect(function == "triggerReplyFinished")
+        #expect(body["message_preview"] == "Tests pass.")
+        #expect(body["conversation_id"] == "s-1" && body["wait"] == false)
+        #expect(body["finished_at"] == .string(RFC3339.format(Self.now)))
+    }
+
+    @Test("a subagent's stop without its text reads the transcript; a session id that is not one is left out")
+    func fromTranscript() throws {
+        let event = try Self.event(["cwd": "/srv/a", "hook_event_name": "SubagentStop", "session_id": "a b"])
+        let body = event.call(now: Self.now) { "From the transcript." }.body
+        #expect(body["message_preview"] == "From the transcript." && body["conversation_id"] == nil)
+    }
+
+    @Test("what is not a hook event Pushgate sends is refused with the reason")
+    func unusable() {
+        for (input, reason) in [
+            ("[]", "not a JSON object"), ("{", "not JSON"),
+            (#"{"hook_event_name":"PreToolUse","cwd":"/a"}"#, "only Stop"),
+            (#"{"hook_event_name":"Stop"}"#, "no usable cwd"),
+            (#"{"hook_event_name":"Stop","cwd":""}"#, "no usable cwd"),
+        ] {
+            #expect {
+                try ClaudeHookEvent(json: Array(input.utf8))
+            } throws: { error in
+                (error as? ClaudeHookEvent.Unusable)?.description.contains(reason) == true
+            }
+        }
+    }
+
+    @Test("a transcript's last assistant text: tool calls, other lines and a cut first line passed over")
+    func transcript() {
+        let lines = [
+            #"t":"assistant","message":{"content":[{"type":"text","text":"cut"}]}}"#,
+            #"{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"One."},{"type":"text","text":"Two."}]}}"#,
+            #"{"type":"assistant","message":{"role":"assistant","content":[{"type":"tool_use","name":"Bash"}]}}"#,
+            #"{"type":"user","message":{"role":"user","content":"ok"}}"#, "", "garbage",
+        ]
+        #expect(ClaudeTranscript.lastAssistantText(in: Array(lines.joined(separator: "\n").utf8)) == "One.\n\nTwo.")
+        #expect(ClaudeTranscript.lastAssistantText(in: Array(lines[0].utf8)) == nil)
+        #expect(ClaudeTranscript.lastAssistantText(in: []) == nil)
+    }
+}
