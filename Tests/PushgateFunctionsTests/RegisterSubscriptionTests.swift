@@ -115,7 +115,7 @@ struct RegisterSubscriptionTests {
     }
 
     @Test(
-        "an installation under 1,100 agents: its new token reaches all, read 500 at a time, written 25 a bulk transaction"
+        "an installation under 1,100 agents: its new token reaches all, read 25 then 500 at a time, written 25 a bulk transaction"
     )
     func rotationInBatches() async throws {
         let fixture = try FunctionsFixture()

@@ -175,12 +175,18 @@ public struct RegisterSubscriptionFunction: Sendable {
         timestamp: JSONValue
     ) async throws {
         var after: DocumentPath?
+        // Most installations follow a few agents: the first page is one batch, small
+        // enough for a store's quick read (a new device pays only that); the rest
+        // come ``rotationPage`` at a time.
+        var limit = Self.rotationBatch
         while true {
             let page = try await store.documents(
                 inGroup: NamespacePaths.devices, under: NamespacePaths.server(serverKey),
-                where: .documentID(request.installationID), after: after, limit: Self.rotationPage)
+                where: .documentID(request.installationID), after: after, limit: limit)
             guard let last = page.last else { return }
             after = last.path
+            let lastPage = page.count < limit
+            limit = Self.rotationPage
             let writes: [DocumentWrite] = page.compactMap { device in
                 guard device.path != devicePath, !Self.holds(request, device) else { return nil }
                 var fields = tokenFields.merging(Self.environmentFields(request, stored: device)) { _, environment in
@@ -199,7 +205,7 @@ public struct RegisterSubscriptionFunction: Sendable {
                 }
                 guard current.outcome else { return }
             }
-            if page.count < Self.rotationPage { return }
+            if lastPage { return }
         }
     }
 }
