@@ -75,7 +75,7 @@ struct ProxyEnvCommand: ParsableCommand {
         }
         if let given {
             guard PushSecretGenerator.isAcceptable(given) else {
-                throw CommandFailure("the push secret must be 32 to 256 characters of A-Z a-z 0-9 + / = _ -")
+                throw CommandFailure(PushSecretGenerator.rule)
             }
             return (given, "set")
         }

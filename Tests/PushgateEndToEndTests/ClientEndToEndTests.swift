@@ -31,16 +31,6 @@ struct ClientEndToEndTests {
         return try #require(try JSONValue.parse(Array(result.stdout.utf8)).objectValue)
     }
 
-    /// Waits (at most 15 s) until `condition` holds.
-    func eventually(_ what: Comment, _ condition: () async throws -> Bool) async throws {
-        let deadline = ContinuousClock.now + .seconds(15)
-        while ContinuousClock.now < deadline {
-            if try await condition() { return }
-            try await Task.sleep(for: .milliseconds(100))
-        }
-        Issue.record(what)
-    }
-
     @Test(
         "chats opened register once each; the agent's trigger reaches the phone and the push leads back to its chat; a new token is registered for every chat"
     )
@@ -93,7 +83,7 @@ struct ClientEndToEndTests {
         #expect(replayed.count == 2 && replayed.values.allSatisfy { if case .registered = $0 { true } else { false } })
         #expect(try await push.tokenChanged(to: .apns(tokenB)).isEmpty, "the same token again: nothing to do")
         _ = try await trigger(gateway, cwd: "/srv/a")
-        try await eventually("the push for /srv/a reaches the new token") {
+        try await waitUntil("the push for /srv/a to reach the new token", within: .seconds(15)) {
             try await emulator.entries().first?["device_token"]?.stringValue == tokenB
         }
         let client = PushgateGateway(baseURL: try #require(URL(string: gateway.baseURL)))
@@ -144,7 +134,7 @@ struct ClientEndToEndTests {
 
         let back = try await RunningGateway(database: database, arguments: ["--port", String(port)])
         defer { back.terminate() }
-        try await eventually("the kept calls are sent once the gateway answers") {
+        try await waitUntil("the kept calls to be sent once the gateway answers", within: .seconds(15)) {
             try await push.pendingCount() == 0
         }
         let client = PushgateGateway(baseURL: try #require(URL(string: back.baseURL)))

@@ -25,14 +25,10 @@ struct HookEndToEndTests {
 
     /// The APNs emulator's pushes once it holds `count`, newest first.
     func pushes(_ emulator: RunningEmulator, count: Int) async throws -> [[String: JSONValue]] {
-        let deadline = ContinuousClock.now + .seconds(15)
-        while ContinuousClock.now < deadline {
-            let entries = try await emulator.entries()
-            if entries.count >= count { return entries.compactMap { $0["payload"]?.objectValue } }
-            try await Task.sleep(for: .milliseconds(100))
+        try await waitUntil("\(count) pushes at the emulator", within: .seconds(15), every: .milliseconds(100)) {
+            try await emulator.entries().count >= count
         }
-        Issue.record("the emulator did not receive \(count) pushes within 15 s")
-        return []
+        return try await emulator.entries().compactMap { $0["payload"]?.objectValue }
     }
 
     @Test(

@@ -92,7 +92,7 @@ public struct PushgateGateway: Sendable {
         secret: String
     ) async throws(PushgateError) -> Answer {
         guard PushSecretGenerator.isAcceptable(secret) else {
-            throw .invalidRequest("the push secret must be 32 to 256 characters of A-Z a-z 0-9 + / = _ -")
+            throw .invalidRequest(PushSecretGenerator.rule)
         }
         var request = URLRequest(url: try url(of: function, query: query))
         request.httpMethod = method

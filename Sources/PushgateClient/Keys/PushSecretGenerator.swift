@@ -9,6 +9,9 @@ public enum PushSecretGenerator {
         return Data(bytes).base64EncodedString()
     }
 
+    /// What the gateway accepts as a secret, in words.
+    public static let rule = "the push secret must be 32 to 256 characters of A-Z a-z 0-9 + / = _ -"
+
     /// Whether the gateway accepts `secret`: 32 to 256 characters of the base64 and
     /// base64url alphabets.
     public static func isAcceptable(_ secret: String) -> Bool {

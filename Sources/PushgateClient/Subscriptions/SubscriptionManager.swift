@@ -96,7 +96,7 @@ public actor SubscriptionManager {
     /// Keeps the server's push secret (read from, or written to, its env file).
     public func enablePush(forServer serverID: String, secret: String) throws {
         guard PushSecretGenerator.isAcceptable(secret) else {
-            throw PushgateError.invalidRequest("the push secret must be 32 to 256 characters of A-Z a-z 0-9 + / = _ -")
+            throw PushgateError.invalidRequest(PushSecretGenerator.rule)
         }
         try store.set(secret, forKey: StoreKey.secret(ofServer: serverID))
     }
