@@ -6,16 +6,25 @@ import ServiceLifecycle
 
 /// One PostgreSQL database shared by the document store and the outbox, and by
 /// every gateway process that points at it: a connection pool (`PostgresClient`,
-/// run as a service of the gateway), the schema migrated at open.
+/// run as a service of the gateway), the schema migrated at open. It follows a
+/// failover (ARCHITECTURE.md, "Past one machine"): a request waits for a
+/// connection no longer than for a lock, and once the database answers again
+/// after connections failed, a fresh pool replaces the one backing off.
 public final class PostgresDatabasePool: Service, Sendable {
-    let client: PostgresClient
+    let url: PostgresURL
     let logger: Logger
+    let generations: PostgresClientGenerations
+    let trouble = ConnectionTrouble()
+
+    /// The pool new work leases from.
+    var client: PostgresClient { generations.current }
 
     /// Connects to the database at `url` (`postgres://user:password@host:port/db`),
     /// applies the migrations of `store/postgres/` not yet applied (one process at a
     /// time: others starting at the same moment wait, then find them applied), and
     /// makes the pool. ``run()`` must run (in the service group) for queries to go out.
     public init(url: PostgresURL, maximumConnections: Int = 20, logger: Logger) async throws(DocumentStoreError) {
+        self.url = url
         self.logger = logger
         do {
             try await Self.migrate(url: url, logger: logger)
@@ -24,12 +33,41 @@ public final class PostgresDatabasePool: Service, Sendable {
         }
         var configuration = url.clientConfiguration
         configuration.options.maximumConnections = maximumConnections
-        client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        let pooled = configuration
+        generations = PostgresClientGenerations { PostgresClient(configuration: pooled, backgroundLogger: logger) }
     }
 
-    /// Runs the connection pool until graceful shutdown.
+    /// Runs the connection pool, and renews it after a failover, until graceful shutdown.
     public func run() async throws {
-        await client.run()
+        await cancelWhenGracefulShutdown {
+            await withDiscardingTaskGroup { group in
+                group.addTask { await self.generations.run() }
+                group.addTask { await self.renewAfterRecovery() }
+            }
+        }
+    }
+
+    /// A connection of the current pool for `body`, waited for at most `limit` but
+    /// not less than ``shortestLeaseWait`` (a group commit's lock wait may be nearly
+    /// spent when it starts); `nil`: as long as it takes. Whether the database was
+    /// reachable is noted for ``renewAfterRecovery()``.
+    private func withConnection<T>(
+        within limit: Duration?, _ body: (PostgresConnection) async throws -> T
+    ) async throws -> T {
+        do {
+            let result =
+                if let limit {
+                    try await ConnectionLoan.withConnection(
+                        of: client, within: max(limit, Self.shortestLeaseWait), body)
+                } else {
+                    try await client.withConnection(body)
+                }
+            trouble.clear()
+            return result
+        } catch {
+            trouble.note(error)
+            throw error
+        }
     }
 
     /// A transaction; its errors as store errors. `lockWait`: how long a lock another session holds is waited for, `nil` for as
@@ -40,12 +78,14 @@ public final class PostgresDatabasePool: Service, Sendable {
         let lockTimeout = lockWait.map { "\($0.wholeMilliseconds)ms" }
         let logger = self.logger
         do {
-            return try await client.withTransaction(logger: logger) { connection in
-                if let lockTimeout {
-                    try await connection.query(
-                        "SELECT set_config('lock_timeout', \(lockTimeout), true)", logger: logger)
+            return try await withConnection(within: lockWait) { connection in
+                try await connection.withTransaction(logger: logger) { connection in
+                    if let lockTimeout {
+                        try await connection.query(
+                            "SELECT set_config('lock_timeout', \(lockTimeout), true)", logger: logger)
+                    }
+                    return try await body(connection)
                 }
-                return try await body(connection)
             }
         } catch let error as DocumentStoreError {
             throw error
@@ -60,7 +100,7 @@ public final class PostgresDatabasePool: Service, Sendable {
     /// One statement outside a transaction, its rows collected; errors as store errors.
     func query(_ query: PostgresQuery) async throws -> [PostgresRow] {
         do {
-            return try await client.withConnection { connection in
+            return try await withConnection(within: StoreLockWait.limit) { connection in
                 try await connection.query(query, logger: logger).collect()
             }
         } catch {
@@ -143,6 +183,9 @@ public final class PostgresDatabasePool: Service, Sendable {
             throw .unavailable("\(url): \(describe(error))")
         }
     }
+
+    /// The least a connection is waited for.
+    static let shortestLeaseWait: Duration = .milliseconds(250)
 
     /// The advisory lock key of migrations (any constant; "pushgate" in ASCII).
     private static let migrationLock: Int64 = 0x7075_7368_6761_7465

@@ -206,8 +206,12 @@ final class PostgresGroupCommit: Sendable {
                 return .success(Array(results.prefix(batch.count)))
             }
         } catch {
-            guard batches.count > 1, !applied else { return batches.map { _ in .failure(error) } }
-            // Rolled back, nothing stored: each on its own, so that an error is its batch's.
+            // Rolled back, nothing stored: each on its own, so that an error is its
+            // batch's; but not while the database is unreachable (a failover), where
+            // each would wait for a connection in turn only to fail the same way.
+            guard batches.count > 1, !applied, database.trouble.failingSince == nil else {
+                return batches.map { _ in .failure(error) }
+            }
             var results: [Result<[WriteResult], any Error>] = []
             for batch in batches { results += await commit([batch], lockWait: deadline, in: database) }
             return results

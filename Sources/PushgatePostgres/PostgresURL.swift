@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PostgresNIO
+import PushgateCore
 
 /// Where a PostgreSQL database is: `postgres://user:password@host:port/db` (also
 /// `postgresql://`), as libpq and most tools write it. `?sslmode=disable|prefer|require`
@@ -63,18 +64,21 @@ public struct PostgresURL: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Runs `body` on one connection of its own, closed after it: for what happens
-    /// outside the pool (migrations before it starts, `pushgate doctor`, test set-up).
+    /// outside the pool (migrations before it starts, `pushgate doctor`, test set-up,
+    /// the probe for a primary after a failover).
     @discardableResult
-    public func withConnection<T>(logger: Logger, _ body: (PostgresConnection) async throws -> T) async throws -> T {
+    public func withConnection<T>(
+        logger: Logger, connectTimeout: Duration = .seconds(10), _ body: (PostgresConnection) async throws -> T
+    ) async throws -> T {
         let mode: PostgresConnection.Configuration.TLS =
             try tls.map {
                 let context = try NIOSSLContext(configuration: $0.configuration)
                 return $0.required ? .require(context) : .prefer(context)
             } ?? .disable
-        let connection = try await PostgresConnection.connect(
-            configuration: PostgresConnection.Configuration(
-                host: host, port: port, username: username, password: password, database: database, tls: mode),
-            id: 0, logger: logger)
+        var configuration = PostgresConnection.Configuration(
+            host: host, port: port, username: username, password: password, database: database, tls: mode)
+        configuration.options.connectTimeout = .milliseconds(connectTimeout.wholeMilliseconds)
+        let connection = try await PostgresConnection.connect(configuration: configuration, id: 0, logger: logger)
         do {
             let result = try await body(connection)
             try await connection.close()

@@ -101,6 +101,71 @@ struct DeploymentFilesTests {
         #expect(url.contains(":\(values["POSTGRES_PASSWORD"] ?? "-")@") && parsed.host == "postgres")
     }
 
+    /// `KEY=value` lines of an env example.
+    func envValues(_ path: String) throws -> [String: String] {
+        let text = try String(contentsOf: Self.root.appendingPathComponent(path), encoding: .utf8)
+        var values: [String: String] = [:]
+        for line in text.split(separator: "\n") where !line.hasPrefix("#") {
+            let parts = line.split(separator: "=", maxSplits: 1)
+            if parts.count == 2 { values[String(parts[0])] = String(parts[1]) }
+        }
+        return values
+    }
+
+    @Test("compose's ha profile: etcd, two Patroni nodes, haproxy routing to the primary, two gateways through it")
+    func composeHAProfile() throws {
+        let text = try String(contentsOf: Self.root.appendingPathComponent("docker/compose.yaml"), encoding: .utf8)
+        let services = try #require(try Yams.load(yaml: text) as? [String: Any])["services"] as? [String: Any] ?? [:]
+        for name in ["etcd", "patroni1", "patroni2", "haproxy", "gateway-ha"] {
+            let service = try #require(services[name] as? [String: Any], "\(name)")
+            #expect(service["profiles"] as? [String] == ["ha"], "\(name)")
+        }
+        let gateway = try #require(services["gateway-ha"] as? [String: Any])
+        #expect((gateway["deploy"] as? [String: Any])?["replicas"] as? Int == 2)
+        let gatewayFiles = (gateway["env_file"] as? [[String: Any]])?.compactMap { $0["path"] as? String } ?? []
+        // The gateways get their database URL, never the Patroni superuser's password.
+        #expect(gatewayFiles.contains("ha-gateway.env") && !gatewayFiles.contains("ha.env"))
+        for node in ["patroni1", "patroni2"] {
+            let service = try #require(services[node] as? [String: Any])
+            let environment = try #require(service["environment"] as? [String: String])
+            #expect(environment["PATRONI_NAME"] == node)
+            #expect(environment["PATRONI_POSTGRESQL_CONNECT_ADDRESS"] == "\(node):5432")
+        }
+        #expect(!text.contains("PASSWORD:") && !text.contains("change-me"))
+
+        // Patroni: synchronous replication, an immediate failover, pg_rewind for the old primary.
+        let patroni = try #require(
+            try Yams.load(
+                yaml: String(
+                    contentsOf: Self.root.appendingPathComponent("deploy/patroni/patroni.yml"), encoding: .utf8))
+                as? [String: Any])
+        let dcs = try #require((patroni["bootstrap"] as? [String: Any])?["dcs"] as? [String: Any])
+        #expect(dcs["synchronous_mode"] as? Bool == true && dcs["primary_start_timeout"] as? Int == 0)
+        let dcsPostgres = try #require(dcs["postgresql"] as? [String: Any])
+        #expect(dcsPostgres["use_pg_rewind"] as? Bool == true)
+        #expect((dcsPostgres["parameters"] as? [String: Any])?["wal_log_hints"] as? String == "on")
+        #expect(patroni["scope"] as? String == "pushgate" && patroni["etcd3"] != nil)
+
+        // haproxy: only the node whose Patroni answers /primary with 200 gets connections.
+        let haproxy = try String(
+            contentsOf: Self.root.appendingPathComponent("deploy/patroni/haproxy.cfg"), encoding: .utf8)
+        #expect(haproxy.contains("option httpchk OPTIONS /primary") && haproxy.contains("http-check expect status 200"))
+        #expect(haproxy.contains("on-marked-down shutdown-sessions"))
+        #expect(haproxy.contains("server patroni1 patroni1:5432") && haproxy.contains("server patroni2 patroni2:5432"))
+        #expect(haproxy.contains("bind *:5000"))
+
+        // The gateways' URL: the gateway accepts it, it names haproxy's port and the role post_init makes.
+        let url = try #require(try envValues("docker/ha-gateway.env.example")["PUSHGATE_DATABASE"])
+        let parsed = try PostgresURL(url)
+        #expect(parsed.host == "haproxy" && parsed.port == 5000 && parsed.username == "pushgate")
+        #expect(try SettingSources(environment: ["PUSHGATE_DATABASE": url]).gatewayConfiguration().databasePath == url)
+        let password = try #require(try envValues("docker/ha.env.example")["PUSHGATE_DB_PASSWORD"])
+        #expect(url.contains(":\(password)@"))
+        let postInit = try String(
+            contentsOf: Self.root.appendingPathComponent("deploy/patroni/post_init.sh"), encoding: .utf8)
+        #expect(postInit.contains("CREATE ROLE pushgate") && postInit.contains("CREATE DATABASE pushgate OWNER pushgate"))
+    }
+
     @Test("compose publishes every port on the host's loopback only; metrics stay off the main port")
     func composeExposure() throws {
         let text = try String(contentsOf: Self.root.appendingPathComponent("docker/compose.yaml"), encoding: .utf8)

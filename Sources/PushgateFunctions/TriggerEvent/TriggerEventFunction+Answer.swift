@@ -36,6 +36,27 @@ extension TriggerEventFunction {
         return answer
     }
 
+    /// The answer of a notification already stored, read within
+    /// ``answerReadWait``; `fallback` (its deliveries pending) when the store cannot
+    /// tell in time, as in a failover: never an error, which the caller would take
+    /// as "not sent" and send again.
+    func answerOfStored(otherwise fallback: TriggerAnswer, _ read: () async throws -> TriggerAnswer) async
+        -> TriggerAnswer
+    {
+        do {
+            return try await StoreLockWait.$limit.withValue(Self.answerReadWait) { try await read() }
+        } catch {
+            logger.warning(
+                "a stored notification's answer could not be read: answered as pending",
+                metadata: ["error": "\(error)"])
+            return fallback
+        }
+    }
+
+    /// How long the answer's reads wait for the store, after the first try's wait:
+    /// together within the seed proxy's 2.5 s.
+    static let answerReadWait: Duration = .milliseconds(250)
+
     /// Stores a resolvable event's reminders and record. A failure is logged: the
     /// event's own push is stored and goes out regardless.
     func record(_ resolvable: ResolvableEvent) async {

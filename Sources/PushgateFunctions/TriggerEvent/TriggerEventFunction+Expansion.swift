@@ -12,7 +12,8 @@ extension TriggerEventFunction {
     /// `triggerWait`, the agent's devices not yet read counted as pending. Only for an
     /// event that may be expanded (``TriggerPlan/mayExpand(_:agentKey:rules:)``).
     func expand(
-        _ request: TriggerRequest, serverKey: ServerKey, agentKey: AgentKey, agentDisplayName: String?
+        _ request: TriggerRequest, serverKey: ServerKey, agentKey: AgentKey, agentDisplayName: String?,
+        arrivedAt arrived: ContinuousClock.Instant
     ) async throws -> Result {
         let type = request.event.type
         // Its deliveries come from the pages, not from the plan.
@@ -33,20 +34,29 @@ extension TriggerEventFunction {
         }
         // Counted while the first pages go out (a million devices take a while).
         async let counted = store.count(in: NamespacePaths.devices(of: agentKey, of: serverKey), upTo: .max)
-        await record(serverKey, plan.bookkeeping, at: plan.notification.createdAt)
+        async let bookkept: Void = record(serverKey, plan.bookkeeping, at: plan.notification.createdAt)
         FunctionMetrics.trigger(type, .accepted)
-        let report = request.wait ? await submission.firstTry?.wait(upTo: policy.triggerWait) : nil
-        let devices = try await counted
-        FunctionMetrics.devicesNotified(devices, type: type)
-        let tallies = try await outbox.tallies(of: plan.notification.id)
-        let expanded = tallies.lazy.map(\.count).reduce(0, +)
-        var answer = TriggerAnswer(
-            tallies, statuses: nil, unexpanded: report == nil ? max(0, devices - expanded) : 0, serverKey: serverKey,
-            agentKey: agentKey, delivery: worker.deliveryName, configurationError: report?.configurationError,
-            duplicate: false)
-        answer.describe(plan)
-        // Once expanded, the devices counted that got no delivery were left out.
-        if report != nil { answer.excluded = max(0, devices - expanded) }
+        let report =
+            request.wait ? await submission.firstTry?.wait(upTo: policy.triggerWait - arrived.duration(to: .now)) : nil
+        // Stored: answered 200 from here on, its counts unknown if the store cannot tell.
+        var pending = TriggerAnswer.accepted([], serverKey: serverKey, agentKey: agentKey, delivery: worker.deliveryName)
+        pending.describe(plan)
+        let devices = try? await counted
+        let answer = await answerOfStored(otherwise: pending) {
+            guard let devices else { throw DocumentStoreError.unavailable("the agent's devices could not be counted") }
+            FunctionMetrics.devicesNotified(devices, type: type)
+            let tallies = try await outbox.tallies(of: plan.notification.id)
+            let expanded = tallies.lazy.map(\.count).reduce(0, +)
+            var answer = TriggerAnswer(
+                tallies, statuses: nil, unexpanded: report == nil ? max(0, devices - expanded) : 0,
+                serverKey: serverKey, agentKey: agentKey, delivery: worker.deliveryName,
+                configurationError: report?.configurationError, duplicate: false)
+            answer.describe(plan)
+            // Once expanded, the devices counted that got no delivery were left out.
+            if report != nil { answer.excluded = max(0, devices - expanded) }
+            return answer
+        }
+        await bookkept
         logFanOut(type, agentKey: agentKey, answer, expanded: report != nil)
         return Result(answer: answer, accepted: !request.wait)
     }

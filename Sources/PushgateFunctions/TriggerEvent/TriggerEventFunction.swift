@@ -54,6 +54,7 @@ public struct TriggerEventFunction: Sendable {
 
     /// Any trigger, whichever function's body asked for it.
     public func notify(secret: PushSecret, _ request: TriggerRequest) async throws -> Result {
+        let arrived = ContinuousClock.now
         let serverKey = secret.serverKey
         // `nil`: an event for every device of the server (`scope: server`).
         let agentKey = request.event.cwd.map(AgentKey.init(cwd:))
@@ -95,7 +96,8 @@ public struct TriggerEventFunction: Sendable {
         let agentDisplayName = try await agent?.string(FieldName.agentDisplayName)
         if mayExpand, let agentKey, deviceRecords.count > policy.answerMaxDevices {
             return try await expand(
-                request, serverKey: serverKey, agentKey: agentKey, agentDisplayName: agentDisplayName)
+                request, serverKey: serverKey, agentKey: agentKey, agentDisplayName: agentDisplayName,
+                arrivedAt: arrived)
         }
         var request = request
         request.selection.excludedTokens.formUnion(
@@ -124,20 +126,26 @@ public struct TriggerEventFunction: Sendable {
             answer.heldUntil = RFC3339.format(heldUntil)
             return Result(answer: answer, accepted: true)
         case .created:
-            await record(serverKey, plan.bookkeeping, at: plan.notification.createdAt)
+            // Stored: from here on the caller hears 200 whatever the store does, or
+            // it would send the notification again (ARCHITECTURE.md, "Past one machine").
+            async let bookkept: Void = record(serverKey, plan.bookkeeping, at: plan.notification.createdAt)
             FunctionMetrics.trigger(type, .accepted)
             FunctionMetrics.devicesNotified(plan.deliveries.count, type: type)
+            var accepted = TriggerAnswer.accepted(
+                plan.deliveries, serverKey: serverKey, agentKey: agentKey, delivery: worker.deliveryName,
+                maxListed: policy.answerMaxDevices)
+            accepted.describe(plan)
             if let firstTry = submission.firstTry, request.wait {
-                let report = await firstTry.wait(upTo: policy.triggerWait)
-                answer = try await self.answer(
-                    for: plan.notification.id, serverKey: serverKey, agentKey: agentKey, plan: plan,
-                    configurationError: report?.configurationError)
+                let report = await firstTry.wait(upTo: policy.triggerWait - arrived.duration(to: .now))
+                answer = await answerOfStored(otherwise: accepted) {
+                    try await self.answer(
+                        for: plan.notification.id, serverKey: serverKey, agentKey: agentKey, plan: plan,
+                        configurationError: report?.configurationError)
+                }
             } else {
-                answer = .accepted(
-                    plan.deliveries, serverKey: serverKey, agentKey: agentKey, delivery: worker.deliveryName,
-                    maxListed: policy.answerMaxDevices)
-                answer.describe(plan)
+                answer = accepted
             }
+            await bookkept
         }
         logFanOut(type, agentKey: agentKey, answer)
         return Result(answer: answer, accepted: !request.wait)

@@ -1,0 +1,122 @@
+import NIOConcurrencyHelpers
+import PostgresNIO
+import PushgateCore
+
+/// A pooled connection waited for no longer than a limit. postgres-nio's lease has
+/// no deadline: while the database is unreachable it waits through the pool's
+/// reconnect back-off (15 s before its circuit breaker opens), so a request would
+/// hang past any caller's time-out. Here a child task leases the connection and
+/// lends it to the caller's task, which stops waiting at the limit; the child's
+/// lease is then cancelled (postgres-nio takes the request out of its queue).
+/// The caller's code runs in the caller's task, so it needs not be `Sendable`.
+enum ConnectionLoan {
+    /// Runs `body` on a connection of `client`'s, leased within `limit`; throws
+    /// ``LeaseTimedOut`` when none came in time, or the lease's own error.
+    static func withConnection<T>(
+        of client: PostgresClient, within limit: Duration, _ body: (PostgresConnection) async throws -> T
+    ) async throws -> T {
+        let desk = LoanDesk()
+        return try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                do {
+                    try await client.withConnection { connection in
+                        if desk.lend(connection) { await desk.waitForReturn() }
+                    }
+                } catch {
+                    desk.fail(error)
+                }
+            }
+            group.addTask {
+                try? await Task.sleep(for: limit)
+                desk.fail(LeaseTimedOut(limit: limit))
+            }
+            defer { group.cancelAll() }
+            let connection = try await desk.borrow()
+            defer { desk.giveBack() }
+            return try await body(connection)
+        }
+    }
+
+    /// No connection within the limit: the pool could not make one (the database
+    /// unreachable, or in a failover) or all were busy that long.
+    struct LeaseTimedOut: Error, CustomStringConvertible {
+        let limit: Duration
+        var description: String { "no database connection within \(limit.wholeMilliseconds) ms" }
+    }
+}
+
+/// Where the leasing task and the borrowing task meet: whichever of a connection,
+/// an error or the time-out comes first decides the loan.
+private final class LoanDesk: Sendable {
+    private enum State {
+        case waiting(CheckedContinuation<PostgresConnection, any Error>?)
+        case lent(PostgresConnection)
+        case failed(any Error)
+        case returned
+    }
+
+    private let state = NIOLockedValueBox(State.waiting(nil))
+    private let returned = NIOLockedValueBox<(done: Bool, waiter: CheckedContinuation<Void, Never>?)>((false, nil))
+
+    /// The connection, or why there is none.
+    func borrow() async throws -> PostgresConnection {
+        try await withCheckedThrowingContinuation { continuation in
+            let outcome = state.withLockedValue { state -> Result<PostgresConnection, any Error>? in
+                switch state {
+                case .waiting:
+                    state = .waiting(continuation)
+                    return nil
+                case .lent(let connection): return .success(connection)
+                case .failed(let error): return .failure(error)
+                case .returned: return .failure(CancellationError())
+                }
+            }
+            if let outcome { continuation.resume(with: outcome) }
+        }
+    }
+
+    /// Offers a leased connection; `false` when the borrower no longer waits (the
+    /// lease is then released at once).
+    func lend(_ connection: PostgresConnection) -> Bool {
+        let waiter = state.withLockedValue { state -> (CheckedContinuation<PostgresConnection, any Error>?, Bool) in
+            guard case .waiting(let waiter) = state else { return (nil, false) }
+            state = .lent(connection)
+            return (waiter, true)
+        }
+        waiter.0?.resume(returning: connection)
+        return waiter.1
+    }
+
+    /// The lease failed, or the time is up: the borrower hears `error` unless it has
+    /// the connection already.
+    func fail(_ error: any Error) {
+        let waiter = state.withLockedValue { state -> CheckedContinuation<PostgresConnection, any Error>?? in
+            guard case .waiting(let waiter) = state else { return nil }
+            state = .failed(error)
+            return .some(waiter)
+        }
+        if case .some(let waiter) = waiter { waiter?.resume(throwing: error) }
+    }
+
+    /// The borrower is done with the connection (or gave up waiting).
+    func giveBack() {
+        state.withLockedValue { $0 = .returned }
+        let waiter = returned.withLockedValue { returned in
+            returned.done = true
+            defer { returned.waiter = nil }
+            return returned.waiter
+        }
+        waiter?.resume()
+    }
+
+    /// Holds the lease until the borrower gives the connection back.
+    func waitForReturn() async {
+        await withCheckedContinuation { continuation in
+            let done = returned.withLockedValue { returned in
+                if !returned.done { returned.waiter = continuation }
+                return returned.done
+            }
+            if done { continuation.resume() }
+        }
+    }
+}
