@@ -50,6 +50,16 @@ public struct ScratchPostgresDatabase: Sendable {
             server, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '\(name)'")
     }
 
+    /// Takes it away from its clients, as a primary that dies does: every session
+    /// closed and new ones refused (`refusing: true`); or lets them connect again.
+    public func takeAway(refusing: Bool) async throws {
+        try await Self.administer(server, "ALTER DATABASE \(name) ALLOW_CONNECTIONS \(refusing ? "false" : "true")")
+        if refusing {
+            try await Self.administer(
+                server, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '\(name)'")
+        }
+    }
+
     /// Opens it as a gateway does (migrations applied); its ``PostgresDatabasePool/run()``
     /// must run for queries to go out.
     public func open() async throws -> PostgresDatabasePool {

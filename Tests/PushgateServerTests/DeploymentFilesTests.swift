@@ -153,6 +153,13 @@ struct DeploymentFilesTests {
         #expect(haproxy.contains("on-marked-down shutdown-sessions"))
         #expect(haproxy.contains("server patroni1 patroni1:5432") && haproxy.contains("server patroni2 patroni2:5432"))
         #expect(haproxy.contains("bind *:5000"))
+        // haproxy's own check of the file (scripts/install-deps --test installs haproxy).
+        let check = Process()
+        check.executableURL = URL(fileURLWithPath: "/usr/sbin/haproxy")
+        check.arguments = ["-c", "-q", "-f", Self.root.appendingPathComponent("deploy/patroni/haproxy.cfg").path]
+        try check.run()
+        check.waitUntilExit()
+        #expect(check.terminationStatus == 0, "haproxy -c refuses deploy/patroni/haproxy.cfg")
 
         // The gateways' URL: the gateway accepts it, it names haproxy's port and the role post_init makes.
         let url = try #require(try envValues("docker/ha-gateway.env.example")["PUSHGATE_DATABASE"])
@@ -163,7 +170,8 @@ struct DeploymentFilesTests {
         #expect(url.contains(":\(password)@"))
         let postInit = try String(
             contentsOf: Self.root.appendingPathComponent("deploy/patroni/post_init.sh"), encoding: .utf8)
-        #expect(postInit.contains("CREATE ROLE pushgate") && postInit.contains("CREATE DATABASE pushgate OWNER pushgate"))
+        #expect(
+            postInit.contains("CREATE ROLE pushgate") && postInit.contains("CREATE DATABASE pushgate OWNER pushgate"))
     }
 
     @Test("compose publishes every port on the host's loopback only; metrics stay off the main port")

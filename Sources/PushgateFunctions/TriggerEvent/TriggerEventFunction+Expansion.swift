@@ -39,7 +39,8 @@ extension TriggerEventFunction {
         let report =
             request.wait ? await submission.firstTry?.wait(upTo: policy.triggerWait - arrived.duration(to: .now)) : nil
         // Stored: answered 200 from here on, its counts unknown if the store cannot tell.
-        var pending = TriggerAnswer.accepted([], serverKey: serverKey, agentKey: agentKey, delivery: worker.deliveryName)
+        var pending = TriggerAnswer.accepted(
+            [], serverKey: serverKey, agentKey: agentKey, delivery: worker.deliveryName)
         pending.describe(plan)
         let devices = try? await counted
         let answer = await answerOfStored(otherwise: pending) {

@@ -1,0 +1,74 @@
+import Foundation
+import PostgresNIO
+import PushgateCore
+import PushgateTesting
+import Testing
+
+@testable import PushgatePostgres
+
+/// What a gateway does when its database goes away and comes back (a failover
+/// behind haproxy, a restart): requests hear 503 within their wait instead of
+/// hanging, and the pool serves again once the database does. The whole failover,
+/// on a Patroni cluster with two gateways, is Tests/ha/failover.py.
+@Suite(
+    "PostgreSQL: losing the database and finding it again",
+    .enabled(if: ScratchPostgresDatabase.serverURL != nil, "needs PUSHGATE_TEST_POSTGRES_URL (CI sets it)"),
+    .timeLimit(.minutes(1)))
+struct PostgresFailoverTests {
+    @Test("a connection's errors count as the database unreachable; the work's own errors do not")
+    func unreachableErrors() async throws {
+        let scratch = try await ScratchPostgresDatabase.create()
+        defer { Task { await scratch.drop() } }
+        let url = try PostgresURL(scratch.url)
+        let logger = Logger(label: "test")
+        // A statement the server refuses: the server was reached.
+        let refused = await #expect(throws: PSQLError.self) {
+            try await url.withConnection(logger: logger) { connection in
+                try await connection.query("SELECT 1 / 0", logger: logger)
+            }
+        }
+        #expect(refused.map(ConnectionTrouble.meansUnreachable) == false)
+        // Nothing listening: unreachable.
+        let closed = try PostgresURL("postgres://postgres@127.0.0.1:1/postgres?sslmode=disable")
+        let unreachable = await #expect(throws: (any Error).self) {
+            try await closed.withConnection(logger: logger, connectTimeout: .seconds(1)) { _ in }
+        }
+        #expect(unreachable.map(ConnectionTrouble.meansUnreachable) == true)
+        #expect(!ConnectionTrouble.meansUnreachable(DocumentStoreError.unavailable("a lock not granted")))
+        #expect(!ConnectionTrouble.meansUnreachable(CancellationError()))
+    }
+
+    @Test("a request waits for a connection no longer than its limit while the database refuses, then is served again")
+    func requestsDoNotHang() async throws {
+        let scratch = try await ScratchPostgresDatabase.create()
+        defer { Task { await scratch.drop() } }
+        let database = try await scratch.open()
+        let pool = Task { try await database.run() }
+        defer { pool.cancel() }
+        let store = PostgresDocumentStore(database: database)
+        let path = try DocumentPath(rawValue: "servers/s")
+        try await store.commit([.set(path, ["n": .value(.string("one"))])])
+
+        try await scratch.takeAway(refusing: true)
+        // With no connection to be had, the pool backs off between connects for as
+        // long as it fails: a request's wait is what bounds it.
+        for _ in 0..<3 {
+            let started = ContinuousClock.now
+            await #expect(throws: DocumentStoreError.self) {
+                try await StoreLockWait.$limit.withValue(.milliseconds(300)) {
+                    _ = try await store.document(at: path)
+                }
+            }
+            // The pool's own circuit breaker would answer after 15 s.
+            #expect(started.duration(to: .now) < .seconds(10), "a request hung while the database refused")
+        }
+        #expect(database.trouble.failingSince != nil, "the failures were noted")
+
+        try await scratch.takeAway(refusing: false)
+        try await waitUntil("the pool serves again", within: .seconds(30)) {
+            (try? await StoreLockWait.$limit.withValue(.milliseconds(300)) { try await store.document(at: path) })
+                != nil
+        }
+        #expect(database.trouble.failingSince == nil)
+    }
+}
