@@ -46,13 +46,11 @@ enum ConnectionLoan {
 }
 
 /// Where the leasing task and the borrowing task meet: whichever of a connection,
-/// an error or the time-out comes first decides the loan.
+/// an error or the time-out comes first settles the loan.
 private final class LoanDesk: Sendable {
     private enum State {
         case waiting(CheckedContinuation<PostgresConnection, any Error>?)
-        case lent(PostgresConnection)
-        case failed(any Error)
-        case returned
+        case settled(Result<PostgresConnection, any Error>)
     }
 
     private let state = NIOLockedValueBox(State.waiting(nil))
@@ -66,41 +64,39 @@ private final class LoanDesk: Sendable {
                 case .waiting:
                     state = .waiting(continuation)
                     return nil
-                case .lent(let connection): return .success(connection)
-                case .failed(let error): return .failure(error)
-                case .returned: return .failure(CancellationError())
+                case .settled(let outcome): return outcome
                 }
             }
             if let outcome { continuation.resume(with: outcome) }
         }
     }
 
-    /// Offers a leased connection; `false` when the borrower no longer waits (the
-    /// lease is then released at once).
+    /// Offers a leased connection; `false` when the loan was settled otherwise
+    /// already (the lease is then released at once).
     func lend(_ connection: PostgresConnection) -> Bool {
-        let waiter = state.withLockedValue { state -> (CheckedContinuation<PostgresConnection, any Error>?, Bool) in
-            guard case .waiting(let waiter) = state else { return (nil, false) }
-            state = .lent(connection)
-            return (waiter, true)
-        }
-        waiter.0?.resume(returning: connection)
-        return waiter.1
+        settle(.success(connection))
     }
 
     /// The lease failed, or the time is up: the borrower hears `error` unless it has
     /// the connection already.
     func fail(_ error: any Error) {
-        let waiter = state.withLockedValue { state -> CheckedContinuation<PostgresConnection, any Error>?? in
-            guard case .waiting(let waiter) = state else { return nil }
-            state = .failed(error)
-            return .some(waiter)
-        }
-        if case .some(let waiter) = waiter { waiter?.resume(throwing: error) }
+        _ = settle(.failure(error))
     }
 
-    /// The borrower is done with the connection (or gave up waiting).
+    /// Settles the loan with `outcome` unless it is settled; whether it was this.
+    private func settle(_ outcome: Result<PostgresConnection, any Error>) -> Bool {
+        let (settled, waiter) = state.withLockedValue {
+            state -> (Bool, CheckedContinuation<PostgresConnection, any Error>?) in
+            guard case .waiting(let waiter) = state else { return (false, nil) }
+            state = .settled(outcome)
+            return (true, waiter)
+        }
+        waiter?.resume(with: outcome)
+        return settled
+    }
+
+    /// The borrower is done with the connection.
     func giveBack() {
-        state.withLockedValue { $0 = .returned }
         let waiter = returned.withLockedValue { returned in
             returned.done = true
             defer { returned.waiter = nil }

@@ -1,4 +1,5 @@
 import Logging
+import Metrics
 import PostgresNIO
 import PushgateCore
 
@@ -26,6 +27,7 @@ extension PostgresDatabasePool {
             lastRenewal = .now
             trouble.clear()
             generations.renew()
+            Counter(label: "pushgate_database_pool_renewals_total").increment()
         }
     }
 

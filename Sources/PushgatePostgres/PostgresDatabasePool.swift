@@ -54,6 +54,7 @@ public final class PostgresDatabasePool: Service, Sendable {
     private func withConnection<T>(
         within limit: Duration?, _ body: (PostgresConnection) async throws -> T
     ) async throws -> T {
+        let client = self.client
         do {
             let result =
                 if let limit {
@@ -65,7 +66,8 @@ public final class PostgresDatabasePool: Service, Sendable {
             trouble.clear()
             return result
         } catch {
-            trouble.note(error)
+            // A pool retired meanwhile fails what waited on it: no news of the database.
+            if client === self.client { trouble.note(error) }
             throw error
         }
     }

@@ -23,6 +23,7 @@ checks that failed.
 import argparse
 import collections
 import os
+import re
 import sys
 import tempfile
 import threading
@@ -185,6 +186,10 @@ def run(cluster, url, emulator, gateways):
     print(f"registrations: {len(accepted)} answered 200, {len(lost)} of them missing afterwards", flush=True)
     check("every registration answered 200 is stored after the failover", not lost, f"missing {lost[:5]}")
     check("the old primary rejoins as a replica", cluster.wait_for_replicas(120))
+    renewals = [re.search(r"^pushgate_database_pool_renewals_total (\d+)", gateway.call("/metrics")[1], re.M)
+                for gateway in gateways]
+    print("connection pools renewed: " + ", ".join(match.group(1) if match else "0" for match in renewals),
+          flush=True)
 
 
 if __name__ == "__main__":

@@ -62,9 +62,32 @@ extension DeliveryRunner {
         guard !deliveries.isEmpty else { return }
         let finishedAt = now()
         let updates = try await updates(for: deliveries, outcomes, of: notification, at: finishedAt)
-        try await outbox.record(updates, owner: owner, now: finishedAt)
+        try await throughOutages { try await outbox.record(updates, owner: owner, now: finishedAt) }
         DeliveryMetrics.deliveries(outcomes, of: deliveries, provider: provider)
     }
+
+    /// Runs `record` again while the store is unavailable (a failover takes
+    /// seconds), within the lease: what was sent is recorded once the store is back,
+    /// rather than sent again when the lease runs out. Recording twice is harmless:
+    /// a record changes only deliveries still leased to its owner.
+    func throughOutages(_ record: () async throws -> Void) async throws {
+        let giveUp = ContinuousClock.now + policy.lease
+        var waited = false
+        while true {
+            do {
+                return try await record()
+            } catch let error as DocumentStoreError
+                where error.isUnavailable && ContinuousClock.now + Self.outageRetryPause < giveUp
+            {
+                if !waited { logger.warning("recording a try waits for the store", metadata: ["error": "\(error)"]) }
+                waited = true
+                try await Task.sleep(for: Self.outageRetryPause)
+            }
+        }
+    }
+
+    /// The pause between tries to record while the store is unavailable.
+    static let outageRetryPause: Duration = .milliseconds(250)
 
     /// What each try decided: deletes the devices of dead tokens (unless they
     /// registered another token meanwhile), stores the APNs environment a token
