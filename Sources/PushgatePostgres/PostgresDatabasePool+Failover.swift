@@ -13,12 +13,17 @@ extension PostgresDatabasePool {
     /// still fails, the pool is renewed instead of waiting out its back-off.
     func renewAfterRecovery() async {
         var lastRenewal = ContinuousClock.now
+        var probe: Completion<Bool>?
         while !Task.isCancelled {
             try? await Task.sleep(for: Self.recoveryProbeInterval)
             guard let since = trouble.failingSince, since > lastRenewal,
                 lastRenewal.duration(to: .now) >= Self.minimumRenewalInterval
             else { continue }
-            guard await primaryAnswers() else { continue }
+            // One probe at a time: one stuck on a hung server is waited for again,
+            // never joined by more.
+            let asking = probe.flatMap { $0.value == nil ? $0 : nil } ?? startProbe()
+            probe = asking
+            guard await asking.wait(upTo: Self.probeLimit) == true else { continue }
             // A success since the probe began means the pool found it by itself.
             guard trouble.failingSince != nil else { continue }
             logger.warning(
@@ -31,17 +36,25 @@ extension PostgresDatabasePool {
         }
     }
 
-    /// Whether a connection of its own reaches a primary (not a standby) in time.
-    private func primaryAnswers() async -> Bool {
-        do {
-            return try await url.withConnection(logger: logger, connectTimeout: .seconds(1)) { connection in
+    /// Asks, on a connection of its own, whether a primary (not a standby) answers.
+    /// Unstructured, so that a server that accepts and never answers holds up the
+    /// probe, not the watch.
+    private func startProbe() -> Completion<Bool> {
+        let answer = Completion<Bool>()
+        let url = self.url
+        let logger = self.logger
+        Task {
+            let primary = try? await url.withConnection(logger: logger, connectTimeout: Self.probeLimit) { connection in
                 try await connection.query("SELECT NOT pg_is_in_recovery()", logger: logger)
-                    .collect().first?.decode(Bool.self) ?? false
+                    .collect().first?.decode(Bool.self)
             }
-        } catch {
-            return false
+            answer.complete(primary == true)
         }
+        return answer
     }
+
+    /// How long a probe is waited for.
+    private static let probeLimit: Duration = .seconds(1)
 
     /// Renewals are at least this far apart, so that a database that fails in
     /// some other way does not churn pools.

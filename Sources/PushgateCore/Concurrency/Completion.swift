@@ -1,4 +1,4 @@
-import NIOConcurrencyHelpers
+import Foundation
 
 /// A one-time signal: `complete()` once, `wait(upTo:)` from anywhere, each waiter
 /// free to give up when its own time is up (the waiting is cancellable, unlike
@@ -11,12 +11,18 @@ public final class Completion<Value: Sendable>: Sendable {
         var nextID = 0
     }
 
-    private let state = NIOLockedValueBox(State())
+    // NSLock rather than NIO's boxed lock: Core imports no NIO (ARCHITECTURE.md, "Locks").
+    private let lock = NSLock()
+    nonisolated(unsafe) private var unsafeState = State()
 
     public init() {}
 
+    private func withState<T>(_ body: (inout State) -> T) -> T {
+        lock.withLock { body(&unsafeState) }
+    }
+
     public func complete(_ value: Value) {
-        let waiters = state.withLockedValue { state -> [CheckedContinuation<Value?, Never>] in
+        let waiters = withState { state -> [CheckedContinuation<Value?, Never>] in
             guard state.value == nil else { return [] }
             state.value = value
             defer { state.waiters.removeAll() }
@@ -25,7 +31,7 @@ public final class Completion<Value: Sendable>: Sendable {
         for waiter in waiters { waiter.resume(returning: value) }
     }
 
-    public var value: Value? { state.withLockedValue { $0.value } }
+    public var value: Value? { withState { $0.value } }
 
     /// The value once completed, or `nil` when `duration` passed first.
     public func wait(upTo duration: Duration) async -> Value? {
@@ -43,13 +49,13 @@ public final class Completion<Value: Sendable>: Sendable {
 
     /// The value, or `nil` once the waiting task is cancelled.
     private func waitUntilCancelled() async -> Value? {
-        let id = state.withLockedValue { state in
+        let id = withState { state in
             defer { state.nextID += 1 }
             return state.nextID
         }
         return await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                let resumeNow: Value?? = state.withLockedValue { state in
+                let resumeNow: Value?? = withState { state in
                     if let value = state.value { return .some(value) }
                     if state.cancelled.remove(id) != nil { return .some(nil) }
                     state.waiters[id] = continuation
@@ -58,7 +64,7 @@ public final class Completion<Value: Sendable>: Sendable {
                 if case .some(let value) = resumeNow { continuation.resume(returning: value) }
             }
         } onCancel: {
-            let waiter = state.withLockedValue { state in
+            let waiter = withState { state in
                 guard let waiter = state.waiters.removeValue(forKey: id) else {
                     // Cancelled before the continuation was stored: tell it not to wait.
                     state.cancelled.insert(id)
