@@ -66,8 +66,10 @@ extension DeliveryRunner {
                     running -= 1
                     report.add(done)
                 }
-                let documents = try await store.documents(
-                    in: collection, selecting: Self.pageFields, after: cursor, limit: fanOut.chunkSize)
+                let documents = try await throughOutages {
+                    try await store.documents(
+                        in: collection, selecting: Self.pageFields, after: cursor, limit: fanOut.chunkSize)
+                }
                 cursor = documents.last?.path.documentID ?? cursor
                 let page = ExpansionPage(
                     number: number, deliveries: tokens.admit(Self.deliveries(of: documents, in: expansion)),
@@ -104,9 +106,11 @@ extension DeliveryRunner {
         defer { turns.end(page.number, stored: stored) }
         let tried = try sent.get()
         guard earlierStored else { return Report() }
-        stored = try await outbox.storeTriedPage(
-            tried.deliveries, of: notification.id, owner: owner, cursor: page.cursor, finished: page.finished,
-            leaseUntil: now().addingTimeInterval(policy.lease.seconds), now: tried.finishedAt)
+        stored = try await throughOutages {
+            try await outbox.storeTriedPage(
+                tried.deliveries, of: notification.id, owner: owner, cursor: page.cursor, finished: page.finished,
+                leaseUntil: now().addingTimeInterval(policy.lease.seconds), now: tried.finishedAt)
+        }
         return tried.report
     }
 

@@ -66,16 +66,17 @@ extension DeliveryRunner {
         DeliveryMetrics.deliveries(outcomes, of: deliveries, provider: provider)
     }
 
-    /// Runs `record` again while the store is unavailable (a failover takes
+    /// Runs `work` again while the store is unavailable (a failover takes
     /// seconds), within the lease: what was sent is recorded once the store is back,
-    /// rather than sent again when the lease runs out. Recording twice is harmless:
-    /// a record changes only deliveries still leased to its owner.
-    func throughOutages(_ record: () async throws -> Void) async throws {
+    /// rather than sent again when the lease runs out. Only for work that may run
+    /// twice: a record changes only deliveries still leased to its owner, a tried
+    /// page stored again inserts nothing new, a page read is a read.
+    func throughOutages<T>(_ work: () async throws -> T) async throws -> T {
         let giveUp = ContinuousClock.now + policy.lease
         var waited = false
         while true {
             do {
-                return try await record()
+                return try await work()
             } catch let error as DocumentStoreError
                 where error.isUnavailable && ContinuousClock.now + Self.outageRetryPause < giveUp
             {
