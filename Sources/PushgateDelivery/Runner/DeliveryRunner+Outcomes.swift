@@ -80,14 +80,14 @@ extension DeliveryRunner {
             } catch let error as DocumentStoreError
                 where error.isUnavailable && ContinuousClock.now + Self.outageRetryPause < giveUp
             {
-                if !waited { logger.warning("recording a try waits for the store", metadata: ["error": "\(error)"]) }
+                if !waited { logger.warning("a try waits for the store to come back", metadata: ["error": "\(error)"]) }
                 waited = true
                 try await Task.sleep(for: Self.outageRetryPause)
             }
         }
     }
 
-    /// The pause between tries to record while the store is unavailable.
+    /// The pause between tries while the store is unavailable.
     static let outageRetryPause: Duration = .milliseconds(250)
 
     /// What each try decided: deletes the devices of dead tokens (unless they
