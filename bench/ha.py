@@ -24,11 +24,11 @@ import re
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Tests", "ha"))
-from ha_parts import ROOT, SECRET, Cluster, Emulator, Gateway, SingleServer, database, seed_devices  # noqa: E402
+from ha_parts import (ROOT, SECRET, Calls, Cluster, Emulator, Gateway, SingleServer, accepted_again,  # noqa: E402
+                      database, seed_devices)
 
 FAN_OUT_CWD = "/srv/agents/fan-out"
 
@@ -82,37 +82,29 @@ def failover_window(cluster, pushgate, emulator, work):
     gateways = [Gateway(pushgate, url, emulator, os.path.join(work, f"failover-{index}.log")) for index in range(2)]
     try:
         seed_devices(url, "/srv/agents/probe", 1)
-        records = []
-        stopping = threading.Event()
 
-        def probe():
-            number = 0
-            while not stopping.is_set():
-                started = time.monotonic()
-                status, _, seconds = gateways[number % 2].call("/triggerReplyFinished", {
-                    "cwd": "/srv/agents/probe", "message_preview": f"probe {number}"})
-                records.append((started, status, seconds))
-                number += 1
-                stopping.wait(0.05)
+        def trigger(number):
+            status, text, seconds = gateways[number % 2].call("/triggerReplyFinished", {
+                "cwd": "/srv/agents/probe", "message_preview": f"probe {number}"})
+            return status, text, seconds, None
 
-        thread = threading.Thread(target=probe, daemon=True)
-        thread.start()
+        probes = Calls("trigger", trigger, 0.05)
         time.sleep(2)
         killed_at = time.monotonic()
         cluster.kill_primary()
+        # Until 40 triggers in a row were accepted after the last refusal (or two minutes).
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline:
-            failures = [started for started, status, _ in records if started >= killed_at and status != 200]
+            failures = [started for started, status, *_ in probes.records if started >= killed_at and status != 200]
             last = max(failures, default=killed_at)
-            if sum(1 for started, status, _ in records if started > last and status == 200) >= 40:
+            if sum(1 for started, status, *_ in probes.records if started > last and status == 200) >= 40:
                 break
             time.sleep(0.2)
-        stopping.set()
-        thread.join(timeout=30)
-        failures = [started for started, status, _ in records if started >= killed_at and status != 200]
-        last = max(failures, default=killed_at)
-        back = min(started + seconds for started, status, seconds in records if started > last and status == 200)
-        return back - killed_at, len(failures)
+        probes.stop()
+        window, refused = accepted_again(probes.records, killed_at)
+        if window is None:
+            raise RuntimeError("triggers were not accepted again within two minutes of the kill")
+        return window, refused
     finally:
         for gateway in gateways:
             gateway.stop()

@@ -26,11 +26,10 @@ import os
 import re
 import sys
 import tempfile
-import threading
 import time
 
-from ha_parts import (PROXY_TIMEOUT, Cluster, Emulator, Gateway, database, emulator_process,
-                      fan_out_token, registered_installations, seed_devices)
+from ha_parts import (PROXY_TIMEOUT, Calls, Cluster, Emulator, Gateway, accepted_again, database,
+                      emulator_process, fan_out_token, registered_installations, seed_devices)
 
 check = emulator_process.check
 
@@ -40,30 +39,6 @@ PROBE_CWD = "/srv/agents/probe"
 REGISTER_CWD = "/srv/agents/registrations"
 # DeliveryPolicy.claimLimit: the most deliveries one gateway holds claimed at once.
 CLAIM_LIMIT = 2_000
-
-
-class Calls:
-    """Calls made in a loop on a thread until stopped: (started, status, seconds, extra)."""
-
-    def __init__(self, name, make_call, pause):
-        self.name, self.make_call, self.pause = name, make_call, pause
-        self.records = []
-        self.stopping = threading.Event()
-        self.thread = threading.Thread(target=self._loop, daemon=True)
-        self.thread.start()
-
-    def _loop(self):
-        number = 0
-        while not self.stopping.is_set():
-            started = time.monotonic()
-            status, text, seconds, extra = self.make_call(number)
-            self.records.append((started, status, seconds, extra, text[:200]))
-            number += 1
-            self.stopping.wait(self.pause)
-
-    def stop(self):
-        self.stopping.set()
-        self.thread.join(timeout=30)
 
 
 def main():
@@ -167,14 +142,11 @@ def run(cluster, url, emulator, gateways):
         check(f"every 503 to a {name[:-1]} is the error JSON's UNAVAILABLE (retry)", not unretryable,
               f"e.g. {unretryable[:1]}")
 
-    failed_after_kill = [started for started, status, _, _, _ in triggers if started >= killed_at and status != 200]
-    last_failure = max(failed_after_kill, default=killed_at)
-    back = [started + seconds for started, status, seconds, _, _ in triggers
-            if started > last_failure and status == 200]
-    check("triggers are accepted again after the failover", bool(back), "none accepted after the last failure")
-    if back:
-        print(f"failover: triggers accepted again {min(back) - killed_at:.2f} s after the kill "
-              f"({len(failed_after_kill)} answered 503 in between)", flush=True)
+    window, refused = accepted_again(triggers, killed_at)
+    check("triggers are accepted again after the failover", window is not None, "none accepted after the last failure")
+    if window is not None:
+        print(f"failover: triggers accepted again {window:.2f} s after the kill "
+              f"({refused} answered 503 in between)", flush=True)
     not_ready = [status for started, status, _, _, _ in readiness if started >= killed_at and status == 503]
     check("/readyz says 503 while there is no primary", bool(not_ready),
           f"answers after the kill: {collections.Counter(s for t, s, _, _, _ in readiness if t >= killed_at)}")

@@ -14,6 +14,7 @@ import ssl
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.parse
 
@@ -217,3 +218,36 @@ def seed_devices(database_url, cwd, count):
 def registered_installations(database_url, cwd):
     parent = f"servers/{SERVER_KEY}/agents/{agent_key(cwd)}/devices"
     return set(sql(database_url, f"SELECT document_id FROM documents WHERE parent = '{parent}'"))
+
+
+class Calls:
+    """Calls made in a loop on a thread until stopped: (started, status, seconds, extra)."""
+
+    def __init__(self, name, make_call, pause):
+        self.name, self.make_call, self.pause = name, make_call, pause
+        self.records = []
+        self.stopping = threading.Event()
+        self.thread = threading.Thread(target=self._loop, daemon=True)
+        self.thread.start()
+
+    def _loop(self):
+        number = 0
+        while not self.stopping.is_set():
+            started = time.monotonic()
+            status, text, seconds, extra = self.make_call(number)
+            self.records.append((started, status, seconds, extra, text[:200]))
+            number += 1
+            self.stopping.wait(self.pause)
+
+    def stop(self):
+        self.stopping.set()
+        self.thread.join(timeout=30)
+
+
+def accepted_again(records, killed_at):
+    """From `Calls` records of triggers: (seconds from the kill until they were accepted
+    again for good, or None; how many after the kill were not accepted)."""
+    failed = [started for started, status, *_ in records if started >= killed_at and status != 200]
+    last_failure = max(failed, default=killed_at)
+    back = [started + seconds for started, status, seconds, *_ in records if started > last_failure and status == 200]
+    return (min(back) - killed_at if back else None), len(failed)

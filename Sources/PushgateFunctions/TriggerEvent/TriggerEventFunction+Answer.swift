@@ -37,19 +37,19 @@ extension TriggerEventFunction {
     }
 
     /// The answer of a notification already stored, read within
-    /// ``answerReadWait``; `fallback` (its deliveries pending) when the store cannot
-    /// tell in time, as in a failover: never an error, which the caller would take
-    /// as "not sent" and send again.
-    func answerOfStored(otherwise fallback: TriggerAnswer, _ read: () async throws -> TriggerAnswer) async
-        -> TriggerAnswer
-    {
+    /// ``answerReadWait``; `fallback()` (its deliveries pending) when the store
+    /// cannot tell in time, as in a failover: never an error, which the caller would
+    /// take as "not sent" and send again. The fallback is built only then.
+    func answerOfStored(
+        otherwise fallback: () -> TriggerAnswer, _ read: () async throws -> TriggerAnswer
+    ) async -> TriggerAnswer {
         do {
             return try await StoreLockWait.$limit.withValue(Self.answerReadWait) { try await read() }
         } catch {
             logger.warning(
                 "a stored notification's answer could not be read: answered as pending",
                 metadata: ["error": "\(error)"])
-            return fallback
+            return fallback()
         }
     }
 

@@ -38,11 +38,14 @@ extension TriggerEventFunction {
         FunctionMetrics.trigger(type, .accepted)
         let report =
             request.wait ? await submission.firstTry?.wait(upTo: policy.triggerWait - arrived.duration(to: .now)) : nil
-        // Stored: answered 200 from here on, its counts unknown if the store cannot tell.
-        var pending = TriggerAnswer.accepted(
-            [], serverKey: serverKey, agentKey: agentKey, delivery: worker.deliveryName)
-        pending.describe(plan)
         let devices = try? await counted
+        // Stored: answered 200 from here on, its counts unknown if the store cannot tell.
+        let pending = {
+            var pending = TriggerAnswer.accepted(
+                [], serverKey: serverKey, agentKey: agentKey, delivery: worker.deliveryName)
+            pending.describe(plan)
+            return pending
+        }
         let answer = await answerOfStored(otherwise: pending) {
             guard let devices else { throw DocumentStoreError.unavailable("the agent's devices could not be counted") }
             FunctionMetrics.devicesNotified(devices, type: type)

@@ -131,10 +131,15 @@ public struct TriggerEventFunction: Sendable {
             async let bookkept: Void = record(serverKey, plan.bookkeeping, at: plan.notification.createdAt)
             FunctionMetrics.trigger(type, .accepted)
             FunctionMetrics.devicesNotified(plan.deliveries.count, type: type)
-            var accepted = TriggerAnswer.accepted(
-                plan.deliveries, serverKey: serverKey, agentKey: agentKey, delivery: worker.deliveryName,
-                maxListed: policy.answerMaxDevices)
-            accepted.describe(plan)
+            // Every delivery pending: the answer before any try, or when the try's
+            // outcome cannot be read.
+            let accepted = {
+                var accepted = TriggerAnswer.accepted(
+                    plan.deliveries, serverKey: serverKey, agentKey: agentKey, delivery: worker.deliveryName,
+                    maxListed: policy.answerMaxDevices)
+                accepted.describe(plan)
+                return accepted
+            }
             if let firstTry = submission.firstTry, request.wait {
                 let report = await firstTry.wait(upTo: policy.triggerWait - arrived.duration(to: .now))
                 answer = await answerOfStored(otherwise: accepted) {
@@ -143,7 +148,7 @@ public struct TriggerEventFunction: Sendable {
                         configurationError: report?.configurationError)
                 }
             } else {
-                answer = accepted
+                answer = accepted()
             }
             await bookkept
         }
