@@ -138,7 +138,8 @@ let package = Package(
             plugins: ["EmbedFiles"]
         ),
         // The multiplexed HTTP/2 client both push services are reached with: a pool of
-        // connections, one stream per request, GOAWAY, deadlines. Names no provider.
+        // connections, one stream per request, its own framing (NIOHPACK decodes
+        // answers' headers), GOAWAY, deadlines. Names no provider.
         .target(
             name: "PushgateHTTP2",
             dependencies: [
@@ -148,7 +149,6 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOTLS", package: "swift-nio"),
                 .product(name: "NIOHPACK", package: "swift-nio-http2"),
-                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
             swiftSettings: swiftSettings

@@ -1,7 +1,6 @@
 import Foundation
 import Logging
 import NIOCore
-import NIOHPACK
 import NIOPosix
 import PushgateCore
 import PushgateHTTP2
@@ -36,6 +35,8 @@ public final class APNsPushProvider: PushProvider, Service {
     private let now: @Sendable () -> Date
     private let logger: Logger
     private let state = DeliveryHealthState(provider: "apns")
+    /// The pseudo-headers every request starts with but `:path`.
+    private let pseudoHeaders: HTTP2HeaderBlock
 
     /// Pushes to `configuration`'s default environment, over connections of its own.
     public convenience init(
@@ -63,6 +64,9 @@ public final class APNsPushProvider: PushProvider, Service {
         self.pool = pool
         self.now = now
         self.logger = logger
+        pseudoHeaders = HTTP2HeaderBlock([
+            (":method", "POST"), (":scheme", "https"), (":authority", configuration.endpoint.authority),
+        ])
         _ = try tokens.token()  // A key that cannot sign fails here, at start.
     }
 
@@ -123,33 +127,34 @@ public final class APNsPushProvider: PushProvider, Service {
     // MARK: Headers
 
     /// The headers every device of a notification shares, in the order APNs reads
-    /// them; pseudo-headers (`:path`) are added first per device. A badge update is
-    /// a `background` push, which APNs takes at priority 5 only, and replaces no
-    /// banner (no collapse id).
-    private func sharedHeaders(notification: PushNotification, expiration: String, token: String) -> [(String, String)]
-    {
+    /// them, encoded once per chunk; pseudo-headers (`:path`) come first in each
+    /// request. A badge update is a `background` push, which APNs takes at priority 5
+    /// only, and replaces no banner (no collapse id).
+    private func sharedHeaders(notification: PushNotification, expiration: String, token: String) -> HTTP2HeaderBlock {
         let silent = notification.isBadgeUpdate
-        var headers = [
-            ("authorization", "bearer " + token),
+        var headers = HTTP2HeaderBlock()
+        headers.append(name: "authorization", value: "bearer " + token, sensitive: true)
+        for (name, value) in [
             ("apns-topic", configuration.topic),
             ("apns-push-type", silent ? "background" : "alert"),
             ("apns-priority", silent ? "5" : "10"),
             ("apns-expiration", expiration),
-        ]
-        if !silent { headers.append(("apns-collapse-id", notification.collapseID)) }
-        headers.append(("content-type", "application/json"))
+        ] {
+            headers.append(name: name, value: value)
+        }
+        if !silent { headers.append(name: "apns-collapse-id", value: notification.collapseID) }
+        headers.append(name: "content-type", value: "application/json")
         return headers
     }
 
-    private func headers(_ shared: [(String, String)], device token: String, id: String) -> HPACKHeaders {
-        var headers = HPACKHeaders()
-        headers.reserveCapacity(shared.count + 5)
-        headers.add(name: ":method", value: "POST")
-        headers.add(name: ":scheme", value: "https")
-        headers.add(name: ":authority", value: configuration.endpoint.authority)
-        headers.add(name: ":path", value: "/3/device/" + token, indexing: .nonIndexable)
-        for (name, value) in shared { headers.add(name: name, value: value) }
-        headers.add(name: "apns-id", value: id, indexing: .nonIndexable)
+    /// One device's request headers: the pseudo-headers, the shared block, its id.
+    private func headers(_ shared: HTTP2HeaderBlock, device token: String, id: String) -> HTTP2HeaderBlock {
+        var headers = HTTP2HeaderBlock(
+            capacity: pseudoHeaders.bytes.readableBytes + shared.bytes.readableBytes + token.utf8.count + 80)
+        headers.append(pseudoHeaders)
+        headers.append(name: ":path", value: "/3/device/", token)
+        headers.append(shared)
+        headers.append(name: "apns-id", value: id)
         return headers
     }
 

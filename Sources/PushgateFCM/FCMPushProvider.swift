@@ -1,7 +1,6 @@
 import Foundation
 import Logging
 import NIOCore
-import NIOHPACK
 import NIOPosix
 import PushgateCore
 import PushgateHTTP2
@@ -122,16 +121,14 @@ public final class FCMPushProvider: PushProvider, Service {
         }
     }
 
-    /// `Bearer`, the project's send path and JSON: the same for every device.
-    private func sharedHeaders(accessToken: String) -> HPACKHeaders {
-        var headers = HPACKHeaders()
-        headers.reserveCapacity(6)
-        headers.add(name: ":method", value: "POST")
-        headers.add(name: ":scheme", value: "https")
-        headers.add(name: ":authority", value: configuration.endpoint.authority)
-        headers.add(name: ":path", value: configuration.sendPath)
-        headers.add(name: "authorization", value: "Bearer " + accessToken, indexing: .neverIndexed)
-        headers.add(name: "content-type", value: "application/json")
+    /// `Bearer`, the project's send path and JSON: the same for every device, encoded once.
+    private func sharedHeaders(accessToken: String) -> HTTP2HeaderBlock {
+        var headers = HTTP2HeaderBlock([
+            (":method", "POST"), (":scheme", "https"), (":authority", configuration.endpoint.authority),
+            (":path", configuration.sendPath),
+        ])
+        headers.append(name: "authorization", value: "Bearer " + accessToken, sensitive: true)
+        headers.append(name: "content-type", value: "application/json")
         return headers
     }
 

@@ -1,6 +1,5 @@
 import Logging
 import NIOCore
-import NIOHTTP2
 import NIOPosix
 import NIOSSL
 import NIOTLS
@@ -122,16 +121,6 @@ final class HTTP2Connection: @unchecked Sendable {
                     let sync = channel.pipeline.syncOperations
                     try sync.addHandler(tls)
                     try sync.addHandler(ALPNCheck(handshake: handshake))
-                    // Our own header blocks need no checking, and answers are read for a
-                    // few fields only: validation would cost more than the rest of a request.
-                    try sync.addHandler(
-                        NIOHTTP2Handler(
-                            mode: .client,
-                            initialSettings: Self.settings,
-                            headerBlockValidation: .disabled,
-                            contentLengthValidation: .disabled
-                        )
-                    )
                     try sync.addHandler(IdleStateHandler(readTimeout: idlePingInterval))
                     try sync.addHandler(handler)
                 }
@@ -153,13 +142,6 @@ final class HTTP2Connection: @unchecked Sendable {
     private func retire() {
         if case .ready = state { state = .idle }
     }
-
-    /// We send, we never accept server pushes; a large window so answers are never held up.
-    private static let settings: HTTP2Settings = [
-        HTTP2Setting(parameter: .enablePush, value: 0),
-        HTTP2Setting(parameter: .initialWindowSize, value: 1 << 20),
-        HTTP2Setting(parameter: .maxHeaderListSize, value: 16 * 1024),
-    ]
 }
 
 /// Fails the connection when TLS did not negotiate HTTP/2.

@@ -1,5 +1,4 @@
 import NIOCore
-import NIOHTTP2
 
 /// The bookkeeping of one HTTP/2 connection's requests, as a value: what is queued,
 /// which streams are open, how many may be, what GOAWAY ends, when a request is
@@ -14,10 +13,12 @@ import NIOHTTP2
 ///   requests fail as unprocessed; streams at or below it finish normally; then the
 ///   connection is drained.
 /// - A request that waited (queued or in flight) longer than the timeout fails.
-/// - Without a stream multiplexer, swift-nio-http2 does not replenish the
-///   connection-level receive window: every answer's body shrinks it for good, and a
-///   connection stalls once 64 KiB of bodies arrived. The state answers the
-///   WINDOW_UPDATE that keeps it at its target.
+/// - A request's body goes out whole when its stream opens, so a stream opens only
+///   while the connection's send window holds the body; WINDOW_UPDATE lets more out.
+/// - Every answer's body shrinks the connection's receive window; the state answers
+///   the WINDOW_UPDATE that keeps it at its target.
+/// - Stream ids run out after 2³⁰ requests: the connection then takes no more, like
+///   after GOAWAY, and closes once drained (the next request opens another).
 struct HTTP2StreamState<Item> {
     /// One open stream: whose it is, when it started, and its answer so far.
     struct Stream {
@@ -27,6 +28,8 @@ struct HTTP2StreamState<Item> {
         var retryAfter: String?
         var body: ByteBuffer?
     }
+
+    typealias StreamID = UInt32
 
     private struct Queued {
         let item: Item
@@ -40,18 +43,29 @@ struct HTTP2StreamState<Item> {
     let streamLimit: Int
     /// The connection's receive window is kept at this size.
     let targetReceiveWindow: Int
+    /// How many bytes of the connection's send window an item's request uses.
+    private let bodySize: (Item) -> Int
 
-    private(set) var inFlight: [HTTP2StreamID: Stream] = [:]
+    private(set) var inFlight: [StreamID: Stream] = [:]
     private var queue = CircularBuffer<Queued>()
-    private var nextStreamID = HTTP2StreamID(1)
+    private var nextStreamID: StreamID = 1
     /// What the server allows, as last said in its SETTINGS (or the initial guess).
     private(set) var maxConcurrentStreams: Int
+    /// Bytes of request bodies the server takes before its next WINDOW_UPDATE.
+    private(set) var sendWindow = HTTP2FrameType.defaultWindow
+    /// GOAWAY received, the connection closed, or its stream ids used up: no new streams.
     private(set) var goAwayReceived = false
 
-    init(streamLimit: Int, initialConcurrentStreams: Int = 1, targetReceiveWindow: Int = 1 << 20) {
+    /// `firstStreamID`: 1, but in tests of what happens when ids run out.
+    init(
+        streamLimit: Int, initialConcurrentStreams: Int = 1, targetReceiveWindow: Int = 1 << 20,
+        firstStreamID: StreamID = 1, bodySize: @escaping (Item) -> Int = { _ in 0 }
+    ) {
+        self.nextStreamID = firstStreamID
         self.streamLimit = max(1, streamLimit)
         self.maxConcurrentStreams = min(max(1, initialConcurrentStreams), self.streamLimit)
         self.targetReceiveWindow = targetReceiveWindow
+        self.bodySize = bodySize
     }
 
     /// Requests written or waiting.
@@ -69,17 +83,36 @@ struct HTTP2StreamState<Item> {
         return true
     }
 
-    /// Opens streams for queued requests while the limits allow: each returned pair
-    /// is to be written (HEADERS, then the body) on that stream, in order.
-    mutating func streamsToOpen(at now: NIODeadline) -> [(streamID: HTTP2StreamID, item: Item)] {
-        var opened: [(HTTP2StreamID, Item)] = []
-        while !goAwayReceived, inFlight.count < maxConcurrentStreams, let next = queue.popFirst() {
+    /// Opens streams for queued requests while the limits and the send window allow:
+    /// each returned pair is to be written (HEADERS, then the body) on that stream,
+    /// in order. Once the stream ids are used up, the queued requests come back in
+    /// `refused` (never sent) and the connection takes no more.
+    mutating func streamsToOpen(at now: NIODeadline) -> (
+        opened: [(streamID: StreamID, item: Item)], refused: [Finished]
+    ) {
+        var opened: [(StreamID, Item)] = []
+        while !goAwayReceived, inFlight.count < maxConcurrentStreams, let next = queue.first,
+            bodySize(next.item) <= sendWindow
+        {
+            guard nextStreamID <= HTTP2FrameType.maxStreamID else {
+                return (opened, connectionClosed(losing: []))
+            }
+            _ = queue.popFirst()
             let streamID = nextStreamID
-            nextStreamID = nextStreamID.advanced(by: 2)
+            nextStreamID += 2
+            sendWindow -= bodySize(next.item)
             inFlight[streamID] = Stream(item: next.item, startedAt: now)
             opened.append((streamID, next.item))
         }
-        return opened
+        return (opened, [])
+    }
+
+    /// The server's WINDOW_UPDATE on the connection: `false` when it would grow the
+    /// window past 2³¹ − 1, a flow-control error.
+    mutating func receivedWindowUpdate(increment: Int) -> Bool {
+        guard sendWindow + increment <= HTTP2FrameType.maxWindow else { return false }
+        sendWindow += increment
+        return true
     }
 
     // MARK: Receiving
@@ -89,17 +122,22 @@ struct HTTP2StreamState<Item> {
         self.maxConcurrentStreams = min(max(1, maxConcurrentStreams), streamLimit)
     }
 
-    /// An answer's HEADERS.
-    mutating func receivedHeaders(_ streamID: HTTP2StreamID, status: Int?, retryAfter: String?) {
-        guard let status, inFlight[streamID] != nil else { return }
+    /// An answer's HEADERS (the first; trailers change nothing).
+    mutating func receivedHeaders(_ streamID: StreamID, status: Int?, retryAfter: String?) {
+        // An informational (1xx) HEADERS comes before the answer's own.
+        guard let status, status >= 200, inFlight[streamID]?.status == nil else { return }
         inFlight[streamID]?.status = status
         inFlight[streamID]?.retryAfter = retryAfter
     }
 
-    /// Some of an answer's body.
-    mutating func receivedData(_ streamID: HTTP2StreamID, _ bytes: ByteBuffer) {
+    /// Some of an answer's body; what passes ``maxBodySize`` is dropped (an answer
+    /// is read for a reason, not kept whole).
+    mutating func receivedData(_ streamID: StreamID, _ bytes: ByteBuffer) {
+        // Not bound to a local: a copy of the stream would make the append below copy the body.
         guard bytes.readableBytes > 0, inFlight[streamID] != nil else { return }
-        var bytes = bytes
+        let room = Self.maxBodySize - (inFlight[streamID]?.body?.readableBytes ?? 0)
+        guard room > 0 else { return }
+        var bytes = bytes.getSlice(at: bytes.readerIndex, length: min(room, bytes.readableBytes)) ?? bytes
         // Changed in place through the dictionary (no copy of the body so far).
         if inFlight[streamID]?.body == nil {
             inFlight[streamID]?.body = bytes
@@ -108,8 +146,12 @@ struct HTTP2StreamState<Item> {
         }
     }
 
+    /// The most of an answer's body kept.
+    static var maxBodySize: Int { 64 * 1024 }
+
     /// The answer ended (END_STREAM): the request with its answer, if it was ours.
-    mutating func finish(_ streamID: HTTP2StreamID) -> (finished: Finished, startedAt: NIODeadline)? {
+
+    mutating func finish(_ streamID: StreamID) -> (finished: Finished, startedAt: NIODeadline)? {
         guard let stream = inFlight.removeValue(forKey: streamID) else { return nil }
         guard let status = stream.status else {
             return ((stream.item, .transportFailure(.streamReset("no status"))), stream.startedAt)
@@ -120,14 +162,14 @@ struct HTTP2StreamState<Item> {
     }
 
     /// The stream closed without a complete answer (reset by either side).
-    mutating func streamClosed(_ streamID: HTTP2StreamID, reason: String) -> Finished? {
+    mutating func streamClosed(_ streamID: StreamID, reason: String) -> Finished? {
         guard let stream = inFlight.removeValue(forKey: streamID) else { return nil }
         return (stream.item, .transportFailure(.streamReset(reason)))
     }
 
     /// GOAWAY: what the server will never process fails as unprocessed (to be sent
     /// again elsewhere at once); streams up to `lastStreamID` go on.
-    mutating func receivedGoAway(lastStreamID: HTTP2StreamID, debugData: String?) -> [Finished] {
+    mutating func receivedGoAway(lastStreamID: StreamID, debugData: String?) -> [Finished] {
         goAwayReceived = true
         var failed: [Finished] = []
         for (streamID, stream) in inFlight.sorted(by: { $0.key < $1.key }) where streamID > lastStreamID {
@@ -140,8 +182,8 @@ struct HTTP2StreamState<Item> {
 
     /// Requests that waited since before `deadline`: the streams to reset (in
     /// flight) and every late request with its time-out.
-    mutating func expire(startedBefore deadline: NIODeadline) -> (reset: [HTTP2StreamID], failed: [Finished]) {
-        var reset: [HTTP2StreamID] = []
+    mutating func expire(startedBefore deadline: NIODeadline) -> (reset: [StreamID], failed: [Finished]) {
+        var reset: [StreamID] = []
         var failed: [Finished] = []
         for (streamID, stream) in inFlight where stream.startedAt < deadline {
             reset.append(streamID)
@@ -157,11 +199,15 @@ struct HTTP2StreamState<Item> {
 
     /// The connection closed: what was in flight is lost, what was queued never sent.
     mutating func connectionClosed() -> [Finished] {
-        goAwayReceived = true
-        var failed = inFlight.sorted { $0.key < $1.key }.map {
-            ($0.value.item, HTTP2Answer.transportFailure(.connectionLost))
-        }
+        let lost = inFlight.sorted { $0.key < $1.key }.map { $0.value.item }
         inFlight.removeAll()
+        return connectionClosed(losing: lost)
+    }
+
+    /// No new streams from now on: `lost` answer `connectionLost`, the queued `notSent`.
+    private mutating func connectionClosed(losing lost: [Item]) -> [Finished] {
+        goAwayReceived = true
+        var failed = lost.map { ($0, HTTP2Answer.transportFailure(.connectionLost)) }
         while let queued = queue.popFirst() { failed.append((queued.item, .transportFailure(.notSent))) }
         return failed
     }

@@ -1,18 +1,18 @@
 import NIOCore
 import NIOEmbedded
-import NIOHPACK
-import NIOHTTP2
 import Testing
 
 @testable import PushgateHTTP2
 
-/// The connection handler on an embedded channel: frames in, frames out, no network.
+/// The connection handler on an embedded channel: bytes in, bytes out, no network.
 @Suite("HTTP/2 connection handler")
 struct HTTP2ConnectionHandlerTests {
     final class Harness {
         let channel = EmbeddedChannel()
         let handler: HTTP2ConnectionHandler
         var retired = 0
+        /// Reads what the client wrote, the preface taken off.
+        private var written = HTTP2FrameReader()
 
         init(requestTimeout: TimeAmount = .seconds(10), streamLimit: Int = 100) throws {
             var retire: () -> Void = {}
@@ -24,44 +24,71 @@ struct HTTP2ConnectionHandlerTests {
             retire = { [unowned self] in self.retired += 1 }
             try channel.pipeline.syncOperations.addHandler(handler)
             try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 443)).wait()
+            var preface = try #require(try channel.readOutbound(as: ByteBuffer.self))
+            #expect(preface.readString(length: 24) == "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n")
+            written.append(preface)
+            let settings = try frames()
+            #expect(settings.first.map { if case .settings = $0 { true } else { false } } == true)
+            #expect(settings.contains(.windowUpdate(stream: 0, increment: (1 << 20) - 65_535)))
         }
 
-        func send(_ count: Int) -> EventLoopFuture<[HTTP2Answer]> {
+        func send(_ count: Int, body: ByteBuffer = ByteBuffer(string: "{}")) -> EventLoopFuture<[HTTP2Answer]> {
             let batch = HTTP2Batch(count: count, promise: channel.eventLoop.makePromise())
             let requests = (0..<count).map { _ in
-                HTTP2Request(headers: [":method": "POST", ":path": "/3/device/ab"], body: ByteBuffer(string: "{}"))
+                HTTP2Request(headers: HTTP2HeaderBlock([(":method", "POST"), (":path", "/3/device/ab")]), body: body)
             }
             handler.enqueue(requests, batch: batch)
             return batch.futureResult
         }
 
+        /// The frames the client wrote since the last call.
+        func frames() throws -> [HTTP2FrameReader.Frame] {
+            while let bytes = try channel.readOutbound(as: ByteBuffer.self) { written.append(bytes) }
+            var frames: [HTTP2FrameReader.Frame] = []
+            while let frame = try written.next() { frames.append(frame) }
+            return frames
+        }
+
         /// The ids of the streams opened by the frames written since the last call.
         func openedStreams() throws -> [Int] {
-            var opened: [Int] = []
-            while let frame = try channel.readOutbound(as: HTTP2Frame.self) {
-                if case .headers = frame.payload { opened.append(Int(frame.streamID)) }
-            }
-            return opened
+            try frames().compactMap { if case .headers(let stream, _, _) = $0 { Int(stream) } else { nil } }
+        }
+
+        /// Writes server frames, each made by `write`, as one read.
+        func serverSends(_ write: (inout ByteBuffer) -> Void) throws {
+            var bytes = ByteBuffer()
+            write(&bytes)
+            try channel.writeInbound(bytes)
+            channel.pipeline.fireChannelReadComplete()
         }
 
         func answer(_ stream: Int, status: Int, reason: String? = nil) throws {
-            let headers: HPACKHeaders = [":status": String(status)]
-            try channel.writeInbound(
-                HTTP2Frame(
-                    streamID: HTTP2StreamID(stream),
-                    payload: .headers(.init(headers: headers, endStream: reason == nil))))
-            if let reason {
-                let body = ByteBuffer(string: #"{"reason":"\#(reason)"}"#)
-                try channel.writeInbound(
-                    HTTP2Frame(
-                        streamID: HTTP2StreamID(stream), payload: .data(.init(data: .byteBuffer(body), endStream: true))
-                    ))
+            try serverSends { bytes in
+                let block = HTTP2HeaderBlock([(":status", String(status))]).bytes
+                Self.frame(.headers, flags: reason == nil ? 0x5 : 0x4, stream: stream, block, to: &bytes)
+                if let reason {
+                    Self.frame(
+                        .data, flags: 0x1, stream: stream, ByteBuffer(string: #"{"reason":"\#(reason)"}"#), to: &bytes)
+                }
             }
         }
 
         func settings(maxConcurrentStreams: Int) throws {
-            let settings = HTTP2Settings([HTTP2Setting(parameter: .maxConcurrentStreams, value: maxConcurrentStreams)])
-            try channel.writeInbound(HTTP2Frame(streamID: .rootStream, payload: .settings(.settings(settings))))
+            try serverSends { bytes in
+                var payload = ByteBuffer()
+                payload.writeInteger(UInt16(0x3))
+                payload.writeInteger(UInt32(maxConcurrentStreams))
+                Self.frame(.settings, stream: 0, payload, to: &bytes)
+            }
+        }
+
+        static func frame(
+            _ type: HTTP2FrameType, flags: UInt8 = 0, stream: Int, _ payload: ByteBuffer, to bytes: inout ByteBuffer
+        ) {
+            var payload = payload
+            HTTP2FrameWriter.writeHeader(
+                length: payload.readableBytes, type: type, flags: flags, stream: UInt32(stream), to: &bytes)
+            bytes.writeBuffer(&payload)
         }
     }
 
@@ -92,12 +119,13 @@ struct HTTP2ConnectionHandlerTests {
         try harness.settings(maxConcurrentStreams: 3)
         let answers = harness.send(5)
         #expect(try harness.openedStreams() == [1, 3, 5])
-        try harness.channel.writeInbound(
-            HTTP2Frame(
-                streamID: .rootStream,
-                payload: .goAway(
-                    lastStreamID: 3, errorCode: .noError, opaqueData: ByteBuffer(string: #"{"reason":"Shutdown"}"#)))
-        )
+        try harness.serverSends { bytes in
+            var payload = ByteBuffer()
+            payload.writeInteger(UInt32(3))
+            payload.writeInteger(UInt32(0))
+            payload.writeString(#"{"reason":"Shutdown"}"#)
+            Harness.frame(.goAway, stream: 0, payload, to: &bytes)
+        }
         #expect(harness.retired == 1)
         #expect(!harness.handler.isAcceptingStreams)
         try harness.answer(1, status: 200)
@@ -121,10 +149,7 @@ struct HTTP2ConnectionHandlerTests {
         #expect(try harness.openedStreams() == [1, 3])
         try harness.answer(1, status: 200)
         harness.channel.embeddedEventLoop.advanceTime(by: .seconds(1))
-        var reset = false
-        while let frame = try harness.channel.readOutbound(as: HTTP2Frame.self) {
-            if case .rstStream(.cancel) = frame.payload, frame.streamID == 3 { reset = true }
-        }
+        let reset = try harness.frames().contains(.resetStream(stream: 3, code: .cancel))
         #expect(reset)
         #expect(try answers.wait()[1] == .transportFailure(.timedOut))
     }
@@ -133,14 +158,14 @@ struct HTTP2ConnectionHandlerTests {
     func pingOnIdle() throws {
         let harness = try Harness()
         harness.channel.pipeline.fireUserInboundEventTriggered(IdleStateHandler.IdleStateEvent.read)
-        let ping = try #require(try harness.channel.readOutbound(as: HTTP2Frame.self))
-        guard case .ping(let data, ack: false) = ping.payload else {
-            Issue.record("expected a PING, got \(ping.payload)")
-            return
+        #expect(try harness.frames() == [.ping(0, ack: false)])
+        try harness.serverSends { bytes in
+            var payload = ByteBuffer()
+            payload.writeInteger(UInt64(0))
+            Harness.frame(.ping, flags: 0x1, stream: 0, payload, to: &bytes)
         }
-        try harness.channel.writeInbound(HTTP2Frame(streamID: .rootStream, payload: .ping(data, ack: true)))
         harness.channel.pipeline.fireUserInboundEventTriggered(IdleStateHandler.IdleStateEvent.read)
-        _ = try harness.channel.readOutbound(as: HTTP2Frame.self)
+        #expect(try harness.frames() == [.ping(0, ack: false)])
         #expect(harness.channel.isActive, "an answered ping keeps the connection")
         harness.channel.pipeline.fireUserInboundEventTriggered(IdleStateHandler.IdleStateEvent.read)
         #expect(!harness.channel.isActive, "a second silent period without the ack closes it")
@@ -152,20 +177,16 @@ struct HTTP2ConnectionHandlerTests {
         try harness.settings(maxConcurrentStreams: 10)
         _ = harness.send(1)
         _ = try harness.openedStreams()
-        // swift-nio-http2 reports the connection's window after each DATA frame; without
-        // a multiplexer nobody else sends WINDOW_UPDATE, and the server would stall at 64 KiB.
-        harness.channel.pipeline.fireUserInboundEventTriggered(
-            NIOHTTP2WindowUpdatedEvent(streamID: .rootStream, inboundWindowSize: 30_000, outboundWindowSize: 65_535))
-        let update = try #require(try harness.channel.readOutbound(as: HTTP2Frame.self))
-        guard case .windowUpdate(let increment) = update.payload else {
-            Issue.record("expected a WINDOW_UPDATE, got \(update.payload)")
-            return
+        // 1 MiB after the preface: the 33rd frame of 16,000 bytes takes it below half,
+        // and the WINDOW_UPDATE brings it back to 1 MiB.
+        let body = ByteBuffer(repeating: 0x61, count: 16_000)
+        try harness.serverSends { bytes in
+            Harness.frame(.headers, flags: 0x4, stream: 1, HTTP2HeaderBlock([(":status", "400")]).bytes, to: &bytes)
+            for _ in 0..<40 { Harness.frame(.data, stream: 1, body, to: &bytes) }
         }
-        #expect(update.streamID == .rootStream)
-        #expect(increment == (1 << 20) - 30_000)
-        harness.channel.pipeline.fireUserInboundEventTriggered(
-            NIOHTTP2WindowUpdatedEvent(streamID: .rootStream, inboundWindowSize: 900_000, outboundWindowSize: 65_535))
-        #expect(try harness.channel.readOutbound(as: HTTP2Frame.self) == nil, "no update while above half the target")
+        #expect(try harness.frames() == [.windowUpdate(stream: 0, increment: 528_000)], "at the 33rd frame")
+        try harness.serverSends { bytes in Harness.frame(.data, flags: 0x1, stream: 1, body, to: &bytes) }
+        #expect(try harness.frames().isEmpty, "no update while above half the target")
     }
 
     @Test("a lost connection answers connectionLost for pushes in flight and notSent for queued ones")
@@ -176,5 +197,76 @@ struct HTTP2ConnectionHandlerTests {
         harness.channel.pipeline.fireChannelInactive()
         #expect(try answers.wait() == [.transportFailure(.connectionLost), .transportFailure(.notSent)])
         #expect(harness.retired == 1)
+    }
+
+    @Test("bodies wait for the connection's send window; one larger than a stream's window fails at once")
+    func sendWindow() throws {
+        let harness = try Harness()
+        try harness.settings(maxConcurrentStreams: 10)
+        let answers = harness.send(3, body: ByteBuffer(repeating: 0x61, count: 30_000))
+        #expect(try harness.openedStreams() == [1, 3], "65,535 bytes hold two bodies of 30,000")
+        try harness.serverSends { bytes in
+            var payload = ByteBuffer()
+            payload.writeInteger(UInt32(30_000))
+            Harness.frame(.windowUpdate, stream: 0, payload, to: &bytes)
+        }
+        #expect(try harness.openedStreams() == [5])
+        for stream in [1, 3, 5] { try harness.answer(stream, status: 200) }
+        #expect(try answers.wait() == Array(repeating: .response(status: 200, retryAfter: nil, body: nil), count: 3))
+
+        try harness.serverSends { bytes in
+            var payload = ByteBuffer()
+            payload.writeInteger(UInt16(0x4))
+            payload.writeInteger(UInt32(10))
+            Harness.frame(.settings, stream: 0, payload, to: &bytes)
+        }
+        let refused = try harness.send(1, body: ByteBuffer(repeating: 0x61, count: 11)).wait()
+        #expect(
+            refused == [.transportFailure(.streamReset("a body of 11 bytes, above the server's stream window (10)"))])
+        #expect(try harness.frames() == [.settingsAck])
+    }
+
+    @Test("a header block split over CONTINUATION frames is one answer; a server PING is acknowledged")
+    func continuationAndPing() throws {
+        let harness = try Harness()
+        let answers = harness.send(1)
+        _ = try harness.openedStreams()
+        let block = HTTP2HeaderBlock([
+            (":status", "429"), ("retry-after", "7"), ("x-long", String(repeating: "z", count: 300)),
+        ])
+        try harness.serverSends { bytes in
+            var first = block.bytes
+            let head = first.readSlice(length: 100) ?? ByteBuffer()
+            Harness.frame(.headers, flags: 0x1, stream: 1, head, to: &bytes)
+            Harness.frame(.continuation, stream: 1, first.readSlice(length: 100) ?? ByteBuffer(), to: &bytes)
+            Harness.frame(.continuation, flags: 0x4, stream: 1, first, to: &bytes)
+            var ping = ByteBuffer()
+            ping.writeInteger(UInt64(42))
+            Harness.frame(.ping, stream: 0, ping, to: &bytes)
+        }
+        #expect(try answers.wait() == [.response(status: 429, retryAfter: "7", body: nil)])
+        #expect(try harness.frames() == [.ping(42, ack: true)])
+    }
+
+    @Test(
+        "a server that breaks the protocol gets GOAWAY with the error and the connection closes",
+        arguments: [
+            (HTTP2FrameType.data, UInt8(0), 1, ByteBuffer(repeating: 0, count: 16_385), HTTP2ErrorCode.frameSizeError),
+            (.pushPromise, 0x4, 1, ByteBuffer(bytes: [0, 0, 0, 2]), .protocolError),
+            (.headers, 0x5, 1, ByteBuffer(bytes: [0xff, 0xff, 0xff, 0xff]), .compressionError),
+            (.data, 0x8, 1, ByteBuffer(bytes: [9, 1, 2]), .protocolError),
+            (.windowUpdate, 0, 0, ByteBuffer(bytes: [0x7f, 0xff, 0xff, 0xff]), .flowControlError),
+        ] as [(HTTP2FrameType, UInt8, Int, ByteBuffer, HTTP2ErrorCode)]
+    )
+    func protocolViolation(type: HTTP2FrameType, flags: UInt8, stream: Int, payload: ByteBuffer, code: HTTP2ErrorCode)
+        throws
+    {
+        let harness = try Harness()
+        let answers = harness.send(1)
+        _ = try harness.openedStreams()
+        try harness.serverSends { bytes in Harness.frame(type, flags: flags, stream: stream, payload, to: &bytes) }
+        #expect(try harness.frames() == [.goAway(lastStream: 0, code: code, debugData: ByteBuffer())])
+        #expect(!harness.channel.isActive)
+        #expect(try answers.wait() == [.transportFailure(.connectionLost)])
     }
 }

@@ -1,5 +1,4 @@
 import NIOCore
-import NIOHTTP2
 import Testing
 
 @testable import PushgateHTTP2
@@ -9,8 +8,8 @@ import Testing
 struct HTTP2StreamStateTests {
     let start = NIODeadline.uptimeNanoseconds(1_000_000_000)
 
-    func state(limit: Int = 100, initial: Int = 1) -> HTTP2StreamState<Int> {
-        HTTP2StreamState(streamLimit: limit, initialConcurrentStreams: initial)
+    func state(limit: Int = 100, initial: Int = 1, firstStreamID: UInt32 = 1) -> HTTP2StreamState<Int> {
+        HTTP2StreamState(streamLimit: limit, initialConcurrentStreams: initial, firstStreamID: firstStreamID)
     }
 
     @Test("one stream before SETTINGS, then the server's limit, never above the configured one")
@@ -20,12 +19,12 @@ struct HTTP2StreamStateTests {
             let queued = state.enqueue(item, at: start)
             #expect(queued)
         }
-        #expect(state.streamsToOpen(at: start).map(\.item) == [0])
+        #expect(state.streamsToOpen(at: start).opened.map(\.item) == [0])
         state.receivedSettings(maxConcurrentStreams: 1000)
-        let opened = state.streamsToOpen(at: start)
+        let opened = state.streamsToOpen(at: start).opened
         #expect(opened.map(\.item) == [1, 2])
         #expect(opened.map(\.streamID) == [3, 5], "client streams are odd and rising")
-        #expect(state.streamsToOpen(at: start).isEmpty, "three in flight: the configured limit")
+        #expect(state.streamsToOpen(at: start).opened.isEmpty, "three in flight: the configured limit")
         #expect(state.load == 6)
         state.receivedSettings(maxConcurrentStreams: 0)
         #expect(state.maxConcurrentStreams == 1, "a zero limit would stall the connection for good")
@@ -63,7 +62,7 @@ struct HTTP2StreamStateTests {
             ])
         let queuedAfterGoAway = state.enqueue(9, at: start)
         #expect(!queuedAfterGoAway, "no new requests after GOAWAY")
-        #expect(state.streamsToOpen(at: start).isEmpty)
+        #expect(state.streamsToOpen(at: start).opened.isEmpty)
         #expect(!state.isDrained)
         state.receivedHeaders(1, status: 200, retryAfter: nil)
         _ = state.finish(1)
@@ -106,5 +105,55 @@ struct HTTP2StreamStateTests {
     )
     func receiveWindow(size: Int, increment: Int?) {
         #expect(state().receiveWindowIncrement(windowSize: size) == increment)
+    }
+
+    @Test("a stream opens only while the send window holds its body; WINDOW_UPDATE lets the rest out")
+    func sendWindow() {
+        var state = HTTP2StreamState<Int>(
+            streamLimit: 100, initialConcurrentStreams: 100, bodySize: { $0 == 0 ? 60_000 : 10_000 })
+        for item in 0..<3 { _ = state.enqueue(item, at: start) }
+        #expect(state.streamsToOpen(at: start).opened.map(\.item) == [0], "60,000 of 65,535 used: 10,000 more wait")
+        #expect(state.sendWindow == 5_535)
+        let updated = state.receivedWindowUpdate(increment: 15_000)
+        #expect(updated)
+        #expect(state.streamsToOpen(at: start).opened.map(\.item) == [1, 2])
+        #expect(state.sendWindow == 535)
+        let overflowed = !state.receivedWindowUpdate(increment: Int(Int32.max))
+        #expect(overflowed, "past 2³¹ − 1 is a flow-control error")
+    }
+
+    @Test("when stream ids run out, the queued requests come back unsent and no more are taken")
+    func streamIDsRunOut() {
+        var state = state(initial: 10, firstStreamID: 0x7fff_fffd)
+        for item in 0..<4 { _ = state.enqueue(item, at: start) }
+        let (opened, refused) = state.streamsToOpen(at: start)
+        #expect(opened.map(\.streamID) == [0x7fff_fffd, 0x7fff_ffff])
+        #expect(refused.map(\.item) == [2, 3])
+        #expect(refused.map(\.answer) == [.transportFailure(.notSent), .transportFailure(.notSent)])
+        #expect(state.goAwayReceived)
+        let queuedAfter = state.enqueue(4, at: start)
+        #expect(!queuedAfter)
+        state.receivedHeaders(0x7fff_fffd, status: 200, retryAfter: nil)
+        _ = state.finish(0x7fff_fffd)
+        state.receivedHeaders(0x7fff_ffff, status: 200, retryAfter: nil)
+        _ = state.finish(0x7fff_ffff)
+        #expect(state.isDrained, "the connection closes once its last streams answered")
+    }
+
+    @Test("an informational HEADERS is not the answer; an answer's body is kept up to its bound")
+    func informationalAndLongBodies() {
+        var state = state(initial: 10)
+        _ = state.enqueue(0, at: start)
+        _ = state.streamsToOpen(at: start)
+        state.receivedHeaders(1, status: 100, retryAfter: nil)
+        state.receivedHeaders(1, status: 400, retryAfter: nil)
+        state.receivedData(1, ByteBuffer(repeating: 0x61, count: 50_000))
+        state.receivedData(1, ByteBuffer(repeating: 0x62, count: 50_000))
+        guard case .response(let status, _, let body) = state.finish(1)?.finished.answer else {
+            Issue.record("no answer")
+            return
+        }
+        #expect(status == 400)
+        #expect(body?.readableBytes == HTTP2StreamState<Int>.maxBodySize)
     }
 }
