@@ -68,28 +68,6 @@ extension SQLiteDocumentStore {
         return name
     }
 
-    /// A field's value from `json_type` and `->>`: scalars as SQL gives them,
-    /// objects and arrays parsed from their JSON text.
-    /// `path` is only for an error's text: joined into one only then (a fan-out reads
-    /// a few fields of every device).
-    static func value(ofType type: String, from value: DatabaseValue, path: DocumentPath) throws -> JSONValue {
-        switch (type, value.storage) {
-        case ("null", _): return .null
-        case ("true", _): return .bool(true)
-        case ("false", _): return .bool(false)
-        case ("text", .string(let text)): return .string(text)
-        case ("integer", .int64(let number)): return .number(Double(number))
-        case ("real", .double(let number)): return .number(number)
-        case ("object", .string(let json)), ("array", .string(let json)):
-            guard let parsed = try? JSONValue.parse(Array(json.utf8)) else {
-                throw DocumentStoreError.corruptDocument(path.rawValue)
-            }
-            return parsed
-        default:
-            throw DocumentStoreError.corruptDocument(path.rawValue)
-        }
-    }
-
     static func storedFields(_ db: Database, _ path: DocumentPath) throws -> [String: JSONValue]? {
         guard
             let json = try String.fetchOne(

@@ -57,18 +57,15 @@ public final class SQLiteDocumentStore: DocumentStore {
         let columns = names.map { ", json_type(fields, '$.\($0)'), fields ->> '$.\($0)'" }.joined()
         let sql = "SELECT document_id\(columns) FROM documents \(conditions)"
         return try await read { db in
-            let cursor = try Row.fetchCursor(db.cachedStatement(sql: sql), arguments: arguments)
+            let statement = try db.cachedStatement(sql: sql)
+            let cursor = try Row.fetchCursor(statement, arguments: arguments)
+            let columns = SQLiteFieldColumns(statement, names: names)
             var documents: [Document] = []
-            while let row = try cursor.next() {
-                let path = collection.storedDocument(row[0])
-                var fields: [String: JSONValue] = [:]
-                for (index, name) in names.enumerated() {
-                    let type: String? = row[1 + 2 * index]
-                    if let type {
-                        fields[name] = try Self.value(ofType: type, from: row[2 + 2 * index], path: path)
-                    }
-                }
-                documents.append(Document(path: path, fields: fields))
+            documents.reserveCapacity(min(max(limit ?? 0, 0), 1_000))  // a caller's limit, bounded
+            // Each step leaves the statement on the row the columns are read from.
+            while try cursor.next() != nil {
+                let path = collection.storedDocument(columns.documentID)
+                documents.append(Document(path: path, fields: try columns.fields(path: path.rawValue)))
             }
             return documents
         }
