@@ -91,7 +91,7 @@ let package = Package(
         // decoding and validation, the reply preview, APNs and FCM payloads.
         .target(
             name: "PushgateFuzzing",
-            dependencies: ["PushgateCore", "PushgateFunctions"],
+            dependencies: ["PushgateCore", "PushgateFunctions", "PushgateHTTP2"],
             swiftSettings: swiftSettings
         ),
         // What the three outboxes share: their rows, and what an enqueue writes given
@@ -148,6 +148,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOTLS", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOHPACK", package: "swift-nio-http2"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],

@@ -12,7 +12,9 @@ let package = Package(
     name: "PushgateFuzz",
     platforms: [.macOS(.v14)],
     dependencies: [.package(path: gateway.path)],
-    targets: ["FuzzRequests", "FuzzPreview", "FuzzPayloads", "FuzzJSON", "FuzzDumps", "FuzzTimes", "FuzzHooks"].map {
+    targets: [
+        "FuzzRequests", "FuzzPreview", "FuzzPayloads", "FuzzJSON", "FuzzDumps", "FuzzTimes", "FuzzHooks", "FuzzFrames",
+    ].map {
         name in
         .executableTarget(
             name: name,

@@ -166,6 +166,13 @@ final class HTTP2ConnectionHandler: ChannelInboundHandler, RemovableChannelHandl
         }
     }
 
+    /// The channel is gone: the context is let go (it holds this handler, and this
+    /// handler held it), and the sweep stops.
+    func handlerRemoved(context: ChannelHandlerContext) {
+        deadlineSweep?.cancel()
+        self.context = nil
+    }
+
     func channelActive(context: ChannelHandlerContext) {
         sendPreface(context: context)
         startDeadlineSweep(context: context)
@@ -292,7 +299,7 @@ final class HTTP2ConnectionHandler: ChannelInboundHandler, RemovableChannelHandl
         if case .response = finished.answer, let answerLatency, let now = context?.eventLoop.now {
             answerLatency.recordNanoseconds((now - startedAt).nanoseconds)
         }
-        complete([finished])
+        finished.item.batch.complete(finished.item.index, with: finished.answer)
         writeQueued()
         closeIfDrained()
     }

@@ -125,24 +125,27 @@ struct HTTP2StreamState<Item> {
     /// An answer's HEADERS (the first; trailers change nothing).
     mutating func receivedHeaders(_ streamID: StreamID, status: Int?, retryAfter: String?) {
         // An informational (1xx) HEADERS comes before the answer's own.
-        guard let status, status >= 200, inFlight[streamID]?.status == nil else { return }
-        inFlight[streamID]?.status = status
-        inFlight[streamID]?.retryAfter = retryAfter
+        guard let status, status >= 200, let index = inFlight.index(forKey: streamID),
+            inFlight.values[index].status == nil
+        else { return }
+        // Changed in place through the index: one lookup, no copy of the stream.
+        inFlight.values[index].status = status
+        inFlight.values[index].retryAfter = retryAfter
     }
 
     /// Some of an answer's body; what passes ``maxBodySize`` is dropped (an answer
     /// is read for a reason, not kept whole).
     mutating func receivedData(_ streamID: StreamID, _ bytes: ByteBuffer) {
-        // Not bound to a local: a copy of the stream would make the append below copy the body.
-        guard bytes.readableBytes > 0, inFlight[streamID] != nil else { return }
-        let room = Self.maxBodySize - (inFlight[streamID]?.body?.readableBytes ?? 0)
+        guard bytes.readableBytes > 0, let index = inFlight.index(forKey: streamID) else { return }
+        let room = Self.maxBodySize - (inFlight.values[index].body?.readableBytes ?? 0)
         guard room > 0 else { return }
         var bytes = bytes.getSlice(at: bytes.readerIndex, length: min(room, bytes.readableBytes)) ?? bytes
-        // Changed in place through the dictionary (no copy of the body so far).
-        if inFlight[streamID]?.body == nil {
-            inFlight[streamID]?.body = bytes
+        // Changed in place through the index (a copy of the stream would make the
+        // append copy the body so far).
+        if inFlight.values[index].body == nil {
+            inFlight.values[index].body = bytes
         } else {
-            inFlight[streamID]?.body?.writeBuffer(&bytes)
+            inFlight.values[index].body?.writeBuffer(&bytes)
         }
     }
 

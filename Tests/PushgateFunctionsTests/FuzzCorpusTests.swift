@@ -19,7 +19,10 @@ struct FuzzCorpusTests {
 
     @Test(
         "every committed input keeps its target's properties",
-        arguments: ["FuzzRequests", "FuzzPreview", "FuzzPayloads", "FuzzJSON", "FuzzDumps", "FuzzTimes", "FuzzHooks"])
+        arguments: [
+            "FuzzRequests", "FuzzPreview", "FuzzPayloads", "FuzzJSON", "FuzzDumps", "FuzzTimes", "FuzzHooks",
+            "FuzzFrames",
+        ])
     func replay(target: String) throws {
         let inputs = try Self.inputs(target)
         #expect(inputs.count >= 5, "a corpus to start from")
@@ -31,6 +34,7 @@ struct FuzzCorpusTests {
             case "FuzzDumps": DumpFuzzing.check
             case "FuzzTimes": TimeFuzzing.check
             case "FuzzHooks": HookFuzzing.check
+            case "FuzzFrames": FrameFuzzing.check
             default: PayloadFuzzing.check
             }
         for input in inputs { check(input) }

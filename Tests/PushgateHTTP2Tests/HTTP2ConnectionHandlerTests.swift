@@ -28,7 +28,11 @@ struct HTTP2ConnectionHandlerTests {
             #expect(preface.readString(length: 24) == "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n")
             written.append(preface)
             let settings = try frames()
-            #expect(settings.first.map { if case .settings = $0 { true } else { false } } == true)
+            guard case .settings(let values) = settings.first else {
+                Issue.record("no SETTINGS after the preface")
+                return
+            }
+            #expect(values.contains(.init(parameter: .enablePush, value: 0)), "no server push")
             #expect(settings.contains(.windowUpdate(stream: 0, increment: (1 << 20) - 65_535)))
         }
 
