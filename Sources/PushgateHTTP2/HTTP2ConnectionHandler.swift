@@ -4,7 +4,7 @@ import NIOHPACK
 
 /// Speaks HTTP/2 (RFC 9113) as a push client on one TLS connection: one stream per
 /// request, frames read with ``HTTP2FrameReader`` and written with
-/// ``HTTP2FrameWriter``, answers' headers decoded with NIOHPACK. The decisions are
+/// ``HTTP2FrameWriter``, answers' headers read by ``HTTP2AnswerHeaders``. The decisions are
 /// ``HTTP2StreamState``'s; this type turns frames and events into its inputs and its
 /// answers into frames, batches completed and pings.
 ///
@@ -50,8 +50,10 @@ final class HTTP2ConnectionHandler: ChannelInboundHandler, RemovableChannelHandl
 
     private var state: HTTP2StreamState<Pending>
     private var reader = HTTP2FrameReader()
+    /// For the answers' header blocks ``HTTP2AnswerHeaders`` does not read itself; the
+    /// server's table is 0 bytes, as this side's SETTINGS say.
     private var decoder = HPACKDecoder(
-        allocator: ByteBufferAllocator(), maxDynamicTableSize: HPACKDecoder.maxDynamicTableSize,
+        allocator: ByteBufferAllocator(), maxDynamicTableSize: 0,
         maxHeaderListSize: HTTP2ConnectionHandler.maxHeaderListSize)
     private var context: ChannelHandlerContext?
     private var prefaceSent = false
@@ -191,17 +193,10 @@ final class HTTP2ConnectionHandler: ChannelInboundHandler, RemovableChannelHandl
 
     private func receive(_ frame: HTTP2FrameReader.Frame) throws(HTTP2ProtocolViolation) {
         switch frame {
-        case .headers(let streamID, var block, let endStream):
-            // Every block is decoded, a stream's or not: the decoder's table must follow the server's.
-            let headers: HPACKHeaders
-            do {
-                headers = try decoder.decodeHeaders(from: &block)
-            } catch {
-                throw HTTP2ProtocolViolation(code: .compressionError, message: "an undecodable header block: \(error)")
-            }
-            state.receivedHeaders(
-                streamID, status: headers.first(name: ":status").flatMap { Int($0) },
-                retryAfter: headers.first(name: "retry-after"))
+        case .headers(let streamID, let block, let endStream):
+            // Every block is read, a stream's or not: a malformed one ends the connection.
+            let headers = try HTTP2AnswerHeaders.read(block, decoder: &decoder)
+            state.receivedHeaders(streamID, status: headers.status, retryAfter: headers.retryAfter)
             if endStream { finish(streamID) }
         case .data(let streamID, let payload, let endStream, let windowUsed):
             receiveWindow -= windowUsed

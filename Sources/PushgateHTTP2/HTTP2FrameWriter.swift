@@ -4,13 +4,15 @@ import NIOCore
 /// that every frame a read or a batch lets out leaves in one write, one TLS record
 /// per 16 KiB rather than one per frame.
 struct HTTP2FrameWriter {
-    /// What the client says first: the preface, its SETTINGS (no server push, a large
-    /// stream window, a bound on answers' headers) and a connection window raised to
+    /// What the client says first: the preface, its SETTINGS (no HPACK table for the
+    /// server's encoder, see ``HTTP2AnswerHeaders``; no server push; a large stream
+    /// window; a bound on answers' headers) and a connection window raised to
     /// `receiveWindow` (the initial 64 KiB would hold answers up).
     static func writePreface(receiveWindow: Int, maxHeaderListSize: Int, to buffer: inout ByteBuffer) {
         buffer.writeString("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n")
         let settings: [(HTTP2FrameType.Setting, Int)] = [
-            (.enablePush, 0), (.initialWindowSize, receiveWindow), (.maxHeaderListSize, maxHeaderListSize),
+            (.headerTableSize, 0), (.enablePush, 0), (.initialWindowSize, receiveWindow),
+            (.maxHeaderListSize, maxHeaderListSize),
         ]
         writeHeader(length: settings.count * 6, type: .settings, flags: 0, stream: 0, to: &buffer)
         for (setting, value) in settings {

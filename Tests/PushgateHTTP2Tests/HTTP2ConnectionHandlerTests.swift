@@ -33,6 +33,7 @@ struct HTTP2ConnectionHandlerTests {
                 return
             }
             #expect(values.contains(.init(parameter: .enablePush, value: 0)), "no server push")
+            #expect(values.contains(.init(parameter: .headerTableSize, value: 0)), "answers' blocks use no table")
             #expect(settings.contains(.windowUpdate(stream: 0, increment: (1 << 20) - 65_535)))
         }
 

@@ -138,3 +138,68 @@ struct HTTP2FramingTests {
             ])
     }
 }
+
+/// Answers' header blocks read field by field, against NIOHPACK's decoder.
+@Suite("HTTP/2 answer headers")
+struct HTTP2AnswerHeadersTests {
+    /// A decoder as the connection keeps one: a server table of 0 bytes.
+    static func decoder() -> HPACKDecoder {
+        HPACKDecoder(allocator: ByteBufferAllocator(), maxDynamicTableSize: 0, maxHeaderListSize: 1 << 14)
+    }
+
+    /// `headers` encoded by NIOHPACK as a server with a 0-byte table would.
+    static func encoded(_ headers: [(String, String)], huffman: Bool, indexing: HPACKIndexing) throws -> ByteBuffer {
+        var encoder = HPACKEncoder(
+            allocator: ByteBufferAllocator(), useHuffmanEncoding: huffman, maxDynamicTableSize: 0)
+        var block = ByteBuffer()
+        var list = HPACKHeaders()
+        for (name, value) in headers { list.add(name: name, value: value, indexing: indexing) }
+        try encoder.encode(headers: list, to: &block)
+        return block
+    }
+
+    @Test(
+        "the status and Retry-After read are NIOHPACK's, whatever the encoding",
+        arguments: [true, false], [HPACKIndexing.indexable, .nonIndexable, .neverIndexed])
+    func agreesWithNIOHPACK(huffman: Bool, indexing: HPACKIndexing) throws {
+        let answers: [[(String, String)]] = [
+            [(":status", "200"), ("apns-id", "5d3c1b2a-0000-4000-8000-00000000beef")],
+            [(":status", "410"), ("apns-id", "x"), ("content-type", "application/json")],
+            [(":status", "429"), ("retry-after", "7"), ("server", "nginx"), ("date", "Thu, 26 Nov 2026 08:00:00 GMT")],
+            [(":status", "503"), ("retry-after", "Thu, 26 Nov 2026 08:00:10 GMT")],
+            [(":status", "404"), ("retry-after", "")],
+            [("apns-unique-id", "u"), (":status", "500")],
+            [("grpc-status", "0")],
+        ]
+        for answer in answers {
+            let block = try Self.encoded(answer, huffman: huffman, indexing: indexing)
+            var decoder = Self.decoder()
+            var reference = block
+            let expected = try decoder.decodeHeaders(from: &reference)
+            let read = try HTTP2AnswerHeaders.read(block, decoder: &decoder)
+            #expect(read.status == expected.first(name: ":status").flatMap { Int($0) }, "\(answer)")
+            #expect(read.retryAfter == expected.first(name: "retry-after"), "\(answer)")
+        }
+    }
+
+    @Test(
+        "a block that refers to a table entry, grows the table or is cut short is a compression error",
+        arguments: [
+            [0xbe],  // indexed 62: the first dynamic entry
+            [0x3f, 0xe1, 0x1f],  // a table size update to 4,096
+            [0x00, 0x05, 0x61],  // a name longer than the block
+            [0x0f],  // a name index cut short
+            [0x80],  // index 0
+            [0x0f, 0xff, 0xff, 0xff, 0xff, 0xff],  // an integer past its bound
+        ] as [[UInt8]])
+    func violations(bytes: [UInt8]) {
+        var decoder = Self.decoder()
+        var thrown: HTTP2ProtocolViolation?
+        do {
+            _ = try HTTP2AnswerHeaders.read(ByteBuffer(bytes: bytes), decoder: &decoder)
+        } catch {
+            thrown = error
+        }
+        #expect(thrown?.code == .compressionError)
+    }
+}
