@@ -34,14 +34,18 @@ public struct DeviceSelection: Sendable, Hashable {
         {
             excludedTokens.formUnion(excluded.tokens)
         }
-        var seen = Set<String>()
-        var seenInstallations = Set<String>()
+        // Sized for the page at once: grown one device at a time, the sets were hashed
+        // again at every doubling (a fan-out reads 500 devices a page).
+        var seen = Set<String>(minimumCapacity: devices.count)
+        var seenInstallations = Set<String>(minimumCapacity: devices.count)
         var selected: [DeviceRecord] = []
+        selected.reserveCapacity(devices.count)
         var excluded = 0
         for device in devices where device.deliveryToken != nil {
             if let onlyInstallationID, device.installationID != onlyInstallationID { continue }
             let tokens = device.tokens
-            if device.installationID == excludedInstallationID || tokens.contains(where: excludedTokens.contains)
+            if device.installationID == excludedInstallationID
+                || (!excludedTokens.isEmpty && tokens.contains(where: excludedTokens.contains))
                 || tokens.contains(where: seen.contains) || seenInstallations.contains(device.installationID)
             {
                 excluded += 1
