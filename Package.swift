@@ -88,7 +88,8 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         // The properties the fuzzers check, one entry per fuzz target: request
-        // decoding and validation, the reply preview, APNs and FCM payloads.
+        // decoding and validation, the reply preview, APNs and FCM payloads, what an
+        // HTTP/2 server sends the push client.
         .target(
             name: "PushgateFuzzing",
             dependencies: ["PushgateCore", "PushgateFunctions", "PushgateHTTP2"],
@@ -138,8 +139,9 @@ let package = Package(
             plugins: ["EmbedFiles"]
         ),
         // The multiplexed HTTP/2 client both push services are reached with: a pool of
-        // connections, one stream per request, its own framing (NIOHPACK decodes
-        // answers' headers), GOAWAY, deadlines. Names no provider.
+        // connections, one stream per request, its own framing (NIOHPACK decodes the
+        // answers' headers it does not read itself), GOAWAY, deadlines. Names no
+        // provider. NIOEmbedded: the fuzzers' replay of a server's bytes.
         .target(
             name: "PushgateHTTP2",
             dependencies: [

@@ -10,11 +10,12 @@ import NIOHPACK
 ///
 /// Why not swift-nio-http2's `NIOHTTP2Handler`: a push client uses a small part of
 /// HTTP/2 (it opens streams, sends one small body on each, reads a status and a short
-/// body, never receives a stream), and for that part the general handler spent more
-/// than half of a fan-out's CPU: each request's headers HPACK-encoded on the event
-/// loop (table searches, Huffman coding), each frame a write and a TLS record of its
-/// own, and every stream looked up by a linear scan of its open streams in several
-/// state machines (`bench/README.md`, issue 48). Here a request's header block is
+/// body, never receives a stream), and for that part the general handler cost about
+/// two fifths of a fan-out's CPU (34 → 20 µs a push when replaced; `bench/README.md`,
+/// issue 48): each request's headers HPACK-encoded on the event loop (table searches,
+/// Huffman coding), each frame a write and a TLS record of its own, every stream
+/// looked up by a linear scan of its open streams in several state machines. Here a
+/// request's header block is
 /// encoded before it reaches the loop (``HTTP2HeaderBlock``), every frame a read lets
 /// out goes in one buffer and one write, and a stream is one dictionary entry.
 ///

@@ -153,7 +153,6 @@ struct HTTP2StreamState<Item> {
     static var maxBodySize: Int { 64 * 1024 }
 
     /// The answer ended (END_STREAM): the request with its answer, if it was ours.
-
     mutating func finish(_ streamID: StreamID) -> (finished: Finished, startedAt: NIODeadline)? {
         guard let stream = inFlight.removeValue(forKey: streamID) else { return nil }
         guard let status = stream.status else {
