@@ -4,7 +4,6 @@ struct HTTP2FrameType: RawRepresentable, Hashable, Sendable {
 
     static let data = Self(rawValue: 0x0)
     static let headers = Self(rawValue: 0x1)
-    static let priority = Self(rawValue: 0x2)
     static let resetStream = Self(rawValue: 0x3)
     static let settings = Self(rawValue: 0x4)
     static let pushPromise = Self(rawValue: 0x5)

@@ -40,20 +40,9 @@ public final class SQLiteDocumentStore: DocumentStore {
         let conditions =
             "WHERE parent = ?\(afterID == nil ? "" : " AND document_id > ?") ORDER BY document_id"
             + (limit == nil ? "" : " LIMIT ?")
-        guard let fieldMask else {
-            return try await read { db in
-                try Row.fetchAll(
-                    db.cachedStatement(sql: "SELECT document_id, fields FROM documents \(conditions)"),
-                    arguments: arguments
-                ).map { row in
-                    let path = collection.storedDocument(row[0])
-                    return Document(path: path, fields: try Self.decodeFields(row[1], path: path.rawValue))
-                }
-            }
-        }
         // Still refused: a field name that is not a plain identifier (as when the names
         // went into the statement's text).
-        let names = try fieldMask.map(Self.checkedFieldName)
+        let names = try fieldMask?.map(Self.checkedFieldName)
         return try await read { db in
             let statement = try db.cachedStatement(sql: "SELECT document_id, fields FROM documents \(conditions)")
             let cursor = try Row.fetchCursor(statement, arguments: arguments)

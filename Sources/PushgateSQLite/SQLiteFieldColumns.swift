@@ -2,9 +2,9 @@ import GRDB
 import GRDBSQLite
 import PushgateCore
 
-/// Reads the current row of a masked page read, `document_id, fields`, straight
-/// through SQLite's C API: the id, and of the fields' JSON text only the named
-/// fields, parsed where SQLite holds the text (no copy) by ``JSONValue/parse(_:)``.
+/// Reads the current row of a page read, `document_id, fields`, straight through
+/// SQLite's C API: the id, and the fields (only the named ones, with a mask) parsed
+/// where SQLite holds their JSON text (no copy) by ``JSONValue/parse(_:)``.
 ///
 /// A fan-out reads every device of an agent this way. Asking SQLite for each field
 /// (`json_type` and `->>`, two calls a field) cost about 2.5 µs a row where the text
@@ -12,10 +12,10 @@ import PushgateCore
 /// first.
 struct SQLiteFieldColumns {
     private let statement: OpaquePointer?
-    private let names: [String]
+    private let names: [String]?
 
-    /// The columns of `statement`, whose fields are read for `names`.
-    init(_ statement: Statement, names: [String]) {
+    /// The columns of `statement`, whose fields are read for `names` (`nil`: all).
+    init(_ statement: Statement, names: [String]?) {
         self.statement = statement.sqliteStatement
         self.names = names
     }
@@ -27,12 +27,13 @@ struct SQLiteFieldColumns {
         return String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
     }
 
-    /// Column 1's named fields (a field the document lacks is left out).
+    /// Column 1's fields, or its named ones (a field the document lacks is left out).
     func fields(path: @autoclosure () -> String) throws(DocumentStoreError) -> [String: JSONValue] {
         guard let text = sqlite3_column_text(statement, 1),
             case .object(let stored)? = try? JSONValue.parse(
                 UnsafeBufferPointer(start: text, count: Int(sqlite3_column_bytes(statement, 1))))
         else { throw .corruptDocument(path()) }
+        guard let names else { return stored }
         var fields: [String: JSONValue] = [:]
         fields.reserveCapacity(names.count)
         for name in names {
