@@ -190,6 +190,7 @@ final class HTTP2ConnectionHandler: ChannelInboundHandler, RemovableChannelHandl
         } catch {
             violated(error)
         }
+        reader.releaseReadBuffer()
     }
 
     private func receive(_ frame: HTTP2FrameReader.Frame) throws(HTTP2ProtocolViolation) {

@@ -54,6 +54,17 @@ struct HTTP2FrameReader {
         }
     }
 
+    /// Lets go of the bytes read, keeping a copy of what is not a whole frame yet: the
+    /// TLS handler reuses its buffer for the next read, and a buffer still referenced
+    /// here would be copied whole first (it was 4.5 % of the gateway's CPU in an FCM
+    /// fan-out).
+    mutating func releaseReadBuffer() {
+        buffered = buffered.readableBytes == 0 ? ByteBuffer() : ByteBuffer(bytes: buffered.readableBytesView)
+        if let block = continuing?.block {
+            continuing?.block = ByteBuffer(bytes: block.readableBytesView)
+        }
+    }
+
     /// The next whole frame, or `nil` until more bytes are read.
     mutating func next() throws(HTTP2ProtocolViolation) -> Frame? {
         while true {

@@ -134,18 +134,23 @@ struct HTTP2StreamState<Item> {
     }
 
     /// Some of an answer's body; what passes ``maxBodySize`` is dropped (an answer
-    /// is read for a reason, not kept whole).
+    /// is read for a reason, not kept whole), and so is a success's body, which no
+    /// push service puts anything needed in (FCM's message name, nothing at APNs).
     mutating func receivedData(_ streamID: StreamID, _ bytes: ByteBuffer) {
-        guard bytes.readableBytes > 0, let index = inFlight.index(forKey: streamID) else { return }
+        guard bytes.readableBytes > 0, let index = inFlight.index(forKey: streamID),
+            !(200..<300).contains(inFlight.values[index].status ?? 0)
+        else { return }
         let room = Self.maxBodySize - (inFlight.values[index].body?.readableBytes ?? 0)
         guard room > 0 else { return }
-        var bytes = bytes.getSlice(at: bytes.readerIndex, length: min(room, bytes.readableBytes)) ?? bytes
+        let kept = bytes.readableBytesView.prefix(room)
+        // Copied into storage of its own: a slice would keep the whole read buffer
+        // alive, and the TLS handler would copy that buffer before its next read.
         // Changed in place through the index (a copy of the stream would make the
         // append copy the body so far).
         if inFlight.values[index].body == nil {
-            inFlight.values[index].body = bytes
+            inFlight.values[index].body = ByteBuffer(bytes: kept)
         } else {
-            inFlight.values[index].body?.writeBuffer(&bytes)
+            inFlight.values[index].body?.writeBytes(kept)
         }
     }
 

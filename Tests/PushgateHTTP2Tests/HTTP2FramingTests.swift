@@ -80,10 +80,32 @@ struct HTTP2FramingTests {
             var frames: [HTTP2FrameReader.Frame] = []
             reader.append(bytes.getSlice(at: 0, length: cut) ?? ByteBuffer())
             while let frame = try reader.next() { frames.append(frame) }
+            reader.releaseReadBuffer()
             reader.append(bytes.getSlice(at: cut, length: bytes.readableBytes - cut) ?? ByteBuffer())
             while let frame = try reader.next() { frames.append(frame) }
             #expect(frames == expected, "cut at \(cut)")
         }
+    }
+
+    @Test("a read's buffer is let go once its frames are read, a frame cut in two kept as a copy")
+    func releasesReadBuffers() throws {
+        let (bytes, expected) = Self.serverFrames()
+        // Up to the middle of the padded HEADERS frame (the third).
+        var read = ByteBuffer(bytes: bytes.readableBytesView.prefix(40))
+        let storage = read.withUnsafeReadableBytes { $0.baseAddress }
+        var reader = HTTP2FrameReader()
+        reader.append(read)
+        var frames: [HTTP2FrameReader.Frame] = []
+        while let frame = try reader.next() { frames.append(frame) }
+        reader.releaseReadBuffer()
+        // Reusing the read buffer does not copy it (`clear` allocates anew when the
+        // storage is shared): nothing else holds it.
+        read.clear()
+        #expect(read.withUnsafeReadableBytes { $0.baseAddress } == storage)
+        read.writeBytes(bytes.readableBytesView.dropFirst(40))
+        reader.append(read)
+        while let frame = try reader.next() { frames.append(frame) }
+        #expect(frames == expected)
     }
 
     @Test(

@@ -49,6 +49,27 @@ struct HTTP2StreamStateTests {
         #expect(state.inFlight.isEmpty)
     }
 
+    @Test("a success's body is not kept; an error's is, in storage of its own")
+    func bodiesKept() {
+        var state = state(initial: 10)
+        for item in 0..<2 { _ = state.enqueue(item, at: start) }
+        _ = state.streamsToOpen(at: start)
+        var read = ByteBuffer(string: #"{"name":"projects/p/messages/1"}{"error":2}"#)
+        let storage = read.withUnsafeReadableBytes { $0.baseAddress }
+        state.receivedHeaders(1, status: 200, retryAfter: nil)
+        state.receivedData(1, read.readSlice(length: 32) ?? ByteBuffer())
+        state.receivedHeaders(3, status: 400, retryAfter: nil)
+        state.receivedData(3, read.readSlice(length: 11) ?? ByteBuffer())
+        #expect(state.finish(1)?.finished.answer == .response(status: 200, retryAfter: nil, body: nil))
+        let error = state.finish(3)?.finished.answer
+        #expect(error == .response(status: 400, retryAfter: nil, body: ByteBuffer(string: #"{"error":2}"#)))
+        // The read buffer is the only owner of its storage again: reusing it does not
+        // copy it (what the TLS handler does before each read; `clear` allocates anew
+        // when the storage is shared).
+        read.clear()
+        #expect(read.withUnsafeReadableBytes { $0.baseAddress } == storage)
+    }
+
     @Test("GOAWAY fails what the server never processed, lets the rest finish, and drains")
     func goAway() {
         var state = state(initial: 3)
