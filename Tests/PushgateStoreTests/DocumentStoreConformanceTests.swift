@@ -63,6 +63,9 @@ struct DocumentStoreConformanceTests {
                 try await store.set(path("servers/s1/agents/x/devices/\(id)"), ["id": .value(.string(id))])
             }
             try await store.set(path("servers/s1/agents/x/devices/b/deeper/q"), ["below": .value(true)])
+            // Collections whose names start with this one's, on either side of its paths.
+            try await store.set(path("servers/s1/agents/x/devices-old/q"), ["beside": .value(true)])
+            try await store.set(path("servers/s1/agents/x/devicesz/q"), ["beside": .value(true)])
             let devices = try path("servers/s1/agents/x").collection("devices")
             let first = try await store.documents(in: devices, after: nil, limit: 2)
             #expect(first.map(\.path.documentID) == ["B", "a"])
