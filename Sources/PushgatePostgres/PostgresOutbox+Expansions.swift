@@ -84,7 +84,8 @@ extension PostgresOutbox {
         }
         // As for a notification written whole (see `analyzeThreshold`): without fresh
         // statistics PostgreSQL takes a growing expansion for a small one and
-        // filters every delivery of it to find the few it retries.
+        // filters every delivery of it to find the few it retries. (`pages` counts
+        // stores, of one page or a few stored together.)
         if Self.refreshesStatistics(afterPages: Int(pages)) {
             _ = try await database.query("ANALYZE outbox_deliveries")
         }

@@ -40,8 +40,9 @@ extension SQLiteOutbox {
         }
     }
 
-    /// Rows bound to one statement: ten arguments each, well under SQLite's limit.
-    private static let pageRowsPerStatement = 1000
+    /// Rows bound to one statement: ten arguments each, well under SQLite's limit; a
+    /// page's worth, so that pages stored together go in as full pages' statements.
+    private static let pageRowsPerStatement = PushProviderLimits.maxTargetsPerSend
 
     /// The statement that stores a page of `count` rows. A page is mostly a full
     /// fan-out chunk, whose statement text (its `VALUES` list 500 rows long) is built

@@ -4,12 +4,12 @@ import Foundation
 /// stored once tried, its lease held while they are out, taken over by another
 /// worker when its expander died.
 public protocol OutboxExpansions: Sendable {
-    /// Stores the next page of an expansion (see ``OutboxExpansion``) once its first
-    /// try is over, only while `owner` holds the expansion: each delivery (of the
-    /// devices after the cursor, up to `cursor`) written once, as its try left it
-    /// (delivered or failed, finished at `now`; a retry due when it said; one not
-    /// tried due at once), unleased; but not over a delivery of an installation the
-    /// notification has already. Moves the cursor and renews the expansion's lease
+    /// Stores the next page of an expansion (see ``OutboxExpansion``), or the next
+    /// few pages together, once their first try is over, only while `owner` holds the
+    /// expansion: each delivery (of the devices after the cursor, up to `cursor`)
+    /// written once, as its try left it (delivered or failed, finished at `now`; a
+    /// retry due when it said; one not tried due at once), unleased; but not over a
+    /// delivery of an installation the notification has already. Moves the cursor and renews the expansion's lease
     /// until `leaseUntil`, in one transaction; then ends the expansion when
     /// `finished` (in the same transaction or just after it: should the process die
     /// in between, whoever takes the expansion over finds no device after the cursor,

@@ -8,13 +8,15 @@ import PushgateCore
 extension DeliveryRunner {
     /// Makes the deliveries of `expansion` page by page from its agent's devices (a
     /// phone once, whichever page meets its token again), tries each page once as
-    /// soon as it is read, and stores each once tried, with its outcomes, in page
-    /// order (see ``OutboxExpansions/storeTriedPage(_:of:owner:cursor:finished:leaseUntil:now:)``),
+    /// soon as it is read and there is room, and stores each once tried, with its
+    /// outcomes, in page order (see
+    /// ``OutboxExpansions/storeTriedPage(_:of:owner:cursor:finished:leaseUntil:now:)``),
     /// while `owner` holds the expansion (leased until `leasedUntil`, renewed as it
-    /// runs). Up to `fanOut.maxConcurrentChunks` pages are out at a time: the first
-    /// pushes go out before anything is written, and memory holds a few pages, never
-    /// the agent. Stops after the last page, when another worker took the expansion
-    /// over (its lease ran out), or when cancelled (the pages out are still stored).
+    /// runs). Up to `fanOut.maxConcurrentChunks` pages are out at a time, and one more
+    /// is read ahead: the first pushes go out before anything is written, and memory
+    /// holds a few pages, never the agent. Stops after the last page, when another
+    /// worker took the expansion over (its lease ran out), or when cancelled (the
+    /// pages out are still stored).
     public func expand(
         _ expansion: OutboxExpansion, of notification: OutboxNotification, owner: String, leasedUntil: Date
     ) async throws -> Report {
@@ -52,7 +54,18 @@ extension DeliveryRunner {
     ) async throws -> Report {
         let collection = NamespacePaths.devices(
             of: AgentKey(hex: notification.agentKey), of: ServerKey(hex: notification.serverKey))
-        let turns = PageTurns()
+        let stores = PageStores<TriedPage> { pages in
+            // Several pages in one write: their deliveries, and where the last leaves
+            // the cursor; finished when the last page is (the time of its outcomes,
+            // the latest, stands for all of them).
+            guard let last = pages.last else { return true }
+            return try await throughOutages {
+                try await outbox.storeTriedPage(
+                    pages.flatMap(\.sent.deliveries), of: notification.id, owner: owner, cursor: last.page.cursor,
+                    finished: last.page.finished, leaseUntil: now().addingTimeInterval(policy.lease.seconds),
+                    now: last.sent.finishedAt)
+            }
+        }
         var tokens = stored
         var cursor = expansion.cursor
         var report = Report()
@@ -61,11 +74,7 @@ extension DeliveryRunner {
             var number = 0
             // Stopped (the gateway shutting down, or the expansion lost): whoever goes
             // on starts from the stored cursor.
-            while !Task.isCancelled, !turns.broken {
-                if running == fanOut.maxConcurrentChunks, let done = try await group.next() {
-                    running -= 1
-                    report.add(done)
-                }
+            while !Task.isCancelled, !stores.broken {
                 let documents = try await throughOutages {
                     try await store.documents(
                         in: collection, selecting: Self.pageFields, after: cursor, limit: fanOut.chunkSize)
@@ -75,10 +84,18 @@ extension DeliveryRunner {
                     number: number, deliveries: tokens.admit(Self.deliveries(of: documents, in: expansion)),
                     cursor: cursor, finished: documents.count < fanOut.chunkSize)
                 number += 1
+                // Read ahead: the page waits here, read but not sent, for a page out to
+                // be stored, so that its read is not between one page's store and the
+                // next page's first push (with PostgreSQL a read is a round trip).
+                if running == fanOut.maxConcurrentChunks, let done = try await group.next() {
+                    running -= 1
+                    report.add(done)
+                }
+                guard !Task.isCancelled, !stores.broken else { break }
                 running += 1
-                // Every page read takes its turn, one without deliveries too: it moves the cursor.
+                // Every page read is stored, one without deliveries too: it moves the cursor.
                 group.addTask {
-                    try await tryPage(page, of: notification, owner: owner, fence: fence, turns: turns)
+                    try await tryPage(page, of: notification, fence: fence, stores: stores)
                 }
                 if page.finished { break }
             }
@@ -90,28 +107,26 @@ extension DeliveryRunner {
     /// Sends a page's pushes, then stores the page with their outcomes once every
     /// page before it is stored.
     func tryPage(
-        _ page: ExpansionPage, of notification: OutboxNotification, owner: String, fence: LeaseFence,
-        turns: PageTurns
+        _ page: ExpansionPage, of notification: OutboxNotification, fence: LeaseFence,
+        stores: PageStores<TriedPage>
     ) async throws -> Report {
-        let sent: Result<SentPage, any Error>
+        let sent: SentPage
         do {
-            sent = .success(try await send(page, of: notification, fence: fence))
+            sent = try await send(page, of: notification, fence: fence)
         } catch {
-            sent = .failure(error)
+            // A page that failed still takes its turn, unstored: the pages after it
+            // must not move the cursor past it.
+            _ = try? await stores.store(nil, number: page.number)
+            throw error
         }
-        // A page that failed waits for its turn too, and ends it unstored: the pages
-        // after it must not move the cursor past it.
-        let earlierStored = await turns.wait(for: page.number)
-        var stored = false
-        defer { turns.end(page.number, stored: stored) }
-        let tried = try sent.get()
-        guard earlierStored else { return Report() }
-        stored = try await throughOutages {
-            try await outbox.storeTriedPage(
-                tried.deliveries, of: notification.id, owner: owner, cursor: page.cursor, finished: page.finished,
-                leaseUntil: now().addingTimeInterval(policy.lease.seconds), now: tried.finishedAt)
-        }
-        return tried.report
+        guard try await stores.store(TriedPage(page: page, sent: sent), number: page.number) else { return Report() }
+        return sent.report
+    }
+
+    /// A page and its pushes' outcomes, to be stored.
+    struct TriedPage: Sendable {
+        let page: ExpansionPage
+        let sent: SentPage
     }
 
     /// A page once its pushes were answered.
