@@ -8,6 +8,7 @@ import PushgateCore
 public enum JSONFuzzing {
     public static func check(_ bytes: [UInt8]) {
         let parsed = Result { () throws(JSONParseError) in try JSONValue.parse(bytes) }
+        checkMaskedParse(bytes, against: parsed)
         // Foundation's scanner traps on 513 unclosed brackets (while it places the
         // error): text that might nest that deep is only parsed by Pushgate's.
         guard bytes.count(where: { $0 == UInt8(ascii: "[") || $0 == UInt8(ascii: "{") }) <= JSONValue.maxDepth
@@ -15,6 +16,20 @@ public enum JSONFuzzing {
         let expected = referenceParse(bytes)
         guard !isKnownDifference(parsed, expected, in: bytes) else { return }
         require(parsed == expected, "JSONValue.parse gave \(parsed), JSONDecoder \(expected)")
+    }
+
+    /// ``JSONValue/parseFields(of:named:)`` (a fan-out page's masked read) takes and
+    /// refuses what ``JSONValue/parse(_:)`` does, and keeps the named fields of an
+    /// object as it parses them.
+    static func checkMaskedParse(_ bytes: [UInt8], against parsed: Result<JSONValue, JSONParseError>) {
+        let names = ["a", "apnsToken", "", "\u{e9}"]
+        let masked = bytes.withUnsafeBufferPointer { text in
+            Result { () throws(JSONParseError) in try JSONValue.parseFields(of: text, named: names) }
+        }
+        let expected = parsed.map { value in
+            value.objectValue.map { fields in fields.filter { names.contains($0.key) } }
+        }
+        require(masked == expected, "JSONValue.parseFields gave \(masked), parse \(expected)")
     }
 
     /// Where Pushgate follows RFC 8259 and Foundation does not: a zero written with

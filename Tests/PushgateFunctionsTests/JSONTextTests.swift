@@ -80,6 +80,57 @@ struct JSONTextTests {
         }
     }
 
+    @Test(
+        "a masked parse takes and refuses what a whole parse does, and keeps the named fields only",
+        arguments: [
+            #"{"a":1,"b":"a value longer than fifteen bytes","apnsToken":"x","a":2}"#,
+            #"{"b":{"c":[1,{"d":"é 🚀","e":[]}]},"a":{"b":"kept whole"}}"#, #"{}"#, #"{"":0,"b":null}"#,
+            #"{"b":"\u00e9\ud83d\ude80","a":"\n"}"#, "[1]", "5", #""a""#, "null", " {\"a\" : true } ",
+            // Refused, in a field that is not kept as anywhere else.
+            #"{"b":"\ud800"}"#, #"{"b":1.}"#, #"{"b":[1,,2]}"#, #"{"b":{"c"}}"#, "{\"b\":\"a\tb\"}", #"{"b":01}"#,
+            #"{"b":1e400}"#, "{\"a\":1", #"{"a":1}x"#, "{", "",
+        ]
+            + [256, 512].map { String(repeating: "{\"b\":", count: $0) + "0" + String(repeating: "}", count: $0) }
+    )
+    func maskedParse(text: String) {
+        checkMaskedParse(Array(text.utf8), text.debugDescription)
+    }
+
+    @Test("a masked parse tells bytes that are not UTF-8 in a field not kept from JSON that is not valid")
+    func maskedParseNotUTF8() {
+        checkMaskedParse([0x7B, 0x22, 0x62, 0x22, 0x3A, 0x22, 0xFF, 0x22, 0x7D], "a value not UTF-8")
+        checkMaskedParse([0x7B, 0x22, 0xC3, 0x28, 0x22, 0x3A, 0x31, 0x7D], "a key not UTF-8")
+    }
+
+    @Test("thousands of random objects: a masked parse agrees with a whole parse")
+    func maskedParseRandomTexts() {
+        var generator = SeededGenerator(seed: 48)
+        let pieces = [
+            "{", "}", "[", "]", ",", ":", " ", "\"", "\"a\"", "\"b\"", "\"a\":", "\"b\":", "\\", "\\u", "00e9", "d83d",
+            "\\ude80", "1", "-", "0", ".", "5", "e", "true", "null", "é", "\t",
+        ]
+        for _ in 0..<20_000 {
+            let text =
+                "{"
+                + (0..<Int.random(in: 1...12, using: &generator)).map { _ in
+                    pieces.randomElement(using: &generator)!
+                }.joined()
+            checkMaskedParse(Array(text.utf8), text.debugDescription)
+        }
+    }
+
+    /// What `parseFields` gives for `bytes` against what `parse` gives, filtered.
+    private func checkMaskedParse(_ bytes: [UInt8], _ label: String) {
+        let names = ["a", "apnsToken", ""]
+        let masked = bytes.withUnsafeBufferPointer { text in
+            Result { () throws(JSONParseError) in try JSONValue.parseFields(of: text, named: names) }
+        }
+        let whole = Result { () throws(JSONParseError) in try JSONValue.parse(bytes) }.map { value in
+            value.objectValue.map { fields in fields.filter { names.contains($0.key) } }
+        }
+        #expect(masked == whole, "\(label)")
+    }
+
     @Test("values are written as the same bytes as JSONEncoder with sorted keys wrote them")
     func sameBytesAsFoundation() throws {
         var generator = SeededGenerator(seed: 24)

@@ -38,6 +38,38 @@ struct JSONParser: ~Copyable {
         }
     }
 
+    /// A top-level object's fields named in `names` (`nil` when the text is not an
+    /// object). The other fields are checked as ``parse(_:)`` checks them, so that
+    /// the same text is refused, but no value of theirs is built: a fan-out page
+    /// reads a few fields of each device's document.
+    static func parseFields(_ bytes: UnsafeBufferPointer<UInt8>, named names: [String]) throws(JSONParseError)
+        -> [String: JSONValue]?
+    {
+        var parser = JSONParser(bytes)
+        do throws(ParseFailure) {
+            if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { parser.index = 3 }
+            parser.skipWhitespace()
+            let fields: [String: JSONValue]?
+            if parser.next == UInt8(ascii: "{") {
+                fields = try parser.objectFields(keeping: names)
+            } else {
+                parser.discarding = true
+                _ = try parser.value()
+                fields = nil
+            }
+            parser.skipWhitespace()
+            guard parser.index == bytes.count else { throw ParseFailure() }
+            return fields
+        } catch {
+            if parser.invalidUTF8 || String(validating: bytes, as: UTF8.self) == nil { throw .invalidUTF8 }
+            throw .invalidJSON
+        }
+    }
+
+    /// Set while a value is read only to be checked: strings, objects and arrays
+    /// are read through, none of them built.
+    private var discarding = false
+
     /// Why the text is refused is decided once, at the top.
     private struct ParseFailure: Error {}
 
@@ -70,8 +102,14 @@ struct JSONParser: ~Copyable {
     }
 
     private mutating func object() throws(ParseFailure) -> JSONValue {
+        .object(try objectFields(keeping: nil))
+    }
+
+    /// An object's fields, or those named in `names` (the others checked, not built).
+    private mutating func objectFields(keeping names: [String]?) throws(ParseFailure) -> [String: JSONValue] {
         try enter()
         var fields: [String: JSONValue] = [:]
+        if let names { fields.reserveCapacity(names.count) }
         skipWhitespace()
         if next == UInt8(ascii: "}") {
             index += 1
@@ -82,14 +120,21 @@ struct JSONParser: ~Copyable {
                 skipWhitespace()
                 try expect(UInt8(ascii: ":"))
                 skipWhitespace()
-                let value = try value()
-                if fields[key] == nil { fields[key] = value }
+                if discarding || names.map({ !$0.contains(key) }) ?? false {
+                    let outer = discarding
+                    discarding = true
+                    _ = try value()
+                    discarding = outer
+                } else {
+                    let value = try value()
+                    if fields[key] == nil { fields[key] = value }
+                }
                 skipWhitespace()
                 if try separatorEnds(UInt8(ascii: "}")) { break }
             }
         }
         depth -= 1
-        return .object(fields)
+        return fields
     }
 
     private mutating func array() throws(ParseFailure) -> JSONValue {
@@ -100,7 +145,8 @@ struct JSONParser: ~Copyable {
             index += 1
         } else {
             while true {
-                elements.append(try value())
+                let element = try value()
+                if !discarding { elements.append(element) }
                 skipWhitespace()
                 if try separatorEnds(UInt8(ascii: "]")) { break }
             }
@@ -153,6 +199,7 @@ struct JSONParser: ~Copyable {
             case UInt8(ascii: "\""):
                 let text = UnsafeBufferPointer(rebasing: bytes[start..<index])
                 index += 1
+                guard !(discarding && ascii) else { return "" }
                 return try makeString(text, ascii: ascii)
             case UInt8(ascii: "\\"):
                 return try escapedString(from: start)

@@ -101,6 +101,15 @@ extension JSONValue {
         return try Array(bytes).withUnsafeBufferPointer { (text) throws(JSONParseError) in try JSONParser.parse(text) }
     }
 
+    /// The fields named in `names` of the object that UTF-8 JSON `text` holds, or
+    /// `nil` when it holds another value. The text is checked whole, as by
+    /// ``parse(_:)``; the values of the other fields are not built.
+    public static func parseFields(of text: UnsafeBufferPointer<UInt8>, named names: [String])
+        throws(JSONParseError) -> [String: JSONValue]?
+    {
+        try JSONParser.parseFields(text, named: names)
+    }
+
     /// Compact JSON text with sorted keys: the same value always gives the same bytes.
     /// Throws only for a number that JSON cannot hold (infinity, NaN).
     public func encodedData() throws -> Data {
