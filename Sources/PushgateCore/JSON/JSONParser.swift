@@ -23,19 +23,7 @@ struct JSONParser: ~Copyable {
     }
 
     static func parse(_ bytes: UnsafeBufferPointer<UInt8>) throws(JSONParseError) -> JSONValue {
-        var parser = JSONParser(bytes)
-        do throws(ParseFailure) {
-            if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { parser.index = 3 }
-            parser.skipWhitespace()
-            let value = try parser.value()
-            parser.skipWhitespace()
-            guard parser.index == bytes.count else { throw ParseFailure() }
-            return value
-        } catch {
-            // Text that is not UTF-8 is reported as such wherever the bytes were.
-            if parser.invalidUTF8 || String(validating: bytes, as: UTF8.self) == nil { throw .invalidUTF8 }
-            throw .invalidJSON
-        }
+        try whole(bytes) { (parser) throws(ParseFailure) in try parser.value() }
     }
 
     /// A top-level object's fields named in `names` (`nil` when the text is not an
@@ -45,22 +33,31 @@ struct JSONParser: ~Copyable {
     static func parseFields(_ bytes: UnsafeBufferPointer<UInt8>, named names: [String]) throws(JSONParseError)
         -> [String: JSONValue]?
     {
+        try whole(bytes) { (parser) throws(ParseFailure) in
+            guard parser.next == UInt8(ascii: "{") else {
+                parser.discarding = true
+                _ = try parser.value()
+                return nil
+            }
+            return try parser.objectFields(keeping: names)
+        }
+    }
+
+    /// `read` over the whole text: after a byte order mark if there is one, with
+    /// nothing but whitespace around what it reads.
+    private static func whole<Value>(
+        _ bytes: UnsafeBufferPointer<UInt8>, _ read: (inout JSONParser) throws(ParseFailure) -> Value
+    ) throws(JSONParseError) -> Value {
         var parser = JSONParser(bytes)
         do throws(ParseFailure) {
             if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { parser.index = 3 }
             parser.skipWhitespace()
-            let fields: [String: JSONValue]?
-            if parser.next == UInt8(ascii: "{") {
-                fields = try parser.objectFields(keeping: names)
-            } else {
-                parser.discarding = true
-                _ = try parser.value()
-                fields = nil
-            }
+            let value = try read(&parser)
             parser.skipWhitespace()
             guard parser.index == bytes.count else { throw ParseFailure() }
-            return fields
+            return value
         } catch {
+            // Text that is not UTF-8 is reported as such wherever the bytes were.
             if parser.invalidUTF8 || String(validating: bytes, as: UTF8.self) == nil { throw .invalidUTF8 }
             throw .invalidJSON
         }

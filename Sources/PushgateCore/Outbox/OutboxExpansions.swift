@@ -9,12 +9,12 @@ public protocol OutboxExpansions: Sendable {
     /// expansion: each delivery (of the devices after the cursor, up to `cursor`)
     /// written once, as its try left it (delivered or failed, finished at `now`; a
     /// retry due when it said; one not tried due at once), unleased; but not over a
-    /// delivery of an installation the notification has already. Moves the cursor and renews the expansion's lease
-    /// until `leaseUntil`, in one transaction; then ends the expansion when
-    /// `finished` (in the same transaction or just after it: should the process die
-    /// in between, whoever takes the expansion over finds no device after the cursor,
-    /// and ends it). `false` when `owner` no longer holds the expansion (stored
-    /// nothing).
+    /// delivery of an installation the notification has already. Moves the cursor
+    /// and renews the expansion's lease until `leaseUntil`, in one transaction; then
+    /// ends the expansion when `finished` (in the same transaction or just after it:
+    /// should the process die in between, whoever takes the expansion over finds no
+    /// device after the cursor, and ends it). `false` when `owner` no longer holds
+    /// the expansion (stored nothing).
     ///
     /// A page is written after its pushes, not before them: a row written pending and
     /// then updated with its outcome cost two writes of every row and its indexes.
