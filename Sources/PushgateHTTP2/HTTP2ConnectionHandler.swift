@@ -15,9 +15,9 @@ import NIOHPACK
 /// issue 48): each request's headers HPACK-encoded on the event loop (table searches,
 /// Huffman coding), each frame a write and a TLS record of its own, every stream
 /// looked up by a linear scan of its open streams in several state machines. Here a
-/// request's header block is
-/// encoded before it reaches the loop (``HTTP2HeaderBlock``), every frame a read lets
-/// out goes in one buffer and one write, and a stream is one dictionary entry.
+/// request's header block is encoded before it reaches the loop
+/// (``HTTP2HeaderBlock``), every frame a read lets out goes in one buffer and one
+/// write, and a stream is one dictionary entry.
 ///
 /// What it checks of the server: frame sizes, padding, interrupted header blocks,
 /// SETTINGS values, window overflow, server push (refused); a violation ends the
