@@ -5,9 +5,12 @@ import PushgateCore
 /// A pooled connection waited for no longer than a limit. postgres-nio's lease has
 /// no deadline: while the database is unreachable it waits through the pool's
 /// reconnect back-off (15 s before its circuit breaker opens), so a request would
-/// hang past any caller's time-out. Here a child task leases the connection and
-/// lends it to the caller's task, which stops waiting at the limit; the child's
-/// lease is then cancelled (postgres-nio takes the request out of its queue).
+/// hang past any caller's time-out. Here a task of its own leases the connection and
+/// lends it to the caller's task, which stops waiting at the limit; the lease is then
+/// cancelled (postgres-nio takes the request out of its queue). The leasing task is
+/// not a child of the caller's: a lease that does not end when cancelled (seen once
+/// while a test's database refused connections, a request hanging for good) then
+/// holds up no request; should it get a connection later, it gives it back at once.
 /// The caller's code runs in the caller's task, so it needs not be `Sendable`.
 enum ConnectionLoan {
     /// Runs `body` on a connection of `client`'s, leased within `limit`; throws
@@ -16,25 +19,33 @@ enum ConnectionLoan {
         of client: PostgresClient, within limit: Duration, _ body: (PostgresConnection) async throws -> T
     ) async throws -> T {
         let desk = LoanDesk()
-        return try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask {
-                do {
-                    try await client.withConnection { connection in
-                        if desk.lend(connection) { await desk.waitForReturn() }
-                    }
-                } catch {
-                    desk.fail(error)
+        let lease = Task {
+            do {
+                try await client.withConnection { connection in
+                    if desk.lend(connection) { await desk.waitForReturn() }
                 }
+            } catch {
+                desk.fail(error)
             }
-            group.addTask {
-                try? await Task.sleep(for: limit)
-                desk.fail(LeaseTimedOut(limit: limit))
-            }
-            defer { group.cancelAll() }
-            let connection = try await desk.borrow()
-            defer { desk.giveBack() }
-            return try await body(connection)
         }
+        let timer = Task {
+            try? await Task.sleep(for: limit)
+            desk.fail(LeaseTimedOut(limit: limit))
+        }
+        defer { timer.cancel() }
+        let connection: PostgresConnection
+        do {
+            connection = try await withTaskCancellationHandler {
+                try await desk.borrow()
+            } onCancel: {
+                desk.fail(CancellationError())
+            }
+        } catch {
+            lease.cancel()
+            throw error
+        }
+        defer { desk.giveBack() }
+        return try await body(connection)
     }
 
     /// No connection within the limit: the pool could not make one (the database

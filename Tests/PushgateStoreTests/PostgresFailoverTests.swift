@@ -1,4 +1,5 @@
 import Foundation
+import NIOConcurrencyHelpers
 import PostgresNIO
 import PushgateCore
 import PushgateTesting
@@ -70,5 +71,36 @@ struct PostgresFailoverTests {
                 != nil
         }
         #expect(database.trouble.failingSince == nil)
+    }
+
+    @Test("a request cancelled while it waits for a connection ends at once, long before its wait is over")
+    func cancelledWaitEnds() async throws {
+        let scratch = try await ScratchPostgresDatabase.create()
+        defer { Task { await scratch.drop() } }
+        // One connection, held by a transaction until the end: the request waits.
+        let database = try await PostgresDatabasePool(
+            url: try PostgresURL(scratch.url), maximumConnections: 1, logger: Logger(label: "test"))
+        let pool = Task { try await database.run() }
+        defer { pool.cancel() }
+        let holding = NIOLockedValueBox(false)
+        let holder = Task {
+            try await database.transaction(lockWait: nil) { _ in
+                holding.withLockedValue { $0 = true }
+                try await Task.sleep(for: .seconds(120))
+            }
+        }
+        defer { holder.cancel() }
+        try await waitUntil("the pool's one connection held") { holding.withLockedValue { $0 } }
+
+        let store = PostgresDocumentStore(database: database)
+        let path = try DocumentPath(rawValue: "servers/s")
+        let request = Task {
+            try await StoreLockWait.$limit.withValue(.seconds(40)) { try await store.document(at: path) }
+        }
+        try await Task.sleep(for: .milliseconds(200))
+        let started = ContinuousClock.now
+        request.cancel()
+        await #expect(throws: (any Error).self) { _ = try await request.value }
+        #expect(started.duration(to: .now) < .seconds(20), "a cancelled request waited on for its connection")
     }
 }
