@@ -74,6 +74,12 @@ struct FCMMessageTests {
             try FCMMessage(PushNotification(title: "t", body: "b", data: [:], collapseID: "c"), badge: nil),
             token: #"odd"token\"#)
         #expect(json.objectValue?["message"]?.objectValue?["token"] == #"odd"token\"#)
+        for token in ["tab\there", "line\u{0A}\u{1F}end", "é😀\u{7F}\u{2028}"] {
+            let json = try decoded(
+                try FCMMessage(PushNotification(title: "t", body: "b", data: [:], collapseID: "c"), badge: nil),
+                token: token)
+            #expect(json.objectValue?["message"]?.objectValue?["token"] == .string(token))
+        }
     }
 
     @Test("the longest inputs fit what Apple's devices get through FCM, with room for FCM's own keys")

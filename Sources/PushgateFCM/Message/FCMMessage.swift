@@ -94,7 +94,7 @@ public struct FCMMessage: Sendable {
         var buffer = ByteBuffer()
         buffer.reserveCapacity(prefix.count + token.utf8.count + suffix.count + 8)
         buffer.writeBytes(prefix)
-        if token.utf8.allSatisfy(Self.isPlain) {
+        if Self.isPlain(token) {
             buffer.writeString(token)
         } else if let quoted = try? JSONValue.string(token).encodedData() {
             // Quoted and escaped as JSON; the quotes themselves are already in place.
@@ -104,15 +104,19 @@ public struct FCMMessage: Sendable {
         return buffer
     }
 
-    /// Characters FCM tokens are made of, none of which JSON escapes.
-    private static func isPlain(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: ":"),
-            UInt8(ascii: "."):
-            true
-        default:
-            false
+    /// Whether JSON writes `token` as it is: no quote, backslash or control character
+    /// (FCM's tokens are letters, digits and `:_-`). Over the contiguous bytes, with no
+    /// early exit, so that the compiler can test many bytes at a time: a per-byte test
+    /// through `String.UTF8View` cost 1.5–2 % of an FCM fan-out's samples.
+    private static func isPlain(_ token: String) -> Bool {
+        var token = token
+        return token.withUTF8 { bytes in
+            var escaped: UInt8 = 0
+            for byte in bytes {
+                escaped |=
+                    (byte < 0x20 ? 1 : 0) | (byte == UInt8(ascii: "\"") ? 1 : 0) | (byte == UInt8(ascii: "\\") ? 1 : 0)
+            }
+            return escaped == 0
         }
     }
 
