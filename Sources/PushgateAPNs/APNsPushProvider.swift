@@ -114,11 +114,9 @@ public final class APNsPushProvider: PushProvider, Service {
             refused: reportConfigurationError, accepted: clearConfigurationError)
         return await rounds.send(targets, of: .apns, otherKindReason: "NotAnAPNsToken") { indices, token, _ in
             let shared = sharedHeaders(notification: notification, expiration: expiration, token: token.value)
-            let requests = indices.map { index in
-                HTTP2Request(
-                    headers: headers(shared, device: targets[index].token.value, id: targets[index].pushID),
-                    body: bodies[index]
-                )
+            let headers = headers(shared, for: indices, of: targets)
+            let requests = zip(indices, headers).map { index, headers in
+                HTTP2Request(headers: headers, body: bodies[index])
             }
             return await pool.send(requests).map { PushVerdict(APNsAnswer($0)) }
         }
@@ -147,15 +145,23 @@ public final class APNsPushProvider: PushProvider, Service {
         return headers
     }
 
-    /// One device's request headers: the pseudo-headers, the shared block, its id.
-    private func headers(_ shared: HTTP2HeaderBlock, device token: String, id: String) -> HTTP2HeaderBlock {
-        var headers = HTTP2HeaderBlock(
-            capacity: pseudoHeaders.bytes.readableBytes + shared.bytes.readableBytes + token.utf8.count + 80)
-        headers.append(pseudoHeaders)
-        headers.append(name: ":path", value: "/3/device/", token)
-        headers.append(shared)
-        headers.append(name: "apns-id", value: id)
-        return headers
+    /// Each device's request headers: the pseudo-headers, the shared block, its id;
+    /// written into one buffer whose slices they are.
+    private func headers(_ shared: HTTP2HeaderBlock, for indices: [Int], of targets: [DeliveryTarget])
+        -> [HTTP2HeaderBlock]
+    {
+        let fixed = pseudoHeaders.byteCount + shared.byteCount + 80
+        var headers = HTTP2HeaderBlock(capacity: indices.reduce(0) { $0 + fixed + targets[$1].token.value.utf8.count })
+        var ends: [Int] = []
+        ends.reserveCapacity(indices.count)
+        for device in indices.lazy.map({ targets[$0] }) {
+            headers.append(pseudoHeaders)
+            headers.append(name: ":path", value: "/3/device/", device.token.value)
+            headers.append(shared)
+            headers.append(name: "apns-id", value: device.pushID)
+            ends.append(headers.byteCount)
+        }
+        return headers.split(endingAt: ends)
     }
 
     // MARK: Health

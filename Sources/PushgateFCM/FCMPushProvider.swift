@@ -114,9 +114,8 @@ public final class FCMPushProvider: PushProvider, Service {
             refused: reportConfigurationError, accepted: clearConfigurationError)
         return await rounds.send(targets, of: .fcm, otherKindReason: "NotAnFCMToken") { indices, accessToken, renewed in
             let headers = sharedHeaders(accessToken: accessToken.value)
-            let requests = indices.map { index in
-                HTTP2Request(headers: headers, body: messages[index].body(token: targets[index].token.value))
-            }
+            let bodies = FCMMessage.bodies(indices.map { (messages[$0], targets[$0].token.value) })
+            let requests = bodies.map { HTTP2Request(headers: headers, body: $0) }
             return await pool.send(requests).map { PushVerdict(FCMAnswer($0), afterFreshToken: renewed) }
         }
     }

@@ -45,6 +45,20 @@ public struct HTTP2HeaderBlock: Sendable, Hashable {
         bytes.writeString(value)
     }
 
+    /// The encoded fields' length in bytes.
+    public var byteCount: Int { bytes.readableBytes }
+
+    /// Many requests' blocks written one after another into this one, cut at `ends`
+    /// (``byteCount`` after each) into blocks that share its storage
+    /// (``NIOCore/ByteBuffer/slices(endingAt:)``).
+    public func split(endingAt ends: [Int]) -> [HTTP2HeaderBlock] {
+        bytes.slices(endingAt: ends).map { HTTP2HeaderBlock(bytes: $0) }
+    }
+
+    private init(bytes: ByteBuffer) {
+        self.bytes = bytes
+    }
+
     /// Adds the fields of `other`, in order.
     public mutating func append(_ other: HTTP2HeaderBlock) {
         var other = other.bytes

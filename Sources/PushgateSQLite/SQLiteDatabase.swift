@@ -52,10 +52,12 @@ public final class SQLiteDatabase: Sendable {
         return migrator
     }
 
-    /// A read, its errors as store errors.
+    /// A read, its errors as store errors: one read transaction (the same snapshot
+    /// for all its statements), as GRDB's `read` makes it, begun and ended by
+    /// prepared statements.
     func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         do {
-            return try await pool.read(body)
+            return try await pool.unsafeRead { db in try db.inPreparedTransaction(.deferred) { try body(db) } }
         } catch let error as DocumentStoreError {
             throw error
         } catch {

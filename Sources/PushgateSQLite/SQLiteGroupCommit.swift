@@ -141,27 +141,21 @@ final class SQLiteGroupCommit: Sendable {
         }
         var results: [Result<any Sendable, any Error>] = []
         do {
-            try db.inTransaction(.immediate) {
+            try db.inPreparedTransaction(.immediate) {
                 // A lone write needs no savepoint: the transaction is its own.
                 if batch.count == 1 {
                     results.append(.success(try batch[0].run(db)))
-                    return .commit
+                    return
                 }
                 for job in batch {
                     do {
-                        var value: any Sendable = ()
-                        try db.inSavepoint {
-                            value = try job.run(db)
-                            return .commit
-                        }
-                        results.append(.success(value))
+                        results.append(.success(try db.inPreparedSavepoint { try job.run(db) }))
                     } catch {
                         results.append(.failure(error))
                         // Some errors (a full disk, I/O) end the whole transaction.
                         if !db.isInsideTransaction { throw error }
                     }
                 }
-                return .commit
             }
         } catch {
             // Not committed: what had succeeded is not stored either.

@@ -33,6 +33,31 @@ struct HTTP2FramingTests {
             ])
     }
 
+    @Test("blocks written one after another into one buffer and split decode as each was written")
+    func splitBlocksDecode() throws {
+        let paths = ["/3/device/ab", "/3/device/" + String(repeating: "c", count: 200), "/3/device/d"]
+        var all = HTTP2HeaderBlock()
+        var ends: [Int] = []
+        for (index, path) in paths.enumerated() {
+            all.append(name: ":path", value: path)
+            all.append(name: "apns-id", value: "id-\(index)")
+            ends.append(all.byteCount)
+        }
+        let blocks = all.split(endingAt: ends)
+        try #require(blocks.count == paths.count)
+        for (index, block) in blocks.enumerated() {
+            var bytes = block.bytes
+            var decoder = HTTP2AnswerHeadersTests.decoder()
+            let headers = try decoder.decodeHeaders(from: &bytes)
+            #expect(headers.map(\.value) == [paths[index], "id-\(index)"])
+            #expect(block == HTTP2HeaderBlock([(":path", paths[index]), ("apns-id", "id-\(index)")]))
+        }
+        // Pieces are counted from the first readable byte; an empty piece is empty.
+        var buffer = ByteBuffer(string: "xxabcde")
+        buffer.moveReaderIndex(forwardBy: 2)
+        #expect(buffer.slices(endingAt: [2, 2, 5]).map { String(buffer: $0) } == ["ab", "", "cde"])
+    }
+
     /// A server's frames of every kind the reader knows, and two it skips.
     static func serverFrames() -> (bytes: ByteBuffer, frames: [HTTP2FrameReader.Frame]) {
         var bytes = ByteBuffer()

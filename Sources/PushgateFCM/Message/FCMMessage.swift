@@ -1,6 +1,7 @@
 import Foundation
 import NIOCore
 import PushgateCore
+import PushgateHTTP2
 
 /// The body of an FCM HTTP v1 send for one notification, built once and completed
 /// per device with its token (what the production Firebase version of seed 003
@@ -89,10 +90,23 @@ public struct FCMMessage: Sendable {
         ]
     }
 
-    /// The body of the send to `token`.
-    public func body(token: String) -> ByteBuffer {
+    /// The bodies of `sends`, each a message and the token it goes to, written into
+    /// one buffer whose slices they are.
+    public static func bodies(_ sends: [(message: FCMMessage, token: String)]) -> [ByteBuffer] {
         var buffer = ByteBuffer()
-        buffer.reserveCapacity(prefix.count + token.utf8.count + suffix.count + 8)
+        buffer.reserveCapacity(
+            sends.reduce(0) { $0 + $1.message.prefix.count + $1.token.utf8.count + $1.message.suffix.count + 8 })
+        var ends: [Int] = []
+        ends.reserveCapacity(sends.count)
+        for (message, token) in sends {
+            message.writeBody(token: token, to: &buffer)
+            ends.append(buffer.readableBytes)
+        }
+        return buffer.slices(endingAt: ends)
+    }
+
+    /// The body of the send to `token`: the message with the token in its place.
+    private func writeBody(token: String, to buffer: inout ByteBuffer) {
         buffer.writeBytes(prefix)
         if Self.isPlain(token) {
             buffer.writeString(token)
@@ -101,7 +115,6 @@ public struct FCMMessage: Sendable {
             buffer.writeBytes(quoted.dropFirst().dropLast())
         }
         buffer.writeBytes(suffix)
-        return buffer
     }
 
     /// Whether JSON writes `token` as it is: no quote, backslash or control character
