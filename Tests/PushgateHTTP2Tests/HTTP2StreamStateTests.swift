@@ -30,6 +30,25 @@ struct HTTP2StreamStateTests {
         #expect(state.maxConcurrentStreams == 1, "a zero limit would stall the connection for good")
     }
 
+    @Test("a full connection with a backlog opens streams again a sixteenth of its limit at a time")
+    func refillInBatches() {
+        var state = state(limit: 32, initial: 32)
+        for item in 0..<80 { _ = state.enqueue(item, at: start) }
+        let first = state.streamsToOpen(at: start).opened
+        #expect(first.map(\.item) == Array(0..<32))
+        #expect(state.refillBatch == 2)
+        _ = state.finish(first[0].streamID)
+        #expect(state.streamsToOpen(at: start).opened.isEmpty, "one free stream, 48 waiting: no write for one")
+        _ = state.finish(first[1].streamID)
+        #expect(state.streamsToOpen(at: start).opened.map(\.item) == [32, 33])
+        // A backlog that fits in the room there is goes at once.
+        var short = self.state(limit: 32, initial: 32)
+        for item in 0..<33 { _ = short.enqueue(item, at: start) }
+        let opened = short.streamsToOpen(at: start).opened
+        _ = short.finish(opened[0].streamID)
+        #expect(short.streamsToOpen(at: start).opened.map(\.item) == [32])
+    }
+
     @Test("an answer is its status, Retry-After and body; a stream without a status is a reset")
     func answers() {
         var state = state(initial: 10)
