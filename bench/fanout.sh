@@ -18,6 +18,12 @@
 #                                      (throughput mode)
 #   STORES="sqlite postgres"           the stores to measure, side by side in one run
 #                                      (PostgreSQL: a throw-away cluster, fsync on)
+#   WARMUP=N                           before the measured sizes, one unmeasured trigger to
+#                                      N devices of another agent on each gateway (each build,
+#                                      each round): the process's first fan-out also pays its
+#                                      one-off costs (type metadata, statements prepared, the
+#                                      heap grown, TLS handshakes), some 20 ms, a tenth of a
+#                                      10,000-device trigger's CPU (throughput mode; default 0)
 #   MODE=answer                        the proxy's view: the gateway's own trigger wait
 #                                      (2 s) and lease, the stand-in logging every push
 #   MODE=latency                       300 triggers to single-device agents, one at a time
@@ -45,6 +51,8 @@ stores="${STORES:-sqlite postgres}"
 mode="${MODE:-throughput}"
 rounds="${ROUNDS:-1}"
 [[ "$rounds" =~ ^[1-9][0-9]*$ ]] || { echo "ROUNDS must be a whole number from 1, not '$rounds'" >&2; exit 2; }
+warmup="${WARMUP:-0}"
+[[ "$warmup" =~ ^[0-9]+$ ]] || { echo "WARMUP must be a number of devices, not '$warmup'" >&2; exit 2; }
 
 need=()
 command -v nginx >/dev/null || need+=(nginx-light)
@@ -285,6 +293,10 @@ profile_stop() { [ -z "${PROFILE:-}" ] || { kill -INT "$perf_pid"; wait "$perf_p
 
 measure() { # binary label store: one trigger per size; prints a row each
     open_gateway "$@"
+    if [ "$warmup" -gt 0 ]; then
+        seed "$db" "/bench/warmup" "$warmup"
+        trigger "/bench/warmup" >/dev/null
+    fi
     for n in "${sizes[@]}"; do
         cwd="/bench/agent-$n"
         seed "$db" "$cwd" "$n"
