@@ -185,17 +185,26 @@ extension SQLiteOutbox {
         }
     }
 
+    /// One branch a state, each naming its state as a literal (the enumeration's own
+    /// names, not input): SQLite reads the pending or failed deliveries through their
+    /// partial indexes only when a query's terms say that state outright, and the
+    /// failed ones come out newest first from theirs.
     public func entries(in states: Set<DeliveryState>, limit: Int) async throws -> [OutboxEntry] {
-        let names = states.map(\.rawValue)
-        let placeholders = Array(repeating: "?", count: names.count).joined(separator: ", ")
+        guard !states.isEmpty else { return [] }
+        let branches = states.map(\.rawValue).sorted().map { state in
+            """
+            SELECT d.*, n.agent_key FROM outbox_deliveries d JOIN outbox_notifications n ON n.id = d.notification_id
+            WHERE d.state = '\(state)'
+            """
+        }
         return try await database.read { db in
             try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT d.*, n.agent_key FROM outbox_deliveries d JOIN outbox_notifications n ON n.id = d.notification_id
-                    WHERE d.state IN (\(placeholders)) ORDER BY d.enqueued_at DESC, d.installation_id LIMIT ?
+                    SELECT * FROM (\(branches.joined(separator: " UNION ALL ")))
+                    ORDER BY enqueued_at DESC, installation_id LIMIT ?
                     """,
-                arguments: StatementArguments(names) + [limit]
+                arguments: [limit]
             ).map { row in
                 let state = DeliveryState(rawValue: row["state"]) ?? .pending
                 return OutboxEntry(

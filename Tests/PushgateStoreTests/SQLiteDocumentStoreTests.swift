@@ -230,6 +230,10 @@ struct SQLiteDocumentStoreTests {
                 "SELECT count(*) FROM outbox_deliveries WHERE state = 'failed' AND enqueued_at > ?",
                 "outbox_deliveries_failed"
             ),
+            (
+                "SELECT * FROM outbox_deliveries d WHERE d.state = 'failed' AND ? ORDER BY enqueued_at DESC LIMIT 10",
+                "outbox_deliveries_failed"
+            ),
         ] {
             let plan = try await store.queryPlan(query, arguments: ["0"])
             #expect(plan.contains { $0.contains(index) }, "\(query): \(plan)")
@@ -241,12 +245,20 @@ struct SQLiteDocumentStoreTests {
                     VALUES ('n', 's', 'a', '{}', 1, 2);
                     INSERT INTO outbox_deliveries (notification_id, installation_id, token_kind, token, push_id, state,
                         attempts, enqueued_at, next_attempt_at)
-                    VALUES ('n', 'a', 'apns', 'aa', 'p1', 'pending', 0, 1, 1), ('n', 'b', 'apns', 'bb', 'p2', 'failed', 1, 1, 1),
-                        ('n', 'c', 'apns', 'cc', 'p3', 'delivered', 1, 1, 1), ('n', 'd', 'apns', 'dd', 'p4', 'cancelled', 0, 1, 1);
+                    VALUES ('n', 'a', 'apns', 'aa', 'p1', 'pending', 0, 1, 1), ('n', 'b', 'apns', 'bb', 'p2', 'failed', 1, 2, 1),
+                        ('n', 'c', 'apns', 'cc', 'p3', 'delivered', 1, 3, 1), ('n', 'd', 'apns', 'dd', 'p4', 'cancelled', 0, 4, 1);
                     """)
         }
-        let stats = try await SQLiteOutbox(database: database).stats(now: Date(timeIntervalSince1970: 1))
+        let outbox = SQLiteOutbox(database: database)
+        let stats = try await outbox.stats(now: Date(timeIntervalSince1970: 1))
         #expect(stats.pending == 1 && stats.failed == 1)
+        // Listed newest first across the states asked for, one branch a state.
+        #expect(try await outbox.entries(in: [.pending, .failed], limit: 10).map(\.installationID) == ["b", "a"])
+        #expect(
+            try await outbox.entries(in: Set(DeliveryState.allCases), limit: 3).map(\.installationID) == [
+                "d", "c", "b",
+            ])
+        #expect(try await outbox.entries(in: [], limit: 3).isEmpty)
     }
 
     @Test("concurrent writes share commits; a failing one is rolled back alone and the others are stored")
