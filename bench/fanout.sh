@@ -64,6 +64,7 @@ if [ ${#need[@]} -gt 0 ]; then
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
 fi
 "$root/scripts/install-deps"
+[ -r /proc/self/schedstat ] || { echo "bench/fanout.sh reads each thread's CPU time from /proc/<pid>/task/*/schedstat, which this kernel does not give" >&2; exit 1; }
 
 # The ceiling is the stand-in's best: h2load over the gateway's connections with 100
 # and with 1,000 streams per connection, on one thread and on two; the highest rate
