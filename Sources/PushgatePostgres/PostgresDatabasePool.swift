@@ -15,6 +15,8 @@ public final class PostgresDatabasePool: Service, Sendable {
     let logger: Logger
     let generations: PostgresClientGenerations
     let trouble = ConnectionTrouble()
+    /// Ends work whose connection closed under it (see ``ClosedConnectionGuard``).
+    let closedConnections = ClosedConnectionGuard()
 
     /// The pool new work leases from.
     var client: PostgresClient { generations.current }
@@ -43,6 +45,7 @@ public final class PostgresDatabasePool: Service, Sendable {
             await withDiscardingTaskGroup { group in
                 group.addTask { await self.generations.run() }
                 group.addTask { await self.renewAfterRecovery() }
+                group.addTask { await self.closedConnections.watch() }
             }
         }
     }
@@ -51,17 +54,20 @@ public final class PostgresDatabasePool: Service, Sendable {
     /// not less than ``shortestLeaseWait`` (a group commit's lock wait may be nearly
     /// spent when it starts); `nil`: as long as it takes. Whether the database was
     /// reachable is noted for ``renewAfterRecovery()``.
-    private func withConnection<T>(
-        within limit: Duration?, _ body: (PostgresConnection) async throws -> T
+    private func withConnection<T: Sendable>(
+        within limit: Duration?, _ body: @escaping @Sendable (PostgresConnection) async throws -> T
     ) async throws -> T {
         let client = self.client
+        let guarded = { [closedConnections] (connection: PostgresConnection) in
+            try await closedConnections.run(on: connection, body)
+        }
         do {
             let result =
                 if let limit {
                     try await ConnectionLoan.withConnection(
-                        of: client, within: max(limit, Self.shortestLeaseWait), body)
+                        of: client, within: max(limit, Self.shortestLeaseWait), guarded)
                 } else {
-                    try await client.withConnection(body)
+                    try await client.withConnection(guarded)
                 }
             trouble.clear()
             return result
@@ -75,7 +81,7 @@ public final class PostgresDatabasePool: Service, Sendable {
     /// A transaction; its errors as store errors. `lockWait`: how long a lock another session holds is waited for, `nil` for as
     /// long as it takes (the default: a request's ``StoreLockWait`` limit).
     func transaction<T: Sendable>(
-        lockWait: Duration? = StoreLockWait.limit, _ body: (PostgresConnection) async throws -> T
+        lockWait: Duration? = StoreLockWait.limit, _ body: @escaping @Sendable (PostgresConnection) async throws -> T
     ) async throws -> T {
         let lockTimeout = lockWait.map { "\($0.wholeMilliseconds)ms" }
         let logger = self.logger
@@ -102,7 +108,7 @@ public final class PostgresDatabasePool: Service, Sendable {
     /// One statement outside a transaction, its rows collected; errors as store errors.
     func query(_ query: PostgresQuery) async throws -> [PostgresRow] {
         do {
-            return try await withConnection(within: StoreLockWait.limit) { connection in
+            return try await withConnection(within: StoreLockWait.limit) { [logger] connection in
                 try await connection.query(query, logger: logger).collect()
             }
         } catch {

@@ -1,4 +1,5 @@
 import Foundation
+import NIOConcurrencyHelpers
 import PushgateCore
 
 /// Group commit for document writes, as SQLite has (`SQLiteGroupCommit`): batches and
@@ -193,12 +194,13 @@ final class PostgresGroupCommit: Sendable {
     private func commit(
         _ batches: [[DocumentWrite]], lockWait deadline: ContinuousClock.Instant?, in database: PostgresDatabasePool
     ) async -> [Result<[WriteResult], any Error>] {
-        var applied = false
+        // Set from the transaction's body, which runs in a task of its own.
+        let applied = NIOLockedValueBox(false)
         do {
             let lockWait = deadline.map { max($0 - .now, .milliseconds(1)) } ?? usualLockWait
             var results = try await database.transaction(lockWait: lockWait) { connection in
                 let results = try await PostgresDocumentStore.apply(batches.flatMap { $0 }, on: connection, database)
-                applied = true
+                applied.withLockedValue { $0 = true }
                 return results[...]
             }
             return batches.map { batch in
@@ -209,7 +211,7 @@ final class PostgresGroupCommit: Sendable {
             // Rolled back, nothing stored: each on its own, so that an error is its
             // batch's; but not while the database is unreachable (a failover), where
             // each would wait for a connection in turn only to fail the same way.
-            guard batches.count > 1, !applied, database.trouble.failingSince == nil else {
+            guard batches.count > 1, !applied.withLockedValue({ $0 }), database.trouble.failingSince == nil else {
                 return batches.map { _ in .failure(error) }
             }
             var results: [Result<[WriteResult], any Error>] = []

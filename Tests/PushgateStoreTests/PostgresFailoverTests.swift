@@ -73,6 +73,33 @@ struct PostgresFailoverTests {
         #expect(database.trouble.failingSince == nil)
     }
 
+    @Test("work on a connection closed under it ends with an error soon after (postgres-nio's query alone never does)")
+    func workOnClosedConnectionEnds() async throws {
+        let scratch = try await ScratchPostgresDatabase.create()
+        defer { Task { await scratch.drop() } }
+        let logger = Logger(label: "test")
+        let closedConnections = ClosedConnectionGuard()
+        let watch = Task { await closedConnections.watch() }
+        defer { watch.cancel() }
+        try await PostgresURL(scratch.url).withConnection(logger: logger) { connection in
+            let rows = try await closedConnections.run(on: connection) { connection in
+                try await connection.query("SELECT 1", logger: logger).collect().count
+            }
+            #expect(rows == 1, "an open connection's work answers as usual")
+            // The query's request is dropped with the closed channel's handlers, so
+            // without the guard this waits until the suite's time limit and past it.
+            try await connection.close()
+            let started = ContinuousClock.now
+            await #expect(throws: ClosedConnectionGuard.ConnectionClosed.self) {
+                try await closedConnections.run(on: connection) { connection in
+                    try await connection.query("SELECT 1", logger: logger).collect().count
+                }
+            }
+            #expect(started.duration(to: .now) < .seconds(10), "given up after the grace, not waited for")
+        }
+        #expect(closedConnections.runningCount == 0)
+    }
+
     @Test("a request cancelled while it waits for a connection ends at once, long before its wait is over")
     func cancelledWaitEnds() async throws {
         let scratch = try await ScratchPostgresDatabase.create()
