@@ -41,8 +41,14 @@ final class ClosedConnectionGuard: Sendable {
     func run<T: Sendable>(
         on connection: PostgresConnection, _ work: @escaping @Sendable (PostgresConnection) async throws -> T
     ) async throws -> T {
-        let task = Task { try await work(connection) }
         let answer = Answer<T>()
+        let task = Task {
+            do {
+                answer.give(.success(try await work(connection)))
+            } catch {
+                answer.give(.failure(error))
+            }
+        }
         let id = state.withLockedValue { state in
             defer { state.nextID += 1 }
             state.running[state.nextID] = Running(
@@ -51,10 +57,7 @@ final class ClosedConnectionGuard: Sendable {
         }
         defer { _ = state.withLockedValue { $0.running.removeValue(forKey: id) } }
         return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
-                answer.wait(continuation)
-                Task { answer.give(await task.result) }
-            }
+            try await withCheckedThrowingContinuation { continuation in answer.wait(continuation) }
         } onCancel: {
             task.cancel()
         }
