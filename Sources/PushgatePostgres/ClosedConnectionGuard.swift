@@ -41,7 +41,7 @@ final class ClosedConnectionGuard: Sendable {
     func run<T: Sendable>(
         on connection: PostgresConnection, _ work: @escaping @Sendable (PostgresConnection) async throws -> T
     ) async throws -> T {
-        let answer = Answer<T>()
+        let answer = FirstAnswer<T>()
         let task = Task {
             do {
                 answer.give(.success(try await work(connection)))
@@ -57,7 +57,7 @@ final class ClosedConnectionGuard: Sendable {
         }
         defer { _ = state.withLockedValue { $0.running.removeValue(forKey: id) } }
         return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in answer.wait(continuation) }
+            try await answer.value()
         } onCancel: {
             task.cancel()
         }
@@ -97,45 +97,5 @@ final class ClosedConnectionGuard: Sendable {
     /// The connection closed and the work on it did not end.
     struct ConnectionClosed: Error, CustomStringConvertible {
         var description: String { "the database connection closed while a statement waited for its answer" }
-    }
-
-    /// The caller's continuation, resumed by whichever of the work and the watch
-    /// comes first; an outcome given before the caller waits is kept for it.
-    private final class Answer<Value: Sendable>: Sendable {
-        private enum State {
-            case waiting(CheckedContinuation<Value, any Error>?)
-            case given(Result<Value, any Error>)
-            case done
-        }
-
-        private let state = NIOLockedValueBox(State.waiting(nil))
-
-        func wait(_ continuation: CheckedContinuation<Value, any Error>) {
-            let given = state.withLockedValue { state -> Result<Value, any Error>? in
-                guard case .given(let result) = state else {
-                    state = .waiting(continuation)
-                    return nil
-                }
-                state = .done
-                return result
-            }
-            if let given { continuation.resume(with: given) }
-        }
-
-        func give(_ result: Result<Value, any Error>) {
-            let waiter = state.withLockedValue { state -> CheckedContinuation<Value, any Error>? in
-                switch state {
-                case .waiting(let continuation?):
-                    state = .done
-                    return continuation
-                case .waiting(nil):
-                    state = .given(result)
-                    return nil
-                case .given, .done:
-                    return nil
-                }
-            }
-            waiter?.resume(with: result)
-        }
     }
 }

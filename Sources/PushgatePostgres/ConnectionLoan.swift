@@ -59,51 +59,24 @@ enum ConnectionLoan {
 /// Where the leasing task and the borrowing task meet: whichever of a connection,
 /// an error or the time-out comes first settles the loan.
 private final class LoanDesk: Sendable {
-    private enum State {
-        case waiting(CheckedContinuation<PostgresConnection, any Error>?)
-        case settled(Result<PostgresConnection, any Error>)
-    }
-
-    private let state = NIOLockedValueBox(State.waiting(nil))
+    private let loan = FirstAnswer<PostgresConnection>()
     private let returned = NIOLockedValueBox<(done: Bool, waiter: CheckedContinuation<Void, Never>?)>((false, nil))
 
     /// The connection, or why there is none.
     func borrow() async throws -> PostgresConnection {
-        try await withCheckedThrowingContinuation { continuation in
-            let outcome = state.withLockedValue { state -> Result<PostgresConnection, any Error>? in
-                switch state {
-                case .waiting:
-                    state = .waiting(continuation)
-                    return nil
-                case .settled(let outcome): return outcome
-                }
-            }
-            if let outcome { continuation.resume(with: outcome) }
-        }
+        try await loan.value()
     }
 
     /// Offers a leased connection; `false` when the loan was settled otherwise
     /// already (the lease is then released at once).
     func lend(_ connection: PostgresConnection) -> Bool {
-        settle(.success(connection))
+        loan.give(.success(connection))
     }
 
     /// The lease failed, or the time is up: the borrower hears `error` unless it has
     /// the connection already.
     func fail(_ error: any Error) {
-        _ = settle(.failure(error))
-    }
-
-    /// Settles the loan with `outcome` unless it is settled; whether it was this.
-    private func settle(_ outcome: Result<PostgresConnection, any Error>) -> Bool {
-        let (settled, waiter) = state.withLockedValue {
-            state -> (Bool, CheckedContinuation<PostgresConnection, any Error>?) in
-            guard case .waiting(let waiter) = state else { return (false, nil) }
-            state = .settled(outcome)
-            return (true, waiter)
-        }
-        waiter?.resume(with: outcome)
-        return settled
+        loan.give(.failure(error))
     }
 
     /// The borrower is done with the connection.
