@@ -44,6 +44,10 @@ extension SQLiteOutbox {
     /// page's worth, so that pages stored together go in as full pages' statements.
     private static let pageRowsPerStatement = PushProviderLimits.maxTargetsPerSend
 
+    /// A stored row's texts, about: an FCM token (~160 bytes), an apns-id, an
+    /// installation id, the kind and the state.
+    private static let textBytesPerRow = 256
+
     /// The statement that stores a page of `count` rows. A page is mostly a full
     /// fan-out chunk, whose statement text (its `VALUES` list 500 rows long) is built
     /// once rather than for every page and then hashed to find its prepared
@@ -78,22 +82,24 @@ extension SQLiteOutbox {
         _ db: Database, _ deliveries: ArraySlice<TriedDelivery>, notificationID: String, finishedAt: Int64
     ) throws {
         guard !deliveries.isEmpty else { return }
-        var values = SQLiteValueBinder(try db.cachedStatement(sql: pageInsert(rows: deliveries.count)))
+        var values = SQLiteValueBinder(
+            try db.cachedStatement(sql: pageInsert(rows: deliveries.count)), values: deliveries.count * 10 + 2,
+            textBytes: deliveries.count * Self.textBytesPerRow)
         for tried in deliveries {
             let delivery = tried.delivery
-            try values.bind(delivery.installationID)
-            try values.bind(delivery.token.kind.rawValue)
-            try values.bind(delivery.token.value)
-            try values.bind(delivery.pushID)
-            try values.bind(tried.route.stored)
-            try values.bind(tried.state.rawValue)
-            try values.bind(tried.attempts)
-            try values.bind(tried.retryAt)
-            try values.bind(tried.reason)
-            try values.bind(tried.removed)
+            values.bind(delivery.installationID)
+            values.bind(delivery.token.kind.rawValue)
+            values.bind(delivery.token.value)
+            values.bind(delivery.pushID)
+            values.bind(tried.route.stored)
+            values.bind(tried.state.rawValue)
+            values.bind(tried.attempts)
+            values.bind(tried.retryAt)
+            values.bind(tried.reason)
+            values.bind(tried.removed)
         }
-        try values.bind(finishedAt)
-        try values.bind(notificationID)
+        values.bind(finishedAt)
+        values.bind(notificationID)
         try values.execute()
     }
 
