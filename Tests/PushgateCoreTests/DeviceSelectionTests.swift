@@ -25,6 +25,11 @@ struct DeviceSelectionTests {
             (["a=-/f1", "b=-/f1"], nil, [], ["a"], 1),
             (["a=aa/f1", "b=-/f1"], nil, [], ["a"], 1),
             (["a=-/-", "b=-/f2"], nil, [], ["b"], 0),
+            // A device left out leaves its other token free for the next device to hold it.
+            (["a=-/f1", "b=aa/f1", "c=aa/-"], nil, [], ["a", "c"], 1),
+            (["a=aa/-", "b=bb/aa", "c=-/bb"], nil, [], ["a", "c"], 1),
+            // The same token in both fields is one token.
+            (["a=t1/t1", "b=-/t1"], nil, [], ["a"], 1),
             // The caller's installation, and every registration of its token.
             (["a=-/f1", "b=-/f1", "c=-/f2"], "a", [], ["c"], 2),
             (["a=-/f1", "c=-/f2"], "z", [], ["a", "c"], 0),
@@ -52,6 +57,8 @@ struct DeviceSelectionTests {
             // Server-wide: one document per agent the installation follows.
             (["a=-/f1", "a=-/f1", "b=-/f2"], nil, ["a", "b"], 1),
             (["a=aa/-", "a=-/f9", "b=-/f2"], nil, ["a", "b"], 1),
+            // The installation's second document leaves its tokens free for another's.
+            (["a=aa/-", "a=bb/f9", "b=-/f9"], nil, ["a", "b"], 1),
             (["a=-/f1", "a=-/f1", "b=-/f2"], "a", ["a"], 1),
         ] as [([String], String?, [String], Int)]
     )

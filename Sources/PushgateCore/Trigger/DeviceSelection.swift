@@ -43,18 +43,33 @@ public struct DeviceSelection: Sendable, Hashable {
         var excluded = 0
         for device in devices where device.deliveryToken != nil {
             if let onlyInstallationID, device.installationID != onlyInstallationID { continue }
-            let tokens = device.tokens
             if device.installationID == excludedInstallationID
-                || (!excludedTokens.isEmpty && tokens.contains(where: excludedTokens.contains))
-                || tokens.contains(where: seen.contains) || seenInstallations.contains(device.installationID)
+                || (!excludedTokens.isEmpty && device.tokens.contains(where: excludedTokens.contains))
+                || !Self.takeFirstSighting(of: device, tokens: &seen, installations: &seenInstallations)
             {
                 excluded += 1
                 continue
             }
-            seen.formUnion(tokens)
-            seenInstallations.insert(device.installationID)
             selected.append(device)
         }
         return (selected, excluded)
+    }
+
+    /// Marks the device's tokens and installation seen, and says so, unless one of them
+    /// was seen already: then nothing is marked. Each is hashed once, by its insertion
+    /// (a lookup before an insertion hashed every token twice, 160 characters for FCM).
+    private static func takeFirstSighting(
+        of device: DeviceRecord, tokens: inout Set<String>, installations: inout Set<String>
+    ) -> Bool {
+        if let apnsToken = device.apnsToken, !tokens.insert(apnsToken).inserted { return false }
+        if let fcmToken = device.fcmToken, fcmToken != device.apnsToken, !tokens.insert(fcmToken).inserted {
+            if let apnsToken = device.apnsToken { tokens.remove(apnsToken) }
+            return false
+        }
+        guard installations.insert(device.installationID).inserted else {
+            for token in device.tokens { tokens.remove(token) }
+            return false
+        }
+        return true
     }
 }
