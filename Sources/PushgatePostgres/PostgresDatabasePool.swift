@@ -116,6 +116,21 @@ public final class PostgresDatabasePool: Service, Sendable {
         }
     }
 
+    /// A prepared statement outside a transaction (prepared on each connection the first
+    /// time it runs there), its rows decoded; errors as store errors.
+    func execute<Statement: PostgresPreparedStatement>(_ statement: Statement) async throws -> [Statement.Row]
+    where Statement.Row: Sendable {
+        do {
+            return try await withConnection(within: StoreLockWait.limit) { [logger] connection in
+                var rows: [Statement.Row] = []
+                for try await row in try await connection.execute(statement, logger: logger) { rows.append(row) }
+                return rows
+            }
+        } catch {
+            throw DocumentStoreError.unavailable(Self.describe(error))
+        }
+    }
+
     /// An error in words, without the statement's values (which may hold tokens):
     /// the server's message, or the client's error code.
     static func describe(_ error: any Error) -> String {

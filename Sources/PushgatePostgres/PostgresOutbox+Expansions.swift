@@ -13,67 +13,11 @@ extension PostgresOutbox {
         leaseUntil: Date, now: Date
     ) async throws -> Bool {
         let until = OutboxRows.milliseconds(leaseUntil) + (try await clock.offset())
-        let finishedAt = OutboxRows.milliseconds(now)
-        // One array per column, unnested: no JSON to build here or to parse per row
-        // there (as SQLite's bound rows, which stored a page a third faster). "" and
-        // 0 stand for NULL (the default route, no reason, due since the trigger).
-        let installationIDs = deliveries.map(\.delivery.installationID)
-        let kinds = deliveries.map(\.delivery.token.kind.rawValue)
-        let tokens = deliveries.map(\.delivery.token.value)
-        let pushIDs = deliveries.map(\.delivery.pushID)
-        let routes = deliveries.map { $0.route.stored ?? "" }
-        let states = deliveries.map(\.state.rawValue)
-        let attempts = deliveries.map { Int32(clamping: $0.attempts) }
-        let retries = deliveries.map { $0.retryAt ?? 0 }
-        let reasons = deliveries.map { $0.reason ?? "" }
-        let removals = deliveries.map(\.removed)
-        // One statement, one round trip and one commit: the cursor moves only while
-        // `owner` holds the expansion, and the rows go in only with it. Enqueued, and
-        // due unless a retry says later, since the trigger was accepted, as the
-        // deliveries of a notification written whole are. Every delivery stored so far
-        // is at or before the cursor it leaves: those after it are inserted plainly,
-        // and only those at or before it check for one stored already (`ON CONFLICT`,
-        // a speculative insertion, cost about a third of a page's insert).
-        let rows = try await database.query(
-            """
-            WITH previous AS (
-                SELECT coalesce(cursor, '') AS cursor FROM outbox_expansions
-                WHERE notification_id = \(notificationID) AND lease_owner = \(owner)
-            ), held AS (
-                UPDATE outbox_expansions SET cursor = \(cursor), lease_until = \(until), pages = pages + 1
-                WHERE notification_id = \(notificationID) AND lease_owner = \(owner)
-                RETURNING pages
-            ), page AS (
-                SELECT n.id AS notification_id, r.installation_id COLLATE "C" AS installation_id, r.token_kind,
-                    r.token, r.push_id, NULLIF(r.route, '') AS route, r.state, r.attempts, n.created_at AS enqueued_at,
-                    coalesce(NULLIF(r.next_attempt_at, 0), n.created_at) AS next_attempt_at,
-                    NULLIF(r.last_reason, '') AS last_reason, r.removed,
-                    CASE r.state WHEN 'pending' THEN NULL ELSE \(finishedAt)::bigint END AS finished_at,
-                    r.installation_id COLLATE "C" > previous.cursor COLLATE "C" AS after_cursor
-                FROM held, previous, outbox_notifications AS n,
-                    unnest(\(installationIDs)::text[], \(kinds)::text[], \(tokens)::text[], \(pushIDs)::text[],
-                        \(routes)::text[], \(states)::text[], \(attempts)::integer[], \(retries)::bigint[],
-                        \(reasons)::text[], \(removals)::boolean[])
-                        AS r (installation_id, token_kind, token, push_id, route, state, attempts, next_attempt_at,
-                            last_reason, removed)
-                WHERE n.id = \(notificationID)
-            ), after_cursor AS (
-                INSERT INTO outbox_deliveries (notification_id, installation_id, token_kind, token, push_id, route,
-                    state, attempts, enqueued_at, next_attempt_at, last_reason, removed, finished_at)
-                SELECT notification_id, installation_id, token_kind, token, push_id, route, state, attempts,
-                    enqueued_at, next_attempt_at, last_reason, removed, finished_at
-                FROM page WHERE after_cursor
-            ), up_to_cursor AS (
-                INSERT INTO outbox_deliveries (notification_id, installation_id, token_kind, token, push_id, route,
-                    state, attempts, enqueued_at, next_attempt_at, last_reason, removed, finished_at)
-                SELECT notification_id, installation_id, token_kind, token, push_id, route, state, attempts,
-                    enqueued_at, next_attempt_at, last_reason, removed, finished_at
-                FROM page WHERE NOT after_cursor
-                ON CONFLICT DO NOTHING
-            )
-            SELECT pages FROM held
-            """)
-        guard let pages = try rows.first?.decode(Int32.self) else { return false }
+        let pages = try await database.execute(
+            TriedPageInsert(
+                notificationID: notificationID, owner: owner, cursor: cursor, leaseUntil: until,
+                finishedAt: OutboxRows.milliseconds(now), deliveries: deliveries))
+        guard let pages = pages.first else { return false }
         if finished {
             // Apart from the last page: should the process die in between, the worker
             // that takes the expansion over reads no device after the cursor, and ends it.
@@ -85,9 +29,13 @@ extension PostgresOutbox {
         // As for a notification written whole (see `analyzeThreshold`): without fresh
         // statistics PostgreSQL takes a growing expansion for a small one and
         // filters every delivery of it to find the few it retries. (`pages` counts
-        // stores, of one page or a few stored together.)
+        // stores, of one page or a few stored together.) The columns those lookups
+        // filter on only: sorting a sample of every column's values (160-character
+        // tokens among them) took half of each ANALYZE, and an expansion's rows are
+        // finished, never in the claimable index whose expression a whole ANALYZE
+        // also samples.
         if Self.refreshesStatistics(afterPages: Int(pages)) {
-            _ = try await database.query("ANALYZE outbox_deliveries")
+            _ = try await database.query("ANALYZE outbox_deliveries (notification_id, installation_id, state)")
         }
         return true
     }

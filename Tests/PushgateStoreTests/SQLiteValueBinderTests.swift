@@ -1,4 +1,5 @@
 import GRDB
+import GRDBSQLite
 import Testing
 
 @testable import PushgateSQLite
@@ -8,21 +9,28 @@ import Testing
 /// not run.
 @Suite("SQLite value binder")
 struct SQLiteValueBinderTests {
-    @Test("text (empty and not ASCII), NULL, integers and flags are stored as GRDB stores them")
+    @Test(
+        "text (empty and not ASCII), NULL, integers and flags are stored as GRDB stores them, and left bound to nothing"
+    )
     func bindsEachKind() throws {
         let queue = try DatabaseQueue()
         let row = try queue.write { db -> Row? in
             try db.execute(sql: "CREATE TABLE t (a, b, c, d, e, f, g)")
             let insert = "INSERT INTO t VALUES (?, ?, ?, ?, ?, ?, ?)"
             var values = SQLiteValueBinder(try db.cachedStatement(sql: insert))
-            try values.bind("")
-            try values.bind("Grüße, 世界")
-            try values.bind(nil as String?)
-            try values.bind(nil as Int64?)
-            try values.bind(Int64.min)
-            try values.bind(true)
-            try values.bind(false)
+            values.bind("")
+            values.bind("Grüße, 世界")
+            values.bind(nil as String?)
+            values.bind(nil as Int64?)
+            values.bind(Int64.min)
+            values.bind(true)
+            values.bind(false)
             try values.execute()
+            // The texts were bound in place, from a buffer gone now: none is left bound.
+            let statement = try db.cachedStatement(sql: insert)
+            let expanded = try #require(sqlite3_expanded_sql(statement.sqliteStatement))
+            defer { sqlite3_free(expanded) }
+            #expect(String(cString: expanded) == "INSERT INTO t VALUES (NULL, NULL, NULL, NULL, NULL, NULL, NULL)")
             // The cached statement again, the way GRDB binds it: no value of the first run stays.
             try db.cachedStatement(sql: insert).execute(arguments: ["", "Grüße, 世界", nil, nil, Int64.min, true, false])
             #expect(
@@ -48,7 +56,7 @@ struct SQLiteValueBinderTests {
         try queue.write { db in
             try db.execute(sql: "CREATE TABLE t (a, b)")
             var values = SQLiteValueBinder(try db.cachedStatement(sql: "INSERT INTO t VALUES (?, ?)"))
-            try values.bind("only one")
+            values.bind("only one")
             var refusal: DatabaseError?
             do { try values.execute() } catch let error as DatabaseError { refusal = error }
             #expect(refusal?.resultCode == .SQLITE_MISUSE)
