@@ -11,6 +11,12 @@ extension TriggerEventFunction {
         return try await store.document(at: NamespacePaths.agent(agentKey, of: serverKey))
     }
 
+    /// Whether the agent has `limit` devices or more, counted no further than that.
+    func hasDevices(_ agentKey: AgentKey?, of serverKey: ServerKey, atLeast limit: Int) async throws -> Bool {
+        guard let agentKey else { return false }
+        return try await store.count(in: NamespacePaths.devices(of: agentKey, of: serverKey), upTo: limit) >= limit
+    }
+
     /// The devices a trigger chooses from: the agent's (one read of its collection),
     /// or for a server-wide event the server's under every agent (one collection-group
     /// read), in installation-id order; only one installation's when the trigger names it.

@@ -87,14 +87,21 @@ public struct TriggerEventFunction: Sendable {
         }
 
         async let agent = agentDocument(agentKey, of: serverKey)
-        // One read of the devices: when the event may be expanded, one more than the
-        // answer lists (an agent with more is expanded page by page); else all of them.
+        // When the event may be expanded, an agent with more devices than the answer
+        // lists is expanded page by page: its devices are counted (an index range), not
+        // read and parsed here to be read again by the pages (10 ms of a 10,000-device
+        // trigger's first push). Else one read of all of them; one more than the answer
+        // lists, when one registered since the count, expands all the same.
         let mayExpand = TriggerPlan.mayExpand(request, agentKey: agentKey, rules: policy.triggerRules)
-        let deviceRecords = try await devices(
-            of: agentKey, serverKey: serverKey, only: request.selection,
-            upTo: mayExpand ? policy.answerMaxDevices + 1 : nil)
+        let expandLimit = policy.answerMaxDevices + 1
+        let tooManyToList = mayExpand ? try await hasDevices(agentKey, of: serverKey, atLeast: expandLimit) : false
+        let deviceRecords =
+            tooManyToList
+            ? []
+            : try await devices(
+                of: agentKey, serverKey: serverKey, only: request.selection, upTo: mayExpand ? expandLimit : nil)
         let agentDisplayName = try await agent?.string(FieldName.agentDisplayName)
-        if mayExpand, let agentKey, deviceRecords.count > policy.answerMaxDevices {
+        if mayExpand, let agentKey, tooManyToList || deviceRecords.count > policy.answerMaxDevices {
             return try await expand(
                 request, serverKey: serverKey, agentKey: agentKey, agentDisplayName: agentDisplayName,
                 arrivedAt: arrived)
