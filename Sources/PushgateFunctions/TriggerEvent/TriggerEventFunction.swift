@@ -89,9 +89,9 @@ public struct TriggerEventFunction: Sendable {
         async let agent = agentDocument(agentKey, of: serverKey)
         // When the event may be expanded, an agent with more devices than the answer
         // lists is expanded page by page: its devices are counted (an index range), not
-        // read and parsed here to be read again by the pages (10 ms of a 10,000-device
-        // trigger's first push). Else one read of all of them; one more than the answer
-        // lists, when one registered since the count, expands all the same.
+        // read and parsed here to be read again by the pages (1,001 of them, before the
+        // first push). Else one read of all of them; one more than the answer lists,
+        // when one registered since the count, expands all the same.
         let mayExpand = TriggerPlan.mayExpand(request, agentKey: agentKey, rules: policy.triggerRules)
         let expandLimit = policy.answerMaxDevices + 1
         let tooManyToList = mayExpand ? try await hasDevices(agentKey, of: serverKey, atLeast: expandLimit) : false
