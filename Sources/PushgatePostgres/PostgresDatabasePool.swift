@@ -107,12 +107,8 @@ public final class PostgresDatabasePool: Service, Sendable {
 
     /// One statement outside a transaction, its rows collected; errors as store errors.
     func query(_ query: PostgresQuery) async throws -> [PostgresRow] {
-        do {
-            return try await withConnection(within: StoreLockWait.limit) { [logger] connection in
-                try await connection.query(query, logger: logger).collect()
-            }
-        } catch {
-            throw DocumentStoreError.unavailable(Self.describe(error))
+        try await outsideTransaction { [logger] connection in
+            try await connection.query(query, logger: logger).collect()
         }
     }
 
@@ -120,12 +116,20 @@ public final class PostgresDatabasePool: Service, Sendable {
     /// time it runs there), its rows decoded; errors as store errors.
     func execute<Statement: PostgresPreparedStatement>(_ statement: Statement) async throws -> [Statement.Row]
     where Statement.Row: Sendable {
+        try await outsideTransaction { [logger] connection in
+            var rows: [Statement.Row] = []
+            for try await row in try await connection.execute(statement, logger: logger) { rows.append(row) }
+            return rows
+        }
+    }
+
+    /// `work` on a connection leased within the request's limit, outside a transaction;
+    /// errors as store errors.
+    private func outsideTransaction<T: Sendable>(
+        _ work: @escaping @Sendable (PostgresConnection) async throws -> T
+    ) async throws -> T {
         do {
-            return try await withConnection(within: StoreLockWait.limit) { [logger] connection in
-                var rows: [Statement.Row] = []
-                for try await row in try await connection.execute(statement, logger: logger) { rows.append(row) }
-                return rows
-            }
+            return try await withConnection(within: StoreLockWait.limit, work)
         } catch {
             throw DocumentStoreError.unavailable(Self.describe(error))
         }
