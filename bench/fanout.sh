@@ -35,8 +35,10 @@
 # Prints, per N: the trigger's wall time (request to answer, which comes after the
 # last push's answer), pushes per second, that ÷ the ceiling, the gateway's CPU time
 # (user + system, every thread) per push during the trigger — steadier from run to
-# run than the rate, which the machine's other load moves — and its peak resident
-# memory so far. MODE=answer prints, per N: the time to the answer and
+# run than the rate, which the machine's other load moves — its peak resident memory
+# so far, then the stand-in's CPU time per push, the database server's (PostgreSQL's
+# postmaster and backends; "-" on SQLite, which runs inside the gateway), and the
+# share of the machine's CPUs none of the three used during the trigger. MODE=answer prints, per N: the time to the answer and
 # to the first push at the stand-in, pushes per second until the last push, ÷ the
 # ceiling, the pushes sent twice, and the peak memory. MODE=latency prints the p50
 # and p99 of client send → that push at the stand-in. (APNs through nginx only.)
@@ -274,22 +276,38 @@ open_gateway() { # binary label store → a gateway on a new database of that st
 
 stop_gateway() { kill -TERM "$gateway_pid"; wait "$gateway_pid" 2>/dev/null || true; }
 
-# The gateway's CPU time, in nanoseconds, per thread (`schedstat`: time on a CPU, in
-# ns). /proc/PID/stat counts clock ticks (10 ms): at 10,000 pushes a tick is 1 µs a
-# push, a step as big as the differences measured.
-gateway_cpu_snapshot() { # file
-    local task ns rest
-    for task in /proc/"$gateway_pid"/task/*; do
-        read -r ns rest <"$task/schedstat" 2>/dev/null && echo "${task##*/} $ns"
-    done >"$1"
+# CPU time in nanoseconds, per thread of the processes named (`schedstat`: time on a
+# CPU, in ns). /proc/PID/stat counts clock ticks (10 ms): at 10,000 pushes a tick is
+# 1 µs a push, a step as big as the differences measured.
+cpu_snapshot() { # file pid…
+    local file="$1" pid task ns rest
+    shift
+    for pid in "$@"; do
+        for task in /proc/"$pid"/task/*; do
+            read -r ns rest <"$task/schedstat" 2>/dev/null && echo "${task##*/} $ns"
+        done
+    done >"$file"
 }
 # The CPU time between two snapshots, in seconds: a thread started since counts whole.
 # One that ended since is missing from the second and counts nothing: libdispatch ends
 # a worker thread after some seconds idle, so it did no work in between (2446a51's
 # build ends two during a 100,000-device trigger; its ticks said 3.00 s, this 2.99 s).
-gateway_cpu_seconds() { # before after
+cpu_seconds() { # before after
     awk 'NR == FNR { before[$1] = $2; next } { total += $2 - ($1 in before ? before[$1] : 0) }
         END { printf "%.6f", total / 1e9 }' "$1" "$2"
+}
+# The machine's CPU is shared by three: the gateway, the stand-in, and (on PostgreSQL)
+# the database server, whose postmaster and backends are counted.
+database_pids() { # store
+    [ "$1" = postgres ] || return 0
+    local postmaster
+    postmaster="$(head -n 1 "$work/postgres/data/postmaster.pid")"
+    echo "$postmaster" $(pgrep -P "$postmaster")
+}
+machine_cpu_snapshot() { # suffix store
+    cpu_snapshot "$work/cpu-gateway-$1" "$gateway_pid"
+    cpu_snapshot "$work/cpu-stand-in-$1" $stand_in_pids
+    cpu_snapshot "$work/cpu-database-$1" $(database_pids "$2")
 }
 
 trigger() { # cwd [extra JSON] → prints the answer
@@ -318,19 +336,25 @@ measure() { # binary label store: one trigger per size; prints a row each
         cwd="/bench/agent-$n"
         seed "$db" "$cwd" "$n"
         profile_start "$2-$n"
-        gateway_cpu_snapshot "$work/cpu-before"
+        machine_cpu_snapshot before "$3"
         start=$(date +%s.%N)
         answer="$(trigger "$cwd")"
         end=$(date +%s.%N)
-        gateway_cpu_snapshot "$work/cpu-after"
+        machine_cpu_snapshot after "$3"
         profile_stop
         delivered="$(printf '%s' "$answer" | python3 -c 'import json,sys; a=json.load(sys.stdin); print(a["success_count"])')"
         rss_kb="$(awk '/VmHWM/ {print $2}' "/proc/$gateway_pid/status")"
         awk -v l="$2" -v n="$n" -v s="$start" -v e="$end" -v c="${ceiling:-0}" -v d="$delivered" -v r="$rss_kb" \
-            -v cpu="$(gateway_cpu_seconds "$work/cpu-before" "$work/cpu-after")" -v rows="$work/rows" 'BEGIN {
+            -v cpu="$(cpu_seconds "$work/cpu-gateway-before" "$work/cpu-gateway-after")" \
+            -v stand_in="$(cpu_seconds "$work/cpu-stand-in-before" "$work/cpu-stand-in-after")" \
+            -v database="$(cpu_seconds "$work/cpu-database-before" "$work/cpu-database-after")" \
+            -v store="$3" -v cores="$(nproc)" -v rows="$work/rows" 'BEGIN {
             t = e - s; rate = n / t
-            printf "%-18s %10d %12.3f %14.0f %10s %10d %12.1f %10.1f MiB\n", l, n, t, rate, (c > 0 ? sprintf("%.2f", rate / c) : "n/a"), d, cpu / n * 1e6, r / 1024
-            printf "%s %d %.4f %.2f\n", l, n, (c > 0 ? rate / c : 0), cpu / n * 1e6 >> rows }'
+            db = (store == "postgres" ? sprintf("%.1f", database / n * 1e6) : "-")
+            idle = 100 * (1 - (cpu + stand_in + database) / (t * cores))
+            printf "%-18s %10d %12.3f %14.0f %10s %10d %12.1f %10.1f MiB %9.1f %9s %5.0f %%\n", l, n, t, rate, (c > 0 ? sprintf("%.2f", rate / c) : "n/a"), d, cpu / n * 1e6, r / 1024, stand_in / n * 1e6, db, idle
+            printf "%s %d %.4f %.2f %.2f %s %.1f\n", l, n, (c > 0 ? rate / c : 0), cpu / n * 1e6, stand_in / n * 1e6, db, idle >> rows }'
+
     done
     stop_gateway
 }
@@ -415,8 +439,8 @@ printf '\nprovider: %s, stand-in: %s, gateway: %s connections, ceiling (h2load, 
     "$provider" "$stand_in" "$connections" "$connections" "${ceiling_setting:-n/a}" "${ceiling:-n/a}"
 case "$mode" in
 throughput)
-    printf '%-18s %10s %12s %14s %10s %10s %12s %14s\n' "build / store" devices "trigger (s)" "pushes/s" "÷ ceiling" delivered \
-        "CPU µs/push" "peak RSS" ;;
+    printf '%-18s %10s %12s %14s %10s %10s %12s %14s %9s %9s %7s\n' "build / store" devices "trigger (s)" "pushes/s" "÷ ceiling" delivered \
+        "CPU µs/push" "peak RSS" "stand-in" database idle ;;
 answer)
     printf '%-18s %10s %10s %12s %12s %9s %10s %8s %13s\n' "build / store" devices "answer (s)" "1st push (s)" \
         "pushes/s" "÷ ceiling" devices twice "peak RSS" ;;
@@ -456,17 +480,22 @@ for round in $(seq "$rounds"); do
     done
 done
 if [ "$rounds" -gt 1 ] && [ "$mode" = throughput ]; then
-    printf '\nmedian of %d rounds:\n%-18s %10s %10s %12s\n' "$rounds" "build / store" devices "÷ ceiling" "CPU µs/push"
+    printf '\nmedian of %d rounds:\n%-18s %10s %10s %12s %9s %9s %7s\n' "$rounds" "build / store" devices "÷ ceiling" \
+        "CPU µs/push" "stand-in" database idle
     python3 - "$work/rows" <<'PY'
 import statistics, sys
 rows = {}
 for line in open(sys.argv[1]):
-    label, n, ratio, cpu = line.split()
-    rows.setdefault((label, int(n)), []).append((float(ratio), float(cpu)))
+    label, n, *figures = line.split()
+    rows.setdefault((label, int(n)), []).append(figures)
+def median(values, column, form):
+    column = [float(v[column]) for v in values if v[column] != "-"]
+    return form.format(statistics.median(column)) if column else "-"
 for (label, n), values in rows.items():
-    ratios = ", ".join(f"{ratio:.2f}" for ratio, _ in values)
-    print(f"{label:<18} {n:>10} {statistics.median(r for r, _ in values):>10.2f} "
-          f"{statistics.median(c for _, c in values):>12.1f}   (rounds: {ratios})")
+    ratios = ", ".join(f"{float(v[0]):.2f}" for v in values)
+    print(f"{label:<18} {n:>10} {median(values, 0, '{:.2f}'):>10} {median(values, 1, '{:.1f}'):>12} "
+          f"{median(values, 2, '{:.1f}'):>9} {median(values, 3, '{:.1f}'):>9} {median(values, 4, '{:.0f}'):>5} %"
+          f"   (rounds: {ratios})")
 PY
 fi
 

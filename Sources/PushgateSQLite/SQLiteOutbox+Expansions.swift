@@ -60,7 +60,12 @@ extension SQLiteOutbox {
     private static let fullPageInsert = makePageInsert(rows: PushProviderLimits.maxTargetsPerSend)
 
     /// Enqueued, and due unless a retry says later, since the trigger was accepted, as
-    /// the deliveries of a notification written whole are.
+    /// the deliveries of a notification written whole are. The page's `VALUES` come
+    /// first in the join (`CROSS JOIN` keeps SQLite's planner to that order): as the
+    /// inner side, with the notification looked up once outside, SQLite copied every
+    /// row into a temporary table to read it back (`OpenEphemeral` in `EXPLAIN`); as the
+    /// outer side each row goes straight to the insert, the notification found by its
+    /// key for each.
     private static func makePageInsert(rows count: Int) -> String {
         let rows = repeatElement("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", count: count).joined(separator: ", ")
         return """
@@ -71,7 +76,7 @@ extension SQLiteOutbox {
             SELECT n.id, page.installation_id, page.token_kind, page.token, page.push_id, page.route, page.state,
                 page.attempts, n.created_at, coalesce(page.next_attempt_at, n.created_at), page.last_reason,
                 page.removed, CASE page.state WHEN 'pending' THEN NULL ELSE ? END
-            FROM outbox_notifications AS n, page WHERE n.id = ?
+            FROM page CROSS JOIN outbox_notifications AS n WHERE n.id = ?
             """
     }
 
