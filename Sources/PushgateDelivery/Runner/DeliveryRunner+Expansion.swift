@@ -59,9 +59,11 @@ extension DeliveryRunner {
             // the cursor; finished when the last page is (the time of its outcomes,
             // the latest, stands for all of them).
             guard let last = pages.last else { return true }
+            // One page alone (the usual case) is stored as it is, not copied.
+            let deliveries = pages.count == 1 ? last.sent.deliveries : pages.flatMap(\.sent.deliveries)
             return try await throughOutages {
                 try await outbox.storeTriedPage(
-                    pages.flatMap(\.sent.deliveries), of: notification.id, owner: owner, cursor: last.page.cursor,
+                    deliveries, of: notification.id, owner: owner, cursor: last.page.cursor,
                     finished: last.page.finished, leaseUntil: now().addingTimeInterval(policy.lease.seconds),
                     now: last.sent.finishedAt)
             }
@@ -160,7 +162,8 @@ extension DeliveryRunner {
             outcome.map { (position: position, outcome: $0) }
         }
         let finishedAt = now()
-        let triedDeliveries = tried.map { deliveries[$0.position] }
+        // Every delivery tried (the usual case): the page's own array, not a copy.
+        let triedDeliveries = tried.count == deliveries.count ? deliveries : tried.map { deliveries[$0.position] }
         let updates = try await updates(for: triedDeliveries, tried.map(\.outcome), of: notification, at: finishedAt)
         DeliveryMetrics.deliveries(tried.map(\.outcome), of: triedDeliveries, provider: self.provider)
         var changes = [DeliveryUpdate?](repeating: nil, count: deliveries.count)
