@@ -38,10 +38,11 @@
 # run than the rate, which the machine's other load moves — its peak resident memory
 # so far, then the stand-in's CPU time per push, the database server's (PostgreSQL's
 # postmaster and backends; "-" on SQLite, which runs inside the gateway), and the
-# share of the machine's CPUs none of the three used during the trigger. MODE=answer prints, per N: the time to the answer and
-# to the first push at the stand-in, pushes per second until the last push, ÷ the
-# ceiling, the pushes sent twice, and the peak memory. MODE=latency prints the p50
-# and p99 of client send → that push at the stand-in. (APNs through nginx only.)
+# share of the machine's CPUs none of the three used during the trigger. MODE=answer
+# prints, per N: the time to the answer and to the first push at the stand-in, pushes
+# per second until the last push, ÷ the ceiling, the pushes sent twice, and the peak
+# memory. MODE=latency prints the p50 and p99 of client send → that push at the
+# stand-in. (APNs through nginx only.)
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 sizes=("$@"); [ ${#sizes[@]} -gt 0 ] || sizes=(1000 10000 100000)
@@ -354,7 +355,6 @@ measure() { # binary label store: one trigger per size; prints a row each
             idle = 100 * (1 - (cpu + stand_in + database) / (t * cores))
             printf "%-18s %10d %12.3f %14.0f %10s %10d %12.1f %10.1f MiB %9.1f %9s %5.0f %%\n", l, n, t, rate, (c > 0 ? sprintf("%.2f", rate / c) : "n/a"), d, cpu / n * 1e6, r / 1024, stand_in / n * 1e6, db, idle
             printf "%s %d %.4f %.2f %.2f %s %.1f\n", l, n, (c > 0 ? rate / c : 0), cpu / n * 1e6, stand_in / n * 1e6, db, idle >> rows }'
-
     done
     stop_gateway
 }
