@@ -15,16 +15,36 @@ public protocol EmulatorInboxEntry: Sendable {
 public final class EmulatorInbox<Entry: EmulatorInboxEntry>: Sendable {
     private let storage = NIOLockedValueBox<[Entry]>([])
     private let limit: Int
+    /// Whether the emulator takes back an entry whose answer could not be written,
+    /// and counts those (the APNs emulator): `GET /inbox/count` then says how many.
+    private let countsUnanswered: Bool
+    private let unansweredCount = NIOLockedValueBox(0)
 
-    public init(limit: Int = 100_000) {
+    public init(limit: Int = 100_000, countsUnanswered: Bool = false) {
         self.limit = limit
+        self.countsUnanswered = countsUnanswered
     }
 
-    func append(_ entry: Entry) {
+    /// Requests answered on a connection that closed before the answer was written:
+    /// not kept, since the client was never told of them.
+    public var unanswered: Int { unansweredCount.withLockedValue { $0 } }
+
+    /// Takes back `entry` (the newest equal to it), whose answer never reached the
+    /// client, and counts it unanswered.
+    func retract(_ entry: Entry) where Entry: Equatable {
+        storage.withLockedValue { entries in
+            if let index = entries.lastIndex(of: entry) { entries.remove(at: index) }
+        }
+        unansweredCount.withLockedValue { $0 += 1 }
+    }
+
+    @discardableResult
+    func append(_ entry: Entry) -> Entry {
         storage.withLockedValue { entries in
             entries.append(entry)
             if entries.count > limit { entries.removeFirst(entries.count - limit) }
         }
+        return entry
     }
 
     /// Everything kept, newest first.
@@ -34,6 +54,7 @@ public final class EmulatorInbox<Entry: EmulatorInboxEntry>: Sendable {
 
     public func removeAll() {
         storage.withLockedValue { $0.removeAll() }
+        unansweredCount.withLockedValue { $0 = 0 }
     }
 
     /// `GET /inbox` (newest first), `GET /inbox/count`, `DELETE /inbox`, and at `/`
@@ -49,7 +70,7 @@ public final class EmulatorInbox<Entry: EmulatorInboxEntry>: Sendable {
             )
         }
         router.get("inbox/count") { _, _ in
-            ["count": self.count]
+            self.countsUnanswered ? ["count": self.count, "unanswered": self.unanswered] : ["count": self.count]
         }
         router.delete("inbox") { _, _ in
             self.removeAll()

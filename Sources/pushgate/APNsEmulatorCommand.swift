@@ -111,14 +111,15 @@ struct APNsEmulatorCommand: AsyncParsableCommand {
         let emulator = APNsEmulator(configuration: configuration)
         let settings = lines
         let host = server.host
+        let logger = try server.logger(label: "pushgate-apns-emulator")
         let application = try emulator.application(
             host: host, port: server.port ?? 8443, identity: identity,
-            logger: try server.logger(label: "pushgate-apns-emulator")
+            logger: logger
         ) { port in
             EmulatorOptions.announce(
                 "APNs emulator on https://\(host):\(port) (GET /inbox shows what it received; open / in a browser for the phone)",
                 settings: ["PUSHGATE_APNS_URL=https://\(host):\(port)"] + settings, in: directory)
         }
-        try await application.runService()
+        try await EmulatorOptions.run(application, logger: logger)
     }
 }

@@ -1,8 +1,11 @@
 import ArgumentParser
 import Foundation
+import Hummingbird
 import Logging
 import PushgateEmulators
 import PushgateServer
+import ServiceLifecycle
+import UnixSignals
 
 /// What both emulators take: where to listen, the TLS identity, where to write
 /// their files, the faults to inject and the inbox's size.
@@ -90,6 +93,18 @@ struct EmulatorOptions: ParsableArguments {
         } catch {
             throw CommandFailure(error.description)
         }
+    }
+
+    /// Runs `application` until SIGTERM or SIGINT, then stops it within a bound: its
+    /// connections get their grace (GOAWAY, then 5 s to answer what they took), and
+    /// whatever still runs 10 s after the signal is cancelled. No client, however it
+    /// behaves, keeps the emulator from stopping.
+    static func run(_ application: some ApplicationProtocol, logger: Logger) async throws {
+        var configuration = ServiceGroupConfiguration(
+            services: [application], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        configuration.maximumGracefulShutdownDuration = .seconds(10)
+        configuration.maximumCancellationDuration = .seconds(5)
+        try await ServiceGroup(configuration: configuration).run()
     }
 
     /// Once listening: writes `gateway.env` and prints the settings that point a gateway here.

@@ -51,9 +51,10 @@ struct FCMEmulatorCommand: AsyncParsableCommand {
         let emulator = FCMEmulator(configuration: configuration)
         let host = server.host
         let credentials = directory.appendingPathComponent("service-account.json").path
+        let logger = try server.logger(label: "pushgate-fcm-emulator")
         let application = try emulator.application(
             host: host, port: server.port ?? 8450, identity: identity,
-            logger: try server.logger(label: "pushgate-fcm-emulator")
+            logger: logger
         ) { port in
             let url = "https://\(host):\(port)"
             emulator.listening(tokenURI: url + "/token")
@@ -68,6 +69,6 @@ struct FCMEmulatorCommand: AsyncParsableCommand {
                     + (caFile.map { ["PUSHGATE_FCM_CA_FILE=\($0)"] } ?? []),
                 in: directory)
         }
-        try await application.runService()
+        try await EmulatorOptions.run(application, logger: logger)
     }
 }

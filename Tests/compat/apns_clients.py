@@ -10,8 +10,12 @@ changed in nothing but the endpoint and the trusted CA:
 Starts the emulator (a free port, a temporary directory, stopped by its pid), checks
 that concurrent pushes on one connection are each answered once, that every error
 reason surfaces as the library's own error, and what the wire looks like (a 200 ends
-on its HEADERS; GOAWAY carries a reason; HTTP/1.1 reaches the pages only). Prints one
-line per check; exits 1 naming those that failed.
+on its HEADERS; GOAWAY carries a reason; HTTP/1.1 reaches the pages only). Then what
+no client may do to it: streams past the advertised 1,000 are refused one by one and
+the connection goes on, a push whose answer never reached its client is not kept as
+answered, a client that leaves streams unfinished and goes away leaves no connection
+behind, and SIGTERM stops it within seconds whatever its clients do. Prints one line
+per check; exits 1 naming those that failed.
 """
 
 import argparse
@@ -19,8 +23,11 @@ import asyncio
 import concurrent.futures
 import http.client
 import json
+import signal
 import socket
 import ssl
+import struct
+import subprocess
 import sys
 import tempfile
 import time
@@ -94,6 +101,37 @@ def h2_push(sock, connection, headers, body, authorization):
     ended = lambda events: any(isinstance(e, h2.events.StreamEnded) and e.stream_id == stream for e in events)
     events = [e for e in h2_events_until(sock, connection, ended) if getattr(e, "stream_id", stream) == stream]
     return events
+
+
+def push_headers(authorization, token=TOKEN):
+    return [(":method", "POST"), (":scheme", "https"), (":path", "/3/device/" + token),
+            (":authority", "127.0.0.1"), ("authorization", authorization), ("apns-topic", TOPIC),
+            ("apns-push-type", "alert")]
+
+
+def emulator_port_states(port, state):
+    """How many of this machine's TCP sockets on local port `port` are in `state`
+    (/proc/net/tcp's hex code: 08 is CLOSE-WAIT)."""
+    count = 0
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            lines = open(table).read().splitlines()[1:]
+        except OSError:
+            continue
+        for line in lines:
+            fields = line.split()
+            if int(fields[1].rsplit(":", 1)[1], 16) == port and fields[3] == state:
+                count += 1
+    return count
+
+
+def wait_until(condition, seconds):
+    deadline = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.1)
+    return True
 
 
 def jwt(settings):
@@ -279,6 +317,137 @@ def pyapns_client_checks(settings, context):
     stranger.close()
 
 
+def stream_limit_checks(settings, context):
+    """A client that opens more streams than the 1,000 advertised: each stream over the
+    limit is refused (RST_STREAM REFUSED_STREAM, RFC 9113 §5.1.2), the connection goes
+    on, its other pushes are answered, and the refused ones are not in the inbox."""
+    import h2.errors
+    import h2.events
+    import h2.settings
+
+    url = settings["PUSHGATE_APNS_URL"]
+    authorization = jwt(settings)
+    payload = b'{"aps":{"alert":"held"}}'
+    sock, connection = h2_connection(url, settings["PUSHGATE_APNS_CA_FILE"], ["h2"])
+    h2_events_until(sock, connection, lambda events: any(
+        isinstance(e, h2.events.RemoteSettingsChanged) for e in events))
+    advertised = connection.remote_settings.max_concurrent_streams
+    check("the emulator advertises 1,000 concurrent streams", advertised == 1000, advertised)
+    # A client that ignores the limit: h2 is told the emulator allows far more.
+    values = dict(connection.remote_settings)
+    values[h2.settings.SettingCodes.MAX_CONCURRENT_STREAMS] = 1_000_000
+    connection.remote_settings = h2.settings.Settings(client=False, initial_values=values)
+    before = inbox_count(url, context)
+    held = []
+    for _ in range(1000):
+        stream = connection.get_next_available_stream_id()
+        connection.send_headers(stream, push_headers(authorization), end_stream=False)
+        held.append(stream)
+    over = []
+    for _ in range(5):
+        stream = connection.get_next_available_stream_id()
+        connection.send_headers(stream, push_headers(authorization), end_stream=False)
+        connection.send_data(stream, payload, end_stream=True)
+        over.append(stream)
+    sock.sendall(connection.data_to_send())
+    refused = lambda events: sum(isinstance(e, h2.events.StreamReset) for e in events) >= len(over)
+    ended = lambda events: "closed" in events or any(isinstance(e, h2.events.ConnectionTerminated) for e in events)
+    events = h2_events_until(sock, connection, lambda events: refused(events) or ended(events), seconds=30)
+    resets = [e for e in events if isinstance(e, h2.events.StreamReset)]
+    check("streams over the limit: each refused with RST_STREAM REFUSED_STREAM",
+          sorted(e.stream_id for e in resets) == over
+          and all(e.error_code == h2.errors.ErrorCodes.REFUSED_STREAM for e in resets),
+          [(e.stream_id, e.error_code) for e in resets] or events[-3:])
+    check("streams over the limit: the connection goes on (no GOAWAY)", not ended(events), events[-3:])
+    if ended(events):
+        sock.close()
+        return
+    for stream in held:
+        connection.send_data(stream, payload, end_stream=True)
+    sock.sendall(connection.data_to_send())
+    answered = {}
+
+    def all_answered(events):
+        for event in events[len(answered_events):]:
+            answered_events.append(event)
+            if isinstance(event, h2.events.ResponseReceived):
+                answered[event.stream_id] = dict(event.headers).get(b":status")
+        return len(answered) >= len(held) or ended(events)
+
+    answered_events = []
+    events = h2_events_until(sock, connection, all_answered, seconds=60)
+    check("streams under the limit: all 1,000 answered 200 on the same connection",
+          len(answered) == 1000 and set(answered.values()) == {b"200"}, (len(answered), events[-3:]))
+    check("the inbox holds the 1,000 answered pushes, not the refused ones",
+          inbox_count(url, context) - before == 1000, inbox_count(url, context) - before)
+    sock.close()
+
+
+def unanswered_checks(pushgate, directory):
+    """A push answered after its client went away (the answer could not be written) is
+    not kept as answered: `GET /inbox/count` counts it apart."""
+    settings, process = start(pushgate, "apns-emulator", directory, "PUSHGATE_APNS_URL",
+                              "--topic", TOPIC, "--latency", "1")
+    try:
+        url = settings["PUSHGATE_APNS_URL"]
+        context = ssl.create_default_context(cafile=settings["PUSHGATE_APNS_CA_FILE"])
+        sock, connection = h2_connection(url, settings["PUSHGATE_APNS_CA_FILE"], ["h2"])
+        stream = connection.get_next_available_stream_id()
+        connection.send_headers(stream, push_headers(jwt(settings)), end_stream=False)
+        connection.send_data(stream, b'{"aps":{"alert":"gone"}}', end_stream=True)
+        sock.sendall(connection.data_to_send())
+        time.sleep(0.3)  # the push is in; its answer is a second away
+        # Gone at once: a reset, as a client process that dies with unread data.
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        sock.close()
+
+        def counts():
+            parsed = urllib.parse.urlparse(url)
+            http1 = http.client.HTTPSConnection(parsed.hostname, parsed.port, context=context, timeout=10)
+            http1.request("GET", "/inbox/count")
+            return json.loads(http1.getresponse().read())
+
+        check("a push whose answer never reached its client is not kept as answered",
+              wait_until(lambda: counts() == {"count": 0, "unanswered": 1}, 15), counts())
+    finally:
+        stop(process)
+
+
+def wedge_checks(settings, process):
+    """A client that leaves streams unfinished and goes away, and one that stays silent
+    with streams unfinished: neither keeps a connection open for good, and SIGTERM
+    stops the emulator within seconds."""
+    url = settings["PUSHGATE_APNS_URL"]
+    port = urllib.parse.urlparse(url).port
+    authorization = jwt(settings)
+    # Half-sent pushes, then the client's end closed (FIN), the socket kept: the
+    # emulator's side would sit in CLOSE-WAIT while it waited for the bodies.
+    sock, connection = h2_connection(url, settings["PUSHGATE_APNS_CA_FILE"], ["h2"])
+    for _ in range(3):
+        connection.send_headers(connection.get_next_available_stream_id(), push_headers(authorization))
+    sock.sendall(connection.data_to_send())
+    time.sleep(0.3)
+    sock.shutdown(socket.SHUT_WR)
+    check("a client gone with streams unfinished: the emulator closes its side within 10 s (no CLOSE-WAIT)",
+          wait_until(lambda: emulator_port_states(port, "08") == 0, 10), emulator_port_states(port, "08"))
+    sock.close()
+    # Silent, with streams unfinished and the connection open: SIGTERM still stops it.
+    silent, connection = h2_connection(url, settings["PUSHGATE_APNS_CA_FILE"], ["h2"])
+    for _ in range(3):
+        connection.send_headers(connection.get_next_available_stream_id(), push_headers(authorization))
+    silent.sendall(connection.data_to_send())
+    time.sleep(0.3)
+    started = time.monotonic()
+    process.send_signal(signal.SIGTERM)
+    try:
+        process.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        pass
+    check("SIGTERM stops the emulator within 15 s with a silent client's streams unfinished",
+          process.poll() is not None, f"still running {time.monotonic() - started:.0f} s later")
+    silent.close()
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--pushgate", required=True)
@@ -291,8 +460,12 @@ def main():
             wire_checks(settings)
             asyncio.run(aioapns_checks(settings, context))
             pyapns_client_checks(settings, context)
+            stream_limit_checks(settings, context)
+            wedge_checks(settings, process)
         finally:
             stop(process)
+    with tempfile.TemporaryDirectory() as directory:
+        unanswered_checks(arguments.pushgate, directory)
     return summary()
 
 

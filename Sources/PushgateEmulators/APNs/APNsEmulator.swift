@@ -39,7 +39,7 @@ public final class APNsEmulator: Sendable {
 
     public init(configuration: APNsEmulatorConfiguration = APNsEmulatorConfiguration()) {
         self.configuration = configuration
-        self.inbox = EmulatorInbox(limit: configuration.inboxLimit)
+        self.inbox = EmulatorInbox(limit: configuration.inboxLimit, countsUnanswered: true)
         self.checker = APNsRequestChecker(configuration: configuration)
     }
 
@@ -134,20 +134,26 @@ public final class APNsEmulator: Sendable {
         }
         var names: [String: String] = [:]
         for (name, value) in request.headers where names[name] == nil { names[name] = value }
-        inbox.append(
-            .init(
+        let entry = inbox.append(
+            APNsInboxEntry(
                 receivedAt: now,
                 deviceToken: token,
                 headers: names,
                 payload: try? JSONValue.parse(request.body),
                 status: verdict.status,
                 reason: verdict.reason
-            )
-        )
+            ))
 
         // APNs echoes a well-formed apns-id and makes one otherwise.
         let id = names["apns-id"].flatMap(UUID.init(uuidString:)) ?? UUID()
         var answer = EmulatorAnswer(status: verdict.status, headers: [("apns-id", id.uuidString.lowercased())])
+        // Kept only if the client was given the answer: a push answered on a
+        // connection that closed first is one the client will send again, not one it
+        // was told of. (Kept at once, and taken back, so that a client reading the
+        // inbox right after its answer finds the push there.)
+        answer.written = { [inbox] written in
+            if !written { inbox.retract(entry) }
+        }
         if retryAfter, let seconds = configuration.retryAfterSeconds {
             answer.headers.append(("retry-after", String(seconds)))
         }

@@ -23,8 +23,18 @@ struct APNsServerChannel: ServerChildChannel {
         let connection: EventLoopFuture<Connection>
     }
 
-    /// APNs's observed `SETTINGS_MAX_CONCURRENT_STREAMS` (push-protocols.md).
+    /// APNs's observed `SETTINGS_MAX_CONCURRENT_STREAMS` (push-protocols.md): what
+    /// the client is told, and how many streams are answered at once; one more is
+    /// refused (``GoAwayHandler``).
     static let maxConcurrentStreams = 1000
+    /// What NIOHTTP2 itself enforces, as a connection error: far enough above the
+    /// advertised limit that the streams over it reach ``GoAwayHandler`` to be refused
+    /// one by one (``AdvertisedStreamLimit``). Each is refused, and closed, as it
+    /// arrives, so a client never comes near this.
+    static let connectionErrorStreams = 10 * maxConcurrentStreams
+    /// Refused streams whose frames still on their way are ignored rather than taken
+    /// for a protocol error (NIOHTTP2 remembers 32 by default).
+    static let rememberedResetStreams = maxConcurrentStreams
 
     let sslContext: NIOSSLContext
     let http1: HTTP1Channel
@@ -60,19 +70,21 @@ struct APNsServerChannel: ServerChildChannel {
         let auth = APNsConnectionAuth()
         let operations = channel.pipeline.syncOperations
         if let idleTimeout { try operations.addHandler(IdleStateHandler(readTimeout: idleTimeout)) }
+        try operations.addHandler(AdvertisedStreamLimit(advertised: Self.maxConcurrentStreams))
         var configuration = NIOHTTP2Handler.ConnectionConfiguration()
         configuration.initialSettings =
             nioDefaultSettings.filter { $0.parameter != .maxConcurrentStreams }
-            + [HTTP2Setting(parameter: .maxConcurrentStreams, value: Self.maxConcurrentStreams)]
+            + [HTTP2Setting(parameter: .maxConcurrentStreams, value: Self.connectionErrorStreams)]
+        configuration.maximumRecentlyResetStreams = Self.rememberedResetStreams
         let respond = self.respond
         let maxBodyBytes = self.maxBodyBytes
-        let goAway = GoAwayHandler(sent: goAwaySent)
+        let goAway = GoAwayHandler(maxOpenStreams: Self.maxConcurrentStreams, sent: goAwaySent)
         let streams = NIOLoopBound(goAway, eventLoop: channel.eventLoop)
         _ = try operations.configureHTTP2Pipeline(
             mode: .server, connectionConfiguration: configuration, streamConfiguration: .init()
         ) { stream in
             stream.eventLoop.makeCompletedFuture {
-                try streams.value.track(stream)
+                guard try streams.value.admit(stream) else { return }
                 try stream.pipeline.syncOperations.addHandler(
                     HTTP2RequestHandler(maxBodyBytes: maxBodyBytes) { request in
                         await respond(request, auth, stream)

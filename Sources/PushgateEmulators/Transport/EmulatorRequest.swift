@@ -31,4 +31,7 @@ struct EmulatorAnswer: Sendable {
     /// Lower-case names.
     var headers: [(name: String, value: String)] = []
     var body: [UInt8] = []
+    /// Told whether the answer was written to the connection (`false`: the
+    /// connection or the stream closed first, so the client never got it).
+    var written: (@Sendable (Bool) -> Void)?
 }

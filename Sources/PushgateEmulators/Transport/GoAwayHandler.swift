@@ -13,8 +13,14 @@ import NIOHTTP2
 /// event asks. A stream the client opens after it is ignored (NIOHTTP2 then takes the
 /// stream's DATA for a protocol error and ends the connection: the client sees it
 /// lost, not refused). A client's own GOAWAY, or its end of the TLS stream, closes the
-/// connection once its streams are answered. Open streams are counted as each is
-/// told to ``track(_:)``.
+/// connection once its streams are answered. Whatever started the closing, the
+/// connection is closed `grace` later even if streams are still open: a stream whose
+/// request never ends (its client went away mid-body) would otherwise keep the
+/// connection, and the server's shutdown, waiting for good.
+///
+/// Open streams are counted as each is told to ``admit(_:)``; one opened while
+/// `maxOpenStreams` are open is refused (RST_STREAM REFUSED_STREAM, RFC 9113
+/// §5.1.2), so that the client may send it again, and the connection goes on.
 final class GoAwayHandler: ChannelInboundHandler {
     typealias InboundIn = HTTP2Frame
     typealias OutboundOut = HTTP2Frame
@@ -25,8 +31,11 @@ final class GoAwayHandler: ChannelInboundHandler {
         let reason: String?
     }
 
-    /// How long the streams still open may take to be answered once GOAWAY is sent.
+    /// How long the streams still open may take to be answered once the closing
+    /// starts.
     private let grace: TimeAmount
+    /// The streams answered at once; one more is refused.
+    private let maxOpenStreams: Int
     /// Told of each GOAWAY sent, with its reason.
     private let sent: @Sendable (String?) -> Void
     private var context: ChannelHandlerContext?
@@ -35,9 +44,11 @@ final class GoAwayHandler: ChannelInboundHandler {
     private var openStreams = Set<HTTP2StreamID>()
     private var lastStreamID = HTTP2StreamID.rootStream
     private var closeStarted = false
+    private var closeAfterGraceScheduled = false
 
-    init(grace: TimeAmount = .seconds(5), sent: @escaping @Sendable (String?) -> Void) {
+    init(grace: TimeAmount = .seconds(5), maxOpenStreams: Int, sent: @escaping @Sendable (String?) -> Void) {
         self.grace = grace
+        self.maxOpenStreams = maxOpenStreams
         self.sent = sent
     }
 
@@ -49,24 +60,31 @@ final class GoAwayHandler: ChannelInboundHandler {
         self.context = nil
     }
 
-    /// Counts `stream` open until it closes; called as the stream's channel is made
-    /// (on its first HEADERS frame). NIOHTTP2's stream delegate is no help here: it
-    /// hears of a stream the client opens before the stream's channel exists, and then
-    /// says nothing.
-    func track(_ stream: any Channel) throws {
-        guard let id = try stream.syncOptions?.getOption(HTTP2StreamChannelOptions.streamID) else { return }
+    /// Counts `stream` open until it closes, or refuses it when `maxOpenStreams` are
+    /// open already (`false`: the caller serves it no further); called as the stream's
+    /// channel is made (on its first HEADERS frame). NIOHTTP2's stream delegate is no
+    /// help here: it hears of a stream the client opens before the stream's channel
+    /// exists, and then says nothing.
+    func admit(_ stream: any Channel) throws -> Bool {
+        guard let id = try stream.syncOptions?.getOption(HTTP2StreamChannelOptions.streamID) else { return true }
+        guard openStreams.count < maxOpenStreams else {
+            // Not counted in lastStreamID: nothing of it was processed, so a GOAWAY
+            // leaves the client free to send it again.
+            try stream.pipeline.syncOperations.addHandler(RefusedStream())
+            return false
+        }
         openStreams.insert(id)
         lastStreamID = max(lastStreamID, id)
         stream.closeFuture.assumeIsolated().whenComplete { _ in
             self.openStreams.remove(id)
             self.closeIfDone()
         }
+        return true
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         if case .goAway = unwrapInboundIn(data).payload {
-            closing = true
-            closeIfDone()
+            beginClosing(context: context)
         }
         context.fireChannelRead(data)
     }
@@ -74,8 +92,7 @@ final class GoAwayHandler: ChannelInboundHandler {
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         if case .inputClosed? = event as? ChannelEvent {
             // The client sends no more: answer what it sent, then close.
-            closing = true
-            closeIfDone()
+            beginClosing(context: context)
         } else if let announce = event as? Announce {
             self.announce(reason: announce.reason, context: context)
         } else if event is ChannelShouldQuiesceEvent {
@@ -87,11 +104,21 @@ final class GoAwayHandler: ChannelInboundHandler {
     }
 
     private func announce(reason: String?, context: ChannelHandlerContext) {
-        guard !closing else { return }
+        if !closing {
+            write(goAway: lastStreamID, reason: reason, context: context)
+            sent(reason)
+        }
+        beginClosing(context: context)
+    }
+
+    /// Takes no more streams, closes once those open are answered, and in any case
+    /// `grace` from the first call: an idle time-out or a shutdown that finds the
+    /// connection closing already still ends it.
+    private func beginClosing(context: ChannelHandlerContext) {
         closing = true
-        write(goAway: lastStreamID, reason: reason, context: context)
-        sent(reason)
         closeIfDone()
+        guard !closeAfterGraceScheduled else { return }
+        closeAfterGraceScheduled = true
         context.eventLoop.assumeIsolated().scheduleTask(in: grace) {
             context.close(promise: nil)
         }
@@ -114,5 +141,21 @@ final class GoAwayHandler: ChannelInboundHandler {
         context.eventLoop.assumeIsolated().execute {
             context.close(promise: nil)
         }
+    }
+}
+
+/// A stream over the connection's limit: answered with RST_STREAM REFUSED_STREAM as
+/// soon as it is active, which closes it.
+private final class RefusedStream: ChannelInboundHandler {
+    typealias InboundIn = HTTP2Frame.FramePayload
+    typealias OutboundOut = HTTP2Frame.FramePayload
+
+    func channelActive(context: ChannelHandlerContext) {
+        context.writeAndFlush(wrapOutboundOut(.rstStream(.refusedStream)), promise: nil)
+        context.fireChannelActive()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        // Its headers and body are dropped: nothing of a refused stream is processed.
     }
 }

@@ -6,7 +6,8 @@ import NIOHTTP2
 /// `maxBodyBytes`), asks `respond`, and writes the answer frame by frame. An answer
 /// without a body is one HEADERS frame that ends the stream, as APNs ends a 200; a
 /// general-purpose codec would add an empty DATA frame, which some clients read as a
-/// body to parse.
+/// body to parse. The answer's ``EmulatorAnswer/written`` hears whether its last
+/// frame was written.
 final class HTTP2RequestHandler: ChannelInboundHandler {
     typealias InboundIn = HTTP2Frame.FramePayload
     typealias OutboundOut = HTTP2Frame.FramePayload
@@ -69,12 +70,20 @@ final class HTTP2RequestHandler: ChannelInboundHandler {
         for (name, value) in answer.headers {
             headers.add(name: name, value: value)
         }
+        let written = answer.written.map { told in
+            let promise = context.eventLoop.makePromise(of: Void.self)
+            promise.futureResult.whenComplete { result in
+                if case .success = result { told(true) } else { told(false) }
+            }
+            return promise
+        }
         guard !answer.body.isEmpty else {
-            context.writeAndFlush(wrapOutboundOut(.headers(.init(headers: headers, endStream: true))), promise: nil)
+            context.writeAndFlush(wrapOutboundOut(.headers(.init(headers: headers, endStream: true))), promise: written)
             return
         }
         context.write(wrapOutboundOut(.headers(.init(headers: headers))), promise: nil)
         let body = context.channel.allocator.buffer(bytes: answer.body)
-        context.writeAndFlush(wrapOutboundOut(.data(.init(data: .byteBuffer(body), endStream: true))), promise: nil)
+        context.writeAndFlush(
+            wrapOutboundOut(.data(.init(data: .byteBuffer(body), endStream: true))), promise: written)
     }
 }
