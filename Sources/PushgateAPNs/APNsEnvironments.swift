@@ -56,7 +56,7 @@ public final class APNsEnvironments: PushProvider, Service {
     /// The worse of the two environments' health (the default one's first).
     public var health: DeliveryHealth {
         let order = [defaultEnvironment] + APNsEnvironment.allCases.filter { $0 != defaultEnvironment }
-        return order.lazy.map { self.provider(of: $0).health }.first { $0 != .ok } ?? .ok
+        return DeliveryHealth.worst(order.lazy.map { self.provider(of: $0).health })
     }
 
     private func provider(of environment: APNsEnvironment) -> APNsPushProvider {

@@ -34,7 +34,7 @@ public final class APNsPushProvider: PushProvider, Service {
     private let pool: HTTP2ConnectionPool
     private let now: @Sendable () -> Date
     private let logger: Logger
-    private let state = DeliveryHealthState(provider: "apns")
+    private let state = DeliveryHealthState(provider: "apns", serviceName: "APNs")
     /// The pseudo-headers every request starts with but `:path`.
     private let pseudoHeaders: HTTP2HeaderBlock
 
@@ -111,7 +111,9 @@ public final class APNsPushProvider: PushProvider, Service {
                 return .ready(token)
             },
             renew: { [tokens] rejected in (try? tokens.renew(afterRejecting: rejected)) != nil },
-            refused: reportConfigurationError, accepted: clearConfigurationError)
+            refused: reportConfigurationError, accepted: clearConfigurationError,
+            silent: { [state, now, logger] reason in state.noAnswer(reason: reason, at: now(), logger: logger) },
+            heard: { [state, logger] in state.answered(logger: logger) })
         return await rounds.send(targets, of: .apns, otherKindReason: "NotAnAPNsToken") { indices, token, _ in
             let shared = sharedHeaders(notification: notification, expiration: expiration, token: token.value)
             let headers = headers(shared, for: indices, of: targets)

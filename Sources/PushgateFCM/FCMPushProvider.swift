@@ -34,7 +34,7 @@ public final class FCMPushProvider: PushProvider, Service {
     private let pool: HTTP2ConnectionPool
     private let now: @Sendable () -> Date
     private let logger: Logger
-    private let state = DeliveryHealthState(provider: "fcm")
+    private let state = DeliveryHealthState(provider: "fcm", serviceName: "FCM")
 
     public init(
         configuration: FCMConfiguration,
@@ -111,7 +111,9 @@ public final class FCMPushProvider: PushProvider, Service {
                 _ = try? await accessTokens.renew(afterRejecting: rejected)
                 return true
             },
-            refused: reportConfigurationError, accepted: clearConfigurationError)
+            refused: reportConfigurationError, accepted: clearConfigurationError,
+            silent: { [state, now, logger] reason in state.noAnswer(reason: reason, at: now(), logger: logger) },
+            heard: { [state, logger] in state.answered(logger: logger) })
         return await rounds.send(targets, of: .fcm, otherKindReason: "NotAnFCMToken") { indices, accessToken, renewed in
             let headers = sharedHeaders(accessToken: accessToken.value)
             let bodies = FCMMessage.bodies(indices.map { (messages[$0], targets[$0].token.value) })

@@ -31,6 +31,16 @@ public enum HTTP2TransportFailure: Sendable, Hashable {
     public static let reasons = Set(
         [connectFailed(""), connectionLost, goAway(debugData: nil), streamReset(""), timedOut, notSent].map(\.reason))
 
+    /// Whether the server said nothing at all: no answer within the deadline, or no
+    /// connection (never made, or lost under the request). A push service in that
+    /// state is unreachable, however healthy the gateway's own configuration.
+    public var isSilence: Bool {
+        switch self {
+        case .connectFailed, .connectionLost, .timedOut: true
+        case .goAway, .streamReset, .notSent: false
+        }
+    }
+
     /// Whether the server never saw the request, so that sending it again at once,
     /// on another connection, cannot make a duplicate.
     public var isUnprocessed: Bool {

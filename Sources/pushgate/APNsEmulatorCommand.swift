@@ -54,6 +54,12 @@ struct APNsEmulatorCommand: AsyncParsableCommand {
     @Option(help: "Seconds a connection may stay idle before it is sent GOAWAY (IdleTimeout) and closed.")
     var idleTimeout: Double?
 
+    @Option(
+        help:
+            "Answer nothing for this many seconds after start: connections get their TLS handshake, then silence (an APNs that stopped answering); they close when it ends."
+    )
+    var silentFor: Double?
+
     func run() async throws {
         let directory = try server.directory(named: "apns-emulator")
         let (identity, caFile) = try server.identity(in: directory)
@@ -107,6 +113,12 @@ struct APNsEmulatorCommand: AsyncParsableCommand {
             configuration.idleTimeout = .milliseconds(Int64(idleTimeout * 1000))
         }
         configuration.responseDelay = server.responseDelay
+        if let silentFor {
+            guard silentFor > 0, silentFor <= 86_400 else {
+                throw ValidationError("--silent-for takes seconds between 0 and 86400, not \(silentFor)")
+            }
+            configuration.silentUntil = Date().addingTimeInterval(silentFor)
+        }
 
         let emulator = APNsEmulator(configuration: configuration)
         let settings = lines

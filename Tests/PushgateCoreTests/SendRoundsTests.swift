@@ -18,6 +18,8 @@ struct SendRoundsTests {
         var renewals: [Int] = []
         var refused: [String] = []
         var accepted = 0
+        /// Each round's report of the service's silence: a reason, or nil when it was heard.
+        var silence: [String?] = []
     }
 
     /// Rounds whose credential is a number, raised by each renewal when `renews`.
@@ -34,7 +36,9 @@ struct SendRoundsTests {
                 return renews
             },
             refused: { log.refused.append($0) },
-            accepted: { log.accepted += 1 })
+            accepted: { log.accepted += 1 },
+            silent: { log.silence.append($0) },
+            heard: { log.silence.append(nil) })
     }
 
     /// Sends the targets of `kind`, each round answering the next verdicts in order.
@@ -121,5 +125,38 @@ struct SendRoundsTests {
             answers: [])
         #expect(outcomes.filter { $0 == .configurationError(reason: "ProviderTokenSigning") }.count == 3)
         #expect(log.rounds.isEmpty)
+    }
+
+    @Test("a round with no answer at all reports the service silent, with the first push's reason")
+    func silentRound() async {
+        let log = Log()
+        let outcomes = await Self.send(
+            Self.rounds(log), log,
+            answers: [
+                [.resend(reason: "GoAway"), .unanswered(reason: "Timeout"), .unanswered(reason: "ConnectionLost")],
+                [.unanswered(reason: "ConnectFailed")],
+            ])
+        #expect(
+            outcomes == [
+                .retryLater(reason: "ConnectFailed", after: nil), .retryLater(reason: "Timeout", after: nil),
+                .failed(reason: "OtherKind"), .retryLater(reason: "ConnectionLost", after: nil),
+            ], "retried later, as any passing trouble")
+        #expect(log.silence == ["Timeout", "ConnectFailed"])
+        #expect(log.accepted == 0 && log.refused.isEmpty)
+    }
+
+    @Test(
+        "any answer is the service heard, a refusal or a 503 too; a round of unprocessed pushes alone says nothing",
+        arguments: [
+            PushVerdict.delivered, .retry(reason: "ServiceUnavailable", after: nil),
+            .deleteToken(reason: "Unregistered"), .configurationError(reason: "InvalidProviderToken"),
+            .permanentFailure(reason: "PayloadTooLarge"),
+        ])
+    func heardRound(answer: PushVerdict) async {
+        let log = Log()
+        _ = await Self.send(
+            Self.rounds(log, maxAttempts: 2), log,
+            answers: [[.unanswered(reason: "Timeout"), answer, .resend(reason: "GoAway")], [.resend(reason: "GoAway")]])
+        #expect(log.silence == [nil], "heard in the first round; the second, unprocessed only, reports nothing")
     }
 }

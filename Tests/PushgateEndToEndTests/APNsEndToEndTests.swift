@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import PushgateCore
+import PushgateTesting
 import Testing
 
 /// `pushgate apns-emulator` and `pushgate serve` as two real processes: the loop a
@@ -57,6 +58,48 @@ struct APNsEndToEndTests {
         let key = try String(contentsOfFile: try #require(environment["PUSHGATE_APNS_KEY_PATH"]), encoding: .utf8)
         let keyBody = key.split(separator: "\n").dropFirst().first.map(String.init) ?? key
         #expect(!log.contains(keyBody), "the .p8 key never reaches the log")
+    }
+
+    @Test(
+        "an APNs that accepts TLS, then answers nothing: triggers answered in the proxy's 2.5 s, /healthz degraded naming APNs while its pushes time out, ok again on its own once it answers"
+    )
+    func silentService() async throws {
+        // Silent for 14 s: the first push times out (10 s), the next try is cut when
+        // the silence ends and the emulator drops its connections.
+        let emulator = try await RunningEmulator(directory: directory, arguments: ["--silent-for", "14"])
+        defer { emulator.terminate() }
+        let gateway = try await RunningGateway(
+            database: directory.appendingPathComponent("pushgate.sqlite").path,
+            environment: emulator.settings.merging(["PUSHGATE_HEALTH_DETAILS": "on"]) { $1 })
+        defer { gateway.terminate() }
+        let secret = PushSecret.generate().value
+        let token = String(repeating: "5b", count: 32)
+        let registered = try await CurlCall.run(
+            "POST", gateway.baseURL + "/registerSubscription", secret: secret,
+            body: #"{"cwd": "/srv/agent", "installation_id": "phone", "apns_token": "\#(token)"}"#)
+        #expect(registered.status == 200, "\(registered.body)")
+        func health() async throws -> CurlCall { try await CurlCall.run("GET", gateway.baseURL + "/healthz", secret: nil) }
+        #expect(try await health().json["status"] == "ok")
+
+        let started = Date()
+        let trigger = try await CurlCall.run(
+            "POST", gateway.baseURL + "/triggerReplyFinished", secret: secret, body: #"{"cwd": "/srv/agent"}"#)
+        #expect(trigger.status == 200 && Date().timeIntervalSince(started) < 2.5, "\(trigger.body)")
+
+        try await waitUntil("/healthz degraded while APNs is silent", within: .seconds(40), every: .milliseconds(250)) {
+            try await health().json["status"] == "degraded"
+        }
+        let degraded = try await health().json["delivery_error"]?.objectValue
+        #expect(degraded?["provider"] == "apns", "\(String(describing: degraded))")
+        #expect(["Timeout", "ConnectFailed", "ConnectionLost"].contains(degraded?["reason"]?.stringValue ?? ""))
+        let ready = try await CurlCall.run("GET", gateway.baseURL + "/readyz", secret: nil)
+        #expect(ready.status == 200, "triggers are still stored and retried: \(ready.body)")
+
+        try await waitUntil("/healthz ok again once APNs answers", within: .seconds(60), every: .milliseconds(250)) {
+            try await health().json["status"] == "ok"
+        }
+        #expect(try await emulator.inbox().accepted == [token], "the push went out once APNs answered")
+        #expect(gateway.capturedLog.contains("APNs gives no answer (") && gateway.capturedLog.contains("APNs answers again"))
     }
 
     @Test("the emulators write their throw-away keys readable by their owner only")

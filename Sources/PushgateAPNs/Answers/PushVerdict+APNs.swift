@@ -10,7 +10,8 @@ extension PushVerdict {
     public init(_ answer: APNsAnswer) {
         switch answer {
         case .transportFailure(let failure):
-            self = .noAnswer(reason: failure.reason, unprocessed: failure.isUnprocessed)
+            self = .noAnswer(
+                reason: failure.reason, unprocessed: failure.isUnprocessed, silent: failure.isSilence)
         case .response(let status, let reason, let retryAfter, _):
             self = PushVerdict.classify(status: status, reason: reason, retryAfter: retryAfter)
         }

@@ -10,6 +10,10 @@ public enum PushVerdict: Sendable, Hashable {
     case retry(reason: String, after: Duration?)
     /// Unprocessed by the server (GOAWAY, never written): send again at once.
     case resend(reason: String)
+    /// No answer came (a time-out, a connection lost or never made): send again after
+    /// a backoff, as `retry`. A chunk that got nothing else tells the provider's
+    /// health that the service is silent.
+    case unanswered(reason: String)
     /// The gateway's credential is stale: renew it and retry once.
     case renewToken(reason: String)
     /// The gateway's own configuration is refused (key, team, topic, project): stop the trigger.
@@ -19,9 +23,12 @@ public enum PushVerdict: Sendable, Hashable {
 }
 
 extension PushVerdict {
-    /// A request that got no answer: sent again at once when the server never saw it
-    /// (`unprocessed`: GOAWAY, never written), else retried after a backoff.
-    public static func noAnswer(reason: String, unprocessed: Bool) -> PushVerdict {
-        unprocessed ? .resend(reason: reason) : .retry(reason: reason, after: nil)
+    /// A request that got no HTTP answer: sent again at once when the server never
+    /// saw it (`unprocessed`: GOAWAY, never written), else retried after a backoff;
+    /// `silent` when the server said nothing at all (a time-out, a connection lost or
+    /// never made), not even a stream reset.
+    public static func noAnswer(reason: String, unprocessed: Bool, silent: Bool) -> PushVerdict {
+        if unprocessed { return .resend(reason: reason) }
+        return silent ? .unanswered(reason: reason) : .retry(reason: reason, after: nil)
     }
 }

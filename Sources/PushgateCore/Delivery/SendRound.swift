@@ -11,6 +11,10 @@ public struct SendRound: Sendable {
     /// Set when the service refused the gateway itself: the rest of the chunk is not sent.
     public private(set) var configurationError: String?
     public private(set) var anyDelivered = false
+    /// Some push got an answer of the service (any status, a refusal too).
+    public private(set) var anyAnswered = false
+    /// Why the first push that got no answer at all did not (``PushVerdict/unanswered(reason:)``).
+    public private(set) var firstUnanswered: String?
 
     public init(isLastTry: Bool) {
         self.isLastTry = isLastTry
@@ -19,6 +23,10 @@ public struct SendRound: Sendable {
     /// Records push `index`'s verdict. `renewCredential` is asked (at most once per
     /// push) whether a fresh credential is ready to retry with.
     public mutating func record(_ verdict: PushVerdict, for index: Int, renewCredential: () -> Bool) {
+        switch verdict {
+        case .resend, .unanswered: break
+        case .delivered, .deleteToken, .permanentFailure, .configurationError, .retry, .renewToken: anyAnswered = true
+        }
         switch verdict {
         case .delivered:
             anyDelivered = true
@@ -38,6 +46,9 @@ public struct SendRound: Sendable {
             }
         case .retry(let reason, let after):
             outcomes.append((index, .retryLater(reason: reason, after: after)))
+        case .unanswered(let reason):
+            firstUnanswered = firstUnanswered ?? reason
+            outcomes.append((index, .retryLater(reason: reason, after: nil)))
         case .renewToken(let reason):
             if !isLastTry, renewCredential() {
                 again.append(index)

@@ -17,6 +17,8 @@ public struct SendRounds<Credential> {
     let renew: (_ rejected: Credential) async -> Bool
     let refused: (_ reason: String) -> Void
     let accepted: () -> Void
+    let silent: (_ reason: String) -> Void
+    let heard: () -> Void
 
     /// - Parameters:
     ///   - credential: asked before each round.
@@ -24,18 +26,25 @@ public struct SendRounds<Credential> {
     ///     the next round has a fresh one (the pushes refused with it are sent again).
     ///   - refused: told the reason when the service refuses the configuration.
     ///   - accepted: told after a round in which a push was delivered.
+    ///   - silent: told, with the first push's reason, after a round in which no push
+    ///     got an answer and some got none at all (time-outs, no connection).
+    ///   - heard: told after a round in which the service answered some push.
     public init(
         maxAttempts: Int,
         credential: @escaping () async -> Credentialed,
         renew: @escaping (_ rejected: Credential) async -> Bool,
         refused: @escaping (_ reason: String) -> Void,
-        accepted: @escaping () -> Void
+        accepted: @escaping () -> Void,
+        silent: @escaping (_ reason: String) -> Void,
+        heard: @escaping () -> Void
     ) {
         self.maxAttempts = maxAttempts
         self.credential = credential
         self.renew = renew
         self.refused = refused
         self.accepted = accepted
+        self.silent = silent
+        self.heard = heard
     }
 
     /// Sends the targets whose token is of `kind` in rounds; `round` sends the pushes
@@ -73,6 +82,11 @@ public struct SendRounds<Credential> {
                 sendRound.record(verdict, for: index) { fresh }
             }
             for (index, outcome) in sendRound.outcomes { outcomes[index] = outcome }
+            if sendRound.anyAnswered {
+                heard()
+            } else if let reason = sendRound.firstUnanswered {
+                silent(reason)
+            }
             if let reason = sendRound.configurationError {
                 // The gateway itself is refused: what is left of this chunk is not sent.
                 for index in sendRound.again { outcomes[index] = .configurationError(reason: reason) }

@@ -33,7 +33,7 @@ public struct AppRoutingPushProvider: PushProvider {
     }
 
     public var health: DeliveryHealth {
-        providers.values.lazy.map(\.health).first { $0 != .ok } ?? .ok
+        DeliveryHealth.worst(providers.keys.sorted().lazy.compactMap { providers[$0]?.health })
     }
 
     public func send(_ notification: PushNotification, to targets: [DeliveryTarget]) async -> [DeliveryOutcome] {

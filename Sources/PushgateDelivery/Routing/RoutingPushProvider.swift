@@ -32,13 +32,10 @@ public struct RoutingPushProvider: PushProvider {
     /// No service configured at all: every push is logged.
     private var isLogMode: Bool { services.values.allSatisfy { $0.provider == nil } }
 
-    /// The first service (in token-kind order: APNs before FCM) that refuses the
-    /// configuration, if any.
+    /// The worst of the services' health (``DeliveryHealth/worst(_:)``), in token-kind
+    /// order: APNs before FCM.
     public var health: DeliveryHealth {
-        for kind in services.keys.sorted() {
-            if let health = services[kind]?.provider?.health, health != .ok { return health }
-        }
-        return .ok
+        DeliveryHealth.worst(services.keys.sorted().lazy.compactMap { services[$0]?.provider?.health })
     }
 
     public func send(_ notification: PushNotification, to targets: [DeliveryTarget]) async -> [DeliveryOutcome] {

@@ -64,6 +64,7 @@ public final class APNsEmulator: Sendable {
                 sslContext: sslContext,
                 http1: HTTP1Channel(responder: responder),
                 idleTimeout: self.configuration.idleTimeout.map(TimeAmount.init),
+                silentUntil: self.configuration.silentUntil,
                 maxBodyBytes: Self.maxCollectedBodyBytes,
                 goAwaySent: { _ in self.goAways.add(1, ordering: .relaxed) },
                 connections: self.connections

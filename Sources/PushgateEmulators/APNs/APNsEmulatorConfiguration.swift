@@ -49,6 +49,9 @@ public struct APNsEmulatorConfiguration: Sendable {
     public var serviceUnavailableUntil: Date?
     /// `Retry-After` (seconds) sent with injected 429 and 503 answers.
     public var retryAfterSeconds: Int?
+    /// Until then a new connection gets its TLS handshake and no answer to anything
+    /// (an APNs that has stopped answering); at that time such connections close.
+    public var silentUntil: Date?
     /// How long each push waits before it is answered (a slow APNs).
     public var responseDelay: Duration = .zero
     /// A connection that reads nothing (no request, no PING) this long is sent GOAWAY

@@ -1,3 +1,4 @@
+import Foundation
 import HummingbirdCore
 import Logging
 import NIOCore
@@ -16,6 +17,8 @@ struct APNsServerChannel: ServerChildChannel {
     enum Connection: Sendable {
         case http1(HTTP1Channel.Value)
         case http2
+        /// Taken while the emulator answers nothing (``SilentConnection``).
+        case silent
     }
 
     struct Value: ServerChildChannelValue {
@@ -39,6 +42,8 @@ struct APNsServerChannel: ServerChildChannel {
     let sslContext: NIOSSLContext
     let http1: HTTP1Channel
     let idleTimeout: TimeAmount?
+    /// Until then a new connection gets its TLS handshake and nothing else.
+    let silentUntil: Date?
     /// The largest request body collected; past it the push answers PayloadTooLarge.
     let maxBodyBytes: Int
     /// Told of each GOAWAY sent, with its reason.
@@ -51,6 +56,11 @@ struct APNsServerChannel: ServerChildChannel {
         channel.eventLoop.makeCompletedFuture {
             let chosen = channel.eventLoop.makePromise(of: Connection.self)
             try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: sslContext))
+            if let silentUntil, silentUntil > Date() {
+                try channel.pipeline.syncOperations.addHandler(SilentConnection(until: silentUntil))
+                chosen.succeed(.silent)
+                return Value(channel: channel, connection: chosen.futureResult)
+            }
             try channel.pipeline.syncOperations.addHandler(
                 HTTPVersionChooser(chosen: chosen) { version, channel in
                     switch version {
@@ -100,9 +110,9 @@ struct APNsServerChannel: ServerChildChannel {
         switch connection {
         case .http1(let http1Value):
             await http1.handle(value: http1Value, logger: logger)
-        case .http2:
+        case .http2, .silent:
             // The server's shutdown reaches the connection as ChannelShouldQuiesceEvent:
-            // GoAwayHandler sends GOAWAY and closes.
+            // GoAwayHandler sends GOAWAY and closes (a silent one just closes).
             try? await value.channel.closeFuture.get()
         }
     }

@@ -10,7 +10,8 @@ extension PushVerdict {
     public init(_ answer: FCMAnswer, afterFreshToken: Bool = false) {
         switch answer {
         case .transportFailure(let failure):
-            self = .noAnswer(reason: failure.reason, unprocessed: failure.isUnprocessed)
+            self = .noAnswer(
+                reason: failure.reason, unprocessed: failure.isUnprocessed, silent: failure.isSilence)
         case .response(let status, let errorCode, let rpcStatus, let aboutToken, let retryAfter):
             self = PushVerdict.classify(
                 status: status, code: errorCode ?? rpcStatus, aboutToken: aboutToken,

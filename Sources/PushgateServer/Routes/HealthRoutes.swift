@@ -35,10 +35,11 @@ struct HealthRoutes<Context: RequestContext> {
         router.head("readyz") { _, _ in try await ready() }
     }
 
-    /// 200 while the store answers: `"ok"`, or `"degraded"` when the push service
-    /// refused the gateway's configuration (restarting would not help, so liveness
-    /// holds); with `details`, the reason, the delivery mode and the outbox's backlog;
-    /// 503 when the store does not answer.
+    /// 200 while the store answers: `"ok"`, or `"degraded"` when a push service
+    /// refused the gateway's configuration or gives no answer (its pushes time out; a
+    /// restart would help neither, so liveness holds); with `details`, the service and
+    /// the reason, the delivery mode and the outbox's backlog; 503 when the store does
+    /// not answer.
     private func health() async throws -> Response {
         var stats: OutboxStats?
         do {
@@ -49,11 +50,11 @@ struct HealthRoutes<Context: RequestContext> {
         }
         let providerHealth = parts.worker.providerHealth
         var answer: [String: JSONValue] = ["status": "ok"]
-        if case .degraded = providerHealth { answer["status"] = "degraded" }
+        if providerHealth.isDegraded { answer["status"] = "degraded" }
         guard let stats else { return try JSONAnswer.response(JSONValue.object(answer)) }
         answer["delivery"] = .string(parts.worker.deliveryName)
         answer["outbox"] = outbox(stats)
-        if case .degraded(let provider, let reason, let since) = providerHealth {
+        if let (provider, reason, since) = providerHealth.problem {
             answer["delivery_error"] = [
                 "provider": .string(provider), "reason": .string(reason), "since": .string(RFC3339.format(since)),
             ]
@@ -65,7 +66,9 @@ struct HealthRoutes<Context: RequestContext> {
     /// push service accepts the configuration, and the due backlog is under the
     /// threshold; else 503 `"not_ready"` with each failing check's reason (the
     /// backlog's figures only with `details`). Answered
-    /// within the probe's time (2 s) whatever the store does.
+    /// within the probe's time (2 s) whatever the store does. A push service that
+    /// does not answer leaves the gateway ready: its triggers are still stored and
+    /// retried, and every gateway behind the balancer reaches the same service.
     private func ready() async throws -> Response {
         let parts = self.parts
         let now = self.now
