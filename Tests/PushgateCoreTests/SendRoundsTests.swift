@@ -156,7 +156,9 @@ struct SendRoundsTests {
         let log = Log()
         _ = await Self.send(
             Self.rounds(log, maxAttempts: 2), log,
-            answers: [[.unanswered(reason: "Timeout"), answer, .resend(reason: "GoAway")], [.resend(reason: "GoAway")]])
+            answers: [
+                [.unanswered(reason: "Timeout"), answer, .resend(reason: "GoAway")], [.resend(reason: "GoAway")],
+            ])
         #expect(log.silence == [nil], "heard in the first round; the second, unprocessed only, reports nothing")
     }
 }

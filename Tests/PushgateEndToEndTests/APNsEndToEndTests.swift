@@ -78,7 +78,9 @@ struct APNsEndToEndTests {
             "POST", gateway.baseURL + "/registerSubscription", secret: secret,
             body: #"{"cwd": "/srv/agent", "installation_id": "phone", "apns_token": "\#(token)"}"#)
         #expect(registered.status == 200, "\(registered.body)")
-        func health() async throws -> CurlCall { try await CurlCall.run("GET", gateway.baseURL + "/healthz", secret: nil) }
+        func health() async throws -> CurlCall {
+            try await CurlCall.run("GET", gateway.baseURL + "/healthz", secret: nil)
+        }
         #expect(try await health().json["status"] == "ok")
 
         let started = Date()
@@ -99,7 +101,9 @@ struct APNsEndToEndTests {
             try await health().json["status"] == "ok"
         }
         #expect(try await emulator.inbox().accepted == [token], "the push went out once APNs answered")
-        #expect(gateway.capturedLog.contains("APNs gives no answer (") && gateway.capturedLog.contains("APNs answers again"))
+        #expect(
+            gateway.capturedLog.contains("APNs gives no answer (") && gateway.capturedLog.contains("APNs answers again")
+        )
     }
 
     @Test("the emulators write their throw-away keys readable by their owner only")
