@@ -332,7 +332,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PushgateCoreTests",
-            dependencies: ["PushgateCore"],
+            dependencies: ["PushgateCore", .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -64,6 +64,14 @@ public func buildApplication(
             service: EventExpiry(
                 store: backend.store, outbox: backend.outbox, worker: parts.worker, policy: policy, logger: logger),
             listening: listening))
+    if let space = backend.space, let minimumRoom = policy.minimumStoreRoom {
+        services.append(
+            AfterListening(
+                service: LowSpacePruning(
+                    space: space, minimumRoom: minimumRoom, keepNotificationsFor: policy.idempotencyWindow,
+                    logger: logger),
+                listening: listening))
+    }
     if let maxAge = policy.staleDeviceAge {
         services.append(
             AfterListening(

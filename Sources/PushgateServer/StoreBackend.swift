@@ -12,8 +12,12 @@ public struct StoreBackend: Sendable {
     public let outbox: any Outbox
     /// Export and import of the whole store (`pushgate export`, `pushgate import`).
     public let transfer: any StoreTransfer
-    /// What must run as long as the gateway does: PostgreSQL's connection pool.
+    /// What must run as long as the gateway does: PostgreSQL's connection pool;
+    /// SQLite's log truncated at a clean stop.
     public let service: (any Service)?
+    /// The room left on the store's disk (SQLite, on the gateway's own disk), `nil`
+    /// when the gateway cannot see it (PostgreSQL).
+    public let space: (any StoreSpace)?
 
     /// Runs `body` with the database open and its pool running: for a command that
     /// reads it once (`pushgate outbox`).
@@ -44,12 +48,13 @@ public struct StoreBackend: Sendable {
             logger.info("store: SQLite", metadata: ["database": "\(database)"])
             return StoreBackend(
                 store: SQLiteDocumentStore(database: sqlite), outbox: SQLiteOutbox(database: sqlite),
-                transfer: SQLiteTransfer(database: sqlite), service: nil)
+                transfer: SQLiteTransfer(database: sqlite), service: SQLiteLogAtStop(database: sqlite, logger: logger),
+                space: SQLiteStoreSpace(database: sqlite))
         }
         let postgres = try await PostgresDatabasePool(url: url, logger: logger)
         logger.info("store: PostgreSQL", metadata: ["database": "\(url)"])
         return StoreBackend(
             store: PostgresDocumentStore(database: postgres), outbox: PostgresOutbox(database: postgres),
-            transfer: PostgresTransfer(database: postgres), service: postgres)
+            transfer: PostgresTransfer(database: postgres), service: postgres, space: nil)
     }
 }

@@ -45,6 +45,7 @@ struct GatewaySettingsOptions: ParsableArguments {
     @Option(help: .setting(.deliveryMaxAttempts)) var deliveryMaxAttempts: String?
     @Option(help: .setting(.outboxLease)) var outboxLease: String?
     @Option(help: .setting(.outboxRetentionDays)) var outboxRetentionDays: String?
+    @Option(help: .setting(.storeMinFreeMB)) var storeMinFreeMb: String?
     @Option(help: .setting(.shutdownGrace)) var shutdownGrace: String?
     @Option(help: .setting(.escalationSchedule)) var escalationSchedule: String?
     @Option(help: .setting(.coalesceWindow)) var coalesceWindow: String?
@@ -79,7 +80,8 @@ struct GatewaySettingsOptions: ParsableArguments {
             (.fcmCAFile, fcmCaFile), (.fcmConnections, fcmConnections),
             (.triggerWait, triggerWait), (.answerMaxDevices, answerMaxDevices),
             (.deliveryMaxAttempts, deliveryMaxAttempts), (.outboxLease, outboxLease),
-            (.outboxRetentionDays, outboxRetentionDays), (.shutdownGrace, shutdownGrace),
+            (.outboxRetentionDays, outboxRetentionDays), (.storeMinFreeMB, storeMinFreeMb),
+            (.shutdownGrace, shutdownGrace),
             (.escalationSchedule, escalationSchedule), (.coalesceWindow, coalesceWindow),
             (.previewDefault, previewDefault), (.staleDeviceDays, staleDeviceDays),
             (.ratePerSecret, ratePerSecret), (.ratePerAddress, ratePerAddress),

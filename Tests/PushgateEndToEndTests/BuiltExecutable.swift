@@ -90,13 +90,15 @@ final class RunningGateway: Sendable {
     var capturedLog: String { process.capturedOutput }
 
     init(
-        database: String, environment: [String: String] = [:], arguments: [String] = [], shellSetup: String? = nil
+        database: String, environment: [String: String] = [:], arguments: [String] = [], shellSetup: String? = nil,
+        privateMounts: Bool = false
     ) async throws {
         // Hummingbird logs the bound address; with --port 0 that is how we learn it.
         process = try await RunningProcess(
             ["serve", "--port", "0", "--database", database] + arguments,
             environment: environment,
             shellSetup: shellSetup,
+            privateMounts: privateMounts,
             readyWhen: "listening on 127.0.0.1:"
         )
         let log = process.capturedOutput

@@ -12,16 +12,22 @@ final class RunningProcess: Sendable {
     var isRunning: Bool { process.isRunning }
 
     /// Starts `pushgate arguments…` and waits until its output contains `readyWhen`;
-    /// with `shellSetup`, after those shell commands (limits: `ulimit -n 256`).
+    /// with `shellSetup`, after those shell commands (limits: `ulimit -n 256`); with
+    /// `privateMounts`, in a mount namespace of its own (`unshare -m`), where the
+    /// setup may mount what only this process sees (a small disk: `mount -t tmpfs`),
+    /// gone with it.
     init(
         _ arguments: [String], environment: [String: String] = [:], shellSetup: String? = nil,
-        readyWhen marker: String
+        privateMounts: Bool = false, readyWhen marker: String
     ) async throws {
         process = Process()
         if let shellSetup {
-            // The shell sets up, then becomes pushgate: the pid stays the gateway's.
-            process.executableURL = URL(fileURLWithPath: "/bin/sh")
-            process.arguments = ["-c", "\(shellSetup) && exec \"$0\" \"$@\"", BuiltExecutable.url.path] + arguments
+            // The shell sets up, then becomes pushgate: the pid stays the gateway's
+            // (unshare execs the shell, too).
+            let shell = ["/bin/sh", "-c", "\(shellSetup) && exec \"$0\" \"$@\"", BuiltExecutable.url.path] + arguments
+            process.executableURL = URL(fileURLWithPath: privateMounts ? "/usr/bin/unshare" : "/bin/sh")
+            process.arguments =
+                privateMounts ? ["--mount", "--propagation", "private"] + shell : Array(shell.dropFirst())
         } else {
             process.executableURL = BuiltExecutable.url
             process.arguments = arguments

@@ -28,6 +28,10 @@ public struct DeliveryPolicy: Sendable, Hashable {
     public var idempotencyWindow: Duration = .seconds(86_400)
     /// How long finished deliveries are kept before housekeeping deletes them.
     public var retention: Duration = .seconds(7 * 86_400)
+    /// Bytes of room the store's disk keeps (`PUSHGATE_STORE_MIN_FREE_MB`): under it the
+    /// oldest finished deliveries go before their retention period
+    /// (``LowSpacePruning``, SQLite only); `nil`: never.
+    public var minimumStoreRoom: Int64? = 256 << 20
     /// The most deliveries a worker holds at once: the rest wait on disk.
     public var claimLimit = 2_000
     /// How long, at shutdown, sends in flight may take to finish.

@@ -14,6 +14,8 @@ public struct DeliverySettings: Sendable, Hashable {
     public var lease: String?
     /// Days finished deliveries are kept (`PUSHGATE_OUTBOX_RETENTION_DAYS`).
     public var retentionDays: String?
+    /// MB of room the SQLite store's disk keeps, `0` off (`PUSHGATE_STORE_MIN_FREE_MB`).
+    public var storeMinFreeMB: String?
     /// Seconds sends in flight get at shutdown (`PUSHGATE_SHUTDOWN_GRACE`).
     public var shutdownGrace: String?
     /// When unresolved approvals are reminded, e.g. `15m,1h` (`PUSHGATE_ESCALATION_SCHEDULE`).
@@ -33,6 +35,7 @@ public struct DeliverySettings: Sendable, Hashable {
         maxAttempts: String? = nil,
         lease: String? = nil,
         retentionDays: String? = nil,
+        storeMinFreeMB: String? = nil,
         shutdownGrace: String? = nil,
         escalationSchedule: String? = nil,
         coalesceWindow: String? = nil,
@@ -44,6 +47,7 @@ public struct DeliverySettings: Sendable, Hashable {
         self.maxAttempts = maxAttempts
         self.lease = lease
         self.retentionDays = retentionDays
+        self.storeMinFreeMB = storeMinFreeMB
         self.shutdownGrace = shutdownGrace
         self.escalationSchedule = escalationSchedule
         self.coalesceWindow = coalesceWindow
@@ -65,6 +69,9 @@ public struct DeliverySettings: Sendable, Hashable {
         policy.lease = try seconds(lease, "PUSHGATE_OUTBOX_LEASE", in: 1...3600) ?? policy.lease
         if let days = try number(retentionDays, "PUSHGATE_OUTBOX_RETENTION_DAYS", in: 1...3650) {
             policy.retention = .seconds(days * 86_400)
+        }
+        if let megabytes = try number(storeMinFreeMB, "PUSHGATE_STORE_MIN_FREE_MB", in: 0...10_000_000) {
+            policy.minimumStoreRoom = megabytes == 0 ? nil : Int64(megabytes) << 20
         }
         policy.shutdownGrace =
             try seconds(shutdownGrace, "PUSHGATE_SHUTDOWN_GRACE", in: 0...600) ?? policy.shutdownGrace

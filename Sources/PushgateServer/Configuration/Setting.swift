@@ -98,6 +98,10 @@ public struct Setting: Sendable, Hashable, Identifiable {
         "Seconds a worker holds claimed deliveries; a crashed gateway's resume after this.")
     public static let outboxRetentionDays = Setting(
         "outbox_retention_days", default: "7", "Days finished deliveries are kept.")
+    public static let storeMinFreeMB = Setting(
+        "store_min_free_mb", default: "256",
+        "MB of room the SQLite store's disk keeps: under it, the oldest finished deliveries are deleted before "
+            + "their retention period until it is back (the database's free pages count as room); 0: off.")
     public static let shutdownGrace = Setting(
         "shutdown_grace", default: "10", "Seconds sends in flight get to finish at shutdown.")
     public static let escalationSchedule = Setting(
@@ -152,7 +156,8 @@ public struct Setting: Sendable, Hashable, Identifiable {
         apnsCAFile, apnsConnections,
         apnsMaxStreams, apnsTTL,
         fcmCredentials, fcmProjectID, fcmURL, fcmCAFile, fcmConnections,
-        triggerWait, answerMaxDevices, deliveryMaxAttempts, outboxLease, outboxRetentionDays, shutdownGrace,
+        triggerWait, answerMaxDevices, deliveryMaxAttempts, outboxLease, outboxRetentionDays, storeMinFreeMB,
+        shutdownGrace,
         escalationSchedule,
         coalesceWindow, previewDefault, staleDeviceDays,
         ratePerSecret, ratePerAddress, healthRatePerAddress, ipv6Prefix, newNamespacesPerAddress, trustedProxies,

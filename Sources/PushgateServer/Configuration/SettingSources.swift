@@ -101,6 +101,7 @@ public struct SettingSources: Sendable {
                 maxAttempts: self[.deliveryMaxAttempts],
                 lease: self[.outboxLease],
                 retentionDays: self[.outboxRetentionDays],
+                storeMinFreeMB: self[.storeMinFreeMB],
                 shutdownGrace: self[.shutdownGrace],
                 escalationSchedule: self[.escalationSchedule],
                 coalesceWindow: self[.coalesceWindow],
