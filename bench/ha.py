@@ -28,7 +28,7 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Tests", "ha"))
 from ha_parts import (ROOT, SECRET, Calls, Cluster, Emulator, Gateway, SingleServer, accepted_again,  # noqa: E402
-                      database, seed_devices)
+                      database, seed_devices, stop_on_sigterm)
 
 FAN_OUT_CWD = "/srv/agents/fan-out"
 
@@ -120,12 +120,17 @@ def main():
     if arguments.pushgate == os.path.join(ROOT, ".build", "release", "pushgate"):
         subprocess.run(["swift", "build", "--package-path", ROOT, "-c", "release", "--product", "pushgate"],
                        check=True, stdout=subprocess.DEVNULL)
+    stop_on_sigterm()
     work = tempfile.mkdtemp(prefix="pushgate-bench-ha.")
-    single = SingleServer()
-    cluster = Cluster()
-    emulator = Emulator(arguments.pushgate, os.path.join(work, "emulator"), "--inbox-limit", "1000")
+    started = []  # stopped in reverse order however the run ends
     rows = []
     try:
+        single = SingleServer()
+        started.append(single)
+        cluster = Cluster()
+        started.append(cluster)
+        emulator = Emulator(arguments.pushgate, os.path.join(work, "emulator"), "--inbox-limit", "1000")
+        started.append(emulator)
         for label, server, count in (("single PostgreSQL, 1 gateway", single.url, 1),
                                      ("Patroni cluster, 1 gateway", cluster.url, 1),
                                      ("Patroni cluster, 2 gateways", cluster.url, 2)):
@@ -135,9 +140,8 @@ def main():
             print(f"{label}: fan-out {fan_out:,.0f} pushes/s, {triggers:,.0f} triggers/s", flush=True)
         window, refused = failover_window(cluster, arguments.pushgate, emulator, work)
     finally:
-        emulator.stop()
-        cluster.stop()
-        single.stop()
+        for part in reversed(started):
+            part.stop()
     print()
     print(f"CPU: {cpu_model()}, {os.cpu_count()} CPUs; {arguments.devices} devices; wrk -t2 -c16 "
           f"-d{arguments.seconds}s per gateway")

@@ -29,7 +29,7 @@ import tempfile
 import time
 
 from ha_parts import (PROXY_TIMEOUT, Calls, Cluster, Emulator, Gateway, accepted_again, database,
-                      emulator_process, fan_out_token, registered_installations, seed_devices)
+                      emulator_process, fan_out_token, registered_installations, seed_devices, stop_on_sigterm)
 
 check = emulator_process.check
 
@@ -46,6 +46,7 @@ def main():
     parser.add_argument("--pushgate", required=True)
     arguments = parser.parse_args()
     pushgate = os.path.abspath(arguments.pushgate)
+    stop_on_sigterm()
     work = tempfile.mkdtemp(prefix="pushgate-failover.")
     cluster = Cluster()
     print(f"cluster ready: {cluster.url}", flush=True)

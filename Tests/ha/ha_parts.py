@@ -53,7 +53,13 @@ class Cluster:
     def __init__(self, nodes=2):
         self.directory = tempfile.mkdtemp(prefix="pushgate-ha.")
         os.chmod(self.directory, 0o755)
-        self.url = self._script("start", str(nodes), timeout=300).strip()
+        try:
+            self.url = self._script("start", str(nodes), timeout=300).strip()
+        except BaseException:
+            # The script stops what it started when it fails, but not when it is
+            # killed (the time-out above kills it): stop by the pids it wrote down.
+            self.stop()
+            raise
 
     def _script(self, *arguments, timeout=180):
         out = subprocess.run([os.path.join(ROOT, "scripts", "ha-cluster"), arguments[0], self.directory,
@@ -81,6 +87,13 @@ class Cluster:
 
     def stop(self):
         self._script("stop")
+
+
+def stop_on_sigterm():
+    """A SIGTERM (a time-out, CI stopping the run) ends the script as an exception
+    would, so that its `finally` blocks stop what it started; by default Python dies
+    at once and leaves it all running."""
+    signal.signal(signal.SIGTERM, lambda number, _frame: sys.exit(128 + number))
 
 
 class SingleServer:
