@@ -28,16 +28,9 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Tests", "ha"))
 from ha_parts import (ROOT, SECRET, Calls, Cluster, Emulator, Gateway, SingleServer, accepted_again,  # noqa: E402
-                      database, seed_devices, stop_on_sigterm)
+                      cpu_model, database, seed_devices, stop_on_sigterm)
 
 FAN_OUT_CWD = "/srv/agents/fan-out"
-
-
-def cpu_model():
-    for line in subprocess.run(["lscpu"], capture_output=True, text=True).stdout.splitlines():
-        if line.startswith("Model name:"):
-            return line.split(":", 1)[1].strip()
-    return "unknown"
 
 
 def wrk_rate(gateways, seconds):

@@ -34,7 +34,6 @@ import http.client
 import json
 import os
 import random
-import signal
 import subprocess
 import sys
 import tempfile
@@ -42,85 +41,16 @@ import threading
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Tests", "ha"))
-from ha_parts import (PROXY_TIMEOUT, ROOT, SECRET, SingleServer, database, emulator_process, free_port,  # noqa: E402
+from ha_parts import (PROXY_TIMEOUT, ROOT, SECRET, Emulator, Gateway, SingleServer, cpu_model, database,  # noqa: E402
                       psql, stop_on_sigterm)
 
 KINDS = ["register", "trigger", "approval", "resolve", "heartbeat"]
 
 
-def cpu_model():
-    for line in subprocess.run(["lscpu"], capture_output=True, text=True).stdout.splitlines():
-        if line.startswith("Model name:"):
-            return line.split(":", 1)[1].strip()
-    return "unknown"
-
-
-class Emulator:
-    """`pushgate apns-emulator` keeping the last 1,000 pushes (its memory stays put)."""
-
-    def __init__(self, pushgate, directory):
-        os.makedirs(directory, exist_ok=True)
-        self.settings, self.process = emulator_process.start(
-            pushgate, "apns-emulator", directory, "PUSHGATE_APNS_URL", "--inbox-limit", "1000")
-
-    def stop(self):
-        emulator_process.stop(self.process)
-
-
-class Gateway:
-    """`pushgate serve` on a free port (in a mount namespace of its own with a tmpfs
-    under the store when `disk_mb`), stopped by its own pid."""
-
-    def __init__(self, pushgate, database_url, emulator, log_path, disk_mb=None, settings=None):
-        self.port = free_port()
-        environment = dict(os.environ)
-        environment.update(emulator.settings)
-        environment.update({
-            "PUSHGATE_RATE_PER_SECRET": "0", "PUSHGATE_RATE_PER_ADDRESS": "0",
-            "PUSHGATE_NEW_NAMESPACES_PER_ADDRESS": "0", "PUSHGATE_HEALTH_RATE_PER_ADDRESS": "0",
-            "PUSHGATE_HEALTH_DETAILS": "on", "PUSHGATE_METRICS_LISTEN": "main", "PUSHGATE_LOG_LEVEL": "warning",
-        })
-        environment.update(settings or {})
-        command = [pushgate, "serve", "--port", str(self.port), "--database", database_url]
-        if disk_mb:
-            folder = os.path.dirname(database_url)
-            command = ["unshare", "--mount", "--propagation", "private", "/bin/sh", "-c",
-                       f"mount -t tmpfs -o size={disk_mb}m pushgate-bench '{folder}' && exec \"$0\" \"$@\""] + command
-        self.process = subprocess.Popen(command, stdout=open(log_path, "w"), stderr=subprocess.STDOUT,
-                                        env=environment)
-        deadline = time.monotonic() + 120
-        while not self.answers("/healthz"):
-            if self.process.poll() is not None or time.monotonic() > deadline:
-                self.process.kill()
-                raise RuntimeError("the gateway did not start: " + open(log_path).read()[-2000:])
-            time.sleep(0.2)
-
-    def answers(self, path):
-        try:
-            connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=2)
-            connection.request("GET", path)
-            return connection.getresponse().status == 200
-        except OSError:
-            return False
-
-    def health(self):
-        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=5)
-        connection.request("GET", "/healthz")
-        return json.loads(connection.getresponse().read())
-
-    def resident_mib(self):
-        for line in open(f"/proc/{self.process.pid}/status"):
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-        return 0.0
-
-    def stop(self):
-        self.process.send_signal(signal.SIGTERM)
-        try:
-            self.process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
+def health(gateway):
+    connection = http.client.HTTPConnection("127.0.0.1", gateway.port, timeout=5)
+    connection.request("GET", "/healthz")
+    return json.loads(connection.getresponse().read())
 
 
 class Caller(threading.Thread):
@@ -245,8 +175,9 @@ def percentile(values, share):
 def report(rows, entries, minute, gateway, url, disk_mb):
     row = {"minute": minute, "rss": gateway.resident_mib(), "store": store_bytes(url, gateway, disk_mb) / 2**20}
     try:
-        health = gateway.health()
-        row["due"] = health.get("outbox", {}).get("pending", 0) - health.get("outbox", {}).get("scheduled", 0)
+        health_now = health(gateway)
+        outbox = health_now.get("outbox", {})
+        row["due"] = outbox.get("pending", 0) - outbox.get("scheduled", 0)
     except (OSError, ValueError):
         row["due"] = -1
     for kind in KINDS:
@@ -286,7 +217,8 @@ def main():
     pushgate = os.path.abspath(arguments.pushgate)
     work = tempfile.mkdtemp(prefix="pushgate-steady.")
     os.chmod(work, 0o755)
-    emulator = Emulator(pushgate, os.path.join(work, "emulator"))
+    # A small inbox: the emulator's memory stays put.
+    emulator = Emulator(pushgate, os.path.join(work, "emulator"), "--inbox-limit", "1000")
     server = SingleServer() if arguments.store == "postgres" else None
     gateway = None
     try:
@@ -296,8 +228,13 @@ def main():
             folder = os.path.join(work, "store")
             os.makedirs(folder)
             url = os.path.join(folder, "pushgate.sqlite")
-        settings = {"PUSHGATE_STORE_MIN_FREE_MB": str(arguments.min_free_mb)} if arguments.disk_mb else {}
-        gateway = Gateway(pushgate, url, emulator, os.path.join(work, "gateway.log"), arguments.disk_mb, settings)
+        settings = {"PUSHGATE_LOG_LEVEL": "warning", "PUSHGATE_MAX_DEVICES_PER_AGENT": "1000"}
+        launcher = ()
+        if arguments.disk_mb:
+            settings["PUSHGATE_STORE_MIN_FREE_MB"] = str(arguments.min_free_mb)
+            launcher = ("unshare", "--mount", "--propagation", "private", "/bin/sh", "-c",
+                        f"mount -t tmpfs -o size={arguments.disk_mb}m pushgate-bench '{folder}' && exec \"$0\" \"$@\"")
+        gateway = Gateway(pushgate, url, emulator, os.path.join(work, "gateway.log"), launcher, **settings)
         phones = Phones(arguments.agents, arguments.devices_per_agent, arguments.dead_share)
         log = []
         setup = http.client.HTTPConnection("127.0.0.1", gateway.port, timeout=10)

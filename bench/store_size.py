@@ -28,35 +28,16 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Tests", "ha"))
-from ha_parts import (ROOT, SECRET, Gateway, SingleServer, database, emulator_process, psql,  # noqa: E402
+from ha_parts import (ROOT, Emulator, Gateway, SingleServer, cpu_model, database, psql,  # noqa: E402
                       stop_on_sigterm)
 
 FAN_OUT_CWD = "/srv/agents/fan-out"
-
-
-def cpu_model():
-    for line in subprocess.run(["lscpu"], capture_output=True, text=True).stdout.splitlines():
-        if line.startswith("Model name:"):
-            return line.split(":", 1)[1].strip()
-    return "unknown"
 
 
 def fcm_token(index):
     """163 characters, as Firebase's registration tokens are: an instance id, a colon, 140 more."""
     head = f"{index:022x}"[:22]
     return head + ":APA91b" + (f"{index:08x}" * 18)[:134]
-
-
-class Emulator:
-    """`pushgate fcm-emulator`, its settings for the gateway."""
-
-    def __init__(self, pushgate, directory):
-        os.makedirs(directory, exist_ok=True)
-        self.settings, self.process = emulator_process.start(
-            pushgate, "fcm-emulator", directory, "PUSHGATE_FCM_URL", "--inbox-limit", "1000")
-
-    def stop(self):
-        emulator_process.stop(self.process)
 
 
 def store_bytes(url):
@@ -131,7 +112,7 @@ def main():
                        check=True)
     pushgate = os.path.abspath(arguments.pushgate)
     work = tempfile.mkdtemp(prefix="pushgate-store-size.")
-    emulator = Emulator(pushgate, os.path.join(work, "emulator"))
+    emulator = Emulator(pushgate, os.path.join(work, "emulator"), "--inbox-limit", "1000", service="fcm")
     server = None
     rows = []
     try:

@@ -116,14 +116,17 @@ def database(server_url, name):
 
 
 class Emulator:
-    """`pushgate apns-emulator`: its settings for gateways, and its inbox."""
+    """`pushgate apns-emulator` (or, with `service="fcm"`, `pushgate fcm-emulator`): its
+    settings for gateways, and its inbox. `options` come after the default inbox limit,
+    so a later `--inbox-limit` wins."""
 
-    def __init__(self, pushgate, directory, *options):
+    def __init__(self, pushgate, directory, *options, service="apns"):
         os.makedirs(directory, exist_ok=True)
+        prefix = f"PUSHGATE_{service.upper()}_"
         self.settings, self.process = emulator_process.start(
-            pushgate, "apns-emulator", directory, "PUSHGATE_APNS_URL", "--inbox-limit", "200000", *options)
-        self.url = self.settings["PUSHGATE_APNS_URL"]
-        self.context = ssl.create_default_context(cafile=self.settings["PUSHGATE_APNS_CA_FILE"])
+            pushgate, f"{service}-emulator", directory, prefix + "URL", "--inbox-limit", "200000", *options)
+        self.url = self.settings[prefix + "URL"]
+        self.context = ssl.create_default_context(cafile=self.settings[prefix + "CA_FILE"])
 
     def _get(self, path, method="GET"):
         parsed = urllib.parse.urlparse(self.url)
@@ -146,9 +149,12 @@ class Emulator:
 
 
 class Gateway:
-    """`pushgate serve` on a free port, with the emulator as APNs and no rate limits."""
+    """`pushgate serve` on a free port, with the emulator as its push service and no
+    rate limits; ready once `/healthz` answers. `launcher` comes before the command
+    (the command is its last arguments: `unshare … sh -c '… exec "$0" "$@"'`), and
+    must exec it, so that the pid stays the gateway's."""
 
-    def __init__(self, pushgate, database_url, emulator, log_path, **settings):
+    def __init__(self, pushgate, database_url, emulator, log_path, launcher=(), **settings):
         self.port = free_port()
         environment = dict(os.environ)
         environment.update(emulator.settings)
@@ -161,14 +167,22 @@ class Gateway:
         environment.update(settings)
         self.log_path = log_path
         self.process = subprocess.Popen(
-            [pushgate, "serve", "--port", str(self.port), "--database", database_url],
+            [*launcher, pushgate, "serve", "--port", str(self.port), "--database", database_url],
             stdout=open(log_path, "w"), stderr=subprocess.STDOUT, env=environment)
         deadline = time.monotonic() + 120
-        while f"listening on 127.0.0.1:{self.port}" not in open(log_path).read():
+        while self.call("/healthz", timeout=1)[0] != 200:
             if self.process.poll() is not None or time.monotonic() > deadline:
                 self.process.kill()
                 raise RuntimeError("the gateway did not start: " + open(log_path).read()[-2000:])
             time.sleep(0.1)
+
+    def resident_mib(self):
+        """Its resident memory now, MiB."""
+        with open(f"/proc/{self.process.pid}/status") as status:
+            for line in status:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) / 1024
+        return 0.0
 
     def call(self, path, body=None, timeout=PROXY_TIMEOUT):
         """(status, answer text, seconds); status 0 when no answer came within `timeout`."""
@@ -194,6 +208,14 @@ class Gateway:
         except subprocess.TimeoutExpired:
             self.process.kill()
             self.process.wait()
+
+
+def cpu_model():
+    """`lscpu`'s model name, printed beside a benchmark's figures."""
+    for line in subprocess.run(["lscpu"], capture_output=True, text=True).stdout.splitlines():
+        if line.startswith("Model name:"):
+            return line.split(":", 1)[1].strip()
+    return "unknown"
 
 
 def agent_key(cwd):

@@ -83,13 +83,17 @@ class Run:
                 return found
             time.sleep(0.2)
 
-    def kill_left(self):
-        """Stops, by their own pids, whatever a failed check left (so the next runs clean)."""
-        for pid, _ in self.left(grace=0):
+    def finish(self, what, data, grace=3):
+        """Checks that nothing marked runs once `what` happened; stops, by their own
+        pids, whatever a failed check left (so the next ones run clean); removes `data`."""
+        left = self.left(grace)
+        check(f"{what}: nothing it started runs", not left, left)
+        for pid, _ in left:
             try:
                 os.kill(pid, signal.SIGKILL)
             except ProcessLookupError:
                 pass
+        shutil.rmtree(data, ignore_errors=True)
 
 
 def cluster_folder():
@@ -98,37 +102,19 @@ def cluster_folder():
     return folder
 
 
-def postgres_cluster(run):
+def round_trip(run, script, statement):
+    """`script start`, `statement` through the URL it prints (its answer: 42), `script
+    stop`: each works from the closed folder, and nothing it started runs after."""
     data = cluster_folder()
-    started = run.script("postgres-cluster", "start", data)
-    check("postgres-cluster starts from a folder closed to others", started.returncode == 0, started.stderr[-800:])
+    started = run.script(script, "start", data)
+    check(f"{script} starts from a folder closed to others", started.returncode == 0, started.stderr[-1500:])
     if started.returncode == 0:
-        answer = subprocess.run([psql(), "-qAtX", started.stdout.strip(), "-c", "SELECT 40 + 2"],
+        answer = subprocess.run([psql(), "-qAtX", started.stdout.strip(), "-c", statement],
                                 capture_output=True, text=True)
-        check("postgres-cluster: the server answers", answer.stdout.strip() == "42", answer.stderr)
-        stopped = run.script("postgres-cluster", "stop", data)
-        check("postgres-cluster stops", stopped.returncode == 0, stopped.stderr[-800:])
-    left = run.left()
-    check("postgres-cluster: nothing it started runs after stop", not left, left)
-    run.kill_left()
-    shutil.rmtree(data, ignore_errors=True)
-
-
-def ha_cluster(run):
-    data = cluster_folder()
-    started = run.script("ha-cluster", "start", data)
-    check("ha-cluster starts from a folder closed to others", started.returncode == 0, started.stderr[-1500:])
-    if started.returncode == 0:
-        answer = subprocess.run([psql(), "-qAtX", started.stdout.strip(), "-c",
-                                 "CREATE TABLE probe (n int); INSERT INTO probe VALUES (42); SELECT n FROM probe"],
-                                capture_output=True, text=True)
-        check("ha-cluster: the primary takes a write through haproxy", answer.stdout.strip() == "42", answer.stderr)
-    stopped = run.script("ha-cluster", "stop", data)
-    check("ha-cluster stops", stopped.returncode == 0, stopped.stderr[-800:])
-    left = run.left()
-    check("ha-cluster: nothing it started runs after stop", not left, left)
-    run.kill_left()
-    shutil.rmtree(data, ignore_errors=True)
+        check(f"{script}: the database takes the statement", answer.stdout.strip() == "42", answer.stderr)
+    stopped = run.script(script, "stop", data)
+    check(f"{script} stops", stopped.returncode == 0, stopped.stderr[-800:])
+    run.finish(f"{script} stopped", data)
 
 
 def ha_cluster_interrupted(run):
@@ -146,11 +132,7 @@ def ha_cluster_interrupted(run):
     except subprocess.TimeoutExpired:
         process.kill()
     check("ha-cluster start sent SIGTERM ends with 143", process.returncode == 143, process.returncode)
-    left = run.left(grace=5)
-    check("ha-cluster start sent SIGTERM: nothing it started runs", not left, left)
-    run.kill_left()
-    run.script("ha-cluster", "stop", data)
-    shutil.rmtree(data, ignore_errors=True)
+    run.finish("ha-cluster start sent SIGTERM", data, grace=5)
 
 
 # A stage that starts a PostgreSQL server (no trap of its own stops it) and a process
@@ -169,10 +151,7 @@ def reaper_after_failure(run):
     out = run.script("reaper", "bash", "-c", FAILING_STAGE, "stage", data)
     check("reaper: a failed stage's status is the run's", out.returncode == 3, (out.returncode, out.stderr[-800:]))
     check("reaper: names what it stops", "left behind" in out.stderr and "sleep 600" in out.stderr, out.stderr[-800:])
-    left = run.left()
-    check("reaper: nothing a failed stage started runs afterwards", not left, left)
-    run.kill_left()
-    shutil.rmtree(data, ignore_errors=True)
+    run.finish("reaper over a failed stage", data)
 
 
 def reaper_interrupted(run):
@@ -185,10 +164,7 @@ def reaper_interrupted(run):
     except subprocess.TimeoutExpired:
         process.kill()
     check("reaper sent SIGTERM ends with 143", process.returncode == 143, process.returncode)
-    left = run.left()
-    check("reaper sent SIGTERM: nothing the stage started runs", not left, left)
-    run.kill_left()
-    shutil.rmtree(data, ignore_errors=True)
+    run.finish("reaper sent SIGTERM", data)
 
 
 def main():
@@ -201,7 +177,10 @@ def main():
     else:
         print("note: not root, so nothing runs as another user; the checks of what is left still run")
     try:
-        for step in (postgres_cluster, ha_cluster, ha_cluster_interrupted, reaper_after_failure, reaper_interrupted):
+        round_trip(Run(closed), "postgres-cluster", "SELECT 40 + 2")
+        round_trip(Run(closed), "ha-cluster",
+                   "CREATE TABLE probe (n int); INSERT INTO probe VALUES (42); SELECT n FROM probe")
+        for step in (ha_cluster_interrupted, reaper_after_failure, reaper_interrupted):
             step(Run(closed))
     finally:
         shutil.rmtree(closed, ignore_errors=True)
