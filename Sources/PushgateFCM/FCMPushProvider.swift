@@ -133,12 +133,14 @@ public final class FCMPushProvider: PushProvider, Service {
         return headers
     }
 
-    /// No access token: retried later when the endpoint is down, a configuration
-    /// error when it refuses the service account.
+    /// No access token: retried later when the endpoint is down (the service counted
+    /// as not answering), a configuration error when it refuses the service account.
     private func tokenFailure(_ error: FCMTokenError) -> DeliveryOutcome {
         switch error {
         case .unavailable(let text):
             logger.warning("no FCM access token, sends wait for a retry: \(text)")
+            // No push goes out until the token endpoint answers: /healthz says so.
+            state.noAnswer(reason: "OAuthUnavailable", at: now(), logger: logger)
             return .retryLater(reason: "OAuthUnavailable", after: nil)
         case .refused(let text):
             if state.degrade(reason: "OAuthRefused", at: now()) {

@@ -70,7 +70,8 @@ public final class SQLiteStoreSpace: StoreSpace {
                     """,
                 arguments: [max(0, limit)])
             var notifications = 0
-            for id in Set(deleted.map { $0["notification_id"] as String }) {
+            // Optional reads: a row the file holds is not trusted to match its schema.
+            for id in Set(deleted.compactMap { $0["notification_id"] as String? }) {
                 try db.execute(
                     sql: """
                         DELETE FROM outbox_notifications WHERE id = ?1 AND created_at < ?2
@@ -80,7 +81,7 @@ public final class SQLiteStoreSpace: StoreSpace {
                     arguments: [id, cutoff])
                 notifications += db.changesCount
             }
-            let newest = deleted.map { $0["enqueued_at"] as Int64 }.max()
+            let newest = deleted.compactMap { $0["enqueued_at"] as Int64? }.max()
             return PrunedHistory(
                 deliveries: deleted.count, notifications: notifications,
                 newestEnqueuedAt: newest.map { Date(timeIntervalSince1970: Double($0) / 1000) })

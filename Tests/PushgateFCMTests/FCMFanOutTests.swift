@@ -151,6 +151,32 @@ struct FCMFanOutTests {
         #expect(provider.health != .ok)
     }
 
+    @Test("a token endpoint that does not answer: the pushes wait for a retry, and health says FCM does not answer")
+    func tokenEndpointUnreachable() async throws {
+        let emulator = try await RunningFCMEmulator.start()
+        var logger = Logger(label: "fcm-test")
+        logger.logLevel = .critical
+        // Nothing listens on port 1: every token request fails to connect.
+        let json = try emulator.account.json(tokenURI: "https://127.0.0.1:1/token")
+        let provider = try FCMPushProvider(
+            configuration: FCMConfiguration(
+                serviceAccount: try FCMServiceAccount(json: json, source: "unreachable.json"),
+                endpoint: .init(url: emulator.url), extraTrustedCAFile: emulator.certificateAuthorityFile),
+            logger: logger)
+        let stack = try await Self.stack(devices: 3, provider: provider)
+        defer { stack.directory.remove() }
+        let answer = try await stack.trigger()
+        await provider.shutdown()
+        await emulator.stop()
+        #expect(answer.pendingCount == 3 && answer.configurationError == nil, "kept for a retry")
+        #expect(emulator.emulator.inbox.count == 0)
+        guard case .unanswered(let service, let reason, _) = provider.health else {
+            Issue.record("health is \(provider.health)")
+            return
+        }
+        #expect(service == "fcm" && reason == "OAuthUnavailable")
+    }
+
     @Test("503s with Retry-After go back to the outbox and are delivered, each never sooner than asked")
     func serviceUnavailable() async throws {
         let emulator = try await RunningFCMEmulator.start {
