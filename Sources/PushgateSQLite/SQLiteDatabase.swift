@@ -55,9 +55,11 @@ public final class SQLiteDatabase: Sendable {
     /// Copies the whole log back into the database and truncates it to nothing,
     /// waiting for readers and the writer as long as a write would: at a clean stop,
     /// after every part that writes has stopped, so that the log on disk is empty.
-    public func truncateLog() async throws {
+    /// Blocking, not async: a stop is often a cancelled task (a command's store
+    /// closing), and GRDB's async writes end at once in one.
+    public func truncateLog() throws(DocumentStoreError) {
         do {
-            try await pool.writeWithoutTransaction { db in _ = try db.checkpoint(.truncate) }
+            try pool.writeWithoutTransaction { db in _ = try db.checkpoint(.truncate) }
         } catch {
             throw DocumentStoreError.unavailable(Self.describe(error))
         }

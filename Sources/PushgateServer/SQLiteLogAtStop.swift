@@ -11,10 +11,12 @@ struct SQLiteLogAtStop: Service {
     let database: SQLiteDatabase
     let logger: Logger
 
+    /// Waits for the gateway's graceful shutdown (or, under a command, for its task's
+    /// cancellation), then empties the log.
     func run() async throws {
         try? await gracefulShutdown()
         do {
-            try await database.truncateLog()
+            try database.truncateLog()
         } catch {
             // The log stays valid; the next start reads it.
             logger.warning("the SQLite log could not be emptied at stop", metadata: ["error": "\(error)"])

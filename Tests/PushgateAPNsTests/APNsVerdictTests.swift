@@ -52,13 +52,13 @@ struct APNsVerdictTests {
     }
 
     @Test(
-        "no answer at all: resend what was never processed, retry the rest",
+        "no answer at all: resend what was never processed, retry the rest, silence counted apart",
         arguments: [
             (HTTP2TransportFailure.goAway(debugData: "Shutdown"), PushVerdict.resend(reason: "GoAway")),
             (.notSent, .resend(reason: "NotSent")),
-            (.connectionLost, .retry(reason: "ConnectionLost", after: nil)),
-            (.connectFailed("refused"), .retry(reason: "ConnectFailed", after: nil)),
-            (.timedOut, .retry(reason: "Timeout", after: nil)),
+            (.connectionLost, .unanswered(reason: "ConnectionLost")),
+            (.connectFailed("refused"), .unanswered(reason: "ConnectFailed")),
+            (.timedOut, .unanswered(reason: "Timeout")),
             (.streamReset("cancel"), .retry(reason: "StreamReset", after: nil)),
         ]
     )

@@ -98,12 +98,12 @@ struct FCMVerdictTests {
     }
 
     @Test(
-        "no answer at all: resend what was never processed, retry the rest",
+        "no answer at all: resend what was never processed, retry the rest, silence counted apart",
         arguments: [
             (HTTP2TransportFailure.goAway(debugData: nil), PushVerdict.resend(reason: "GoAway")),
             (.notSent, .resend(reason: "NotSent")),
-            (.connectionLost, .retry(reason: "ConnectionLost", after: nil)),
-            (.timedOut, .retry(reason: "Timeout", after: nil)),
+            (.connectionLost, .unanswered(reason: "ConnectionLost")),
+            (.timedOut, .unanswered(reason: "Timeout")),
         ]
     )
     func transport(failure: HTTP2TransportFailure, verdict: PushVerdict) {
