@@ -110,14 +110,17 @@ struct ReadinessEndToEndTests {
         await #expect(try readyz(gateway).call.status == 200)
         await #expect(try register(gateway, 0).status == 200)
         try await scratch.makeReadOnly()
+        // The sessions the database ended first answer their next query with that
+        // (57P01, not ready too); the new ones it gives find it read-only.
+        func readOnly(_ answer: CurlCall) -> Bool {
+            answer.json["checks"]?.objectValue?["store"]?.stringValue?.contains("read-only") == true
+        }
         var answer = try await readyz(gateway).call
-        for _ in 0..<25 where answer.status == 200 {
+        for _ in 0..<25 where !readOnly(answer) {
             try await Task.sleep(for: .milliseconds(200))
             answer = try await readyz(gateway).call
         }
-        #expect(answer.status == 503, "\(answer.body)")
-        #expect(
-            answer.json["checks"]?.objectValue?["store"]?.stringValue?.contains("read-only") == true, "\(answer.body)")
+        #expect(answer.status == 503 && readOnly(answer), "\(answer.body)")
         await #expect(try register(gateway, 1).status == 503)
         _ = await gateway.stop()
         await scratch.drop()
