@@ -20,19 +20,26 @@ struct FCMFanOutTests {
         "\(prefix)-\(String(format: "%05d", n)):APA91b" + String(repeating: "x", count: 120)
     }
 
-    static func provider(_ emulator: RunningFCMEmulator, connections: Int = 2) throws -> FCMPushProvider {
+    /// A provider sending to `emulator`, with its service account unless `account` (a
+    /// service account's JSON) is given.
+    static func provider(
+        _ emulator: RunningFCMEmulator, connections: Int = 2, account json: Data? = nil,
+        requestTimeout: Duration = .seconds(120)
+    ) throws -> FCMPushProvider {
         var logger = Logger(label: "fcm-test")
         logger.logLevel = .critical
-        let account = try FCMServiceAccount(contentsOf: emulator.credentialsFile)
+        let account =
+            try json.map { try FCMServiceAccount(json: $0, source: "test.json") }
+            ?? FCMServiceAccount(contentsOf: emulator.credentialsFile)
         return try FCMPushProvider(
             configuration: FCMConfiguration(
                 serviceAccount: account, endpoint: .init(url: emulator.url),
                 extraTrustedCAFile: emulator.certificateAuthorityFile, connections: connections,
-                // Roomy: with the whole suite on two cores (and other suites' process
-                // helpers holding the test process's threads) a one-connection fan-out's
-                // last sends can wait in the queue for a minute. The deadline itself is
-                // tested on an embedded channel and in HTTP2StreamStateTests.
-                requestTimeout: .seconds(120)),
+                // Roomy by default: with the whole suite on two cores (and other suites'
+                // process helpers holding the test process's threads) a one-connection
+                // fan-out's last sends can wait in the queue for a minute. The deadline
+                // itself is tested on an embedded channel and in HTTP2StreamStateTests.
+                requestTimeout: requestTimeout),
             logger: logger)
     }
 
@@ -131,14 +138,8 @@ struct FCMFanOutTests {
         // The emulator knows another account: the assertion's signature does not verify.
         let emulator = try await RunningFCMEmulator.start()
         let stranger = try await RunningFCMEmulator.start(account: .otherTestAccount)
-        var logger = Logger(label: "fcm-test")
-        logger.logLevel = .critical
-        let json = try stranger.account.json(tokenURI: emulator.url + "/token")
-        let provider = try FCMPushProvider(
-            configuration: FCMConfiguration(
-                serviceAccount: try FCMServiceAccount(json: json, source: "stranger.json"),
-                endpoint: .init(url: emulator.url), extraTrustedCAFile: emulator.certificateAuthorityFile),
-            logger: logger)
+        let provider = try Self.provider(
+            emulator, account: try stranger.account.json(tokenURI: emulator.url + "/token"))
         let stack = try await Self.stack(devices: 3, provider: provider)
         defer { stack.directory.remove() }
         let answer = try await stack.trigger()
@@ -154,15 +155,11 @@ struct FCMFanOutTests {
     @Test("a token endpoint that does not answer: the pushes wait for a retry, and health says FCM does not answer")
     func tokenEndpointUnreachable() async throws {
         let emulator = try await RunningFCMEmulator.start()
-        var logger = Logger(label: "fcm-test")
-        logger.logLevel = .critical
-        // Nothing listens on port 1: every token request fails to connect.
-        let json = try emulator.account.json(tokenURI: "https://127.0.0.1:1/token")
-        let provider = try FCMPushProvider(
-            configuration: FCMConfiguration(
-                serviceAccount: try FCMServiceAccount(json: json, source: "unreachable.json"),
-                endpoint: .init(url: emulator.url), extraTrustedCAFile: emulator.certificateAuthorityFile),
-            logger: logger)
+        // Nothing listens on port 1: every token request fails to connect (and is
+        // given up at the request deadline).
+        let provider = try Self.provider(
+            emulator, account: try emulator.account.json(tokenURI: "https://127.0.0.1:1/token"),
+            requestTimeout: .seconds(5))
         let stack = try await Self.stack(devices: 3, provider: provider)
         defer { stack.directory.remove() }
         let answer = try await stack.trigger()

@@ -126,13 +126,19 @@ def ha_cluster_interrupted(run):
             break
         time.sleep(0.1)
     time.sleep(1)  # Patroni under way: bootstrapping its PostgreSQL
+    interrupt(process, "ha-cluster start")
+    run.finish("ha-cluster start sent SIGTERM", data, grace=5)
+
+
+def interrupt(process, what):
+    """SIGTERM, as a time-out sends it; the process must end with 143 within 2 minutes."""
     process.send_signal(signal.SIGTERM)
     try:
         process.wait(timeout=120)
     except subprocess.TimeoutExpired:
         process.kill()
-    check("ha-cluster start sent SIGTERM ends with 143", process.returncode == 143, process.returncode)
-    run.finish("ha-cluster start sent SIGTERM", data, grace=5)
+        process.wait()
+    check(f"{what} sent SIGTERM ends with 143", process.returncode == 143, process.returncode)
 
 
 # A stage that starts a PostgreSQL server (no trap of its own stops it) and a process
@@ -158,12 +164,7 @@ def reaper_interrupted(run):
     data = cluster_folder()
     process = run.popen("reaper", "bash", "-c", FAILING_STAGE.replace("exit 3", "sleep 600"), "stage", data)
     check("reaper: the stage started", process.stdout.readline().strip() == "started")
-    process.send_signal(signal.SIGTERM)
-    try:
-        process.wait(timeout=120)
-    except subprocess.TimeoutExpired:
-        process.kill()
-    check("reaper sent SIGTERM ends with 143", process.returncode == 143, process.returncode)
+    interrupt(process, "reaper")
     run.finish("reaper sent SIGTERM", data)
 
 
