@@ -92,7 +92,7 @@ let package = Package(
         // HTTP/2 server sends the push client.
         .target(
             name: "PushgateFuzzing",
-            dependencies: ["PushgateCore", "PushgateFunctions", "PushgateHTTP2"],
+            dependencies: ["PushgateClient", "PushgateCore", "PushgateFunctions", "PushgateHTTP2"],
             swiftSettings: swiftSettings
         ),
         // What the three outboxes share: their rows, and what an enqueue writes given

@@ -26,10 +26,9 @@ struct BackupCommand: AsyncParsableCommand {
 
     func run() async throws {
         if PostgresURL.isPostgres(try database.location()) {
-            FileHandle.standardError.write(
-                Data(
-                    ("pushgate backup copies a SQLite store; for PostgreSQL use pg_dump, e.g. "
-                        + "pg_dump --format=custom --file=pushgate.pgdump \"$PUSHGATE_DATABASE\"\n").utf8))
+            StandardError.write(
+                "pushgate backup copies a SQLite store; for PostgreSQL use pg_dump, e.g. "
+                    + "pg_dump --format=custom --file=pushgate.pgdump \"$PUSHGATE_DATABASE\"\n")
             throw ExitCode(2)
         }
         let source = try database.existing()

@@ -58,8 +58,7 @@ struct ExportCommand: AsyncParsableCommand {
             throw error
         }
         let seconds = Date().timeIntervalSince(started)
-        FileHandle.standardError.write(
-            Data("export: \(counts) in \(String(format: "%.1f", seconds)) s\n".utf8))
+        StandardError.write("export: \(counts) in \(String(format: "%.1f", seconds)) s\n")
     }
 }
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Hummingbird
+import PushgateCore
 import PushgateEmulators
 
 struct FCMEmulatorCommand: AsyncParsableCommand {
@@ -61,7 +62,7 @@ struct FCMEmulatorCommand: AsyncParsableCommand {
             do {
                 try PartialFile.write(try account.json(tokenURI: url + "/token"), to: credentials)
             } catch {
-                FileHandle.standardError.write(Data("cannot write \(credentials): \(error)\n".utf8))
+                StandardError.write("cannot write \(credentials): \(error)\n")
             }
             EmulatorOptions.announce(
                 "FCM emulator on \(url), project \(FCMEmulatorAccount.projectID) (GET /inbox shows what it received; open / in a browser for the phone)",

@@ -20,13 +20,31 @@ struct GatewayCallOptions: ParsableArguments {
     var secretFile: String?
 
     /// A client for the gateway these options name, waiting `timeout` seconds for answers.
-    func client(timeout: Double) throws -> GatewayClient {
+    /// A secret file that others can read is named in a warning, through `warn`
+    /// (standard error unless the caller has another place for it).
+    func client(timeout: Double, warn: (String) -> Void = Self.warnOnStandardError) throws -> GatewayClient {
         let environment = ProcessInfo.processInfo.environment
-        return GatewayClient(
+        let timeout = try Self.checked(timeout: timeout)
+        let client = GatewayClient(
             baseURL: baseURL(environment: environment),
             secret: try secret(environment: environment),
             timeout: .seconds(timeout)
         )
+        if let secretFile, let warning = SecretFileExposure.warning(for: secretFile) { warn(warning) }
+        return client
+    }
+
+    /// `--timeout` when it is a number of seconds a call can wait (a `Duration` made
+    /// from NaN, an infinity or a negative number would trap).
+    static func checked(timeout: Double) throws -> Double {
+        guard timeout.isFinite, timeout > 0, timeout <= 3_600 else {
+            throw ValidationError("--timeout takes seconds above 0 and up to 3600, not \(timeout)")
+        }
+        return timeout
+    }
+
+    static func warnOnStandardError(_ warning: String) {
+        StandardError.write("warning: " + warning + "\n")
     }
 
     /// The base URL, from the option, the environment, the secret file when it is an

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import PushgateCore
 import PushgateServer
 
 /// The gateway's settings as flags, shared by `serve`, `config` and `doctor`; each
@@ -112,7 +113,7 @@ struct GatewaySettingsOptions: ParsableArguments {
                 throw CommandFailure(error.description)
             }
             for key in file?.unknownKeys ?? [] {
-                FileHandle.standardError.write(Data("warning: unknown key '\(key)' in \(path), ignored\n".utf8))
+                StandardError.write("warning: unknown key '\(key)' in \(path), ignored\n")
             }
         }
         return SettingSources(flags: flags, environment: environment, file: file)

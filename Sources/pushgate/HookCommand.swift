@@ -2,6 +2,17 @@ import ArgumentParser
 import Foundation
 import PushgateCore
 
+#if canImport(Glibc)
+    // `struct stat` and its fields are declared, for this target, in the module of
+    // Foundation's C headers.
+    import CoreFoundation
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// `pushgate hook`: a Claude Code hook (`Stop`, `SubagentStop`, `Notification`) sent
 /// to the gateway. It never holds Claude Code up: whatever happens it exits 0 within
 /// ``deadline``, having written one line to standard error (and nothing to standard
@@ -25,14 +36,20 @@ struct HookCommand: AsyncParsableCommand {
     @Flag(help: "Print the hooks block to add to .claude/settings.json (with these options), and exit.")
     var settings = false
 
-    @Option(help: "Seconds to wait for the gateway's answer.")
-    var timeout: Double = 2.5
+    @Option(help: "Seconds to wait for the gateway's answer (default 2.5; the hook takes 4 s at most in all).")
+    var timeout: Double?
 
-    func run() async {
+    func run() async throws {
         if settings {
-            print(HookSettings.block(command: HookSettings.command(options: gatewayArguments)))
+            // A mistake in the options fails here, loudly, rather than in every hook run.
+            if let timeout { _ = try GatewayCallOptions.checked(timeout: timeout) }
+            print(HookSettings.block(command: HookSettings.command(options: settingsArguments)))
             return
         }
+        // A reader of standard error that has gone away is no reason to stop: the
+        // write fails and the hook goes on to its exit 0.
+        signal(SIGPIPE, SIG_IGN)
+        Self.fillClosedStandardDescriptors()
         // Whatever blocks (standard input never closed, a transcript on a stalled
         // disk), the hook is over at the deadline.
         DispatchQueue.global().asyncAfter(deadline: .now() + Self.deadline) {
@@ -51,8 +68,10 @@ struct HookCommand: AsyncParsableCommand {
             return "nothing sent: \(error)"
         }
         let client: GatewayClient
+        var warning = ""
         do {
-            client = try gateway.client(timeout: min(timeout, Self.deadline - 1))
+            let timeout = try GatewayCallOptions.checked(timeout: timeout ?? 2.5)
+            client = try gateway.client(timeout: min(timeout, Self.deadline - 1)) { warning = " (warning: \($0))" }
         } catch {
             return "nothing sent: \(error)"
         }
@@ -60,33 +79,59 @@ struct HookCommand: AsyncParsableCommand {
         do {
             let answer = try await client.post(function, body: body)
             guard (200..<300).contains(answer.status) else {
-                return "\(function) answered \(answer.status): \(answer.text.prefix(300))"
+                return "\(function) answered \(answer.status): \(answer.text.prefix(300))\(warning)"
             }
-            return "\(function) answered \(answer.status)"
+            return "\(function) answered \(answer.status)\(warning)"
         } catch {
-            return "\(function) not sent: \(error)"
+            return "\(function) not sent: \(error)\(warning)"
         }
     }
 
-    /// The options this command was given that reach the gateway, for `--settings`.
-    private var gatewayArguments: [String] {
+    /// Every option this command was given, for `--settings`: the secret file by its
+    /// absolute path, since Claude Code runs the hook from the project's directory.
+    private var settingsArguments: [String] {
         var arguments: [String] = []
         if let url = gateway.url { arguments += ["--url", url] }
-        if let file = gateway.secretFile { arguments += ["--secret-file", file] }
+        if let file = gateway.secretFile { arguments += ["--secret-file", HookSettings.absolute(file)] }
+        if let timeout { arguments += ["--timeout", "\(timeout)"] }
         return arguments
     }
 
     private static func say(_ line: String) {
-        FileHandle.standardError.write(Data(("pushgate hook: " + InvisibleCharacters.escaped(line) + "\n").utf8))
+        StandardError.write("pushgate hook: " + InvisibleCharacters.escaped(line) + "\n")
     }
 
-    /// Standard input, at most `limit` bytes.
+    /// Opens `/dev/null` as each of standard input, output and error that was closed
+    /// (`<&-`, `2>&-`): else the next file opened (the gateway's socket) would take its
+    /// number, and the hook's line would be written into it.
+    private static func fillClosedStandardDescriptors() {
+        for descriptor in Int32(0)...2 where fcntl(descriptor, F_GETFD) == -1 && errno == EBADF {
+            // The lowest number free is the one taken: the closed one.
+            let null = open("/dev/null", O_RDWR)
+            if null > descriptor {
+                dup2(null, descriptor)
+                close(null)
+            }
+        }
+    }
+
+    /// Standard input, at most `limit` bytes, read with `read(2)`: `FileHandle` ends the
+    /// process when the descriptor is closed (`<&-`) or is a directory. A read that
+    /// fails ends the input there (and the event is then, at worst, not JSON), and so
+    /// does a descriptor that is no file, pipe, socket or device: one the runtime
+    /// opened where a closed standard input was, before the hook could fill it.
     private static func standardInput(upTo limit: Int) -> [UInt8] {
+        var status = stat()
+        guard fstat(0, &status) == 0, [S_IFREG, S_IFIFO, S_IFSOCK, S_IFCHR].contains(status.st_mode & S_IFMT) else {
+            return []
+        }
         var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
         while bytes.count < limit {
-            let chunk = FileHandle.standardInput.availableData
-            if chunk.isEmpty { break }
-            bytes += chunk.prefix(limit - bytes.count)
+            let count = chunk.withUnsafeMutableBytes { buffer in read(0, buffer.baseAddress, buffer.count) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { break }
+            bytes += chunk.prefix(min(count, limit - bytes.count))
         }
         return bytes
     }

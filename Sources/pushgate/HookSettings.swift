@@ -4,11 +4,47 @@ import Foundation
 /// a push when Claude stops and when it asks for something. `SubagentStop` is left
 /// out (a push per subagent would be noise); the hook handles it when added.
 enum HookSettings {
-    /// The command line Claude Code runs: this executable by its full path, so that
-    /// the hook works whatever Claude Code's `PATH` is.
+    /// The command line Claude Code runs: this executable by the path it was run as,
+    /// made absolute, so that the hook works whatever Claude Code's `PATH` is. A
+    /// symlink stays the link (`/usr/local/bin/pushgate`, which an upgrade points
+    /// elsewhere; the path it resolves to today is gone after one).
     static func command(options: [String]) -> String {
-        let executable = Bundle.main.executablePath ?? CommandLine.arguments.first ?? "pushgate"
-        return ([executable, "hook"] + options).map(shellQuoted).joined(separator: " ")
+        ([invokedExecutable(), "hook"] + options).map(shellQuoted).joined(separator: " ")
+    }
+
+    /// The path this executable was run as: `argv[0]` when it has a `/`, else the first
+    /// match on `PATH`, as the shell searched; the resolved path if neither is found.
+    static func invokedExecutable(
+        arguments: [String] = CommandLine.arguments, environment: [String: String] = ProcessInfo.processInfo.environment
+    ) -> String {
+        let resolved = Bundle.main.executablePath ?? "pushgate"
+        guard let invoked = arguments.first, !invoked.isEmpty else { return resolved }
+        if invoked.contains("/") { return absolute(invoked) }
+        for directory in (environment["PATH"] ?? "").split(separator: ":", omittingEmptySubsequences: false) {
+            let candidate = (directory.isEmpty ? "." : String(directory)) + "/" + invoked
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: candidate, isDirectory: &isDirectory), !isDirectory.boolValue,
+                FileManager.default.isExecutableFile(atPath: candidate)
+            {
+                return absolute(candidate)
+            }
+        }
+        return resolved
+    }
+
+    /// `path` made absolute against the working directory, its `.` and `..` taken by
+    /// name (as a shell's `cd` does), its symlinks kept.
+    static func absolute(_ path: String) -> String {
+        let whole = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+        var parts: [Substring] = []
+        for part in whole.split(separator: "/") {
+            switch part {
+            case ".": continue
+            case "..": _ = parts.popLast()
+            default: parts.append(part)
+            }
+        }
+        return "/" + parts.joined(separator: "/")
     }
 
     static func block(command: String) -> String {

@@ -78,7 +78,7 @@ struct ImportCommand: AsyncParsableCommand {
             stop = "--strict"  // the refusal was reported on its own line
         } catch {
             stop = progress.interruption ?? "\(error)"
-            FileHandle.standardError.write(Data("Error: \(stop ?? "")\n".utf8))
+            StandardError.write("Error: \(stop ?? "")\n")
         }
         // The signal's task printed it, and exits.
         guard progress.claimSummary() else { throw ExitCode.failure }
@@ -103,7 +103,7 @@ struct ImportCommand: AsyncParsableCommand {
             let importer = DumpImporter(
                 transfer: backend.transfer, namespace: namespace, merge: merge, strict: strict
             ) { location, reason in
-                FileHandle.standardError.write(Data("\(location): \(reason)\n".utf8))
+                StandardError.write("\(location): \(reason)\n")
             }
             progress.follow(importer)
             switch format {
@@ -182,11 +182,10 @@ struct ImportCommand: AsyncParsableCommand {
             throw CommandFailure("not a Firestore export: the file is not JSON")
         }
         for collection in export.otherCollections {
-            FileHandle.standardError.write(Data("collection '\(collection)' is not Pushgate's: skipped\n".utf8))
+            StandardError.write("collection '\(collection)' is not Pushgate's: skipped\n")
         }
         for (name, count) in export.droppedFields.sorted(by: { $0.key < $1.key }) {
-            FileHandle.standardError.write(
-                Data("field '\(name)' has no place in the layout: left out of \(count) documents\n".utf8))
+            StandardError.write("field '\(name)' has no place in the layout: left out of \(count) documents\n")
         }
         let progress = ProgressMeter(label: "import", total: Int64(export.documents.count), unit: "documents")
         defer { progress.finish() }

@@ -67,4 +67,58 @@ struct ProxyEnvironmentFileTests {
         #expect(ProxyEnvironmentFile.value(of: ProxyEnvironmentFile.secretKey, in: file) == "second")
         #expect(ProxyEnvironmentFile.value(of: "MISSING", in: file) == nil)
     }
+
+    @Test("every line ending round-trips: CRLF kept on every line, new lines end as the file's do")
+    func crlf() {
+        let before = "CODEAGENTS_PUSH_SECRET=old\r\nANTHROPIC_API_KEY=keep\r\nPORT=8443\r\n"
+        let after = ProxyEnvironmentFile.upserting(Self.values, into: before)
+        #expect(
+            after == "CODEAGENTS_PUSH_SECRET=\(Self.values[0].value)\r\nANTHROPIC_API_KEY=keep\r\nPORT=8443\r\n"
+                + "CODEAGENTS_PUSH_GATEWAY_BASE_URL=https://push.example.com\r\n")
+        #expect(ProxyEnvironmentFile.upserting(Self.values, into: after) == after)
+        #expect(ProxyEnvironmentFile.value(of: "PORT", in: after) == "8443")
+        // The secret not first: found where it stands, not appended again.
+        let later = "A=1\r\nCODEAGENTS_PUSH_SECRET=old\r\nB=2\r\n"
+        #expect(
+            ProxyEnvironmentFile.upserting([Self.values[0]], into: later)
+                == "A=1\r\nCODEAGENTS_PUSH_SECRET=\(Self.values[0].value)\r\nB=2\r\n")
+    }
+
+    @Test("a byte-order mark, a last line without a break, mixed endings: kept as they were")
+    func markAndEndings() {
+        let marked = "\u{FEFF}CODEAGENTS_PUSH_SECRET=old\nPORT=1"
+        #expect(ProxyEnvironmentFile.value(of: ProxyEnvironmentFile.secretKey, in: marked) == "old")
+        #expect(
+            ProxyEnvironmentFile.upserting([Self.values[0]], into: marked)
+                == "\u{FEFF}CODEAGENTS_PUSH_SECRET=\(Self.values[0].value)\nPORT=1", "replaced in place: no break added"
+        )
+        #expect(ProxyEnvironmentFile.upserting([(key: "A", value: "1")], into: "B=2\r\nC=3") == "B=2\r\nC=3\r\nA=1\r\n")
+        #expect(ProxyEnvironmentFile.upserting([(key: "A", value: "1")], into: "B=2\nC=3\r\n") == "B=2\nC=3\r\nA=1\n")
+        #expect(
+            ProxyEnvironmentFile.upserting([(key: "A", value: "2")], into: "A=1\r\n\r\n# note\r\nA=0\r\n")
+                == "A=2\r\n\r\n# note\r\n", "a later duplicate removed with its ending")
+    }
+
+    @Test("an inline comment: not part of the value read; kept on a line of its own above a replaced value")
+    func inlineComment() {
+        let before = "CODEAGENTS_PUSH_GATEWAY_BASE_URL=https://old.example.com  # production\nX=a#b\nY=\"q # r\" # s\n"
+        #expect(
+            ProxyEnvironmentFile.value(of: ProxyEnvironmentFile.gatewayURLKey, in: before) == "https://old.example.com")
+        #expect(ProxyEnvironmentFile.value(of: "X", in: before) == "a#b", "a # not after a blank is the value's")
+        #expect(ProxyEnvironmentFile.value(of: "Y", in: before) == "q # r")
+        let after = ProxyEnvironmentFile.upserting([Self.values[1]], into: before)
+        #expect(
+            after == "# production\nCODEAGENTS_PUSH_GATEWAY_BASE_URL=https://push.example.com\nX=a#b\nY=\"q # r\" # s\n"
+        )
+        #expect(ProxyEnvironmentFile.upserting([Self.values[1]], into: after) == after)
+    }
+
+    @Test("a value in quotes with more after it than a comment is read as written")
+    func oddQuotes() {
+        #expect(ProxyEnvironmentFile.value(of: "A", in: "A=\"x\"y\n") == "\"x\"y")
+        #expect(ProxyEnvironmentFile.value(of: "A", in: "A=\"unclosed\n") == "\"unclosed")
+        #expect(ProxyEnvironmentFile.value(of: "A", in: "A='it''s'\n") == "'it''s'")
+        #expect(
+            ProxyEnvironmentFile.value(of: "A", in: #"A="a\nb\$c""# + "\n") == #"a\nb$c"#, "a backslash before n stays")
+    }
 }

@@ -128,6 +128,71 @@ struct HookEndToEndTests {
         }
     }
 
+    @Test(
+        "standard input closed or a directory, standard error closed or gone, a time-out that is no number: exit 0, never a trap"
+    )
+    func brokenSurroundings() async throws {
+        let stop = #"{"cwd":"/srv/shop-api","hook_event_name":"Stop"}"#
+        let environment = ["CODEAGENTS_PUSH_SECRET": secret, "CODEAGENTS_PUSH_GATEWAY_BASE_URL": "http://127.0.0.1:1"]
+        // Each a shell line around the hook ("$0" is the executable), its own exit status
+        // printed on standard output where the hook's standard error is not there to read.
+        let cases: [(String, String, String?)] = [
+            ("standard input closed", #"exec "$0" hook <&-"#, "nothing sent"),
+            ("standard input a directory", #"exec "$0" hook < /"#, "nothing sent"),
+            ("a time-out that is no number", #"printf '%s' "$1" | exec "$0" hook --timeout nan"#, "--timeout"),
+            ("standard error closed", #"printf '%s' "$1" | "$0" hook 2>&-; echo "exit $?""#, nil),
+            (
+                "standard error's reader gone",
+                #"exec 3>&1; (sleep 1; printf '%s' "$1") | { "$0" hook 2>&1 >/dev/null; echo "exit $?" >&3; } | true"#,
+                nil
+            ),
+        ]
+        for (name, line, said) in cases {
+            let started = ContinuousClock.now
+            let result = try await BuiltExecutable.run(
+                ["-c", line, BuiltExecutable.url.path, stop], environment: environment,
+                program: URL(fileURLWithPath: "/bin/sh"))
+            if let said {
+                expectQuiet(result, "\(name)")
+                #expect(result.stderr.contains(said), "\(name): \(result.stderr)")
+            } else {
+                #expect(result.status == 0 && result.stdout == "exit 0\n", "\(name): \(result.stdout)\(result.stderr)")
+            }
+            #expect(ContinuousClock.now - started < .seconds(8), "\(name): the hook must not hold Claude Code up")
+        }
+        let settings = try await BuiltExecutable.run(["hook", "--settings", "--timeout", "nan"])
+        #expect(
+            ![0, 2].contains(settings.status) && settings.status < 128 && settings.stderr.contains("--timeout takes"),
+            "a mistake in the options fails loudly, never as Claude Code's 'block' (2) nor a trap: \(settings.status) \(settings.stderr)"
+        )
+        #expect(settings.stdout.isEmpty)
+    }
+
+    @Test(
+        "--settings writes the path it was run as (a symlink found on PATH), the secret file's absolute path, and every option"
+    )
+    func settingsAsInvoked() async throws {
+        let scratch = try TemporaryDirectory(name: "e2e-hook-settings")
+        defer { scratch.remove() }
+        let bin = scratch.path("bin")
+        try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(
+            atPath: bin + "/pushgate", withDestinationPath: BuiltExecutable.url.path)
+        let result = try await BuiltExecutable.run(
+            [
+                "-c",
+                #"cd "$1" && PATH="$1/bin:$PATH" exec pushgate hook --settings --secret-file ./proxy.env --timeout 2"#,
+                "sh", scratch.url.path,
+            ], program: URL(fileURLWithPath: "/bin/sh"))
+        #expect(result.status == 0, "\(result.stderr)")
+        let block = try #require(try JSONValue.parse(Array(result.stdout.utf8)).objectValue?["hooks"]?.objectValue)
+        let command = try #require(
+            block["Stop"]?.arrayValue?.first?.objectValue?["hooks"]?.arrayValue?.first?.objectValue?["command"]?
+                .stringValue)
+        let directory = scratch.url.resolvingSymlinksInPath().path
+        #expect(command == "\(bin)/pushgate hook --secret-file \(directory)/proxy.env --timeout 2.0")
+    }
+
     @Test("--settings prints the hooks block: this executable with the options given, for Stop and Notification")
     func settingsBlock() async throws {
         let result = try await BuiltExecutable.run(["hook", "--settings", "--secret-file", "/etc/claude proxy.env"])

@@ -21,7 +21,7 @@ struct FuzzCorpusTests {
         "every committed input keeps its target's properties",
         arguments: [
             "FuzzRequests", "FuzzPreview", "FuzzPayloads", "FuzzJSON", "FuzzDumps", "FuzzTimes", "FuzzHooks",
-            "FuzzFrames",
+            "FuzzFrames", "FuzzEnvFiles",
         ])
     func replay(target: String) throws {
         let inputs = try Self.inputs(target)
@@ -35,6 +35,7 @@ struct FuzzCorpusTests {
             case "FuzzTimes": TimeFuzzing.check
             case "FuzzHooks": HookFuzzing.check
             case "FuzzFrames": FrameFuzzing.check
+            case "FuzzEnvFiles": EnvironmentFileFuzzing.check
             default: PayloadFuzzing.check
             }
         for input in inputs { check(input) }

@@ -9,60 +9,40 @@ public enum ProxyEnvironmentFile {
 
     /// `contents` with each of `values` set. The first assignment of a key (`KEY=…` or
     /// `export KEY=…`) is replaced where it stands and any later one removed (the last
-    /// would win); a key not assigned yet is added at the end.
+    /// would win); a key not assigned yet is added at the end. Every other line is kept
+    /// byte for byte, with its own line ending (LF or CRLF; a new line ends as the
+    /// file's first does), a byte-order mark and a last line without a break included.
+    /// An inline comment on a replaced line (`KEY=value # note`) is kept on a line of
+    /// its own just above it: systemd reads a `#` after a value as part of the value.
     public static func upserting(_ values: [(key: String, value: String)], into contents: String) -> String {
-        var lines =
-            contents.isEmpty ? [] : contents.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-        // The text after the last line break is an empty "line": kept as the ending.
-        let endsWithBreak = contents.hasSuffix("\n")
-        if endsWithBreak { lines.removeLast() }
+        var file = EnvironmentFileLines(contents)
         for (key, value) in values {
             var placed = false
-            lines = lines.compactMap { line in
-                guard let assignment = Assignment(line), assignment.key == key else { return line }
-                guard !placed else { return nil }
+            var edited: [EnvironmentFileLines.Line] = []
+            for line in file.lines {
+                guard let assignment = EnvironmentAssignment(line.text), assignment.key == key else {
+                    edited.append(line)
+                    continue
+                }
+                guard !placed else { continue }
                 placed = true
-                return assignment.prefix + key + "=" + quoted(value) + (line.hasSuffix("\r") ? "\r" : "")
+                if let comment = assignment.comment {
+                    edited.append(.init(text: assignment.indent + comment, ending: file.newline))
+                }
+                edited.append(.init(text: assignment.prefix + key + "=" + quoted(value), ending: line.ending))
             }
-            if !placed { lines.append(key + "=" + quoted(value)) }
+            file.lines = edited
+            if !placed { file.append(key + "=" + quoted(value)) }
         }
-        return lines.joined(separator: "\n") + (lines.isEmpty ? "" : "\n")
+        return file.text
     }
 
-    /// The value `contents` gives `key` (its last assignment, quotes removed), if any.
+    /// The value `contents` gives `key` (its last assignment, quotes and an inline
+    /// comment removed, as a shell reads it), if any.
     public static func value(of key: String, in contents: String) -> String? {
-        var found: String?
-        for line in contents.split(whereSeparator: \.isNewline) {
-            guard let assignment = Assignment(String(line)), assignment.key == key else { continue }
-            found = unquoted(assignment.value)
-        }
-        return found
-    }
-
-    /// A line's `KEY=value`, with an `export ` before it or not.
-    struct Assignment {
-        let prefix: String
-        let key: String
-        let value: String
-
-        init?(_ line: String) {
-            var text = Substring(line)
-            let leading = text.prefix { $0 == " " || $0 == "\t" }
-            text = text.dropFirst(leading.count)
-            var prefix = String(leading)
-            if text.hasPrefix("export ") {
-                prefix += "export "
-                text = text.dropFirst("export ".count).drop { $0 == " " }
-            }
-            guard let equals = text.firstIndex(of: "=") else { return nil }
-            let key = text[..<equals]
-            guard !key.isEmpty, !key.hasPrefix("#"), key.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }) else {
-                return nil
-            }
-            self.prefix = prefix
-            self.key = String(key)
-            self.value = String(text[text.index(after: equals)...]).trimmingTrailingWhitespace()
-        }
+        EnvironmentFileLines(contents).lines.compactMap { line in
+            EnvironmentAssignment(line.text).flatMap { $0.key == key ? $0.value : nil }
+        }.last
     }
 
     /// A value as the file holds it: bare when it needs no quotes (a secret, a URL),
@@ -72,38 +52,13 @@ public enum ProxyEnvironmentFile {
             scalar.isASCII && scalar.value > 0x20 && !"\"'\\$`#;&|<>()".unicodeScalars.contains(scalar)
         }
         if bare && !value.isEmpty { return value }
-        var escaped = ""
-        for character in value {
-            if "\\\"$`".contains(character) { escaped.append("\\") }
-            escaped.append(character == "\n" ? " " : character)
+        // By Unicode scalar, as a shell reads it: a `"` with a combining mark after it
+        // is one `Character`, and still a quote to the shell.
+        var escaped = String.UnicodeScalarView()
+        for scalar in value.unicodeScalars {
+            if "\\\"$`".unicodeScalars.contains(scalar) { escaped.append("\\") }
+            escaped.append(scalar == "\n" || scalar == "\r" ? " " : scalar)
         }
-        return "\"" + escaped + "\""
-    }
-
-    static func unquoted(_ value: String) -> String {
-        if value.count >= 2, let first = value.first, first == "\"" || first == "'", value.last == first {
-            let inner = value.dropFirst().dropLast()
-            guard first == "\"" else { return String(inner) }
-            var text = ""
-            var escaping = false
-            for character in inner {
-                if escaping || character != "\\" {
-                    text.append(character)
-                    escaping = false
-                } else {
-                    escaping = true
-                }
-            }
-            return text
-        }
-        return value
-    }
-}
-
-extension String {
-    fileprivate func trimmingTrailingWhitespace() -> String {
-        var text = Substring(self)
-        while let last = text.last, last == " " || last == "\t" || last == "\r" { text = text.dropLast() }
-        return String(text)
+        return "\"" + String(escaped) + "\""
     }
 }

@@ -13,6 +13,6 @@ struct EscapingStandardError: TextOutputStream, Sendable {
     mutating func write(_ string: String) {
         let line = string.hasSuffix("\n") ? String(string.dropLast()) : string
         let escaped = InvisibleCharacters.escaped(line) + "\n"
-        Self.lock.withLockedValue { _ in FileHandle.standardError.write(Data(escaped.utf8)) }
+        Self.lock.withLockedValue { _ in StandardError.write(escaped) }
     }
 }

@@ -21,7 +21,7 @@ public struct JSONLogHandler: LogHandler {
     public static func standardError(label: String) -> JSONLogHandler {
         JSONLogHandler(label: label) { line in
             standardErrorLock.withLockedValue { _ in
-                FileHandle.standardError.write(Data(line.utf8))
+                StandardError.write(line)
             }
         }
     }

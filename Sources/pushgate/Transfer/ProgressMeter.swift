@@ -1,4 +1,5 @@
 import Foundation
+import PushgateCore
 
 /// Progress of a long export or import on standard error: a bar redrawn in place on
 /// a terminal (when the total is known, else a running count), a line every five
@@ -49,6 +50,6 @@ final class ProgressMeter {
     }
 
     private func write(_ text: String) {
-        FileHandle.standardError.write(Data(text.utf8))
+        StandardError.write(text)
     }
 }

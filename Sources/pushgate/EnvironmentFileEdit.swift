@@ -1,0 +1,128 @@
+import Foundation
+import PushgateClient
+
+#if canImport(Glibc)
+    // `struct stat` and its fields are declared, for this target, in the module of
+    // Foundation's C headers.
+    import CoreFoundation
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// One edit of an env file that a service reads (the proxy's `/etc/claude-proxy.env`),
+/// safe beside another edit at the same moment and kind to the file's owner:
+///
+/// - a symlink is followed: the file it names is edited, and the link stays a link
+///   (replacing the link would leave its target, which the service may read, with the
+///   old values);
+/// - edits take turns: each holds an exclusive `flock` on `.<name>.lock` beside the file
+///   from its read to its rename, so that every change reported done is in the file
+///   (two at once lost one in most pairs). The lock file stays: removing it would let
+///   a third edit lock a new file while the second still waits on the old one;
+/// - the new text replaces the file whole (``PrivateFile``): mode 0600, its user and
+///   group kept (a file root edits for the service that reads it stays readable by
+///   that service).
+struct EnvironmentFileEdit {
+    /// The file edited: the path given, with its symlinks followed.
+    let target: String
+    /// The file's mode before the edit; `nil` when it was made.
+    let previousMode: mode_t?
+
+    /// How long an edit waits for another to finish.
+    static let lockWait: Duration = .seconds(10)
+    /// The largest file read: an env file is a few lines.
+    static let maxBytes = 1 << 20
+
+    /// Whether the file could be read by others than its owner before.
+    var wasShared: Bool { (previousMode ?? 0) & 0o077 != 0 }
+
+    /// Edits the file at `path` (made when missing): `change` gets its text ("" when
+    /// missing) and returns the new text, under the lock.
+    @discardableResult
+    static func edit(_ path: String, _ change: (String) throws -> String) throws -> EnvironmentFileEdit {
+        let target = try following(path)
+        var status = stat()
+        // Before the lock too, so that a directory given by mistake gets no lock file beside it.
+        if stat(target, &status) == 0, status.st_mode & S_IFMT != S_IFREG {
+            throw CommandFailure("\(target) is not a regular file")
+        }
+        let lock = try locked(beside: target)
+        defer { close(lock) }
+        var existing = ""
+        var previous: (mode: mode_t, owner: PrivateFile.Owner)?
+        if stat(target, &status) == 0 {
+            guard status.st_mode & S_IFMT == S_IFREG else { throw CommandFailure("\(target) is not a regular file") }
+            guard status.st_size <= maxBytes else {
+                throw CommandFailure("\(target) is over \(maxBytes >> 20) MiB: not an env file")
+            }
+            guard let data = FileManager.default.contents(atPath: target) else {
+                throw CommandFailure("cannot read \(target): \(reason())")
+            }
+            guard let text = String(validating: data, as: UTF8.self) else {
+                throw CommandFailure("cannot read \(target) as UTF-8 text")
+            }
+            existing = text
+            previous = (status.st_mode & 0o7777, PrivateFile.Owner(user: status.st_uid, group: status.st_gid))
+        } else if errno != ENOENT {
+            throw CommandFailure("cannot read \(target): \(reason())")
+        }
+        let updated = try change(existing)
+        do {
+            try PrivateFile.write(Data(updated.utf8), to: target, owner: previous?.owner)
+        } catch {
+            throw CommandFailure(error.description)
+        }
+        return EnvironmentFileEdit(target: target, previousMode: previous?.mode)
+    }
+
+    /// `path` with its symlinks followed, to the file they name (which may not exist yet).
+    static func following(_ path: String) throws -> String {
+        var current = path
+        for _ in 0..<40 {
+            var status = stat()
+            guard lstat(current, &status) == 0, status.st_mode & S_IFMT == S_IFLNK else { return current }
+            let destination: String
+            do {
+                destination = try FileManager.default.destinationOfSymbolicLink(atPath: current)
+            } catch {
+                throw CommandFailure("cannot follow the symbolic link \(current): \(error.localizedDescription)")
+            }
+            let directory = (current as NSString).deletingLastPathComponent
+            current = destination.hasPrefix("/") || directory.isEmpty ? destination : directory + "/" + destination
+        }
+        throw CommandFailure("\(path): too many levels of symbolic links")
+    }
+
+    /// An open descriptor holding the exclusive lock beside `target`, after waiting at
+    /// most ``lockWait`` for another edit; closing it lets the next one go.
+    private static func locked(beside target: String) throws -> Int32 {
+        let directory = (target as NSString).deletingLastPathComponent
+        let name = "." + (target as NSString).lastPathComponent + ".lock"
+        let path = directory.isEmpty ? name : directory + "/" + name
+        // Readable by all (it holds nothing): the service's own user may edit its file too.
+        let descriptor = open(path, O_RDONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw CommandFailure("cannot lock \(target): cannot open \(path): \(reason())") }
+        let deadline = ContinuousClock.now + lockWait
+        while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
+            let failure = errno
+            guard failure == EWOULDBLOCK || failure == EINTR else {
+                close(descriptor)
+                throw CommandFailure("cannot lock \(path): \(String(cString: strerror(failure)))")
+            }
+            guard ContinuousClock.now < deadline else {
+                close(descriptor)
+                throw CommandFailure(
+                    "\(target) is being edited by another process (it holds \(path)): gave up after \(lockWait)")
+            }
+            usleep(10_000)
+        }
+        return descriptor
+    }
+
+    private static func reason() -> String {
+        String(cString: strerror(errno))
+    }
+}
