@@ -119,7 +119,9 @@ struct ProxyEnvEndToEndTests {
         #expect(nowhere.status == 1 && nowhere.stderr.split(separator: "\n").count == 1, "\(nowhere.stderr)")
     }
 
-    @Test("a secret file every user can read is used, with a warning naming it")
+    @Test(
+        "a secret file every user can read is used, with a warning naming it (the hook's in its one line); a time-out that is no number is refused by every call"
+    )
     func exposedSecretFile() async throws {
         let scratch = try TemporaryDirectory(name: "e2e-proxy-env-exposed")
         defer { scratch.remove() }
@@ -133,5 +135,15 @@ struct ProxyEnvEndToEndTests {
             result.stderr.contains("warning: the secret file \(secretFile) can be read by every user"),
             "\(result.stderr)")
         #expect(try read(file) == "CODEAGENTS_PUSH_SECRET=\(secret)\n")
+
+        let away = ["--secret-file", secretFile, "--url", "http://127.0.0.1:1"]
+        let hook = try await BuiltExecutable.run(
+            ["hook"] + away, input: .bytes(Data(#"{"cwd":"/srv/a","hook_event_name":"Stop"}"#.utf8)))
+        #expect(hook.status == 0 && hook.stderr.split(separator: "\n").count == 1, "\(hook.stderr)")
+        #expect(hook.stderr.contains("not sent") && hook.stderr.contains("(warning: the secret file"), "\(hook.stderr)")
+        let trigger = try await BuiltExecutable.run(["trigger", "--cwd", "/srv/a", "--timeout", "nan"] + away)
+        #expect(
+            trigger.status == 64 && trigger.stderr.contains("--timeout takes seconds above 0"),
+            "\(trigger.status) \(trigger.stderr)")
     }
 }
