@@ -91,6 +91,29 @@ struct ProxyEnvEndToEndTests {
         #expect(attributes[.posixPermissions] as? Int == 0o600)
     }
 
+    @Test("edited by a user who cannot give the file back to its owner: refused, nothing changed, nothing left")
+    func ownerCannotBeKept() async throws {
+        let scratch = try TemporaryDirectory(name: "e2e-proxy-env-not-owner")
+        defer { scratch.remove() }
+        // A folder anyone may write, a root-owned file in it, and the executable where
+        // `nobody` can run it (this clone may sit under a 0700 /root).
+        try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: scratch.url.path)
+        let file = scratch.path("f.env")
+        try write("PORT=1\n", to: file)
+        let executable = scratch.path("pushgate")
+        try FileManager.default.copyItem(atPath: BuiltExecutable.url.path, toPath: executable)
+        let result = try await BuiltExecutable.run(
+            ["--reuid=65534", "--regid=65534", "--clear-groups", executable, "proxy-env", "--file", file],
+            environment: ["CODEAGENTS_PUSH_SECRET": secret], program: URL(fileURLWithPath: "/usr/bin/setpriv"))
+        #expect(result.status == 1 && result.stderr.contains("cannot keep its owner"), "\(result.stderr)")
+        #expect(result.stderr.split(separator: "\n").count == 1, "one line: \(result.stderr)")
+        #expect(try read(file) == "PORT=1\n")
+        let attributes = try FileManager.default.attributesOfItem(atPath: file)
+        #expect(attributes[.ownerAccountID] as? Int == 0 && attributes[.posixPermissions] as? Int == 0o644)
+        let left = try FileManager.default.contentsOfDirectory(atPath: scratch.url.path).sorted()
+        #expect(left == [".f.env.lock", "f.env", "pushgate"], "no temporary file left: \(left)")
+    }
+
     @Test(
         "a symlink is followed: its target gets the new secret and the link stays; a bad secret in the file is replaced, and said"
     )
