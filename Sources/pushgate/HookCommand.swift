@@ -50,13 +50,15 @@ struct HookCommand: AsyncParsableCommand {
         // write fails and the hook goes on to its exit 0.
         signal(SIGPIPE, SIG_IGN)
         Self.fillClosedStandardDescriptors()
+        // Said at the end of the one line, whichever line it is.
+        let warning = gateway.secretFile.flatMap(SecretFileExposure.warning(for:)).map { " (warning: \($0))" } ?? ""
         // Whatever blocks (standard input never closed, a transcript on a stalled
-        // disk), the hook is over at the deadline.
+        // disk, a machine too busy to connect), the hook is over at the deadline.
         DispatchQueue.global().asyncAfter(deadline: .now() + Self.deadline) {
-            Self.say("gave up after \(Int(Self.deadline)) s")
+            Self.say("gave up after \(Int(Self.deadline)) s" + warning)
             Foundation.exit(0)
         }
-        Self.say(await send())
+        Self.say(await send() + warning)
     }
 
     /// What happened, as the one line the hook writes.
@@ -68,10 +70,10 @@ struct HookCommand: AsyncParsableCommand {
             return "nothing sent: \(error)"
         }
         let client: GatewayClient
-        var warning = ""
         do {
             let timeout = try GatewayCallOptions.checked(timeout: timeout ?? 2.5)
-            client = try gateway.client(timeout: min(timeout, Self.deadline - 1)) { warning = " (warning: \($0))" }
+            // The secret file's warning is the line's, above.
+            client = try gateway.client(timeout: min(timeout, Self.deadline - 1)) { _ in }
         } catch {
             return "nothing sent: \(error)"
         }
@@ -79,11 +81,11 @@ struct HookCommand: AsyncParsableCommand {
         do {
             let answer = try await client.post(function, body: body)
             guard (200..<300).contains(answer.status) else {
-                return "\(function) answered \(answer.status): \(answer.text.prefix(300))\(warning)"
+                return "\(function) answered \(answer.status): \(answer.text.prefix(300))"
             }
-            return "\(function) answered \(answer.status)\(warning)"
+            return "\(function) answered \(answer.status)"
         } catch {
-            return "\(function) not sent: \(error)\(warning)"
+            return "\(function) not sent: \(error)"
         }
     }
 

@@ -163,7 +163,10 @@ struct ProxyEnvEndToEndTests {
         let hook = try await BuiltExecutable.run(
             ["hook"] + away, input: .bytes(Data(#"{"cwd":"/srv/a","hook_event_name":"Stop"}"#.utf8)))
         #expect(hook.status == 0 && hook.stderr.split(separator: "\n").count == 1, "\(hook.stderr)")
-        #expect(hook.stderr.contains("not sent") && hook.stderr.contains("(warning: the secret file"), "\(hook.stderr)")
+        // "not sent" at once, or, on a machine too busy to connect within the hook's 4 s, "gave up".
+        #expect(
+            (hook.stderr.contains("not sent") || hook.stderr.contains("gave up after 4 s"))
+                && hook.stderr.contains("(warning: the secret file"), "\(hook.stderr)")
         let trigger = try await BuiltExecutable.run(["trigger", "--cwd", "/srv/a", "--timeout", "nan"] + away)
         #expect(
             trigger.status == 64 && trigger.stderr.contains("--timeout takes seconds above 0"),
