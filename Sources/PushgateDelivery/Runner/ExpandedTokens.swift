@@ -40,7 +40,7 @@ struct ExpandedTokens {
 
     /// What the pages of `notificationID` stored so far: nothing for an expansion just
     /// accepted, every page of the worker that died for one taken over.
-    static func stored(for notificationID: String, in outbox: any Outbox) async throws -> ExpandedTokens {
+    static func stored(for notificationID: String, in outbox: any OutboxExpansions) async throws -> ExpandedTokens {
         var tokens = ExpandedTokens()
         var after: String?
         while true {

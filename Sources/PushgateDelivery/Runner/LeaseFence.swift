@@ -39,7 +39,7 @@ final class LeaseFence: Sendable {
         var mayHaveLapsed = false
     }
 
-    private let outbox: any Outbox
+    private let outbox: any OutboxLeases & OutboxExpansions
     private let owner: String
     private let notificationID: String
     private let hold: Hold
@@ -48,7 +48,7 @@ final class LeaseFence: Sendable {
     private let state: NIOLockedValueBox<State>
 
     init(
-        outbox: any Outbox, owner: String, notificationID: String, hold: Hold = .deliveries, heldUntil: Date,
+        outbox: any OutboxLeases & OutboxExpansions, owner: String, notificationID: String, hold: Hold = .deliveries, heldUntil: Date,
         lease: Duration, now: @escaping @Sendable () -> Date
     ) {
         self.outbox = outbox

@@ -8,10 +8,10 @@ import PushgateCore
 /// forgets its badge count.
 public struct UnregisterInstallationFunction: Sendable {
     private let store: any DocumentStore
-    private let outbox: any Outbox
+    private let outbox: any OutboxWriting
     private let now: @Sendable () -> Date
 
-    public init(store: any DocumentStore, outbox: any Outbox, now: @escaping @Sendable () -> Date = Date.init) {
+    public init(store: any DocumentStore, outbox: any OutboxWriting, now: @escaping @Sendable () -> Date = Date.init) {
         self.store = store
         self.outbox = outbox
         self.now = now

@@ -7,7 +7,7 @@ import PushgateCore
 enum AgentDevicesPage {
     static func read(
         _ page: PageRequest, agentKey: AgentKey, installationID: String?, serverKey: ServerKey,
-        store: any DocumentStore, outbox: any Outbox
+        store: any DocumentStore, outbox: any OutboxQueries
     ) async throws -> ([JSONValue], String?) {
         let devices: [Document]
         let nextPageToken: String?

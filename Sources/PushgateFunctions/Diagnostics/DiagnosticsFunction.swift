@@ -17,12 +17,12 @@ import PushgateCore
 /// page's agents. A page of devices reads each one's last delivery by its key.
 public struct DiagnosticsFunction: Sendable {
     private let store: any DocumentStore
-    private let outbox: any Outbox
+    private let outbox: any OutboxQueries
     private let presence: PresencePolicy
     private let now: @Sendable () -> Date
 
     public init(
-        store: any DocumentStore, outbox: any Outbox, presence: PresencePolicy = PresencePolicy(),
+        store: any DocumentStore, outbox: any OutboxQueries, presence: PresencePolicy = PresencePolicy(),
         now: @escaping @Sendable () -> Date = Date.init
     ) {
         self.store = store

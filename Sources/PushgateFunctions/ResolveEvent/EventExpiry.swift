@@ -25,7 +25,7 @@ public struct EventExpiry: Service {
 
     public init(
         store: any DocumentStore,
-        outbox: any Outbox,
+        outbox: any OutboxWriting,
         worker: DeliveryWorker,
         policy: DeliveryPolicy = DeliveryPolicy(),
         interval: Duration = .seconds(60),

@@ -15,7 +15,7 @@ import PushgateDelivery
 /// badge update carries an idempotency key.
 struct EventResolution: Sendable {
     let store: any DocumentStore
-    let outbox: any Outbox
+    let outbox: any OutboxWriting
     let worker: DeliveryWorker
     let policy: DeliveryPolicy
 

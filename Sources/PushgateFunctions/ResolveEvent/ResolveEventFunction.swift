@@ -12,7 +12,7 @@ public struct ResolveEventFunction: Sendable {
 
     public init(
         store: any DocumentStore,
-        outbox: any Outbox,
+        outbox: any OutboxWriting,
         worker: DeliveryWorker,
         policy: DeliveryPolicy = DeliveryPolicy(),
         now: @escaping @Sendable () -> Date = Date.init
