@@ -48,7 +48,8 @@ final class LeaseFence: Sendable {
     private let state: NIOLockedValueBox<State>
 
     init(
-        outbox: any OutboxLeases & OutboxExpansions, owner: String, notificationID: String, hold: Hold = .deliveries, heldUntil: Date,
+        outbox: any OutboxLeases & OutboxExpansions, owner: String, notificationID: String, hold: Hold = .deliveries,
+        heldUntil: Date,
         lease: Duration, now: @escaping @Sendable () -> Date
     ) {
         self.outbox = outbox
