@@ -20,9 +20,9 @@ struct GatewayCallOptions: ParsableArguments {
     var secretFile: String?
 
     /// A client for the gateway these options name, waiting `timeout` seconds for answers.
-    /// A secret file that others can read is named in a warning, through `warn`
-    /// (standard error unless the caller has another place for it).
-    func client(timeout: Double, warn: (String) -> Void = Self.warnOnStandardError) throws -> GatewayClient {
+    /// A secret file that others can read is named in a warning on standard error,
+    /// unless the caller says it elsewhere (`warning: false`).
+    func client(timeout: Double, warning: Bool = true) throws -> GatewayClient {
         let environment = ProcessInfo.processInfo.environment
         let timeout = try Self.checked(timeout: timeout)
         let client = GatewayClient(
@@ -30,7 +30,9 @@ struct GatewayCallOptions: ParsableArguments {
             secret: try secret(environment: environment),
             timeout: .seconds(timeout)
         )
-        if let secretFile, let warning = SecretFileExposure.warning(for: secretFile) { warn(warning) }
+        if warning, let secretFile, let exposure = SecretFileExposure.warning(for: secretFile) {
+            Self.warnOnStandardError(exposure)
+        }
         return client
     }
 

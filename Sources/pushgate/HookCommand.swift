@@ -71,9 +71,9 @@ struct HookCommand: AsyncParsableCommand {
         }
         let client: GatewayClient
         do {
-            let timeout = try GatewayCallOptions.checked(timeout: timeout ?? 2.5)
-            // The secret file's warning is the line's, above.
-            client = try gateway.client(timeout: min(timeout, Self.deadline - 1)) { _ in }
+            // The secret file's warning is the line's, above. A time-out that is no
+            // number stays one (`min` keeps NaN) and is refused there.
+            client = try gateway.client(timeout: min(timeout ?? 2.5, Self.deadline - 1), warning: false)
         } catch {
             return "nothing sent: \(error)"
         }
