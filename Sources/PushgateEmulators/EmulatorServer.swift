@@ -16,6 +16,10 @@ enum EmulatorServer {
             privateKey: .privateKey(try NIOSSLPrivateKey(bytes: Array(identity.privateKeyPEM.utf8), format: .pem))
         )
         tls.applicationProtocols = protocols
+        // How long a close waits for the client's close_notify: a client gone without
+        // one (its end closed, or reset) sends nothing more, and NIOSSL's 5 s would add
+        // to the grace a closing connection already gives its streams (GoAwayHandler).
+        tls.shutdownTimeout = .seconds(1)
         return tls
     }
 

@@ -259,17 +259,32 @@ def pyapns_client_checks(settings, context):
 
     # The endpoint is a class attribute; the CA is the client's own parameter.
     APNSClient.BASE_URLS = {APNSClient.MODE_PROD: settings["PUSHGATE_APNS_URL"]}
-    client = APNSClient(mode=APNSClient.MODE_PROD, root_cert_path=settings["PUSHGATE_APNS_CA_FILE"],
-                        auth_key_path=settings["PUSHGATE_APNS_KEY_PATH"], auth_key_id=settings["PUSHGATE_APNS_KEY_ID"],
-                        team_id=settings["PUSHGATE_APNS_TEAM_ID"])
+
+    def new_client(key_id=settings["PUSHGATE_APNS_KEY_ID"]):
+        return APNSClient(mode=APNSClient.MODE_PROD, root_cert_path=settings["PUSHGATE_APNS_CA_FILE"],
+                          auth_key_path=settings["PUSHGATE_APNS_KEY_PATH"], auth_key_id=key_id,
+                          team_id=settings["PUSHGATE_APNS_TEAM_ID"])
+
     payload = IOSPayload(alert=IOSPayloadAlert(title="Agent", body="Reply ready"))
+
+    # One client per thread: a pyapns_client shared by threads is not safe (its httpx
+    # HTTP/2 connection takes stream ids and sends headers without a lock, and one
+    # thread's retry closes the client under the others: encode/httpx#3072), so 20
+    # threads make 20 connections at once, two pushes on each.
+    def two_pushes(thread):
+        client = new_client()
+        try:
+            for n in (2 * thread, 2 * thread + 1):
+                client.push(IOSNotification(payload=payload, topic=TOPIC, push_type="alert"), "%064x" % (n + 100))
+        finally:
+            client.close()
+
     before = inbox_count(settings["PUSHGATE_APNS_URL"], context)
     with concurrent.futures.ThreadPoolExecutor(max_workers=20) as pool:
-        pushes = [pool.submit(client.push, IOSNotification(payload=payload, topic=TOPIC, push_type="alert"),
-                              "%064x" % (n + 100)) for n in range(40)]
+        pushes = [pool.submit(two_pushes, thread) for thread in range(20)]
         errors = [p.exception(timeout=60) for p in pushes]
     after = inbox_count(settings["PUSHGATE_APNS_URL"], context)
-    check("pyapns_client: 40 pushes from 20 threads on one HTTP/2 connection accepted",
+    check("pyapns_client: 40 pushes from 20 threads, each on its own connection, accepted",
           not any(errors), [repr(e) for e in errors if e])
     # pyapns_client itself sends a push again (up to 3 times, on a new connection) when
     # its connection fails or times out, as on a loaded machine: so each of the 40
@@ -294,6 +309,7 @@ def pyapns_client_checks(settings, context):
         (TOKEN, IOSNotification(payload=big, topic=TOPIC), exceptions.PayloadTooLargeException),
         (TOKEN, IOSNotification(payload=payload, topic=None), exceptions.MissingTopicException),
     ]
+    client = new_client()  # the reasons one after another, on one client
     for token, notification, expected in cases:
         try:
             client.push(notification, token)
@@ -304,9 +320,7 @@ def pyapns_client_checks(settings, context):
     client.close()
 
     # A key id the emulator does not know: the provider token is refused.
-    stranger = APNSClient(mode=APNSClient.MODE_PROD, root_cert_path=settings["PUSHGATE_APNS_CA_FILE"],
-                          auth_key_path=settings["PUSHGATE_APNS_KEY_PATH"], auth_key_id="WRONGKEY01",
-                          team_id=settings["PUSHGATE_APNS_TEAM_ID"])
+    stranger = new_client(key_id="WRONGKEY01")
     try:
         stranger.push(IOSNotification(payload=payload, topic=TOPIC), TOKEN)
         raised = None
