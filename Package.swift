@@ -92,7 +92,9 @@ let package = Package(
         // HTTP/2 server sends the push client.
         .target(
             name: "PushgateFuzzing",
-            dependencies: ["PushgateClient", "PushgateCore", "PushgateFunctions", "PushgateHTTP2"],
+            dependencies: [
+                "PushgateClient", "PushgateCore", "PushgateFunctions", "PushgateHTTP2", "PushgateServices",
+            ],
             swiftSettings: swiftSettings
         ),
         // What the three outboxes share: their rows, and what an enqueue writes given
@@ -195,6 +197,13 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The push services this build installs, one line each: their address formats
+        // (what a registration, the device record and the dump format accept).
+        .target(
+            name: "PushgateServices",
+            dependencies: ["PushgateAPNs", "PushgateCore", "PushgateFCM"],
+            swiftSettings: swiftSettings
+        ),
         // Hummingbird routes, error-to-HTTP mapping, and the one place where everything is wired.
         .target(
             name: "PushgateServer",
@@ -207,6 +216,7 @@ let package = Package(
                 "PushgateHTTP2",
                 "PushgatePostgres",
                 "PushgateSQLite",
+                "PushgateServices",
                 "PushgateWeb",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -274,6 +284,7 @@ let package = Package(
                 "PushgateFunctions",
                 "PushgatePostgres",
                 "PushgateSQLite",
+                "PushgateServices",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -306,6 +317,7 @@ let package = Package(
                 "PushgateHTTP2",
                 "PushgatePostgres",
                 "PushgateSQLite",
+                "PushgateServices",
                 "PushgateServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -332,14 +344,20 @@ let package = Package(
         ),
         .testTarget(
             name: "PushgateCoreTests",
-            dependencies: ["PushgateCore", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "PushgateAPNs", "PushgateCore", "PushgateFCM", "PushgateServices",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "PushgateFunctionsTests",
             dependencies: [
                 "PushgateCore", "PushgateDelivery", "PushgateFunctions", "PushgateFuzzing", "PushgateMemory",
+                "PushgateAPNs",
+                "PushgateFCM",
                 "PushgateSQLite",
+                "PushgateServices",
                 "PushgateServer", "PushgateTesting",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -349,13 +367,16 @@ let package = Package(
         .testTarget(
             name: "PushgateStoreTests",
             dependencies: [
+                "PushgateAPNs",
                 "PushgateCore",
                 "PushgateDelivery",
+                "PushgateFCM",
                 "PushgateFunctions",
                 "PushgateMemory",
                 "PushgateOutboxRows",
                 "PushgatePostgres",
                 "PushgateSQLite",
+                "PushgateServices",
                 "PushgateTesting",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
@@ -383,6 +404,7 @@ let package = Package(
                 "PushgateCore",
                 "PushgateDelivery",
                 "PushgateEmulators",
+                "PushgateFCM",
                 "PushgateFunctions",
                 "PushgateHTTP2",
                 "PushgateSQLite",
@@ -440,6 +462,7 @@ let package = Package(
         .testTarget(
             name: "PushgateEndToEndTests",
             dependencies: [
+                "PushgateAPNs",
                 "PushgateClient",
                 "PushgateCore",
                 "PushgatePostgres",

@@ -1,6 +1,7 @@
 import Foundation
 import PushgateCore
 import PushgateFunctions
+import PushgateServices
 
 /// One input of the request fuzzer: the bytes as a POST body, decoded and checked
 /// by every function's request type, as the routes do. What must hold whatever the
@@ -35,7 +36,9 @@ public enum RequestFuzzing {
                     "app_version",
                     "bundle_id",
                 ],
-                { fields throws(FunctionError) in _ = try RegisterSubscriptionRequest(fields: fields) }
+                { fields throws(FunctionError) in
+                    _ = try RegisterSubscriptionRequest(fields: fields, formats: .installed)
+                }
             ),
             (
                 "triggerReplyFinished",

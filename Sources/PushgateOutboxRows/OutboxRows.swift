@@ -14,18 +14,17 @@ public enum OutboxRows {
         Date(timeIntervalSince1970: Double(milliseconds) / 1000)
     }
 
-    /// A stored delivery's token; a kind other than `apns` or `fcm` is corruption.
+    /// A stored delivery's token. Its kind may name a service this build does not
+    /// have (the routing fails it, naming the kind); text that names no service at
+    /// all is corruption.
     public static func token(kind: String, value: String) throws(DocumentStoreError) -> DeviceToken {
-        switch try tokenKind(kind) {
-        case .apns: .apns(value)
-        case .fcm: .fcm(value)
-        }
+        DeviceToken(kind: try tokenKind(kind), value: value)
     }
 
     /// A stored delivery's token kind.
-    public static func tokenKind(_ kind: String) throws(DocumentStoreError) -> DeviceToken.Kind {
-        guard let kind = DeviceToken.Kind(rawValue: kind) else {
-            throw .corruptDocument("a delivery's token kind '\(kind)'")
+    public static func tokenKind(_ kind: String) throws(DocumentStoreError) -> PushServiceID {
+        guard let kind = PushServiceID(rawValue: kind) else {
+            throw .corruptDocument("a delivery's token kind '\(kind.prefix(40))'")
         }
         return kind
     }

@@ -3,6 +3,7 @@ import Logging
 import PushgateCore
 import PushgateDelivery
 import PushgateFunctions
+import PushgateServices
 
 /// The parts behind the HTTP functions — the store, the outbox, the worker that
 /// delivers through the provider — and every function over them. Built once; the
@@ -14,6 +15,8 @@ public struct GatewayParts: Sendable {
     public let worker: DeliveryWorker
     public let policy: DeliveryPolicy
     public let admission: AdmissionPolicy
+    /// The push services whose addresses devices register and hold.
+    public let formats: PushAddressFormats
     let now: @Sendable () -> Date
 
     let registerSubscription: RegisterSubscriptionFunction
@@ -31,6 +34,7 @@ public struct GatewayParts: Sendable {
         store: any DocumentStore,
         outbox: any Outbox,
         provider: any PushProvider,
+        formats: PushAddressFormats = .installed,
         policy: DeliveryPolicy = DeliveryPolicy(),
         admission: AdmissionPolicy = AdmissionPolicy(),
         presence: PresencePolicy = PresencePolicy(),
@@ -42,9 +46,12 @@ public struct GatewayParts: Sendable {
         self.outbox = outbox
         self.policy = policy
         self.admission = admission
+        self.formats = formats
         self.now = now
         worker = DeliveryWorker(
-            store: store, outbox: outbox, provider: provider, fanOut: fanOut, policy: policy, now: now, logger: logger)
+            store: store, outbox: outbox, provider: provider, formats: formats, fanOut: fanOut, policy: policy,
+            now: now,
+            logger: logger)
 
         registerSubscription = RegisterSubscriptionFunction(store: store, admission: admission, now: now)
         triggerEvent = TriggerEventFunction(
@@ -53,9 +60,9 @@ public struct GatewayParts: Sendable {
         resolveEvent = ResolveEventFunction(store: store, outbox: outbox, worker: worker, policy: policy, now: now)
         unregisterSubscription = UnregisterSubscriptionFunction(store: store, outbox: outbox, now: now)
         unregisterInstallation = UnregisterInstallationFunction(store: store, outbox: outbox, now: now)
-        subscriptions = SubscriptionsFunction(store: store)
+        subscriptions = SubscriptionsFunction(store: store, formats: formats)
         heartbeat = HeartbeatFunction(store: store, presence: presence, now: now)
         ping = PingFunction(store: store)
-        diagnostics = DiagnosticsFunction(store: store, outbox: outbox, presence: presence, now: now)
+        diagnostics = DiagnosticsFunction(store: store, outbox: outbox, formats: formats, presence: presence, now: now)
     }
 }

@@ -1,4 +1,6 @@
+import PushgateAPNs
 import PushgateCore
+import PushgateFCM
 
 /// The push services the gateway routes devices to, keyed by token kind, one line
 /// each: adding a third service is its provider's target and one line here (see

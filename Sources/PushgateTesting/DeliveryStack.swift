@@ -4,6 +4,7 @@ import PushgateCore
 import PushgateDelivery
 import PushgateFunctions
 import PushgateSQLite
+import PushgateServices
 
 /// The gateway's delivery parts over a real SQLite file (documents, outbox, worker,
 /// the trigger function), with `count` devices on one agent: what the providers'
@@ -35,7 +36,7 @@ public struct DeliveryStack: Sendable {
         policy.triggerWait = .seconds(300)
         self.policy = policy
         worker = DeliveryWorker(
-            store: store, outbox: outbox, provider: provider, fanOut: fanOut, policy: policy,
+            store: store, outbox: outbox, provider: provider, formats: .installed, fanOut: fanOut, policy: policy,
             logger: Logger(label: "test"))
         let agentKey = AgentKey(cwd: Self.cwd)
         try await store.commit([

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import PushgateCore
 import PushgateServer
+import PushgateServices
 import UnixSignals
 
 struct ImportCommand: AsyncParsableCommand {
@@ -138,7 +139,7 @@ struct ImportCommand: AsyncParsableCommand {
                 continue
             }
             guard !line.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }) else { continue }
-            let record = Result { () throws(DumpError) in try DumpRecord(line: line) }
+            let record = Result { () throws(DumpError) in try DumpRecord(line: line, formats: .installed) }
             if !sawHeader {
                 if case .failure(let refusal) = record, refusal.isHeader {
                     throw CommandFailure("line \(number): \(refusal)")
@@ -173,7 +174,7 @@ struct ImportCommand: AsyncParsableCommand {
             if let key = DuplicateKeyScan.firstDuplicate(in: data) {
                 throw CommandFailure("not a Firestore export: the key '\(key.prefix(80))' appears twice in one object")
             }
-            export = try FirestoreExport(json: json)
+            export = try FirestoreExport(json: json, formats: .installed)
         } catch let error as CommandFailure {
             throw error
         } catch let error as DumpError {

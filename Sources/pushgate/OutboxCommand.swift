@@ -99,9 +99,10 @@ struct OutboxCommand: AsyncParsableCommand {
         return .object(object)
     }
 
-    /// An APNs delivery's environment when its route names one (stated or learned);
-    /// `nil`: the gateway's default.
+    /// A delivery's environment when its route names one (stated or learned: only
+    /// an address of a service with environments, APNs, has one); `nil`: the
+    /// gateway's default.
     private static func environment(of entry: OutboxEntry) -> String? {
-        entry.token.kind == .apns ? entry.route.apnsEnvironment?.rawValue : nil
+        entry.route.apnsEnvironment?.rawValue
     }
 }

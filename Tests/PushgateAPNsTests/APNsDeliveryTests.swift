@@ -4,6 +4,7 @@ import PushgateAPNs
 import PushgateCore
 import PushgateDelivery
 import PushgateEmulators
+import PushgateFCM
 import PushgateFunctions
 import PushgateHTTP2
 import PushgateServer

@@ -15,10 +15,12 @@ struct GatewayRetryTests {
 
     /// Runs `body` with a client of a server whose `/ping` gives `answers` in turn
     /// (the last one again when they run out); returns what `body` returned and the
-    /// requests the server saw.
+    /// requests the server saw. The deadlines are far beyond what the scripted answers
+    /// take (`Retry-After: 0`, 10 ms backoffs): with the whole suite on two busy cores
+    /// the first request alone once took more than 5 s.
     func withServer<Value: Sendable>(
         _ answers: [(status: HTTPResponse.Status, headers: HTTPFields, body: String)],
-        retry: RetryPolicy = RetryPolicy(deadline: .seconds(5), base: .milliseconds(10), cap: .milliseconds(50)),
+        retry: RetryPolicy = RetryPolicy(deadline: .seconds(60), base: .milliseconds(10), cap: .milliseconds(50)),
         _ body: @escaping @Sendable (PushgateGateway) async throws -> Value
     ) async throws -> (Value, Int) {
         let seen = NIOLockedValueBox(0)
@@ -59,7 +61,7 @@ struct GatewayRetryTests {
     func givesUp() async throws {
         let (error, requests) = try await withServer(
             [(.tooManyRequests, [.retryAfter: "0"], Self.busy)],
-            retry: RetryPolicy(deadline: .seconds(5), base: .milliseconds(10), maxAttempts: 3)
+            retry: RetryPolicy(deadline: .seconds(60), base: .milliseconds(10), maxAttempts: 3)
         ) { gateway in
             do throws(PushgateError) {
                 _ = try await gateway.ping(secret: Self.secret)

@@ -1,4 +1,7 @@
+import PushgateAPNs
 import PushgateCore
+import PushgateFCM
+import PushgateServices
 import Testing
 
 @Suite("Device selection: exclusion and one push per phone")
@@ -11,9 +14,11 @@ struct DeviceSelectionTests {
             let parts = spec.split(separator: "=")
             let tokens = parts[1].split(separator: "/", omittingEmptySubsequences: false).map(String.init)
             var fields: [String: JSONValue] = [:]
-            if tokens[0] != "-" { fields[FieldName.apnsToken] = .string(tokens[0]) }
-            if tokens.count > 1, tokens[1] != "-" { fields[FieldName.fcmToken] = .string(tokens[1]) }
-            return DeviceRecord(document: Document(path: try collection.document(String(parts[0])), fields: fields))
+            if tokens[0] != "-" { fields[PushServiceID.apns.documentField] = .string(tokens[0]) }
+            if tokens.count > 1, tokens[1] != "-" { fields[PushServiceID.fcm.documentField] = .string(tokens[1]) }
+            return DeviceRecord(
+                document: Document(path: try collection.document(String(parts[0])), fields: fields), formats: .installed
+            )
         }
     }
 

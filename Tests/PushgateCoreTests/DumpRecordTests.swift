@@ -1,5 +1,7 @@
 import Foundation
 import PushgateCore
+import PushgateFCM
+import PushgateServices
 import Testing
 
 /// The dump's lines: what `pushgate export` writes and `pushgate import` accepts,
@@ -14,7 +16,9 @@ struct DumpRecordTests {
     static let deviceFields =
         #""platform":"ios","apnsToken":"\#(String(repeating: "ab", count: 32))","createdAt":"\#(stamp)","updatedAt":"\#(stamp)""#
 
-    func record(_ line: String) throws(DumpError) -> DumpRecord { try DumpRecord(line: Array(line.utf8)) }
+    func record(_ line: String) throws(DumpError) -> DumpRecord {
+        try DumpRecord(line: Array(line.utf8), formats: .installed)
+    }
 
     @Test("a document's line leads with its path and reads back as the same record")
     func documentLine() throws {
@@ -48,7 +52,7 @@ struct DumpRecordTests {
         let parsed = try record(#"{"pushgate_dump":1,"exported_at":"2026-11-24T19:23:27.7013Z"}"#)
         let written = try parsed.line()
         #expect(String(decoding: written, as: UTF8.self).contains(#""exported_at":"2026-11-24T19:23:27.701Z""#))
-        #expect(try DumpRecord(line: written) == parsed)
+        #expect(try DumpRecord(line: written, formats: .installed) == parsed)
     }
 
     @Test("an outbox row reads back as written; an unknown or missing column is refused")
@@ -163,11 +167,13 @@ struct DumpRecordTests {
         let late = RFC3339.format(now.addingTimeInterval(3_600))
         #expect(throws: Never.self) {
             try DumpRecord(
-                line: Array(Self.agentLine(#""createdAt":"\#(soon)","updatedAt":"\#(soon)""#).utf8), now: now)
+                line: Array(Self.agentLine(#""createdAt":"\#(soon)","updatedAt":"\#(soon)""#).utf8),
+                formats: .installed, now: now)
         }
         #expect(throws: DumpError.self) {
             try DumpRecord(
-                line: Array(Self.agentLine(#""createdAt":"\#(late)","updatedAt":"\#(soon)""#).utf8), now: now)
+                line: Array(Self.agentLine(#""createdAt":"\#(late)","updatedAt":"\#(soon)""#).utf8),
+                formats: .installed, now: now)
         }
     }
 }

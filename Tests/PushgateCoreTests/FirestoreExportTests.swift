@@ -1,5 +1,6 @@
 import Foundation
 import PushgateCore
+import PushgateServices
 import Testing
 
 /// The JSON `node-firestore-import-export` writes, read into Pushgate's layout.
@@ -38,7 +39,7 @@ struct FirestoreExportTests {
 
     @Test("documents come parents first, timestamps as RFC 3339 with milliseconds, the gaps filled")
     func reads() throws {
-        let parsed = try FirestoreExport(json: try JSONValue.parse(Array(Self.export.utf8)))
+        let parsed = try FirestoreExport(json: try JSONValue.parse(Array(Self.export.utf8)), formats: .installed)
         let documents = parsed.documents.compactMap { try? $0.document.get() }
         let paths = documents.map(\.path.rawValue)
         let agentPath = "servers/\(Self.server)/agents/\(Self.agent)"
@@ -57,7 +58,7 @@ struct FirestoreExportTests {
 
     @Test("an agent whose key is not its cwd's SHA-256 is refused, and its devices with it")
     func refusesAgentKey() throws {
-        let parsed = try FirestoreExport(json: try JSONValue.parse(Array(Self.export.utf8)))
+        let parsed = try FirestoreExport(json: try JSONValue.parse(Array(Self.export.utf8)), formats: .installed)
         let refused = parsed.documents.compactMap { entry -> String? in
             guard case .failure(let error) = entry.document else { return nil }
             return "\(entry.location.suffix(20)): \(error)"
@@ -70,7 +71,7 @@ struct FirestoreExportTests {
     @Test("a timestamp without its seconds is named")
     func badTimestamp() throws {
         let json = #"{"\#(Self.server)":{"lastSeenAt":{"__datatype__":"timestamp","value":{}}}}"#
-        let parsed = try FirestoreExport(json: try JSONValue.parse(Array(json.utf8)))
+        let parsed = try FirestoreExport(json: try JSONValue.parse(Array(json.utf8)), formats: .installed)
         guard case .failure(let error) = parsed.documents.first?.document else {
             Issue.record("accepted")
             return

@@ -84,6 +84,6 @@ struct RequestFieldsTests {
             ("a\u{2003}b", false),
         ])
     func fcmToken(token: String, valid: Bool) {
-        #expect((try? FieldRules.fcmToken(token)) == (valid ? token : nil))
+        #expect((try? FieldRules.token(token, field: "fcm_token")) == (valid ? token : nil))
     }
 }

@@ -1,4 +1,6 @@
+import PushgateAPNs
 import PushgateCore
+import PushgateFCM
 import Testing
 
 @Suite("Send rounds: one chunk of a push service's sends, APNs and FCM alike")
@@ -43,7 +45,7 @@ struct SendRoundsTests {
 
     /// Sends the targets of `kind`, each round answering the next verdicts in order.
     static func send(
-        _ rounds: SendRounds<Int>, _ log: Log, kind: DeviceToken.Kind = .apns, answers: [[PushVerdict]]
+        _ rounds: SendRounds<Int>, _ log: Log, kind: PushServiceID = .apns, answers: [[PushVerdict]]
     ) async -> [DeliveryOutcome] {
         var answers = answers[...]
         return await rounds.send(targets, of: kind, otherKindReason: "OtherKind") { indices, credential, renewed in

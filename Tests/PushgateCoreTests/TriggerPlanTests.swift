@@ -1,5 +1,8 @@
 import Foundation
+import PushgateAPNs
 import PushgateCore
+import PushgateFCM
+import PushgateServices
 import Testing
 
 @Suite("Trigger plan: what a trigger stores, decided from what it read")
@@ -22,12 +25,12 @@ struct TriggerPlanTests {
     static func devices(_ tokens: [String]) throws -> [DeviceRecord] {
         try tokens.enumerated().map { number, token in
             var fields: [String: JSONValue] = [:]
-            if token.hasPrefix("a") { fields[FieldName.apnsToken] = .string(token) }
-            if token.hasPrefix("f") { fields[FieldName.fcmToken] = .string(token) }
+            if token.hasPrefix("a") { fields[PushServiceID.apns.documentField] = .string(token) }
+            if token.hasPrefix("f") { fields[PushServiceID.fcm.documentField] = .string(token) }
             return DeviceRecord(
                 document: Document(
                     path: try NamespacePaths.devices(of: agent, of: server).document("device-\(number)"),
-                    fields: fields))
+                    fields: fields), formats: .installed)
         }
     }
 
@@ -57,7 +60,7 @@ struct TriggerPlanTests {
         var coalesceWindow: TimeInterval? = nil
         var tokens = ["a1", "f2"]
         // Expected:
-        var kinds: [DeviceToken.Kind] = [.apns, .fcm]
+        var kinds: [PushServiceID] = [.apns, .fcm]
         var coalesced = false
         var resolvable = false
         var reminders = 0

@@ -40,9 +40,10 @@ struct ReadinessEndToEndTests {
 
     @Test("a full disk: writes are refused with 503 and /readyz says not ready, with the store's reason")
     func fullDisk() async throws {
-        // The files may not grow past 600 KiB: the disk is full once they reach it.
-        // SIGXFSZ ignored, so that the write fails instead of the process dying.
-        let gateway = try await RunningGateway(database: database, shellSetup: "trap '' XFSZ; ulimit -f 600")
+        // The files may not grow past 600 KiB (/bin/sh counts 512-byte blocks): the
+        // disk is full once they reach it. SIGXFSZ ignored, so that the write fails
+        // instead of the process dying.
+        let gateway = try await RunningGateway(database: database, shellSetup: "trap '' XFSZ; ulimit -f 1200")
         defer { gateway.terminate() }
         await #expect(try readyz(gateway).call.status == 200)
         var refused: Int?

@@ -1,6 +1,7 @@
 import Foundation
 import PushgateCore
 import PushgateMemory
+import PushgateServices
 import PushgateTesting
 import Testing
 
@@ -57,7 +58,7 @@ struct APNsEnvironmentTests {
         _ = try await fixture.register(stated)
         var stored = try #require(try await device(fixture))
         #expect(stored.fields[FieldName.apnsEnvironment] == "sandbox")
-        #expect(DeviceRecord(document: stored).route.environmentStated)
+        #expect(DeviceRecord(document: stored, formats: .installed).route.environmentStated)
         _ = try await fixture.register(body)
         stored = try #require(try await device(fixture))
         #expect(stored.fields[FieldName.apnsEnvironment] == "sandbox", "the same token, nothing said: kept")
@@ -73,7 +74,8 @@ struct APNsEnvironmentTests {
         ])
         _ = try await fixture.register(body)
         stored = try #require(try await device(fixture))
-        #expect(DeviceRecord(document: stored).route == DeliveryRoute(apnsEnvironment: .production))
+        #expect(
+            DeviceRecord(document: stored, formats: .installed).route == DeliveryRoute(apnsEnvironment: .production))
         var otherToken = body
         otherToken["apns_token"] = .string(FunctionsFixture.apnsToken(0x77))
         _ = try await fixture.register(otherToken)
@@ -83,6 +85,8 @@ struct APNsEnvironmentTests {
 
         var wrong = body
         wrong["apns_environment"] = "Sandbox"
-        #expect(throws: FunctionError.self) { try RegisterSubscriptionRequest(fields: RequestFields(wrong)) }
+        #expect(throws: FunctionError.self) {
+            try RegisterSubscriptionRequest(fields: RequestFields(wrong), formats: .installed)
+        }
     }
 }

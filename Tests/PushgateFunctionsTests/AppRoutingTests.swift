@@ -1,6 +1,9 @@
 import Foundation
+import PushgateAPNs
 import PushgateCore
+import PushgateFCM
 import PushgateMemory
+import PushgateServices
 import PushgateTesting
 import Testing
 
@@ -40,7 +43,7 @@ struct AppRoutingTests {
         func body(_ bundle: String?) -> RegisterSubscriptionRequest {
             var fields: [String: JSONValue] = ["cwd": "/srv/a", "installation_id": "p", "fcm_token": "fcm-token-0001"]
             fields["bundle_id"] = bundle.map(JSONValue.string)
-            return try! RegisterSubscriptionRequest(fields: RequestFields(fields))
+            return try! RegisterSubscriptionRequest(fields: RequestFields(fields), formats: .installed)
         }
         await #expect {
             _ = try await register(secret: fixture.secret, body("com.other.app"))

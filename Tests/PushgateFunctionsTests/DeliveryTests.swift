@@ -1,6 +1,7 @@
 import Foundation
 import NIOConcurrencyHelpers
 import PushgateCore
+import PushgateFCM
 import PushgateMemory
 import PushgateSQLite
 import PushgateTesting

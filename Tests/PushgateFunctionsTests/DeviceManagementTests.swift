@@ -3,6 +3,7 @@ import PushgateCore
 import PushgateFunctions
 import PushgateMemory
 import PushgateSQLite
+import PushgateServices
 import PushgateTesting
 import Testing
 
@@ -80,8 +81,8 @@ struct DeviceManagementTests {
             RegisterSubscriptionRequest(
                 fields: RequestFields([
                     "cwd": "/srv/z", "installation_id": "phone", "apns_token": .string(FunctionsFixture.apnsToken(1)),
-                ])))
-        let list = SubscriptionsFunction(store: fixture.store)
+                ]), formats: .installed))
+        let list = SubscriptionsFunction(store: fixture.store, formats: .installed)
         func lookup(_ token: String) async throws -> [String] {
             let answer = try await list(secret: fixture.secret, SubscriptionsRequest(installationID: nil, token: token))
             #expect(answer.installationID == nil && answer.nextPageToken == nil)
@@ -108,7 +109,7 @@ struct DeviceManagementTests {
     func listAndRotate() async throws {
         let fixture = try FunctionsFixture()
         try await registerPhone(fixture, on: ["/srv/b", "/srv/a"])
-        let list = SubscriptionsFunction(store: fixture.store)
+        let list = SubscriptionsFunction(store: fixture.store, formats: .installed)
         let answer = try await list(secret: fixture.secret, SubscriptionsRequest(installationID: "phone"))
         #expect(answer.subscriptions.map(\.cwd) == ["/srv/a", "/srv/b"])
         #expect(answer.subscriptions.first?.agentDisplayName == "Agent /srv/a")

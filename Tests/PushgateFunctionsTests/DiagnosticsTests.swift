@@ -3,6 +3,7 @@ import PushgateCore
 import PushgateFunctions
 import PushgateMemory
 import PushgateSQLite
+import PushgateServices
 import PushgateTesting
 import Testing
 
@@ -12,7 +13,8 @@ struct DiagnosticsTests {
         _ fixture: FunctionsFixture, secret: PushSecret? = nil, installation: String? = nil, agent: String? = nil,
         pageSize: String? = nil, pageToken: String? = nil
     ) async throws -> [String: JSONValue] {
-        let function = DiagnosticsFunction(store: fixture.store, outbox: fixture.outbox, now: fixture.clock.now)
+        let function = DiagnosticsFunction(
+            store: fixture.store, outbox: fixture.outbox, formats: .installed, now: fixture.clock.now)
         return try #require(
             try await function(
                 secret: secret ?? fixture.secret,
@@ -104,11 +106,13 @@ struct DiagnosticsTests {
         _ = try await register(
             secret: other,
             RegisterSubscriptionRequest(
-                fields: RequestFields(["cwd": "/srv/shared", "installation_id": "theirs", "fcm_token": "t-theirs"])))
+                fields: RequestFields(["cwd": "/srv/shared", "installation_id": "theirs", "fcm_token": "t-theirs"]),
+                formats: .installed))
         _ = try await register(
             secret: other,
             RegisterSubscriptionRequest(
-                fields: RequestFields(["cwd": "/srv/secret", "installation_id": "theirs", "fcm_token": "t"])))
+                fields: RequestFields(["cwd": "/srv/secret", "installation_id": "theirs", "fcm_token": "t"]),
+                formats: .installed))
 
         let mine = try await diagnostics(fixture)
         let text = String(decoding: try JSONValue.object(mine).encodedData(), as: UTF8.self)

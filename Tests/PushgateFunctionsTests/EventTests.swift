@@ -3,6 +3,7 @@ import PushgateCore
 import PushgateFunctions
 import PushgateMemory
 import PushgateSQLite
+import PushgateServices
 import PushgateTesting
 import Testing
 
@@ -212,7 +213,7 @@ struct EventTests {
             RegisterSubscriptionRequest(
                 fields: RequestFields([
                     "cwd": "/srv/a", "installation_id": "phone", "apns_token": .string(FunctionsFixture.apnsToken(1)),
-                ])))
+                ]), formats: .installed))
         return fixture
     }
 

@@ -1,8 +1,10 @@
 import Foundation
 import Logging
 import NIOConcurrencyHelpers
+import PushgateAPNs
 import PushgateCore
 import PushgateMemory
+import PushgateServices
 import PushgateTesting
 import Testing
 
@@ -27,7 +29,8 @@ struct ExpansionTests {
                 .set(
                     try collection.document(String(format: "device-%04d", n)),
                     [
-                        FieldName.apnsToken: .value(.string(FunctionsFixture.apnsToken(n == 100 ? 900 : n))),
+                        PushServiceID.apns.documentField: .value(
+                            .string(FunctionsFixture.apnsToken(n == 100 ? 900 : n))),
                         FieldName.createdAt: .value(registered),
                     ]))
         }
@@ -223,7 +226,7 @@ struct ExpansionTests {
             store: CommitHookStore(fixture.store) { writes, _ in
                 if writes.contains(where: { $0.operation == .delete }) { throw DeletionRefused() }
             },
-            outbox: fixture.outbox, provider: fixture.provider,
+            outbox: fixture.outbox, provider: fixture.provider, formats: .installed,
             fanOut: FanOut(chunkSize: 100, maxConcurrentChunks: 3), now: fixture.clock.now,
             logger: Logger(label: "test"))
 

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import PushgateCore
 import PushgateMemory
+import PushgateServices
 import PushgateTesting
 
 @testable import PushgateDelivery
@@ -28,13 +29,15 @@ final class FunctionsFixture: Sendable {
 
     func register(_ body: [String: JSONValue]) async throws -> RegisterSubscriptionAnswer {
         let function = RegisterSubscriptionFunction(store: store, now: clock.now)
-        return try await function(secret: secret, RegisterSubscriptionRequest(fields: RequestFields(body)))
+        return try await function(
+            secret: secret, RegisterSubscriptionRequest(fields: RequestFields(body), formats: .installed))
     }
 
     /// A worker over this fixture's store and outbox, delivering through `provider`.
     func worker(provider: (any PushProvider)? = nil, policy: DeliveryPolicy = DeliveryPolicy()) -> DeliveryWorker {
         DeliveryWorker(
-            store: store, outbox: outbox, provider: provider ?? self.provider, fanOut: fanOut, policy: policy,
+            store: store, outbox: outbox, provider: provider ?? self.provider, formats: .installed, fanOut: fanOut,
+            policy: policy,
             now: clock.now, logger: Logger(label: "test"))
     }
 

@@ -1,5 +1,6 @@
 import PushgateCore
 import PushgateFunctions
+import PushgateServices
 import PushgateTesting
 import Testing
 
@@ -38,7 +39,7 @@ struct PagingTests {
     @Test("subscriptions: pages of the asked size in agent-key order, each agent once, a token only while more follow")
     func subscriptions() async throws {
         let fixture = try await fixture()
-        let list = SubscriptionsFunction(store: fixture.store)
+        let list = SubscriptionsFunction(store: fixture.store, formats: .installed)
         let pages = try await pages(size: 3) { page in
             let answer = try await list(
                 secret: fixture.secret,
@@ -58,7 +59,8 @@ struct PagingTests {
     @Test("diagnostics: the agents a page at a time, with their device counts")
     func diagnosticsAgents() async throws {
         let fixture = try await fixture()
-        let function = DiagnosticsFunction(store: fixture.store, outbox: fixture.outbox, now: fixture.clock.now)
+        let function = DiagnosticsFunction(
+            store: fixture.store, outbox: fixture.outbox, formats: .installed, now: fixture.clock.now)
         var counts: [Double] = []
         let pages = try await pages(size: 2) { page in
             let answer = try await function(
@@ -81,7 +83,8 @@ struct PagingTests {
     @Test("diagnostics of one installation: its agents a page at a time")
     func diagnosticsInstallation() async throws {
         let fixture = try await fixture()
-        let function = DiagnosticsFunction(store: fixture.store, outbox: fixture.outbox, now: fixture.clock.now)
+        let function = DiagnosticsFunction(
+            store: fixture.store, outbox: fixture.outbox, formats: .installed, now: fixture.clock.now)
         let pages = try await pages(size: 4) { page in
             let answer = try await function(
                 secret: fixture.secret,

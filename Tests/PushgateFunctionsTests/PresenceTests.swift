@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import PushgateCore
 import PushgateMemory
+import PushgateServices
 import PushgateTesting
 import Testing
 
@@ -18,7 +19,8 @@ struct PresenceTests {
         -> [String: JSONValue]
     {
         let function = DiagnosticsFunction(
-            store: fixture.store, outbox: fixture.outbox, presence: presence, now: fixture.clock.now)
+            store: fixture.store, outbox: fixture.outbox, formats: .installed, presence: presence,
+            now: fixture.clock.now)
         return try #require(
             try await function(secret: fixture.secret, DiagnosticsRequest(installationID: nil)).objectValue)
     }
@@ -34,7 +36,7 @@ struct PresenceTests {
     func onlyAgentSideCounts() async throws {
         let fixture = try FunctionsFixture()
         _ = try await fixture.register(["cwd": "/a", "installation_id": "phone", "fcm_token": "t"])
-        _ = try await SubscriptionsFunction(store: fixture.store)(
+        _ = try await SubscriptionsFunction(store: fixture.store, formats: .installed)(
             secret: fixture.secret, SubscriptionsRequest(installationID: "phone"))
         _ = try await PingFunction(store: fixture.store)(secret: fixture.secret)
         _ = try await UnregisterSubscriptionFunction(

@@ -4,6 +4,7 @@ import PushgateCore
 import PushgateFunctions
 import PushgateMemory
 import PushgateSQLite
+import PushgateServices
 import PushgateTesting
 import Testing
 
@@ -133,7 +134,8 @@ struct RegisterSubscriptionTests {
             })
         let register = RegisterSubscriptionFunction(store: store, now: fixture.clock.now)
         let body: [String: JSONValue] = ["cwd": "/srv/agent-0", "installation_id": "phone", "apns_token": .string(new)]
-        _ = try await register(secret: fixture.secret, RegisterSubscriptionRequest(fields: RequestFields(body)))
+        _ = try await register(
+            secret: fixture.secret, RegisterSubscriptionRequest(fields: RequestFields(body), formats: .installed))
         for agent in agents {
             #expect(
                 try await fixture.store.document(at: fixture.device("phone", cwd: agent))?.string("apnsToken") == new)
@@ -145,7 +147,8 @@ struct RegisterSubscriptionTests {
 
         // A registration with the token already stored reads no sibling and writes none.
         largest.withLockedValue { $0 = 0 }
-        _ = try await register(secret: fixture.secret, RegisterSubscriptionRequest(fields: RequestFields(body)))
+        _ = try await register(
+            secret: fixture.secret, RegisterSubscriptionRequest(fields: RequestFields(body), formats: .installed))
         #expect(largest.withLockedValue { $0 } <= 3, "the server, agent and device only")
     }
 
@@ -170,7 +173,8 @@ struct RegisterSubscriptionTests {
         let body: [String: JSONValue] = [
             "cwd": "/srv/agent-0", "installation_id": "phone", "apns_token": .string(second),
         ]
-        _ = try await register(secret: fixture.secret, RegisterSubscriptionRequest(fields: RequestFields(body)))
+        _ = try await register(
+            secret: fixture.secret, RegisterSubscriptionRequest(fields: RequestFields(body), formats: .installed))
         for agent in agents.dropFirst() {
             let token = try await fixture.store.document(at: fixture.device("phone", cwd: agent))?.string("apnsToken")
             #expect(token == first, "\(agent): left for the later registration to rotate, not given \(second)")

@@ -4,6 +4,7 @@ import PushgateCore
 import PushgateDelivery
 import PushgateFunctions
 import PushgateMemory
+import PushgateServices
 import PushgateTesting
 import Testing
 
@@ -41,7 +42,8 @@ struct StaleRegistrationSweepTests {
         _ = try await RegisterSubscriptionFunction(store: fixture.store, now: { fixture.clock.now() - 60 * Self.day })(
             secret: other,
             RegisterSubscriptionRequest(
-                fields: RequestFields(["cwd": "/x", "installation_id": "p", "fcm_token": "t-other"])))
+                fields: RequestFields(["cwd": "/x", "installation_id": "p", "fcm_token": "t-other"]),
+                formats: .installed))
         try await fixture.store.set(
             NamespacePaths.eventState(.runCompleted, of: AgentKey(cwd: "/old-project"), of: fixture.serverKey),
             [FieldName.lastOccurredAt: .value("2026-01-01T00:00:00.000Z")])

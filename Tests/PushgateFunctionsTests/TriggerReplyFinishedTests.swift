@@ -1,6 +1,8 @@
 import Foundation
+import PushgateAPNs
 import PushgateCore
 import PushgateDelivery
+import PushgateFCM
 import PushgateFunctions
 import PushgateMemory
 import PushgateSQLite

@@ -4,6 +4,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import NIOConcurrencyHelpers
+import PushgateAPNs
 import PushgateCore
 import PushgateServer
 import PushgateTesting

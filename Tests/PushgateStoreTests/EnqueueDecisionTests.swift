@@ -1,4 +1,5 @@
 import Foundation
+import PushgateAPNs
 import PushgateCore
 import PushgateOutboxRows
 import Testing

@@ -1,8 +1,10 @@
 import Foundation
 import Logging
+import PushgateAPNs
 import PushgateCore
 import PushgateDelivery
 import PushgateFunctions
+import PushgateServices
 import PushgateTesting
 import Testing
 
@@ -22,7 +24,8 @@ struct LeaseHandOverTests {
         var policy = DeliveryPolicy()
         policy.claimLimit = claimLimit
         return DeliveryWorker(
-            store: parts.store, outbox: parts.outbox, provider: provider, policy: policy, now: clock.now,
+            store: parts.store, outbox: parts.outbox, provider: provider, formats: .installed, policy: policy,
+            now: clock.now,
             logger: Logger(label: "test"))
     }
 
@@ -88,7 +91,8 @@ struct LeaseHandOverTests {
                     .set(
                         try collection.document(String(format: "device-%04d", n)),
                         [
-                            FieldName.apnsToken: .value(.string(String(format: "%064x", n == twin ? 100 : n))),
+                            PushServiceID.apns.documentField: .value(
+                                .string(String(format: "%064x", n == twin ? 100 : n))),
                             FieldName.createdAt: .value(registered),
                         ]))
             }

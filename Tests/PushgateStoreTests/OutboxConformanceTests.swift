@@ -1,5 +1,7 @@
 import Foundation
+import PushgateAPNs
 import PushgateCore
+import PushgateFCM
 import PushgateSQLite
 import PushgateTesting
 import Testing
@@ -43,6 +45,23 @@ struct OutboxConformanceTests {
             #expect(try await reopened.notification(id: stored.id) == stored)
             #expect(try await reopened.statuses(of: stored.id).map(\.state) == [.pending, .pending, .pending])
             #expect(try await reopened.stats(now: Date()) == OutboxStats(pending: 3, oldestDueSince: start, failed: 0))
+        }
+    }
+
+    @Test(
+        "a delivery to a push service this build does not have is stored and claimed back as it was (no kind is listed in the schema)",
+        arguments: StoreKind.allCases)
+    func anyServiceKind(kind: StoreKind) async throws {
+        try await kind.withDatabase { open in
+            let outbox = try await open().outbox
+            let stored = notification()
+            let webPush = try #require(PushServiceID(rawValue: "webpush"))
+            let address = #"{"endpoint":"https://push.example/a","keys":{"p256dh":"B","auth":"A"}}"#
+            let delivery = OutboxDelivery(
+                notificationID: stored.id, installationID: "browser", token: DeviceToken(kind: webPush, value: address))
+            #expect(try await outbox.enqueue(EnqueueRequest(stored, deliveries: [delivery])) == .created)
+            let claimed = try await open().outbox.claim(owner: "a", now: start, leaseUntil: start + 30, limit: 10)
+            #expect(claimed.map(\.token) == [DeviceToken(kind: webPush, value: address)])
         }
     }
 

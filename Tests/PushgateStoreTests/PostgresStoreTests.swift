@@ -1,5 +1,6 @@
 import Foundation
 import PostgresNIO
+import PushgateAPNs
 import PushgateCore
 import PushgateTesting
 import Testing

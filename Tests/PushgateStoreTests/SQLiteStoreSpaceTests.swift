@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import PushgateAPNs
 import PushgateCore
 import PushgateTesting
 import Testing

@@ -1,5 +1,8 @@
 import Foundation
+import PushgateAPNs
 import PushgateCore
+import PushgateFCM
+import PushgateServices
 import PushgateTesting
 import Testing
 
@@ -117,7 +120,9 @@ struct TransferConformanceTests {
         ) { location, reason in refusals.append("\(location): \(reason)") }
         do {
             for (index, line) in lines.enumerated() {
-                let record = Result { () throws(DumpError) in try DumpRecord(line: Array(line.utf8)) }
+                let record = Result { () throws(DumpError) in
+                    try DumpRecord(line: Array(line.utf8), formats: .installed)
+                }
                 try await importer.add(record, at: "line \(index + 1)")
             }
             return (try await importer.finish(), refusals)
@@ -249,9 +254,10 @@ struct TransferConformanceTests {
                     """
                     {"path":"servers/\(server)/agents/\(agent)/devices/new","fields":{"platform":"android",\
                     "fcmToken":"t","createdAt":\(stamp),"updatedAt":\(stamp)}}
-                    """.utf8))
+                    """.utf8), formats: .installed)
             let conflicting = try DumpRecord(
-                line: Array(changed.first { $0.contains("\"n1\"") && $0.contains("notification") }!.utf8))
+                line: Array(changed.first { $0.contains("\"n1\"") && $0.contains("notification") }!.utf8),
+                formats: .installed)
             let outcomes = try await transfer.store(
                 [
                     DumpImportItem(record: newcomer, mayWrite: true),

@@ -53,7 +53,7 @@ public struct SendRounds<Credential> {
     /// `otherKindReason`: the routing sends each service its own tokens, so that is a
     /// bug, not a push. A push never sent comes back to be retried later.
     public func send(
-        _ targets: [DeliveryTarget], of kind: DeviceToken.Kind, otherKindReason: String,
+        _ targets: [DeliveryTarget], of kind: PushServiceID, otherKindReason: String,
         round: (_ indices: [Int], _ credential: Credential, _ renewed: Bool) async -> [PushVerdict]
     ) async -> [DeliveryOutcome] {
         var outcomes = targets.map { $0.token.kind == kind ? nil : DeliveryOutcome.failed(reason: otherKindReason) }

@@ -1,44 +1,54 @@
 /// A device document read back: one installation subscribed to one agent.
 public struct DeviceRecord: Sendable, Hashable {
     public let path: DocumentPath
-    public let apnsToken: String?
-    public let fcmToken: String?
+    /// Every push address it holds, in the formats' delivery order.
+    public let addresses: [DeviceToken]
     /// Its app and APNs environment.
     public let route: DeliveryRoute
 
     /// The fields a record reads: a fan-out asks the store for these only.
-    public static let fieldsRead = [
-        FieldName.apnsToken, FieldName.fcmToken, FieldName.bundleID, FieldName.apnsEnvironment,
-        FieldName.apnsEnvironmentLearned,
-    ]
+    public static func fieldsRead(_ formats: PushAddressFormats) -> [String] {
+        formats.documentFields + [FieldName.bundleID, FieldName.apnsEnvironment, FieldName.apnsEnvironmentLearned]
+    }
 
-    public init(document: Document) {
+    /// `formats` say which fields hold addresses, and which comes first.
+    public init(document: Document, formats: PushAddressFormats) {
         self.path = document.path
-        self.apnsToken = document.string(FieldName.apnsToken)
-        self.fcmToken = document.string(FieldName.fcmToken)
-        self.route = DeliveryRoute(
+        self.addresses = formats.all.compactMap { format in
+            document.string(format.documentField).map { DeviceToken(kind: format.service, value: $0) }
+        }
+        let route = DeliveryRoute(
             app: document.string(FieldName.bundleID),
             apnsEnvironment: document.string(FieldName.apnsEnvironment).flatMap(APNsEnvironment.init(rawValue:)),
             environmentStated: document.fields[FieldName.apnsEnvironmentLearned] != .bool(true))
+        // An environment is the delivery address's only when its service has them.
+        let environments = addresses.first.flatMap { formats.format(of: $0.kind) }?.hasEnvironments ?? false
+        self.route = environments ? route : DeliveryRoute(app: route.app)
     }
 
     public var installationID: String { path.documentID }
 
-    /// Every token the device holds.
-    public var tokens: [String] { [apnsToken, fcmToken].compactMap { $0 } }
-
-    /// The token to deliver to: the APNs token when there is one (Pushgate talks
-    /// to APNs directly), else the FCM token; `nil` for a document with neither.
-    public var deliveryToken: DeviceToken? {
-        if let apnsToken { return .apns(apnsToken) }
-        if let fcmToken { return .fcm(fcmToken) }
-        return nil
+    /// Every address the device holds, each text once.
+    public var tokens: [String] {
+        addresses.count < 2 ? addresses.map(\.value) : addresses.map(\.value).uniqued()
     }
+
+    /// The address to deliver to: the first in the formats' order (APNs before FCM:
+    /// Pushgate talks to APNs directly); `nil` for a document with none.
+    public var deliveryToken: DeviceToken? { addresses.first }
 
     /// Device documents read from several agents (a collection-group query lists
     /// them by path: agent first) by installation, then path: the order in which
     /// ``DeviceSelection`` keeps the first of each phone.
     public static func byInstallation(_ devices: [DeviceRecord]) -> [DeviceRecord] {
         devices.sorted { ($0.installationID, $0.path.rawValue) < ($1.installationID, $1.path.rawValue) }
+    }
+}
+
+extension Array where Element: Hashable {
+    /// The elements, each once, in their first order.
+    fileprivate func uniqued() -> [Element] {
+        var seen = Set<Element>()
+        return filter { seen.insert($0).inserted }
     }
 }

@@ -12,9 +12,8 @@ public enum FieldName {
     public static let lastTriggeredAt = "lastTriggeredAt"
     // …/agents/{agentKey}/lastEvents/{type}
     public static let lastOccurredAt = "lastOccurredAt"
-    // …/devices/{installationId}
-    public static let apnsToken = "apnsToken"
-    public static let fcmToken = "fcmToken"
+    // …/devices/{installationId}; its push addresses are `<service>Token`
+    // (`PushServiceID.documentField`): `apnsToken`, `fcmToken`.
     public static let platform = "platform"
     public static let appVersion = "appVersion"
     public static let bundleID = "bundleId"

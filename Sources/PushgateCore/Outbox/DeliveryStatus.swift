@@ -2,7 +2,7 @@
 public struct DeliveryStatus: Sendable, Hashable {
     public let installationID: String
     /// The push service of the device's token, which delivers (or would deliver) it.
-    public let provider: DeviceToken.Kind
+    public let provider: PushServiceID
     public let state: DeliveryState
     public let attempts: Int
     /// Why the last try did not deliver, if it did not.
@@ -14,7 +14,7 @@ public struct DeliveryStatus: Sendable, Hashable {
 
     public init(
         installationID: String,
-        provider: DeviceToken.Kind,
+        provider: PushServiceID,
         state: DeliveryState,
         attempts: Int,
         lastReason: String?,

@@ -31,7 +31,9 @@ public enum DocumentLayout {
         /// clock than a request's time may be (one in year 9999 would order every
         /// later event before it, for good).
         case pastTimestamp
-        case apnsToken, fcmToken, trueFlag, anything
+        /// An address of a push service, as its module stores it.
+        case pushAddress(PushAddressFormat)
+        case trueFlag, anything
         case oneOf(Set<String>)
         /// One-line text (no control, bidirectional or separator character) of
         /// `characters` characters, as a request's field of that name.
@@ -78,8 +80,7 @@ public enum DocumentLayout {
 
         private func accepts(_ value: JSONValue) -> Bool {
             switch self {
-            case .apnsToken: value.stringValue.map(DocumentLayout.isAPNsToken) ?? false
-            case .fcmToken: value.stringValue.map(DocumentLayout.isFCMToken) ?? false
+            case .pushAddress(let format): value.stringValue.map(format.isStored) ?? false
             case .trueFlag: value == .bool(true)
             case .anything: true
             case .oneOf(let allowed): value.stringValue.map(allowed.contains) ?? false
@@ -112,8 +113,7 @@ public enum DocumentLayout {
             switch self {
             case .timestamp, .pastTimestamp:
                 "an RFC 3339 timestamp from 0001-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z"
-            case .apnsToken: "64 to 200 lower-case hex digits"
-            case .fcmToken: "1 to 4096 characters without white space"
+            case .pushAddress(let format): format.storedForm
             case .trueFlag: "true"
             case .anything: "any value"
             case .oneOf(let allowed): allowed.sorted().map { "\"\($0)\"" }.joined(separator: " or ")
@@ -136,7 +136,9 @@ public enum DocumentLayout {
         let required: Bool
     }
 
-    static func rules(for kind: Kind) -> [String: FieldRule] {
+    /// The fields a document of `kind` may have; a device's addresses, those of
+    /// `formats`.
+    static func rules(for kind: Kind, formats: PushAddressFormats) -> [String: FieldRule] {
         func required(_ type: FieldType) -> FieldRule { FieldRule(type: type, required: true) }
         func optional(_ type: FieldType) -> FieldRule { FieldRule(type: type, required: false) }
         switch kind {
@@ -154,15 +156,15 @@ public enum DocumentLayout {
                 FieldName.lastTriggeredAt: optional(.pastTimestamp),
             ]
         case .device:
+            let addresses = formats.all.map { ($0.documentField, optional(.pushAddress($0))) }
             return [
-                FieldName.apnsToken: optional(.apnsToken), FieldName.fcmToken: optional(.fcmToken),
                 FieldName.platform: required(.oneOf(["ios", "ipados", "macos", "android"])),
                 FieldName.appVersion: optional(.text(characters: 0...100)),
                 FieldName.bundleID: optional(.text(characters: 0...100)),
                 FieldName.apnsEnvironment: optional(.oneOf(["production", "sandbox"])),
                 FieldName.apnsEnvironmentLearned: optional(.trueFlag),
                 FieldName.createdAt: required(.pastTimestamp), FieldName.updatedAt: required(.pastTimestamp),
-            ]
+            ].merging(addresses) { general, _ in general }
         case .agentLastEvent, .serverLastEvent:
             return [FieldName.lastOccurredAt: required(.pastTimestamp)]
         case .event:
@@ -234,13 +236,14 @@ public enum DocumentLayout {
     }
 
     /// Checks a document's path and fields against the layout and the rules a
-    /// request meets, times against `now` (the importing clock); returns its kind.
+    /// request meets (a device's addresses, those of `formats`), times against `now`
+    /// (the importing clock); returns its kind.
     @discardableResult
-    public static func check(_ path: DocumentPath, _ fields: [String: JSONValue], now: Date = Date()) throws(DumpError)
-        -> Kind
-    {
+    public static func check(
+        _ path: DocumentPath, _ fields: [String: JSONValue], formats: PushAddressFormats, now: Date = Date()
+    ) throws(DumpError) -> Kind {
         let kind = try kind(of: path)
-        let rules = rules(for: kind)
+        let rules = rules(for: kind, formats: formats)
         for (name, value) in fields.sorted(by: { $0.key < $1.key }) {
             guard let rule = rules[name] else {
                 throw DumpError("\(kind.name) has no field '\(InvisibleCharacters.escaped(String(name.prefix(80))))'")
@@ -259,8 +262,8 @@ public enum DocumentLayout {
                 throw DumpError("the agent key is not the SHA-256 of its cwd")
             }
         case .device:
-            guard fields[FieldName.apnsToken] != nil || fields[FieldName.fcmToken] != nil else {
-                throw DumpError("a device must have 'apnsToken' or 'fcmToken'")
+            guard formats.documentFields.contains(where: { fields[$0] != nil }) else {
+                throw DumpError("a device must have \(formats.documentFieldsInWords)")
             }
         default: break
         }
@@ -270,14 +273,6 @@ public enum DocumentLayout {
     /// 64 lower-case hex digits: a server or agent key, a hashed id.
     public static func isKey(_ text: String) -> Bool {
         text.utf8.count == 64 && Hex.bytes(text) != nil
-    }
-
-    static func isAPNsToken(_ text: String) -> Bool {
-        (try? FieldRules.apnsToken(text)) == text
-    }
-
-    static func isFCMToken(_ text: String) -> Bool {
-        (try? FieldRules.fcmToken(text)) != nil
     }
 
     static func isInstallationID(_ text: String) -> Bool {

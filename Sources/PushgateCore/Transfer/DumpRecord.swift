@@ -48,9 +48,10 @@ public enum DumpRecord: Sendable, Hashable {
     }
 
     /// Reads one line; a document is checked against the layout and the rules a
-    /// request meets (its times against `now`, the importing clock), an outbox row
-    /// column by column. A key twice in one object is refused, as in a request.
-    public init(line: some Collection<UInt8>, now: Date = Date()) throws(DumpError) {
+    /// request meets (its times against `now`, the importing clock; a device's
+    /// addresses and a delivery's token against `formats`), an outbox row column by
+    /// column. A key twice in one object is refused, as in a request.
+    public init(line: some Collection<UInt8>, formats: PushAddressFormats, now: Date = Date()) throws(DumpError) {
         let json: JSONValue
         do {
             json = try JSONValue.parse(line)
@@ -63,10 +64,10 @@ public enum DumpRecord: Sendable, Hashable {
             throw DumpError(
                 "the key '\(InvisibleCharacters.escaped(String(key.prefix(80))))' appears twice in one object")
         }
-        try self.init(json: json, now: now)
+        try self.init(json: json, formats: formats, now: now)
     }
 
-    public init(json: JSONValue, now: Date = Date()) throws(DumpError) {
+    public init(json: JSONValue, formats: PushAddressFormats, now: Date = Date()) throws(DumpError) {
         guard let object = json.objectValue, object.count <= 3 else {
             throw DumpError("a record must be an object with one of the keys path, notification, delivery, expansion")
         }
@@ -91,11 +92,11 @@ public enum DumpRecord: Sendable, Hashable {
             throw DumpError("a record must be an object with one of the keys path, notification, delivery, expansion")
         }
         if let path = object["path"] {
-            self = .document(try Self.document(path: path, fields: object["fields"], now: now))
+            self = .document(try Self.document(path: path, fields: object["fields"], formats: formats, now: now))
         } else if let row = object["notification"] {
             self = .notification(try DumpedNotification(json: row))
         } else if let row = object["delivery"] {
-            self = .delivery(try DumpedDelivery(json: row))
+            self = .delivery(try DumpedDelivery(json: row, formats: formats))
         } else if let row = object["expansion"] {
             self = .expansion(try DumpedExpansion(json: row))
         } else {
@@ -104,7 +105,9 @@ public enum DumpRecord: Sendable, Hashable {
         }
     }
 
-    private static func document(path: JSONValue, fields: JSONValue?, now: Date) throws(DumpError) -> Document {
+    private static func document(path: JSONValue, fields: JSONValue?, formats: PushAddressFormats, now: Date)
+        throws(DumpError) -> Document
+    {
         guard let rawPath = path.stringValue else { throw DumpError("'path' must be a string") }
         guard let fields = fields?.objectValue else { throw DumpError("'fields' must be an object") }
         let documentPath: DocumentPath
@@ -113,7 +116,7 @@ public enum DumpRecord: Sendable, Hashable {
         } catch {
             throw DumpError("'\(rawPath.prefix(200))': \(error.detail)")
         }
-        try DocumentLayout.check(documentPath, fields, now: now)
+        try DocumentLayout.check(documentPath, fields, formats: formats, now: now)
         return Document(path: documentPath, fields: fields)
     }
 

@@ -69,22 +69,19 @@ struct DumpRow {
         return text
     }
 
-    mutating func token(kind kindName: String, value valueName: String) throws(DumpError) -> DeviceToken {
+    /// A token of a service of `formats`, as that service stores it.
+    mutating func token(kind kindName: String, value valueName: String, formats: PushAddressFormats)
+        throws(DumpError) -> DeviceToken
+    {
         let tokenKind = try string(kindName)
         let value = try string(valueName)
-        switch tokenKind {
-        case "apns":
-            guard DocumentLayout.isAPNsToken(value) else {
-                throw DumpError("\(kind): an APNs '\(valueName)' must be 64 to 200 lower-case hex digits")
-            }
-            return .apns(value)
-        case "fcm":
-            guard DocumentLayout.isFCMToken(value) else {
-                throw DumpError("\(kind): an FCM '\(valueName)' must be 1 to 4096 characters without white space")
-            }
-            return .fcm(value)
-        default: throw DumpError("\(kind): '\(kindName)' must be \"apns\" or \"fcm\"")
+        guard let service = formats.service(named: tokenKind), let format = formats.format(of: service) else {
+            throw DumpError("\(kind): '\(kindName)' must be \(formats.servicesInWords)")
         }
+        guard format.isStored(value) else {
+            throw DumpError("\(kind): '\(valueName)' of \(format.name) must be \(format.storedForm)")
+        }
+        return DeviceToken(kind: service, value: value)
     }
 
     /// A whole number from 0 to `maximum`.

@@ -47,11 +47,11 @@ public struct DumpedDelivery: Sendable, Hashable {
         return .object(object)
     }
 
-    init(json: JSONValue) throws(DumpError) {
+    init(json: JSONValue, formats: PushAddressFormats) throws(DumpError) {
         var row = try DumpRow(json, kind: "delivery")
         notificationID = try row.identifier("notification_id")
         installationID = try row.installationID("installation_id")
-        token = try row.token(kind: "token_kind", value: "token")
+        token = try row.token(kind: "token_kind", value: "token", formats: formats)
         pushID = try row.identifier("push_id")
         route = try row.optionalString("route")
         guard DeliveryRoute(stored: route) != nil else {

@@ -20,7 +20,11 @@ public struct FirestoreExport {
     /// Fields left out because the layout has no place for them, with how many documents had them.
     public private(set) var droppedFields: [String: Int] = [:]
 
-    public init(json: JSONValue) throws(DumpError) {
+    private let formats: PushAddressFormats
+
+    /// `formats`: the push services whose addresses a device may hold.
+    public init(json: JSONValue, formats: PushAddressFormats) throws(DumpError) {
+        self.formats = formats
         guard let root = json.objectValue else { throw DumpError("a Firestore export must be a JSON object") }
         let servers: [String: JSONValue]
         if let collections = root["__collections__"] {
@@ -60,7 +64,7 @@ public struct FirestoreExport {
                     throw DumpError(error.detail)
                 }
                 let fields = try mapped(try Self.converted(object), kind: try DocumentLayout.kind(of: path))
-                try DocumentLayout.check(path, fields)
+                try DocumentLayout.check(path, fields, formats: formats)
                 result = .success(Document(path: path, fields: fields))
             } catch {
                 result = .failure(error)
@@ -83,7 +87,7 @@ public struct FirestoreExport {
     private mutating func mapped(_ fields: [String: JSONValue], kind: DocumentLayout.Kind) throws(DumpError)
         -> [String: JSONValue]
     {
-        let known = DocumentLayout.rules(for: kind)
+        let known = DocumentLayout.rules(for: kind, formats: formats)
         var kept = fields.filter { known[$0.key] != nil }
         for name in fields.keys where known[name] == nil { droppedFields[name, default: 0] += 1 }
         switch kind {

@@ -61,13 +61,13 @@ public struct DeviceSelection: Sendable, Hashable {
     private static func takeFirstSighting(
         of device: DeviceRecord, tokens: inout Set<String>, installations: inout Set<String>
     ) -> Bool {
-        if let apnsToken = device.apnsToken, !tokens.insert(apnsToken).inserted { return false }
-        if let fcmToken = device.fcmToken, fcmToken != device.apnsToken, !tokens.insert(fcmToken).inserted {
-            if let apnsToken = device.apnsToken { tokens.remove(apnsToken) }
+        let held = device.tokens
+        for (index, token) in held.enumerated() where !tokens.insert(token).inserted {
+            for earlier in held[..<index] { tokens.remove(earlier) }
             return false
         }
         guard installations.insert(device.installationID).inserted else {
-            for token in device.tokens { tokens.remove(token) }
+            for token in held { tokens.remove(token) }
             return false
         }
         return true

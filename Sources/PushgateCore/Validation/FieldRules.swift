@@ -36,22 +36,9 @@ public enum FieldRules {
         return value
     }
 
-    /// Even-length hex, 64–200 characters; returned in lower case.
-    public static func apnsToken(_ value: String, field: String = "apns_token") throws(FunctionError) -> String {
-        let bytes = value.utf8
-        guard (64...200).contains(bytes.count), bytes.count.isMultiple(of: 2),
-            bytes.allSatisfy({ $0.isHexDigit })
-        else {
-            throw .invalidArgument(
-                "'\(field)' must be an even number (64 to 200) of hex digits",
-                field: field
-            )
-        }
-        return value.lowercased()
-    }
-
-    /// 1–4096 characters, no white space.
-    public static func fcmToken(_ value: String, field: String = "fcm_token") throws(FunctionError) -> String {
+    /// 1–4096 characters, no white space: an FCM token, and the bound of any token a
+    /// caller looks devices up by.
+    public static func token(_ value: String, field: String) throws(FunctionError) -> String {
         // Tokens are ASCII: their bytes are their characters, and only these bytes are white space.
         let isASCII = value.utf8.allSatisfy { $0 < 0x80 }
         guard (1...4096).contains(isASCII ? value.utf8.count : value.count) else {
@@ -113,13 +100,5 @@ public enum FieldRules {
             )
         }
         return "header:" + key
-    }
-}
-
-extension UInt8 {
-    fileprivate var isHexDigit: Bool {
-        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(self)
-            || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(self)
-            || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(self)
     }
 }

@@ -13,7 +13,7 @@ import PushgateCore
 /// the setting that configures it, and counted as failed like any push that did not
 /// reach a phone.
 public struct RoutingPushProvider: PushProvider {
-    private let services: [DeviceToken.Kind: PushService]
+    private let services: [PushServiceID: PushService]
     private let logger: Logger
     /// `apns`, `fcm`, `apns+fcm`, or `log` when none is configured.
     public let deliveryName: String
@@ -46,7 +46,7 @@ public struct RoutingPushProvider: PushProvider {
     }
 
     /// Devices of one kind: to its service, or failed when it is not configured.
-    private func send(_ notification: PushNotification, to targets: [DeliveryTarget], kind: DeviceToken.Kind) async
+    private func send(_ notification: PushNotification, to targets: [DeliveryTarget], kind: PushServiceID) async
         -> [DeliveryOutcome]
     {
         if let provider = services[kind]?.provider { return await provider.send(notification, to: targets) }
@@ -56,7 +56,7 @@ public struct RoutingPushProvider: PushProvider {
     /// Devices of a service that is not configured: in log mode one line each (what
     /// would have been sent, and where); beside a configured service, one warning
     /// per chunk (a whole fan-out could otherwise fill the log).
-    private func unrouted(_ notification: PushNotification, to targets: [DeliveryTarget], kind: DeviceToken.Kind)
+    private func unrouted(_ notification: PushNotification, to targets: [DeliveryTarget], kind: PushServiceID)
         -> [DeliveryOutcome]
     {
         // A kind the table lacks: failed all the same, named by its kind.

@@ -79,11 +79,11 @@ extension DeliveryRunner {
             while !Task.isCancelled, !stores.broken {
                 let documents = try await throughOutages {
                     try await store.documents(
-                        in: collection, selecting: Self.pageFields, after: cursor, limit: fanOut.chunkSize)
+                        in: collection, selecting: pageFields, after: cursor, limit: fanOut.chunkSize)
                 }
                 cursor = documents.last?.path.documentID ?? cursor
                 let page = ExpansionPage(
-                    number: number, deliveries: tokens.admit(Self.deliveries(of: documents, in: expansion)),
+                    number: number, deliveries: tokens.admit(deliveries(of: documents, in: expansion)),
                     cursor: cursor, finished: documents.count < fanOut.chunkSize)
                 number += 1
                 // Read ahead: the page waits here, read but not sent, for a page out to
@@ -175,16 +175,16 @@ extension DeliveryRunner {
     }
 
     /// What a page reads of each device: its tokens and when it was registered.
-    static let pageFields = DeviceRecord.fieldsRead + [FieldName.createdAt]
+    var pageFields: [String] { DeviceRecord.fieldsRead(formats) + [FieldName.createdAt] }
 
     /// One page's deliveries: its devices registered by the trigger's acceptance that
     /// the caller did not exclude, each phone once within the page (the outbox keeps
     /// one delivery per installation).
-    static func deliveries(of page: [Document], in expansion: OutboxExpansion) -> [OutboxDelivery] {
+    func deliveries(of page: [Document], in expansion: OutboxExpansion) -> [OutboxDelivery] {
         let devices = page.filter { document in
             guard let createdAt = document.string(FieldName.createdAt).flatMap(RFC3339.parse) else { return true }
             return createdAt <= expansion.acceptedAt
-        }.map(DeviceRecord.init(document:))
+        }.map { DeviceRecord(document: $0, formats: formats) }
         return OutboxDelivery.deliveries(
             to: expansion.selection.apply(to: devices).selected, of: expansion.notificationID)
     }

@@ -13,6 +13,9 @@ public struct DeliveryRunner: Sendable {
 
     let provider: any PushProvider
 
+    /// Which fields of a device document hold its addresses (an expansion's pages).
+    let formats: PushAddressFormats
+
     let fanOut: FanOut
 
     let policy: DeliveryPolicy
@@ -25,6 +28,7 @@ public struct DeliveryRunner: Sendable {
         store: any DocumentStore,
         outbox: any Outbox,
         provider: any PushProvider,
+        formats: PushAddressFormats,
         fanOut: FanOut = FanOut(),
         policy: DeliveryPolicy = DeliveryPolicy(),
         now: @escaping @Sendable () -> Date = Date.init,
@@ -33,6 +37,7 @@ public struct DeliveryRunner: Sendable {
         self.store = store
         self.outbox = outbox
         self.provider = provider
+        self.formats = formats
         self.fanOut = fanOut
         self.policy = policy
         self.now = now

@@ -37,7 +37,7 @@ public struct FanOut: Sendable {
     ) async -> [DeliveryOutcome] {
         let chunks = self.chunks(of: targets)
         var outcomes = [DeliveryOutcome?](repeating: nil, count: targets.count)
-        var stopped: [DeviceToken.Kind: String] = [:]
+        var stopped: [PushServiceID: String] = [:]
         var skipped: [Int] = []
         await withTaskGroup(of: (index: Int, positions: [Int], outcomes: [DeliveryOutcome]).self) { group in
             var next = 0
@@ -93,14 +93,14 @@ public struct FanOut: Sendable {
 
     /// The targets of one token kind, at most `chunkSize` of them.
     private struct Chunk: Sendable {
-        let kind: DeviceToken.Kind
+        let kind: PushServiceID
         let positions: [Int]
     }
 
     /// Each kind's targets in chunks, in the targets' order; the kinds take turns so
     /// that neither service waits for the other's whole fan-out.
     private func chunks(of targets: [DeliveryTarget]) -> [Chunk] {
-        var positionsByKind: [DeviceToken.Kind: [Int]] = [:]
+        var positionsByKind: [PushServiceID: [Int]] = [:]
         for (position, target) in targets.enumerated() {
             positionsByKind[target.token.kind, default: []].append(position)
         }

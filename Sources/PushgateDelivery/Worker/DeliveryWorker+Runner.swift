@@ -3,19 +3,22 @@ import Logging
 import PushgateCore
 
 extension DeliveryWorker {
-    /// A worker with a runner of its own over `store`, `outbox` and `provider`: the
+    /// A worker with a runner of its own over `store`, `outbox` and `provider` (to
+    /// devices holding addresses of `formats`): the
     /// delivery engine as the server and the tests build it, one way.
     public convenience init(
         store: any DocumentStore,
         outbox: any Outbox,
         provider: any PushProvider,
+        formats: PushAddressFormats,
         fanOut: FanOut = FanOut(),
         policy: DeliveryPolicy = DeliveryPolicy(),
         now: @escaping @Sendable () -> Date = Date.init,
         logger: Logger
     ) {
         let runner = DeliveryRunner(
-            store: store, outbox: outbox, provider: provider, fanOut: fanOut, policy: policy, now: now, logger: logger)
+            store: store, outbox: outbox, provider: provider, formats: formats, fanOut: fanOut, policy: policy,
+            now: now, logger: logger)
         self.init(runner: runner, policy: policy, logger: logger)
     }
 }

@@ -45,6 +45,9 @@ public final class DeliveryWorker: Service, Sendable {
 
     /// The provider's name, as triggers report it.
     public var deliveryName: String { runner.provider.deliveryName }
+    /// The push services whose addresses it delivers to: what the functions read
+    /// devices with before they submit deliveries.
+    public var formats: PushAddressFormats { runner.formats }
     public var providerHealth: DeliveryHealth { runner.provider.health }
 
     /// What ``submit(_:whenStored:)`` did.

@@ -8,9 +8,12 @@ import PushgateCore
 /// namespace's.
 public struct SubscriptionsFunction: Sendable {
     private let store: any DocumentStore
+    private let formats: PushAddressFormats
 
-    public init(store: any DocumentStore) {
+    /// `formats`: the services whose addresses a token is looked up as.
+    public init(store: any DocumentStore, formats: PushAddressFormats) {
         self.store = store
+        self.formats = formats
     }
 
     public func callAsFunction(secret: PushSecret, _ request: SubscriptionsRequest) async throws -> SubscriptionsAnswer
@@ -42,12 +45,11 @@ public struct SubscriptionsFunction: Sendable {
         }
     }
 
-    /// The server's devices holding `token` as their FCM token or, when it is hex of
-    /// an APNs token's length, as their APNs token (stored in lower case).
+    /// The server's devices holding `token` as an address of any service it can be
+    /// one of, in that service's stored form (an APNs token in lower case).
     private func devices(withToken token: String, under serverKey: ServerKey) async throws -> [Document] {
-        var filters: [FieldFilter] = [.fieldEquals(FieldName.fcmToken, .string(token))]
-        if let apnsToken = try? FieldRules.apnsToken(token) {
-            filters.append(.fieldEquals(FieldName.apnsToken, .string(apnsToken)))
+        let filters = formats.all.compactMap { format in
+            format.stored(token).map { FieldFilter.fieldEquals(format.documentField, .string($0)) }
         }
         var found: [DocumentPath: Document] = [:]
         for filter in filters {

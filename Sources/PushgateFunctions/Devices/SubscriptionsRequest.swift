@@ -1,7 +1,7 @@
 import PushgateCore
 
 /// A checked `GET /subscriptions` query: `?installation_id=…` with a page
-/// (`page_size`, `page_token`), or `?token=…` (an APNs or FCM token), whose every
+/// (`page_size`, `page_token`), or `?token=…` (a push token of any service), whose every
 /// match comes in one answer.
 public struct SubscriptionsRequest: Sendable, Hashable {
     /// Whose subscriptions are asked for.
@@ -22,7 +22,7 @@ public struct SubscriptionsRequest: Sendable, Hashable {
             subject = .installation(try FieldRules.installationID(installationID))
             page = try PageRequest(size: pageSize, token: pageToken)
         case (nil, let token?):
-            subject = .token(try FieldRules.fcmToken(token, field: "token"))
+            subject = .token(try FieldRules.token(token, field: "token"))
             // A token is one phone: its agents come in one answer (at most the
             // server's agents, and the installations that share the token).
             for (name, value) in [("page_size", pageSize), ("page_token", pageToken)] where value != nil {

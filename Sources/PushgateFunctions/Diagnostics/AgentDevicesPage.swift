@@ -7,7 +7,7 @@ import PushgateCore
 enum AgentDevicesPage {
     static func read(
         _ page: PageRequest, agentKey: AgentKey, installationID: String?, serverKey: ServerKey,
-        store: any DocumentStore, outbox: any OutboxQueries
+        store: any DocumentStore, outbox: any OutboxQueries, formats: PushAddressFormats
     ) async throws -> ([JSONValue], String?) {
         let devices: [Document]
         let nextPageToken: String?
@@ -23,7 +23,7 @@ enum AgentDevicesPage {
         var entries: [JSONValue] = []
         entries.reserveCapacity(devices.count)
         for device in devices {
-            var entry = describe(device)
+            var entry = describe(device, formats: formats)
             if let notificationID = activity?.lastNotificationID,
                 let status = try await outbox.statuses(of: [notificationID], installationID: device.path.documentID)[
                     notificationID]
@@ -39,9 +39,9 @@ enum AgentDevicesPage {
 
     /// What the device document says: never its whole token, only the kind and the
     /// first 8 characters of the one pushes go to.
-    static func describe(_ device: Document) -> [String: JSONValue] {
+    static func describe(_ device: Document, formats: PushAddressFormats) -> [String: JSONValue] {
         var entry: [String: JSONValue] = ["installation_id": .string(device.path.documentID)]
-        if let token = DeviceRecord(document: device).deliveryToken {
+        if let token = DeviceRecord(document: device, formats: formats).deliveryToken {
             entry["token_kind"] = .string(token.kind.rawValue)
             entry["token_preview"] = .string(String(token.value.prefix(8)))
         }

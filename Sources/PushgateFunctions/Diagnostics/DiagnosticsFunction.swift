@@ -18,15 +18,19 @@ import PushgateCore
 public struct DiagnosticsFunction: Sendable {
     private let store: any DocumentStore
     private let outbox: any OutboxQueries
+    private let formats: PushAddressFormats
     private let presence: PresencePolicy
     private let now: @Sendable () -> Date
 
+    /// `formats`: which of a device's fields hold its addresses (the one pushes go to
+    /// is shown, by its first 8 characters).
     public init(
-        store: any DocumentStore, outbox: any OutboxQueries, presence: PresencePolicy = PresencePolicy(),
-        now: @escaping @Sendable () -> Date = Date.init
+        store: any DocumentStore, outbox: any OutboxQueries, formats: PushAddressFormats,
+        presence: PresencePolicy = PresencePolicy(), now: @escaping @Sendable () -> Date = Date.init
     ) {
         self.store = store
         self.outbox = outbox
+        self.formats = formats
         self.presence = presence
         self.now = now
     }
@@ -78,7 +82,7 @@ public struct DiagnosticsFunction: Sendable {
                 agents = try await entries(of: [agent], serverKey: serverKey)
                 (devices, next) = try await AgentDevicesPage.read(
                     request.page, agentKey: agentKey, installationID: id, serverKey: serverKey, store: store,
-                    outbox: outbox)
+                    outbox: outbox, formats: formats)
             }
             nextPageToken = next
             answer["agents"] = .array(agents)
@@ -130,7 +134,8 @@ public struct DiagnosticsFunction: Sendable {
         let agents: [JSONValue] = page.entries.map { entry in
             ["agent_key": .string(entry.agentKey.hex), "cwd": entry.agent?.fields[FieldName.cwd] ?? .null]
         }
-        let preview = page.entries.lazy.compactMap { DeviceRecord(document: $0.device).deliveryToken }.first
+        let preview = page.entries.lazy.compactMap { DeviceRecord(document: $0.device, formats: formats).deliveryToken }
+            .first
             .map { String($0.value.prefix(8)) }
         let activities = try await outbox.activities(
             serverKey: serverKey.hex, agentKeys: page.entries.map(\.agentKey.hex))

@@ -54,10 +54,9 @@ public struct RegisterSubscriptionFunction: Sendable {
         let timestamp = JSONValue.string(RFC3339.format(now))
         let devicePath = try NamespacePaths.device(request.installationID, of: agentKey, of: serverKey)
 
-        let tokenFields: [String: FieldValue] = [
-            FieldName.apnsToken: request.apnsToken.map { .value(.string($0)) } ?? .delete,
-            FieldName.fcmToken: request.fcmToken.map { .value(.string($0)) } ?? .delete,
-        ]
+        let tokenFields = Dictionary(
+            request.addresses.map { ($0.documentField, $0.address.map { FieldValue.value(.string($0)) } ?? .delete) }
+        ) { first, _ in first }
 
         var agentFields: [String: FieldValue] = [
             FieldName.cwd: .value(.string(request.cwd)),
@@ -119,13 +118,13 @@ public struct RegisterSubscriptionFunction: Sendable {
     /// Whether `device` (`nil`: not stored) holds exactly the request's tokens.
     private static func holds(_ request: RegisterSubscriptionRequest, _ device: Document?) -> Bool {
         guard let device else { return false }
-        return device.string(FieldName.apnsToken) == request.apnsToken
-            && device.string(FieldName.fcmToken) == request.fcmToken
+        return request.addresses.allSatisfy { device.string($0.documentField) == $0.address }
     }
 
     /// The device's APNs environment: the one the registration states (no longer
-    /// learned); without one, what was stored stays while the APNs token does (a
-    /// learned environment saves a `BadDeviceToken` on every push), and goes with it.
+    /// learned); without one, what was stored stays while the addresses that have
+    /// environments (the APNs token) do (a learned environment saves a
+    /// `BadDeviceToken` on every push), and goes with them.
     static func environmentFields(_ request: RegisterSubscriptionRequest, stored: Document?) -> [String: FieldValue] {
         if let environment = request.apnsEnvironment {
             return [
@@ -133,7 +132,9 @@ public struct RegisterSubscriptionFunction: Sendable {
                 FieldName.apnsEnvironmentLearned: .delete,
             ]
         }
-        guard let stored, stored.string(FieldName.apnsToken) != request.apnsToken else { return [:] }
+        guard let stored,
+            request.addresses.contains(where: { $0.hasEnvironments && stored.string($0.documentField) != $0.address })
+        else { return [:] }
         return [FieldName.apnsEnvironment: .delete, FieldName.apnsEnvironmentLearned: .delete]
     }
 

@@ -4,9 +4,8 @@ import PushgateCore
 public struct RegisterSubscriptionRequest: Sendable, Hashable {
     public let cwd: String
     public let installationID: String
-    /// Lower-case hex.
-    public let apnsToken: String?
-    public let fcmToken: String?
+    /// Each installed service's address field, with the address registered in it.
+    public let addresses: [RegisteredAddress]
     /// `nil` when absent or empty.
     public let agentDisplayName: String?
     public let platform: Platform
@@ -16,18 +15,21 @@ public struct RegisterSubscriptionRequest: Sendable, Hashable {
     /// reads as `sandbox`).
     public let apnsEnvironment: APNsEnvironment?
 
-    /// Checks every field of the body (see `functions/registerSubscription/`).
-    public init(fields: RequestFields) throws(FunctionError) {
+    /// Checks every field of the body (see `functions/registerSubscription/`); the
+    /// push addresses are those of `formats`, each checked by its service's rule.
+    public init(fields: RequestFields, formats: PushAddressFormats) throws(FunctionError) {
         cwd = try FieldRules.cwd(fields.requiredString("cwd"))
         installationID = try FieldRules.installationID(fields.requiredString("installation_id"))
-        apnsToken = try fields.optionalString("apns_token").map { token throws(FunctionError) in
-            try FieldRules.apnsToken(token)
+        var addresses: [RegisteredAddress] = []
+        for format in formats.all {
+            addresses.append(
+                RegisteredAddress(
+                    documentField: format.documentField, address: try format.address(in: fields),
+                    hasEnvironments: format.hasEnvironments))
         }
-        fcmToken = try fields.optionalString("fcm_token").map { token throws(FunctionError) in
-            try FieldRules.fcmToken(token)
-        }
-        guard apnsToken != nil || fcmToken != nil else {
-            throw .invalidArgument("one of 'apns_token' or 'fcm_token' is required")
+        self.addresses = addresses
+        guard addresses.contains(where: { $0.address != nil }) else {
+            throw .invalidArgument("one of \(formats.registrationFieldsInWords) is required")
         }
         let displayName = try fields.optionalString("agent_display_name").map { name throws(FunctionError) in
             try FieldRules.text(name, field: "agent_display_name", maxCharacters: 200)
@@ -61,4 +63,14 @@ public struct RegisterSubscriptionRequest: Sendable, Hashable {
             apnsEnvironment = nil
         }
     }
+}
+
+/// One push service's address field of a registration: the device document's field,
+/// the address registered in it (`nil`: none, and a stored one is removed, so a stale
+/// token never outlives its replacement), and whether the address belongs to one of
+/// its service's environments (``PushAddressFormat/hasEnvironments``).
+public struct RegisteredAddress: Sendable, Hashable {
+    public let documentField: String
+    public let address: String?
+    public let hasEnvironments: Bool
 }

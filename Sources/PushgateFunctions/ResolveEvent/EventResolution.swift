@@ -75,7 +75,7 @@ struct EventResolution: Sendable {
         let devices = try await store.documents(
             inGroup: NamespacePaths.devices, under: NamespacePaths.server(serverKey),
             where: .documentIDIn(Set(installationIDs))
-        ).map(DeviceRecord.init(document:))
+        ).map { DeviceRecord(document: $0, formats: worker.formats) }
         let selected = DeviceSelection().apply(to: DeviceRecord.byInstallation(devices)).selected
         let notification = OutboxNotification(
             id: RandomUUID.make(), serverKey: serverKey.hex, agentKey: OutboxNotification.everyAgent,

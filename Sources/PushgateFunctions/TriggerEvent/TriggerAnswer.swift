@@ -40,7 +40,7 @@ public struct TriggerAnswer: Sendable, Hashable, Encodable {
             self.installationID = installationID
             self.provider = provider
             self.app = route.app
-            self.apnsEnvironment = provider == DeviceToken.Kind.apns.rawValue ? route.apnsEnvironment?.rawValue : nil
+            self.apnsEnvironment = route.apnsEnvironment?.rawValue
             self.success = success
             self.pending = pending
             self.error = error

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PushgateCore
+import PushgateDelivery
 
 /// What a trigger reads before it plans: the agent, its devices, the ordering state,
 /// the excluded installation's tokens.
@@ -27,12 +28,13 @@ extension TriggerEventFunction {
         switch (agentKey, selection.onlyInstallationID) {
         case (let agentKey?, let installationID?):
             return try await store.document(at: NamespacePaths.device(installationID, of: agentKey, of: serverKey))
-                .map { [DeviceRecord(document: $0)] } ?? []
+                .map { [DeviceRecord(document: $0, formats: worker.formats)] } ?? []
         case (let agentKey?, nil):
             return try await store.documents(
-                in: NamespacePaths.devices(of: agentKey, of: serverKey), selecting: DeviceRecord.fieldsRead,
+                in: NamespacePaths.devices(of: agentKey, of: serverKey),
+                selecting: DeviceRecord.fieldsRead(worker.formats),
                 after: nil, limit: limit
-            ).map(DeviceRecord.init(document:))
+            ).map { DeviceRecord(document: $0, formats: worker.formats) }
         case (nil, _):
             break
         }
@@ -40,7 +42,7 @@ extension TriggerEventFunction {
             try await store.documents(
                 inGroup: NamespacePaths.devices, under: NamespacePaths.server(serverKey),
                 where: selection.onlyInstallationID.map(FieldFilter.documentID) ?? .everyDocument
-            ).map(DeviceRecord.init(document:)))
+            ).map { DeviceRecord(document: $0, formats: worker.formats) })
     }
 
     /// The time of the last event notified in a request's ordering scope.
@@ -61,6 +63,6 @@ extension TriggerEventFunction {
         }
         return try await store.documents(
             inGroup: NamespacePaths.devices, under: NamespacePaths.server(serverKey), where: .documentID(id)
-        ).flatMap { DeviceRecord(document: $0).tokens }
+        ).flatMap { DeviceRecord(document: $0, formats: worker.formats).tokens }
     }
 }

@@ -3,7 +3,7 @@
 /// the setting that configures it, and its provider when it is. The server builds
 /// the table of them (`PushServices`); the routing knows no service by name.
 public struct PushService: Sendable {
-    public let kind: DeviceToken.Kind
+    public let kind: PushServiceID
     /// `APNs`, `FCM`: what the log calls it.
     public let name: String
     /// What a device of this kind fails with while the service is not configured:
@@ -14,7 +14,7 @@ public struct PushService: Sendable {
     public let provider: (any PushProvider)?
 
     public init(
-        kind: DeviceToken.Kind, name: String, unconfiguredReason: String, setting: String,
+        kind: PushServiceID, name: String, unconfiguredReason: String, setting: String,
         provider: (any PushProvider)?
     ) {
         self.kind = kind

@@ -1,0 +1,43 @@
+import PushgateCore
+
+extension PushServiceID {
+    /// Apple's APNs: devices registered with `apns_token`.
+    public static let apns = PushServiceID(declared: "apns")
+}
+
+extension DeviceToken {
+    /// An APNs device token (lower-case hex, as sent in `POST /3/device/<token>`).
+    public static func apns(_ token: String) -> DeviceToken { DeviceToken(kind: .apns, value: token) }
+}
+
+/// An APNs device token as the gateway takes it: what `registerSubscription`'s
+/// `apns_token` must be, how it is stored, and that it belongs to one APNs
+/// environment.
+public enum APNsAddress {
+    public static let format = PushAddressFormat(
+        service: .apns, name: "APNs", registrationField: "apns_token", storedForm: "64 to 200 lower-case hex digits",
+        hasEnvironments: true,
+        registered: { body, field throws(FunctionError) in
+            try body.optionalString(field).map { token throws(FunctionError) in try validated(token, field: field) }
+        },
+        stored: { text in try? validated(text, field: "token") })
+
+    /// Even-length hex, 64–200 characters; returned in lower case.
+    public static func validated(_ value: String, field: String) throws(FunctionError) -> String {
+        let bytes = value.utf8
+        guard (64...200).contains(bytes.count), bytes.count.isMultiple(of: 2),
+            bytes.allSatisfy({ $0.isHexDigit })
+        else {
+            throw .invalidArgument("'\(field)' must be an even number (64 to 200) of hex digits", field: field)
+        }
+        return value.lowercased()
+    }
+}
+
+extension UInt8 {
+    fileprivate var isHexDigit: Bool {
+        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(self)
+            || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(self)
+            || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(self)
+    }
+}

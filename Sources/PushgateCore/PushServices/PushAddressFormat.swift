@@ -1,0 +1,52 @@
+/// What a push service's module tells the rest of the gateway about its devices'
+/// addresses: its id, the registration field that carries one, how a valid one
+/// reads, and whether its addresses belong to one of the service's environments.
+/// The registration, the subscriptions look-up, the device record, the selection
+/// and the dump format handle any service through these, naming none
+/// (``PushAddressFormats``). The document field is the id's (``PushServiceID/documentField``).
+public struct PushAddressFormat: Sendable {
+    public let service: PushServiceID
+    /// `APNs`, `FCM`: what messages call it.
+    public let name: String
+    /// The `registerSubscription` body's field (`apns_token`).
+    public let registrationField: String
+    /// How a stored address reads, for the dump's errors ("64 to 200 lower-case hex
+    /// digits").
+    public let storedForm: String
+    /// Its addresses belong to one environment of the service (APNs: production or
+    /// sandbox): a registration's `apns_environment` applies to them, and one learned
+    /// from a push lasts while the address does.
+    public let hasEnvironments: Bool
+    /// The address a registration body gives in `field` (the request error naming
+    /// the field when it is not one), as stored; `nil` when the field is absent.
+    public let registered: @Sendable (_ body: RequestFields, _ field: String) throws(FunctionError) -> String?
+    /// The stored address `text` names (a look-up by token: an APNs token in any case
+    /// of its hex digits), `nil` when it names none.
+    public let stored: @Sendable (_ text: String) -> String?
+
+    public init(
+        service: PushServiceID, name: String, registrationField: String, storedForm: String,
+        hasEnvironments: Bool = false,
+        registered: @escaping @Sendable (_ body: RequestFields, _ field: String) throws(FunctionError) -> String?,
+        stored: @escaping @Sendable (_ text: String) -> String?
+    ) {
+        self.service = service
+        self.name = name
+        self.registrationField = registrationField
+        self.storedForm = storedForm
+        self.hasEnvironments = hasEnvironments
+        self.registered = registered
+        self.stored = stored
+    }
+
+    /// The device document's field that holds the address.
+    public var documentField: String { service.documentField }
+
+    /// Whether `text` is an address as stored.
+    public func isStored(_ text: String) -> Bool { stored(text) == text }
+
+    /// The address `body` registers for this service, or `nil`.
+    public func address(in body: RequestFields) throws(FunctionError) -> String? {
+        try registered(body, registrationField)
+    }
+}
