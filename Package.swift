@@ -89,11 +89,14 @@ let package = Package(
         ),
         // The properties the fuzzers check, one entry per fuzz target: request
         // decoding and validation, the reply preview, APNs and FCM payloads, what an
-        // HTTP/2 server sends the push client.
+        // HTTP/2 server sends the push client (replayed on NIOEmbedded's channel: no
+        // production target links it).
         .target(
             name: "PushgateFuzzing",
             dependencies: [
                 "PushgateClient", "PushgateCore", "PushgateFunctions", "PushgateHTTP2", "PushgateServices",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -143,7 +146,7 @@ let package = Package(
         // The multiplexed HTTP/2 client both push services are reached with: a pool of
         // connections, one stream per request, its own framing (NIOHPACK decodes the
         // answers' headers it does not read itself), GOAWAY, deadlines. Names no
-        // provider. NIOEmbedded: the fuzzers' replay of a server's bytes.
+        // provider. Its framing is `package`: the fuzzers replay a server's bytes to it.
         .target(
             name: "PushgateHTTP2",
             dependencies: [
@@ -152,7 +155,6 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOTLS", package: "swift-nio"),
-                .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOHPACK", package: "swift-nio-http2"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],

@@ -1,5 +1,3 @@
-@_spi(Fuzzing) import PushgateHTTP2
-
 /// One input of the HTTP/2 frame fuzzer: the first byte says how many requests
 /// the client sends (1–8) and where the rest is cut into reads; the rest is what
 /// the server sends. What must hold: nothing traps, every request is answered

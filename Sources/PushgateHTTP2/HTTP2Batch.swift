@@ -5,7 +5,7 @@ import NIOCore
 /// free of per-request allocations and task hops.
 ///
 /// Used on its connection's event loop only.
-final class HTTP2Batch: @unchecked Sendable {
+package final class HTTP2Batch: @unchecked Sendable {
     // @unchecked: created, completed and read on one event loop; it crosses closures
     // only to be handed back to that loop.
 
@@ -13,14 +13,14 @@ final class HTTP2Batch: @unchecked Sendable {
     private var remaining: Int
     private let promise: EventLoopPromise<[HTTP2Answer]>
 
-    init(count: Int, promise: EventLoopPromise<[HTTP2Answer]>) {
+    package init(count: Int, promise: EventLoopPromise<[HTTP2Answer]>) {
         answers = Array(repeating: nil, count: count)
         remaining = count
         self.promise = promise
         if count == 0 { promise.succeed([]) }
     }
 
-    var futureResult: EventLoopFuture<[HTTP2Answer]> { promise.futureResult }
+    package var futureResult: EventLoopFuture<[HTTP2Answer]> { promise.futureResult }
 
     /// Records the answer of request `index`; the last one completes the batch.
     func complete(_ index: Int, with answer: HTTP2Answer) {

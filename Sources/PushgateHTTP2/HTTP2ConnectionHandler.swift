@@ -28,11 +28,11 @@ import NIOHPACK
 /// A connection silent for the idle interval is pinged, and closed if the ping goes
 /// unanswered as long again. Lives on its channel's event loop; `enqueue` must be
 /// called there.
-final class HTTP2ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler, @unchecked Sendable {
+package final class HTTP2ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler, @unchecked Sendable {
     // @unchecked: like every channel handler, all its state is touched on its
     // channel's event loop only; references cross closures only to be used there.
-    typealias InboundIn = ByteBuffer
-    typealias OutboundOut = ByteBuffer
+    package typealias InboundIn = ByteBuffer
+    package typealias OutboundOut = ByteBuffer
 
     /// A request and where its answer goes.
     struct Pending {
@@ -72,7 +72,7 @@ final class HTTP2ConnectionHandler: ChannelInboundHandler, RemovableChannelHandl
     private var reading = false
     private var deadlineSweep: RepeatedTask?
 
-    init(
+    package init(
         requestTimeout: TimeAmount,
         streamLimit: Int,
         initialConcurrentStreams: Int = 1,
@@ -94,7 +94,7 @@ final class HTTP2ConnectionHandler: ChannelInboundHandler, RemovableChannelHandl
 
     /// Queues the requests of `batch` (its indices are the requests' positions) and
     /// writes as many as the stream limits allow.
-    func enqueue(_ requests: [HTTP2Request], batch: HTTP2Batch) {
+    package func enqueue(_ requests: [HTTP2Request], batch: HTTP2Batch) {
         let now = context?.eventLoop.now ?? .now()
         guard isAcceptingStreams else {
             for index in requests.indices { batch.complete(index, with: .transportFailure(.notSent)) }
@@ -161,7 +161,7 @@ final class HTTP2ConnectionHandler: ChannelInboundHandler, RemovableChannelHandl
 
     // MARK: Receiving
 
-    func handlerAdded(context: ChannelHandlerContext) {
+    package func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
         if context.channel.isActive {
             sendPreface(context: context)
@@ -171,18 +171,18 @@ final class HTTP2ConnectionHandler: ChannelInboundHandler, RemovableChannelHandl
 
     /// The channel is gone: the context is let go (it holds this handler, and this
     /// handler held it), and the sweep stops.
-    func handlerRemoved(context: ChannelHandlerContext) {
+    package func handlerRemoved(context: ChannelHandlerContext) {
         deadlineSweep?.cancel()
         self.context = nil
     }
 
-    func channelActive(context: ChannelHandlerContext) {
+    package func channelActive(context: ChannelHandlerContext) {
         sendPreface(context: context)
         startDeadlineSweep(context: context)
         context.fireChannelActive()
     }
 
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+    package func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         reading = true
         reader.append(unwrapInboundIn(data))
         do {
@@ -251,13 +251,13 @@ final class HTTP2ConnectionHandler: ChannelInboundHandler, RemovableChannelHandl
         }
     }
 
-    func channelReadComplete(context: ChannelHandlerContext) {
+    package func channelReadComplete(context: ChannelHandlerContext) {
         reading = false
         flushIfNeeded()
         context.fireChannelReadComplete()
     }
 
-    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+    package func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         if let idle = event as? IdleStateHandler.IdleStateEvent, idle == .read {
             if awaitingPingAck {
                 context.close(promise: nil)
@@ -270,11 +270,11 @@ final class HTTP2ConnectionHandler: ChannelInboundHandler, RemovableChannelHandl
         context.fireUserInboundEventTriggered(event)
     }
 
-    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+    package func errorCaught(context: ChannelHandlerContext, error: any Error) {
         context.close(promise: nil)
     }
 
-    func channelInactive(context: ChannelHandlerContext) {
+    package func channelInactive(context: ChannelHandlerContext) {
         deadlineSweep?.cancel()
         retire()
         complete(state.connectionClosed())

@@ -9,8 +9,8 @@ import NIOCore
 /// are skipped, as the protocol says.
 ///
 /// Payloads are slices of the bytes read, not copies.
-struct HTTP2FrameReader {
-    enum Frame: Hashable {
+package struct HTTP2FrameReader {
+    package enum Frame: Hashable {
         /// A DATA frame: its payload without padding, and how much of the
         /// connection's receive window it used (padding included).
         case data(stream: UInt32, payload: ByteBuffer, endStream: Bool, windowUsed: Int)
@@ -24,7 +24,7 @@ struct HTTP2FrameReader {
         case windowUpdate(stream: UInt32, increment: Int)
     }
 
-    struct Setting: Hashable {
+    package struct Setting: Hashable {
         let parameter: HTTP2FrameType.Setting
         let value: UInt32
     }
@@ -38,13 +38,13 @@ struct HTTP2FrameReader {
     /// A header block whose END_HEADERS has not come yet.
     private var continuing: (stream: UInt32, block: ByteBuffer, endStream: Bool)?
 
-    init(maxFrameSize: Int = HTTP2FrameType.defaultMaxFrameSize, maxHeaderBlockSize: Int = 64 * 1024) {
+    package init(maxFrameSize: Int = HTTP2FrameType.defaultMaxFrameSize, maxHeaderBlockSize: Int = 64 * 1024) {
         self.maxFrameSize = maxFrameSize
         self.maxHeaderBlockSize = maxHeaderBlockSize
     }
 
     /// Bytes read from the connection.
-    mutating func append(_ bytes: ByteBuffer) {
+    package mutating func append(_ bytes: ByteBuffer) {
         if buffered.readableBytes == 0 {
             buffered = bytes
         } else {
@@ -66,7 +66,7 @@ struct HTTP2FrameReader {
     }
 
     /// The next whole frame, or `nil` until more bytes are read.
-    mutating func next() throws(HTTP2ProtocolViolation) -> Frame? {
+    package mutating func next() throws(HTTP2ProtocolViolation) -> Frame? {
         while true {
             let start = buffered.readerIndex
             guard buffered.readableBytes >= 9, let lengthAndType = buffered.getInteger(at: start, as: UInt32.self),

@@ -1,6 +1,10 @@
 /// The frame types, flags, settings and limits of RFC 9113 that a push client uses.
-struct HTTP2FrameType: RawRepresentable, Hashable, Sendable {
-    let rawValue: UInt8
+package struct HTTP2FrameType: RawRepresentable, Hashable, Sendable {
+    package let rawValue: UInt8
+
+    package init(rawValue: UInt8) {
+        self.rawValue = rawValue
+    }
 
     static let data = Self(rawValue: 0x0)
     static let headers = Self(rawValue: 0x1)
@@ -29,8 +33,12 @@ struct HTTP2FrameType: RawRepresentable, Hashable, Sendable {
     static let maxStreamID: UInt32 = 0x7fff_ffff
 
     /// SETTINGS parameters (§6.5.2).
-    struct Setting: RawRepresentable, Hashable, Sendable {
-        let rawValue: UInt16
+    package struct Setting: RawRepresentable, Hashable, Sendable {
+        package let rawValue: UInt16
+
+        package init(rawValue: UInt16) {
+            self.rawValue = rawValue
+        }
 
         static let headerTableSize = Self(rawValue: 0x1)
         static let enablePush = Self(rawValue: 0x2)
@@ -42,8 +50,12 @@ struct HTTP2FrameType: RawRepresentable, Hashable, Sendable {
 }
 
 /// The error codes of RST_STREAM and GOAWAY (RFC 9113 §7).
-struct HTTP2ErrorCode: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
-    let rawValue: UInt32
+package struct HTTP2ErrorCode: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    package let rawValue: UInt32
+
+    package init(rawValue: UInt32) {
+        self.rawValue = rawValue
+    }
 
     static let noError = Self(rawValue: 0x0)
     static let protocolError = Self(rawValue: 0x1)
@@ -58,16 +70,16 @@ struct HTTP2ErrorCode: RawRepresentable, Hashable, Sendable, CustomStringConvert
         "INADEQUATE_SECURITY", "HTTP_1_1_REQUIRED",
     ]
 
-    var description: String {
+    package var description: String {
         rawValue < Self.names.count ? Self.names[Int(rawValue)] : "error 0x" + String(rawValue, radix: 16)
     }
 }
 
 /// A violation of the protocol by the server: the connection ends with GOAWAY and
 /// this code.
-struct HTTP2ProtocolViolation: Error, Hashable, CustomStringConvertible {
+package struct HTTP2ProtocolViolation: Error, Hashable, CustomStringConvertible {
     let code: HTTP2ErrorCode
     let message: String
 
-    var description: String { "\(code): \(message)" }
+    package var description: String { "\(code): \(message)" }
 }

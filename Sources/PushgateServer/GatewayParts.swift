@@ -38,7 +38,6 @@ public struct GatewayParts: Sendable {
         policy: DeliveryPolicy = DeliveryPolicy(),
         admission: AdmissionPolicy = AdmissionPolicy(),
         presence: PresencePolicy = PresencePolicy(),
-        fanOut: FanOut = FanOut(),
         now: @escaping @Sendable () -> Date = Date.init,
         logger: Logger
     ) {
@@ -49,7 +48,7 @@ public struct GatewayParts: Sendable {
         self.formats = formats
         self.now = now
         worker = DeliveryWorker(
-            store: store, outbox: outbox, provider: provider, formats: formats, fanOut: fanOut, policy: policy,
+            store: store, outbox: outbox, provider: provider, formats: formats, policy: policy,
             now: now,
             logger: logger)
 

@@ -34,9 +34,10 @@ public struct DeliveryStack: Sendable {
         // while the other suites keep the test process's threads busy: let the answer
         // wait for the whole first try (a cap, not a measure of speed).
         policy.triggerWait = .seconds(300)
+        policy.fanOut = fanOut
         self.policy = policy
         worker = DeliveryWorker(
-            store: store, outbox: outbox, provider: provider, formats: .installed, fanOut: fanOut, policy: policy,
+            store: store, outbox: outbox, provider: provider, formats: .installed, policy: policy,
             logger: Logger(label: "test"))
         let agentKey = AgentKey(cwd: Self.cwd)
         try await store.commit([

@@ -222,13 +222,14 @@ struct ExpansionTests {
         try await seed(fixture)
         let (notification, expansion, leasedUntil) = try await storeExpansion(fixture, leasedTo: "w#1")
         // Page 1 (device-0100 …) meets the dead token; deleting its device fails.
+        var policy = DeliveryPolicy()
+        policy.fanOut = FanOut(chunkSize: 100, maxConcurrentChunks: 3)
         let runner = DeliveryRunner(
             store: CommitHookStore(fixture.store) { writes, _ in
                 if writes.contains(where: { $0.operation == .delete }) { throw DeletionRefused() }
             },
-            outbox: fixture.outbox, provider: fixture.provider, formats: .installed,
-            fanOut: FanOut(chunkSize: 100, maxConcurrentChunks: 3), now: fixture.clock.now,
-            logger: Logger(label: "test"))
+            outbox: fixture.outbox, provider: fixture.provider, formats: .installed, policy: policy,
+            now: fixture.clock.now, logger: Logger(label: "test"))
 
         await #expect(throws: DeletionRefused.self) {
             try await runner.expand(expansion, of: notification, owner: "w#1", leasedUntil: leasedUntil)

@@ -33,11 +33,13 @@ final class FunctionsFixture: Sendable {
             secret: secret, RegisterSubscriptionRequest(fields: RequestFields(body), formats: .installed))
     }
 
-    /// A worker over this fixture's store and outbox, delivering through `provider`.
+    /// A worker over this fixture's store and outbox, delivering through `provider`
+    /// with `policy` and the fixture's fan-out.
     func worker(provider: (any PushProvider)? = nil, policy: DeliveryPolicy = DeliveryPolicy()) -> DeliveryWorker {
-        DeliveryWorker(
-            store: store, outbox: outbox, provider: provider ?? self.provider, formats: .installed, fanOut: fanOut,
-            policy: policy,
+        var policy = policy
+        policy.fanOut = fanOut
+        return DeliveryWorker(
+            store: store, outbox: outbox, provider: provider ?? self.provider, formats: .installed, policy: policy,
             now: clock.now, logger: Logger(label: "test"))
     }
 

@@ -51,6 +51,9 @@ public struct DeliveryPolicy: Sendable, Hashable {
     public var staleDeviceAge: Duration? = .seconds(90 * 86_400)
     /// How often an idle worker looks for due retries.
     public var pollInterval: Duration = .milliseconds(500)
+    /// Chunks of a fan-out, and how many go out at once (500 and 4: tests make
+    /// them smaller to see many chunks).
+    public var fanOut = FanOut()
 
     public init() {}
 

@@ -79,17 +79,17 @@ extension DeliveryRunner {
             while !Task.isCancelled, !stores.broken {
                 let documents = try await throughOutages {
                     try await store.documents(
-                        in: collection, selecting: pageFields, after: cursor, limit: fanOut.chunkSize)
+                        in: collection, selecting: pageFields, after: cursor, limit: policy.fanOut.chunkSize)
                 }
                 cursor = documents.last?.path.documentID ?? cursor
                 let page = ExpansionPage(
                     number: number, deliveries: tokens.admit(deliveries(of: documents, in: expansion)),
-                    cursor: cursor, finished: documents.count < fanOut.chunkSize)
+                    cursor: cursor, finished: documents.count < policy.fanOut.chunkSize)
                 number += 1
                 // Read ahead: the page waits here, read but not sent, for a page out to
                 // be stored, so that its read is not between one page's store and the
                 // next page's first push (with PostgreSQL a read is a round trip).
-                if running == fanOut.maxConcurrentChunks, let done = try await group.next() {
+                if running == policy.fanOut.maxConcurrentChunks, let done = try await group.next() {
                     running -= 1
                     report.add(done)
                 }
@@ -151,7 +151,7 @@ extension DeliveryRunner {
             let targets = try await targets(of: deliveries, of: notification)
             // From the chunks that were sent: a chunk not started (cancelled), and a
             // delivery not sent for want of the expansion's lease, stay not tried.
-            _ = await fanOut.deliver(notification.content, to: targets, via: provider, fence: fence) {
+            _ = await policy.fanOut.deliver(notification.content, to: targets, via: provider, fence: fence) {
                 positions, chunkOutcomes in
                 outcomes.withLockedValue { outcomes in
                     for (position, outcome) in zip(positions, chunkOutcomes) { outcomes[position] = outcome }

@@ -16,8 +16,6 @@ public struct DeliveryRunner: Sendable {
     /// Which fields of a device document hold its addresses (an expansion's pages).
     let formats: PushAddressFormats
 
-    let fanOut: FanOut
-
     let policy: DeliveryPolicy
 
     let now: @Sendable () -> Date
@@ -29,7 +27,6 @@ public struct DeliveryRunner: Sendable {
         outbox: any Outbox,
         provider: any PushProvider,
         formats: PushAddressFormats,
-        fanOut: FanOut = FanOut(),
         policy: DeliveryPolicy = DeliveryPolicy(),
         now: @escaping @Sendable () -> Date = Date.init,
         logger: Logger
@@ -38,7 +35,6 @@ public struct DeliveryRunner: Sendable {
         self.outbox = outbox
         self.provider = provider
         self.formats = formats
-        self.fanOut = fanOut
         self.policy = policy
         self.now = now
         self.logger = logger
@@ -75,7 +71,7 @@ public struct DeliveryRunner: Sendable {
         let outcomes = await withTaskGroup(of: [DeliveryOutcome]?.self) { group in
             group.addTask {
                 // Only what this try still held was sent, and is recorded here.
-                await fanOut.deliver(notification.content, to: targets, via: provider, fence: fence) {
+                await policy.fanOut.deliver(notification.content, to: targets, via: provider, fence: fence) {
                     positions, outcomes in
                     do {
                         try await record(positions.map { deliveries[$0] }, outcomes, of: notification, owner: owner)

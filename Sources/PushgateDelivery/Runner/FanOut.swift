@@ -10,7 +10,7 @@ import PushgateCore
 /// still pending for the next try. Under a ``LeaseFence``, a chunk sends only the
 /// devices whose lease the try still holds; the others are neither sent nor heard
 /// of by `onChunk`, and answer `NotSent` too.
-public struct FanOut: Sendable {
+public struct FanOut: Sendable, Hashable {
     public let chunkSize: Int
     public let maxConcurrentChunks: Int
 

@@ -11,13 +11,12 @@ extension DeliveryWorker {
         outbox: any Outbox,
         provider: any PushProvider,
         formats: PushAddressFormats,
-        fanOut: FanOut = FanOut(),
         policy: DeliveryPolicy = DeliveryPolicy(),
         now: @escaping @Sendable () -> Date = Date.init,
         logger: Logger
     ) {
         let runner = DeliveryRunner(
-            store: store, outbox: outbox, provider: provider, formats: formats, fanOut: fanOut, policy: policy,
+            store: store, outbox: outbox, provider: provider, formats: formats, policy: policy,
             now: now, logger: logger)
         self.init(runner: runner, policy: policy, logger: logger)
     }

@@ -1,15 +1,16 @@
 import NIOCore
 import NIOEmbedded
+import PushgateHTTP2
 
 /// A server's bytes played to a client connection without a network, for the
 /// fuzzer (`Fuzz/`, target FuzzFrames): what the framing must survive is whatever a
-/// server, or whoever stands in its place, sends.
-@_spi(Fuzzing)
-public enum HTTP2ClientReplay {
+/// server, or whoever stands in its place, sends. Here, not in PushgateHTTP2: no
+/// production target links NIOEmbedded (the client's parts it drives are `package`).
+enum HTTP2ClientReplay {
     /// Opens a connection on an embedded channel, sends `requests` requests, reads
     /// `serverBytes` cut into reads at `cuts`, then closes it: the answers, one per
     /// request, or `nil` if some request went unanswered.
-    public static func answers(requests: Int, serverBytes: [UInt8], cuts: [Int]) -> [HTTP2Answer]? {
+    static func answers(requests: Int, serverBytes: [UInt8], cuts: [Int]) -> [HTTP2Answer]? {
         let channel = EmbeddedChannel()
         let handler = HTTP2ConnectionHandler(requestTimeout: .seconds(10), streamLimit: 8, onRetire: {})
         guard (try? channel.pipeline.syncOperations.addHandler(handler)) != nil,
@@ -36,7 +37,7 @@ public enum HTTP2ClientReplay {
 
     /// Whether the frame reader finds the same frames (or the same violation) in
     /// `bytes` read whole and read in two parts cut at `cut`.
-    public static func framesAgree(_ bytes: [UInt8], cut: Int) -> Bool {
+    static func framesAgree(_ bytes: [UInt8], cut: Int) -> Bool {
         let cut = min(max(cut, 0), bytes.count)
         let whole = frames([bytes[...]])
         let parts = frames([bytes[..<cut], bytes[cut...]])
