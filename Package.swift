@@ -287,6 +287,7 @@ let package = Package(
                 "PushgatePostgres",
                 "PushgateSQLite",
                 "PushgateServices",
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -355,12 +356,9 @@ let package = Package(
         .testTarget(
             name: "PushgateFunctionsTests",
             dependencies: [
-                "PushgateCore", "PushgateDelivery", "PushgateFunctions", "PushgateFuzzing", "PushgateMemory",
-                "PushgateAPNs",
-                "PushgateFCM",
-                "PushgateSQLite",
-                "PushgateServices",
-                "PushgateServer", "PushgateTesting",
+                "PushgateAPNs", "PushgateCore", "PushgateDelivery", "PushgateFCM", "PushgateFunctions",
+                "PushgateFuzzing", "PushgateMemory", "PushgateSQLite", "PushgateServer", "PushgateServices",
+                "PushgateTesting",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ],

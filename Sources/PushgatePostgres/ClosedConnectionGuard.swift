@@ -23,18 +23,19 @@ final class ClosedConnectionGuard: Sendable {
     /// How often the connections in use are looked at.
     static let interval: Duration = .milliseconds(250)
 
-    private struct Running {
+    struct Running {
         let connection: PostgresConnection
         let giveUp: @Sendable () -> Void
         var closedSince: ContinuousClock.Instant?
     }
 
-    private struct State {
+    /// Internal, not private: the tests read it (`PostgresFailoverTests`).
+    struct State {
         var nextID = 0
         var running: [Int: Running] = [:]
     }
 
-    private let state = NIOLockedValueBox(State())
+    let state = NIOLockedValueBox(State())
 
     /// Runs `work` on `connection`; its result, or ``ConnectionClosed`` once the
     /// connection has been closed for ``grace`` with the work not ended.
@@ -90,9 +91,6 @@ final class ClosedConnectionGuard: Sendable {
         }
         for giveUp in givenUp { giveUp() }
     }
-
-    /// How many pieces of work are running (for tests).
-    var runningCount: Int { state.withLockedValue { $0.running.count } }
 
     /// The connection closed and the work on it did not end.
     struct ConnectionClosed: Error, CustomStringConvertible {

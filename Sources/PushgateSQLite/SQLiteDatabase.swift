@@ -88,7 +88,7 @@ public final class SQLiteDatabase: Sendable {
     /// A read, its errors as store errors: one read transaction (the same snapshot
     /// for all its statements), as GRDB's `read` makes it, begun and ended by
     /// prepared statements.
-    func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+    package func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         do {
             return try await pool.unsafeRead { db in try db.inPreparedTransaction(.deferred) { try body(db) } }
         } catch let error as DocumentStoreError {

@@ -76,7 +76,7 @@ extension SQLiteDocumentStore {
         return try decodeFields(json, path: path.rawValue)
     }
 
-    static func document(from row: Row) throws -> Document {
+    package static func document(from row: Row) throws -> Document {
         let rawPath: String = row["path"]
         let path = try DocumentPath(rawValue: rawPath)
         return Document(path: path, fields: try decodeFields(row["fields"], path: rawPath))

@@ -10,7 +10,8 @@ import PushgateOutboxRows
 /// one transaction. Other processes on the same file wait up to
 /// ``SQLiteDatabase/busyTimeout`` for the write lock.
 public final class SQLiteDocumentStore: DocumentStore {
-    let database: SQLiteDatabase
+    /// `package`: the tests' inspection of the store (PushgateTesting) reads it.
+    package let database: SQLiteDatabase
 
     /// The store in `database`, which it may share with an outbox.
     public init(database: SQLiteDatabase) {
@@ -177,30 +178,5 @@ public final class SQLiteDocumentStore: DocumentStore {
 
     fileprivate func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         try await database.read(body)
-    }
-}
-
-/// What tests look into: `package` access, visible to this package's tests and to
-/// no client of the library.
-extension SQLiteDocumentStore {
-    /// Every stored document, ordered by path: for tests that compare whole store
-    /// states.
-    package func allDocuments() async throws -> [Document] {
-        try await read { db in
-            try Row.fetchAll(db, sql: "SELECT path, fields FROM documents ORDER BY path").map(Self.document(from:))
-        }
-    }
-
-    /// SQLite's plan for a statement, for tests that check an index is used.
-    package func queryPlan(_ sql: String, arguments: [String]) async throws -> [String] {
-        try await read { db in
-            try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: StatementArguments(arguments))
-                .map { $0["detail"] as String }
-        }
-    }
-
-    /// The journal mode in effect (`wal`).
-    package func journalMode() async throws -> String {
-        try await read { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") ?? "" }
     }
 }

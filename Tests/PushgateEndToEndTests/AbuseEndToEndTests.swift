@@ -1,6 +1,7 @@
 import Foundation
 import PushgateCore
 import PushgateSQLite
+import PushgateTesting
 import Testing
 
 /// An attacker's probes against a started gateway over a socket: each answered with

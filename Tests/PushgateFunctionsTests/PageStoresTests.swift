@@ -1,3 +1,4 @@
+import NIOConcurrencyHelpers
 import Testing
 
 @testable import PushgateDelivery
@@ -126,4 +127,12 @@ private actor Gate {
         for waiter in waiters { waiter.resume() }
         waiters = []
     }
+}
+
+extension PageStores {
+    /// Whether a run is being written.
+    var isWriting: Bool { state.withLockedValue { $0.writing } }
+
+    /// How many pages wait for their turn.
+    var waitingCount: Int { state.withLockedValue { $0.waiting.values.count { $0.continuation != nil } } }
 }

@@ -131,3 +131,8 @@ struct PostgresFailoverTests {
         #expect(started.duration(to: .now) < .seconds(20), "a cancelled request waited on for its connection")
     }
 }
+
+extension ClosedConnectionGuard {
+    /// How many pieces of work are running.
+    var runningCount: Int { state.withLockedValue { $0.running.count } }
+}

@@ -12,21 +12,22 @@ import NIOConcurrencyHelpers
 /// the page whose turn it is; when its write is over, the first page of the next run
 /// writes that run.
 final class PageStores<Page: Sendable>: Sendable {
-    private enum Turn {
+    enum Turn {
         /// The page is the first of the next run: it writes the run.
         case write
         /// The page's run was written, or given up: whether the page was stored.
         case ended(Result<Bool, any Error>)
     }
 
-    private struct Waiting {
+    struct Waiting {
         /// `nil`: the page's try failed; it is not stored, nor is any page after it.
         let page: Page?
         /// `nil` for the page writing.
         let continuation: CheckedContinuation<Turn, Never>?
     }
 
-    private struct State {
+    /// Internal, not private: the tests read it (`PageStoresTests`).
+    struct State {
         /// The first page not stored, nor given up.
         var next = 0
         /// Whether every page before `next` was stored.
@@ -36,7 +37,7 @@ final class PageStores<Page: Sendable>: Sendable {
         var waiting: [Int: Waiting] = [:]
     }
 
-    private let state = NIOLockedValueBox(State())
+    let state = NIOLockedValueBox(State())
     /// Stores pages, in their order; `false` when they could not be (the expansion lost).
     private let write: @Sendable ([Page]) async throws -> Bool
 
@@ -108,12 +109,6 @@ final class PageStores<Page: Sendable>: Sendable {
         nextWriter?.resume(returning: .write)
         return run.first?.page == nil ? .success(false) : written
     }
-
-    /// Whether a run is being written (for tests).
-    var isWriting: Bool { state.withLockedValue { $0.writing } }
-
-    /// How many pages wait for their turn (for tests).
-    var waitingCount: Int { state.withLockedValue { $0.waiting.values.count { $0.continuation != nil } } }
 
     /// Whether a page was left unstored (its expansion lost, or its write failed):
     /// no later page may be stored, nor read.

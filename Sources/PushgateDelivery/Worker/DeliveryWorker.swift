@@ -22,13 +22,14 @@ public final class DeliveryWorker: Service, Sendable {
     let now: @Sendable () -> Date
     let logger: Logger
     /// A first try running in the background: shutdown waits for it, then stops it.
-    struct FirstTry {
-        let completion: Completion<DeliveryRunner.Report>
+    /// `package`: the tests wait for the first tries (PushgateTesting).
+    package struct FirstTry {
+        package let completion: Completion<DeliveryRunner.Report>
         var task: Task<Void, Never>?
     }
 
     /// First tries running in the background, so that shutdown can wait for them.
-    let firstTries = NIOLockedValueBox<[Int: FirstTry]>([:])
+    package let firstTries = NIOLockedValueBox<[Int: FirstTry]>([:])
     /// Numbers the tries: their lease owners, and the first tries' keys.
     private let nextTry = Atomic<Int>(0)
     /// Deliveries in first tries now: bounded by the claim limit, so that a flood of
@@ -141,15 +142,5 @@ public final class DeliveryWorker: Service, Sendable {
         }
         firstTries.withLockedValue { $0[id]?.task = task }  // unless it already finished
         return completion
-    }
-
-    /// Waits (at most `limit`) until the first tries running now are recorded: for a
-    /// test that must see what a call that does not wait for its try (a resolution's
-    /// badge update) sent. `package`: for this package's tests only.
-    package func firstTriesFinished(upTo limit: Duration = .seconds(60)) async {
-        let deadline = ContinuousClock.now + limit
-        for completion in firstTries.withLockedValue({ $0.values.map(\.completion) }) {
-            _ = await completion.wait(upTo: max(deadline - ContinuousClock.now, .zero))
-        }
     }
 }
