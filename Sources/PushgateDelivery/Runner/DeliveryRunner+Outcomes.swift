@@ -3,9 +3,9 @@ import Logging
 import PushgateCore
 import Synchronization
 
-/// Writing outcomes back: the targets' badges read before a try, and after it the
-/// devices of dead tokens deleted, learnt APNs environments stored, each delivery's
-/// new state recorded.
+/// Writing outcomes back: the targets' badges read before a try, and after it what
+/// the try found out about devices handed to the devices port (dead tokens, learnt
+/// APNs environments), each delivery's new state recorded.
 extension DeliveryRunner {
     /// The devices to send to; with badges, each with its installation's count of
     /// approvals pending under every agent of the server, as it is now (a reminder
@@ -14,42 +14,13 @@ extension DeliveryRunner {
         -> [DeliveryTarget]
     {
         guard notification.content.showsBadge else { return deliveries.map(\.target) }
-        let installations = try await store.documents(
-            at: deliveries.map {
-                NamespacePaths.installation($0.installationID, serverKeyHex: notification.serverKey)
-            })
-        var counts: [String: Int] = [:]
-        for installation in installations {
-            counts[installation.path.documentID] = installation.fields[FieldName.pendingApprovals]?.arrayValue?.count
-        }
+        let counts = try await devices.badges(
+            of: deliveries.map(\.installationID), serverKeyHex: notification.serverKey)
         return deliveries.map {
             DeliveryTarget(
                 installationID: $0.installationID, token: $0.token, route: $0.route, pushID: $0.pushID,
                 badge: counts[$0.installationID] ?? 0)
         }
-    }
-
-    /// The device documents a dead token is deleted from: the delivery's own, under
-    /// the notification's agent; for a server-wide notification (the device may
-    /// follow any agent), every device of the server that holds the token.
-    func devices(
-        holding token: DeviceToken, of delivery: OutboxDelivery, of notification: OutboxNotification
-    ) async throws -> [DocumentPath] {
-        guard notification.isServerWide else {
-            return [
-                NamespacePaths.device(
-                    delivery.installationID, agentKeyHex: notification.agentKey, serverKeyHex: notification.serverKey)
-            ]
-        }
-        return try await devices(holding: token, serverKey: notification.serverKey)
-    }
-
-    /// Every device document of the server that holds `token`.
-    func devices(holding token: DeviceToken, serverKey: String) async throws -> [DocumentPath] {
-        try await store.documents(
-            inGroup: NamespacePaths.devices, under: NamespacePaths.server(ServerKey(hex: serverKey)),
-            where: .fieldEquals(token.fieldName, .string(token.value))
-        ).map(\.path)
     }
 
     /// Records each delivery's new state, once the devices of dead tokens are deleted.
@@ -90,9 +61,10 @@ extension DeliveryRunner {
     /// The pause between tries while the store is unavailable.
     static let outageRetryPause: Duration = .milliseconds(250)
 
-    /// What each try decided: deletes the devices of dead tokens (unless they
-    /// registered another token meanwhile), stores the APNs environment a token
-    /// turned out to belong to, and answers each delivery's new state.
+    /// What each try decided: the devices of dead tokens deleted (unless they
+    /// registered another token meanwhile), the APNs environment a token turned out
+    /// to belong to stored (``DeliveryDevices/apply(_:of:)``), and each delivery's
+    /// new state.
     func updates(
         for deliveries: [OutboxDelivery],
         _ outcomes: [DeliveryOutcome],
@@ -100,36 +72,24 @@ extension DeliveryRunner {
         at finishedAt: Date
     ) async throws -> [DeliveryUpdate] {
         guard !deliveries.isEmpty else { return [] }
-        var removals: [Int: [Int]] = [:]  // delivery index → indexes of its deletes
-        var writes: [DocumentWrite] = []
+        var findings: [DeviceFinding] = []
+        var deadTokenFinding: [Int: Int] = [:]  // delivery index → its finding
         for (index, (delivery, outcome)) in zip(deliveries, outcomes).enumerated() {
-            let token = delivery.token
             switch outcome {
             case .tokenInvalid:
-                for device in try await devices(holding: token, of: delivery, of: notification) {
-                    removals[index, default: []].append(writes.count)
-                    writes.append(.delete(device, if: .fieldEquals(token.fieldName, .string(token.value))))
-                }
+                deadTokenFinding[index] = findings.count
+                findings.append(.deadToken(delivery.token, installationID: delivery.installationID))
             case .deliveredIn(let environment):
                 // Later pushes go straight there; the device is kept, not deleted.
                 logger.info(
                     "an APNs token was refused (BadDeviceToken) in one environment and accepted in \(environment.rawValue); stored on the device",
-                    metadata: ["installation": "\(delivery.installationID)", "token": "\(token)"])
-                // Every registration of the token under the server: it is the same phone.
-                for device in try await devices(holding: token, serverKey: notification.serverKey) {
-                    writes.append(
-                        .set(
-                            device,
-                            [
-                                FieldName.apnsEnvironment: .value(.string(environment.rawValue)),
-                                FieldName.apnsEnvironmentLearned: .value(.bool(true)),
-                            ], if: .fieldEquals(token.fieldName, .string(token.value))))
-                }
+                    metadata: ["installation": "\(delivery.installationID)", "token": "\(delivery.token)"])
+                findings.append(.learnedEnvironment(delivery.token, environment))
             default:
                 continue
             }
         }
-        let removed = writes.isEmpty ? [] : try await store.commit(writes).map(\.applied)
+        let changed = try await devices.apply(findings, of: notification)
         return zip(deliveries, outcomes).enumerated().map { index, pair in
             let (delivery, outcome) = pair
             let change: DeliveryUpdate.Change
@@ -141,7 +101,7 @@ extension DeliveryRunner {
                 change = .delivered
                 route = delivery.route.learned(environment)
             case .tokenInvalid(let reason):
-                change = .failed(reason: reason, removed: removals[index]?.contains { removed[$0] } ?? false)
+                change = .failed(reason: reason, removed: deadTokenFinding[index].map { changed[$0] } ?? false)
             case .failed(let reason):
                 change = .failed(reason: reason, removed: false)
             case .retryLater(let reason, let after):

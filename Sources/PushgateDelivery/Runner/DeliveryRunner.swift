@@ -7,9 +7,14 @@ import PushgateCore
 /// the devices whose tokens are dead, and records in the outbox what became of each,
 /// chunk by chunk as the answers come in, renewing its leases while it runs.
 public struct DeliveryRunner: Sendable {
+    /// Expansion pages are read from it.
     let store: any DocumentStore
 
-    let outbox: any Outbox
+    /// Badges read, and what tries found out about devices written.
+    let devices: any DeliveryDevices
+
+    /// Its roles of the outbox: a try's leases and records, an expansion's pages.
+    let outbox: any OutboxLeases & OutboxExpansions
 
     let provider: any PushProvider
 
@@ -24,7 +29,7 @@ public struct DeliveryRunner: Sendable {
 
     public init(
         store: any DocumentStore,
-        outbox: any Outbox,
+        outbox: any OutboxLeases & OutboxExpansions,
         provider: any PushProvider,
         formats: PushAddressFormats,
         policy: DeliveryPolicy = DeliveryPolicy(),
@@ -32,6 +37,7 @@ public struct DeliveryRunner: Sendable {
         logger: Logger
     ) {
         self.store = store
+        self.devices = StoredDeliveryDevices(store: store)
         self.outbox = outbox
         self.provider = provider
         self.formats = formats

@@ -4,8 +4,8 @@ import PushgateCore
 
 extension DeliveryWorker {
     /// A worker with a runner of its own over `store`, `outbox` and `provider` (to
-    /// devices holding addresses of `formats`): the
-    /// delivery engine as the server and the tests build it, one way.
+    /// devices holding addresses of `formats`): the delivery engine as the server and
+    /// the tests build it, one way.
     public convenience init(
         store: any DocumentStore,
         outbox: any Outbox,
@@ -18,6 +18,6 @@ extension DeliveryWorker {
         let runner = DeliveryRunner(
             store: store, outbox: outbox, provider: provider, formats: formats, policy: policy,
             now: now, logger: logger)
-        self.init(runner: runner, policy: policy, logger: logger)
+        self.init(runner: runner, outbox: outbox, policy: policy, logger: logger)
     }
 }

@@ -17,7 +17,9 @@ public final class DeliveryWorker: Service, Sendable {
     public let owner = "worker-" + RandomUUID.make()
 
     let runner: DeliveryRunner
-    let outbox: any Outbox
+    /// Its roles of the outbox: it stores notifications (the trigger's submit), claims
+    /// deliveries and expansions, releases and prunes; it asks no query.
+    let outbox: any OutboxWriting & OutboxLeases & OutboxExpansions
     let policy: DeliveryPolicy
     let now: @Sendable () -> Date
     let logger: Logger
@@ -36,9 +38,12 @@ public final class DeliveryWorker: Service, Sendable {
     /// triggers waits on disk rather than in memory.
     private let firstTryLoad = NIOLockedValueBox(0)
 
-    public init(runner: DeliveryRunner, policy: DeliveryPolicy, logger: Logger) {
+    public init(
+        runner: DeliveryRunner, outbox: any OutboxWriting & OutboxLeases & OutboxExpansions, policy: DeliveryPolicy,
+        logger: Logger
+    ) {
         self.runner = runner
-        self.outbox = runner.outbox
+        self.outbox = outbox
         self.policy = policy
         self.now = runner.now
         self.logger = logger
