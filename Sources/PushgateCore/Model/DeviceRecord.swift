@@ -14,15 +14,21 @@ public struct DeviceRecord: Sendable, Hashable {
     /// `formats` say which fields hold addresses, and which comes first.
     public init(document: Document, formats: PushAddressFormats) {
         self.path = document.path
-        self.addresses = formats.all.compactMap { format in
-            document.string(format.documentField).map { DeviceToken(kind: format.service, value: $0) }
+        // One pass, on a fan-out's path for every device: the first address found is
+        // the one delivered to, and its service says whether the route keeps an
+        // environment.
+        var addresses: [DeviceToken] = []
+        var environments = false
+        for format in formats.all {
+            guard let value = document.string(format.documentField) else { continue }
+            if addresses.isEmpty { environments = format.hasEnvironments }
+            addresses.append(DeviceToken(kind: format.service, value: value))
         }
+        self.addresses = addresses
         let route = DeliveryRoute(
             app: document.string(FieldName.bundleID),
             apnsEnvironment: document.string(FieldName.apnsEnvironment).flatMap(APNsEnvironment.init(rawValue:)),
             environmentStated: document.fields[FieldName.apnsEnvironmentLearned] != .bool(true))
-        // An environment is the delivery address's only when its service has them.
-        let environments = addresses.first.flatMap { formats.format(of: $0.kind) }?.hasEnvironments ?? false
         self.route = environments ? route : DeliveryRoute(app: route.app)
     }
 

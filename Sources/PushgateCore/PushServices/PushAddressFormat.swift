@@ -6,6 +6,9 @@
 /// (``PushAddressFormats``). The document field is the id's (``PushServiceID/documentField``).
 public struct PushAddressFormat: Sendable {
     public let service: PushServiceID
+    /// The device document's field that holds the address (`apnsToken`): spelt once
+    /// here, not again for every device a fan-out reads.
+    public let documentField: String
     /// `APNs`, `FCM`: what messages call it.
     public let name: String
     /// The `registerSubscription` body's field (`apns_token`).
@@ -31,6 +34,7 @@ public struct PushAddressFormat: Sendable {
         stored: @escaping @Sendable (_ text: String) -> String?
     ) {
         self.service = service
+        self.documentField = service.documentField
         self.name = name
         self.registrationField = registrationField
         self.storedForm = storedForm
@@ -38,9 +42,6 @@ public struct PushAddressFormat: Sendable {
         self.registered = registered
         self.stored = stored
     }
-
-    /// The device document's field that holds the address.
-    public var documentField: String { service.documentField }
 
     /// Whether `text` is an address as stored.
     public func isStored(_ text: String) -> Bool { stored(text) == text }

@@ -12,11 +12,9 @@ public struct PushAddressFormats: Sendable {
         byService = Dictionary(all.map { ($0.service, $0) }) { first, _ in first }
     }
 
-    public func format(of service: PushServiceID) -> PushAddressFormat? { byService[service] }
-
-    /// The service named `rawValue`, when this build has it.
-    public func service(named rawValue: String) -> PushServiceID? {
-        PushServiceID(rawValue: rawValue).flatMap { byService[$0]?.service }
+    /// The format of the service named `rawValue`, when this build has it.
+    public func format(named rawValue: String) -> PushAddressFormat? {
+        PushServiceID(rawValue: rawValue).flatMap { byService[$0] }
     }
 
     /// The device document's fields that hold addresses, in delivery order.

@@ -75,13 +75,13 @@ struct DumpRow {
     {
         let tokenKind = try string(kindName)
         let value = try string(valueName)
-        guard let service = formats.service(named: tokenKind), let format = formats.format(of: service) else {
+        guard let format = formats.format(named: tokenKind) else {
             throw DumpError("\(kind): '\(kindName)' must be \(formats.servicesInWords)")
         }
         guard format.isStored(value) else {
             throw DumpError("\(kind): '\(valueName)' of \(format.name) must be \(format.storedForm)")
         }
-        return DeviceToken(kind: service, value: value)
+        return DeviceToken(kind: format.service, value: value)
     }
 
     /// A whole number from 0 to `maximum`.
