@@ -61,13 +61,16 @@ public struct DeviceSelection: Sendable, Hashable {
     private static func takeFirstSighting(
         of device: DeviceRecord, tokens: inout Set<String>, installations: inout Set<String>
     ) -> Bool {
-        let held = device.tokens
-        for (index, token) in held.enumerated() where !tokens.insert(token).inserted {
-            for earlier in held[..<index] { tokens.remove(earlier) }
+        // The addresses themselves, not `tokens`: no array made for every device of a
+        // fan-out. The same text twice on one device is one token.
+        let held = device.addresses
+        for (index, address) in held.enumerated() where !tokens.insert(address.value).inserted {
+            if held[..<index].contains(where: { $0.value == address.value }) { continue }
+            for earlier in held[..<index] { tokens.remove(earlier.value) }
             return false
         }
         guard installations.insert(device.installationID).inserted else {
-            for token in held { tokens.remove(token) }
+            for address in held { tokens.remove(address.value) }
             return false
         }
         return true
