@@ -4,7 +4,11 @@ import PushgateOutboxRows
 
 /// What the functions write (``OutboxWriting``).
 extension InMemoryOutbox {
-    public func enqueue(_ request: EnqueueRequest) throws -> EnqueueResult {
+    /// The rows are decided and written with no suspension in between (another
+    /// enqueue cannot slip in), then the document writes committed; should they fail,
+    /// the notifications just inserted are taken back with their deliveries (the
+    /// in-memory store fails only a write it cannot encode).
+    public func enqueue(_ request: EnqueueRequest) async throws -> EnqueueResult {
         let created = OutboxRows.milliseconds(request.notification.createdAt)
         var reads = EnqueueDecision.Reads()
         if let idempotency = request.idempotency {
@@ -22,34 +26,55 @@ extension InMemoryOutbox {
         case .duplicate(let earlier):
             return .duplicate(notificationID: earlier)
         case .store(let writes):
-            let rows = writes.deliveries
-            let keys = rows.deliveries.map {
-                DeliveryKey(notificationID: rows.notificationID, installationID: $0.installationID)
+            let before = (notifications, deliveries, expansions)
+            do {
+                try insert(writes, expansion: request.expansion)
+            } catch {
+                (notifications, deliveries, expansions) = before
+                throw error
             }
-            // Checked before anything is written: a failed enqueue stores nothing.
-            guard notifications[writes.notification.id] == nil,
-                rows.skippingExisting || (keys.allSatisfy { deliveries[$0] == nil } && Set(keys).count == keys.count)
-            else { throw DuplicateRow() }
-            if let earlier = writes.freeIdempotencyKeyOf { notifications[earlier]?.idempotencyKey = nil }
-            if let holder = writes.holderUpdate {
-                notifications[holder.id]?.content = holder.content
-                notifications[holder.id]?.coalescedCount = holder.count
-            }
-            notifications[writes.notification.id] = writes.notification
-            for (key, delivery) in zip(keys, rows.deliveries) where deliveries[key] == nil {
-                deliveries[key] = DeliveryRow(
-                    delivery: OutboxDelivery(
-                        notificationID: rows.notificationID, installationID: delivery.installationID,
-                        token: delivery.token, route: delivery.route, pushID: delivery.pushID),
-                    enqueuedAt: rows.enqueuedAt, nextAttemptAt: rows.due, leaseOwner: rows.leaseOwner,
-                    leaseUntil: rows.leaseUntil)
-            }
-            if let expansion = request.expansion, let row = writes.expansion {
-                expansions[expansion.notificationID] = ExpansionState(
-                    expansion: expansion, leaseOwner: row.leaseOwner, leaseUntil: row.leaseUntil)
+            do {
+                _ = try await documents.commit(writes.documentWrites)
+            } catch {
+                let inserted = Set([writes.notification.id] + writes.reminders.map(\.notification.id))
+                for id in inserted { notifications[id] = nil }
+                deliveries = deliveries.filter { !inserted.contains($0.key.notificationID) }
+                expansions = expansions.filter { !inserted.contains($0.key) }
+                throw error
             }
             return writes.result
         }
+    }
+
+    /// The rows of one stored notification, its reminders' after it.
+    private func insert(_ writes: EnqueueWrites, expansion: OutboxExpansion?) throws {
+        let rows = writes.deliveries
+        let keys = rows.deliveries.map {
+            DeliveryKey(notificationID: rows.notificationID, installationID: $0.installationID)
+        }
+        // Checked before anything is written (the caller takes back a reminder's).
+        guard notifications[writes.notification.id] == nil,
+            rows.skippingExisting || (keys.allSatisfy { deliveries[$0] == nil } && Set(keys).count == keys.count)
+        else { throw DuplicateRow() }
+        if let earlier = writes.freeIdempotencyKeyOf { notifications[earlier]?.idempotencyKey = nil }
+        if let holder = writes.holderUpdate {
+            notifications[holder.id]?.content = holder.content
+            notifications[holder.id]?.coalescedCount = holder.count
+        }
+        notifications[writes.notification.id] = writes.notification
+        for (key, delivery) in zip(keys, rows.deliveries) where deliveries[key] == nil {
+            deliveries[key] = DeliveryRow(
+                delivery: OutboxDelivery(
+                    notificationID: rows.notificationID, installationID: delivery.installationID,
+                    token: delivery.token, route: delivery.route, pushID: delivery.pushID),
+                enqueuedAt: rows.enqueuedAt, nextAttemptAt: rows.due, leaseOwner: rows.leaseOwner,
+                leaseUntil: rows.leaseUntil)
+        }
+        if let expansion, let row = writes.expansion {
+            expansions[expansion.notificationID] = ExpansionState(
+                expansion: expansion, leaseOwner: row.leaseOwner, leaseUntil: row.leaseUntil)
+        }
+        for reminder in writes.reminders { try insert(reminder, expansion: nil) }
     }
 
     public func cancel(notificationID: String) -> Int {

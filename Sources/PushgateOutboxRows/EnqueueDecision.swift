@@ -8,7 +8,8 @@ import PushgateCore
 /// written); one used longer ago is freed; with coalescing, an open window folds the
 /// event into its holder's push (the holder's content and count change, the event
 /// keeps a row of its own, devices the holder lacks are added); else the
-/// notification and its deliveries are inserted.
+/// notification and its deliveries are inserted. Either way its reminders are
+/// inserted after it and its document writes committed in the same transaction.
 public enum EnqueueDecision: Sendable {
     case duplicate(notificationID: String)
     case store(EnqueueWrites)
@@ -54,6 +55,8 @@ public enum EnqueueDecision: Sendable {
                         request.deliveries, of: holder.id, enqueuedAt: created, due: holder.heldUntil, lease: nil,
                         skippingExisting: true),
                     expansion: nil,
+                    reminders: Self.reminders(of: request),
+                    documentWrites: request.documentWrites,
                     result: .held(notificationID: holder.id, count: count, heldUntil: OutboxRows.date(holder.heldUntil))
                 ))
             return
@@ -75,9 +78,26 @@ public enum EnqueueDecision: Sendable {
                     lease: request.coalescing == nil ? request.lease : nil,
                     skippingExisting: false),
                 expansion: request.expansion.map { ExpansionRow($0, lease: request.lease) },
+                reminders: Self.reminders(of: request),
+                documentWrites: request.documentWrites,
                 result: request.coalescing == nil
                     ? .created : .held(notificationID: notification.id, count: 1, heldUntil: OutboxRows.date(due))
             ))
+    }
+
+    /// The rows of a request's reminders: each a notification of its own, due at its
+    /// time, unleased (the worker claims it then).
+    private static func reminders(of request: EnqueueRequest) -> [EnqueueWrites] {
+        request.reminders.map { reminder in
+            EnqueueWrites(
+                freeIdempotencyKeyOf: nil, holderUpdate: nil,
+                notification: NotificationRow(reminder.notification, idempotencyKey: nil),
+                deliveries: DeliveryRows(
+                    reminder.deliveries, of: reminder.notification.id,
+                    enqueuedAt: OutboxRows.milliseconds(reminder.notification.createdAt),
+                    due: OutboxRows.milliseconds(reminder.dueAt), lease: nil, skippingExisting: false),
+                expansion: nil, reminders: [], documentWrites: [], result: .created)
+        }
     }
 }
 
@@ -100,6 +120,10 @@ public struct EnqueueWrites: Sendable {
     public let deliveries: DeliveryRows
     /// For a notification expanded page by page: its `outbox_expansions` row.
     public let expansion: ExpansionRow?
+    /// Notifications stored after it (an event's reminders), written the same way.
+    public let reminders: [EnqueueWrites]
+    /// Committed to the documents in the same transaction, last.
+    public let documentWrites: [DocumentWrite]
     public let result: EnqueueResult
 }
 

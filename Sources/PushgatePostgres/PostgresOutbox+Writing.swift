@@ -7,7 +7,7 @@ import PushgateOutboxRows
 extension PostgresOutbox {
     public func enqueue(_ request: EnqueueRequest) async throws -> EnqueueResult {
         let notification = request.notification
-        let logger = self.logger
+        let (database, logger) = (self.database, self.logger)
         let offset = request.lease == nil ? 0 : try await clock.offset()
         // No short lock wait here: a trigger with the same idempotency key on another
         // process is being decided under the key's lock, and this one's true answer
@@ -46,6 +46,7 @@ extension PostgresOutbox {
                 return .duplicate(notificationID: earlier)
             case .store(let writes):
                 try await Self.write(writes, leaseOffset: offset, on: connection, logger: logger)
+                _ = try await PostgresDocumentStore.apply(writes.documentWrites, on: connection, database)
                 return writes.result
             }
         }
@@ -101,6 +102,9 @@ extension PostgresOutbox {
                 VALUES (\(expansion.notificationID), \(expansion.acceptedAt), \(try expansion.selectionJSON())::jsonb,
                     \(expansion.leaseOwner), \(expansion.leaseUntil.map { $0 + leaseOffset }))
                 """, logger: logger)
+        }
+        for reminder in writes.reminders {
+            try await write(reminder, leaseOffset: leaseOffset, on: connection, logger: logger)
         }
     }
 

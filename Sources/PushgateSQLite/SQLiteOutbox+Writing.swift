@@ -30,6 +30,7 @@ extension SQLiteOutbox {
                 return .duplicate(notificationID: earlier)
             case .store(let writes):
                 try Self.write(writes, in: db)
+                _ = try SQLiteDocumentStore.apply(writes.documentWrites, in: db)
                 return writes.result
             }
         }
@@ -84,6 +85,7 @@ extension SQLiteOutbox {
                     expansion.leaseUntil,
                 ])
         }
+        for reminder in writes.reminders { try write(reminder, in: db) }
     }
 
     public func cancel(notificationID: String) async throws -> Int {

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import NIOConcurrencyHelpers
 import PushgateAPNs
 import PushgateCore
 import PushgateDelivery
@@ -17,16 +18,25 @@ struct LeaseHandOverTests {
     /// An expansion's page: a fan-out chunk.
     static let pageSize = PushProviderLimits.maxTargetsPerSend
 
+    /// `afterEnqueue`: runs once the worker's outbox has stored a notification,
+    /// before its first try starts.
     func worker(
         _ parts: OpenDatabase, provider: any PushProvider, clock: TestClock,
-        claimLimit: Int
+        claimLimit: Int, afterEnqueue: (@Sendable () async -> Void)? = nil
     ) -> DeliveryWorker {
         var policy = DeliveryPolicy()
         policy.claimLimit = claimLimit
-        return DeliveryWorker(
+        guard let afterEnqueue else {
+            return DeliveryWorker(
+                store: parts.store, outbox: parts.outbox, provider: provider, formats: .installed, policy: policy,
+                now: clock.now, logger: Logger(label: "test"))
+        }
+        let runner = DeliveryRunner(
             store: parts.store, outbox: parts.outbox, provider: provider, formats: .installed, policy: policy,
-            now: clock.now,
-            logger: Logger(label: "test"))
+            now: clock.now, logger: Logger(label: "test"))
+        return DeliveryWorker(
+            runner: runner, outbox: SlowlyStoringOutbox(outbox: parts.outbox, afterEnqueue: afterEnqueue),
+            policy: policy, logger: Logger(label: "test"))
     }
 
     @Test(
@@ -37,13 +47,21 @@ struct LeaseHandOverTests {
             let clock = TestClock()
             let provider = ScriptedPushProvider()
             let first = try await open()
-            let sender = worker(first, provider: provider, clock: clock, claimLimit: Self.devices)
             // Another process's worker claims a third of the deliveries (the rest
             // stay the first try's); the sender's own claim loop, all of them.
-            let taker =
+            let other =
                 taker == "another process"
-                ? worker(try await open(), provider: provider, clock: clock, claimLimit: Self.devices / 3)
-                : sender
+                ? worker(try await open(), provider: provider, clock: clock, claimLimit: Self.devices / 3) : nil
+            let takerOnceSent = NIOLockedValueBox<DeliveryWorker?>(other)
+            let sender = worker(first, provider: provider, clock: clock, claimLimit: Self.devices) {
+                // Stored, but later than the lease: it ran out before the first try
+                // began, and a worker's claim took some of the deliveries over.
+                clock.advance(by: DeliveryPolicy().lease.seconds + 1)
+                let taker = takerOnceSent.withLockedValue { $0 }
+                let tookSome = (try? await taker?.retryDueDeliveries()) ?? false
+                #expect(tookSome)
+            }
+            takerOnceSent.withLockedValue { $0 = $0 ?? sender }
             let notification = OutboxNotification(
                 id: RandomUUID.make(), serverKey: "server", agentKey: "agent",
                 content: PushNotification(title: "T", body: "B", data: [:], collapseID: "agent"),
@@ -53,13 +71,7 @@ struct LeaseHandOverTests {
                     notificationID: notification.id, installationID: "device-\($0)",
                     token: .apns(String(format: "%064x", $0)))
             }
-            let submission = try await sender.submit(EnqueueRequest(notification, deliveries: deliveries)) { _ in
-                // Stored, but later than the lease: it ran out before the first try
-                // began, and a worker's claim took some of the deliveries over.
-                clock.advance(by: DeliveryPolicy().lease.seconds + 1)
-                let tookSome = (try? await taker.retryDueDeliveries()) ?? false
-                #expect(tookSome)
-            }
+            let submission = try await sender.submit(EnqueueRequest(notification, deliveries: deliveries))
             _ = try await #require(submission.firstTry).wait(upTo: .seconds(60))
 
             let pushed = provider.sends.flatMap(\.targets).map(\.token.value)
@@ -132,5 +144,72 @@ struct LeaseHandOverTests {
             #expect(statuses.count == Self.devices - 1 && statuses.allSatisfy { $0.state == .delivered })
             #expect(!statuses.contains { $0.installationID == String(format: "device-%04d", twin) })
         }
+    }
+}
+
+/// The outbox a worker stores through, waiting on `afterEnqueue` once a notification
+/// is stored: a store slower than the lease, at the unit's edge.
+private struct SlowlyStoringOutbox: OutboxWriting, OutboxLeases, OutboxExpansions {
+    let outbox: any Outbox
+    let afterEnqueue: @Sendable () async -> Void
+
+    func enqueue(_ request: EnqueueRequest) async throws -> EnqueueResult {
+        let result = try await outbox.enqueue(request)
+        await afterEnqueue()
+        return result
+    }
+
+    func cancel(notificationID: String) async throws -> Int { try await outbox.cancel(notificationID: notificationID) }
+
+    func withdraw(_ withdrawal: DeliveryWithdrawal, committing writes: [DocumentWrite]) async throws
+        -> DeliveryWithdrawal.Result
+    { try await outbox.withdraw(withdrawal, committing: writes) }
+
+    func claim(owner: String, now: Date, leaseUntil: Date, limit: Int) async throws -> [OutboxDelivery] {
+        try await outbox.claim(owner: owner, now: now, leaseUntil: leaseUntil, limit: limit)
+    }
+
+    func notification(id: String) async throws -> OutboxNotification? { try await outbox.notification(id: id) }
+
+    func record(_ updates: [DeliveryUpdate], owner: String, now: Date) async throws {
+        try await outbox.record(updates, owner: owner, now: now)
+    }
+
+    func extendLeases(owner: String, notificationID: String, until date: Date) async throws {
+        try await outbox.extendLeases(owner: owner, notificationID: notificationID, until: date)
+    }
+
+    func confirmLeases(owner: String, notificationID: String, installationIDs: [String], until date: Date)
+        async throws -> Set<String>
+    {
+        try await outbox.confirmLeases(
+            owner: owner, notificationID: notificationID, installationIDs: installationIDs, until: date)
+    }
+
+    func release(owner: String) async throws { try await outbox.release(owner: owner) }
+
+    func prune(enqueuedBefore date: Date) async throws -> Int { try await outbox.prune(enqueuedBefore: date) }
+
+    func storeTriedPage(
+        _ deliveries: [TriedDelivery], of notificationID: String, owner: String, cursor: String?, finished: Bool,
+        leaseUntil: Date, now: Date
+    ) async throws -> Bool {
+        try await outbox.storeTriedPage(
+            deliveries, of: notificationID, owner: owner, cursor: cursor, finished: finished, leaseUntil: leaseUntil,
+            now: now)
+    }
+
+    func holdExpansion(owner: String, notificationID: String, until date: Date) async throws -> Bool {
+        try await outbox.holdExpansion(owner: owner, notificationID: notificationID, until: date)
+    }
+
+    func deliveryTokens(of notificationID: String, after installationID: String?, limit: Int) async throws
+        -> [(installationID: String, token: String)]
+    {
+        try await outbox.deliveryTokens(of: notificationID, after: installationID, limit: limit)
+    }
+
+    func claimExpansion(owner: String, now: Date, leaseUntil: Date) async throws -> OutboxExpansion? {
+        try await outbox.claimExpansion(owner: owner, now: now, leaseUntil: leaseUntil)
     }
 }

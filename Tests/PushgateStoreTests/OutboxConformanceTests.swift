@@ -500,6 +500,60 @@ struct OutboxConformanceTests {
     }
 
     @Test(
+        "a notification's reminders and document writes are stored with it in one write: none for a duplicate, none when a reminder cannot be stored",
+        arguments: StoreKind.allCases)
+    func remindersAndDocumentsWithTheNotification(kind: StoreKind) async throws {
+        try await kind.withDatabase { open in
+            let (store, outbox, _) = try await open()
+            let record = try DocumentPath(rawValue: "servers/server/events/e1")
+            let badge = try DocumentPath(rawValue: "servers/server/installations/device-0")
+            func request(_ stored: OutboxNotification, reminderIDs: [String], key: String) throws -> EnqueueRequest {
+                EnqueueRequest(
+                    stored, deliveries: try deliveries(of: stored, count: 2),
+                    idempotency: .init(key: key, window: 3600),
+                    reminders: try reminderIDs.map { id in
+                        let reminder = notification(id, at: stored.createdAt)
+                        return EnqueueRequest(
+                            reminder, deliveries: try deliveries(of: reminder, count: 2), dueAt: start + 600)
+                    },
+                    documentWrites: [
+                        .set(record, ["notificationID": .value(.string(stored.id))]),
+                        .set(badge, ["pendingApprovals": .arrayUnion([.string("e1")])]),
+                    ])
+            }
+            let first = notification()
+            let reminderID = RandomUUID.make()
+            #expect(try await outbox.enqueue(request(first, reminderIDs: [reminderID], key: "k")) == .created)
+            #expect(try await store.document(at: record)?.string("notificationID") == first.id)
+            #expect(try await store.document(at: badge)?.fields["pendingApprovals"] == .array([.string("e1")]))
+            let reminder = try #require(try await outbox.notification(id: reminderID))
+            #expect(reminder.reminderOf == nil && reminder.createdAt == start)
+            #expect(try await outbox.statuses(of: reminderID).map(\.state) == [.pending, .pending])
+            let due = try await outbox.claim(owner: "w", now: start + 599, leaseUntil: start + 630, limit: 10)
+            #expect(Set(due.map(\.notificationID)) == [first.id], "a reminder is due at its own time")
+
+            let repeated = notification()
+            let unsent = RandomUUID.make()
+            #expect(
+                try await outbox.enqueue(request(repeated, reminderIDs: [unsent], key: "k"))
+                    == .duplicate(notificationID: first.id))
+            #expect(try await outbox.notification(id: unsent) == nil, "a duplicate's reminders are not stored")
+            #expect(try await store.document(at: record)?.string("notificationID") == first.id)
+
+            // A reminder whose id is taken fails the write: the notification, its
+            // other reminder and its documents are not stored either.
+            let failing = notification()
+            let other = RandomUUID.make()
+            await #expect(throws: (any Error).self) {
+                try await outbox.enqueue(request(failing, reminderIDs: [other, reminderID], key: "k2"))
+            }
+            #expect(try await outbox.notification(id: failing.id) == nil)
+            #expect(try await outbox.notification(id: other) == nil)
+            #expect(try await store.document(at: record)?.string("notificationID") == first.id)
+        }
+    }
+
+    @Test(
         "pruning deletes finished deliveries older than the cutoff, never pending ones",
         arguments: StoreKind.allCases)
     func prune(kind: StoreKind) async throws {

@@ -1,7 +1,8 @@
 import Foundation
 
 /// What ``OutboxWriting/enqueue(_:)`` stores: a notification, its deliveries, and how they
-/// are to be taken.
+/// are to be taken; with it, in the same atomic write, what the notification leaves
+/// behind (an event's reminders, its record and badge counts).
 public struct EnqueueRequest: Sendable {
     /// A trigger that must not notify twice: its key, and how long the key is kept.
     public struct Idempotency: Sendable, Hashable {
@@ -40,6 +41,13 @@ public struct EnqueueRequest: Sendable {
     /// (``OutboxExpansions/storeTriedPage(_:of:owner:cursor:finished:leaseUntil:now:)``): it is
     /// stored with `lease`, `deliveries` empty; not with coalescing.
     public let expansion: OutboxExpansion?
+    /// Notifications stored with this one, each due at its own time (an event's
+    /// reminders): only their notification, deliveries and `dueAt` are used.
+    public let reminders: [EnqueueRequest]
+    /// Document writes committed with the notification (an event's record, the badge
+    /// counts it raises): what the notification's first try reads is there when it
+    /// starts, and a crash keeps both or neither. Not made for a duplicate.
+    public let documentWrites: [DocumentWrite]
 
     /// `dueAt` defaults to the notification's creation.
     public init(
@@ -49,7 +57,9 @@ public struct EnqueueRequest: Sendable {
         idempotency: Idempotency? = nil,
         lease: Lease? = nil,
         coalescing: OutboxCoalescing? = nil,
-        expansion: OutboxExpansion? = nil
+        expansion: OutboxExpansion? = nil,
+        reminders: [EnqueueRequest] = [],
+        documentWrites: [DocumentWrite] = []
     ) {
         precondition(expansion == nil || (deliveries.isEmpty && coalescing == nil))
         self.notification = notification
@@ -59,5 +69,7 @@ public struct EnqueueRequest: Sendable {
         self.lease = lease
         self.coalescing = coalescing
         self.expansion = expansion
+        self.reminders = reminders
+        self.documentWrites = documentWrites
     }
 }

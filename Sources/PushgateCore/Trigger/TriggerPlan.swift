@@ -6,6 +6,10 @@ import Foundation
 /// the times recorded on the agent.
 /// The function stores and sends what the plan says (`TriggerEventFunction`).
 public struct TriggerPlan: Sendable {
+    public let serverKey: ServerKey
+    /// `nil` for a server-wide event.
+    public let agentKey: AgentKey?
+    public let type: EventType
     public let notification: OutboxNotification
     /// One per device the request's ``DeviceSelection`` keeps (a device document
     /// without a token, which only a hand edit makes, has nothing to send to).
@@ -80,6 +84,9 @@ public struct TriggerPlan: Sendable {
         rules: TriggerRules,
         now: Date
     ) {
+        self.serverKey = serverKey
+        self.agentKey = agentKey
+        type = request.event.type
         var shown = request.event
         if shown.type == .replyFinished, !(request.includePreview ?? rules.showsPreviewByDefault) {
             shown.body = nil
@@ -132,8 +139,18 @@ public struct TriggerPlan: Sendable {
         self.bookkeeping = bookkeeping
     }
 
-    /// What the outbox stores (the worker leases it when it tries it at once).
+    /// What the outbox stores in one atomic write (the worker leases it when it tries
+    /// it at once): the notification, its deliveries, and a resolvable event's
+    /// reminders, record and badge counts.
     public var enqueueRequest: EnqueueRequest {
-        EnqueueRequest(notification, deliveries: deliveries, idempotency: idempotency, coalescing: coalescing)
+        EnqueueRequest(
+            notification, deliveries: deliveries, idempotency: idempotency, coalescing: coalescing,
+            reminders: resolvable?.reminders ?? [], documentWrites: resolvable?.writes ?? [])
+    }
+
+    /// What the outbox stores for a notification expanded page by page: no
+    /// deliveries (the pages make them), nothing to remind of (``mayExpand(_:agentKey:rules:)``).
+    public func enqueueRequest(expandedBy expansion: OutboxExpansion) -> EnqueueRequest {
+        EnqueueRequest(notification, deliveries: [], idempotency: idempotency, expansion: expansion)
     }
 }

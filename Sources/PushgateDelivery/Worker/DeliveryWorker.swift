@@ -56,7 +56,7 @@ public final class DeliveryWorker: Service, Sendable {
     public var formats: PushAddressFormats { runner.formats }
     public var providerHealth: DeliveryHealth { runner.provider.health }
 
-    /// What ``submit(_:whenStored:)`` did.
+    /// What ``submit(_:)`` did.
     public struct Submission: Sendable {
         public let stored: EnqueueResult
         /// The first try, started at once; it completes when the try is recorded.
@@ -72,13 +72,10 @@ public final class DeliveryWorker: Service, Sendable {
     /// notification waits for its window's end.
     ///
     /// Room is "within the claim limit, or nothing else being tried" (a single large
-    /// fan-out is never refused); it is held until the first try finishes.
-    /// `whenStored` runs once the notification is stored (not for a duplicate),
-    /// before the first try starts: what it writes, the try sees.
-    public func submit(
-        _ request: EnqueueRequest,
-        whenStored: (EnqueueResult) async -> Void = { _ in }
-    ) async throws -> Submission {
+    /// fan-out is never refused); it is held until the first try finishes. What the
+    /// request writes beside the notification (badge counts) is stored before the
+    /// first try starts, so the try reads it.
+    public func submit(_ request: EnqueueRequest) async throws -> Submission {
         var request = request
         let count = request.deliveries.count
         let admitted =
@@ -100,7 +97,6 @@ public final class DeliveryWorker: Service, Sendable {
             if admitted { firstTryLoad.withLockedValue { $0 -= count } }
             return Submission(stored: stored, firstTry: nil)
         }
-        await whenStored(stored)
         guard let lease = request.lease else { return Submission(stored: stored, firstTry: nil) }
         let (notification, deliveries, expansion) = (request.notification, request.deliveries, request.expansion)
         let firstTry = inBackground(load: count) { [runner] in

@@ -57,17 +57,6 @@ extension TriggerEventFunction {
     /// together within the seed proxy's 2.5 s.
     static let answerReadWait: Duration = .milliseconds(250)
 
-    /// Stores a resolvable event's reminders and record. A failure is logged: the
-    /// event's own push is stored and goes out regardless.
-    func record(_ resolvable: ResolvableEvent) async {
-        do {
-            for reminder in resolvable.reminders { _ = try await outbox.enqueue(reminder) }
-            try await store.commit(resolvable.writes)
-        } catch {
-            logger.error("could not store an event's reminders or badge counts", metadata: ["error": "\(error)"])
-        }
-    }
-
     /// Bookkeeping: the server's `lastSeenAt`, and the plan's times. A failure is
     /// logged, not answered: the notification is already stored and on its way.
     func record(_ serverKey: ServerKey, _ writes: [DocumentWrite] = [], at date: Date) async {

@@ -7,38 +7,23 @@ import PushgateDelivery
 /// page by page.
 extension TriggerEventFunction {
     /// A trigger for an agent of more devices than its answer lists
-    /// (`policy.answerMaxDevices`): stores the notification with an expansion (see
-    /// ``OutboxExpansion``) and answers once every page is tried or after
-    /// `triggerWait`, the agent's devices not yet read counted as pending. Only for an
-    /// event that may be expanded (``TriggerPlan/mayExpand(_:agentKey:rules:)``).
+    /// (`policy.answerMaxDevices`; ``TriggerDecision/paged(_:_:deviceCount:)``):
+    /// stores the notification with an expansion (see ``OutboxExpansion``) and answers
+    /// once every page is tried or after `triggerWait`, the agent's devices not yet
+    /// read counted as pending: `deviceCount` as the trigger read it.
     func expand(
-        _ request: TriggerRequest, serverKey: ServerKey, agentKey: AgentKey, agentDisplayName: String?,
+        _ plan: TriggerPlan, by expansion: OutboxExpansion, deviceCount devices: Int, wait: Bool,
         arrivedAt arrived: ContinuousClock.Instant
     ) async throws -> Result {
-        let type = request.event.type
-        // Its deliveries come from the pages, not from the plan.
-        let plan = TriggerPlan(
-            request, serverKey: serverKey, agentKey: agentKey, agentDisplayName: agentDisplayName, devices: [],
-            rules: policy.triggerRules, now: now())
-        var selection = request.selection
-        // Pages are selected one by one: the excluded installation's tokens are
-        // known before the first.
-        selection.excludedTokens.formUnion(
-            try await tokensOfExcludedInstallation(selection, among: [], serverKey: serverKey))
-        let expansion = OutboxExpansion(
-            notificationID: plan.notification.id, acceptedAt: plan.notification.createdAt, selection: selection)
-        let submission = try await worker.submit(
-            EnqueueRequest(plan.notification, deliveries: [], idempotency: plan.idempotency, expansion: expansion))
+        let (serverKey, agentKey, type) = (plan.serverKey, plan.agentKey, plan.type)
+        let submission = try await worker.submit(plan.enqueueRequest(expandedBy: expansion))
         if case .duplicate(let earlier) = submission.stored {
             return try await duplicate(of: earlier, type: type, serverKey: serverKey, agentKey: agentKey)
         }
-        // Counted while the first pages go out (a million devices take a while).
-        async let counted = store.count(in: NamespacePaths.devices(of: agentKey, of: serverKey), upTo: .max)
         async let bookkept: Void = record(serverKey, plan.bookkeeping, at: plan.notification.createdAt)
         FunctionMetrics.trigger(type, .accepted)
-        let report =
-            request.wait ? await submission.firstTry?.wait(upTo: policy.triggerWait - arrived.duration(to: .now)) : nil
-        let devices = try? await counted
+        FunctionMetrics.devicesNotified(devices, type: type)
+        let report = wait ? await submission.firstTry?.wait(upTo: policy.triggerWait - arrived.duration(to: .now)) : nil
         // Stored: answered 200 from here on, its counts unknown if the store cannot tell.
         let pending = {
             var pending = TriggerAnswer.accepted(
@@ -47,8 +32,6 @@ extension TriggerEventFunction {
             return pending
         }
         let answer = await answerOfStored(otherwise: pending) {
-            guard let devices else { throw DocumentStoreError.unavailable("the agent's devices could not be counted") }
-            FunctionMetrics.devicesNotified(devices, type: type)
             let tallies = try await outbox.tallies(of: plan.notification.id)
             let expanded = tallies.lazy.map(\.count).reduce(0, +)
             var answer = TriggerAnswer(
@@ -62,6 +45,6 @@ extension TriggerEventFunction {
         }
         await bookkept
         logFanOut(type, agentKey: agentKey, answer, expanded: report != nil)
-        return Result(answer: answer, accepted: !request.wait)
+        return Result(answer: answer, accepted: !wait)
     }
 }

@@ -6,17 +6,20 @@ import PushgateDelivery
 /// `triggerEvent` (and `triggerReplyFinished`, which is one with `type =
 /// reply_finished`): notifies every device subscribed to one agent of one event.
 ///
-/// Read, plan, store and submit, answer: it reads the agent, its devices and the
-/// last event of the type; ``TriggerPlan`` decides everything else; the worker
-/// stores the notification (from then on it is not lost) and starts its first try
-/// when it has room. The answer comes when that try is recorded or after
-/// `triggerWait`, whichever is first; retries go on in the background. A repeat
-/// (same idempotency key within 24 h) sends nothing and answers the first trigger's
-/// counts; a stale event is skipped; a coalesced one is answered 202 at once.
+/// Four steps: read (``TriggerReads``: the server, the ordering state, the agent and
+/// its devices), decide (``TriggerDecision``, from the reads alone), store and submit
+/// (the worker stores the notification with its reminders and badge counts in one
+/// atomic write, from then on it is not lost, and starts its first try when it has
+/// room), answer. The answer comes when that try is over or after `triggerWait`,
+/// whichever is first; retries go on in the background. A repeat (same idempotency
+/// key within 24 h) sends nothing and answers the first trigger's counts; a stale
+/// event is skipped; a coalesced one is answered 202 at once.
 public struct TriggerEventFunction: Sendable {
     let store: any DocumentStore
 
-    let outbox: any Outbox
+    /// Its role of the outbox: a repeat's earlier notification and its counts. It
+    /// stores through the worker.
+    let outbox: any OutboxQueries
 
     let worker: DeliveryWorker
 
@@ -28,7 +31,7 @@ public struct TriggerEventFunction: Sendable {
 
     public init(
         store: any DocumentStore,
-        outbox: any Outbox,
+        outbox: any OutboxQueries,
         worker: DeliveryWorker,
         policy: DeliveryPolicy = DeliveryPolicy(),
         now: @escaping @Sendable () -> Date = Date.init,
@@ -59,64 +62,40 @@ public struct TriggerEventFunction: Sendable {
         // `nil`: an event for every device of the server (`scope: server`).
         let agentKey = request.event.cwd.map(AgentKey.init(cwd:))
         let type = request.event.type
-        async let server = store.document(at: NamespacePaths.server(serverKey))
-        async let lastOccurredAt = lastNotified(
-            at: TriggerPlan.orderingState(of: request, agentKey: agentKey, serverKey: serverKey))
-        // Only a registration makes a namespace: a trigger for a secret nobody
-        // registered with stores nothing at all.
-        guard try await server != nil else {
+        let reads = try await read(request, serverKey: serverKey, agentKey: agentKey)
+        let decision = TriggerDecision(
+            request, serverKey: serverKey, agentKey: agentKey, after: reads, rules: policy.triggerRules,
+            maxListed: policy.answerMaxDevices, now: now())
+        switch decision {
+        case .unknownServer:
+            // Only a registration makes a namespace: a trigger for a secret nobody
+            // registered with stores nothing at all.
             FunctionMetrics.trigger(type, .unknownServer)
             return Result(
                 answer: .unknownServer(serverKey: serverKey, agentKey: agentKey, delivery: worker.deliveryName),
                 accepted: false)
-        }
-        if TriggerPlan.isStale(request, lastOccurredAt: try await lastOccurredAt) {
-            // A late retry of a trigger already notified is a duplicate, not stale.
-            if let key = request.idempotencyKey,
-                let earlier = try await outbox.notificationID(
-                    idempotencyKey: key, serverKey: serverKey.hex,
-                    since: now().addingTimeInterval(-policy.idempotencyWindow.seconds))
-            {
-                return try await duplicate(of: earlier, type: type, serverKey: serverKey, agentKey: agentKey)
-            }
+        case .stale:
             FunctionMetrics.trigger(type, .stale)
             await record(serverKey, at: now())
             return Result(
                 answer: .skipped(serverKey: serverKey, agentKey: agentKey, delivery: worker.deliveryName),
                 accepted: false)
-        }
-
-        async let agent = agentDocument(agentKey, of: serverKey)
-        // When the event may be expanded, an agent with more devices than the answer
-        // lists is expanded page by page: its devices are counted (an index range), not
-        // read and parsed here to be read again by the pages (1,001 of them, before the
-        // first push). Else one read of all of them; one more than the answer lists,
-        // when one registered since the count, expands all the same.
-        let mayExpand = TriggerPlan.mayExpand(request, agentKey: agentKey, rules: policy.triggerRules)
-        let expandLimit = policy.answerMaxDevices + 1
-        let tooManyToList = mayExpand ? try await hasDevices(agentKey, of: serverKey, atLeast: expandLimit) : false
-        let deviceRecords =
-            tooManyToList
-            ? []
-            : try await devices(
-                of: agentKey, serverKey: serverKey, only: request.selection, upTo: mayExpand ? expandLimit : nil)
-        let agentDisplayName = try await agent?.string(FieldName.agentDisplayName)
-        if mayExpand, let agentKey, tooManyToList || deviceRecords.count > policy.answerMaxDevices {
+        case .duplicate(let earlier):
+            return try await duplicate(of: earlier, type: type, serverKey: serverKey, agentKey: agentKey)
+        case .whole(let plan):
+            return try await send(plan, wait: request.wait, arrivedAt: arrived)
+        case .paged(let plan, let expansion, let deviceCount):
             return try await expand(
-                request, serverKey: serverKey, agentKey: agentKey, agentDisplayName: agentDisplayName,
-                arrivedAt: arrived)
+                plan, by: expansion, deviceCount: deviceCount, wait: request.wait, arrivedAt: arrived)
         }
-        var request = request
-        request.selection.excludedTokens.formUnion(
-            try await tokensOfExcludedInstallation(request.selection, among: deviceRecords, serverKey: serverKey))
-        let plan = TriggerPlan(
-            request, serverKey: serverKey, agentKey: agentKey, agentDisplayName: agentDisplayName,
-            devices: deviceRecords, rules: policy.triggerRules, now: now())
+    }
 
-        let submission = try await worker.submit(plan.enqueueRequest) { _ in
-            // Before the first try, so that it shows the new badge count.
-            if let resolvable = plan.resolvable { await record(resolvable) }
-        }
+    /// Stores and submits a plan's notification; answers once its first try is over
+    /// or `triggerWait` has passed (at once, 202, when the caller does not wait).
+    func send(_ plan: TriggerPlan, wait: Bool, arrivedAt arrived: ContinuousClock.Instant) async throws -> Result {
+        let (serverKey, agentKey) = (plan.serverKey, plan.agentKey)
+        let type = plan.type
+        let submission = try await worker.submit(plan.enqueueRequest)
         // Bookkeeping once the first try is under way: its writes may wait on other
         // triggers' locks (the server's document), and the try's leases are running.
         var answer: TriggerAnswer
@@ -147,7 +126,7 @@ public struct TriggerEventFunction: Sendable {
                 accepted.describe(plan)
                 return accepted
             }
-            if let firstTry = submission.firstTry, request.wait {
+            if let firstTry = submission.firstTry, wait {
                 let report = await firstTry.wait(upTo: policy.triggerWait - arrived.duration(to: .now))
                 answer = await answerOfStored(otherwise: accepted) {
                     try await self.answer(
@@ -160,6 +139,6 @@ public struct TriggerEventFunction: Sendable {
             await bookkept
         }
         logFanOut(type, agentKey: agentKey, answer)
-        return Result(answer: answer, accepted: !request.wait)
+        return Result(answer: answer, accepted: !wait)
     }
 }
