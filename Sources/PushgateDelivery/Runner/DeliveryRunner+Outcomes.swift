@@ -23,18 +23,21 @@ extension DeliveryRunner {
         }
     }
 
-    /// Records each delivery's new state, once the devices of dead tokens are deleted.
+    /// Records each delivery's new state, once the devices of dead tokens are deleted;
+    /// answers what it recorded.
+    @discardableResult
     func record(
         _ deliveries: [OutboxDelivery],
         _ outcomes: [DeliveryOutcome],
         of notification: OutboxNotification,
         owner: String
-    ) async throws {
-        guard !deliveries.isEmpty else { return }
+    ) async throws -> [DeliveryUpdate] {
+        guard !deliveries.isEmpty else { return [] }
         let finishedAt = now()
         let updates = try await updates(for: deliveries, outcomes, of: notification, at: finishedAt)
         try await throughOutages { try await outbox.record(updates, owner: owner, now: finishedAt) }
         DeliveryMetrics.deliveries(outcomes, of: deliveries, provider: provider)
+        return updates
     }
 
     /// Runs `work` again while the store is unavailable (a failover takes

@@ -50,6 +50,11 @@ public struct DeliveryRunner: Sendable {
     public struct Report: Sendable, Hashable {
         /// The push service refused the gateway's configuration.
         public var configurationError: String?
+        /// What the try recorded of the deliveries it was given, in no order: those it
+        /// did not send (cancelled, or no longer leased to it) or could not record are
+        /// not among them. Empty for an expansion (its answer counts the outbox's
+        /// record: an agent too big to hold in memory).
+        public var updates: [DeliveryUpdate] = []
 
         mutating func add(_ other: Report) {
             configurationError = configurationError ?? other.configurationError
@@ -57,32 +62,40 @@ public struct DeliveryRunner: Sendable {
     }
 
     /// Tries `deliveries` (leased to `owner` until `leasedUntil`) of `notification`
-    /// once. What it no longer holds when a chunk's turn comes (its lease ran out and
-    /// another worker claimed it) it neither sends nor records.
+    /// once, recording each chunk's outcomes as soon as they are in, and answers what
+    /// it recorded. What it no longer holds when a chunk's turn comes (its lease ran
+    /// out and another worker claimed it) it neither sends nor records.
+    ///
+    /// The fan-out hands each chunk over while the chunk still holds its place (not
+    /// through a stream): a chunk sent just before the gateway's shutdown cancels the
+    /// try is still recorded, not sent again by the next try, and no more chunks are
+    /// out unrecorded than run at once.
     @discardableResult
     public func run(
         _ deliveries: [OutboxDelivery], of notification: OutboxNotification, owner: String, leasedUntil: Date
     ) async throws -> Report {
         guard !deliveries.isEmpty else { return Report() }
         guard now() < notification.expiresAt else {
-            try await record(
+            let updates = try await record(
                 deliveries, deliveries.map { _ in .failed(reason: "Expired") }, of: notification, owner: owner)
-            return Report()
+            return Report(updates: updates)
         }
         let targets = try await targets(of: deliveries, of: notification)
         let fence = LeaseFence(
             outbox: outbox, owner: owner, notificationID: notification.id, heldUntil: leasedUntil,
             lease: policy.lease, now: now)
-        let firstError = FirstError()
+        let heard = HeardChunks()
         let outcomes = await withTaskGroup(of: [DeliveryOutcome]?.self) { group in
             group.addTask {
                 // Only what this try still held was sent, and is recorded here.
                 await policy.fanOut.deliver(notification.content, to: targets, via: provider, fence: fence) {
                     positions, outcomes in
                     do {
-                        try await record(positions.map { deliveries[$0] }, outcomes, of: notification, owner: owner)
+                        heard.add(
+                            try await record(positions.map { deliveries[$0] }, outcomes, of: notification, owner: owner)
+                        )
                     } catch {
-                        firstError.keep(error)
+                        heard.keep(error)
                     }
                 }
             }
@@ -94,18 +107,23 @@ public struct DeliveryRunner: Sendable {
             group.cancelAll()
             return outcomes ?? []
         }
-        if let error = firstError.error { throw error }
-        return Report(configurationError: outcomes.lazy.compactMap(\.configurationErrorReason).first)
+        let (updates, error) = heard.recorded
+        if let error { throw error }
+        return Report(configurationError: outcomes.lazy.compactMap(\.configurationErrorReason).first, updates: updates)
     }
 }
 
-/// The first error met by concurrent recordings.
-private final class FirstError: Sendable {
-    private let storage = NIOLockedValueBox<(any Error)?>(nil)
+/// What concurrent recordings recorded, and the first error one met.
+private final class HeardChunks: Sendable {
+    private let storage = NIOLockedValueBox<(updates: [DeliveryUpdate], error: (any Error)?)>(([], nil))
 
-    func keep(_ error: any Error) {
-        storage.withLockedValue { $0 = $0 ?? error }
+    func add(_ updates: [DeliveryUpdate]) {
+        storage.withLockedValue { $0.updates += updates }
     }
 
-    var error: (any Error)? { storage.withLockedValue { $0 } }
+    func keep(_ error: any Error) {
+        storage.withLockedValue { $0.error = $0.error ?? error }
+    }
+
+    var recorded: (updates: [DeliveryUpdate], error: (any Error)?) { storage.withLockedValue { $0 } }
 }

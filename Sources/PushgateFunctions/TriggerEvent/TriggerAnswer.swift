@@ -156,6 +156,41 @@ extension TriggerAnswer {
         if statuses == nil { responsesOmitted = true }
     }
 
+    /// The answer from a first try's own record of what it did (``DeliveryRunner/Report/updates``),
+    /// with no read: each of `deliveries` as the try left it, pending when the try did
+    /// not send or record it; listed up to `maxListed` devices, in installation-id
+    /// order as the outbox lists them.
+    init(
+        _ deliveries: [OutboxDelivery], after updates: [DeliveryUpdate], maxListed: Int, serverKey: ServerKey,
+        agentKey: AgentKey?, delivery: String, configurationError: String?
+    ) {
+        let recorded = Dictionary(updates.map { ($0.installationID, $0) }, uniquingKeysWith: { _, last in last })
+        let statuses = Self.inListOrder(deliveries).map { delivery in
+            let update = recorded[delivery.installationID]
+            let route = update?.route ?? delivery.route
+            let status = { (state: DeliveryState, reason: String?, removed: Bool) in
+                DeliveryStatus(
+                    installationID: delivery.installationID, provider: delivery.token.kind, state: state,
+                    attempts: delivery.attempts + (update == nil ? 0 : 1), lastReason: reason, removed: removed,
+                    route: route)
+            }
+            switch update?.change {
+            case .delivered: return status(.delivered, nil, false)
+            case .failed(let reason, let removed): return status(.failed, reason, removed)
+            case .retry(let reason, _): return status(.pending, reason, false)
+            case nil: return status(.pending, nil, false)
+            }
+        }
+        self.init(
+            DeliveryTally.of(statuses), statuses: statuses.count <= maxListed ? statuses : nil, serverKey: serverKey,
+            agentKey: agentKey, delivery: delivery, configurationError: configurationError, duplicate: false)
+    }
+
+    /// Deliveries in the order the outbox lists them: by installation id, byte by byte.
+    static func inListOrder(_ deliveries: [OutboxDelivery]) -> [OutboxDelivery] {
+        deliveries.sorted { $0.installationID.utf8.lexicographicallyPrecedes($1.installationID.utf8) }
+    }
+
     /// The answer before any try: every delivery stored and pending; listed up to
     /// `maxListed` devices.
     static func accepted(
@@ -169,7 +204,7 @@ extension TriggerAnswer {
             duplicate: false,
             responses: !listed
                 ? []
-                : deliveries.sorted { $0.installationID.utf8.lexicographicallyPrecedes($1.installationID.utf8) }
+                : inListOrder(deliveries)
                     .map {
                         DeviceResponse(
                             installationID: $0.installationID, provider: $0.token.kind.rawValue, route: $0.route,

@@ -24,13 +24,13 @@ extension TriggerEventFunction {
     /// repeat found before planning knows nothing of it).
     func answer(
         for notificationID: String, serverKey: ServerKey, agentKey: AgentKey?, plan: TriggerPlan?,
-        configurationError: String? = nil, duplicate: Bool = false
+        duplicate: Bool = false
     ) async throws -> TriggerAnswer {
         let tallies = try await outbox.tallies(of: notificationID)
         let listed = tallies.lazy.map(\.count).reduce(0, +) <= policy.answerMaxDevices
         var answer = TriggerAnswer(
             tallies, statuses: listed ? try await outbox.statuses(of: notificationID) : nil, serverKey: serverKey,
-            agentKey: agentKey, delivery: worker.deliveryName, configurationError: configurationError,
+            agentKey: agentKey, delivery: worker.deliveryName, configurationError: nil,
             duplicate: duplicate)
         if let plan { answer.describe(plan) }
         return answer

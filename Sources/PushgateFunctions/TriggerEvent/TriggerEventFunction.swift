@@ -127,11 +127,19 @@ public struct TriggerEventFunction: Sendable {
                 return accepted
             }
             if let firstTry = submission.firstTry, wait {
-                let report = await firstTry.wait(upTo: policy.triggerWait - arrived.duration(to: .now))
-                answer = await answerOfStored(otherwise: accepted) {
-                    try await self.answer(
-                        for: plan.notification.id, serverKey: serverKey, agentKey: agentKey, plan: plan,
-                        configurationError: report?.configurationError)
+                if let report = await firstTry.wait(upTo: policy.triggerWait - arrived.duration(to: .now)) {
+                    // The try is over: what it recorded, it answers itself.
+                    answer = TriggerAnswer(
+                        plan.deliveries, after: report.updates, maxListed: policy.answerMaxDevices,
+                        serverKey: serverKey, agentKey: agentKey, delivery: worker.deliveryName,
+                        configurationError: report.configurationError)
+                    answer.describe(plan)
+                } else {
+                    // Still under way: the chunks recorded so far are the outbox's.
+                    answer = await answerOfStored(otherwise: accepted) {
+                        try await self.answer(
+                            for: plan.notification.id, serverKey: serverKey, agentKey: agentKey, plan: plan)
+                    }
                 }
             } else {
                 answer = accepted()
