@@ -409,6 +409,7 @@ let package = Package(
                 "PushgateHTTP2",
                 "PushgateSQLite",
                 "PushgateServer",
+                "PushgateServices",
                 "PushgateTesting",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),

@@ -6,25 +6,20 @@ import PushgateCore
 import PushgateHTTP2
 import ServiceLifecycle
 
-/// Delivers each APNs device in its own environment: production or sandbox, as its
-/// route says (stated by its registration, or learned), else the configured default.
+/// One APNs key's providers, one per environment (production and sandbox), as the
+/// routing table's leaves (``routes(of:)``): each device is sent in its own
+/// environment, as its route says (stated by its registration, or learned), else the
+/// configured default.
 ///
 /// A token works only in the environment it came from, and APNs answers one sent to
-/// the other `BadDeviceToken` — which would delete the device of every developer
-/// running their app from Xcode. So a device whose registration did not state its
-/// environment is tried once in the other after `BadDeviceToken`; accepted there, its
-/// outcome is ``DeliveryOutcome/deliveredIn(_:)`` and the delivery worker stores the
-/// environment on the device. A device that stated its environment is deleted as
-/// before.
+/// the other `BadDeviceToken`: the routing table tries a device whose environment was
+/// a guess once in the other (``PushgateCore/EnvironmentFallback/afterBadDeviceToken``).
 ///
-/// One provider per environment, one key's provider token (JWT) shared by both, and
-/// connections pooled per host and team (``APNsConnections``): with one override for
-/// both (`PUSHGATE_APNS_URL`), both environments share one pool, and so do apps of one
+/// One provider token (JWT) shared by both environments, and connections pooled per
+/// host and team (``APNsConnections``): with one override for both
+/// (`PUSHGATE_APNS_URL`), both environments share one pool, and so do apps of one
 /// team. A `Service`: closes the connections at shutdown.
-public final class APNsEnvironments: PushProvider, Service {
-    public var deliveryName: String { "apns" }
-    public var reasons: Set<String> { APNsPushProvider.reasons }
-
+public final class APNsEnvironments: Service {
     private let production: APNsPushProvider
     private let sandbox: APNsPushProvider
     private let defaultEnvironment: APNsEnvironment
@@ -53,16 +48,20 @@ public final class APNsEnvironments: PushProvider, Service {
         self.connections = connections
     }
 
-    /// The worse of the two environments' health (the default one's first).
-    public var health: DeliveryHealth {
-        let order = [defaultEnvironment] + APNsEnvironment.allCases.filter { $0 != defaultEnvironment }
-        return DeliveryHealth.worst(order.lazy.map { self.provider(of: $0).health })
-    }
-
     private func provider(of environment: APNsEnvironment) -> APNsPushProvider {
         switch environment {
         case .production: production
         case .sandbox: sandbox
+        }
+    }
+
+    /// The routing table's leaves for `app`'s APNs devices: one per environment, the
+    /// configured default marked.
+    public func routes(of app: String) -> [PushRoute] {
+        APNsEnvironment.allCases.map { environment in
+            PushRoute(
+                PushRoute.Key(app: app, service: .apns, environment: environment), provider: provider(of: environment),
+                isDefaultEnvironment: environment == defaultEnvironment)
         }
     }
 
@@ -79,36 +78,10 @@ public final class APNsEnvironments: PushProvider, Service {
         try? await gracefulShutdown()
         await shutdown()
     }
+}
 
-    public func send(_ notification: PushNotification, to targets: [DeliveryTarget]) async -> [DeliveryOutcome] {
-        let first = targets.map { $0.route.apnsEnvironment ?? defaultEnvironment }
-        var outcomes = await send(notification, to: targets, in: first)
-        // BadDeviceToken where the device's environment was a guess: the other one, once.
-        let again = targets.indices.filter { index in
-            targets[index].route.mayFallBack && outcomes[index] == .tokenInvalid(reason: "BadDeviceToken")
-        }
-        guard !again.isEmpty else { return outcomes }
-        let other = again.map { first[$0] == .production ? APNsEnvironment.sandbox : .production }
-        let retried = await send(notification, to: again.map { targets[$0] }, in: other)
-        for ((index, environment), outcome) in zip(zip(again, other), retried) {
-            switch outcome {
-            case .delivered: outcomes[index] = .deliveredIn(environment)
-            // Refused there too: the token is dead, as the first environment said.
-            case .tokenInvalid: break
-            default: outcomes[index] = outcome
-            }
-        }
-        return outcomes
-    }
-
-    /// Each target to its environment's provider, the environments at once.
-    private func send(
-        _ notification: PushNotification, to targets: [DeliveryTarget], in environments: [APNsEnvironment]
-    )
-        async -> [DeliveryOutcome]
-    {
-        await GroupedSend.send(targets, groups: environments) { [self] environment, targets in
-            await provider(of: environment).send(notification, to: targets)
-        }
-    }
+extension EnvironmentFallback {
+    /// APNs's: a token refused `BadDeviceToken` in the environment guessed for it is
+    /// tried in the other once.
+    public static let afterBadDeviceToken = EnvironmentFallback(refusal: .tokenInvalid(reason: "BadDeviceToken"))
 }

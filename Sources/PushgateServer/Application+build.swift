@@ -44,12 +44,12 @@ public func buildApplication(
     var services: [any Service] = backend.service.map { [$0] } ?? []
     services += push.services
     var admission = setup.admission
-    admission.apps = push.apps
-    let provider = push.provider
+    admission.apps = push.apps.map { Set($0.ids) }
     let parts = GatewayParts(
         store: backend.store,
         outbox: backend.outbox,
-        provider: provider,
+        provider: push.provider,
+        apps: push.apps,
         policy: policy,
         admission: admission,
         presence: setup.presence,

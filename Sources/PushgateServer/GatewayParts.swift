@@ -35,6 +35,7 @@ public struct GatewayParts: Sendable {
         outbox: any Outbox,
         provider: any PushProvider,
         formats: PushAddressFormats = .installed,
+        apps: ConfiguredApps? = nil,
         policy: DeliveryPolicy = DeliveryPolicy(),
         admission: AdmissionPolicy = AdmissionPolicy(),
         presence: PresencePolicy = PresencePolicy(),
@@ -48,7 +49,7 @@ public struct GatewayParts: Sendable {
         self.formats = formats
         self.now = now
         worker = DeliveryWorker(
-            store: store, outbox: outbox, provider: provider, formats: formats, policy: policy,
+            store: store, outbox: outbox, provider: provider, formats: formats, apps: apps, policy: policy,
             now: now,
             logger: logger)
 

@@ -3,62 +3,62 @@ import PushgateAPNs
 import PushgateCore
 import PushgateDelivery
 import PushgateFCM
-import PushgateFunctions
+import PushgateServices
 import ServiceLifecycle
 
-/// The push services the gateway delivers through, built from its configuration:
-/// without `apps:`, one app's APNs and FCM (`PUSHGATE_APNS_*`, `PUSHGATE_FCM_*`);
-/// with it, each app's own, the devices routed by their `bundle_id`.
+/// The push services the gateway delivers through, built from its configuration
+/// into one routing table (``PushRoutingTable``): without `apps:`, one app's APNs
+/// and FCM (`PUSHGATE_APNS_*`, `PUSHGATE_FCM_*`); with it, each app's own, the
+/// devices routed by their `bundle_id`.
 struct PushServices {
     /// What the delivery worker sends through.
-    let provider: any PushProvider
+    let provider: PushRoutingTable
     /// The providers, each a service that closes its connections at shutdown.
     let services: [any Service]
     /// The apps a registration may name; `nil` without `apps:` (any bundle id).
-    let apps: Set<String>?
+    let apps: ConfiguredApps?
 
     init(setup: GatewaySetup, logger: Logger) throws {
-        let apps = setup.apps
-        guard !apps.isEmpty else {
-            let (provider, services) = try Self.app(
-                apns: setup.apns, fcm: setup.fcm, connections: APNsConnections(), logger: logger)
-            self.init(provider: provider, services: services, apps: nil)
-            return
-        }
         // One set of connections for every app: pools per host and team, a token per key.
         let connections = APNsConnections()
-        var routes: [(id: String, provider: any PushProvider)] = []
+        var routes: [PushRoute] = []
         var services: [any Service] = []
-        for app in apps {
-            var appLogger = logger
-            appLogger[metadataKey: "app"] = "\(app.id)"
-            let (provider, appServices) = try Self.app(
-                apns: app.apns, fcm: app.fcm, connections: connections, logger: appLogger)
-            routes.append((app.id, provider))
+        let apps = ConfiguredApps(setup.apps.map(\.id))
+        let configured =
+            apps == nil
+            ? [(ConfiguredApps.single.defaultApp, setup.apns, setup.fcm, logger)]
+            : setup.apps.map { app in
+                var appLogger = logger
+                appLogger[metadataKey: "app"] = "\(app.id)"
+                return (app.id, app.apns, app.fcm, appLogger)
+            }
+        for (app, apns, fcm, logger) in configured {
+            let (appRoutes, appServices) = try Self.app(
+                app, apns: apns, fcm: fcm, connections: connections, logger: logger)
+            routes += appRoutes
             services += appServices
         }
-        logger.info(
-            "apps", metadata: ["apps": "\(apps.map(\.id).joined(separator: ","))", "default": "\(apps[0].id)"])
-        self.init(
-            provider: AppRoutingPushProvider(apps: routes), services: services, apps: Set(apps.map(\.id)))
-    }
-
-    private init(provider: any PushProvider, services: [any Service], apps: Set<String>?) {
-        self.provider = provider
+        if let apps {
+            logger.info(
+                "apps", metadata: ["apps": "\(apps.ids.joined(separator: ","))", "default": "\(apps.defaultApp)"])
+        }
+        provider = PushRoutingTable(
+            routes: routes, apps: apps ?? .single, formats: .installed,
+            fallbacks: [.apns: .afterBadDeviceToken], logger: logger)
         self.services = services
         self.apps = apps
     }
 
-    /// One app's services: its devices to APNs or FCM by their token.
+    /// One app's routes: its devices to APNs (each environment) or FCM by their token.
     private static func app(
-        apns: APNsConfiguration?, fcm: FCMConfiguration?, connections: APNsConnections, logger: Logger
-    ) throws -> (any PushProvider, [any Service]) {
+        _ app: String, apns: APNsConfiguration?, fcm: FCMConfiguration?, connections: APNsConnections, logger: Logger
+    ) throws -> ([PushRoute], [any Service]) {
+        var routes: [PushRoute] = []
         var services: [any Service] = []
-        var apnsProvider: APNsEnvironments?
         if let apns {
-            let provider = try APNsEnvironments(configuration: apns, connections: connections, logger: logger)
-            apnsProvider = provider
-            services.append(provider)
+            let environments = try APNsEnvironments(configuration: apns, connections: connections, logger: logger)
+            routes += environments.routes(of: app)
+            services.append(environments)
             logger.info(
                 "delivery through APNs",
                 metadata: [
@@ -68,10 +68,9 @@ struct PushServices {
                 ]
             )
         }
-        var fcmProvider: FCMPushProvider?
         if let fcm {
             let provider = try FCMPushProvider(configuration: fcm, logger: logger)
-            fcmProvider = provider
+            routes.append(PushRoute(PushRoute.Key(app: app, service: .fcm), provider: provider))
             services.append(provider)
             logger.info(
                 "delivery through FCM",
@@ -81,22 +80,20 @@ struct PushServices {
                 ]
             )
         }
-        switch (apnsProvider, fcmProvider) {
-        case (nil, nil):
-            logger.info(
-                "delivery through the log: no push service is configured (PUSHGATE_APNS_KEY_PATH, PUSHGATE_FCM_CREDENTIALS); pushes are logged and counted as failed"
-            )
-        case (_, nil):
-            logger.info("devices with FCM tokens fail no_fcm_provider: PUSHGATE_FCM_CREDENTIALS is not set")
-        case (nil, _):
-            logger.info("devices with APNs tokens fail no_apns_provider: PUSHGATE_APNS_KEY_PATH is not set")
-        default:
-            break
+        let missing = PushAddressFormats.installed.all.filter { format in
+            !routes.contains { $0.key.service == format.service }
         }
-        return (
-            RoutingPushProvider(
-                services: PushServiceTable.services(apns: apnsProvider, fcm: fcmProvider), logger: logger),
-            services
-        )
+        if missing.count == PushAddressFormats.installed.all.count {
+            logger.info(
+                "delivery through the log: no push service is configured (\(missing.map(\.configuredBy).joined(separator: ", "))); pushes are logged and counted as failed"
+            )
+        } else {
+            for format in missing {
+                logger.info(
+                    "devices with \(format.name) tokens fail \(format.unconfiguredReason): \(format.configuredBy) is not set"
+                )
+            }
+        }
+        return (routes, services)
     }
 }

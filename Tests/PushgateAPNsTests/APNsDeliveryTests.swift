@@ -90,8 +90,7 @@ struct APNsDeliveryTests {
     func fcmTokenNotSent() async throws {
         let fixture = try await APNsFixture()
         let provider = try fixture.provider()
-        let routing = RoutingPushProvider(
-            services: PushServiceTable.services(apns: provider, fcm: nil), logger: Logger(label: "test"))
+        let routing = PushRoutingTable.services([.apns: provider])
         #expect(routing.deliveryName == "apns")
         let outcomes = await routing.send(
             notification,

@@ -3,8 +3,10 @@ import Foundation
 import Logging
 import PushgateAPNs
 import PushgateCore
+import PushgateDelivery
 import PushgateEmulators
 import PushgateHTTP2
+import PushgateServices
 import PushgateTesting
 import Testing
 
@@ -32,13 +34,17 @@ struct APNsEnvironmentsTests {
             .joined().write(toFile: caFile, atomically: true, encoding: .utf8)
         var logger = Logger(label: "apns-test")
         logger.logLevel = .warning
-        let provider = try APNsEnvironments(
+        let environments = try APNsEnvironments(
             configuration: APNsConfiguration(
                 signingKey: key, keyID: APNsFixture.keyID, teamID: APNsFixture.teamID, topic: APNsFixture.topic,
                 environment: .production, productionEndpoint: HTTP2Endpoint(url: production.url),
                 sandboxEndpoint: HTTP2Endpoint(url: sandbox.url), extraTrustedCAFile: caFile,
                 requestTimeout: .seconds(120)),
             logger: logger)
+        // As the gateway routes them: each environment a leaf, APNs's fallback the policy.
+        let provider = PushRoutingTable(
+            routes: environments.routes(of: ConfiguredApps.single.defaultApp), formats: .installed,
+            fallbacks: [.apns: .afterBadDeviceToken], logger: logger)
 
         let productionToken = APNsFixture.token(1, prefix: Self.productionPrefix)
         let sandboxToken = APNsFixture.token(2, prefix: Self.sandboxPrefix)
@@ -78,7 +84,7 @@ struct APNsEnvironmentsTests {
         for entry in production.emulator.inbox.entries + sandbox.emulator.inbox.entries {
             #expect(entry.headers["apns-topic"] == APNsFixture.topic)
         }
-        await provider.shutdown()
+        await environments.shutdown()
         await production.stop()
         await sandbox.stop()
     }

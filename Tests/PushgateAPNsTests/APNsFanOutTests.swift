@@ -25,8 +25,7 @@ struct APNsFanOutTests {
     {
         try await DeliveryStack(
             devices: count,
-            provider: RoutingPushProvider(
-                services: PushServiceTable.services(apns: provider, fcm: nil), logger: Logger(label: "test")),
+            provider: PushRoutingTable.services([.apns: provider]),
             fanOut: fanOut
         ) { n in .apns(APNsFixture.token(n, prefix: dead.contains(n) ? "dead" : "")) }
     }

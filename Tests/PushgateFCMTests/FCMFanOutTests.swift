@@ -48,8 +48,7 @@ struct FCMFanOutTests {
     ) async throws -> DeliveryStack {
         try await DeliveryStack(
             devices: count,
-            provider: RoutingPushProvider(
-                services: PushServiceTable.services(apns: nil, fcm: provider), logger: Logger(label: "test")),
+            provider: PushRoutingTable.services([.fcm: provider]),
             fanOut: fanOut
         ) { n in .fcm(token(n, prefix: dead.contains(n) ? "unregistered" : "live")) }
     }

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import PushgateAPNs
 import PushgateCore
 import PushgateFCM
@@ -14,12 +15,20 @@ import Testing
 /// registration naming an app the gateway does not serve refused.
 @Suite("Apps: each device through its app's services")
 struct AppRoutingTests {
-    @Test("each target to its app's provider, in one send per app; no app or an unknown one: the default app")
-    func routing() async {
+    @Test(
+        "each target to its app's provider, in one send per app and service; no app or an unknown one: the default app")
+    func routing() async throws {
         let shop = ScriptedPushProvider(deliveryName: "apns")
         let chess = ScriptedPushProvider(outcomes: ["c2": .failed(reason: "TopicDisallowed")], deliveryName: "apns+fcm")
-        let provider = AppRoutingPushProvider(apps: [("com.example.shop", shop), ("com.example.chess", chess)])
-        #expect(provider.deliveryName == "apns+fcm" && provider.apps == ["com.example.shop", "com.example.chess"])
+        let apps = try #require(ConfiguredApps(["com.example.shop", "com.example.chess"]))
+        let provider = PushRoutingTable(
+            routes: [
+                ("com.example.shop", shop, PushServiceID.apns), ("com.example.shop", shop, .fcm),
+                ("com.example.chess", chess, .apns), ("com.example.chess", chess, .fcm),
+            ].map { app, provider, service in PushRoute(PushRoute.Key(app: app, service: service), provider: provider)
+            },
+            apps: apps, formats: .installed, logger: Logger(label: "test"))
+        #expect(provider.deliveryName == "apns+fcm" && apps.ids == ["com.example.shop", "com.example.chess"])
         let targets = [
             DeliveryTarget(installationID: "s1", token: .apns("s1"), route: DeliveryRoute(app: "com.example.shop")),
             DeliveryTarget(installationID: "c1", token: .apns("c1"), route: DeliveryRoute(app: "com.example.chess")),
@@ -30,7 +39,8 @@ struct AppRoutingTests {
         let outcomes = await provider.send(
             PushNotification(title: "t", body: "b", data: [:], collapseID: "c"), to: targets)
         #expect(outcomes == [.delivered, .delivered, .delivered, .failed(reason: "TopicDisallowed"), .delivered])
-        #expect(shop.sends.count == 1 && shop.sends[0].targets.map(\.installationID) == ["s1", "n1", "u1"])
+        #expect(
+            shop.sends.count == 2 && shop.sends.flatMap(\.targets).map(\.installationID).sorted() == ["n1", "s1", "u1"])
         #expect(chess.sends.count == 1 && chess.sends[0].targets.map(\.installationID) == ["c1", "c2"])
     }
 

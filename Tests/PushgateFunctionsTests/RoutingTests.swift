@@ -5,6 +5,7 @@ import PushgateAPNs
 import PushgateCore
 import PushgateFCM
 import PushgateServer
+import PushgateServices
 import PushgateTesting
 import Testing
 
@@ -30,8 +31,7 @@ struct RoutingTests {
         let apns = ScriptedPushProvider(deliveryName: "apns")
         let fcm = ScriptedPushProvider(
             outcomes: ["fcm-token-1": .tokenInvalid(reason: "UNREGISTERED")], deliveryName: "fcm")
-        let routing = RoutingPushProvider(
-            services: PushServiceTable.services(apns: apns, fcm: fcm), logger: Logger(label: "test"))
+        let routing = PushRoutingTable.services([.apns: apns, .fcm: fcm])
         let targets = Self.targets(apns: 2, fcm: 2)
         let outcomes = await routing.send(notification, to: targets)
         #expect(outcomes == [.delivered, .delivered, .delivered, .tokenInvalid(reason: "UNREGISTERED")])
@@ -43,15 +43,13 @@ struct RoutingTests {
     @Test("a service not configured fails its devices with a clear reason; the other service still delivers")
     func missingService() async {
         let apns = ScriptedPushProvider(deliveryName: "apns")
-        let onlyAPNs = RoutingPushProvider(
-            services: PushServiceTable.services(apns: apns, fcm: nil), logger: Logger(label: "test"))
+        let onlyAPNs = PushRoutingTable.services([.apns: apns])
         #expect(
             await onlyAPNs.send(notification, to: Self.targets(apns: 1, fcm: 1)) == [
                 .delivered, .failed(reason: "no_fcm_provider"),
             ])
         let fcm = ScriptedPushProvider(deliveryName: "fcm")
-        let onlyFCM = RoutingPushProvider(
-            services: PushServiceTable.services(apns: nil, fcm: fcm), logger: Logger(label: "test"))
+        let onlyFCM = PushRoutingTable.services([.fcm: fcm])
         #expect(
             await onlyFCM.send(notification, to: Self.targets(apns: 1, fcm: 1)) == [
                 .failed(reason: "no_apns_provider"), .delivered,
@@ -64,7 +62,7 @@ struct RoutingTests {
     func logMode() async {
         let lines = LogLines()
         let logger = Logger(label: "test") { _ in lines }
-        let routing = RoutingPushProvider(services: PushServiceTable.services(apns: nil, fcm: nil), logger: logger)
+        let routing = PushRoutingTable.services([:], logger: logger)
         #expect(routing.deliveryName == "log")
         let outcomes = await routing.send(notification, to: Self.targets(apns: 1, fcm: 1))
         #expect(outcomes == [.failed(reason: "no_apns_provider"), .failed(reason: "no_fcm_provider")])
@@ -80,9 +78,7 @@ struct RoutingTests {
         let since = Date(timeIntervalSince1970: 0)
         let fcm = ScriptedPushProvider(
             deliveryName: "fcm", health: .degraded(provider: "fcm", reason: "THIRD_PARTY_AUTH_ERROR", since: since))
-        let routing = RoutingPushProvider(
-            services: PushServiceTable.services(apns: ScriptedPushProvider(deliveryName: "apns"), fcm: fcm),
-            logger: Logger(label: "test"))
+        let routing = PushRoutingTable.services([.apns: ScriptedPushProvider(deliveryName: "apns"), .fcm: fcm])
         #expect(routing.health == .degraded(provider: "fcm", reason: "THIRD_PARTY_AUTH_ERROR", since: since))
     }
 
@@ -135,8 +131,7 @@ struct RoutingTests {
         let fcm = ScriptedPushProvider(
             outcomes: ["fcm-token-0": .configurationError(reason: "THIRD_PARTY_AUTH_ERROR")], deliveryName: "fcm")
         let apns = ScriptedPushProvider(deliveryName: "apns")
-        let routing = RoutingPushProvider(
-            services: PushServiceTable.services(apns: apns, fcm: fcm), logger: Logger(label: "test"))
+        let routing = PushRoutingTable.services([.apns: apns, .fcm: fcm])
         let heard = NIOLockedValueBox<[Int]>([])
         let targets = Self.targets(apns: 6, fcm: 6)
         let outcomes = await FanOut(chunkSize: 2, maxConcurrentChunks: 1).deliver(
@@ -158,6 +153,51 @@ struct RoutingTests {
 }
 
 extension RoutingTests {
+    @Test(
+        "one table: each device to the leaf of its (app, service, environment), the app's default environment when unstated; the fallback only after its refusal, only for a guess"
+    )
+    func keyedTable() async throws {
+        let apps = try #require(ConfiguredApps(["com.example.shop", "com.example.chess"]))
+        let production = ScriptedPushProvider(outcomes: ["sandbox-token": .tokenInvalid(reason: "BadDeviceToken")])
+        let sandbox = ScriptedPushProvider(outcomes: ["production-token": .tokenInvalid(reason: "BadDeviceToken")])
+        let chessFCM = ScriptedPushProvider()
+        let table = PushRoutingTable(
+            routes: [
+                PushRoute(
+                    .init(app: "com.example.shop", service: .apns, environment: .production), provider: production),
+                PushRoute(
+                    .init(app: "com.example.shop", service: .apns, environment: .sandbox), provider: sandbox,
+                    isDefaultEnvironment: false),
+                PushRoute(.init(app: "com.example.chess", service: .fcm), provider: chessFCM),
+            ], apps: apps, formats: .installed, fallbacks: [.apns: .afterBadDeviceToken], logger: Logger(label: "test"))
+        let shop = "com.example.shop"
+        let targets = [
+            DeliveryTarget(installationID: "store", token: .apns("production-token"), route: DeliveryRoute(app: shop)),
+            DeliveryTarget(installationID: "xcode", token: .apns("sandbox-token"), route: DeliveryRoute(app: shop)),
+            DeliveryTarget(
+                installationID: "stated", token: .apns("sandbox-token"),
+                route: DeliveryRoute(app: shop, apnsEnvironment: .production, environmentStated: true)),
+            DeliveryTarget(
+                installationID: "learned", token: .apns("sandbox-token"),
+                route: DeliveryRoute(app: shop, apnsEnvironment: .sandbox)),
+            DeliveryTarget(
+                installationID: "chess", token: .fcm("f"), route: DeliveryRoute(app: "com.example.chess")),
+            DeliveryTarget(
+                installationID: "chess-apns", token: .apns("a"), route: DeliveryRoute(app: "com.example.chess")),
+        ]
+        let outcomes = await table.send(notification, to: targets)
+        #expect(
+            outcomes == [
+                .delivered, .deliveredIn(.sandbox), .tokenInvalid(reason: "BadDeviceToken"), .delivered, .delivered,
+                .failed(reason: "no_apns_provider"),
+            ])
+        #expect(
+            production.sends.flatMap(\.targets).map(\.installationID).sorted() == ["stated", "store", "xcode"])
+        #expect(sandbox.sends.flatMap(\.targets).map(\.installationID).sorted() == ["learned", "xcode"])
+        #expect(chessFCM.sends.flatMap(\.targets).map(\.installationID) == ["chess"])
+        #expect(table.deliveryName == "apns+fcm")
+    }
+
     @Test("a cancelled fan-out starts no further chunk; those devices are not sent and not recorded")
     func cancelledFanOut() async throws {
         let provider = HeldProvider()

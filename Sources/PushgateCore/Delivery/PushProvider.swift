@@ -1,4 +1,5 @@
-/// Delivers notifications to devices: APNs, FCM, or the routing of each device to one of them.
+/// Delivers notifications to devices: one service's provider (a leaf of the routing
+/// table, ``PushRoute``), or the routing table that sends each device to its leaf.
 public protocol PushProvider: Sendable {
     /// What triggers report as `delivery`: `"apns"`, `"fcm"`, `"apns+fcm"`, or
     /// `"log"` when no push service is configured.
@@ -15,16 +16,11 @@ public protocol PushProvider: Sendable {
     /// Every reason its outcomes may carry: metric labels take these values (and
     /// the gateway's own, ``MetricLabel/gatewayReasons``), anything else is `other`.
     var reasons: Set<String> { get }
-
-    /// The app a device's push goes through, as metrics label it (one of the
-    /// configured apps); `nil` when the gateway serves one app (no `app` label).
-    func app(of route: DeliveryRoute) -> String?
 }
 
 extension PushProvider {
     public var health: DeliveryHealth { .ok }
     public var reasons: Set<String> { [] }
-    public func app(of route: DeliveryRoute) -> String? { nil }
 }
 
 public enum PushProviderLimits {

@@ -20,6 +20,9 @@ public struct PushAddressFormat: Sendable {
     /// sandbox): a registration's `apns_environment` applies to them, and one learned
     /// from a push lasts while the address does.
     public let hasEnvironments: Bool
+    /// The setting that configures the service's provider, which the log names when
+    /// devices of the service have none to go through (`PUSHGATE_APNS_KEY_PATH`).
+    public let configuredBy: String
     /// The address a registration body gives in `field` (the request error naming
     /// the field when it is not one), as stored; `nil` when the field is absent.
     public let registered: @Sendable (_ body: RequestFields, _ field: String) throws(FunctionError) -> String?
@@ -29,7 +32,7 @@ public struct PushAddressFormat: Sendable {
 
     public init(
         service: PushServiceID, name: String, registrationField: String, storedForm: String,
-        hasEnvironments: Bool = false,
+        hasEnvironments: Bool = false, configuredBy: String,
         registered: @escaping @Sendable (_ body: RequestFields, _ field: String) throws(FunctionError) -> String?,
         stored: @escaping @Sendable (_ text: String) -> String?
     ) {
@@ -39,9 +42,14 @@ public struct PushAddressFormat: Sendable {
         self.registrationField = registrationField
         self.storedForm = storedForm
         self.hasEnvironments = hasEnvironments
+        self.configuredBy = configuredBy
         self.registered = registered
         self.stored = stored
     }
+
+    /// What a device of the service fails with while the gateway has no provider for
+    /// it (`no_apns_provider`): no retry can fix it.
+    public var unconfiguredReason: String { "no_\(service.rawValue)_provider" }
 
     /// Whether `text` is an address as stored.
     public func isStored(_ text: String) -> Bool { stored(text) == text }

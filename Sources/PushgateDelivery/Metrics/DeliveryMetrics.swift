@@ -8,15 +8,18 @@ enum DeliveryMetrics {
     /// One try's outcomes (`pushgate_deliveries_total{outcome, reason, provider}`),
     /// one increment per distinct outcome, reason and service; `provider` is the
     /// service of the device's token (`apns` or `fcm`), whether or not it is configured.
-    /// With several apps, each delivery's `app` too (one of the configured apps).
-    static func deliveries(_ outcomes: [DeliveryOutcome], of deliveries: [OutboxDelivery], provider: any PushProvider) {
+    /// With several apps (`apps`), each delivery's `app` too (one of the configured apps).
+    static func deliveries(
+        _ outcomes: [DeliveryOutcome], of deliveries: [OutboxDelivery], provider: any PushProvider,
+        apps: ConfiguredApps?
+    ) {
         // Counted by key first, labels made once per key (an array of labels built
         // and hashed per delivery showed in a fan-out's profile).
         var counts: [Key: Int] = [:]
         for (outcome, delivery) in zip(outcomes, deliveries) {
             let key = Key(
                 outcome: MetricLabel.outcome(outcome), reason: outcome.reason, provider: delivery.token.kind.rawValue,
-                app: provider.app(of: delivery.route))
+                app: apps?.app(of: delivery.route))
             counts[key, default: 0] += 1
         }
         // Two keys may share labels (reasons not known to the provider are `other`):

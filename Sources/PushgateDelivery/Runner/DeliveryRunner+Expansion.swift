@@ -165,7 +165,7 @@ extension DeliveryRunner {
         // Every delivery tried (the usual case): the page's own array, not a copy.
         let triedDeliveries = tried.count == deliveries.count ? deliveries : tried.map { deliveries[$0.position] }
         let updates = try await updates(for: triedDeliveries, tried.map(\.outcome), of: notification, at: finishedAt)
-        DeliveryMetrics.deliveries(tried.map(\.outcome), of: triedDeliveries, provider: self.provider)
+        DeliveryMetrics.deliveries(tried.map(\.outcome), of: triedDeliveries, provider: provider, apps: apps)
         var changes = [DeliveryUpdate?](repeating: nil, count: deliveries.count)
         for (delivery, update) in zip(tried, updates) { changes[delivery.position] = update }
         return SentPage(

@@ -36,7 +36,7 @@ extension DeliveryRunner {
         let finishedAt = now()
         let updates = try await updates(for: deliveries, outcomes, of: notification, at: finishedAt)
         try await throughOutages { try await outbox.record(updates, owner: owner, now: finishedAt) }
-        DeliveryMetrics.deliveries(outcomes, of: deliveries, provider: provider)
+        DeliveryMetrics.deliveries(outcomes, of: deliveries, provider: provider, apps: apps)
         return updates
     }
 

@@ -21,6 +21,10 @@ public struct DeliveryRunner: Sendable {
     /// Which fields of a device document hold its addresses (an expansion's pages).
     let formats: PushAddressFormats
 
+    /// The apps of a gateway that serves several: the `app` its metrics give each
+    /// delivery. `nil` for one app (no `app` label).
+    let apps: ConfiguredApps?
+
     let policy: DeliveryPolicy
 
     let now: @Sendable () -> Date
@@ -32,6 +36,7 @@ public struct DeliveryRunner: Sendable {
         outbox: any OutboxLeases & OutboxExpansions,
         provider: any PushProvider,
         formats: PushAddressFormats,
+        apps: ConfiguredApps? = nil,
         policy: DeliveryPolicy = DeliveryPolicy(),
         now: @escaping @Sendable () -> Date = Date.init,
         logger: Logger
@@ -41,6 +46,7 @@ public struct DeliveryRunner: Sendable {
         self.outbox = outbox
         self.provider = provider
         self.formats = formats
+        self.apps = apps
         self.policy = policy
         self.now = now
         self.logger = logger
