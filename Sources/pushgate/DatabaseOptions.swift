@@ -10,14 +10,18 @@ struct DatabaseOptions: ParsableArguments {
     @Option(help: "A YAML configuration file whose database: is used. Env: PUSHGATE_CONFIG.")
     var config: String?
 
-    @Option(help: .setting(.database))
+    @Option(help: .setting(Setting<String>.database.erased))
     var database: String?
 
     /// The database named by the flag, the environment, the configuration file or the default.
     func location(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> String {
-        let flags = database.map { [Setting.database.key: $0] } ?? [:]
+        let flags = database.map { [Setting<String>.database.key: $0] } ?? [:]
         let sources = try GatewaySettingsOptions.sources(config: config, flags: flags, environment: environment)
-        return sources[.database] ?? Setting.defaultDatabase
+        do {
+            return try sources.value(.database)
+        } catch {
+            throw CommandFailure(error.description)
+        }
     }
 
     /// The database, which must exist already when it is a SQLite file (a command that

@@ -56,7 +56,7 @@ struct DoctorEndToEndTests {
 
         let bad = try await BuiltExecutable.run(["doctor", "--database", database, "--port", "http"])
         #expect(bad.status == 1)
-        #expect(bad.stdout.hasPrefix("FAIL  configuration   PUSHGATE_PORT must be a port number"), "\(bad.stdout)")
+        #expect(bad.stdout.hasPrefix("FAIL  configuration   --port must be a port number"), "\(bad.stdout)")
 
         // A setting only the start's policies read is checked as the start checks it.
         let badLimit = try await BuiltExecutable.run(

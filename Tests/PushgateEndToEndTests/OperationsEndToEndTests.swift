@@ -75,7 +75,7 @@ struct OperationsEndToEndTests {
 
         let bad = try await BuiltExecutable.run(["config", "--config", config.path, "--outbox-lease", "0"])
         #expect(bad.status != 0)
-        #expect(bad.stderr.contains("PUSHGATE_OUTBOX_LEASE"), "\(bad.stderr)")
+        #expect(bad.stderr.contains("--outbox-lease must be seconds"), "the flag it came from: \(bad.stderr)")
     }
 
     @Test("every flag the README's settings table names is one pushgate serve takes")

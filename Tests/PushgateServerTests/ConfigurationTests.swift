@@ -40,11 +40,11 @@ struct ConfigurationTests {
         #expect(configuration.port == 7070)
         #expect(configuration.host == "10.0.0.1")
         #expect(configuration.databasePath == "/var/lib/pushgate/pushgate.sqlite")
-        #expect(configuration.apns.environment == "sandbox")
-        #expect(configuration.apns.connections == "4")
-        #expect(configuration.fcm.credentials == "/etc/pushgate/firebase.json")
-        #expect(configuration.fcm.connections == "3")
-        let policy = try configuration.delivery.policy(timeToLive: nil)
+        #expect(try configuration.sources.value(.apnsEnvironment) == .sandbox)
+        #expect(try configuration.sources.value(.apnsConnections) == 4)
+        #expect(try configuration.sources.optional(.fcmCredentials) == "/etc/pushgate/firebase.json")
+        #expect(try configuration.sources.value(.fcmConnections) == 3)
+        let policy = try sources.deliveryPolicy()
         #expect(policy.escalation == [.seconds(300), .seconds(3600)])
         #expect(policy.triggerWait == .milliseconds(500))
 
@@ -79,14 +79,24 @@ struct ConfigurationTests {
         let keyFile = FileManager.default.temporaryDirectory.appendingPathComponent("pushgate-\(UUID()).p8").path
         try P256.Signing.PrivateKey().pemRepresentation.write(toFile: keyFile, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: keyFile) }
-        let settings = APNsSettings(keyPath: keyFile, keyID: "K", teamID: "T", topic: "t", environment: text)
-        #expect(try settings.configuration()?.environment == environment)
+        let settings = SettingSources(
+            environment: [
+                "PUSHGATE_APNS_KEY_PATH": keyFile, "PUSHGATE_APNS_KEY_ID": "K", "PUSHGATE_APNS_TEAM_ID": "T",
+                "PUSHGATE_APNS_TOPIC": "t", "PUSHGATE_APNS_ENVIRONMENT": text,
+            ])
+        #expect(try settings.apnsConfiguration()?.environment == environment)
     }
 
     @Test("nothing given: the documented defaults")
     func defaults() throws {
         let configuration = try SettingSources().gatewayConfiguration()
-        #expect(configuration == GatewayConfiguration())
+        let setup = try configuration.setup()
+        #expect(setup.delivery == DeliveryPolicy() && setup.admission == AdmissionPolicy())
+        #expect(setup.rateLimits == RateLimiter.Limits() && setup.presence == PresencePolicy())
+        #expect(configuration.connections == ConnectionLimits() && configuration.log == LogSettings())
+        #expect(
+            configuration.host == "127.0.0.1" && configuration.port == 8080 && configuration.readyMaxBacklog == 100_000)
+        #expect(configuration.servesConsole && !configuration.healthDetails && configuration.metrics == .default)
         let shown = Dictionary(uniqueKeysWithValues: SettingSources().effective().map { ($0.setting.key, $0.value) })
         #expect(
             shown["port"] == "8080" && shown["database"] == "pushgate.sqlite" && shown["apns_key_path"] == .some(nil))
@@ -110,18 +120,20 @@ struct ConfigurationTests {
         #expect(file.apps.map(\.id) == ["com.example.shop", "com.example.chess"])
         #expect(file.unknownKeys.isEmpty)
         let configuration = try SettingSources(file: file).gatewayConfiguration()
-        #expect(configuration.defaultApp == "com.example.chess")
-        let shop = configuration.apps[0].apns(over: configuration.apns)
-        #expect(shop.keyPath == "/k/shop.p8" && shop.keyID == "GLOBALKEY1" && shop.teamID == "GLOBALTEAM")
-        #expect(shop.topic == "com.example.shop" && shop.environment == "sandbox")
-        #expect(configuration.apps[0].fcm(over: configuration.fcm).credentials == "/k/shop.json")
-        let chess = configuration.apps[1].apns(over: configuration.apns)
-        #expect(chess.keyID == "CHESSKEY01" && chess.teamID == "CHESSTEAM1" && chess.topic == "com.example.chess.game")
+        #expect(try configuration.sources.optional(.defaultApp) == "com.example.chess")
+        let shop = configuration.sources.app(configuration.apps[0])
+        #expect(try shop.optional(.apnsKeyPath) == "/k/shop.p8" && shop.optional(.apnsKeyID) == "GLOBALKEY1")
+        #expect(try shop.optional(.apnsTeamID) == "GLOBALTEAM")
+        #expect(try shop.optional(.apnsTopic) == "com.example.shop" && shop.value(.apnsEnvironment) == .sandbox)
+        #expect(try shop.optional(.fcmCredentials) == "/k/shop.json")
+        let chess = configuration.sources.app(configuration.apps[1])
+        #expect(try chess.optional(.apnsKeyID) == "CHESSKEY01" && chess.optional(.apnsTeamID) == "CHESSTEAM1")
+        #expect(try chess.optional(.apnsTopic) == "com.example.chess.game")
         // The key files are read when the apps are checked: one line naming the app.
         #expect {
             _ = try configuration.appConfigurations()
         } throws: { error in
-            "\(error)".hasPrefix("app com.example.shop: PUSHGATE_APNS_KEY_PATH") && !"\(error)".contains("\n")
+            "\(error)".hasPrefix("app com.example.shop: apns_key_path in apps.yaml") && !"\(error)".contains("\n")
         }
     }
 
@@ -204,7 +216,7 @@ struct ConfigurationTests {
         let file = try ConfigurationFile(path: "p.yaml", text: "coalesce_window: off\ntrigger_wait: 0.50\nport: ~\n")
         #expect(file.values == ["coalesce_window": "off", "trigger_wait": "0.50"])
         #expect(
-            try SettingSources(file: file).gatewayConfiguration().delivery.policy(timeToLive: nil).coalesceWindow == nil
+            try SettingSources(file: file).gatewayConfiguration().setup().delivery.coalesceWindow == nil
         )
     }
 
@@ -230,21 +242,24 @@ struct ConfigurationTests {
     }
 
     @Test(
-        "a bad value stops the start with one line naming the setting, whatever its source",
+        "a bad value stops the start with one line naming the setting where it was given: its flag, its variable",
         arguments: [
-            (SettingSources(flags: ["port": "http"]), "PUSHGATE_PORT"),
+            (SettingSources(flags: ["port": "http"]), "--port must be a port number"),
             (SettingSources(environment: ["PUSHGATE_PORT": "70000"]), "PUSHGATE_PORT"),
             (SettingSources(environment: ["PUSHGATE_LOG_LEVEL": "loud"]), "PUSHGATE_LOG_LEVEL"),
-            (SettingSources(flags: ["log_format": "xml"]), "PUSHGATE_LOG_FORMAT"),
-            (SettingSources(flags: ["ready_max_backlog": "-1"]), "PUSHGATE_READY_MAX_BACKLOG"),
+            (SettingSources(flags: ["log_format": "xml"]), "--log-format must be text or json"),
+            (SettingSources(flags: ["ready_max_backlog": "-1"]), "--ready-max-backlog"),
             (SettingSources(environment: ["PUSHGATE_METRICS_LISTEN": "metrics"]), "PUSHGATE_METRICS_LISTEN"),
             (SettingSources(environment: ["PUSHGATE_METRICS_LISTEN": "9464"]), "PUSHGATE_METRICS_LISTEN"),
             (SettingSources(environment: ["PUSHGATE_METRICS_LISTEN": ":9464"]), "PUSHGATE_METRICS_LISTEN"),
             (SettingSources(environment: ["PUSHGATE_METRICS_LISTEN": "localhost:99999"]), "PUSHGATE_METRICS_LISTEN"),
-            (SettingSources(flags: ["port": "9100", "metrics_listen": "127.0.0.1:9100"]), "PUSHGATE_METRICS_LISTEN"),
-            (SettingSources(flags: ["max_connections": "0"]), "PUSHGATE_MAX_CONNECTIONS"),
-            (SettingSources(flags: ["idle_timeout": "soon"]), "PUSHGATE_IDLE_TIMEOUT"),
-            (SettingSources(flags: ["receive_timeout": "-1"]), "PUSHGATE_RECEIVE_TIMEOUT"),
+            (
+                SettingSources(flags: ["port": "9100", "metrics_listen": "127.0.0.1:9100"]),
+                "--metrics-listen must use another port than --port (9100)"
+            ),
+            (SettingSources(flags: ["max_connections": "0"]), "--max-connections"),
+            (SettingSources(flags: ["idle_timeout": "soon"]), "--idle-timeout"),
+            (SettingSources(flags: ["receive_timeout": "-1"]), "--receive-timeout"),
             (SettingSources(environment: ["PUSHGATE_CONSOLE": "yes"]), "PUSHGATE_CONSOLE"),
         ])
     func badValues(sources: SettingSources, name: String) {
@@ -259,18 +274,38 @@ struct ConfigurationTests {
     func validate() throws {
         let file = try ConfigurationFile(path: "p.yaml", text: "trigger_wait: soon")
         let configuration = try SettingSources(file: file).gatewayConfiguration()
-        #expect { try configuration.validate() } throws: { "\($0)".contains("PUSHGATE_TRIGGER_WAIT") }
+        #expect { try configuration.validate() } throws: {
+            "\($0)" == "trigger_wait in p.yaml line 1 must be seconds from 0.0 to 600.0, not 'soon'"
+        }
         let stray = try SettingSources(environment: ["PUSHGATE_APNS_TOPIC": "com.example"]).gatewayConfiguration()
         #expect { try stray.validate() } throws: { "\($0)".contains("PUSHGATE_APNS_KEY_PATH") }
+    }
+
+    @Test("the value of a setting is read by its rule wherever it was given; every default reads by its own rule")
+    func rulesEverywhere() throws {
+        let file = try ConfigurationFile(path: "g.yaml", text: "answer_max_devices: 7\nescalation_schedule: ''\n")
+        #expect(try SettingSources(file: file).value(.answerMaxDevices) == 7)
+        #expect(try SettingSources(file: file).value(.escalationSchedule) == [], "an empty schedule: no reminders")
+        #expect(try SettingSources(environment: ["PUSHGATE_ANSWER_MAX_DEVICES": " "]).value(.answerMaxDevices) == 1000)
+        #expect(try SettingSources(flags: ["answer_max_devices": "9"], file: file).value(.answerMaxDevices) == 9)
+        #expect {
+            try SettingSources(file: try ConfigurationFile(path: "g.yaml", text: "port: 1\nipv6_prefix: 200\n"))
+                .rateLimits()
+        } throws: {
+            "\($0)" == "ipv6_prefix in g.yaml line 2 must be a prefix length from 1 to 128, not '200'"
+        }
+        for setting in AnySetting.all {
+            if let text = setting.defaultValue { #expect(setting.problem(with: text) == nil, "\(setting.key)") }
+        }
     }
 
     @Test("pushgate config masks a URL's password, and nothing else")
     func masking() {
         let sources = SettingSources(flags: ["database": "postgres://pushgate:hunter2@db:5432/pushgate"])
-        let database = sources.effective().first { $0.setting == .database }
+        let database = sources.effective().first { $0.setting == Setting<String>.database.erased }
         #expect(database?.value == "postgres://pushgate:****@db:5432/pushgate")
         let path = SettingSources(flags: ["database": "/data/pushgate.sqlite"]).effective().first {
-            $0.setting == .database
+            $0.setting == Setting<String>.database.erased
         }
         #expect(path?.value == "/data/pushgate.sqlite")
     }
@@ -281,7 +316,7 @@ struct ConfigurationTests {
             contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
                 .deletingLastPathComponent().appendingPathComponent("README.md"),
             encoding: .utf8)
-        for setting in Setting.all {
+        for setting in AnySetting.all {
             #expect(readme.contains("`\(setting.environmentName)`"), "\(setting.key)")
             #expect(readme.contains("`\(setting.key)`"), "\(setting.key)")
         }

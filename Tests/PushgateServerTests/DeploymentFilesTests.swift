@@ -25,7 +25,7 @@ struct DeploymentFilesTests {
             try #require(parts.count == 2, "\(line)")
             environment[String(parts[0])] = String(parts[1])
         }
-        let known = Set(Setting.all.map(\.environmentName))
+        let known = Set(AnySetting.all.map(\.environmentName))
         #expect(
             Set(environment.keys).subtracting(known).isEmpty, "unknown: \(Set(environment.keys).subtracting(known))")
         // The commented APNs and FCM lines name key files that are not here: check the rest.

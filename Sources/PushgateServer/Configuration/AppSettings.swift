@@ -1,9 +1,11 @@
 import Foundation
+import PushgateCore
 import Yams
 
 /// One app of the configuration file's `apps:` list, as written: its id (what its
 /// devices send as `bundle_id`) and its own keys, each defaulting to the gateway's
-/// single-app setting (`PUSHGATE_APNS_*`, `PUSHGATE_FCM_*`).
+/// single-app setting (`PUSHGATE_APNS_*`, `PUSHGATE_FCM_*`): ``SettingSources/app(_:)``
+/// reads them.
 ///
 /// ```yaml
 /// apps:
@@ -17,8 +19,9 @@ import Yams
 public struct AppSettings: Sendable, Hashable {
     /// The keys an app may give, flat (`apns:` + `key_path` is `apns_key_path`).
     public static let keys: Set<String> = [
-        "apns_key_path", "apns_key_id", "apns_team_id", "apns_topic", "apns_environment", "fcm_credentials",
-        "fcm_project_id",
+        Setting<String>.apnsKeyPath.key, Setting<String>.apnsKeyID.key, Setting<String>.apnsTeamID.key,
+        Setting<String>.apnsTopic.key, Setting<APNsEnvironment>.apnsEnvironment.key,
+        Setting<String>.fcmCredentials.key, Setting<String>.fcmProjectID.key,
     ]
 
     public let id: String
@@ -28,36 +31,6 @@ public struct AppSettings: Sendable, Hashable {
     public init(id: String, values: [String: String] = [:]) {
         self.id = id
         self.values = values
-    }
-
-    /// Its APNs settings: its own keys over the gateway's; the topic defaults to its id.
-    public func apns(over gateway: APNsSettings) -> APNsSettings {
-        var settings = gateway
-        settings.keyPath = values["apns_key_path"] ?? gateway.keyPath
-        settings.keyID = values["apns_key_id"] ?? gateway.keyID
-        settings.teamID = values["apns_team_id"] ?? gateway.teamID
-        // An app with no key at all has no APNs: no topic of its own either.
-        settings.topic = values["apns_topic"] ?? (SettingText.nonEmpty(settings.keyPath) == nil ? nil : id)
-        settings.environment = values["apns_environment"] ?? gateway.environment
-        return settings
-    }
-
-    /// Its FCM settings: its own service account over the gateway's.
-    public func fcm(over gateway: FCMSettings) -> FCMSettings {
-        var settings = gateway
-        if let credentials = values["fcm_credentials"] {
-            settings.credentials = credentials
-            // Another service account is another project, unless it is named.
-            settings.projectID = values["fcm_project_id"]
-        } else {
-            settings.projectID = values["fcm_project_id"] ?? gateway.projectID
-        }
-        // No service account: no FCM for this app, whatever the shared address and CA
-        // (an app's own project id without one is still refused).
-        guard SettingText.nonEmpty(settings.credentials) != nil else {
-            return FCMSettings(projectID: values["fcm_project_id"])
-        }
-        return settings
     }
 
     /// The `apps:` list of a configuration file: a list of mappings, each with an `id`

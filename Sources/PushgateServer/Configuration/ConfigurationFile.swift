@@ -20,6 +20,8 @@ public struct ConfigurationFile: Sendable, Hashable {
     public let path: String
     /// Values by setting key.
     public let values: [String: String]
+    /// The line each value is on, by setting key: what an error about it names.
+    public let lines: [String: Int]
     /// Keys that name no setting: reported as warnings, not used.
     public let unknownKeys: [String]
     /// The `apps:` list (several apps on one gateway); empty when there is none.
@@ -47,6 +49,7 @@ public struct ConfigurationFile: Sendable, Hashable {
             throw ConfigurationError("the configuration file \(path) is not valid YAML")
         }
         var values: [String: String] = [:]
+        var lines: [String: Int] = [:]
         var unknown: [String] = []
         var apps: [AppSettings] = []
         if let root, root.null == nil {
@@ -56,15 +59,17 @@ public struct ConfigurationFile: Sendable, Hashable {
             if let list = mapping["apps"] {
                 apps = try AppSettings.list(list, path: path)
             }
-            try Self.flatten(mapping, prefix: "", into: &values, unknown: &unknown, path: path, skipping: ["apps"])
+            try Self.flatten(
+                mapping, prefix: "", into: &values, lines: &lines, unknown: &unknown, path: path, skipping: ["apps"])
         }
         self.path = path
         self.values = values
+        self.lines = lines
         self.unknownKeys = unknown.sorted()
         self.apps = apps
     }
 
-    private static let known = Set(Setting.all.map(\.key))
+    private static let known = Set(AnySetting.all.map(\.key))
 
     /// Values are kept as written (`off` stays `off`, `0.50` stays `0.50`): they are
     /// checked by the same rules as flags and variables, which are text too.
@@ -72,6 +77,7 @@ public struct ConfigurationFile: Sendable, Hashable {
         _ mapping: Node.Mapping,
         prefix: String,
         into values: inout [String: String],
+        lines: inout [String: Int],
         unknown: inout [String],
         path: String,
         skipping skipped: Set<String> = []
@@ -81,13 +87,14 @@ public struct ConfigurationFile: Sendable, Hashable {
             if skipped.contains(key) { continue }
             if case .mapping(let section) = value {
                 // A section is only a prefix: `apns:` + `key_path` is `apns_key_path`.
-                try flatten(section, prefix: key + "_", into: &values, unknown: &unknown, path: path)
+                try flatten(section, prefix: key + "_", into: &values, lines: &lines, unknown: &unknown, path: path)
                 continue
             }
             guard known.contains(key) else {
                 unknown.append(key)
                 continue
             }
+            if let line = value.mark?.line { lines[key] = line }
             switch value {
             case .scalar(let scalar) where value.null == nil:
                 values[key] = scalar.string

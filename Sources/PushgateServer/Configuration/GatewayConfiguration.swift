@@ -1,7 +1,12 @@
 import PushgateAPNs
+import PushgateDelivery
 import PushgateFCM
+import PushgateFunctions
 
-/// What `pushgate serve` needs to start, read once at start.
+/// What `pushgate serve` needs to listen and log, read once at start
+/// (``SettingSources/gatewayConfiguration()``); ``setup()`` reads the rest (the push
+/// services, their key files, the policies), so that `pushgate doctor` can check the
+/// parts one by one.
 public struct GatewayConfiguration: Sendable, Hashable {
     /// The address to listen on (`PUSHGATE_HOST`).
     public var host: String
@@ -9,21 +14,9 @@ public struct GatewayConfiguration: Sendable, Hashable {
     public var port: Int
     /// The SQLite file (`PUSHGATE_DATABASE`), created when missing, or a PostgreSQL URL.
     public var databasePath: String
-    /// APNs delivery (`PUSHGATE_APNS_*`), for devices that registered an APNs token.
-    public var apns: APNsSettings
-    /// Several apps (the file's `apps:`), each with its own keys over `apns` and
-    /// `fcm`; empty: one app, configured by those alone.
-    public var apps: [AppSettings]
-    /// The app of devices that send no `bundle_id` (`PUSHGATE_DEFAULT_APP`): default the first.
-    public var defaultApp: String?
-    /// FCM delivery (`PUSHGATE_FCM_*`), for devices that registered an FCM token.
-    public var fcm: FCMSettings
-    /// Outbox, retries and shutdown (`PUSHGATE_TRIGGER_WAIT`, `PUSHGATE_OUTBOX_*`, …).
-    public var delivery: DeliverySettings
-    /// Rate limits, caps on growth, link schemes (`PUSHGATE_RATE_*`, `PUSHGATE_MAX_*`, …).
-    public var admission: AdmissionSettings
-    /// When the agent side shows as connected (`PUSHGATE_PRESENCE_*`).
-    public var presence: PresenceSettings
+    /// Where it was read from: what ``setup()`` reads the rest from (the push
+    /// services, the file's `apps:`, the delivery, admission and presence policies).
+    public var sources: SettingSources
     /// Log level and line format (`PUSHGATE_LOG_LEVEL`, `PUSHGATE_LOG_FORMAT`).
     public var log: LogSettings
     /// `GET /readyz` fails when more deliveries than this are due (`PUSHGATE_READY_MAX_BACKLOG`).
@@ -39,41 +32,9 @@ public struct GatewayConfiguration: Sendable, Hashable {
     /// `PUSHGATE_RECEIVE_TIMEOUT`).
     public var connections: ConnectionLimits
 
-    public init(
-        host: String = "127.0.0.1",
-        port: Int = 8080,
-        databasePath: String = Setting.defaultDatabase,
-        apns: APNsSettings = APNsSettings(),
-        apps: [AppSettings] = [],
-        defaultApp: String? = nil,
-        fcm: FCMSettings = FCMSettings(),
-        delivery: DeliverySettings = DeliverySettings(),
-        admission: AdmissionSettings = AdmissionSettings(),
-        presence: PresenceSettings = PresenceSettings(),
-        log: LogSettings = LogSettings(),
-        readyMaxBacklog: Int = 100_000,
-        metrics: MetricsListen = .default,
-        servesConsole: Bool = true,
-        healthDetails: Bool = false,
-        connections: ConnectionLimits = ConnectionLimits()
-    ) {
-        self.host = host
-        self.port = port
-        self.databasePath = databasePath
-        self.apns = apns
-        self.apps = apps
-        self.defaultApp = defaultApp
-        self.fcm = fcm
-        self.delivery = delivery
-        self.admission = admission
-        self.presence = presence
-        self.log = log
-        self.readyMaxBacklog = readyMaxBacklog
-        self.metrics = metrics
-        self.servesConsole = servesConsole
-        self.healthDetails = healthDetails
-        self.connections = connections
-    }
+    /// Several apps (the file's `apps:`), each with its own keys over the gateway's;
+    /// empty: one app, configured by those alone.
+    public var apps: [AppSettings] { sources.file?.apps ?? [] }
 }
 
 extension GatewayConfiguration {
@@ -84,26 +45,28 @@ extension GatewayConfiguration {
         public let fcm: FCMConfiguration?
     }
 
-    /// Each configured app's services, the default app first; empty without `apps:`
-    /// (one implicit app: `apns` and `fcm` alone). One line naming the app at fault.
+    /// Each configured app's services, the default app (`PUSHGATE_DEFAULT_APP`, else
+    /// the first) first; empty without `apps:` (one implicit app). One line naming
+    /// the app at fault.
     public func appConfigurations() throws(ConfigurationError) -> [AppConfiguration] {
+        let defaultApp = try sources.optional(.defaultApp)
+        let named = sources.name(of: Setting<String>.defaultApp.erased)
         guard !apps.isEmpty else {
             if let defaultApp {
-                throw ConfigurationError(
-                    "PUSHGATE_DEFAULT_APP is \(defaultApp), but the configuration file lists no apps:")
+                throw ConfigurationError("\(named) is \(defaultApp), but the configuration file lists no apps:")
             }
             return []
         }
         if let defaultApp, !apps.contains(where: { $0.id == defaultApp }) {
-            throw ConfigurationError("PUSHGATE_DEFAULT_APP is \(defaultApp), which is not one of apps:")
+            throw ConfigurationError("\(named) is \(defaultApp), which is not one of apps:")
         }
         var configured: [AppConfiguration] = []
         for app in apps {
+            let settings = sources.app(app)
             do throws(ConfigurationError) {
                 configured.append(
                     AppConfiguration(
-                        id: app.id, apns: try app.apns(over: apns).configuration(),
-                        fcm: try app.fcm(over: fcm).configuration()))
+                        id: app.id, apns: try settings.apnsConfiguration(), fcm: try settings.fcmConfiguration()))
             } catch {
                 throw ConfigurationError("app \(app.id): \(error.description)")
             }

@@ -30,14 +30,17 @@ extension GatewayConfiguration {
         let apps = try appConfigurations()
         // Without `apps:` the top-level APNs and FCM settings are the one app; with
         // them, they are only what each app's own keys fall back to.
-        let apns = apps.isEmpty ? try self.apns.configuration() : nil
-        let fcm = apps.isEmpty ? try self.fcm.configuration() : nil
+        let apns = apps.isEmpty ? try sources.apnsConfiguration() : nil
+        let fcm = apps.isEmpty ? try sources.fcmConfiguration() : nil
         // The APNs time to live is one setting, shared by every app.
-        let timeToLive = apns?.timeToLive ?? apps.lazy.compactMap(\.apns?.timeToLive).first
+        var delivery = try sources.deliveryPolicy()
+        if let timeToLive = apns?.timeToLive ?? apps.lazy.compactMap(\.apns?.timeToLive).first {
+            delivery.timeToLive = timeToLive
+        }
         return GatewaySetup(
-            configuration: self, apps: apps, apns: apns, fcm: fcm,
-            delivery: try delivery.policy(timeToLive: timeToLive), admission: try admission.policy(),
-            rateLimits: try admission.rateLimits(), presence: try presence.policy())
+            configuration: self, apps: apps, apns: apns, fcm: fcm, delivery: delivery,
+            admission: try sources.admissionPolicy(), rateLimits: try sources.rateLimits(),
+            presence: try sources.presencePolicy())
     }
 
     /// Checks every value as a start would (``setup()``), without opening the database

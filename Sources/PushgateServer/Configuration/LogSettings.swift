@@ -17,23 +17,6 @@ public struct LogSettings: Sendable, Hashable {
         self.format = format
     }
 
-    init(level: String?, format: String?) throws(ConfigurationError) {
-        self.init()
-        if let level {
-            guard let parsed = Logger.Level(rawValue: level.lowercased()) else {
-                throw ConfigurationError(
-                    "PUSHGATE_LOG_LEVEL must be trace, debug, info, notice, warning, error or critical, not '\(level)'")
-            }
-            self.level = parsed
-        }
-        if let format {
-            guard let parsed = Format(rawValue: format.lowercased()) else {
-                throw ConfigurationError("PUSHGATE_LOG_FORMAT must be text or json, not '\(format)'")
-            }
-            self.format = parsed
-        }
-    }
-
     /// A logger writing to standard error with these settings.
     public func logger(label: String = "pushgate") -> Logger {
         var logger =

@@ -10,19 +10,25 @@ public enum MetricsListen: Sendable, Hashable, CustomStringConvertible {
     public static let `default` = MetricsListen.address(host: "127.0.0.1", port: 9464)
 
     /// `host:port` (IPv6 in brackets, `[::1]:9464`; port 0 picks a free one), `main` or `off`.
-    public init(_ text: String) throws(ConfigurationError) {
+    public init?(_ text: String) {
         switch text {
         case "main": self = .main
         case "off": self = .off
         default:
-            guard let colon = text.lastIndex(of: ":") else { throw Self.invalid(text) }
+            guard let colon = text.lastIndex(of: ":") else { return nil }
             var host = String(text[..<colon])
             if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
             guard !host.isEmpty, !host.contains(where: \.isWhitespace),
                 let port = Int(text[text.index(after: colon)...]), (0...65_535).contains(port)
-            else { throw Self.invalid(text) }
+            else { return nil }
             self = .address(host: host, port: port)
         }
+    }
+
+    /// The setting's rule (``Setting/metricsListen``).
+    @Sendable static func read(_ text: String) -> Result<MetricsListen, SettingProblem> {
+        MetricsListen(text).map(Result.success)
+            ?? .failure(.mustBe("host:port (like 127.0.0.1:9464), main or off", not: text))
     }
 
     public var description: String {
@@ -31,10 +37,5 @@ public enum MetricsListen: Sendable, Hashable, CustomStringConvertible {
         case .main: "main"
         case .off: "off"
         }
-    }
-
-    private static func invalid(_ text: String) -> ConfigurationError {
-        ConfigurationError(
-            "PUSHGATE_METRICS_LISTEN must be host:port (like 127.0.0.1:9464), main or off, not '\(text)'")
     }
 }

@@ -2,12 +2,14 @@ import Foundation
 
 /// Where the settings come from, in order of precedence: flags, then the environment
 /// (`PUSHGATE_*`), then the configuration file, then the defaults.
-public struct SettingSources: Sendable {
+public struct SettingSources: Sendable, Hashable {
     /// Where one setting's value came from.
     public enum Origin: Sendable, Hashable, CustomStringConvertible {
         case flag
         case environment
         case file(String)
+        /// An app's own value, in the file's `apps:` list.
+        case app(String)
         case `default`
 
         public var description: String {
@@ -15,6 +17,7 @@ public struct SettingSources: Sendable {
             case .flag: "flag"
             case .environment: "environment"
             case .file(let path): path
+            case .app(let id): "app \(id)"
             case .default: "default"
             }
         }
@@ -24,6 +27,9 @@ public struct SettingSources: Sendable {
     public var flags: [String: String]
     public var environment: [String: String]
     public var file: ConfigurationFile?
+    /// Set for the settings of one app of `apps:` (``app(_:)``): its own values over
+    /// all the others.
+    public private(set) var app: AppSettings?
 
     public init(flags: [String: String] = [:], environment: [String: String] = [:], file: ConfigurationFile? = nil) {
         self.flags = flags
@@ -31,136 +37,127 @@ public struct SettingSources: Sendable {
         self.file = file
     }
 
-    /// The value given for `setting` (not its default) and where from.
-    public func value(of setting: Setting) -> (value: String, origin: Origin)? {
+    /// The settings of one app of `apps:`: its own keys (``AppSettings/keys``) over the
+    /// gateway's; its APNs topic its id unless it gives one (never the gateway's),
+    /// and with a service account of its own, its own project id alone.
+    public func app(_ app: AppSettings) -> SettingSources {
+        var sources = self
+        sources.app = app
+        return sources
+    }
+
+    /// The text given for `setting` (not its default) and where from; blank as given.
+    public func value(of setting: AnySetting) -> (value: String, origin: Origin)? {
+        if let app {
+            if let value = app.values[setting.key] { return (value, .app(app.id)) }
+            switch setting.key {
+            case Setting<String>.apnsTopic.key:
+                return isGiven(Setting<String>.apnsKeyPath.erased) ? (app.id, .app(app.id)) : nil
+            case Setting<String>.fcmProjectID.key where app.values[Setting<String>.fcmCredentials.key] != nil:
+                return nil
+            default:
+                break
+            }
+        }
         if let value = flags[setting.key] { return (value, .flag) }
         if let value = environment[setting.environmentName] { return (value, .environment) }
         if let file, let value = file.values[setting.key] { return (value, .file(file.path)) }
         return nil
     }
 
-    /// The given value of `setting`, or `nil`.
-    public subscript(setting: Setting) -> String? { value(of: setting)?.value }
+    /// The text given for `setting`, or `nil`.
+    public subscript(setting: AnySetting) -> String? { value(of: setting)?.value }
+
+    /// How an error names `setting`: where its value came from — its flag
+    /// (`--trigger-wait`), its variable (`PUSHGATE_TRIGGER_WAIT`), or its key and line
+    /// in the file (`trigger_wait in gateway.yaml line 4`); its variable when not given.
+    public func name(of setting: AnySetting) -> String {
+        switch value(of: setting)?.origin {
+        case .flag: setting.flag
+        case .file(let path): "\(setting.key) in \(path)" + (file?.lines[setting.key].map { " line \($0)" } ?? "")
+        case .app: "\(setting.key) in \(file?.path ?? "the configuration file")"
+        case .environment, .default, nil: setting.environmentName
+        }
+    }
+
+    /// The value of `setting`: as given, else its default; `nil` when it has neither.
+    /// A blank value counts as not given (its default applies) unless the setting
+    /// takes one. A text its rule refuses is one line naming where it came from.
+    public func optional<Value>(_ setting: Setting<Value>) throws(ConfigurationError) -> Value? {
+        let given = self[setting.erased].flatMap { text in
+            setting.erased.blankIsGiven || !text.trimmingCharacters(in: .whitespaces).isEmpty ? text : nil
+        }
+        guard let text = given ?? setting.defaultText else { return nil }
+        switch setting.read(text) {
+        case .success(let value): return value
+        case .failure(let problem):
+            let name = given == nil ? "the default of \(setting.environmentName)" : self.name(of: setting.erased)
+            throw ConfigurationError(name + problem.text)
+        }
+    }
+
+    /// The value of a setting that has a default (``optional(_:)``).
+    public func value<Value>(_ setting: Setting<Value>) throws(ConfigurationError) -> Value {
+        guard let value = try optional(setting) else {
+            throw ConfigurationError("\(setting.environmentName) is not set")
+        }
+        return value
+    }
+
+    /// Whether `setting` was given a value that is not blank.
+    public func isGiven(_ setting: AnySetting) -> Bool {
+        self[setting].map { !$0.trimmingCharacters(in: .whitespaces).isEmpty } ?? false
+    }
+
+    /// Whether `setting` was given here: by the app itself for an app's settings,
+    /// anywhere for the gateway's.
+    func isGivenHere(_ setting: AnySetting) -> Bool {
+        guard let app else { return isGiven(setting) }
+        return app.values[setting.key].map { !$0.trimmingCharacters(in: .whitespaces).isEmpty } ?? false
+    }
 
     /// How to log (`PUSHGATE_LOG_LEVEL`, `PUSHGATE_LOG_FORMAT`): read here for the
     /// gateway and for the emulators alike.
     public func logSettings() throws(ConfigurationError) -> LogSettings {
-        try LogSettings(level: self[.logLevel], format: self[.logFormat])
+        LogSettings(level: try value(.logLevel), format: try value(.logFormat))
     }
 
-    /// The configuration `pushgate serve` starts with. A malformed port or log setting
-    /// is refused here; the APNs and delivery values when the gateway is built, each
-    /// with one line naming the setting.
+    /// The configuration `pushgate serve` starts with: where to listen, the store, the
+    /// log, the connection limits, each refused value one line naming where it came
+    /// from; the push services and the policies when the gateway is set up
+    /// (``GatewayConfiguration/setup()``).
     public func gatewayConfiguration() throws(ConfigurationError) -> GatewayConfiguration {
-        let port = try self.port(.port) ?? 8080
-        let metrics =
-            try self[.metricsListen].map { text throws(ConfigurationError) in try MetricsListen(text) }
-            ?? .default
+        let port = try value(.port)
+        let metrics = try value(.metricsListen)
         if case .address(_, let metricsPort) = metrics, metricsPort != 0, metricsPort == port {
-            throw ConfigurationError("PUSHGATE_METRICS_LISTEN must use another port than PUSHGATE_PORT (\(port))")
+            throw ConfigurationError(
+                "\(name(of: Setting<MetricsListen>.metricsListen.erased)) must use another port than \(name(of: Setting<Int>.port.erased)) (\(port))"
+            )
         }
-        let readyMaxBacklog = try positive(.readyMaxBacklog) ?? 100_000
-        var connections = ConnectionLimits()
-        connections.maxConnections = try positive(.maxConnections) ?? connections.maxConnections
-        connections.maxConnectionsPerAddress =
-            try positive(.maxConnectionsPerAddress) ?? connections.maxConnectionsPerAddress
-        connections.idleTimeout = try positive(.idleTimeout).map { .seconds($0) } ?? connections.idleTimeout
-        connections.receiveTimeout = try positive(.receiveTimeout).map { .seconds($0) } ?? connections.receiveTimeout
-        let database = self[.database] ?? Setting.defaultDatabase
+        var connections = ConnectionLimits(
+            maxConnections: try value(.maxConnections), idleTimeout: .seconds(try value(.idleTimeout)),
+            receiveTimeout: .seconds(try value(.receiveTimeout)))
+        connections.maxConnectionsPerAddress = try value(.maxConnectionsPerAddress)
+        let database = try value(.database)
         _ = try StoreBackend.postgresURL(database)
         return GatewayConfiguration(
-            host: self[.host] ?? "127.0.0.1",
+            host: try value(.host),
             port: port,
             databasePath: database,
-            apns: APNsSettings(
-                keyPath: self[.apnsKeyPath],
-                keyID: self[.apnsKeyID],
-                teamID: self[.apnsTeamID],
-                topic: self[.apnsTopic],
-                environment: self[.apnsEnvironment],
-                url: self[.apnsURL],
-                productionURL: self[.apnsProductionURL],
-                sandboxURL: self[.apnsSandboxURL],
-                caFile: self[.apnsCAFile],
-                connections: self[.apnsConnections],
-                maxStreams: self[.apnsMaxStreams],
-                ttl: self[.apnsTTL]
-            ),
-            apps: file?.apps ?? [],
-            defaultApp: self[.defaultApp],
-            fcm: FCMSettings(
-                credentials: self[.fcmCredentials],
-                projectID: self[.fcmProjectID],
-                url: self[.fcmURL],
-                caFile: self[.fcmCAFile],
-                connections: self[.fcmConnections]
-            ),
-            delivery: DeliverySettings(
-                triggerWait: self[.triggerWait],
-                answerMaxDevices: self[.answerMaxDevices],
-                maxAttempts: self[.deliveryMaxAttempts],
-                lease: self[.outboxLease],
-                retentionDays: self[.outboxRetentionDays],
-                storeMinFreeMB: self[.storeMinFreeMB],
-                shutdownGrace: self[.shutdownGrace],
-                escalationSchedule: self[.escalationSchedule],
-                coalesceWindow: self[.coalesceWindow],
-                previewDefault: self[.previewDefault],
-                staleDeviceDays: self[.staleDeviceDays]
-            ),
-            admission: AdmissionSettings(
-                ratePerSecret: self[.ratePerSecret],
-                ratePerAddress: self[.ratePerAddress],
-                healthRatePerAddress: self[.healthRatePerAddress],
-                ipv6Prefix: self[.ipv6Prefix],
-                newNamespacesPerAddress: self[.newNamespacesPerAddress],
-                trustedProxies: self[.trustedProxies],
-                maxDevicesPerAgent: self[.maxDevicesPerAgent],
-                maxAgentsPerServer: self[.maxAgentsPerServer],
-                appURLSchemes: self[.appURLSchemes]
-            ),
-            presence: PresenceSettings(connected: self[.presenceConnected], recent: self[.presenceRecent]),
+            sources: self,
             log: try logSettings(),
-            readyMaxBacklog: readyMaxBacklog,
+            readyMaxBacklog: try value(.readyMaxBacklog),
             metrics: metrics,
-            servesConsole: try onOff(.console) ?? true,
-            healthDetails: try onOff(.healthDetails) ?? false,
+            servesConsole: try value(.console),
+            healthDetails: try value(.healthDetails),
             connections: connections
         )
     }
 
-    /// A whole positive number setting, `nil` when not given.
-    private func positive(_ setting: Setting) throws(ConfigurationError) -> Int? {
-        guard let text = self[setting] else { return nil }
-        guard let number = Int(text), number > 0 else {
-            throw ConfigurationError("\(setting.environmentName) must be a positive whole number, not '\(text)'")
-        }
-        return number
-    }
-
-    /// An `on`/`off` setting, `nil` when not given.
-    private func onOff(_ setting: Setting) throws(ConfigurationError) -> Bool? {
-        guard let text = self[setting] else { return nil }
-        switch text.lowercased() {
-        case "on": return true
-        case "off": return false
-        default: throw ConfigurationError("\(setting.environmentName) must be on or off, not '\(text)'")
-        }
-    }
-
-    /// A port setting's number, `nil` when not given.
-    private func port(_ setting: Setting) throws(ConfigurationError) -> Int? {
-        guard let text = self[setting] else { return nil }
-        guard let number = Int(text), (0...65_535).contains(number) else {
-            throw ConfigurationError("\(setting.environmentName) must be a port number from 0 to 65535, not '\(text)'")
-        }
-        return number
-    }
-
     /// Every setting with its effective value and origin, secrets masked: what
     /// `pushgate config` prints.
-    public func effective() -> [(setting: Setting, value: String?, origin: Origin)] {
-        Setting.all.map { setting in
+    public func effective() -> [(setting: AnySetting, value: String?, origin: Origin)] {
+        AnySetting.all.map { setting in
             let given = value(of: setting)
             let value = given?.value ?? setting.defaultValue
             return (setting, setting.isSecret ? value.map(Self.masked) : value, given?.origin ?? .default)

@@ -31,24 +31,24 @@ public enum GatewayDoctor {
             checks = [DoctorCheck("configuration", .failed, error.description)]
         }
         if configuration.apps.isEmpty {
-            checks += await apnsChecks(configuration.apns, logger: logger)
-            checks += await fcmChecks(configuration.fcm, logger: logger)
+            checks += await apnsChecks(configuration.sources, logger: logger)
+            checks += await fcmChecks(configuration.sources, logger: logger)
         }
         // Several apps: each one's keys and hosts, its checks named after it.
         for app in configuration.apps {
+            let settings = configuration.sources.app(app)
             let appChecks =
-                await apnsChecks(app.apns(over: configuration.apns), logger: logger)
-                + fcmChecks(app.fcm(over: configuration.fcm), logger: logger)
+                await apnsChecks(settings, logger: logger) + fcmChecks(settings, logger: logger)
             checks += appChecks.map { DoctorCheck("\(app.id) \($0.name)", $0.outcome, $0.detail) }
         }
         checks.append(await databaseCheck(configuration.databasePath, logger: logger))
         return checks
     }
 
-    private static func apnsChecks(_ settings: APNsSettings, logger: Logger) async -> [DoctorCheck] {
+    private static func apnsChecks(_ settings: SettingSources, logger: Logger) async -> [DoctorCheck] {
         let apns: APNsConfiguration
         do {
-            guard let configured = try settings.configuration() else {
+            guard let configured = try settings.apnsConfiguration() else {
                 return [
                     DoctorCheck(
                         "apns key", .skipped,
@@ -86,10 +86,10 @@ public enum GatewayDoctor {
         return checks
     }
 
-    private static func fcmChecks(_ settings: FCMSettings, logger: Logger) async -> [DoctorCheck] {
+    private static func fcmChecks(_ settings: SettingSources, logger: Logger) async -> [DoctorCheck] {
         let fcm: FCMConfiguration
         do {
-            guard let configured = try settings.configuration() else {
+            guard let configured = try settings.fcmConfiguration() else {
                 return [
                     DoctorCheck(
                         "fcm credentials", .skipped,
