@@ -443,6 +443,7 @@ let package = Package(
                 "PushgateAPNs",
                 "PushgateCore",
                 "PushgateDelivery",
+                "PushgateFCM",
                 "PushgateFunctions",
                 "PushgateMemory",
                 "PushgatePostgres",

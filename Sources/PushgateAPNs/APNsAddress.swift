@@ -17,7 +17,7 @@ public enum APNsAddress {
     public static let format = PushAddressFormat(
         service: .apns, name: "APNs", registrationField: "apns_token", storedForm: "64 to 200 lower-case hex digits",
         hasEnvironments: true,
-        configuredBy: "PUSHGATE_APNS_KEY_PATH",
+        configuredBy: Setting<String>.apnsKeyPath.environmentName,
         registered: { body, field throws(FunctionError) in
             try body.optionalString(field).map { token throws(FunctionError) in try validated(token, field: field) }
         },

@@ -16,7 +16,7 @@ public enum FCMAddress {
     public static let format = PushAddressFormat(
         service: .fcm, name: "FCM", registrationField: "fcm_token",
         storedForm: "1 to 4096 characters without white space",
-        configuredBy: "PUSHGATE_FCM_CREDENTIALS",
+        configuredBy: Setting<String>.fcmCredentials.environmentName,
         registered: { body, field throws(FunctionError) in
             try body.optionalString(field).map { token throws(FunctionError) in
                 try FieldRules.token(token, field: field)

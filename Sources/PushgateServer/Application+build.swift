@@ -83,7 +83,7 @@ public func buildApplication(
         let cap = DescriptorLimit.connectionCap(wanted: connections.maxConnections, descriptors: descriptors)
         if cap < connections.maxConnections {
             logger.warning(
-                "PUSHGATE_MAX_CONNECTIONS lowered to fit the open-file limit; raise LimitNOFILE (systemd) or ulimits nofile (Docker)",
+                "\(Setting<Int>.maxConnections.environmentName) lowered to fit the open-file limit; raise LimitNOFILE (systemd) or ulimits nofile (Docker)",
                 metadata: [
                     "max_connections": "\(cap)", "asked": "\(connections.maxConnections)",
                     "open_file_limit": "\(descriptors)",

@@ -1,88 +1,60 @@
 import Logging
-import PushgateAPNs
 import PushgateCore
 import PushgateDelivery
-import PushgateFCM
 import PushgateServices
 import ServiceLifecycle
 
-/// The push services the gateway delivers through, built from its configuration
-/// into one routing table (``PushRoutingTable``): without `apps:`, one app's APNs
-/// and FCM (`PUSHGATE_APNS_*`, `PUSHGATE_FCM_*`); with it, each app's own, the
-/// devices routed by their `bundle_id`.
+/// The push services the gateway delivers through, started from its setup into one
+/// routing table (``PushRoutingTable``): without `apps:`, one app's services
+/// (`PUSHGATE_APNS_*`, `PUSHGATE_FCM_*`); with it, each app's own, the devices routed
+/// by their `bundle_id`. Names no service: each is a plug-in (``PushServicePlugin``).
 struct PushServices {
     /// What the delivery worker sends through.
     let provider: PushRoutingTable
-    /// The providers, each a service that closes its connections at shutdown.
+    /// Each started service's run (it closes its connections at shutdown).
     let services: [any Service]
     /// The apps a registration may name; `nil` without `apps:` (any bundle id).
     let apps: ConfiguredApps?
 
-    init(setup: GatewaySetup, logger: Logger) throws {
-        // One set of connections for every app: pools per host and team, a token per key.
-        let connections = APNsConnections()
-        var routes: [PushRoute] = []
-        var services: [any Service] = []
+    init(setup: GatewaySetup, logger: Logger) throws(ConfigurationError) {
         let apps = ConfiguredApps(setup.apps.map(\.id))
         let configured =
             apps == nil
-            ? [(ConfiguredApps.single.defaultApp, setup.apns, setup.fcm, logger)]
+            ? [(ConfiguredApps.single.defaultApp, setup.services, logger)]
             : setup.apps.map { app in
                 var appLogger = logger
                 appLogger[metadataKey: "app"] = "\(app.id)"
-                return (app.id, app.apns, app.fcm, appLogger)
+                return (app.id, app.services, appLogger)
             }
-        for (app, apns, fcm, logger) in configured {
-            let (appRoutes, appServices) = try Self.app(
-                app, apns: apns, fcm: fcm, connections: connections, logger: logger)
-            routes += appRoutes
-            services += appServices
+        var routes: [PushRoute] = []
+        var services: [any Service] = []
+        for (app, prepared, logger) in configured {
+            for service in prepared {
+                let started = try service.start(app, logger)
+                routes += started.routes
+                services.append(PushServiceRun(run: started.run))
+                logger.info("delivery through \(Self.name(of: service.service))", metadata: service.description)
+            }
+            Self.logUnconfigured(prepared.map(\.service), logger: logger)
         }
         if let apps {
             logger.info(
                 "apps", metadata: ["apps": "\(apps.ids.joined(separator: ","))", "default": "\(apps.defaultApp)"])
         }
         provider = PushRoutingTable(
-            routes: routes, apps: apps ?? .single, formats: .installed,
-            fallbacks: [.apns: .afterBadDeviceToken], logger: logger)
+            routes: routes, apps: apps ?? .single, formats: .installed, fallbacks: setup.fallbacks, logger: logger)
         self.services = services
         self.apps = apps
     }
 
-    /// One app's routes: its devices to APNs (each environment) or FCM by their token.
-    private static func app(
-        _ app: String, apns: APNsConfiguration?, fcm: FCMConfiguration?, connections: APNsConnections, logger: Logger
-    ) throws -> ([PushRoute], [any Service]) {
-        var routes: [PushRoute] = []
-        var services: [any Service] = []
-        if let apns {
-            let environments = try APNsEnvironments(configuration: apns, connections: connections, logger: logger)
-            routes += environments.routes(of: app)
-            services.append(environments)
-            logger.info(
-                "delivery through APNs",
-                metadata: [
-                    "endpoint": "\(apns.endpoint)", "environment": "\(apns.environment.rawValue)",
-                    "topic": "\(apns.topic)", "sandbox": "\(apns.sandboxEndpoint)",
-                    "production": "\(apns.productionEndpoint)", "connections": "\(apns.connections)",
-                ]
-            )
-        }
-        if let fcm {
-            let provider = try FCMPushProvider(configuration: fcm, logger: logger)
-            routes.append(PushRoute(PushRoute.Key(app: app, service: .fcm), provider: provider))
-            services.append(provider)
-            logger.info(
-                "delivery through FCM",
-                metadata: [
-                    "endpoint": "\(fcm.endpoint)", "project": "\(fcm.projectID)",
-                    "service_account": "\(fcm.serviceAccount.clientEmail)", "connections": "\(fcm.connections)",
-                ]
-            )
-        }
-        let missing = PushAddressFormats.installed.all.filter { format in
-            !routes.contains { $0.key.service == format.service }
-        }
+    /// `APNs`, `FCM`: what the log calls a service.
+    private static func name(of service: PushServiceID) -> String {
+        PushAddressFormats.installed.format(named: service.rawValue)?.name ?? service.rawValue
+    }
+
+    /// One line for the services an app has not configured: what their devices fail with.
+    private static func logUnconfigured(_ configured: [PushServiceID], logger: Logger) {
+        let missing = PushAddressFormats.installed.all.filter { !configured.contains($0.service) }
         if missing.count == PushAddressFormats.installed.all.count {
             logger.info(
                 "delivery through the log: no push service is configured (\(missing.map(\.configuredBy).joined(separator: ", "))); pushes are logged and counted as failed"
@@ -94,6 +66,13 @@ struct PushServices {
                 )
             }
         }
-        return (routes, services)
     }
+}
+
+/// A started push service's run as a service of the gateway: its warm-up, then its
+/// connections closed at shutdown, after the delivery worker stopped sending.
+private struct PushServiceRun: Service {
+    let run: @Sendable () async throws -> Void
+
+    func run() async throws { try await run() }
 }

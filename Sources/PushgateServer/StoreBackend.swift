@@ -37,7 +37,7 @@ public struct StoreBackend: Sendable {
         do {
             return try PostgresURL(database)
         } catch {
-            throw ConfigurationError("PUSHGATE_DATABASE \(error.description)")
+            throw ConfigurationError("\(Setting<String>.database.environmentName) \(error.description)")
         }
     }
 

@@ -2,13 +2,21 @@ import PushgateAPNs
 import PushgateCore
 import PushgateFCM
 
+/// The push services this build installs, one line each, in the order a device
+/// holding addresses of several is delivered to. A new service adds its target (its
+/// address format, its settings, its provider: a ``PushServicePlugin``) and its line
+/// here (ARCHITECTURE.md, "Adding a push service").
+public enum PushServicePlugins {
+    /// A new set each time: a plug-in may hold what its apps share (APNs's connections).
+    public static func installed() -> [any PushServicePlugin] {
+        [
+            APNsPlugin(),
+            FCMPlugin(),
+        ]
+    }
+}
+
 extension PushAddressFormats {
-    /// The push services this build installs, one line each, in the order a device
-    /// holding addresses of several is delivered to. A new service adds its target
-    /// (its address format, its provider) and its line here (ARCHITECTURE.md, "Adding
-    /// a push service").
-    public static let installed = PushAddressFormats([
-        APNsAddress.format,
-        FCMAddress.format,
-    ])
+    /// The installed services' address formats, in delivery order.
+    public static let installed = PushAddressFormats(PushServicePlugins.installed().map(\.format))
 }

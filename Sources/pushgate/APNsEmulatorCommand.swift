@@ -4,6 +4,7 @@ import Foundation
 import Hummingbird
 import Logging
 import PushgateAPNs
+import PushgateCore
 import PushgateEmulators
 import PushgateServer
 
@@ -63,7 +64,7 @@ struct APNsEmulatorCommand: AsyncParsableCommand {
     func run() async throws {
         let directory = try server.directory(named: "apns-emulator")
         let (identity, caFile) = try server.identity(in: directory)
-        var lines = caFile.map { ["PUSHGATE_APNS_CA_FILE=\($0)"] } ?? []
+        var lines = caFile.map { [EmulatorOptions.line(.apnsCAFile, $0)] } ?? []
 
         var configuration = APNsEmulatorConfiguration()
         if let verifyKey {
@@ -84,8 +85,8 @@ struct APNsEmulatorCommand: AsyncParsableCommand {
             configuration.expectedKeyID = keyID
             configuration.expectedTeamID = teamID
             lines += [
-                "PUSHGATE_APNS_KEY_PATH=\(keyFile)", "PUSHGATE_APNS_KEY_ID=\(keyID)", "PUSHGATE_APNS_TEAM_ID=\(teamID)",
-                "PUSHGATE_APNS_TOPIC=com.example.app",
+                EmulatorOptions.line(.apnsKeyPath, keyFile), EmulatorOptions.line(.apnsKeyID, keyID),
+                EmulatorOptions.line(.apnsTeamID, teamID), EmulatorOptions.line(.apnsTopic, "com.example.app"),
             ]
         }
         configuration.acceptedTokenPrefix = acceptPrefix?.lowercased()
@@ -130,7 +131,7 @@ struct APNsEmulatorCommand: AsyncParsableCommand {
         ) { port in
             EmulatorOptions.announce(
                 "APNs emulator on https://\(host):\(port) (GET /inbox shows what it received; open / in a browser for the phone)",
-                settings: ["PUSHGATE_APNS_URL=https://\(host):\(port)"] + settings, in: directory)
+                settings: [EmulatorOptions.line(.apnsURL, "https://\(host):\(port)")] + settings, in: directory)
         }
         try await EmulatorOptions.run(application, logger: logger)
     }

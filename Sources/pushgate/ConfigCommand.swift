@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import PushgateCore
 import PushgateServer
 
 struct ConfigCommand: ParsableCommand {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import PushgateCore
 import PushgatePostgres
 import PushgateServer
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
+import PushgateCore
 import PushgateServer
 
 struct DoctorCommand: AsyncParsableCommand {

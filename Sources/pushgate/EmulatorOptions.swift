@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Hummingbird
 import Logging
+import PushgateCore
 import PushgateEmulators
 import PushgateServer
 import ServiceLifecycle
@@ -52,6 +53,11 @@ struct EmulatorOptions: ParsableArguments {
             throw ValidationError("--rate-429 and --rate-503 are shares from 0 to 1")
         }
         guard (0...600).contains(latency) else { throw ValidationError("--latency is seconds from 0 to 600") }
+    }
+
+    /// A line of the `gateway.env` an emulator writes: `PUSHGATE_…=value`.
+    static func line<Value>(_ setting: Setting<Value>, _ value: String) -> String {
+        "\(setting.environmentName)=\(value)"
     }
 
     /// `--latency` as a duration.

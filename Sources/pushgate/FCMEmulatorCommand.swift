@@ -3,6 +3,7 @@ import Foundation
 import Hummingbird
 import PushgateCore
 import PushgateEmulators
+import PushgateFCM
 
 struct FCMEmulatorCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -66,8 +67,8 @@ struct FCMEmulatorCommand: AsyncParsableCommand {
             }
             EmulatorOptions.announce(
                 "FCM emulator on \(url), project \(FCMEmulatorAccount.projectID) (GET /inbox shows what it received; open / in a browser for the phone)",
-                settings: ["PUSHGATE_FCM_CREDENTIALS=\(credentials)", "PUSHGATE_FCM_URL=\(url)"]
-                    + (caFile.map { ["PUSHGATE_FCM_CA_FILE=\($0)"] } ?? []),
+                settings: [EmulatorOptions.line(.fcmCredentials, credentials), EmulatorOptions.line(.fcmURL, url)]
+                    + (caFile.map { [EmulatorOptions.line(.fcmCAFile, $0)] } ?? []),
                 in: directory)
         }
         try await EmulatorOptions.run(application, logger: logger)

@@ -66,7 +66,7 @@ struct GatewaySettingsOptions: ParsableArguments {
         -> SettingSources
     {
         var file: ConfigurationFile?
-        if let path = config ?? environment["PUSHGATE_CONFIG"], !path.isEmpty {
+        if let path = config ?? environment[SettingSources.configurationFileVariable], !path.isEmpty {
             do {
                 file = try ConfigurationFile(path: path)
             } catch {

@@ -5,9 +5,7 @@ import Logging
 import NIOCore
 import PushgateCore
 import PushgateDelivery
-import PushgateFCM
 import PushgateFunctions
-import PushgateHTTP2
 import PushgateServer
 
 struct ServeCommand: AsyncParsableCommand {
@@ -41,10 +39,6 @@ struct ServeCommand: AsyncParsableCommand {
         } catch let error as DocumentStoreError {
             throw CommandFailure(error.description)
         } catch let error as ConfigurationError {
-            throw CommandFailure(error.description)
-        } catch let error as HTTP2ConnectionError {
-            throw CommandFailure(error.description)
-        } catch let error as FCMConfigurationError {
             throw CommandFailure(error.description)
         } catch let error as ListenFailure {
             throw CommandFailure(error.description)

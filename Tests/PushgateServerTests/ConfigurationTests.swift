@@ -3,6 +3,7 @@ import Foundation
 import PushgateAPNs
 import PushgateCore
 import PushgateDelivery
+import PushgateFCM
 import PushgateFunctions
 import PushgateServer
 import Testing
@@ -84,7 +85,7 @@ struct ConfigurationTests {
                 "PUSHGATE_APNS_KEY_PATH": keyFile, "PUSHGATE_APNS_KEY_ID": "K", "PUSHGATE_APNS_TEAM_ID": "T",
                 "PUSHGATE_APNS_TOPIC": "t", "PUSHGATE_APNS_ENVIRONMENT": text,
             ])
-        #expect(try settings.apnsConfiguration()?.environment == environment)
+        #expect(try APNsConfiguration.read(from: settings)?.environment == environment)
     }
 
     @Test("nothing given: the documented defaults")
@@ -178,7 +179,8 @@ struct ConfigurationTests {
         let configuration = try SettingSources(file: file).gatewayConfiguration()
         let setup = try configuration.setup()
         #expect(setup.apps.map(\.id) == ["com.example.shop"])
-        #expect(setup.apps.first?.apns?.topic == "com.example.shop" && setup.apns == nil && setup.fcm == nil)
+        let apns = setup.apps.first?.services.first { $0.service == .apns }?.configuration as? APNsConfiguration
+        #expect(apns?.topic == "com.example.shop" && setup.services.isEmpty)
         #expect(setup.delivery.timeToLive == .seconds(3600), "the apps' shared time to live")
         try configuration.validate()  // `pushgate config` accepts what serve starts with
     }

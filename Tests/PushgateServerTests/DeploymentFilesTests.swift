@@ -1,4 +1,5 @@
 import Foundation
+import PushgateCore
 import PushgatePostgres
 import PushgateServer
 import Testing

@@ -1,5 +1,6 @@
 import Foundation
 import PushgateCore
+import PushgateServices
 import Yams
 
 /// One app of the configuration file's `apps:` list, as written: its id (what its
@@ -18,11 +19,7 @@ import Yams
 /// ```
 public struct AppSettings: Sendable, Hashable {
     /// The keys an app may give, flat (`apns:` + `key_path` is `apns_key_path`).
-    public static let keys: Set<String> = [
-        Setting<String>.apnsKeyPath.key, Setting<String>.apnsKeyID.key, Setting<String>.apnsTeamID.key,
-        Setting<String>.apnsTopic.key, Setting<APNsEnvironment>.apnsEnvironment.key,
-        Setting<String>.fcmCredentials.key, Setting<String>.fcmProjectID.key,
-    ]
+    public static let keys = Set(PushServicePlugins.installed().flatMap(\.perAppSettings).map(\.key))
 
     public let id: String
     /// Its own values, by flat key.
@@ -52,7 +49,7 @@ public struct AppSettings: Sendable, Hashable {
             }
             if let key = values.keys.sorted().first(where: { !keys.contains($0) }) {
                 throw ConfigurationError(
-                    "app \(id) in \(path): unknown key \(key) (an app takes apns: key_path, key_id, team_id, topic, environment; fcm: credentials, project_id)"
+                    "app \(id) in \(path): unknown key \(key) (an app takes \(keys.sorted().joined(separator: ", ")))"
                 )
             }
             guard !apps.contains(where: { $0.id == id }) else {

@@ -1,4 +1,5 @@
 import Foundation
+import PushgateCore
 import Yams
 
 /// A YAML configuration file (`--config`, `PUSHGATE_CONFIG`): the settings' keys,

@@ -1,7 +1,7 @@
-import PushgateAPNs
+import PushgateCore
 import PushgateDelivery
-import PushgateFCM
 import PushgateFunctions
+import PushgateServices
 
 /// What `pushgate serve` needs to listen and log, read once at start
 /// (``SettingSources/gatewayConfiguration()``); ``setup()`` reads the rest (the push
@@ -41,14 +41,16 @@ extension GatewayConfiguration {
     /// One app's push services, checked (its key files read and parsed).
     public struct AppConfiguration: Sendable {
         public let id: String
-        public let apns: APNsConfiguration?
-        public let fcm: FCMConfiguration?
+        /// Its configured services, in delivery order.
+        public let services: [PreparedPushService]
     }
 
-    /// Each configured app's services, the default app (`PUSHGATE_DEFAULT_APP`, else
-    /// the first) first; empty without `apps:` (one implicit app). One line naming
-    /// the app at fault.
-    public func appConfigurations() throws(ConfigurationError) -> [AppConfiguration] {
+    /// Each configured app's services through `plugins`, the default app
+    /// (`PUSHGATE_DEFAULT_APP`, else the first) first; empty without `apps:` (one
+    /// implicit app). One line naming the app at fault.
+    public func appConfigurations(
+        through plugins: [any PushServicePlugin] = PushServicePlugins.installed()
+    ) throws(ConfigurationError) -> [AppConfiguration] {
         let defaultApp = try sources.optional(.defaultApp)
         let named = sources.name(of: Setting<String>.defaultApp.erased)
         guard !apps.isEmpty else {
@@ -62,16 +64,25 @@ extension GatewayConfiguration {
         }
         var configured: [AppConfiguration] = []
         for app in apps {
-            let settings = sources.app(app)
             do throws(ConfigurationError) {
                 configured.append(
-                    AppConfiguration(
-                        id: app.id, apns: try settings.apnsConfiguration(), fcm: try settings.fcmConfiguration()))
+                    AppConfiguration(id: app.id, services: try Self.services(through: plugins, from: sources.app(app))))
             } catch {
                 throw ConfigurationError("app \(app.id): \(error.description)")
             }
         }
         let first = defaultApp ?? apps[0].id
         return configured.filter { $0.id == first } + configured.filter { $0.id != first }
+    }
+
+    /// The services `settings` configure, in delivery order.
+    static func services(through plugins: [any PushServicePlugin], from settings: SettingSources)
+        throws(ConfigurationError) -> [PreparedPushService]
+    {
+        var services: [PreparedPushService] = []
+        for plugin in plugins {
+            if let service = try plugin.prepare(from: settings) { services.append(service) }
+        }
+        return services
     }
 }

@@ -1,8 +1,7 @@
-import PushgateAPNs
 import PushgateCore
 import PushgateDelivery
-import PushgateFCM
 import PushgateFunctions
+import PushgateServices
 
 /// The gateway's settings read once: every value typed and checked, the APNs keys and
 /// FCM service accounts read and parsed (``GatewayConfiguration/setup()``). The start
@@ -13,10 +12,10 @@ public struct GatewaySetup: Sendable {
     public let configuration: GatewayConfiguration
     /// Each app's push services, the default app first; empty without `apps:`.
     public let apps: [GatewayConfiguration.AppConfiguration]
-    /// The one implicit app's APNs (`PUSHGATE_APNS_*`), without `apps:`.
-    public let apns: APNsConfiguration?
-    /// The one implicit app's FCM (`PUSHGATE_FCM_*`), without `apps:`.
-    public let fcm: FCMConfiguration?
+    /// The one implicit app's services (`PUSHGATE_APNS_*`, `PUSHGATE_FCM_*`), without `apps:`.
+    public let services: [PreparedPushService]
+    /// What the routing table does when a guessed environment is refused, by service.
+    public let fallbacks: [PushServiceID: EnvironmentFallback]
     public let delivery: DeliveryPolicy
     public let admission: AdmissionPolicy
     public let rateLimits: RateLimiter.Limits
@@ -27,19 +26,22 @@ extension GatewayConfiguration {
     /// Every value checked as a start needs it, the key files read: one line naming
     /// the first setting at fault. Opens no database and listens nowhere.
     public func setup() throws(ConfigurationError) -> GatewaySetup {
-        let apps = try appConfigurations()
-        // Without `apps:` the top-level APNs and FCM settings are the one app; with
-        // them, they are only what each app's own keys fall back to.
-        let apns = apps.isEmpty ? try sources.apnsConfiguration() : nil
-        let fcm = apps.isEmpty ? try sources.fcmConfiguration() : nil
-        // The APNs time to live is one setting, shared by every app.
+        let plugins = PushServicePlugins.installed()
+        let apps = try appConfigurations(through: plugins)
+        // Without `apps:` the top-level settings are the one app's; with them, they
+        // are only what each app's own keys fall back to.
+        let services = apps.isEmpty ? try Self.services(through: plugins, from: sources) : []
+        // The time to live is one setting (APNs's), shared by every app.
         var delivery = try sources.deliveryPolicy()
-        if let timeToLive = apns?.timeToLive ?? apps.lazy.compactMap(\.apns?.timeToLive).first {
+        if let timeToLive = (services + apps.flatMap(\.services)).lazy.compactMap(\.timeToLive).first {
             delivery.timeToLive = timeToLive
         }
         return GatewaySetup(
-            configuration: self, apps: apps, apns: apns, fcm: fcm, delivery: delivery,
-            admission: try sources.admissionPolicy(), rateLimits: try sources.rateLimits(),
+            configuration: self, apps: apps, services: services,
+            fallbacks: Dictionary(
+                plugins.compactMap { plugin in plugin.fallback.map { (plugin.format.service, $0) } },
+                uniquingKeysWith: { first, _ in first }),
+            delivery: delivery, admission: try sources.admissionPolicy(), rateLimits: try sources.rateLimits(),
             presence: try sources.presencePolicy())
     }
 

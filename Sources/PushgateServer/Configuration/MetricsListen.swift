@@ -1,3 +1,5 @@
+import PushgateCore
+
 /// Where `GET /metrics` is served (`PUSHGATE_METRICS_LISTEN`): by default on a
 /// loopback port of its own, so that an internet-facing gateway does not publish
 /// its counters; `main` keeps it on the main port (private deployments), `off`

@@ -1,8 +1,11 @@
 import Foundation
+import PushgateAPNs
+import PushgateCore
+import PushgateFCM
 
 /// Where the settings come from, in order of precedence: flags, then the environment
 /// (`PUSHGATE_*`), then the configuration file, then the defaults.
-public struct SettingSources: Sendable, Hashable {
+public struct SettingSources: SettingReading, Hashable {
     /// Where one setting's value came from.
     public enum Origin: Sendable, Hashable, CustomStringConvertible {
         case flag
@@ -22,6 +25,10 @@ public struct SettingSources: Sendable, Hashable {
             }
         }
     }
+
+    /// The variable that names the configuration file (`--config`'s): not a setting
+    /// of the file itself.
+    public static let configurationFileVariable = "PUSHGATE_CONFIG"
 
     /// Values given as flags, by setting key.
     public var flags: [String: String]
@@ -96,14 +103,6 @@ public struct SettingSources: Sendable, Hashable {
         }
     }
 
-    /// The value of a setting that has a default (``optional(_:)``).
-    public func value<Value>(_ setting: Setting<Value>) throws(ConfigurationError) -> Value {
-        guard let value = try optional(setting) else {
-            throw ConfigurationError("\(setting.environmentName) is not set")
-        }
-        return value
-    }
-
     /// Whether `setting` was given a value that is not blank.
     public func isGiven(_ setting: AnySetting) -> Bool {
         self[setting].map { !$0.trimmingCharacters(in: .whitespaces).isEmpty } ?? false
@@ -111,7 +110,7 @@ public struct SettingSources: Sendable, Hashable {
 
     /// Whether `setting` was given here: by the app itself for an app's settings,
     /// anywhere for the gateway's.
-    func isGivenHere(_ setting: AnySetting) -> Bool {
+    public func isGivenHere(_ setting: AnySetting) -> Bool {
         guard let app else { return isGiven(setting) }
         return app.values[setting.key].map { !$0.trimmingCharacters(in: .whitespaces).isEmpty } ?? false
     }

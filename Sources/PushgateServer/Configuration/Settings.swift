@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import PushgateCore
 import PushgateFunctions
+import PushgateServices
 
 /// Every setting of the gateway, each declared once (``Setting``): key, default,
 /// help, and the rule its text is read by. Computed: a generic type keeps no stored
@@ -65,65 +66,6 @@ extension Setting {
             "default_app",
             "With apps: in the configuration file: the app of devices that send no bundle_id (default: the first).")
     }
-    public static var apnsKeyPath: Setting<String> {
-        .text("apns_key_path", "APNs provider key (.p8), for devices with an APNs token.")
-    }
-    public static var apnsKeyID: Setting<String> { .text("apns_key_id", "The key's 10-character id.") }
-    public static var apnsTeamID: Setting<String> { .text("apns_team_id", "Your 10-character Apple team id.") }
-    public static var apnsTopic: Setting<String> { .text("apns_topic", "apns-topic: the app's bundle id.") }
-    public static var apnsEnvironment: Setting<APNsEnvironment> {
-        .choice(
-            "apns_environment", default: "production", "production, sandbox or development (the same as sandbox)",
-            "production, or sandbox (also written development).", APNsEnvironment.init(setting:))
-    }
-    public static var apnsURL: Setting<String> {
-        .text("apns_url", "Override of the APNs address, https://host[:port] (an emulator or a stand-in).")
-    }
-    public static var apnsProductionURL: Setting<String> {
-        .text(
-            "apns_production_url", "Override of the production APNs address (PUSHGATE_APNS_URL overrides both).")
-    }
-    public static var apnsSandboxURL: Setting<String> {
-        .text("apns_sandbox_url", "Override of the sandbox APNs address (PUSHGATE_APNS_URL overrides both).")
-    }
-    public static var apnsCAFile: Setting<String> {
-        .text("apns_ca_file", "PEM file of extra CA certificates to trust for APNs.")
-    }
-    public static var apnsConnections: Setting<Int> {
-        .number("apns_connections", default: "2", in: 1...64, "HTTP/2 connections to APNs, 1-64.")
-    }
-    public static var apnsMaxStreams: Setting<Int> {
-        .number("apns_max_streams", default: "100", in: 1...1000, "Pushes in flight per APNs connection, at most.")
-    }
-    public static var apnsTTL: Setting<Int> {
-        .number(
-            "apns_ttl", default: "86400", in: 0...2_592_000, expected: "seconds, 0 to 2592000 (30 days)",
-            "Seconds APNs keeps a push for an offline device; also how long it is retried.")
-    }
-    public static var fcmCredentials: Setting<String> {
-        .text("fcm_credentials", "Firebase service-account JSON, for devices with an FCM token.")
-    }
-    public static var fcmProjectID: Setting<String> {
-        Setting<String>("fcm_project_id", "The Firebase project to send for (default: the JSON's).") { text in
-            // Lower-case letters, digits and dashes (old ones also carry a domain and a
-            // colon, `example.com:project`).
-            text.count <= 100
-                && text.utf8.allSatisfy({
-                    ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || [0x2D, 0x2E, 0x3A].contains($0)
-                })
-                ? .success(text) : .failure(.mustBe("a Firebase project id (letters, digits, dashes)", not: text))
-        }
-    }
-    public static var fcmURL: Setting<String> {
-        .text("fcm_url", "Override of the FCM address, https://host[:port] (an emulator or a stand-in).")
-    }
-    public static var fcmCAFile: Setting<String> {
-        .text("fcm_ca_file", "PEM file of extra CA certificates to trust for FCM and the token URI.")
-    }
-    public static var fcmConnections: Setting<Int> {
-        .number("fcm_connections", default: "2", in: 1...64, "HTTP/2 connections to FCM, 1-64.")
-    }
-
     public static var triggerWait: Setting<Duration> {
         .seconds(
             "trigger_wait", default: "2", in: 0...600, "Seconds a trigger waits for its first try before answering.")
@@ -327,32 +269,27 @@ extension Setting {
 
 extension AnySetting {
     /// Every setting, in the order help and `pushgate config` show them.
-    public static let all: [AnySetting] = [
-        Setting<String>.host.erased, Setting<Int>.port.erased, Setting<String>.database.erased,
-        Setting<Logger.Level>.logLevel.erased, Setting<LogSettings.Format>.logFormat.erased,
-        Setting<Int>.readyMaxBacklog.erased, Setting<MetricsListen>.metricsListen.erased,
-        Setting<Bool>.console.erased, Setting<Bool>.healthDetails.erased, Setting<Int>.maxConnections.erased,
-        Setting<Int>.maxConnectionsPerAddress.erased, Setting<Int>.idleTimeout.erased,
-        Setting<Int>.receiveTimeout.erased,
-        Setting<String>.defaultApp.erased, Setting<String>.apnsKeyPath.erased, Setting<String>.apnsKeyID.erased,
-        Setting<String>.apnsTeamID.erased, Setting<String>.apnsTopic.erased,
-        Setting<APNsEnvironment>.apnsEnvironment.erased, Setting<String>.apnsURL.erased,
-        Setting<String>.apnsProductionURL.erased, Setting<String>.apnsSandboxURL.erased,
-        Setting<String>.apnsCAFile.erased, Setting<Int>.apnsConnections.erased, Setting<Int>.apnsMaxStreams.erased,
-        Setting<Int>.apnsTTL.erased,
-        Setting<String>.fcmCredentials.erased, Setting<String>.fcmProjectID.erased, Setting<String>.fcmURL.erased,
-        Setting<String>.fcmCAFile.erased, Setting<Int>.fcmConnections.erased,
-        Setting<Duration>.triggerWait.erased, Setting<Int>.answerMaxDevices.erased,
-        Setting<Int>.deliveryMaxAttempts.erased, Setting<Duration>.outboxLease.erased,
-        Setting<Int>.outboxRetentionDays.erased, Setting<Int>.storeMinFreeMB.erased,
-        Setting<Duration>.shutdownGrace.erased, Setting<[Duration]>.escalationSchedule.erased,
-        Setting<Duration?>.coalesceWindow.erased, Setting<Bool>.previewDefault.erased,
-        Setting<Duration?>.staleDeviceDays.erased,
-        Setting<Int>.ratePerSecret.erased, Setting<Int>.ratePerAddress.erased,
-        Setting<Int>.healthRatePerAddress.erased, Setting<Int>.ipv6Prefix.erased,
-        Setting<Int>.newNamespacesPerAddress.erased, Setting<[IPNetwork]>.trustedProxies.erased,
-        Setting<Int>.maxDevicesPerAgent.erased, Setting<Int>.maxAgentsPerServer.erased,
-        Setting<Set<String>>.appURLSchemes.erased,
-        Setting<TimeInterval>.presenceConnected.erased, Setting<TimeInterval>.presenceRecent.erased,
-    ]
+    public static let all: [AnySetting] =
+        [
+            Setting<String>.host.erased, Setting<Int>.port.erased, Setting<String>.database.erased,
+            Setting<Logger.Level>.logLevel.erased, Setting<LogSettings.Format>.logFormat.erased,
+            Setting<Int>.readyMaxBacklog.erased, Setting<MetricsListen>.metricsListen.erased,
+            Setting<Bool>.console.erased, Setting<Bool>.healthDetails.erased, Setting<Int>.maxConnections.erased,
+            Setting<Int>.maxConnectionsPerAddress.erased, Setting<Int>.idleTimeout.erased,
+            Setting<Int>.receiveTimeout.erased,
+            Setting<String>.defaultApp.erased,
+        ] + PushServicePlugins.installed().flatMap(\.settings) + [
+            Setting<Duration>.triggerWait.erased, Setting<Int>.answerMaxDevices.erased,
+            Setting<Int>.deliveryMaxAttempts.erased, Setting<Duration>.outboxLease.erased,
+            Setting<Int>.outboxRetentionDays.erased, Setting<Int>.storeMinFreeMB.erased,
+            Setting<Duration>.shutdownGrace.erased, Setting<[Duration]>.escalationSchedule.erased,
+            Setting<Duration?>.coalesceWindow.erased, Setting<Bool>.previewDefault.erased,
+            Setting<Duration?>.staleDeviceDays.erased,
+            Setting<Int>.ratePerSecret.erased, Setting<Int>.ratePerAddress.erased,
+            Setting<Int>.healthRatePerAddress.erased, Setting<Int>.ipv6Prefix.erased,
+            Setting<Int>.newNamespacesPerAddress.erased, Setting<[IPNetwork]>.trustedProxies.erased,
+            Setting<Int>.maxDevicesPerAgent.erased, Setting<Int>.maxAgentsPerServer.erased,
+            Setting<Set<String>>.appURLSchemes.erased,
+            Setting<TimeInterval>.presenceConnected.erased, Setting<TimeInterval>.presenceRecent.erased,
+        ]
 }

@@ -48,7 +48,7 @@ public enum GatewayDoctor {
     private static func apnsChecks(_ settings: SettingSources, logger: Logger) async -> [DoctorCheck] {
         let apns: APNsConfiguration
         do {
-            guard let configured = try settings.apnsConfiguration() else {
+            guard let configured = try APNsConfiguration.read(from: settings) else {
                 return [
                     DoctorCheck(
                         "apns key", .skipped,
@@ -89,7 +89,7 @@ public enum GatewayDoctor {
     private static func fcmChecks(_ settings: SettingSources, logger: Logger) async -> [DoctorCheck] {
         let fcm: FCMConfiguration
         do {
-            guard let configured = try settings.fcmConfiguration() else {
+            guard let configured = try FCMConfiguration.read(from: settings) else {
                 return [
                     DoctorCheck(
                         "fcm credentials", .skipped,

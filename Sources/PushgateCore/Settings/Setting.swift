@@ -4,18 +4,20 @@ import Logging
 /// One setting of `pushgate serve`, declared once: its key in the configuration
 /// file (from which its environment variable, `PUSHGATE_` + the key in capitals,
 /// and its flag, `--` + the key with dashes, follow), its default, its help, and how
-/// its text reads as a `Value` (or what it must be instead). The declarations are in
-/// `Settings.swift`; ``AnySetting/all`` lists them for `serve --help`, `pushgate
-/// config`, the file loader and the README table; ``SettingSources`` reads them.
+/// its text reads as a `Value` (or what it must be instead). The gateway's own are
+/// declared in `PushgateServer` (`Settings.swift`), a push service's in its module
+/// (`APNsSettings.swift`); the server's catalogue (`AnySetting.all`) lists them all
+/// for `serve --help`, `pushgate config`, the file loader and the README table, and
+/// its `SettingSources` reads them (``SettingReading``).
 public struct Setting<Value: Sendable>: Sendable {
     /// The setting as the catalogue lists it, its value's type aside.
     public let erased: AnySetting
     /// The value a text reads as, or what the text must be instead.
-    let read: @Sendable (String) -> Result<Value, SettingProblem>
+    public let read: @Sendable (String) -> Result<Value, SettingProblem>
 
     /// `blankIsGiven`: an empty value is a value (an empty escalation schedule is
     /// "no reminders"); else blank counts as not given.
-    init(
+    public init(
         _ key: String, default defaultValue: String? = nil, secret: Bool = false, blankIsGiven: Bool = false,
         _ help: String, read: @escaping @Sendable (String) -> Result<Value, SettingProblem>
     ) {
@@ -35,56 +37,17 @@ public struct Setting<Value: Sendable>: Sendable {
     public var defaultText: String? { erased.defaultValue }
 }
 
-/// Why a setting's text was refused: the rest of the error's one line after the
-/// name of the setting (``SettingSources/name(of:)``), ` must be …, not '…'`.
-public struct SettingProblem: Error, Sendable, Hashable {
-    public let text: String
-
-    init(_ text: String) {
-        self.text = text
-    }
-
-    /// ` must be <what>, not '<given>'`: the usual form.
-    static func mustBe(_ what: String, not given: String) -> SettingProblem {
-        SettingProblem(" must be \(what), not '\(given)'")
-    }
-}
-
-/// A setting as the catalogue lists it: key, default, help, and a check of a text.
-public struct AnySetting: Sendable, Hashable, Identifiable {
-    /// The key in the configuration file, e.g. `apns_key_path`.
-    public let key: String
-    /// What `pushgate config` shows when the setting is not given.
-    public let defaultValue: String?
-    public let help: String
-    /// Shown masked by `pushgate config` (for a URL, only its password).
-    public let isSecret: Bool
-    /// An empty value is a value, not "not given".
-    public let blankIsGiven: Bool
-    let check: @Sendable (String) -> SettingProblem?
-
-    /// What `text` is refused for by the setting's rule; `nil` when it reads.
-    public func problem(with text: String) -> SettingProblem? { check(text) }
-
-    public var id: String { key }
-    public var environmentName: String { "PUSHGATE_" + key.uppercased() }
-    public var flag: String { "--" + key.replacingOccurrences(of: "_", with: "-") }
-
-    public static func == (first: AnySetting, second: AnySetting) -> Bool { first.key == second.key }
-    public func hash(into hasher: inout Hasher) { hasher.combine(key) }
-}
-
 // The rules the settings' texts are read by: each message as one line.
 extension Setting {
     /// Any text.
-    static func text(
+    public static func text(
         _ key: String, default defaultValue: String? = nil, secret: Bool = false, _ help: String
     ) -> Setting<String> {
         Setting<String>(key, default: defaultValue, secret: secret, help) { .success($0) }
     }
 
     /// One of the texts `values` reads (any case), `what` naming them.
-    static func choice<Choice>(
+    public static func choice<Choice>(
         _ key: String, default defaultValue: String? = nil, _ what: String, _ help: String,
         _ values: @escaping @Sendable (String) -> Choice?
     ) -> Setting<Choice> {
@@ -94,12 +57,12 @@ extension Setting {
     }
 
     /// `on` or `off`.
-    static func onOff(_ key: String, default defaultValue: String, _ help: String) -> Setting<Bool> {
+    public static func onOff(_ key: String, default defaultValue: String, _ help: String) -> Setting<Bool> {
         choice(key, default: defaultValue, "on or off", help) { ["on": true, "off": false][$0] }
     }
 
     /// A whole number in `range`; `what` as the error says it ("a number from 1 to 64").
-    static func number(
+    public static func number(
         _ key: String, default defaultValue: String? = nil, in range: ClosedRange<Int>, expected what: String? = nil,
         _ help: String
     ) -> Setting<Int> {
@@ -112,12 +75,12 @@ extension Setting {
     }
 
     /// A whole number above zero.
-    static func positive(_ key: String, default defaultValue: String, _ help: String) -> Setting<Int> {
+    public static func positive(_ key: String, default defaultValue: String, _ help: String) -> Setting<Int> {
         number(key, default: defaultValue, in: 1...Int.max, expected: "a positive whole number", help)
     }
 
     /// Seconds (a fraction allowed) in `range`.
-    static func seconds(
+    public static func seconds(
         _ key: String, default defaultValue: String, in range: ClosedRange<Double>, _ help: String
     ) -> Setting<Duration> {
         Setting<Duration>(key, default: defaultValue, help) { text in
@@ -129,7 +92,7 @@ extension Setting {
     }
 
     /// Days in `range`, `0` for never when `range` starts there.
-    static func days(_ key: String, default defaultValue: String, in range: ClosedRange<Int>, _ help: String)
+    public static func days(_ key: String, default defaultValue: String, in range: ClosedRange<Int>, _ help: String)
         -> Setting<Duration?>
     {
         let days = number(key, default: defaultValue, in: range, help)
@@ -139,13 +102,13 @@ extension Setting {
     }
 
     /// A port number, `0` for any free one.
-    static func port(_ key: String, default defaultValue: String, _ help: String) -> Setting<Int> {
+    public static func port(_ key: String, default defaultValue: String, _ help: String) -> Setting<Int> {
         number(key, default: defaultValue, in: 0...65_535, expected: "a port number from 0 to 65535", help)
     }
 
     /// A limit counted in `unit` (`calls a minute`) from `minimum` to ten million;
     /// from 0, `0` is no limit.
-    static func limit(
+    public static func limit(
         _ key: String, default defaultValue: String, of unit: String, minimum: Int = 0, _ help: String
     ) -> Setting<Int> {
         number(
@@ -153,8 +116,16 @@ extension Setting {
             expected: "a number of \(unit) from \(minimum) to 10000000\(minimum == 0 ? " (0: no limit)" : "")", help)
     }
 
+    /// A readable file's path; one that cannot be read is refused.
+    public static func readableFile(_ key: String, _ help: String) -> Setting<String> {
+        Setting<String>(key, help) { path in
+            FileManager.default.isReadableFile(atPath: path)
+                ? .success(path) : .failure(SettingProblem(": cannot read \(path)"))
+        }
+    }
+
     /// A log level.
-    static func logLevel(_ key: String, default defaultValue: String, _ help: String) -> Setting<Logger.Level> {
+    public static func logLevel(_ key: String, default defaultValue: String, _ help: String) -> Setting<Logger.Level> {
         choice(key, default: defaultValue, "trace, debug, info, notice, warning, error or critical", help) {
             Logger.Level(rawValue: $0)
         }

@@ -1,0 +1,21 @@
+/// What a push service's module gives the gateway beside its address format: its
+/// settings, and how one app's settings become its leaves of the routing table. The
+/// installed ones are listed once (`PushServicePlugins.installed`, in
+/// `PushgateServices`); the server's catalogue of settings, its configuration and its
+/// routing table go through them, naming no service.
+public protocol PushServicePlugin: Sendable {
+    /// Its addresses (``PushAddressFormat``).
+    var format: PushAddressFormat { get }
+    /// Its settings, in the order help and `pushgate config` show them.
+    var settings: [AnySetting] { get }
+    /// Those of its settings one app of `apps:` may give for itself.
+    var perAppSettings: [AnySetting] { get }
+    /// What the routing table does when an environment guessed for an address is
+    /// refused; `nil` for a service without environments.
+    var fallback: EnvironmentFallback? { get }
+
+    /// One app's configuration of the service, read from `settings` (the gateway's,
+    /// or one app's over them) and checked, its key files read once; `nil` when the
+    /// service is not configured; one line naming the setting at fault.
+    func prepare(from settings: some SettingReading) throws(ConfigurationError) -> PreparedPushService?
+}
