@@ -30,7 +30,9 @@
 #   PROFILE=DIR                        record the gateway with `perf record -g` during each
 #                                      trigger: DIR/<label>-<N>.perf.data (throughput mode);
 #                                      PROFILE_ALL=1 records every process (the database, nginx),
-#                                      PROFILE_CALL_GRAPH=dwarf,16384 unwinds Swift's async frames
+#                                      PROFILE_CALL_GRAPH=dwarf,16384 unwinds Swift's async frames,
+#                                      PROFILE_FREQUENCY=Hz samples more often (default 999: a
+#                                      10,000-device trigger is then some 200 samples)
 #
 # Prints, per N: the trigger's wall time (request to answer, which comes after the
 # last push's answer), pushes per second, that ÷ the ceiling, the gateway's CPU time
@@ -320,7 +322,7 @@ trigger() { # cwd [extra JSON] → prints the answer
 profile_start() { # name: perf on the gateway until profile_stop, when PROFILE names a directory
     [ -n "${PROFILE:-}" ] || return 0
     mkdir -p "$PROFILE"
-    perf record -F 999 ${PROFILE_CALL_GRAPH:+--call-graph "$PROFILE_CALL_GRAPH"} -g \
+    perf record -F "${PROFILE_FREQUENCY:-999}" ${PROFILE_CALL_GRAPH:+--call-graph "$PROFILE_CALL_GRAPH"} -g \
         $([ "${PROFILE_ALL:-0}" = 1 ] && echo -a || echo -p "$gateway_pid") -o "$PROFILE/$1.perf.data" 2>/dev/null &
     perf_pid=$!
     sleep 0.5  # perf attaches to every thread before the trigger starts

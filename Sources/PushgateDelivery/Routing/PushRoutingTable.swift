@@ -75,17 +75,40 @@ public struct PushRoutingTable: PushProvider {
             app: app, service: service, environment: defaultEnvironment.map { target.route.apnsEnvironment ?? $0 })
     }
 
+    /// Each target's key. Targets alike (a fan-out's chunk mostly is: one service, one
+    /// app, no stated environment) share the key worked out for the first of them:
+    /// no look-up, and no hashing, per device.
+    func keys(of targets: [DeliveryTarget]) -> [PushRoute.Key] {
+        var keys: [PushRoute.Key] = []
+        keys.reserveCapacity(targets.count)
+        var last: (target: DeliveryTarget, key: PushRoute.Key)?
+        for target in targets {
+            if let last, last.target.token.kind == target.token.kind, last.target.route.app == target.route.app,
+                last.target.route.apnsEnvironment == target.route.apnsEnvironment
+            {
+                keys.append(last.key)
+                continue
+            }
+            let key = key(of: target)
+            keys.append(key)
+            last = (target, key)
+        }
+        return keys
+    }
+
     public func send(_ notification: PushNotification, to targets: [DeliveryTarget]) async -> [DeliveryOutcome] {
-        let keys = targets.map(key(of:))
+        let keys = keys(of: targets)
         var outcomes = await send(notification, to: targets, at: keys)
         // A guessed environment refused: the other one, once.
         var again: [(index: Int, key: PushRoute.Key, fallback: EnvironmentFallback)] = []
-        for (index, (target, key)) in zip(targets, keys).enumerated() {
-            guard let environment = key.environment, let fallback = fallbacks[key.service],
-                fallback.triesAgain(target, after: outcomes[index]),
+        for index in outcomes.indices {
+            // Most were delivered: those are passed over before anything else is read.
+            if case .delivered = outcomes[index] { continue }
+            guard let environment = keys[index].environment, let fallback = fallbacks[keys[index].service],
+                fallback.triesAgain(targets[index], after: outcomes[index]),
                 let other = APNsEnvironment.allCases.first(where: { $0 != environment })
             else { continue }
-            again.append((index, key.in(other), fallback))
+            again.append((index, keys[index].in(other), fallback))
         }
         guard !again.isEmpty else { return outcomes }
         let retried = await send(notification, to: again.map { targets[$0.index] }, at: again.map(\.key))
