@@ -30,6 +30,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
         .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
+        .package(url: "https://github.com/apple/swift-async-algorithms.git", from: "1.1.4"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
@@ -66,6 +67,7 @@ let package = Package(
             name: "PushgateDelivery",
             dependencies: [
                 "PushgateCore",
+                .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -359,6 +361,7 @@ let package = Package(
                 "PushgateAPNs", "PushgateCore", "PushgateDelivery", "PushgateFCM", "PushgateFunctions",
                 "PushgateFuzzing", "PushgateMemory", "PushgateSQLite", "PushgateServer", "PushgateServices",
                 "PushgateTesting",
+                .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ],

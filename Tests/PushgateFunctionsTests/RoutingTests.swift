@@ -1,3 +1,4 @@
+import AsyncAlgorithms
 import Foundation
 import Logging
 import NIOConcurrencyHelpers
@@ -85,8 +86,9 @@ struct RoutingTests {
     @Test("a fan-out sends chunks of one service each, the services taking turns")
     func chunksByKind() async {
         let provider = ScriptedPushProvider()
-        let outcomes = await FanOut(chunkSize: 2, maxConcurrentChunks: 1).deliver(
-            notification, to: Self.targets(apns: 5, fcm: 3), via: provider)
+        let outcomes = await FanOut(chunkSize: 2, maxConcurrentChunks: 1).heard(
+            notification, to: Self.targets(apns: 5, fcm: 3), via: provider
+        ).outcomes
         #expect(outcomes.count == 8 && outcomes.allSatisfy(\.isDelivered))
         #expect(
             provider.sends.map { $0.targets.map(\.installationID) } == [
@@ -101,7 +103,8 @@ struct RoutingTests {
         let fanOut = Task {
             // Cancelled before its first chunk may start (more chunks than may run at once).
             withUnsafeCurrentTask { $0?.cancel() }
-            return await FanOut(chunkSize: 1, maxConcurrentChunks: 2).deliver(notification, to: targets, via: provider)
+            return await FanOut(chunkSize: 1, maxConcurrentChunks: 2).heard(notification, to: targets, via: provider)
+                .outcomes
         }
         // It once spun for ever instead: waited for against a generous bound, so that a
         // return of that bug fails here instead of hanging the suite.
@@ -132,13 +135,9 @@ struct RoutingTests {
             outcomes: ["fcm-token-0": .configurationError(reason: "THIRD_PARTY_AUTH_ERROR")], deliveryName: "fcm")
         let apns = ScriptedPushProvider(deliveryName: "apns")
         let routing = PushRoutingTable.services([.apns: apns, .fcm: fcm])
-        let heard = NIOLockedValueBox<[Int]>([])
         let targets = Self.targets(apns: 6, fcm: 6)
-        let outcomes = await FanOut(chunkSize: 2, maxConcurrentChunks: 1).deliver(
-            notification, to: targets, via: routing
-        ) {
-            positions, _ in heard.withLockedValue { $0 += positions }
-        }
+        let (outcomes, heard) = await FanOut(chunkSize: 2, maxConcurrentChunks: 1).heard(
+            notification, to: targets, via: routing)
         #expect(apns.sends.flatMap(\.targets).count == 6, "every APNs device was sent")
         #expect(fcm.sends.count == 1, "FCM's later chunks were not sent")
         for (target, outcome) in zip(targets, outcomes) {
@@ -148,7 +147,7 @@ struct RoutingTests {
                 #expect(outcome == .configurationError(reason: "THIRD_PARTY_AUTH_ERROR"))
             }
         }
-        #expect(heard.withLockedValue { $0.sorted() } == Array(0..<12), "every device's outcome is heard, sent or not")
+        #expect(heard.sorted() == Array(0..<12), "every device's outcome is heard, sent or not")
     }
 }
 
@@ -201,22 +200,20 @@ extension RoutingTests {
     @Test("a cancelled fan-out starts no further chunk; those devices are not sent and not recorded")
     func cancelledFanOut() async throws {
         let provider = HeldProvider()
-        let heard = NIOLockedValueBox<[Int]>([])
         let targets = Self.targets(apns: 6, fcm: 0)
         let fanOut = Task {
-            await FanOut(chunkSize: 2, maxConcurrentChunks: 1).deliver(notification, to: targets, via: provider) {
-                positions, _ in heard.withLockedValue { $0 += positions }
-            }
+            await FanOut(chunkSize: 2, maxConcurrentChunks: 1).heard(notification, to: targets, via: provider)
         }
         for _ in 0..<500 where provider.calls == 0 { try await Task.sleep(for: .milliseconds(10)) }
         fanOut.cancel()
         provider.release()
-        let outcomes = await fanOut.value
+        let (outcomes, heard) = await fanOut.value
         #expect(provider.calls == 1)
         #expect(
             outcomes == [.delivered, .delivered]
                 + Array(repeating: .retryLater(reason: "NotSent", after: nil), count: 4))
-        #expect(heard.withLockedValue { $0 } == [0, 1], "only the chunk that was sent is recorded")
+        #expect(
+            heard == [0, 1], "only the chunk that was sent is recorded, though it came back after the cancellation")
     }
 }
 
@@ -258,5 +255,28 @@ final class LogLines: LogHandler, @unchecked Sendable {
 
     func log(event: LogEvent) {
         lock.withLock { lines.append(event.message.description) }
+    }
+}
+
+extension FanOut {
+    /// What a fan-out hands over, read as the runner reads it (in a task its
+    /// cancellation does not reach): each target's outcome (`NotSent` when none was
+    /// heard of) and the positions heard, in the order they came.
+    func heard(_ notification: PushNotification, to targets: [DeliveryTarget], via provider: any PushProvider) async
+        -> (outcomes: [DeliveryOutcome], positions: [Int])
+    {
+        let sent = AsyncChannel<SentChunk>()
+        let reading = Task {
+            var outcomes = [DeliveryOutcome](
+                repeating: .retryLater(reason: "NotSent", after: nil), count: targets.count)
+            var positions: [Int] = []
+            for await chunk in sent {
+                for (position, outcome) in zip(chunk.positions, chunk.outcomes) { outcomes[position] = outcome }
+                positions += chunk.positions
+            }
+            return (outcomes, positions)
+        }
+        await deliver(notification, to: targets, via: provider, handingOver: sent)
+        return await reading.value
     }
 }

@@ -1,6 +1,6 @@
+import AsyncAlgorithms
 import Foundation
 import Logging
-import NIOConcurrencyHelpers
 import PushgateCore
 
 /// Turning an expansion's pages: read after its cursor, each tried once as soon as
@@ -144,21 +144,28 @@ extension DeliveryRunner {
         async throws -> SentPage
     {
         let deliveries = page.deliveries
-        let outcomes = NIOLockedValueBox([DeliveryOutcome?](repeating: nil, count: deliveries.count))
+        var outcomes = [DeliveryOutcome?](repeating: nil, count: deliveries.count)
         if now() >= notification.expiresAt {
-            outcomes.withLockedValue { $0 = deliveries.map { _ in .failed(reason: "Expired") } }
+            outcomes = deliveries.map { _ in .failed(reason: "Expired") }
         } else if !deliveries.isEmpty {
             let targets = try await targets(of: deliveries, of: notification)
             // From the chunks that were sent: a chunk not started (cancelled), and a
             // delivery not sent for want of the expansion's lease, stay not tried.
-            _ = await policy.fanOut.deliver(notification.content, to: targets, via: provider, fence: fence) {
-                positions, chunkOutcomes in
-                outcomes.withLockedValue { outcomes in
-                    for (position, outcome) in zip(positions, chunkOutcomes) { outcomes[position] = outcome }
+            let sent = AsyncChannel<FanOut.SentChunk>()
+            // Heard in a task of its own, which a cancellation does not reach: what
+            // was sent is stored with the page.
+            let heard = Task { [count = deliveries.count] in
+                var outcomes = [DeliveryOutcome?](repeating: nil, count: count)
+                for await chunk in sent {
+                    for (position, outcome) in zip(chunk.positions, chunk.outcomes) { outcomes[position] = outcome }
                 }
+                return outcomes
             }
+            await policy.fanOut.deliver(
+                notification.content, to: targets, via: provider, fence: fence, handingOver: sent)
+            outcomes = await heard.value
         }
-        let tried = outcomes.withLockedValue { $0 }.enumerated().compactMap { position, outcome in
+        let tried = outcomes.enumerated().compactMap { position, outcome in
             outcome.map { (position: position, outcome: $0) }
         }
         let finishedAt = now()

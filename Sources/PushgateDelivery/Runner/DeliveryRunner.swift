@@ -1,6 +1,6 @@
+import AsyncAlgorithms
 import Foundation
 import Logging
-import NIOConcurrencyHelpers
 import PushgateCore
 
 /// One try of some deliveries of one notification: sends them (fan-out), deletes
@@ -68,14 +68,11 @@ public struct DeliveryRunner: Sendable {
     }
 
     /// Tries `deliveries` (leased to `owner` until `leasedUntil`) of `notification`
-    /// once, recording each chunk's outcomes as soon as they are in, and answers what
-    /// it recorded. What it no longer holds when a chunk's turn comes (its lease ran
-    /// out and another worker claimed it) it neither sends nor records.
-    ///
-    /// The fan-out hands each chunk over while the chunk still holds its place (not
-    /// through a stream): a chunk sent just before the gateway's shutdown cancels the
-    /// try is still recorded, not sent again by the next try, and no more chunks are
-    /// out unrecorded than run at once.
+    /// once and answers what it recorded. The fan-out hands each chunk's outcomes over
+    /// as they come in; the runner records them, a few chunks at a time, while the
+    /// next are out. What it no longer holds when a chunk's turn comes (its lease ran
+    /// out and another worker claimed it) it neither sends nor records. Cancelled (the
+    /// gateway shutting down), it starts no further chunk but records those it sent.
     @discardableResult
     public func run(
         _ deliveries: [OutboxDelivery], of notification: OutboxNotification, owner: String, leasedUntil: Date
@@ -90,46 +87,68 @@ public struct DeliveryRunner: Sendable {
         let fence = LeaseFence(
             outbox: outbox, owner: owner, notificationID: notification.id, heldUntil: leasedUntil,
             lease: policy.lease, now: now)
-        let heard = HeardChunks()
-        let outcomes = await withTaskGroup(of: [DeliveryOutcome]?.self) { group in
+        let sent = AsyncChannel<FanOut.SentChunk>()
+        // Read in a task of its own, which the try's cancellation does not reach: the
+        // chunks out when the gateway stops were sent, and are recorded, not sent again.
+        let recording = Task { await record(sent, of: deliveries, of: notification, owner: owner) }
+        await withTaskGroup(of: Void.self) { group in
             group.addTask {
-                // Only what this try still held was sent, and is recorded here.
-                await policy.fanOut.deliver(notification.content, to: targets, via: provider, fence: fence) {
-                    positions, outcomes in
+                await policy.fanOut.deliver(
+                    notification.content, to: targets, via: provider, fence: fence, handingOver: sent)
+            }
+            group.addTask { await fence.renewUntilCancelled() }
+            await group.next()
+            group.cancelAll()
+        }
+        let heard = await recording.value
+        if let error = heard.firstError { throw error }
+        return heard.report
+    }
+
+    /// The chunks a try heard of and recorded.
+    struct HeardChunks {
+        var report = Report()
+        var firstError: (any Error)?
+
+        mutating func add(_ recorded: Result<[DeliveryUpdate], any Error>) {
+            switch recorded {
+            case .success(let updates): report.updates += updates
+            case .failure(let error): firstError = firstError ?? error
+            }
+        }
+    }
+
+    /// Records each chunk `sent` hands over, up to `fanOut.maxConcurrentChunks` at a
+    /// time (the next chunk is taken when one is recorded: the fan-out waits rather
+    /// than run ahead of its records), until the fan-out finishes. A failed recording
+    /// does not stop the others.
+    func record(
+        _ sent: AsyncChannel<FanOut.SentChunk>, of deliveries: [OutboxDelivery], of notification: OutboxNotification,
+        owner: String
+    ) async -> HeardChunks {
+        await withTaskGroup(of: Result<[DeliveryUpdate], any Error>.self) { group in
+            var heard = HeardChunks()
+            var recording = 0
+            for await chunk in sent {
+                heard.report.configurationError =
+                    heard.report.configurationError ?? chunk.outcomes.lazy.compactMap(\.configurationErrorReason).first
+                if recording == policy.fanOut.maxConcurrentChunks, let recorded = await group.next() {
+                    recording -= 1
+                    heard.add(recorded)
+                }
+                recording += 1
+                group.addTask {
                     do {
-                        heard.add(
-                            try await record(positions.map { deliveries[$0] }, outcomes, of: notification, owner: owner)
-                        )
+                        return .success(
+                            try await record(
+                                chunk.positions.map { deliveries[$0] }, chunk.outcomes, of: notification, owner: owner))
                     } catch {
-                        heard.keep(error)
+                        return .failure(error)
                     }
                 }
             }
-            group.addTask {
-                await fence.renewUntilCancelled()
-                return nil
-            }
-            let outcomes = await group.next() ?? nil
-            group.cancelAll()
-            return outcomes ?? []
+            for await recorded in group { heard.add(recorded) }
+            return heard
         }
-        let (updates, error) = heard.recorded
-        if let error { throw error }
-        return Report(configurationError: outcomes.lazy.compactMap(\.configurationErrorReason).first, updates: updates)
     }
-}
-
-/// What concurrent recordings recorded, and the first error one met.
-private final class HeardChunks: Sendable {
-    private let storage = NIOLockedValueBox<(updates: [DeliveryUpdate], error: (any Error)?)>(([], nil))
-
-    func add(_ updates: [DeliveryUpdate]) {
-        storage.withLockedValue { $0.updates += updates }
-    }
-
-    func keep(_ error: any Error) {
-        storage.withLockedValue { $0.error = $0.error ?? error }
-    }
-
-    var recorded: (updates: [DeliveryUpdate], error: (any Error)?) { storage.withLockedValue { $0 } }
 }

@@ -1,15 +1,18 @@
+import AsyncAlgorithms
 import PushgateCore
 
 /// Sends one notification to many devices: in chunks of at most 500 devices of one
 /// token kind (one push service), a bounded number of chunks at a time (the kinds
-/// taking turns), the devices of a chunk in parallel (inside the provider). A
-/// configuration error (a push service refusing the gateway itself) stops that
-/// service's part of the fan-out: its chunks not started are not sent and report
-/// that error; the other service's chunks go on. A cancelled fan-out (the gateway
-/// shutting down) starts no further chunk: those devices answer `NotSent`, unrecorded,
-/// still pending for the next try. Under a ``LeaseFence``, a chunk sends only the
-/// devices whose lease the try still holds; the others are neither sent nor heard
-/// of by `onChunk`, and answer `NotSent` too.
+/// taking turns), the devices of a chunk in parallel (inside the provider). Each
+/// chunk's outcomes are handed over to whoever reads the fan-out's channel (the
+/// runner, which records them), not handed to a callback. A configuration error (a
+/// push service refusing the gateway itself) stops that service's part of the
+/// fan-out: its chunks not started are not sent and report that error; the other
+/// service's chunks go on. A cancelled fan-out (the gateway shutting down) starts no
+/// further chunk (those devices are not heard of, still pending for the next try),
+/// but a chunk already out is still handed over: it was sent, and must be recorded.
+/// Under a ``LeaseFence``, a chunk sends only the devices whose lease the try still
+/// holds; the others are neither sent nor heard of.
 public struct FanOut: Sendable, Hashable {
     public let chunkSize: Int
     public let maxConcurrentChunks: Int
@@ -24,22 +27,28 @@ public struct FanOut: Sendable, Hashable {
         self.maxConcurrentChunks = maxConcurrentChunks
     }
 
-    /// One outcome per target, in the targets' order. `onChunk` hears each chunk's
-    /// outcomes (with their positions among the targets) as soon as they are in,
-    /// chunks not sent after a configuration error included, so that they can be
-    /// recorded while other chunks are still out.
+    /// The outcomes of one chunk, by the positions of its devices among the targets.
+    public struct SentChunk: Sendable {
+        public let positions: [Int]
+        public let outcomes: [DeliveryOutcome]
+    }
+
+    /// Sends `notification` to `targets`, handing each chunk's outcomes over through
+    /// `sent` as soon as they are in (chunks not sent after a configuration error
+    /// included), then finishes `sent`. A chunk keeps its place until its outcomes
+    /// are taken: no more chunks are out and unheard of than run at once.
     func deliver(
         _ notification: PushNotification,
         to targets: [DeliveryTarget],
         via provider: any PushProvider,
         fence: LeaseFence? = nil,
-        onChunk: @escaping @Sendable ([Int], [DeliveryOutcome]) async -> Void = { _, _ in }
-    ) async -> [DeliveryOutcome] {
+        handingOver sent: AsyncChannel<SentChunk>
+    ) async {
+        defer { sent.finish() }
         let chunks = self.chunks(of: targets)
-        var outcomes = [DeliveryOutcome?](repeating: nil, count: targets.count)
         var stopped: [PushServiceID: String] = [:]
         var skipped: [Int] = []
-        await withTaskGroup(of: (index: Int, positions: [Int], outcomes: [DeliveryOutcome]).self) { group in
+        await withTaskGroup(of: (index: Int, outcomes: [DeliveryOutcome]).self) { group in
             var next = 0
             var running = 0
             func startNext() {
@@ -57,11 +66,11 @@ public struct FanOut: Sendable, Hashable {
                             let leases = await fence.leases(of: positions.map { targets[$0] })
                             positions = zip(positions, leases).filter { $0.1 == .held }.map(\.0)
                         }
-                        guard !positions.isEmpty else { return (index, [], []) }
+                        guard !positions.isEmpty else { return (index, []) }
                         let chunk = positions.map { targets[$0] }
                         let outcomes = Self.matched(await provider.send(notification, to: chunk), to: chunk)
-                        await onChunk(positions, outcomes)
-                        return (index, positions, outcomes)
+                        await Self.handOver(SentChunk(positions: positions, outcomes: outcomes), to: sent)
+                        return (index, outcomes)
                     }
                     return
                 }
@@ -70,9 +79,8 @@ public struct FanOut: Sendable, Hashable {
             // for ever on a task thread (a gateway at full CPU whose other tasks,
             // a transaction's commit among them, never ran again).
             while running < maxConcurrentChunks, next < chunks.count, !Task.isCancelled { startNext() }
-            for await (index, positions, chunkOutcomes) in group {
+            for await (index, chunkOutcomes) in group {
                 running -= 1
-                for (position, outcome) in zip(positions, chunkOutcomes) { outcomes[position] = outcome }
                 if stopped[chunks[index].kind] == nil,
                     let reason = chunkOutcomes.lazy.compactMap(\.configurationErrorReason).first
                 {
@@ -84,11 +92,20 @@ public struct FanOut: Sendable, Hashable {
         for index in skipped {
             let chunk = chunks[index]
             let reason = stopped[chunk.kind] ?? "NotSent"
-            let chunkOutcomes = chunk.positions.map { _ in DeliveryOutcome.configurationError(reason: reason) }
-            for (position, outcome) in zip(chunk.positions, chunkOutcomes) { outcomes[position] = outcome }
-            await onChunk(chunk.positions, chunkOutcomes)
+            await Self.handOver(
+                SentChunk(
+                    positions: chunk.positions,
+                    outcomes: chunk.positions.map { _ in DeliveryOutcome.configurationError(reason: reason) }),
+                to: sent)
         }
-        return outcomes.map { $0 ?? .retryLater(reason: "NotSent", after: nil) }
+    }
+
+    /// Hands a chunk's outcomes over, waiting until they are taken, even when the
+    /// fan-out is cancelled: a channel's `send` from a cancelled task gives up, and
+    /// what a chunk sent would then go unrecorded (and be sent again by the next
+    /// try). The send runs in a task of its own, which the cancellation does not reach.
+    private static func handOver(_ chunk: SentChunk, to sent: AsyncChannel<SentChunk>) async {
+        await Task { await sent.send(chunk) }.value
     }
 
     /// The targets of one token kind, at most `chunkSize` of them.
