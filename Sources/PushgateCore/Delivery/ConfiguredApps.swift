@@ -9,18 +9,16 @@ public struct ConfiguredApps: Sendable, Hashable {
 
     /// `nil` for no app at all.
     public init?(_ ids: [String]) {
-        guard let first = ids.first else { return nil }
-        self.ids = ids
-        known = Set(ids)
-        assert(first == defaultApp)
+        guard !ids.isEmpty else { return nil }
+        self.init(nonEmpty: ids)
     }
 
     /// A gateway of one app: every device's push goes through it.
-    public static let single = ConfiguredApps(trustedIDs: ["default"])
+    public static let single = ConfiguredApps(nonEmpty: ["default"])
 
-    private init(trustedIDs: [String]) {
-        ids = trustedIDs
-        known = Set(trustedIDs)
+    private init(nonEmpty ids: [String]) {
+        self.ids = ids
+        known = Set(ids)
     }
 
     public var defaultApp: String { ids[0] }

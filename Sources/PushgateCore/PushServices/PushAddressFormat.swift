@@ -49,7 +49,7 @@ public struct PushAddressFormat: Sendable {
 
     /// What a device of the service fails with while the gateway has no provider for
     /// it (`no_apns_provider`): no retry can fix it.
-    public var unconfiguredReason: String { "no_\(service.rawValue)_provider" }
+    public var unconfiguredReason: String { service.unconfiguredReason }
 
     /// Whether `text` is an address as stored.
     public func isStored(_ text: String) -> Bool { stored(text) == text }

@@ -33,3 +33,9 @@ public struct PushServiceID: Sendable, Hashable, Comparable, CustomStringConvert
 
     public var description: String { rawValue }
 }
+
+extension PushServiceID {
+    /// What a device of this service fails with while the gateway has no provider for
+    /// it (`no_apns_provider`), installed or not: no retry can fix it.
+    public var unconfiguredReason: String { "no_\(rawValue)_provider" }
+}

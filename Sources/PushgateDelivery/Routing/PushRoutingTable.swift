@@ -140,7 +140,7 @@ public struct PushRoutingTable: PushProvider {
     {
         // A service this build lacks: failed all the same, named by its id.
         let format = formats.format(named: service.rawValue)
-        let reason = format?.unconfiguredReason ?? "no_\(service.rawValue)_provider"
+        let reason = service.unconfiguredReason
         let name = format?.name ?? service.rawValue
         let setting = format?.configuredBy ?? "no setting"
         if routes.isEmpty {
