@@ -154,6 +154,7 @@ let package = Package(
             dependencies: [
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOTLS", package: "swift-nio"),
@@ -201,11 +202,28 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // Delivery to browsers' push services and UnifiedPush distributors (RFC 8030) on
+        // the HTTP/2 transport: the subscription and its endpoint's rules, RFC 8291
+        // encryption, VAPID, the answer mapping.
+        .target(
+            name: "PushgateWebPush",
+            dependencies: [
+                "PushgateCore",
+                "PushgateHTTP2",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         // The push services this build installs, one line each: their address formats
         // (what a registration, the device record and the dump format accept).
         .target(
             name: "PushgateServices",
-            dependencies: ["PushgateAPNs", "PushgateCore", "PushgateFCM"],
+            dependencies: ["PushgateAPNs", "PushgateCore", "PushgateFCM", "PushgateWebPush"],
             swiftSettings: swiftSettings
         ),
         // Hummingbird routes, error-to-HTTP mapping, and the one place where everything is wired.
@@ -258,6 +276,7 @@ let package = Package(
             dependencies: [
                 "PushgateCore",
                 "PushgateWeb",
+                "PushgateWebPush",
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -289,6 +308,7 @@ let package = Package(
                 "PushgatePostgres",
                 "PushgateSQLite",
                 "PushgateServices",
+                "PushgateWebPush",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -324,6 +344,7 @@ let package = Package(
                 "PushgateSQLite",
                 "PushgateServices",
                 "PushgateServer",
+                "PushgateWebPush",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -350,7 +371,7 @@ let package = Package(
         .testTarget(
             name: "PushgateCoreTests",
             dependencies: [
-                "PushgateAPNs", "PushgateCore", "PushgateFCM", "PushgateServices",
+                "PushgateAPNs", "PushgateCore", "PushgateFCM", "PushgateServices", "PushgateWebPush",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
@@ -386,6 +407,24 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "PushgateWebPushTests",
+            dependencies: [
+                "PushgateCore",
+                "PushgateDelivery",
+                "PushgateEmulators",
+                "PushgateFunctions",
+                "PushgateHTTP2",
+                "PushgateServer",
+                "PushgateSQLite",
+                "PushgateTesting",
+                "PushgateWebPush",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -1,7 +1,7 @@
 // The emulators' phone: GET /inbox (newest first) drawn as a lock screen shows it —
 // grouped by thread-id, a newer push replacing an older one with the same collapse
 // id, badges on the app icons, time-sensitive pushes marked — and each push's raw
-// headers and JSON on demand. The same page serves the APNs and the FCM emulator.
+// headers and JSON on demand. The same page serves the APNs, FCM and Web Push emulators.
 import { ago, callJSON, every, h, render, table } from "./components.js";
 
 const refreshSeconds = 2;
@@ -17,6 +17,17 @@ function notification(entry, index) {
             index, entry, service: "APNs", device: entry.device_token, accepted: entry.status === 200,
             failure: entry.reason, app: headers["apns-topic"] ?? "APNs", collapseID: headers["apns-collapse-id"],
             ...fromAPS(aps),
+        };
+    }
+    if ("subscription" in entry) {
+        // A Web Push as the emulator opened it: {"title", "body", "data"}.
+        const headers = entry.headers ?? {};
+        const payload = entry.payload ?? {};
+        return {
+            index, entry, service: "Web Push", device: entry.subscription, accepted: entry.status === 201,
+            failure: entry.error, app: "Web Push", collapseID: headers.topic,
+            title: payload.title, body: payload.body, badge: payload.data?.badge,
+            threadID: headers.topic, timeSensitive: headers.urgency === "high",
         };
     }
     const message = entry.message ?? {};
@@ -149,7 +160,7 @@ function short(text, length) {
 
 function details(item) {
     const entry = item.entry;
-    const headers = { ...(item.service === "APNs" ? entry.headers ?? {} : entry.message?.apns?.headers ?? {}) };
+    const headers = { ...(item.service === "FCM" ? entry.message?.apns?.headers ?? {} : entry.headers ?? {}) };
     // The provider token is a credential for as long as it lives: shown cut, like a device token.
     if (headers.authorization) headers.authorization = short(headers.authorization, 20);
     return [
@@ -157,7 +168,7 @@ function details(item) {
         table(["Header", "Value"], Object.entries(headers).sort().map(([name, value]) => [h("code", {}, name), h("code", {}, value)]),
             { empty: "No headers." }),
         h("pre", { class: "raw mono", "aria-label": "JSON" },
-            JSON.stringify(item.service === "APNs" ? entry.payload : entry.message, null, 2)),
+            JSON.stringify(item.service === "FCM" ? entry.message : entry.payload, null, 2)),
     ];
 }
 

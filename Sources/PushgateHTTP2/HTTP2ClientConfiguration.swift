@@ -25,6 +25,11 @@ public struct HTTP2ClientConfiguration: Sendable {
     /// The swift-metrics timer that records each answered request's latency (HEADERS
     /// written to answer read), or `nil`.
     public var latencyMetric: String?
+    /// When set, each connection resolves the host itself (``HostResolver``) and
+    /// connects only to an address this allows (its bytes: 4 or 16): a host that
+    /// resolves to none of them is not connected to. Web Push's guard against
+    /// endpoints on the gateway's own network, checked at every connection.
+    public var permitsAddress: (@Sendable (_ address: [UInt8]) -> Bool)?
 
     public init(
         endpoint: HTTP2Endpoint,
@@ -35,7 +40,8 @@ public struct HTTP2ClientConfiguration: Sendable {
         requestTimeout: Duration = .seconds(10),
         idlePingInterval: Duration = .seconds(60),
         initialConcurrentStreams: Int = 1,
-        latencyMetric: String? = nil
+        latencyMetric: String? = nil,
+        permitsAddress: (@Sendable (_ address: [UInt8]) -> Bool)? = nil
     ) {
         self.endpoint = endpoint
         self.extraTrustedCAFile = extraTrustedCAFile
@@ -46,5 +52,6 @@ public struct HTTP2ClientConfiguration: Sendable {
         self.idlePingInterval = idlePingInterval
         self.initialConcurrentStreams = max(1, initialConcurrentStreams)
         self.latencyMetric = latencyMetric
+        self.permitsAddress = permitsAddress
     }
 }

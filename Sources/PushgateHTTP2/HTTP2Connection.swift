@@ -110,7 +110,7 @@ final class HTTP2Connection: @unchecked Sendable {
         let sslContext = self.sslContext
         let idlePingInterval = TimeAmount(configuration.idlePingInterval)
         logger.debug("connecting", metadata: ["endpoint": "\(endpoint)"])
-        return ClientBootstrap(group: eventLoop)
+        let bootstrap = ClientBootstrap(group: eventLoop)
             .connectTimeout(.seconds(10))
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
             .channelInitializer { channel in
@@ -125,7 +125,7 @@ final class HTTP2Connection: @unchecked Sendable {
                     try sync.addHandler(handler)
                 }
             }
-            .connect(host: endpoint.host, port: endpoint.port)
+        return connectChannel(with: bootstrap)
             .flatMapError { error in
                 handshake.fail(error)  // no-op when the pipeline already failed it
                 return self.eventLoop.makeFailedFuture(error)
@@ -136,6 +136,24 @@ final class HTTP2Connection: @unchecked Sendable {
                     throw error
                 }
             }
+    }
+
+    /// Connects to the endpoint's host, or, when the configuration vets addresses, to
+    /// the first of its addresses it permits.
+    private func connectChannel(with bootstrap: ClientBootstrap) -> EventLoopFuture<any Channel> {
+        let endpoint = configuration.endpoint
+        guard let permits = configuration.permitsAddress else {
+            return bootstrap.connect(host: endpoint.host, port: endpoint.port)
+        }
+        return HostResolver.shared.resolve(
+            host: endpoint.host, port: endpoint.port, on: eventLoop, timeout: .seconds(10)
+        ).flatMap { addresses in
+            guard let permitted = addresses.first(where: { permits($0.ipBytes) }) else {
+                return self.eventLoop.makeFailedFuture(
+                    HTTP2ConnectionError("\(endpoint.host) resolves to no address the gateway may connect to"))
+            }
+            return bootstrap.connect(to: permitted)
+        }
     }
 
     /// Called on the event loop when the handler stops taking new requests.

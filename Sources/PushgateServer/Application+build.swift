@@ -49,6 +49,8 @@ public func buildApplication(
         store: backend.store,
         outbox: backend.outbox,
         provider: push.provider,
+        formats: setup.formats,
+        documents: setup.documents,
         apps: push.apps,
         policy: policy,
         admission: admission,
@@ -135,6 +137,7 @@ public func buildRouter(
     if servesConsole {
         for path in WebPages.paths(at: consolePath) { allowedMethods[path] = [.get, .head] }
     }
+    for path in parts.documents.keys { allowedMethods[path] = [.get] }
     let router = Router(context: GatewayRequestContext.self)
     router.add(middleware: CanonicalPathMiddleware())
     router.add(middleware: RequestLogMiddleware())
@@ -148,6 +151,10 @@ public func buildRouter(
     FunctionRoutes(parts: parts, rateLimiter: rateLimiter).add(to: router)
     HealthRoutes(parts: parts, readiness: readiness, details: healthDetails, now: parts.now).add(to: router)
     if servesMetrics { MetricsRoutes(parts: parts, now: parts.now).add(to: router) }
+    // What the push services publish (the VAPID public key): public, the same for everyone.
+    for (path, document) in parts.documents {
+        router.get(RouterPath(path)) { _, _ in try JSONAnswer.response(json: document) }
+    }
     if servesConsole { WebPages.add("console.html", at: consolePath, to: router) }
     return router
 }

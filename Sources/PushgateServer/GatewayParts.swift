@@ -17,6 +17,8 @@ public struct GatewayParts: Sendable {
     public let admission: AdmissionPolicy
     /// The push services whose addresses devices register and hold.
     public let formats: PushAddressFormats
+    /// The public answers the push services publish, by path (``GatewaySetup/documents``).
+    public let documents: [String: JSONValue]
     let now: @Sendable () -> Date
 
     let registerSubscription: RegisterSubscriptionFunction
@@ -35,6 +37,7 @@ public struct GatewayParts: Sendable {
         outbox: any Outbox,
         provider: any PushProvider,
         formats: PushAddressFormats = .installed,
+        documents: [String: JSONValue] = [:],
         apps: ConfiguredApps? = nil,
         policy: DeliveryPolicy = DeliveryPolicy(),
         admission: AdmissionPolicy = AdmissionPolicy(),
@@ -47,6 +50,7 @@ public struct GatewayParts: Sendable {
         self.policy = policy
         self.admission = admission
         self.formats = formats
+        self.documents = documents
         self.now = now
         worker = DeliveryWorker(
             store: store, outbox: outbox, provider: provider, formats: formats, apps: apps, policy: policy,

@@ -1,6 +1,7 @@
 import PushgateAPNs
 import PushgateCore
 import PushgateFCM
+import PushgateWebPush
 
 /// The push services this build installs, one line each, in the order a device
 /// holding addresses of several is delivered to. A new service adds its target (its
@@ -12,6 +13,7 @@ public enum PushServicePlugins {
         [
             APNsPlugin(),
             FCMPlugin(),
+            WebPushPlugin(),
         ]
     }
 }

@@ -8,13 +8,13 @@ import PushgateServer
 import ServiceLifecycle
 import UnixSignals
 
-/// What both emulators take: where to listen, the TLS identity, where to write
+/// What every emulator takes: where to listen, the TLS identity, where to write
 /// their files, the faults to inject and the inbox's size.
 struct EmulatorOptions: ParsableArguments {
     @Option(help: "Address to listen on.")
     var host = "127.0.0.1"
 
-    @Option(help: "Port to listen on (0 picks a free one). Default: 8443 for APNs, 8450 for FCM.")
+    @Option(help: "Port to listen on (0 picks a free one). Default: 8443 for APNs, 8450 for FCM, 8460 for Web Push.")
     var port: Int?
 
     @Option(help: "Server certificate (PEM); with --key. Default: a self-signed one made at start.")

@@ -22,18 +22,24 @@ struct SubscribeCommand: AsyncParsableCommand {
     @Option(help: "The device's FCM registration token.")
     var fcmToken: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "A Web Push subscription: a file holding a browser's or UnifiedPush distributor's PushSubscription JSON.",
+            valueName: "file"))
+    var webpushFile: String?
+
     @Option(help: "The agent's display name, shown as the notification title.")
     var name: String?
 
-    @Option(help: "ios, ipados, macos or android. Default: ios.")
+    @Option(help: "ios, ipados, macos, android or web. Default: ios.")
     var platform: String?
 
     @Option(help: "Seconds to wait for the answer.")
     var timeout: Double = 10
 
     func validate() throws {
-        guard apnsToken != nil || fcmToken != nil else {
-            throw ValidationError("pass --apns-token or --fcm-token")
+        guard apnsToken != nil || fcmToken != nil || webpushFile != nil else {
+            throw ValidationError("pass --apns-token, --fcm-token or --webpush-file")
         }
     }
 
@@ -41,8 +47,20 @@ struct SubscribeCommand: AsyncParsableCommand {
         var body: [String: JSONValue] = ["cwd": .string(cwd), "installation_id": .string(installationId)]
         body["apns_token"] = apnsToken.map(JSONValue.string)
         body["fcm_token"] = fcmToken.map(JSONValue.string)
+        body["webpush"] = try webpushFile.map(Self.subscription(in:))
         body["agent_display_name"] = name.map(JSONValue.string)
         body["platform"] = platform.map(JSONValue.string)
         try await gateway.client(timeout: timeout).call("registerSubscription", body: body)
+    }
+
+    /// The JSON object in `path` (the gateway checks what it holds).
+    private static func subscription(in path: String) throws -> JSONValue {
+        guard let data = FileManager.default.contents(atPath: path), data.count <= 64 * 1024 else {
+            throw CommandFailure("cannot read \(path) (a PushSubscription JSON of at most 64 KiB)")
+        }
+        guard case .object(let object)? = try? JSONValue.parse(Array(data)) else {
+            throw CommandFailure("\(path) holds no JSON object (a PushSubscription's toJSON())")
+        }
+        return .object(object)
     }
 }

@@ -85,7 +85,7 @@ struct DumpRecordTests {
             ),
             (
                 #"{"path":"\#(device)","fields":{"platform":"ios","createdAt":"\#(stamp)","updatedAt":"\#(stamp)"}}"#,
-                "must have 'apnsToken' or 'fcmToken'"
+                "must have 'apnsToken', 'fcmToken' or 'webpushToken'"
             ),
             (
                 #"{"path":"\#(device)","fields":{\#(deviceFields.replacingOccurrences(of: "ab", with: "AB"))}}"#,

@@ -2,6 +2,7 @@ import PushgateAPNs
 import PushgateCore
 import PushgateFCM
 import PushgateServices
+import PushgateWebPush
 import Testing
 
 /// The push services as the rest of the gateway sees them: ids, address formats,
@@ -24,9 +25,11 @@ struct PushAddressFormatsTests {
         let services = PushAddressFormats.installed.all.map(\.service)
         #expect(services.allSatisfy { PushServiceID(rawValue: $0.rawValue) == $0 })
         #expect(Set(services).count == services.count)
-        #expect(services == [.apns, .fcm], "APNs first: a device with both is delivered through APNs")
-        #expect(PushAddressFormats.installed.documentFields == ["apnsToken", "fcmToken"])
-        #expect(PushAddressFormats.installed.registrationFieldsInWords == "'apns_token' or 'fcm_token'")
+        #expect(
+            services == [.apns, .fcm, .webpush],
+            "APNs first: a device with both is delivered through APNs; Web Push after the phones' own services")
+        #expect(PushAddressFormats.installed.documentFields == ["apnsToken", "fcmToken", "webpushToken"])
+        #expect(PushAddressFormats.installed.registrationFieldsInWords == "'apns_token', 'fcm_token' or 'webpush'")
     }
 
     @Test("a look-up by token: an APNs token in any case reads as stored; FCM's as given; other text names none")
@@ -60,7 +63,7 @@ struct PushAddressFormatsTests {
             document: Document(path: path, fields: ["fcmToken": .string(hex), "apnsToken": .string(hex)]),
             formats: .installed)
         #expect(same.tokens == [hex], "each text once")
-        let none = DeviceRecord(document: Document(path: path, fields: ["webpushToken": "x"]), formats: .installed)
+        let none = DeviceRecord(document: Document(path: path, fields: ["pigeonToken": "x"]), formats: .installed)
         #expect(none.deliveryToken == nil, "a field of a service this build does not have is not an address")
     }
 }

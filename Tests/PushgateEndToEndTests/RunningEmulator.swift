@@ -1,26 +1,29 @@
 import Foundation
 import PushgateCore
 
-/// `pushgate apns-emulator` or `pushgate fcm-emulator` on a free port, its state in
+/// `pushgate apns-emulator`, `fcm-emulator` or `webpush-emulator` on a free port, its state in
 /// `directory/<command>`; the settings that point a gateway at it; what it
 /// received. Stopped by its own pid.
 final class RunningEmulator: Sendable {
     /// Which push service it stands in for.
     enum Service: String, Sendable {
-        case apns, fcm
+        case apns, fcm, webpush
 
         var command: String { "\(rawValue)-emulator" }
         /// A setting it prints once listening, in the one write that prints them all
         /// (the APNs emulator prints its key's settings only when it made the key).
-        var readyMarker: String { self == .apns ? "PUSHGATE_APNS_CA_FILE=" : "PUSHGATE_FCM_CA_FILE=" }
+        var readyMarker: String { "PUSHGATE_\(rawValue.uppercased())_CA_FILE=" }
         var settingPrefix: String { "PUSHGATE_\(rawValue.uppercased())_" }
     }
 
     private let process: RunningProcess
     let service: Service
-    /// `PUSHGATE_APNS_*` (URL, CA file, the key, its id, team and topic) or
-    /// `PUSHGATE_FCM_*` (credentials, URL, CA file).
+    /// `PUSHGATE_APNS_*` (URL, CA file, the key, its id, team and topic),
+    /// `PUSHGATE_FCM_*` (credentials, URL, CA file) or `PUSHGATE_WEBPUSH_*` (the VAPID
+    /// key, the subject, the CA file, private endpoints allowed).
     let settings: [String: String]
+    /// `https://127.0.0.1:<port>`, as its first line says.
+    let url: String
 
     init(_ service: Service = .apns, directory: URL, arguments: [String] = []) async throws {
         self.service = service
@@ -38,6 +41,9 @@ final class RunningEmulator: Sendable {
             settings[String(parts[0])] = String(parts[1])
         }
         self.settings = settings
+        let title = process.capturedOutput
+        guard let start = title.range(of: " on https://") else { throw RunningEmulatorError(output: title) }
+        url = "https://" + title[start.upperBound...].prefix { !$0.isWhitespace && $0 != "," }
     }
 
     /// Sends SIGTERM to its own pid and waits for it to exit.
@@ -73,8 +79,13 @@ final class RunningEmulator: Sendable {
 
     /// curl, which verifies the emulator's certificate against its CA like any client.
     private func get(_ path: String) async throws -> String {
-        try await APNsEndToEndTests.curl([
-            "--cacert", settings[service.settingPrefix + "CA_FILE"]!, settings[service.settingPrefix + "URL"]! + path,
-        ])
+        try await APNsEndToEndTests.curl(["--cacert", settings[service.settingPrefix + "CA_FILE"]!, url + path])
     }
+}
+
+/// The emulator printed no address.
+struct RunningEmulatorError: Error, CustomStringConvertible {
+    let output: String
+
+    var description: String { "the emulator printed no 'on https://…' line: \(output)" }
 }

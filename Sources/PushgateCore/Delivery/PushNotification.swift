@@ -21,6 +21,9 @@ public struct PushNotification: Sendable, Hashable, Codable {
     /// A silent push that only sets the icon's badge to each device's count
     /// (``badgeUpdate(serverKey:)``): APNs `background` at priority 5, `{"aps": {"badge": n}}`.
     public var isBadgeUpdate: Bool
+    /// How soon the device should wake for it, where the service asks (Web Push's
+    /// `Urgency`): set per event type (``EventType/defaultUrgency``).
+    public var urgency: PushUrgency
 
     public init(
         title: String,
@@ -32,7 +35,8 @@ public struct PushNotification: Sendable, Hashable, Codable {
         interruptionLevel: String? = nil,
         showsBadge: Bool = false,
         contentAvailable: Bool = false,
-        isBadgeUpdate: Bool = false
+        isBadgeUpdate: Bool = false,
+        urgency: PushUrgency = .normal
     ) {
         self.title = title
         self.body = body
@@ -44,6 +48,7 @@ public struct PushNotification: Sendable, Hashable, Codable {
         self.showsBadge = showsBadge
         self.contentAvailable = contentAvailable
         self.isBadgeUpdate = isBadgeUpdate
+        self.urgency = urgency
     }
 
     /// What `resolveEvent` and an approval's expiry send the installations it
@@ -53,7 +58,7 @@ public struct PushNotification: Sendable, Hashable, Codable {
     public static func badgeUpdate(serverKey: String) -> PushNotification {
         PushNotification(
             title: "", body: "", data: ["type": "badge_update", "server_key": .string(serverKey)], collapseID: "",
-            sound: "", showsBadge: true, isBadgeUpdate: true)
+            sound: "", showsBadge: true, isBadgeUpdate: true, urgency: .low)
     }
 
     /// The badge `target` is sent: its count when the notification shows badges, else none.
@@ -62,7 +67,7 @@ public struct PushNotification: Sendable, Hashable, Codable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case title, body, data, collapseID, sound, threadID, interruptionLevel, showsBadge, contentAvailable
+        case title, body, data, collapseID, sound, threadID, interruptionLevel, showsBadge, contentAvailable, urgency
         case isBadgeUpdate = "badgeUpdate"
     }
 
@@ -80,5 +85,10 @@ public struct PushNotification: Sendable, Hashable, Codable {
         showsBadge = try container.decodeIfPresent(Bool.self, forKey: .showsBadge) ?? false
         contentAvailable = try container.decodeIfPresent(Bool.self, forKey: .contentAvailable) ?? false
         isBadgeUpdate = try container.decodeIfPresent(Bool.self, forKey: .isBadgeUpdate) ?? false
+        // Stored before urgency was: what the event type's default was then, for
+        // the one type that is not `normal`.
+        urgency =
+            try container.decodeIfPresent(PushUrgency.self, forKey: .urgency)
+            ?? (isBadgeUpdate ? .low : (data["type"] == "approval_requested" ? .high : .normal))
     }
 }

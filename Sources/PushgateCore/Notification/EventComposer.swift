@@ -91,7 +91,8 @@ public enum EventComposer {
             interruptionLevel: event.interruptionLevel ?? event.type.defaultInterruptionLevel,
             showsBadge: event.showsBadge ?? event.type.showsBadgeByDefault,
             // As the production gateway's replies: the app wakes to fetch the reply.
-            contentAvailable: event.type == .replyFinished
+            contentAvailable: event.type == .replyFinished,
+            urgency: event.type.defaultUrgency
         )
     }
 

@@ -56,6 +56,10 @@ public enum EventType: Sendable, Hashable, CustomStringConvertible {
     /// `aps.interruption-level` by default.
     public var defaultInterruptionLevel: String? { self == .approvalRequested ? "time-sensitive" : nil }
 
+    /// How soon a device should wake for it (Web Push's `Urgency`): an approval
+    /// waits on the person, the rest can wait for the device's next wake-up.
+    public var defaultUrgency: PushUrgency { self == .approvalRequested ? .high : .normal }
+
     /// Whether an event of this type with an `event_id` is reminded until resolved.
     public var escalates: Bool { self == .approvalRequested }
 

@@ -19,6 +19,12 @@ public enum AlertPayload {
         public let title: String
         public let body: String
         public let data: [String: JSONValue]
+
+        public init(title: String, body: String, data: [String: JSONValue]) {
+            self.title = title
+            self.body = body
+            self.data = data
+        }
     }
 
     /// - Parameters:
@@ -51,15 +57,25 @@ public enum AlertPayload {
         contentAvailable: Bool,
         maxBytes: Int
     ) throws -> (fitted: Fitted, bytes: [UInt8]) {
+        try fitting(notification, maxBytes: maxBytes) { fitted in
+            try Self.bytes(notification, fitted, badge: badge, contentAvailable: contentAvailable)
+        }
+    }
+
+    /// The longest title, body and custom keys of `notification` whose payload, as
+    /// `payload` writes it, is within `maxBytes`, cut by the rules above, and that
+    /// payload: another service's shape of the same push (Web Push's
+    /// `{"title", "body", "data"}`) fits by the same rules.
+    public static func fitting(
+        _ notification: PushNotification, maxBytes: Int, payload: @escaping (Fitted) throws -> [UInt8]
+    ) throws -> (fitted: Fitted, bytes: [UInt8]) {
         // Whatever stored them (a request, an import), no invisible character reaches
         // a lock screen: a title on one line, a body with its line breaks.
         var title = InvisibleCharacters.shown(notification.title, multiline: false)
         var body = InvisibleCharacters.shown(notification.body, multiline: true)
         var data = notification.data
         let encode = { (title: String, body: String, data: [String: JSONValue]) throws -> [UInt8] in
-            try Self.bytes(
-                notification, Fitted(title: title, body: body, data: data), badge: badge,
-                contentAvailable: contentAvailable)
+            try payload(Fitted(title: title, body: body, data: data))
         }
         let whole = try encode(title, body, data)
         guard whole.count > maxBytes else { return (Fitted(title: title, body: body, data: data), whole) }

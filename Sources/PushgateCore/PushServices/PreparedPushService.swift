@@ -23,18 +23,22 @@ public struct PreparedPushService: Sendable {
     public let timeToLive: Duration?
     /// What the start logs of it (never a key).
     public let description: Logger.Metadata
+    /// Public answers the gateway serves for the service, by path: what the apps and
+    /// pages that subscribe need (`GET /webpush/vapid-public-key`).
+    public let documents: [String: JSONValue]
     /// Makes its leaves for `app`; a failure (its TLS setup) is one line.
     public let start: @Sendable (_ app: String, _ logger: Logger) throws(ConfigurationError) -> Started
 
     public init(
         service: PushServiceID, configuration: any Sendable, timeToLive: Duration? = nil,
-        description: Logger.Metadata,
+        description: Logger.Metadata, documents: [String: JSONValue] = [:],
         start: @escaping @Sendable (_ app: String, _ logger: Logger) throws(ConfigurationError) -> Started
     ) {
         self.service = service
         self.configuration = configuration
         self.timeToLive = timeToLive
         self.description = description
+        self.documents = documents
         self.start = start
     }
 }

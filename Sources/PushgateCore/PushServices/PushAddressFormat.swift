@@ -29,12 +29,17 @@ public struct PushAddressFormat: Sendable {
     /// The stored address `text` names (a look-up by token: an APNs token in any case
     /// of its hex digits), `nil` when it names none.
     public let stored: @Sendable (_ text: String) -> String?
+    /// A check of a registered address that needs the network (where a Web Push
+    /// endpoint's name resolves), made after the body's checks and before anything is
+    /// stored; `nil` when the rule alone decides.
+    public let admitted: (@Sendable (_ stored: String) async throws(FunctionError) -> Void)?
 
     public init(
         service: PushServiceID, name: String, registrationField: String, storedForm: String,
         hasEnvironments: Bool = false, configuredBy: String,
         registered: @escaping @Sendable (_ body: RequestFields, _ field: String) throws(FunctionError) -> String?,
-        stored: @escaping @Sendable (_ text: String) -> String?
+        stored: @escaping @Sendable (_ text: String) -> String?,
+        admitted: (@Sendable (_ stored: String) async throws(FunctionError) -> Void)? = nil
     ) {
         self.service = service
         self.documentField = service.documentField
@@ -45,6 +50,7 @@ public struct PushAddressFormat: Sendable {
         self.configuredBy = configuredBy
         self.registered = registered
         self.stored = stored
+        self.admitted = admitted
     }
 
     /// What a device of the service fails with while the gateway has no provider for

@@ -14,8 +14,16 @@ public protocol PushServicePlugin: Sendable {
     /// refused; `nil` for a service without environments.
     var fallback: EnvironmentFallback? { get }
 
+    /// Its address format as the gateway's settings shape what a registration may
+    /// give (Web Push's endpoint rules); ``format`` unless the service has such settings.
+    func format(from settings: some SettingReading) throws(ConfigurationError) -> PushAddressFormat
+
     /// One app's configuration of the service, read from `settings` (the gateway's,
     /// or one app's over them) and checked, its key files read once; `nil` when the
     /// service is not configured; one line naming the setting at fault.
     func prepare(from settings: some SettingReading) throws(ConfigurationError) -> PreparedPushService?
+}
+
+extension PushServicePlugin {
+    public func format(from settings: some SettingReading) throws(ConfigurationError) -> PushAddressFormat { format }
 }

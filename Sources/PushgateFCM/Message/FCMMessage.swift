@@ -58,7 +58,7 @@ public struct FCMMessage: Sendable {
         return [
             "message": [
                 "notification": ["title": .string(fitted.title), "body": .string(fitted.body)],
-                "data": .object(fitted.data.mapValues(Self.dataString)),
+                "data": .object(fitted.data.mapValues(\.asDataString)),
                 "apns": [
                     "headers": [
                         "apns-collapse-id": .string(notification.collapseID), "apns-push-type": "alert",
@@ -76,7 +76,7 @@ public struct FCMMessage: Sendable {
     /// carrying `{"aps": {"badge": n}}`, and the count in `data` for Android apps,
     /// which set their badge themselves.
     private static func badgeUpdate(_ notification: PushNotification, badge: Int) -> JSONValue {
-        var data = notification.data.mapValues(Self.dataString)
+        var data = notification.data.mapValues(\.asDataString)
         data["badge"] = .string(String(badge))
         return [
             "message": [
@@ -131,13 +131,6 @@ public struct FCMMessage: Sendable {
             }
             return escaped == 0
         }
-    }
-
-    /// A custom value as FCM's `data` map (strings only) takes it: a string as it is,
-    /// any other value as its JSON text (`42`, `true`, `{"a":1}`).
-    private static func dataString(_ value: JSONValue) -> JSONValue {
-        if case .string = value { return value }
-        return .string((try? value.encodedData()).map { String(decoding: $0, as: UTF8.self) } ?? "")
     }
 }
 

@@ -65,6 +65,24 @@ public struct RegisterSubscriptionRequest: Sendable, Hashable {
     }
 }
 
+extension RegisterSubscriptionRequest {
+    /// Reads the body (``init(fields:formats:)``), then makes the checks of its
+    /// addresses that need the network (``PushAddressFormat/admitted``: where a Web
+    /// Push endpoint's name resolves), so that nothing is stored for a refused one.
+    public static func checked(fields: RequestFields, formats: PushAddressFormats) async throws(FunctionError)
+        -> RegisterSubscriptionRequest
+    {
+        let request = try RegisterSubscriptionRequest(fields: fields, formats: formats)
+        for format in formats.all {
+            guard let admitted = format.admitted,
+                let address = request.addresses.first(where: { $0.documentField == format.documentField })?.address
+            else { continue }
+            try await admitted(address)
+        }
+        return request
+    }
+}
+
 /// One push service's address field of a registration: the device document's field,
 /// the address registered in it (`nil`: none, and a stored one is removed, so a stale
 /// token never outlives its replacement), and whether the address belongs to one of

@@ -20,6 +20,17 @@ public struct GatewaySetup: Sendable {
     public let admission: AdmissionPolicy
     public let rateLimits: RateLimiter.Limits
     public let presence: PresencePolicy
+    /// The installed services' address formats as the settings shape what a
+    /// registration may give (Web Push's endpoint rules).
+    public let formats: PushAddressFormats
+
+    /// The public answers the configured services publish, by path (the VAPID key),
+    /// the same whichever app's service gives one.
+    public var documents: [String: JSONValue] {
+        (services + apps.flatMap(\.services)).reduce(into: [:]) { documents, service in
+            documents.merge(service.documents) { first, _ in first }
+        }
+    }
 }
 
 extension GatewayConfiguration {
@@ -42,7 +53,9 @@ extension GatewayConfiguration {
                 plugins.compactMap { plugin in plugin.fallback.map { (plugin.format.service, $0) } },
                 uniquingKeysWith: { first, _ in first }),
             delivery: delivery, admission: try sources.admissionPolicy(), rateLimits: try sources.rateLimits(),
-            presence: try sources.presencePolicy())
+            presence: try sources.presencePolicy(),
+            formats: PushAddressFormats(
+                try plugins.map { plugin throws(ConfigurationError) in try plugin.format(from: sources) }))
     }
 
     /// Checks every value as a start would (``setup()``), without opening the database

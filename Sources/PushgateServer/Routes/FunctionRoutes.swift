@@ -42,7 +42,7 @@ struct FunctionRoutes {
             let address = context.clientAddress ?? "local"
             return try JSONAnswer.response(
                 json: try await parts.registerSubscription(
-                    secret: secret, RegisterSubscriptionRequest(fields: fields, formats: parts.formats),
+                    secret: secret, await RegisterSubscriptionRequest.checked(fields: fields, formats: parts.formats),
                     admitNewNamespace: { try rateLimiter?.admitNewNamespace(from: address) }
                 ).json)
         }

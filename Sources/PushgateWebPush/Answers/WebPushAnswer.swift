@@ -1,0 +1,47 @@
+import PushgateCore
+import PushgateHTTP2
+
+/// A push service's answer to one push, as RFC 8030 and the UnifiedPush server
+/// specification read it.
+public enum WebPushAnswer: Sendable, Hashable {
+    case response(status: Int, retryAfter: String?)
+    case transportFailure(HTTP2TransportFailure)
+
+    public init(_ answer: HTTP2Answer) {
+        switch answer {
+        case .response(let status, let retryAfter, _): self = .response(status: status, retryAfter: retryAfter)
+        case .transportFailure(let failure): self = .transportFailure(failure)
+        }
+    }
+
+    /// The reasons its verdicts carry.
+    public static let reasons: Set<String> = [
+        "Gone", "NotFound", "TooManyRequests", "PayloadTooLarge", "BadRequest", "VAPIDRefused", "ServerError",
+        "Refused",
+    ]
+}
+
+extension PushVerdict {
+    public init(_ answer: WebPushAnswer) {
+        switch answer {
+        case .transportFailure(let failure):
+            self = .noAnswer(reason: failure.reason, unprocessed: failure.isUnprocessed, silent: failure.isSilence)
+        case .response(let status, let retryAfter):
+            switch status {
+            case 200...299: self = .delivered
+            // The subscription expired or was withdrawn: delete it, as a dead token.
+            case 404: self = .deleteToken(reason: "NotFound")
+            case 410: self = .deleteToken(reason: "Gone")
+            // That endpoint only: the others go on.
+            case 429: self = .retry(reason: "TooManyRequests", after: retryAfter.flatMap(RetryAfter.parse))
+            case 413: self = .permanentFailure(reason: "PayloadTooLarge")
+            case 400: self = .permanentFailure(reason: "BadRequest")
+            // A subscription made with another VAPID key (or a key the service
+            // refuses): this device's, not the gateway's whole configuration.
+            case 401, 403: self = .permanentFailure(reason: "VAPIDRefused")
+            case 500...599: self = .retry(reason: "ServerError", after: retryAfter.flatMap(RetryAfter.parse))
+            default: self = .permanentFailure(reason: "Refused")
+            }
+        }
+    }
+}

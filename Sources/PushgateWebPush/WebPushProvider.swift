@@ -1,0 +1,181 @@
+import Crypto
+import Foundation
+import Logging
+import NIOCore
+import NIOPosix
+import PushgateCore
+import PushgateHTTP2
+
+/// Delivers to browsers' push services and UnifiedPush distributors (RFC 8030), each
+/// push encrypted for its subscription (RFC 8291) and signed for its origin (VAPID,
+/// RFC 8292).
+///
+/// Per notification the plaintext is built once (per badge); per device it is sealed
+/// with a fresh key and salt. A chunk's pushes are grouped by origin and each origin's
+/// go out together on its own pool (``WebPushOrigins``). Answers: 2xx delivered;
+/// 404/410 the subscription is gone (deleted, as a dead token is); 429 that endpoint
+/// retried after its `Retry-After`; 413 and 400 failed with the reason; 5xx and lost
+/// connections retried with the outbox's backoff.
+public final class WebPushProvider: PushProvider {
+    public var deliveryName: String { "webpush" }
+
+    /// Every reason this provider answers with: the answers', the transport's and its own.
+    public static let reasons: Set<String> = WebPushAnswer.reasons.union(HTTP2TransportFailure.reasons).union([
+        "PayloadEncoding", "NotASubscription", "NotAWebPushSubscription", "EndpointRefused",
+    ])
+
+    public var reasons: Set<String> { Self.reasons }
+
+    private let configuration: WebPushConfiguration
+    private let origins: WebPushOrigins
+    private let tokens: VAPIDTokens
+    private let logger: Logger
+
+    public init(
+        configuration: WebPushConfiguration,
+        group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+        now: @escaping @Sendable () -> Date = Date.init,
+        logger: Logger
+    ) throws(HTTP2ConnectionError) {
+        self.configuration = configuration
+        self.origins = try WebPushOrigins(configuration: configuration, group: group, logger: logger)
+        self.tokens = VAPIDTokens(key: configuration.vapidKey, subject: configuration.subject, now: now)
+        self.logger = logger
+    }
+
+    /// Closes every origin's connections.
+    public func shutdown() async {
+        await origins.shutdown()
+    }
+
+    public func send(_ notification: PushNotification, to targets: [DeliveryTarget]) async -> [DeliveryOutcome] {
+        let plaintexts: [[UInt8]]
+        do {
+            plaintexts = try PerBadge.map(targets, of: notification) {
+                try WebPushPayload.plaintext(notification, badge: $0)
+            }
+        } catch {
+            return targets.map { _ in .failed(reason: "PayloadEncoding") }
+        }
+        // Each device's subscription read once for the chunk; one that does not read
+        // (not a stored subscription) fails on its own.
+        var subscriptions: [WebPushSubscription?] = []
+        subscriptions.reserveCapacity(targets.count)
+        for target in targets {
+            subscriptions.append(target.token.kind == .webpush ? WebPushSubscription(stored: target.token.value) : nil)
+        }
+        let headers = SharedHeaders(notification, timeToLive: configuration.timeToLive)
+        let rounds = SendRounds<Void>(
+            maxAttempts: configuration.maxAttempts, credential: { .ready(()) }, renew: { _ in false },
+            refused: { _ in }, accepted: {}, silent: { _ in }, heard: {})
+        var outcomes = await rounds.send(targets, of: .webpush, otherKindReason: "NotAWebPushSubscription") {
+            indices, _, _ in
+            await self.round(indices, subscriptions: subscriptions, plaintexts: plaintexts, headers: headers)
+        }
+        for index in targets.indices where targets[index].token.kind == .webpush && subscriptions[index] == nil {
+            outcomes[index] = .failed(reason: "NotASubscription")
+        }
+        return outcomes
+    }
+
+    /// One round: the pushes at `indices`, each origin's on its own pool, all at once.
+    private func round(
+        _ indices: [Int], subscriptions: [WebPushSubscription?], plaintexts: [[UInt8]], headers: SharedHeaders
+    ) async -> [PushVerdict] {
+        var byOrigin: [String: [Int]] = [:]
+        var verdicts = [PushVerdict](
+            repeating: .permanentFailure(reason: "NotASubscription"), count: indices.count)
+        for (position, index) in indices.enumerated() {
+            guard let subscription = subscriptions[index] else { continue }
+            byOrigin[subscription.endpoint.origin, default: []].append(position)
+        }
+        await withTaskGroup(of: [(Int, PushVerdict)].self) { group in
+            for positions in byOrigin.values {
+                group.addTask {
+                    let sends = positions.map { position in
+                        (position, subscriptions[indices[position]].map { ($0, plaintexts[indices[position]]) })
+                    }
+                    return await self.send(
+                        sends.compactMap { position, send in send.map { (position, $0.0, $0.1) } }, headers: headers)
+                }
+            }
+            for await answered in group {
+                for (position, verdict) in answered { verdicts[position] = verdict }
+            }
+        }
+        return verdicts
+    }
+
+    /// The pushes to one origin: sealed, signed, sent on its pool.
+    private func send(
+        _ sends: [(position: Int, subscription: WebPushSubscription, plaintext: [UInt8])], headers: SharedHeaders
+    ) async -> [(Int, PushVerdict)] {
+        guard let endpoint = sends.first?.subscription.endpoint else { return [] }
+        let authorization: String
+        let pool: HTTP2ConnectionPool
+        do {
+            authorization = try tokens.authorization(for: endpoint.origin)
+            guard let opened = try origins.pool(for: endpoint) else {
+                return sends.map { ($0.position, .resend(reason: "NotSent")) }
+            }
+            pool = opened
+        } catch {
+            logger.warning("cannot reach \(endpoint.origin): \(error)")
+            return sends.map { ($0.position, .retry(reason: "ConnectFailed", after: nil)) }
+        }
+        var requests: [HTTP2Request] = []
+        var sent: [Int] = []
+        var verdicts: [(Int, PushVerdict)] = []
+        requests.reserveCapacity(sends.count)
+        let shared = headers.block(authority: endpoint.authority, authorization: authorization)
+        for send in sends {
+            guard let record = try? WebPushEncryption.seal(send.plaintext, for: send.subscription.keys) else {
+                verdicts.append((send.position, .permanentFailure(reason: "PayloadEncoding")))
+                continue
+            }
+            var block = shared.pseudo
+            block.append(name: ":path", value: send.subscription.endpoint.pathAndQuery)
+            block.append(shared.regular)
+            requests.append(HTTP2Request(headers: block, body: ByteBuffer(bytes: record)))
+            sent.append(send.position)
+        }
+        let answers = await pool.send(requests)
+        for (position, answer) in zip(sent, answers) {
+            verdicts.append((position, PushVerdict(WebPushAnswer(answer))))
+        }
+        return verdicts
+    }
+}
+
+/// The headers every push of one notification shares but `:path`: `TTL`,
+/// `Content-Encoding`, `Urgency`, `Topic`, and per origin `:authority` and the VAPID
+/// `Authorization`.
+struct SharedHeaders: Sendable {
+    let timeToLive: Int
+    let urgency: PushUrgency
+    /// ≤ 32 base64url characters, the same for every push with this collapse id.
+    let topic: String?
+
+    init(_ notification: PushNotification, timeToLive: Int) {
+        self.timeToLive = timeToLive
+        urgency = notification.urgency
+        topic = notification.collapseID.isEmpty ? nil : Self.topic(for: notification.collapseID)
+    }
+
+    /// A collapse id as a `Topic`: base64url of its SHA-256's first 24 bytes (32
+    /// characters), as the collapse id itself may be longer or hold other characters.
+    static func topic(for collapseID: String) -> String {
+        Base64URL.encode(Array(SHA256.hash(data: Data(collapseID.utf8))).prefix(24))
+    }
+
+    func block(authority: String, authorization: String) -> (pseudo: HTTP2HeaderBlock, regular: HTTP2HeaderBlock) {
+        let pseudo = HTTP2HeaderBlock([(":method", "POST"), (":scheme", "https"), (":authority", authority)])
+        var regular = HTTP2HeaderBlock([
+            ("ttl", String(timeToLive)), ("content-encoding", "aes128gcm"),
+            ("content-type", "application/octet-stream"), ("urgency", urgency.rawValue),
+        ])
+        if let topic { regular.append(name: "topic", value: topic) }
+        regular.append(name: "authorization", value: authorization, sensitive: true)
+        return (pseudo, regular)
+    }
+}

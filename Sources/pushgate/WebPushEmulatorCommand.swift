@@ -1,0 +1,62 @@
+import ArgumentParser
+import Foundation
+import Hummingbird
+import PushgateCore
+import PushgateEmulators
+import PushgateWebPush
+
+struct WebPushEmulatorCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "webpush-emulator",
+        abstract: "Run a local Web Push service stand-in (a browser's push service or a UnifiedPush distributor).",
+        discussion: """
+            HTTP/2 and 1.1 over TLS. POST /subscriptions makes a subscription as a browser does (optional body \
+            {"application_server_key": "<VAPID public key>"}) and answers its PushSubscription JSON, keeping the \
+            private key. POST /push/{id} checks VAPID (signature, aud, exp, sub), TTL, Content-Encoding aes128gcm \
+            and the 4,096-byte limit (413) as push services do, opens the record into GET /inbox and answers 201. \
+            POST /subscriptions/{id}/gone makes a subscription answer 410; POST /subscriptions/{id}/throttle?seconds=N \
+            429 with Retry-After. At start it writes a CA file unless --cert/--key are given, a VAPID key (vapid.pem, \
+            kept if present) and gateway.env with the settings that make a gateway use them; GET / shows the inbox \
+            in a browser as a phone's lock screen would.
+            """
+    )
+
+    @OptionGroup var server: EmulatorOptions
+
+    func run() async throws {
+        let directory = try server.directory(named: "webpush-emulator")
+        let (identity, caFile) = try server.identity(in: directory)
+        let vapidKey = directory.appendingPathComponent("vapid.pem").path
+        if !FileManager.default.fileExists(atPath: vapidKey) {
+            guard
+                FileManager.default.createFile(
+                    atPath: vapidKey, contents: Data(VAPIDKey.generatePEM().utf8),
+                    attributes: [.posixPermissions: 0o600])
+            else { throw CommandFailure("cannot write \(vapidKey)") }
+        }
+        var configuration = WebPushEmulatorConfiguration()
+        configuration.tooManyRequestsRate = server.rate429
+        configuration.unavailableRate = server.rate503
+        configuration.retryAfterSeconds = server.retryAfter
+        configuration.inboxLimit = server.inboxLimit
+        configuration.responseDelay = server.responseDelay
+        let emulator = WebPushEmulator(configuration: configuration)
+        let host = server.host
+        let logger = try server.logger(label: "pushgate-webpush-emulator")
+        let application = try emulator.application(
+            host: host, port: server.port ?? 8460, identity: identity, logger: logger
+        ) { port in
+            let url = "https://\(host):\(port)"
+            EmulatorOptions.announce(
+                "Web Push emulator on \(url) (POST \(url)/subscriptions makes a subscription; GET /inbox shows what it received; open / in a browser for the phone)",
+                settings: [
+                    EmulatorOptions.line(.webPushVAPIDKeyPath, vapidKey),
+                    EmulatorOptions.line(.webPushSubject, "mailto:pushgate@localhost"),
+                    // The emulator listens on this machine: a private address.
+                    EmulatorOptions.line(.webPushAllowPrivateEndpoints, "on"),
+                ] + (caFile.map { [EmulatorOptions.line(.webPushCAFile, $0)] } ?? []),
+                in: directory)
+        }
+        try await EmulatorOptions.run(application, logger: logger)
+    }
+}

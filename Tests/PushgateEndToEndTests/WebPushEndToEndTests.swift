@@ -1,0 +1,141 @@
+import Foundation
+import PushgateCore
+import Testing
+
+/// `pushgate webpush-emulator` and `pushgate serve` as real processes, pywebpush
+/// (PyPI) as a sender nobody here wrote, curl as the browser's page.
+@Suite("End to end with the Web Push emulator", .serialized)
+struct WebPushEndToEndTests {
+    static let secret = "webpush-end-to-end-secret-01234567"
+    let directory: URL
+    /// Removed with this instance, after its test.
+    private let scratch: ScratchDirectory
+
+    init() throws {
+        scratch = try ScratchDirectory("e2e-webpush")
+        directory = scratch.url
+    }
+
+    /// `Tests/compat/pywebpush_client.py`, beside this file's folder.
+    static let pywebpushClient = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("compat/pywebpush_client.py").path
+
+    @Test("pywebpush (PyPI) against the emulator: delivered and opened, 403 for another key, 413, 410 once gone")
+    func pywebpush() async throws {
+        let emulator = try await RunningEmulator(.webpush, directory: directory)
+        defer { emulator.terminate() }
+        let arguments = [
+            "python3", Self.pywebpushClient, emulator.url,
+            try #require(emulator.settings["PUSHGATE_WEBPUSH_CA_FILE"]),
+            try #require(emulator.settings["PUSHGATE_WEBPUSH_VAPID_KEY_PATH"]),
+        ]
+        let client = try await BuiltExecutable.run(arguments, program: URL(fileURLWithPath: "/usr/bin/env"))
+        try #require(client.status == 0, "the pywebpush client failed (is pywebpush installed?): \(client.stderr)")
+        let result = try #require(try JSONValue.parse(Array(client.stdout.utf8)).objectValue)
+        #expect(result["sent"] == 201 && result["other_key"] == 403 && result["too_large"] == 413)
+        #expect(result["gone"] == 410)
+        let opened = try await emulator.entries().filter { $0["status"] == 201 }
+        #expect(opened.count == 1)
+        #expect(
+            opened.first?["payload"]
+                == ["title": "pywebpush", "body": "hello from a sender nobody here wrote", "data": ["n": "1"]])
+    }
+
+    /// A subscription made by the emulator for the gateway's VAPID key, as a page
+    /// subscribing with `applicationServerKey` gets one.
+    func subscription(from emulator: RunningEmulator, for publicKey: String) async throws -> String {
+        let path = directory.appendingPathComponent("subscription-\(RandomUUID.make()).json").path
+        let text = try await APNsEndToEndTests.curl([
+            "--cacert", try #require(emulator.settings["PUSHGATE_WEBPUSH_CA_FILE"]), "-X", "POST",
+            "-H", "content-type: application/json", "--data", #"{"application_server_key":"\#(publicKey)"}"#,
+            emulator.url + "/subscriptions",
+        ])
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    @Test(
+        "a browser subscribes with the gateway's VAPID key; a trigger reaches it sealed; once gone it is removed")
+    func deliveredThroughTheGateway() async throws {
+        let emulator = try await RunningEmulator(.webpush, directory: directory)
+        defer { emulator.terminate() }
+        let gateway = try await RunningGateway(
+            database: directory.appendingPathComponent("pushgate.sqlite").path, environment: emulator.settings)
+        defer { gateway.terminate() }
+        let client = ["CODEAGENTS_PUSH_SECRET": Self.secret, "CODEAGENTS_PUSH_GATEWAY_BASE_URL": gateway.baseURL]
+
+        // The page asks the gateway for the key to subscribe with.
+        let published = try JSONValue.parse(
+            Array(try await APNsEndToEndTests.curl([gateway.baseURL + "/webpush/vapid-public-key"]).utf8))
+        let publicKey = try #require(published.objectValue?["public_key"]?.stringValue)
+        let printed = try await BuiltExecutable.run([
+            "keygen", "--vapid", directory.appendingPathComponent("unused.pem").path,
+        ])
+        #expect(printed.status == 0 && printed.stdout.count == publicKey.count + 1, "a key as long, printed")
+
+        let file = try await subscription(from: emulator, for: publicKey)
+        for _ in 0..<2 {
+            let result = try await BuiltExecutable.run(
+                [
+                    "subscribe", "--cwd", "/srv/web", "--installation-id", "browser-1", "--platform", "web",
+                    "--webpush-file", file,
+                ], environment: client)
+            #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        }
+        let trigger = try await BuiltExecutable.run(
+            ["trigger", "--cwd", "/srv/web", "--message", "Deployed."], environment: client)
+        #expect(trigger.status == 0, "\(trigger.stdout)\(trigger.stderr)")
+        let answer = try #require(try JSONValue.parse(Array(trigger.stdout.utf8)).objectValue)
+        #expect(answer["delivery"] == "webpush" && answer["success_count"] == 1 && answer["device_count"] == 1)
+        let entries = try await emulator.entries()
+        #expect(entries.count == 1, "one device: the second registration was an update")
+        let payload = try #require(entries.first?["payload"]?.objectValue)
+        #expect(payload["body"] == "Deployed.")
+        #expect(payload["data"]?.objectValue?["cwd"] == "/srv/web")
+
+        // The subscription expires: the next push is answered 410 and the device removed.
+        let id = try #require(
+            try JSONValue.parse(Array(try String(contentsOfFile: file, encoding: .utf8).utf8)).objectValue?["endpoint"]?
+                .stringValue?.split(separator: "/").last)
+        _ = try await APNsEndToEndTests.curl([
+            "--cacert", try #require(emulator.settings["PUSHGATE_WEBPUSH_CA_FILE"]), "-X", "POST",
+            emulator.url + "/subscriptions/\(id)/gone",
+        ])
+        let again = try await BuiltExecutable.run(
+            ["trigger", "--cwd", "/srv/web", "--message", "Again."], environment: client)
+        let second = try #require(try JSONValue.parse(Array(again.stdout.utf8)).objectValue)
+        #expect(second["removed_count"] == 1 && second["success_count"] == 0, "\(again.stdout)")
+    }
+
+    @Test(
+        "without PUSHGATE_WEBPUSH_ALLOW_PRIVATE_ENDPOINTS, an endpoint on this machine is refused with 400, nothing stored"
+    )
+    func privateEndpointRefused() async throws {
+        let emulator = try await RunningEmulator(.webpush, directory: directory)
+        defer { emulator.terminate() }
+        var settings = emulator.settings
+        settings["PUSHGATE_WEBPUSH_ALLOW_PRIVATE_ENDPOINTS"] = "off"
+        let gateway = try await RunningGateway(
+            database: directory.appendingPathComponent("pushgate.sqlite").path, environment: settings)
+        defer { gateway.terminate() }
+        let client = ["CODEAGENTS_PUSH_SECRET": Self.secret, "CODEAGENTS_PUSH_GATEWAY_BASE_URL": gateway.baseURL]
+        for endpoint in [emulator.url + "/push/x", "https://localhost:1/push/x"] {
+            let file = directory.appendingPathComponent("private.json").path
+            try
+                #"{"endpoint":"\#(endpoint)","keys":{"p256dh":"BCVxsr7N_eNgVRqvHtD0zTZsEc6-VV-JvLexhqUzORcxaOzi6-AYWXvTBHm4bjyPjs7Vd8pZGH6SRpkNtoIAiw4","auth":"BTBZMqHH6r4Tts7J_aSIgg"}}"#
+                .write(toFile: file, atomically: true, encoding: .utf8)
+            let result = try await BuiltExecutable.run(
+                ["subscribe", "--cwd", "/srv/web", "--installation-id", "browser-1", "--webpush-file", file],
+                environment: client)
+            #expect(result.status != 0)
+            #expect((result.stdout + result.stderr).contains("webpush.endpoint"), "\(result.stdout)\(result.stderr)")
+        }
+        // `ping` knows no secret that never registered anything: nothing was stored.
+        let ping = try await BuiltExecutable.run(
+            [
+                "curl", "-sS", "-o", "/dev/null", "-w", "%{http_code}", "-H", "Authorization: Bearer \(Self.secret)",
+                gateway.baseURL + "/ping",
+            ], program: URL(fileURLWithPath: "/usr/bin/env"))
+        #expect(ping.stdout == "404")
+    }
+}

@@ -1,0 +1,119 @@
+import Foundation
+import PushgateCore
+import PushgateWebPush
+import Testing
+
+/// What a registration's `webpush` may be, and how it is stored.
+@Suite("Web Push subscriptions")
+struct WebPushSubscriptionTests {
+    static let keys: [String: JSONValue] = [
+        "p256dh": .string(WebPushEncryptionTests.AppendixA.receiverPublic),
+        "auth": .string(WebPushEncryptionTests.AppendixA.auth),
+    ]
+
+    static func subscription(
+        _ endpoint: String, keys: JSONValue = .object(keys), rules: WebPushEndpoint.Rules = .init()
+    )
+        throws(FunctionError) -> WebPushSubscription
+    {
+        try WebPushSubscription(
+            registered: ["endpoint": .string(endpoint), "keys": keys, "expirationTime": .null], field: "webpush",
+            rules: rules)
+    }
+
+    @Test("a browser's subscription is stored as one JSON text, the same each time, and reads back")
+    func stored() throws {
+        let subscription = try Self.subscription("https://fcm.googleapis.com/fcm/send/abc:DEF?x=1")
+        let text = subscription.storedText
+        #expect(
+            text
+                == #"{"endpoint":"https://fcm.googleapis.com/fcm/send/abc:DEF?x=1","p256dh":"\#(WebPushEncryptionTests.AppendixA.receiverPublic)","auth":"\#(WebPushEncryptionTests.AppendixA.auth)"}"#
+        )
+        #expect(WebPushSubscription(stored: text) == subscription)
+        #expect(subscription.endpoint.origin == "https://fcm.googleapis.com")
+        #expect(subscription.endpoint.pathAndQuery == "/fcm/send/abc:DEF?x=1")
+        #expect(
+            subscription.endpoint.description == "https://fcm.googleapis.com", "the path is a capability: never shown")
+        // Padded keys are the same keys: the same stored text.
+        let padded = try Self.subscription(
+            "https://fcm.googleapis.com/fcm/send/abc:DEF?x=1",
+            keys: [
+                "p256dh": .string(WebPushEncryptionTests.AppendixA.receiverPublic), "auth": "BTBZMqHH6r4Tts7J_aSIgg==",
+            ])
+        #expect(padded.storedText == text)
+        for bad in [
+            "", "{}", #"{"endpoint":"https://a.example/x"}"#, text + "x",
+            text.replacingOccurrences(of: "}", with: #","more":1}"#),
+        ] {
+            #expect(WebPushSubscription(stored: bad) == nil, "\(bad)")
+        }
+    }
+
+    @Test(
+        "endpoints refused, the field named: not https, over 1,000 bytes, user info, a private or odd host",
+        arguments: [
+            "http://push.example/x", "ftp://push.example/x", "push.example/x", "https:///x",
+            "https://user@push.example/x",
+            "https://u:p@push.example/x", "https://push.example/x#frag", "https://127.0.0.1/x", "https://10.1.2.3/x",
+            "https://172.20.0.1/x", "https://192.168.1.1/x", "https://169.254.169.254/latest", "https://0.0.0.0/x",
+            "https://100.64.0.1/x", "https://224.0.0.1/x", "https://255.255.255.255/x", "https://[::1]/x",
+            "https://[::]/x", "https://[fe80::1]/x", "https://[fd00::1]/x", "https://[ff02::1]/x",
+            "https://[::ffff:127.0.0.1]/x", "https://[::ffff:10.0.0.1]/x", "https://[64:ff9b::a00:1]/x",
+            "https://127.1/x",
+            "https://2130706433/x", "https://0x7f.0.0.1/x", "https://%31%32%37.0.0.1/x", "https://bad_host!/x",
+            "https://push.example:0/x", "https://" + String(repeating: "a", count: 990) + ".example/",
+        ])
+    func refusedEndpoint(_ endpoint: String) {
+        #expect {
+            try Self.subscription(endpoint)
+        } throws: { error in
+            (error as? FunctionError)?.field == "webpush.endpoint"
+        }
+    }
+
+    @Test("public hosts and addresses are taken; http and private ones only when the settings allow")
+    func allowedEndpoint() throws {
+        for endpoint in [
+            "https://updates.push.services.mozilla.com/wpush/v2/gAAA", "https://web.push.apple.com/QGuQ",
+            "https://ntfy.sh/upAbc?up=1", "https://8.8.8.8/x", "https://[2a00:1450:4001::1]/x",
+            "https://push.example:8443/x",
+        ] {
+            _ = try Self.subscription(endpoint)
+        }
+        let lan = WebPushEndpoint.Rules(allowsHTTP: true, allowsPrivateAddresses: true)
+        let local = try Self.subscription("http://192.168.1.20:8080/up/abc", rules: lan)
+        #expect(local.endpoint.origin == "http://192.168.1.20:8080")
+        #expect(try Self.subscription("https://[::1]:8443/x", rules: lan).endpoint.origin == "https://[::1]:8443")
+        #expect(throws: FunctionError.self) {
+            try Self.subscription("http://192.168.1.20/x", rules: .init(allowsPrivateAddresses: true))
+        }
+    }
+
+    @Test("keys refused, the key named")
+    func refusedKeys() {
+        let cases: [(JSONValue, String)] = [
+            (.null, "webpush.keys"), ("text", "webpush.keys"), (["auth": Self.keys["auth"]!], "webpush.keys"),
+            (["p256dh": "AAAA", "auth": Self.keys["auth"]!], "webpush.keys.p256dh"),
+            (["p256dh": Self.keys["p256dh"]!, "auth": "AAAA"], "webpush.keys.auth"),
+        ]
+        for (keys, field) in cases {
+            #expect {
+                try Self.subscription("https://push.example/x", keys: keys)
+            } throws: { error in
+                (error as? FunctionError)?.field == field
+            }
+        }
+    }
+
+    @Test("the registration field: an object, checked; absent is no address")
+    func registrationField() throws {
+        let format = WebPushAddress.format
+        let body = RequestFields([
+            "webpush": ["endpoint": "https://push.example/x", "keys": .object(Self.keys)]
+        ])
+        let stored = try #require(try format.address(in: body))
+        #expect(format.isStored(stored))
+        #expect(try format.address(in: RequestFields([:])) == nil)
+        #expect(throws: FunctionError.self) { try format.address(in: RequestFields(["webpush": "https://x"])) }
+    }
+}
