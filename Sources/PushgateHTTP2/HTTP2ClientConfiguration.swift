@@ -30,6 +30,11 @@ public struct HTTP2ClientConfiguration: Sendable {
     /// resolves to none of them is not connected to. Web Push's guard against
     /// endpoints on the gateway's own network, checked at every connection.
     public var permitsAddress: (@Sendable (_ address: [UInt8]) -> Bool)?
+    /// Offers `http/1.1` beside `h2` by ALPN, and takes a server that chooses it (or
+    /// no protocol) as one that does not speak HTTP/2: its requests answer
+    /// ``HTTP2TransportFailure/notHTTP2``, for the caller to send them over HTTP/1.1
+    /// (Web Push: many push services, one may be HTTP/1.1 only).
+    public var offersHTTP1 = false
 
     public init(
         endpoint: HTTP2Endpoint,

@@ -42,8 +42,9 @@ final class HTTP2Connection: @unchecked Sendable {
                 case .success(let handler):
                     handler.enqueue(requests, batch: batch)
                 case .failure(let error):
+                    let reason = HTTP2ConnectionError(describing: error)
                     let failure = HTTP2Answer.transportFailure(
-                        .connectFailed(HTTP2ConnectionError(describing: error).description))
+                        reason.isNotHTTP2 ? .notHTTP2 : .connectFailed(reason.description))
                     for index in requests.indices { batch.complete(index, with: failure) }
                 }
             }
@@ -109,6 +110,7 @@ final class HTTP2Connection: @unchecked Sendable {
         let endpoint = configuration.endpoint
         let sslContext = self.sslContext
         let idlePingInterval = TimeAmount(configuration.idlePingInterval)
+        let offersHTTP1 = configuration.offersHTTP1
         logger.debug("connecting", metadata: ["endpoint": "\(endpoint)"])
         let bootstrap = ClientBootstrap(group: eventLoop)
             .connectTimeout(.seconds(10))
@@ -120,7 +122,7 @@ final class HTTP2Connection: @unchecked Sendable {
                     let tls = try NIOSSLClientHandler(context: sslContext, serverHostname: serverName)
                     let sync = channel.pipeline.syncOperations
                     try sync.addHandler(tls)
-                    try sync.addHandler(ALPNCheck(handshake: handshake))
+                    try sync.addHandler(ALPNCheck(handshake: handshake, offersHTTP1: offersHTTP1))
                     try sync.addHandler(IdleStateHandler(readTimeout: idlePingInterval))
                     try sync.addHandler(handler)
                 }
@@ -166,17 +168,24 @@ final class HTTP2Connection: @unchecked Sendable {
 private final class ALPNCheck: ChannelInboundHandler {
     typealias InboundIn = Any
     private var handshake: EventLoopPromise<Void>?
+    private let offersHTTP1: Bool
 
-    init(handshake: EventLoopPromise<Void>) {
+    init(handshake: EventLoopPromise<Void>, offersHTTP1: Bool) {
         self.handshake = handshake
+        self.offersHTTP1 = offersHTTP1
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         if case TLSUserEvent.handshakeCompleted(let negotiated) = event {
             // A server that skips ALPN but speaks HTTP/2 (nginx with `http2` on a
-            // plain port) is allowed; one that negotiates something else is not.
-            if let negotiated, negotiated != "h2" {
-                complete(.failure(HTTP2ConnectionError("the server negotiated \(negotiated), not HTTP/2")))
+            // plain port) is allowed when only h2 was offered; one that negotiates
+            // something else is not. With http/1.1 offered too, a server that chose
+            // nothing is taken at its word: HTTP/1.1.
+            if negotiated != "h2" && (negotiated != nil || offersHTTP1) {
+                complete(
+                    .failure(
+                        HTTP2ConnectionError(
+                            "the server negotiated \(negotiated ?? "no protocol"), not HTTP/2", isNotHTTP2: true)))
                 context.close(promise: nil)
             } else {
                 complete(.success(()))

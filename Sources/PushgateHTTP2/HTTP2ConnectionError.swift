@@ -6,10 +6,14 @@ public struct HTTP2ConnectionError: Error, Sendable, CustomStringConvertible {
     /// The server's certificate chain did not verify against the trusted roots: the
     /// provider says which setting holds extra roots.
     public let isUntrustedCertificate: Bool
+    /// The server chose HTTP/1.1 (or nothing) of what ALPN offered: a client that
+    /// offered both may speak HTTP/1.1 to it instead.
+    public let isNotHTTP2: Bool
 
-    public init(_ description: String, isUntrustedCertificate: Bool = false) {
+    public init(_ description: String, isUntrustedCertificate: Bool = false, isNotHTTP2: Bool = false) {
         self.description = description
         self.isUntrustedCertificate = isUntrustedCertificate
+        self.isNotHTTP2 = isNotHTTP2
     }
 
     /// Any error of a connection attempt (NIO's, BoringSSL's, ours), in words.

@@ -17,7 +17,7 @@ public final class HTTP2ConnectionPool: Sendable {
     ) throws(HTTP2ConnectionError) {
         var tls = try ClientTLS.configuration(
             extraTrustedCAFile: configuration.extraTrustedCAFile, setting: configuration.extraTrustedCAFileSetting)
-        tls.applicationProtocols = ["h2"]
+        tls.applicationProtocols = configuration.offersHTTP1 ? ["h2", "http/1.1"] : ["h2"]
         let sslContext: NIOSSLContext
         do {
             sslContext = try NIOSSLContext(configuration: tls)

@@ -14,6 +14,9 @@ public enum HTTP2TransportFailure: Sendable, Hashable {
     case timedOut
     /// Never written: the connection was going away.
     case notSent
+    /// Never written: the server speaks HTTP/1.1, not HTTP/2 (it chose so when the
+    /// client offered both, ``HTTP2ClientConfiguration/offersHTTP1``).
+    case notHTTP2
 
     /// The reason shown to callers and used as a metric label.
     public var reason: String {
@@ -24,12 +27,14 @@ public enum HTTP2TransportFailure: Sendable, Hashable {
         case .streamReset: "StreamReset"
         case .timedOut: "Timeout"
         case .notSent: "NotSent"
+        case .notHTTP2: "NotHTTP2"
         }
     }
 
     /// Every ``reason`` there is, for metric labels.
     public static let reasons = Set(
-        [connectFailed(""), connectionLost, goAway(debugData: nil), streamReset(""), timedOut, notSent].map(\.reason))
+        [connectFailed(""), connectionLost, goAway(debugData: nil), streamReset(""), timedOut, notSent, notHTTP2].map(
+            \.reason))
 
     /// Whether the server said nothing at all: no answer within the deadline, or no
     /// connection (never made, or lost under the request). A push service in that
@@ -37,7 +42,7 @@ public enum HTTP2TransportFailure: Sendable, Hashable {
     public var isSilence: Bool {
         switch self {
         case .connectFailed, .connectionLost, .timedOut: true
-        case .goAway, .streamReset, .notSent: false
+        case .goAway, .streamReset, .notSent, .notHTTP2: false
         }
     }
 
@@ -45,7 +50,7 @@ public enum HTTP2TransportFailure: Sendable, Hashable {
     /// on another connection, cannot make a duplicate.
     public var isUnprocessed: Bool {
         switch self {
-        case .goAway, .notSent: true
+        case .goAway, .notSent, .notHTTP2: true
         case .connectFailed, .connectionLost, .streamReset, .timedOut: false
         }
     }

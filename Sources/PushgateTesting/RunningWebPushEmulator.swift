@@ -11,7 +11,8 @@ public struct RunningWebPushEmulator: Sendable {
     /// A fresh VAPID private key (PEM, 0600), for `PUSHGATE_WEBPUSH_VAPID_KEY_PATH`.
     public let vapidKeyFile: String
 
-    public var url: String { server.url }
+    /// `https://127.0.0.1:<port>`, `http://` when it speaks plain HTTP.
+    public var url: String { "\(emulator.configuration.protocols.scheme)://127.0.0.1:\(server.port)" }
     public var certificateAuthorityFile: String { server.certificateAuthorityFile }
 
     public static func start(configure: (inout WebPushEmulatorConfiguration) -> Void = { _ in }) async throws

@@ -1,7 +1,10 @@
+import AsyncHTTPClient
 import Crypto
 import Foundation
 import Logging
 import NIOCore
+import NIOFoundationCompat
+import NIOHTTP1
 import NIOPosix
 import PushgateCore
 import PushgateHTTP2
@@ -106,44 +109,78 @@ public final class WebPushProvider: PushProvider {
         return verdicts
     }
 
-    /// The pushes to one origin: sealed, signed, sent on its pool.
+    /// The pushes to one origin: sealed, signed, sent on its connections (HTTP/2, or
+    /// HTTP/1.1 for an origin that chose it, whose pushes go again at once that way).
     private func send(
         _ sends: [(position: Int, subscription: WebPushSubscription, plaintext: [UInt8])], headers: SharedHeaders
     ) async -> [(Int, PushVerdict)] {
         guard let endpoint = sends.first?.subscription.endpoint else { return [] }
         let authorization: String
-        let pool: HTTP2ConnectionPool
+        let connections: WebPushOrigins.Connections
         do {
             authorization = try tokens.authorization(for: endpoint.origin)
-            guard let opened = try origins.pool(for: endpoint) else {
+            guard let opened = try await origins.connections(for: endpoint) else {
                 return sends.map { ($0.position, .resend(reason: "NotSent")) }
             }
-            pool = opened
+            connections = opened
         } catch {
-            logger.warning("cannot reach \(endpoint.origin): \(error)")
+            logger.warning("cannot reach a push service: \(error)", metadata: ["origin": "\(endpoint)"])
             return sends.map { ($0.position, .retry(reason: "ConnectFailed", after: nil)) }
         }
-        var requests: [HTTP2Request] = []
-        var sent: [Int] = []
+        var pushes: [Push] = []
         var verdicts: [(Int, PushVerdict)] = []
-        requests.reserveCapacity(sends.count)
-        let shared = headers.block(authority: endpoint.authority, authorization: authorization)
+        pushes.reserveCapacity(sends.count)
         for send in sends {
             guard let record = try? WebPushEncryption.seal(send.plaintext, for: send.subscription.keys) else {
                 verdicts.append((send.position, .permanentFailure(reason: "PayloadEncoding")))
                 continue
             }
-            var block = shared.pseudo
-            block.append(name: ":path", value: send.subscription.endpoint.pathAndQuery)
-            block.append(shared.regular)
-            requests.append(HTTP2Request(headers: block, body: ByteBuffer(bytes: record)))
-            sent.append(send.position)
+            pushes.append(
+                Push(position: send.position, endpoint: send.subscription.endpoint, record: ByteBuffer(data: record)))
         }
-        let answers = await pool.send(requests)
-        for (position, answer) in zip(sent, answers) {
-            verdicts.append((position, PushVerdict(WebPushAnswer(answer))))
+        var answers: [HTTP2Answer]
+        switch connections {
+        case .http2(let pool):
+            let shared = headers.http2(authority: endpoint.authority, authorization: authorization)
+            answers = await pool.send(pushes.map { $0.http2(shared) })
+            let notHTTP2 = answers.indices.filter { answers[$0] == .transportFailure(.notHTTP2) }
+            if !notHTTP2.isEmpty, let client = try? await origins.speakHTTP1(to: endpoint) {
+                let shared = headers.http1(authorization: authorization)
+                let again = await client.send(notHTTP2.map { pushes[$0].http1(shared) })
+                for (index, answer) in zip(notHTTP2, again) { answers[index] = answer }
+            }
+        case .http1(let client):
+            answers = await client.send(pushes.map { $0.http1(headers.http1(authorization: authorization)) })
+            if !answers.isEmpty, answers.allSatisfy({ if case .transportFailure = $0 { true } else { false } }) {
+                await origins.forget(endpoint)
+            }
+        }
+        for (push, answer) in zip(pushes, answers) {
+            verdicts.append((push.position, PushVerdict(WebPushAnswer(answer))))
         }
         return verdicts
+    }
+}
+
+/// One sealed push, ready to go out over either protocol.
+private struct Push {
+    let position: Int
+    let endpoint: WebPushEndpoint
+    let record: ByteBuffer
+
+    func http2(_ shared: (pseudo: HTTP2HeaderBlock, regular: HTTP2HeaderBlock)) -> HTTP2Request {
+        var block = shared.pseudo
+        block.append(name: ":path", value: endpoint.pathAndQuery)
+        block.append(shared.regular)
+        return HTTP2Request(headers: block, body: record)
+    }
+
+    func http1(_ headers: HTTPHeaders) -> HTTPClientRequest {
+        var request = HTTPClientRequest(url: endpoint.url)
+        request.method = .POST
+        request.headers = headers
+        request.body = .bytes(record)
+        return request
     }
 }
 
@@ -168,14 +205,27 @@ struct SharedHeaders: Sendable {
         Base64URL.encode(Array(SHA256.hash(data: Data(collapseID.utf8))).prefix(24))
     }
 
-    func block(authority: String, authorization: String) -> (pseudo: HTTP2HeaderBlock, regular: HTTP2HeaderBlock) {
+    /// The HTTP/2 header block: pseudo-headers (`:path` goes between) and the rest.
+    func http2(authority: String, authorization: String) -> (pseudo: HTTP2HeaderBlock, regular: HTTP2HeaderBlock) {
         let pseudo = HTTP2HeaderBlock([(":method", "POST"), (":scheme", "https"), (":authority", authority)])
-        var regular = HTTP2HeaderBlock([
-            ("ttl", String(timeToLive)), ("content-encoding", "aes128gcm"),
-            ("content-type", "application/octet-stream"), ("urgency", urgency.rawValue),
-        ])
-        if let topic { regular.append(name: "topic", value: topic) }
+        var regular = HTTP2HeaderBlock(fields)
         regular.append(name: "authorization", value: authorization, sensitive: true)
         return (pseudo, regular)
+    }
+
+    /// The same headers for HTTP/1.1 (`Host` is the client's).
+    func http1(authorization: String) -> HTTPHeaders {
+        var headers = HTTPHeaders(fields)
+        headers.add(name: "authorization", value: authorization)
+        return headers
+    }
+
+    private var fields: [(String, String)] {
+        var fields = [
+            ("ttl", String(timeToLive)), ("content-encoding", "aes128gcm"),
+            ("content-type", "application/octet-stream"), ("urgency", urgency.rawValue),
+        ]
+        if let topic { fields.append(("topic", topic)) }
+        return fields
     }
 }

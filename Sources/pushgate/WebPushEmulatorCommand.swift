@@ -23,6 +23,12 @@ struct WebPushEmulatorCommand: AsyncParsableCommand {
 
     @OptionGroup var server: EmulatorOptions
 
+    @Option(
+        help: ArgumentHelp(
+            "What it speaks: h2 (HTTP/2 and 1.1 over TLS, ALPN choosing), http1 (HTTP/1.1 over TLS only) or plain (HTTP/1.1 without TLS, a distributor on your own network).",
+            valueName: "h2|http1|plain"))
+    var protocols: EmulatorProtocols = .http2AndHTTP1
+
     func run() async throws {
         let directory = try server.directory(named: "webpush-emulator")
         let (identity, caFile) = try server.identity(in: directory)
@@ -40,13 +46,15 @@ struct WebPushEmulatorCommand: AsyncParsableCommand {
         configuration.retryAfterSeconds = server.retryAfter
         configuration.inboxLimit = server.inboxLimit
         configuration.responseDelay = server.responseDelay
+        configuration.protocols = protocols
+        let protocols = self.protocols
         let emulator = WebPushEmulator(configuration: configuration)
         let host = server.host
         let logger = try server.logger(label: "pushgate-webpush-emulator")
         let application = try emulator.application(
             host: host, port: server.port ?? 8460, identity: identity, logger: logger
         ) { port in
-            let url = "https://\(host):\(port)"
+            let url = "\(protocols.scheme)://\(host):\(port)"
             EmulatorOptions.announce(
                 "Web Push emulator on \(url) (POST \(url)/subscriptions makes a subscription; GET /inbox shows what it received; open / in a browser for the phone)",
                 settings: [
@@ -54,9 +62,12 @@ struct WebPushEmulatorCommand: AsyncParsableCommand {
                     EmulatorOptions.line(.webPushSubject, "mailto:pushgate@localhost"),
                     // The emulator listens on this machine: a private address.
                     EmulatorOptions.line(.webPushAllowPrivateEndpoints, "on"),
-                ] + (caFile.map { [EmulatorOptions.line(.webPushCAFile, $0)] } ?? []),
+                ] + (protocols == .plainHTTP1 ? [EmulatorOptions.line(.webPushAllowHTTP, "on")] : [])
+                    + (caFile.map { [EmulatorOptions.line(.webPushCAFile, $0)] } ?? []),
                 in: directory)
         }
         try await EmulatorOptions.run(application, logger: logger)
     }
 }
+
+extension EmulatorProtocols: ExpressibleByArgument {}

@@ -22,7 +22,8 @@ final class RunningEmulator: Sendable {
     /// `PUSHGATE_FCM_*` (credentials, URL, CA file) or `PUSHGATE_WEBPUSH_*` (the VAPID
     /// key, the subject, the CA file, private endpoints allowed).
     let settings: [String: String]
-    /// `https://127.0.0.1:<port>`, as its first line says.
+    /// `https://127.0.0.1:<port>` (`http://` for a Web Push emulator speaking plain
+    /// HTTP), as its first line says.
     let url: String
 
     init(_ service: Service = .apns, directory: URL, arguments: [String] = []) async throws {
@@ -42,8 +43,8 @@ final class RunningEmulator: Sendable {
         }
         self.settings = settings
         let title = process.capturedOutput
-        guard let start = title.range(of: " on https://") else { throw RunningEmulatorError(output: title) }
-        url = "https://" + title[start.upperBound...].prefix { !$0.isWhitespace && $0 != "," }
+        guard let start = title.range(of: " on http") else { throw RunningEmulatorError(output: title) }
+        url = "http" + title[start.upperBound...].prefix { !$0.isWhitespace && $0 != "," }
     }
 
     /// Sends SIGTERM to its own pid and waits for it to exit.

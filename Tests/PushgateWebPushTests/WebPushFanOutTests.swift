@@ -16,14 +16,16 @@ import Testing
 @Suite("Fan-out through Web Push", .serialized)
 struct WebPushFanOutTests {
     static func provider(
-        vapidKeyFile: String, caFile: String, allowsPrivate: Bool = true, timeToLive: Int = 3600
+        vapidKeyFile: String, caFile: String, allowsPrivate: Bool = true, allowsHTTP: Bool = false,
+        timeToLive: Int = 3600
     ) throws -> WebPushProvider {
         var logger = Logger(label: "webpush-test")
         logger.logLevel = .critical
         return try WebPushProvider(
             configuration: WebPushConfiguration(
                 vapidKey: try VAPIDKey(contentsOf: vapidKeyFile), subject: "mailto:ops@example.com",
-                extraTrustedCAFile: caFile, endpointRules: .init(allowsPrivateAddresses: allowsPrivate),
+                extraTrustedCAFile: caFile,
+                endpointRules: .init(allowsHTTP: allowsHTTP, allowsPrivateAddresses: allowsPrivate),
                 timeToLive: timeToLive, requestTimeout: .seconds(120)),
             logger: logger)
     }
@@ -40,7 +42,7 @@ struct WebPushFanOutTests {
 
     static func stored(_ subscription: JSONValue) throws -> String {
         try #require(
-            try WebPushAddress.format(rules: .init(allowsPrivateAddresses: true)).address(
+            try WebPushAddress.format(rules: .init(allowsHTTP: true, allowsPrivateAddresses: true)).address(
                 in: RequestFields(["webpush": subscription])
             ).flatMap { $0 })
     }
@@ -92,6 +94,34 @@ struct WebPushFanOutTests {
         let pending = try await stack.outbox.entries(in: [.pending], limit: 10)
         #expect(pending.count == 1 && pending.first?.lastReason == "TooManyRequests")
         #expect((pending.first?.nextAttemptAt ?? .distantPast) > Date().addingTimeInterval(20), "after its Retry-After")
+    }
+
+    @Test(
+        "an origin without HTTP/2 (it chooses HTTP/1.1 by ALPN) and an http:// distributor: each reached over HTTP/1.1 with keep-alive"
+    )
+    func http1Origins() async throws {
+        let http1 = try await RunningWebPushEmulator.start { $0.protocols = .http1OverTLS }
+        let plain = try await RunningWebPushEmulator.start { $0.protocols = .plainHTTP1 }
+        let provider = try Self.provider(
+            vapidKeyFile: http1.vapidKeyFile, caFile: http1.certificateAuthorityFile, allowsHTTP: true)
+        let targets = try (0..<40).map { n in
+            DeliveryTarget(
+                installationID: "device-\(n)",
+                token: .webpush(try Self.stored((n.isMultiple(of: 2) ? http1 : plain).subscribe())))
+        }
+        let notification = PushNotification(title: "t", body: "over HTTP/1.1", data: ["type": "x"], collapseID: "c")
+        let first = await provider.send(notification, to: targets)
+        let second = await provider.send(notification, to: targets)
+        await provider.shutdown()
+        await http1.stop()
+        await plain.stop()
+        let reasons = (first + second).compactMap(\.reason)
+        #expect(reasons.isEmpty, "every push delivered: \(reasons)")
+        for emulator in [http1, plain] {
+            let opened = emulator.emulator.inbox.entries.filter { $0.status == 201 }
+            #expect(opened.count == 40)
+            #expect(opened.allSatisfy { $0.payload?.objectValue?["body"] == "over HTTP/1.1" })
+        }
     }
 
     @Test("an endpoint on a private address is not connected to unless allowed: nothing reaches it")

@@ -8,7 +8,8 @@ import PushgateCore
 import PushgateWebPush
 
 /// A local server that behaves like a browser's push service or a UnifiedPush
-/// distributor (RFC 8030): TLS, HTTP/2 and HTTP/1.1 by ALPN.
+/// distributor (RFC 8030): TLS, HTTP/2 and HTTP/1.1 by ALPN (or HTTP/1.1 alone, over
+/// TLS or in the clear: ``WebPushEmulatorConfiguration/protocols``).
 ///
 /// - `POST /subscriptions` (optional body `{"application_server_key": "<VAPID public
 ///   key>"}`) makes a subscription as a browser would: answers
@@ -68,8 +69,8 @@ public final class WebPushEmulator: Sendable {
         onRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) throws -> some ApplicationProtocol {
         try EmulatorServer.application(
-            router: router(), host: host, port: port, identity: identity, serverName: "pushgate-webpush-emulator",
-            logger: logger, onRunning: onRunning)
+            router: router(), host: host, port: port, identity: identity, protocols: configuration.protocols,
+            serverName: "pushgate-webpush-emulator", logger: logger, onRunning: onRunning)
     }
 
     private func router() -> Router<BasicRequestContext> {
@@ -81,7 +82,7 @@ public final class WebPushEmulator: Sendable {
                 ? nil
                 : (try? JSONValue.parse(Array(body.readableBytesView)))?.objectValue?["application_server_key"]?
                     .stringValue
-            return Self.json(.created, self.subscribe(origin: Self.origin(of: request), applicationServerKey: key))
+            return Self.json(.created, self.subscribe(origin: self.origin(of: request), applicationServerKey: key))
         }
         router.post("subscriptions/:id/gone") { _, context in
             self.markGone(context.parameters.get("id") ?? "") ? HTTPResponse.Status.noContent : .notFound
@@ -100,7 +101,7 @@ public final class WebPushEmulator: Sendable {
             let body = try await request.body.collect(upTo: self.configuration.maxBodyBytes + 1)
             if self.configuration.responseDelay > .zero { try await Task.sleep(for: self.configuration.responseDelay) }
             return self.push(
-                id: context.parameters.get("id") ?? "", head: request.head, origin: Self.origin(of: request),
+                id: context.parameters.get("id") ?? "", head: request.head, origin: self.origin(of: request),
                 body: Array(body.readableBytesView))
         }
         inbox.addRoutes(to: router)
@@ -186,9 +187,9 @@ public final class WebPushEmulator: Sendable {
         return headers
     }
 
-    /// `https://` and the authority the request was sent to: what VAPID's `aud` must name.
-    private static func origin(of request: Request) -> String {
-        "https://\(request.head.authority ?? "")"
+    /// The scheme and the authority the request was sent to: what VAPID's `aud` must name.
+    private func origin(of request: Request) -> String {
+        "\(configuration.protocols.scheme)://\(request.head.authority ?? "")"
     }
 
     private static func json(_ status: HTTPResponse.Status, _ value: JSONValue) -> Response {

@@ -15,6 +15,8 @@ public struct WebPushEmulatorConfiguration: Sendable {
     /// The most bytes of body a push may have: 4,096, what a push service must accept
     /// and what the gateway stays within.
     public var maxBodyBytes = 4096
+    /// HTTP/2 and HTTP/1.1 over TLS by default; HTTP/1.1 alone, over TLS or in the clear.
+    public var protocols = EmulatorProtocols.http2AndHTTP1
 
     public init() {}
 }
