@@ -4,6 +4,9 @@
 // and travels only as the Authorization header.
 import { ago, callJSON, chip, confirmButton, every, fromNow, h, light, render, table, time } from "./components.js";
 
+/** What the device list calls each push service (`token_kind`). */
+const serviceNames = { apns: "APNs ", fcm: "FCM ", webpush: "Web Push " };
+
 const secretKey = "pushgate.secret";
 const refreshSeconds = 5;
 const byID = (id) => document.getElementById(id);
@@ -205,7 +208,8 @@ function renderDevices(answer, now) {
                 h("span", { class: "mono" }, device.installation_id),
                 device.platform ?? "",
                 device.token_kind
-                    ? [device.token_kind === "apns" ? "APNs " : "FCM ", h("span", { class: "mono" }, `${device.token_preview}…`),
+                    ? [serviceNames[device.token_kind] ?? `${device.token_kind} `,
+                        h("span", { class: "mono" }, device.token_kind === "webpush" ? device.token_preview : `${device.token_preview}…`),
                         device.apns_environment ? h("span", { class: "sub" },
                             `${device.apns_environment}${device.apns_environment_learned ? " (learned)" : ""}`) : null]
                     : h("span", { class: "muted" }, "none"),

@@ -118,13 +118,13 @@ public final class HostResolver: Sendable {
 extension SocketAddress {
     /// The address's bytes: 4 for IPv4, 16 for IPv6, none for a Unix socket.
     public var ipBytes: [UInt8] {
+        // By offset (the same on Linux and the BSDs): the address follows the family
+        // and port (and IPv6's flow information).
         switch self {
         case .v4(let address):
-            var raw = address.address.sin_addr
-            return withUnsafeBytes(of: &raw) { Array($0) }
+            return withUnsafeBytes(of: address.address) { Array($0[4..<8]) }
         case .v6(let address):
-            var raw = address.address.sin6_addr
-            return withUnsafeBytes(of: &raw) { Array($0) }
+            return withUnsafeBytes(of: address.address) { Array($0[8..<24]) }
         case .unixDomainSocket:
             return []
         }

@@ -35,6 +35,7 @@ public enum WebPushAddress {
                 }
             },
             stored: { text in WebPushSubscription(stored: text)?.storedText },
-            admitted: rules.allowsPrivateAddresses ? nil : vetted)
+            admitted: rules.allowsPrivateAddresses ? nil : vetted,
+            preview: { stored in WebPushSubscription(stored: stored)?.endpoint.origin ?? String(stored.prefix(8)) })
     }
 }

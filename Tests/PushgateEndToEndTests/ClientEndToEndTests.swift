@@ -190,3 +190,48 @@ struct ClientEndToEndTests {
         }
     }
 }
+
+/// `PushgateClient` in a web app or on a phone with a UnifiedPush distributor: a Web
+/// Push subscription registered through the package, delivered by a gateway process
+/// to the Web Push emulator, and the opened push read back as the package's notification.
+@Suite("End to end: the Swift client package with Web Push")
+struct ClientWebPushEndToEndTests {
+    let secret = PushSecret.generate().value
+
+    @Test("a .webpush registration; the trigger's push opens into the same notification an APNs push gives")
+    func webPushRegistration() async throws {
+        let scratch = try TemporaryDirectory(name: "e2e-client-webpush")
+        defer { scratch.remove() }
+        let emulator = try await RunningEmulator(.webpush, directory: scratch.url)
+        defer { emulator.terminate() }
+        let gateway = try await RunningGateway(
+            database: scratch.url.appendingPathComponent("pushgate.sqlite").path, environment: emulator.settings)
+        defer { gateway.terminate() }
+        let made = try await APNsEndToEndTests.curl([
+            "--cacert", try #require(emulator.settings["PUSHGATE_WEBPUSH_CA_FILE"]), "-X", "POST",
+            emulator.url + "/subscriptions",
+        ])
+        let subscription = try JSONDecoder().decode(WebPushSubscription.self, from: Data(made.utf8))
+        let client = PushgateGateway(
+            baseURL: try #require(URL(string: gateway.baseURL)), retry: RetryPolicy(deadline: .seconds(5)))
+        let answer = try await client.register(
+            Registration(
+                cwd: "/srv/web", installationID: "browser-1", token: .webpush(subscription),
+                agentDisplayName: "web@home", platform: .web),
+            secret: secret)
+        #expect(answer.created)
+        #expect(PushToken.webpush(subscription).description == "webpush:" + emulator.url, "never the endpoint's path")
+
+        let result = try await BuiltExecutable.run(
+            ["trigger", "--cwd", "/srv/web", "--message", "Reply for the web"],
+            environment: ["CODEAGENTS_PUSH_SECRET": secret, "CODEAGENTS_PUSH_GATEWAY_BASE_URL": gateway.baseURL])
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        let payload = try #require(try await emulator.entries().first?["payload"])
+        let opened = try #require(
+            try JSONSerialization.jsonObject(with: payload.encodedData()) as? [String: Any])
+        let notification = try #require(PushgateNotification(webPush: opened))
+        #expect(notification.kind == .replyFinished && notification.title == "web@home")
+        #expect(notification.body == "Reply for the web" && notification.cwd == "/srv/web")
+        #expect(notification.serverKey == PushgateKeys.serverKey(secret: secret))
+    }
+}

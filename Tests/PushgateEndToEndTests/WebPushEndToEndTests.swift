@@ -1,5 +1,6 @@
 import Foundation
 import PushgateCore
+import PushgateTesting
 import Testing
 
 /// `pushgate webpush-emulator` and `pushgate serve` as real processes, pywebpush
@@ -43,13 +44,14 @@ struct WebPushEndToEndTests {
 
     /// A subscription made by the emulator for the gateway's VAPID key, as a page
     /// subscribing with `applicationServerKey` gets one.
-    func subscription(from emulator: RunningEmulator, for publicKey: String) async throws -> String {
+    func subscription(from emulator: RunningEmulator, for publicKey: String? = nil) async throws -> String {
         let path = directory.appendingPathComponent("subscription-\(RandomUUID.make()).json").path
-        let text = try await APNsEndToEndTests.curl([
-            "--cacert", try #require(emulator.settings["PUSHGATE_WEBPUSH_CA_FILE"]), "-X", "POST",
-            "-H", "content-type: application/json", "--data", #"{"application_server_key":"\#(publicKey)"}"#,
-            emulator.url + "/subscriptions",
-        ])
+        let key = publicKey.map {
+            ["-H", "content-type: application/json", "--data", #"{"application_server_key":"\#($0)"}"#]
+        }
+        let text = try await APNsEndToEndTests.curl(
+            ["--cacert", try #require(emulator.settings["PUSHGATE_WEBPUSH_CA_FILE"]), "-X", "POST"] + (key ?? [])
+                + [emulator.url + "/subscriptions"])
         try text.write(toFile: path, atomically: true, encoding: .utf8)
         return path
     }
@@ -137,5 +139,66 @@ struct WebPushEndToEndTests {
                 gateway.baseURL + "/ping",
             ], program: URL(fileURLWithPath: "/usr/bin/env"))
         #expect(ping.stdout == "404")
+    }
+
+    @Test(
+        "Web Push devices and a pending Web Push delivery move SQLite → PostgreSQL unchanged; a gateway there delivers to them",
+        .enabled(if: ScratchPostgresDatabase.serverURL != nil, "needs PUSHGATE_TEST_POSTGRES_URL (CI sets it)"))
+    func movedThroughPostgres() async throws {
+        let emulator = try await RunningEmulator(.webpush, directory: directory)
+        defer { emulator.terminate() }
+        let first = directory.appendingPathComponent("first.sqlite").path
+        let gateway = try await RunningGateway(database: first, environment: emulator.settings)
+        let client = ["CODEAGENTS_PUSH_SECRET": Self.secret, "CODEAGENTS_PUSH_GATEWAY_BASE_URL": gateway.baseURL]
+        let caFile = try #require(emulator.settings["PUSHGATE_WEBPUSH_CA_FILE"])
+        var files: [String] = []
+        for n in 0..<2 {
+            let file = try await subscription(from: emulator)
+            files.append(file)
+            let result = try await BuiltExecutable.run(
+                ["subscribe", "--cwd", "/srv/moved", "--installation-id", "browser-\(n)", "--webpush-file", file],
+                environment: client)
+            try #require(result.status == 0, "\(result.stdout)\(result.stderr)")
+        }
+        // The second browser's push service asks for an hour's pause: its delivery stays pending.
+        let throttled = try #require(
+            try JSONValue.parse(Array(try String(contentsOfFile: files[1], encoding: .utf8).utf8)).objectValue?[
+                "endpoint"]?.stringValue?.split(separator: "/").last)
+        _ = try await APNsEndToEndTests.curl([
+            "--cacert", caFile, "-X", "POST", emulator.url + "/subscriptions/\(throttled)/throttle?seconds=3600",
+        ])
+        let trigger = try await BuiltExecutable.run(
+            ["trigger", "--cwd", "/srv/moved", "--message", "Before the move."], environment: client)
+        let answer = try #require(try JSONValue.parse(Array(trigger.stdout.utf8)).objectValue)
+        #expect(answer["success_count"] == 1 && answer["pending_count"] == 1, "\(trigger.stdout)")
+        #expect(await gateway.stop() == 0)
+
+        func dump(_ database: String) async throws -> [Substring] {
+            let result = try await BuiltExecutable.run(["export", "--database", database])
+            try #require(result.status == 0, "\(result.stderr)")
+            return Array(result.stdout.split(separator: "\n").dropFirst())
+        }
+        let original = try await dump(first)
+        #expect(original.filter { $0.contains(#""webpushToken":"#) }.count == 2, "\(original)")
+        #expect(original.contains { $0.hasPrefix(#"{"delivery":"#) && $0.contains(#""token_kind":"webpush""#) })
+        let scratch = try await ScratchPostgresDatabase.create()
+        let exported = directory.appendingPathComponent("first.jsonl").path
+        #expect(try await BuiltExecutable.run(["export", "--database", first, "--to", exported]).status == 0)
+        let imported = try await BuiltExecutable.run(["import", "--database", scratch.url, exported])
+        #expect(imported.status == 0, "\(imported.stdout)\(imported.stderr)")
+        #expect(try await dump(scratch.url) == original)
+
+        let moved = try await RunningGateway(database: scratch.url, environment: emulator.settings)
+        let again = try await BuiltExecutable.run(
+            ["trigger", "--cwd", "/srv/moved", "--message", "After the move."],
+            environment: client.merging(["CODEAGENTS_PUSH_GATEWAY_BASE_URL": moved.baseURL]) { $1 })
+        let second = try #require(try JSONValue.parse(Array(again.stdout.utf8)).objectValue)
+        #expect(second["success_count"] == 1 && second["device_count"] == 2, "\(again.stdout)")
+        let bodies = try await emulator.entries().filter { $0["status"] == 201 }.compactMap {
+            $0["payload"]?.objectValue?["body"]?.stringValue
+        }
+        #expect(bodies.sorted() == ["After the move.", "Before the move."])
+        #expect(await moved.stop() == 0)
+        await scratch.drop()
     }
 }

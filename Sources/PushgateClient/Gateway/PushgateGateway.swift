@@ -35,7 +35,8 @@ public struct PushgateGateway: Sendable {
         -> UnregisterAnswer
     {
         try await call(
-            "POST", "unregisterSubscription", body: ["cwd": cwd, "installation_id": installationID], secret: secret)
+            "POST", "unregisterSubscription", body: RequestBody(["cwd": cwd, "installation_id": installationID]),
+            secret: secret)
     }
 
     /// Unsubscribes the installation from every agent of the server (`unregisterInstallation`):
@@ -43,7 +44,8 @@ public struct PushgateGateway: Sendable {
     public func unregisterEverywhere(installationID: String, secret: String) async throws(PushgateError)
         -> UnregisterInstallationAnswer
     {
-        try await call("POST", "unregisterInstallation", body: ["installation_id": installationID], secret: secret)
+        try await call(
+            "POST", "unregisterInstallation", body: RequestBody(["installation_id": installationID]), secret: secret)
     }
 
     /// A page of the agents the installation is subscribed to (`subscriptions`).
@@ -82,13 +84,13 @@ public struct PushgateGateway: Sendable {
     {
         var body = ["event_id": eventID]
         body["resolution"] = resolution
-        return try await call("POST", "resolveEvent", body: body, secret: secret)
+        return try await call("POST", "resolveEvent", body: RequestBody(body), secret: secret)
     }
 
     // MARK: - One call
 
     private func call<Answer: Decodable>(
-        _ method: String, _ function: String, query: [String: String] = [:], body: [String: String]? = nil,
+        _ method: String, _ function: String, query: [String: String] = [:], body: RequestBody? = nil,
         secret: String
     ) async throws(PushgateError) -> Answer {
         guard PushSecretGenerator.isAcceptable(secret) else {

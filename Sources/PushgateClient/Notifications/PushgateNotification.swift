@@ -73,6 +73,18 @@ public struct PushgateNotification: Sendable, Hashable {
         self.data = data
     }
 
+    /// A Web Push as opened (`{"title", "body", "data"}`: what a page's service worker
+    /// or a UnifiedPush connector receives), read as the same push through APNs would
+    /// be; `nil` when it is not a Pushgate push.
+    public init?(webPush payload: [String: Any]) {
+        var userInfo: [AnyHashable: Any] = [:]
+        for (key, value) in payload["data"] as? [String: Any] ?? [:] { userInfo[key] = value }
+        var aps: [String: Any] = ["alert": ["title": payload["title"] ?? "", "body": payload["body"] ?? ""]]
+        aps["badge"] = userInfo["badge"]
+        userInfo["aps"] = aps
+        self.init(userInfo: userInfo)
+    }
+
     /// A push's `aps.badge`, whatever else it holds.
     public static func badge(in userInfo: [AnyHashable: Any]) -> Int? {
         guard let aps = userInfo["aps"] as? [String: Any] else { return nil }

@@ -2,7 +2,7 @@
 public struct Registration: Sendable, Hashable, Codable {
     /// The platforms the gateway knows.
     public enum Platform: String, Sendable, Hashable, Codable {
-        case ios, ipados, macos, android
+        case ios, ipados, macos, android, web
     }
 
     /// The APNs environment the app's token belongs to (a debug build's is `sandbox`);
@@ -38,17 +38,18 @@ public struct Registration: Sendable, Hashable, Codable {
     }
 
     /// The request body, in the gateway's field names.
-    var body: [String: String] {
-        var body = ["cwd": cwd, "installation_id": installationID]
+    var body: RequestBody {
+        var body = RequestBody(["cwd": cwd, "installation_id": installationID])
         switch token {
-        case .apns(let value): body["apns_token"] = value
-        case .fcm(let value): body["fcm_token"] = value
+        case .apns(let value): body.fields["apns_token"] = value
+        case .fcm(let value): body.fields["fcm_token"] = value
+        case .webpush(let subscription): body.webpush = subscription
         }
-        body["agent_display_name"] = agentDisplayName
-        body["platform"] = platform?.rawValue
-        body["app_version"] = appVersion
-        body["bundle_id"] = bundleID
-        body["apns_environment"] = apnsEnvironment?.rawValue
+        body.fields["agent_display_name"] = agentDisplayName
+        body.fields["platform"] = platform?.rawValue
+        body.fields["app_version"] = appVersion
+        body.fields["bundle_id"] = bundleID
+        body.fields["apns_environment"] = apnsEnvironment?.rawValue
         return body
     }
 }

@@ -33,13 +33,18 @@ public struct PushAddressFormat: Sendable {
     /// endpoint's name resolves), made after the body's checks and before anything is
     /// stored; `nil` when the rule alone decides.
     public let admitted: (@Sendable (_ stored: String) async throws(FunctionError) -> Void)?
+    /// What diagnostics show of a stored address: never the whole of it. The first 8
+    /// characters unless the service says otherwise (Web Push: the endpoint's origin,
+    /// its path being a capability).
+    public let preview: @Sendable (_ stored: String) -> String
 
     public init(
         service: PushServiceID, name: String, registrationField: String, storedForm: String,
         hasEnvironments: Bool = false, configuredBy: String,
         registered: @escaping @Sendable (_ body: RequestFields, _ field: String) throws(FunctionError) -> String?,
         stored: @escaping @Sendable (_ text: String) -> String?,
-        admitted: (@Sendable (_ stored: String) async throws(FunctionError) -> Void)? = nil
+        admitted: (@Sendable (_ stored: String) async throws(FunctionError) -> Void)? = nil,
+        preview: @escaping @Sendable (_ stored: String) -> String = { String($0.prefix(8)) }
     ) {
         self.service = service
         self.documentField = service.documentField
@@ -51,6 +56,7 @@ public struct PushAddressFormat: Sendable {
         self.registered = registered
         self.stored = stored
         self.admitted = admitted
+        self.preview = preview
     }
 
     /// What a device of the service fails with while the gateway has no provider for

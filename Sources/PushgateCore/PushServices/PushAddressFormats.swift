@@ -17,6 +17,11 @@ public struct PushAddressFormats: Sendable {
         PushServiceID(rawValue: rawValue).flatMap { byService[$0] }
     }
 
+    /// What diagnostics show of `token`: its service's preview, else its first 8 characters.
+    public func preview(of token: DeviceToken) -> String {
+        byService[token.kind]?.preview(token.value) ?? String(token.value.prefix(8))
+    }
+
     /// The device document's fields that hold addresses, in delivery order.
     public var documentFields: [String] { all.map(\.documentField) }
 

@@ -82,7 +82,11 @@ public final class WebPushEmulator: Sendable {
                 ? nil
                 : (try? JSONValue.parse(Array(body.readableBytesView)))?.objectValue?["application_server_key"]?
                     .stringValue
-            return Self.json(.created, self.subscribe(origin: self.origin(of: request), applicationServerKey: key))
+            // An empty key is none: the subscription takes any sender's.
+            return Self.json(
+                .created,
+                self.subscribe(
+                    origin: self.origin(of: request), applicationServerKey: key?.isEmpty == false ? key : nil))
         }
         router.post("subscriptions/:id/gone") { _, context in
             self.markGone(context.parameters.get("id") ?? "") ? HTTPResponse.Status.noContent : .notFound

@@ -37,13 +37,14 @@ enum AgentDevicesPage {
         return (entries, nextPageToken)
     }
 
-    /// What the device document says: never its whole token, only the kind and the
-    /// first 8 characters of the one pushes go to.
+    /// What the device document says: never its whole token, only the kind and a
+    /// preview of the one pushes go to (``PushAddressFormat/preview``: its first 8
+    /// characters, a Web Push endpoint's origin).
     static func describe(_ device: Document, formats: PushAddressFormats) -> [String: JSONValue] {
         var entry: [String: JSONValue] = ["installation_id": .string(device.path.documentID)]
         if let token = DeviceRecord(document: device, formats: formats).deliveryToken {
             entry["token_kind"] = .string(token.kind.rawValue)
-            entry["token_preview"] = .string(String(token.value.prefix(8)))
+            entry["token_preview"] = .string(formats.preview(of: token))
         }
         for (name, field) in [
             ("platform", FieldName.platform), ("app_version", FieldName.appVersion), ("bundle_id", FieldName.bundleID),

@@ -136,7 +136,7 @@ public struct DiagnosticsFunction: Sendable {
         }
         let preview = page.entries.lazy.compactMap { DeviceRecord(document: $0.device, formats: formats).deliveryToken }
             .first
-            .map { String($0.value.prefix(8)) }
+            .map(formats.preview(of:))
         let activities = try await outbox.activities(
             serverKey: serverKey.hex, agentKeys: page.entries.map(\.agentKey.hex))
         // Each agent's last notification, then the newest of those this device took part in.
