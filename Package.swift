@@ -97,6 +97,8 @@ let package = Package(
             name: "PushgateFuzzing",
             dependencies: [
                 "PushgateClient", "PushgateCore", "PushgateFunctions", "PushgateHTTP2", "PushgateServices",
+                "PushgateWebPush",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
             ],

@@ -14,7 +14,7 @@ let package = Package(
     dependencies: [.package(path: gateway.path)],
     targets: [
         "FuzzRequests", "FuzzPreview", "FuzzPayloads", "FuzzJSON", "FuzzDumps", "FuzzTimes", "FuzzHooks", "FuzzFrames",
-        "FuzzEnvFiles",
+        "FuzzEnvFiles", "FuzzWebPush",
     ].map {
         name in
         .executableTarget(

@@ -10,6 +10,8 @@
 #   CONNECTIONS=1                 the gateway's connections to each origin
 #   WARMUP=N                      one unmeasured trigger to N other subscriptions first
 #                                 (default 500: TLS handshakes, the first VAPID tokens)
+#   PROFILE=DIR                   record the gateway with `perf record -g` during each
+#                                 trigger: DIR/webpush-<round>.perf.data
 #
 # Prints, per round: the floor (µs of CPU a push), the trigger's wall time, pushes a
 # second, the gateway's CPU per push (every thread, user + system, during the
@@ -138,11 +140,19 @@ for round in $(seq "$rounds"); do
     sleep 1.5  # nginx writes its log buffer every second: the warm-up's lines, then an empty log
     : >"$work/access.log"
     floor_us="$("$floor" "$payload_bytes" 20000 | awk '{print $1}')"
+    if [ -n "${PROFILE:-}" ]; then
+        mkdir -p "$PROFILE"
+        perf record -F "${PROFILE_FREQUENCY:-999}" -g -p "$gateway_pid" -o "$PROFILE/webpush-$round.perf.data" \
+            2>/dev/null &
+        perf_pid=$!
+        sleep 0.5  # perf attaches to every thread before the trigger starts
+    fi
     cpu_snapshot "$work/cpu-before" "$gateway_pid"
     start=$(date +%s.%N)
     answer="$(trigger "$cwd")"
     end=$(date +%s.%N)
     cpu_snapshot "$work/cpu-after" "$gateway_pid"
+    [ -z "${PROFILE:-}" ] || { kill -INT "$perf_pid"; wait "$perf_pid" || true; }
     sleep 1.5
     delivered="$(printf '%s' "$answer" | python3 -c 'import json,sys; print(json.load(sys.stdin)["success_count"])')"
     seen="$(awk '{print $2}' "$work/access.log" | sort | uniq -c | awk -v n="$n" '

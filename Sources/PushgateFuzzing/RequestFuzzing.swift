@@ -32,7 +32,7 @@ public enum RequestFuzzing {
             (
                 "registerSubscription",
                 [
-                    "cwd", "installation_id", "apns_token", "fcm_token", "agent_display_name", "platform",
+                    "cwd", "installation_id", "apns_token", "fcm_token", "webpush", "agent_display_name", "platform",
                     "app_version",
                     "bundle_id",
                 ],

@@ -34,7 +34,9 @@ public enum WebPushAddress {
                     try WebPushSubscription(registered: object, field: field, rules: rules).storedText
                 }
             },
-            stored: { text in WebPushSubscription(stored: text)?.storedText },
+            // A look-up by token may name the stored text or the browser's JSON of it.
+            stored: { text in (WebPushSubscription(stored: text) ?? WebPushSubscription(browserJSON: text))?.storedText
+            },
             admitted: rules.allowsPrivateAddresses ? nil : vetted,
             preview: { stored in WebPushSubscription(stored: stored)?.endpoint.origin ?? String(stored.prefix(8)) })
     }

@@ -12,7 +12,7 @@ import PushgateWebPush
 struct KeygenCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "keygen",
-        abstract: "Print a new push secret for CODEAGENTS_PUSH_SECRET, or write a VAPID key for Web Push.",
+        abstract: "Print a new push secret (or write a VAPID key).",
         discussion: """
             Without options: 32 random bytes, base64. Agent servers and their apps share it; its SHA-256 names \
             the namespace.

@@ -8,9 +8,9 @@ import PushgateWebPush
 struct WebPushEmulatorCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "webpush-emulator",
-        abstract: "Run a local Web Push service stand-in (a browser's push service or a UnifiedPush distributor).",
+        abstract: "Run a local Web Push stand-in (HTTP/2 and 1.1, TLS).",
         discussion: """
-            HTTP/2 and 1.1 over TLS. POST /subscriptions makes a subscription as a browser does (optional body \
+            A browser's push service or a UnifiedPush distributor. POST /subscriptions makes a subscription as a browser does (optional body \
             {"application_server_key": "<VAPID public key>"}) and answers its PushSubscription JSON, keeping the \
             private key. POST /push/{id} checks VAPID (signature, aud, exp, sub), TTL, Content-Encoding aes128gcm \
             and the 4,096-byte limit (413) as push services do, opens the record into GET /inbox and answers 201. \

@@ -27,7 +27,7 @@ struct DoctorEndToEndTests {
             lines.map { "\($0.prefix(6).trimmingCharacters(in: .whitespaces)) \($0.dropFirst(6).prefix(16))" }
                 .map { $0.trimmingCharacters(in: .whitespaces) } == [
                     "ok configuration", "ok apns key", "ok jwt", "ok apns host", "ok apns connection",
-                    "skip fcm credentials", "ok database",
+                    "skip fcm credentials", "skip webpush key", "ok database",
                 ], "\(healthy.stdout)")
         #expect(healthy.stdout.contains("does not exist yet"))
         #expect(!FileManager.default.fileExists(atPath: database), "doctor creates nothing")
@@ -42,6 +42,28 @@ struct DoctorEndToEndTests {
         #expect(noCA.stdout.contains("not trusted"))
         #expect(noCA.stdout.contains("FAIL  database"))
         #expect(noCA.stdout.contains("/nonexistent/folder is not writable"))
+    }
+
+    @Test(
+        "doctor with the Web Push emulator's settings: the VAPID key read, a token signed and verified; a bad key fails"
+    )
+    func webPush() async throws {
+        let emulator = try await RunningEmulator(.webpush, directory: directory)
+        defer { emulator.terminate() }
+        let database = directory.appendingPathComponent("pushgate.sqlite").path
+        let result = try await BuiltExecutable.run(["doctor", "--database", database], environment: emulator.settings)
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        #expect(result.stdout.contains("ok    webpush key     a P-256 key, public key B"), "\(result.stdout)")
+        #expect(result.stdout.contains("ok    vapid           an ES256 VAPID token signs and verifies"))
+        #expect(!result.stdout.contains("PRIVATE KEY"))
+
+        let notAKey = directory.appendingPathComponent("not-a-key.pem").path
+        try "not a key".write(toFile: notAKey, atomically: true, encoding: .utf8)
+        var bad = emulator.settings
+        bad["PUSHGATE_WEBPUSH_VAPID_KEY_PATH"] = notAKey
+        let failed = try await BuiltExecutable.run(["doctor", "--database", database], environment: bad)
+        #expect(failed.status == 1)
+        #expect(failed.stdout.contains("FAIL  webpush key     PUSHGATE_WEBPUSH_VAPID_KEY_PATH: "), "\(failed.stdout)")
     }
 
     @Test("doctor without an APNs key skips the APNs checks; an existing database is probed, not migrated")
@@ -91,7 +113,9 @@ struct DoctorEndToEndTests {
         let names = lines.map { $0.split(separator: " ").first.map(String.init) ?? "" }
         #expect(
             names == [
-                "serve", "keygen", "subscribe", "trigger", "apns-emulator", "fcm-emulator", "outbox", "config",
+                "serve", "keygen", "subscribe", "trigger", "apns-emulator", "fcm-emulator", "webpush-emulator",
+                "outbox",
+                "config",
                 "doctor", "event",
                 "resolve", "diagnostics", "unsubscribe", "backup", "export", "import", "hook", "proxy-env",
             ], "\(result.stdout)")

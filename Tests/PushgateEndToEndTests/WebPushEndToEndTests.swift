@@ -89,6 +89,7 @@ struct WebPushEndToEndTests {
         #expect(trigger.status == 0, "\(trigger.stdout)\(trigger.stderr)")
         let answer = try #require(try JSONValue.parse(Array(trigger.stdout.utf8)).objectValue)
         #expect(answer["delivery"] == "webpush" && answer["success_count"] == 1 && answer["device_count"] == 1)
+        #expect(answer["responses"] == [["installation_id": "browser-1", "provider": "webpush", "success": true]])
         let entries = try await emulator.entries()
         #expect(entries.count == 1, "one device: the second registration was an update")
         let payload = try #require(entries.first?["payload"]?.objectValue)

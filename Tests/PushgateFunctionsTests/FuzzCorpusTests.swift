@@ -21,7 +21,7 @@ struct FuzzCorpusTests {
         "every committed input keeps its target's properties",
         arguments: [
             "FuzzRequests", "FuzzPreview", "FuzzPayloads", "FuzzJSON", "FuzzDumps", "FuzzTimes", "FuzzHooks",
-            "FuzzFrames", "FuzzEnvFiles",
+            "FuzzFrames", "FuzzEnvFiles", "FuzzWebPush",
         ])
     func replay(target: String) throws {
         let inputs = try Self.inputs(target)
@@ -36,6 +36,7 @@ struct FuzzCorpusTests {
             case "FuzzHooks": HookFuzzing.check
             case "FuzzFrames": FrameFuzzing.check
             case "FuzzEnvFiles": EnvironmentFileFuzzing.check
+            case "FuzzWebPush": WebPushFuzzing.check
             default: PayloadFuzzing.check
             }
         for input in inputs { check(input) }

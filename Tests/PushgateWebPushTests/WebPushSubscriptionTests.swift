@@ -114,6 +114,11 @@ struct WebPushSubscriptionTests {
         let stored = try #require(try format.address(in: body))
         #expect(format.isStored(stored))
         #expect(try format.address(in: RequestFields([:])) == nil)
+        // A look-up by token may name the browser's JSON of it: the stored text is found.
+        let browserJSON =
+            #"{"endpoint":"https://push.example/x","expirationTime":null,"keys":{"p256dh":"\#(WebPushEncryptionTests.AppendixA.receiverPublic)","auth":"\#(WebPushEncryptionTests.AppendixA.auth)"}}"#
+        #expect(format.stored(browserJSON) == stored)
+        #expect(!format.isStored(browserJSON), "a dump holds the stored form only")
         #expect(throws: FunctionError.self) { try format.address(in: RequestFields(["webpush": "https://x"])) }
     }
 }

@@ -7,12 +7,14 @@ import PushgateFCM
 import PushgateHTTP2
 import PushgatePostgres
 import PushgateSQLite
+import PushgateWebPush
 
 /// `pushgate doctor`: checks a configuration end to end, as a start would use it,
 /// without starting: the settings, the APNs key, a JWT signed and verified with it,
 /// the FCM service account and an access token fetched with it, each service's host
-/// resolved and a connection opened (TLS with the trusted roots, then HTTP/2), and
-/// the database taking a write. Changes nothing; sends no push.
+/// resolved and a connection opened (TLS with the trusted roots, then HTTP/2), the
+/// VAPID key and a Web Push token signed and verified with it, and the database
+/// taking a write. Changes nothing; sends no push.
 public enum GatewayDoctor {
     public static func checks(_ sources: SettingSources, logger: Logger) async -> [DoctorCheck] {
         let configuration: GatewayConfiguration
@@ -41,7 +43,46 @@ public enum GatewayDoctor {
                 await apnsChecks(settings, logger: logger) + fcmChecks(settings, logger: logger)
             checks += appChecks.map { DoctorCheck("\(app.id) \($0.name)", $0.outcome, $0.detail) }
         }
+        // One VAPID key serves every app.
+        checks += webPushChecks(configuration.sources)
         checks.append(await databaseCheck(configuration.databasePath, logger: logger))
+        return checks
+    }
+
+    /// The VAPID key read, a token signed and verified with it, the endpoint rules.
+    /// No host: each subscription names its own push service, reached at its first push.
+    private static func webPushChecks(_ settings: SettingSources) -> [DoctorCheck] {
+        let webPush: WebPushConfiguration
+        do {
+            guard let configured = try WebPushConfiguration.read(from: settings) else {
+                return [
+                    DoctorCheck(
+                        "webpush key", .skipped,
+                        "no PUSHGATE_WEBPUSH_VAPID_KEY_PATH: devices with Web Push subscriptions fail no_webpush_provider"
+                    )
+                ]
+            }
+            webPush = configured
+        } catch {
+            return [DoctorCheck("webpush key", .failed, error.description)]
+        }
+        let rules = webPush.endpointRules
+        let endpoints =
+            (rules.allowsHTTP ? "https and http" : "https") + " endpoints, "
+            + (rules.allowsPrivateAddresses ? "private addresses allowed" : "private addresses refused")
+        var checks = [
+            DoctorCheck(
+                "webpush key", .ok,
+                "a P-256 key, public key \(webPush.vapidKey.publicKeyBase64URL) (GET /webpush/vapid-public-key), subject \(webPush.subject), \(endpoints)"
+            )
+        ]
+        let tokens = VAPIDTokens(key: webPush.vapidKey, subject: webPush.subject)
+        let header = (try? tokens.authorization(for: "https://push.example")) ?? ""
+        let token = header.split(separator: " ").dropFirst().first.map { String($0.dropFirst(2).dropLast()) } ?? ""
+        checks.append(
+            webPush.vapidKey.verifies(token)
+                ? DoctorCheck("vapid", .ok, "an ES256 VAPID token signs and verifies with the key")
+                : DoctorCheck("vapid", .failed, "a VAPID token does not sign and verify with the key"))
         return checks
     }
 

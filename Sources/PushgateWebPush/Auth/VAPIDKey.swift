@@ -29,6 +29,15 @@ public struct VAPIDKey: Sendable {
     /// The public key as browsers take it: base64url of the 65-byte uncompressed point.
     public var publicKeyBase64URL: String { Base64URL.encode(privateKey.publicKey.x963Representation) }
 
+    /// Whether `token` is a JWT whose ES256 signature this key's public half verifies.
+    public func verifies(_ token: String) -> Bool {
+        let pieces = token.split(separator: ".", omittingEmptySubsequences: false)
+        guard pieces.count == 3, let raw = Base64URL.decode(pieces[2]),
+            let signature = try? P256.Signing.ECDSASignature(rawRepresentation: raw)
+        else { return false }
+        return privateKey.publicKey.isValidSignature(signature, for: Data("\(pieces[0]).\(pieces[1])".utf8))
+    }
+
     /// A new key, as PEM (PKCS#8).
     public static func generatePEM() -> String {
         P256.Signing.PrivateKey().pemRepresentation

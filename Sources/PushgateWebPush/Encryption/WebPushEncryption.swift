@@ -21,11 +21,8 @@ public enum WebPushEncryption {
     /// Encrypts `plaintext` (at most ``maxPlaintext`` bytes) for `keys`, with a fresh
     /// sender key and salt.
     public static func seal(_ plaintext: some DataProtocol, for keys: WebPushKeys) throws -> Data {
-        var salt = Data(count: 16)
-        salt.withUnsafeMutableBytes { bytes in
-            var generator = SystemRandomNumberGenerator()
-            for index in bytes.indices { bytes[index] = generator.next() }
-        }
+        // BoringSSL's generator, in user space: one system call a byte or word would cost more.
+        let salt = SymmetricKey(size: .bits128).withUnsafeBytes { Data($0) }
         return try seal(plaintext, for: keys, sender: P256.KeyAgreement.PrivateKey(), salt: salt)
     }
 

@@ -55,6 +55,15 @@ public struct WebPushSubscription: Sendable, Hashable {
         self.init(endpoint: endpoint, keys: keys)
     }
 
+    /// A subscription as a browser's `JSON.stringify(subscription)` writes it (what a
+    /// look-up by token may name), read with the loosest rules; `nil` for anything else.
+    public init?(browserJSON text: String) {
+        guard case .object(let object)? = try? JSONValue.parse(Array(text.utf8)),
+            let subscription = try? WebPushSubscription(registered: object, field: "token", rules: .stored)
+        else { return nil }
+        self = subscription
+    }
+
     /// `{"endpoint":"…","p256dh":"…","auth":"…"}`, in this order, keys as
     /// base64url without padding.
     public var storedText: String {
