@@ -246,6 +246,7 @@ let package = Package(
                 "PushgateSQLite",
                 "PushgateServices",
                 "PushgateWeb",
+                "PushgateWebPush",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Hummingbird", package: "hummingbird"),
