@@ -26,7 +26,9 @@ function notification(entry, index) {
         return {
             index, entry, service: "Web Push", device: entry.subscription, accepted: entry.status === 201,
             failure: entry.error, app: "Web Push", collapseID: headers.topic,
-            title: payload.title, body: payload.body, badge: payload.data?.badge,
+            // A badge update carries no text: no banner, only the icon's count (a string, as FCM's data).
+            title: payload.title || undefined, body: payload.body || undefined,
+            badge: payload.data?.badge === undefined ? undefined : Number(payload.data.badge),
             threadID: headers.topic, timeSensitive: headers.urgency === "high",
         };
     }

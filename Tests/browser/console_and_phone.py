@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The web pages in a real browser: Debian's headless Chromium, driven by Playwright.
 
-Starts the APNs and FCM emulators and a gateway pointed at them (real processes, free
+Starts the APNs, FCM and Web Push emulators and a gateway pointed at them (real processes, free
 loopback ports, each stopped by its own pid), registers devices, sends pushes, then
 loads the gateway's /console and the emulators' phone page and checks what they show:
 agents, device rows, the connection lights against a test clock, pending approvals,
@@ -175,7 +175,7 @@ def check_console(browser, base, reference, shots, problems):
     agents = page.locator("#agents tbody tr")
     expect(agents).to_have_count(2)
     builder = page.locator("#agents tbody tr", has_text="builder@ci")
-    expect(builder.locator("td").nth(1)).to_have_text("4")
+    expect(builder.locator("td").nth(1)).to_have_text("5")
     expect(builder).to_contain_text("delivered")
     expect(page.locator("#agents tbody tr", has_text="docs-writer").locator("td").nth(1)).to_have_text("1")
 
@@ -187,8 +187,11 @@ def check_console(browser, base, reference, shots, problems):
     builder.get_by_role("button", name="Devices").focus()
     page.keyboard.press("Enter")
     devices = page.locator("#devices tbody tr")
-    expect(devices).to_have_count(4)
+    expect(devices).to_have_count(5)
     expect(page.locator("#devices-title")).to_have_text("Devices of builder@ci")
+    # A browser's subscription: its push service's origin only, never the endpoint's path.
+    expect(page.locator("#devices tbody tr", has_text="browser")).to_contain_text("Web Push https://127.0.0.1:")
+    assert "/push/" not in page.locator("body").inner_text(), "an endpoint's path is shown"
     expect(page.locator("#devices tbody tr", has_text="pixel")).to_contain_text("FCM pixel-fc…")
     expect(page.locator("#devices tbody tr", has_text="iphone")).to_contain_text("APNs a1a1a1a1…")
     expect(page.locator("#devices tbody tr", has_text="iphone")).to_contain_text("delivered")
@@ -211,8 +214,8 @@ def check_console(browser, base, reference, shots, problems):
     remove.click()
     page.locator("#devices tbody tr", has_text="ipad").get_by_role("button", name="Confirm removal").click()
     expect(page.locator("#toast")).to_contain_text("Removed ipad")
-    expect(devices).to_have_count(3)
-    expect(builder.locator("td").nth(1)).to_have_text("3")
+    expect(devices).to_have_count(4)
+    expect(builder.locator("td").nth(1)).to_have_text("4")
 
     # A phone-sized screen: nothing wider than the screen.
     page.set_viewport_size({"width": 390, "height": 844})
@@ -276,6 +279,24 @@ def check_fcm_phone(browser, url, shots, problems):
     context.close()
 
 
+def check_webpush_phone(browser, url, subscription, shots, problems):
+    device = subscription["endpoint"].rsplit("/", 1)[1]
+    context, page = open_phone(browser, url, device, problems, "Web Push phone")
+    # The browser follows the builder: two replies (the second replaced the first:
+    # one Topic), two approvals (Urgency: high), opened by the emulator.
+    expect(page.locator("#banners .banner")).to_have_count(3)
+    reply = page.locator("#banners .banner", has_text="all green")
+    expect(reply).to_contain_text("replaced 1 earlier")
+    approvals = page.locator("#banners .banner", has_text="Approval needed")
+    expect(approvals).to_have_count(2)
+    expect(approvals.first.locator(".mark")).to_have_text("Time sensitive")
+    reply.click()
+    expect(page.locator("#raw")).to_contain_text("aes128gcm")
+    expect(page.locator("#raw pre")).to_contain_text('"server_key"')
+    page.screenshot(path=os.path.join(shots, "phone-webpush.png"), full_page=True)
+    context.close()
+
+
 def watch(page, problems, name):
     """Collects script errors and CSP reports: a page that breaks its own policy fails.
     Chromium also logs each answer of 4xx as an error: the wrong secrets' are expected."""
@@ -303,10 +324,15 @@ def main():
         processes.append(apns)
         fcm, fcm_url, fcm_settings = start_emulator(pushgate, "fcm-emulator", directory)
         processes.append(fcm)
+        webpush, webpush_url, webpush_settings = start_emulator(pushgate, "webpush-emulator", directory)
+        processes.append(webpush)
+        browser_subscription = json.loads(urllib.request.urlopen(urllib.request.Request(
+            webpush_url + "/subscriptions", data=b"", method="POST"),
+            context=ssl._create_unverified_context(), timeout=10).read())
         database = os.path.join(directory, "pushgate.sqlite")
         environment = {
             key: value for key, value in os.environ.items() if not key.startswith("PUSHGATE_")
-        } | apns_settings | fcm_settings | {
+        } | apns_settings | fcm_settings | webpush_settings | {
             "PUSHGATE_PORT": "0", "PUSHGATE_DATABASE": database, "PUSHGATE_METRICS_LISTEN": "off",
             "PUSHGATE_DELIVERY_MAX_ATTEMPTS": "2",
         }
@@ -320,6 +346,7 @@ def main():
             (BUILDER, "builder@ci", "ipad", {"apns_token": IPAD_TOKEN, "platform": "ipados"}),
             (BUILDER, "builder@ci", "pixel", {"fcm_token": "pixel-fcm-token-0001", "platform": "android"}),
             (BUILDER, "builder@ci", "old-phone", {"fcm_token": "unavail-old-phone-0001", "platform": "android"}),
+            (BUILDER, "builder@ci", "browser", {"webpush": browser_subscription, "platform": "web"}),
             (DOCS, "docs-writer", "iphone", {"apns_token": IPHONE_TOKEN}),
         ]:
             must(call(base, "/registerSubscription", {
@@ -338,6 +365,8 @@ def main():
                 "cwd": DOCS, "type": "run_completed", "event_id": event_id, "thread_id": "nightly", "body": body}), event_id)
         # iPhone: 2 replies + 2 approvals + 2 runs; iPad: 2 + 2.
         wait_for_inbox(apns_url, 10)
+        # The browser: 2 replies + 2 approvals.
+        wait_for_inbox(webpush_url, 4)
 
         problems = []
         with sync_playwright() as playwright:
@@ -345,6 +374,7 @@ def main():
             check_console(browser, base, reference, shots, problems)
             check_apns_phone(browser, apns_url, shots, problems)
             check_fcm_phone(browser, fcm_url, shots, problems)
+            check_webpush_phone(browser, webpush_url, browser_subscription, shots, problems)
             browser.close()
         if problems:
             raise SystemExit("the pages reported errors:\n" + "\n".join(problems))
