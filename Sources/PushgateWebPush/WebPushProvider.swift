@@ -1,5 +1,4 @@
 import AsyncHTTPClient
-import Crypto
 import Foundation
 import Logging
 import NIOCore
@@ -24,7 +23,7 @@ public final class WebPushProvider: PushProvider {
 
     /// Every reason this provider answers with: the answers', the transport's and its own.
     public static let reasons: Set<String> = WebPushAnswer.reasons.union(HTTP2TransportFailure.reasons).union([
-        "PayloadEncoding", "NotASubscription", "NotAWebPushSubscription", "EndpointRefused",
+        "PayloadEncoding", "NotASubscription", "NotAWebPushSubscription",
     ])
 
     public var reasons: Set<String> { Self.reasons }
@@ -67,7 +66,7 @@ public final class WebPushProvider: PushProvider {
         for target in targets {
             subscriptions.append(target.token.kind == .webpush ? WebPushSubscription(stored: target.token.value) : nil)
         }
-        let headers = SharedHeaders(notification, timeToLive: configuration.timeToLive)
+        let headers = WebPushHeaders(notification, timeToLive: configuration.timeToLive)
         let rounds = SendRounds<Void>(
             maxAttempts: configuration.maxAttempts, credential: { .ready(()) }, renew: { _ in false },
             refused: { _ in }, accepted: {}, silent: { _ in }, heard: {})
@@ -83,7 +82,7 @@ public final class WebPushProvider: PushProvider {
 
     /// One round: the pushes at `indices`, each origin's on its own pool, all at once.
     private func round(
-        _ indices: [Int], subscriptions: [WebPushSubscription?], plaintexts: [[UInt8]], headers: SharedHeaders
+        _ indices: [Int], subscriptions: [WebPushSubscription?], plaintexts: [[UInt8]], headers: WebPushHeaders
     ) async -> [PushVerdict] {
         var byOrigin: [String: [Int]] = [:]
         var verdicts = [PushVerdict](
@@ -95,11 +94,10 @@ public final class WebPushProvider: PushProvider {
         await withTaskGroup(of: [(Int, PushVerdict)].self) { group in
             for positions in byOrigin.values {
                 group.addTask {
-                    let sends = positions.map { position in
-                        (position, subscriptions[indices[position]].map { ($0, plaintexts[indices[position]]) })
+                    let sends = positions.compactMap { position in
+                        subscriptions[indices[position]].map { (position, $0, plaintexts[indices[position]]) }
                     }
-                    return await self.send(
-                        sends.compactMap { position, send in send.map { (position, $0.0, $0.1) } }, headers: headers)
+                    return await self.send(sends, headers: headers)
                 }
             }
             for await answered in group {
@@ -112,7 +110,7 @@ public final class WebPushProvider: PushProvider {
     /// The pushes to one origin: sealed, signed, sent on its connections (HTTP/2, or
     /// HTTP/1.1 for an origin that chose it, whose pushes go again at once that way).
     private func send(
-        _ sends: [(position: Int, subscription: WebPushSubscription, plaintext: [UInt8])], headers: SharedHeaders
+        _ sends: [(position: Int, subscription: WebPushSubscription, plaintext: [UInt8])], headers: WebPushHeaders
     ) async -> [(Int, PushVerdict)] {
         guard let endpoint = sends.first?.subscription.endpoint else { return [] }
         let authorization: String
@@ -181,51 +179,5 @@ private struct Push {
         request.headers = headers
         request.body = .bytes(record)
         return request
-    }
-}
-
-/// The headers every push of one notification shares but `:path`: `TTL`,
-/// `Content-Encoding`, `Urgency`, `Topic`, and per origin `:authority` and the VAPID
-/// `Authorization`.
-struct SharedHeaders: Sendable {
-    let timeToLive: Int
-    let urgency: PushUrgency
-    /// ≤ 32 base64url characters, the same for every push with this collapse id.
-    let topic: String?
-
-    init(_ notification: PushNotification, timeToLive: Int) {
-        self.timeToLive = timeToLive
-        urgency = notification.urgency
-        topic = notification.collapseID.isEmpty ? nil : Self.topic(for: notification.collapseID)
-    }
-
-    /// A collapse id as a `Topic`: base64url of its SHA-256's first 24 bytes (32
-    /// characters), as the collapse id itself may be longer or hold other characters.
-    static func topic(for collapseID: String) -> String {
-        Base64URL.encode(Array(SHA256.hash(data: Data(collapseID.utf8))).prefix(24))
-    }
-
-    /// The HTTP/2 header block: pseudo-headers (`:path` goes between) and the rest.
-    func http2(authority: String, authorization: String) -> (pseudo: HTTP2HeaderBlock, regular: HTTP2HeaderBlock) {
-        let pseudo = HTTP2HeaderBlock([(":method", "POST"), (":scheme", "https"), (":authority", authority)])
-        var regular = HTTP2HeaderBlock(fields)
-        regular.append(name: "authorization", value: authorization, sensitive: true)
-        return (pseudo, regular)
-    }
-
-    /// The same headers for HTTP/1.1 (`Host` is the client's).
-    func http1(authorization: String) -> HTTPHeaders {
-        var headers = HTTPHeaders(fields)
-        headers.add(name: "authorization", value: authorization)
-        return headers
-    }
-
-    private var fields: [(String, String)] {
-        var fields = [
-            ("ttl", String(timeToLive)), ("content-encoding", "aes128gcm"),
-            ("content-type", "application/octet-stream"), ("urgency", urgency.rawValue),
-        ]
-        if let topic { fields.append(("topic", topic)) }
-        return fields
     }
 }
