@@ -165,6 +165,18 @@ def health_paths(operations):
             },
         }
         operations[f"{name}Answer"] = component(load(ROOT / "operations" / f"{name}.answer.schema.json"))
+    # Web Push's public key: served only when Web Push is configured, to anyone.
+    paths["/webpush/vapid-public-key"] = {
+        "get": {
+            "operationId": "vapidPublicKey",
+            "summary": "The VAPID public key browsers and UnifiedPush apps subscribe with (PUSHGATE_WEBPUSH_VAPID_KEY_PATH); 404 when Web Push is not configured.",
+            "responses": {
+                "200": {"description": "The key.", "content": json_content(ref("vapidPublicKeyAnswer"))},
+                "404": error_response(404),
+            },
+        }
+    }
+    operations["vapidPublicKeyAnswer"] = component(load(ROOT / "operations" / "vapidPublicKey.answer.schema.json"))
     paths["/metrics"] = {
         "get": {
             "operationId": "metrics",

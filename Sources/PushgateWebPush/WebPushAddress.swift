@@ -30,7 +30,8 @@ public enum WebPushAddress {
             storedForm: #"a JSON object {"endpoint","p256dh","auth"}"#,
             configuredBy: Setting<String>.webPushVAPIDKeyPath.environmentName,
             registered: { body, field throws(FunctionError) in
-                try body.optionalObject(field).map { object throws(FunctionError) in
+                // Members other than the endpoint and keys are ignored, as unknown fields are.
+                try body.optionalObject(field, checksTexts: false).map { object throws(FunctionError) in
                     try WebPushSubscription(registered: object, field: field, rules: rules).storedText
                 }
             },

@@ -105,6 +105,26 @@ struct WebPushSubscriptionTests {
         }
     }
 
+    @Test("members other than the endpoint and keys are ignored, as unknown fields are; expirationTime a number or null")
+    func otherMembers() throws {
+        let format = WebPushAddress.format
+        let body = RequestFields([
+            "webpush": [
+                "endpoint": "https://push.example/x", "keys": .object(Self.keys), "expirationTime": 1_800_000_000_000,
+                "extra\u{1}": ["nested": "\u{3}"],
+            ]
+        ])
+        #expect(try format.address(in: body) != nil)
+        #expect {
+            try format.address(
+                in: RequestFields([
+                    "webpush": ["endpoint": "https://push.example/x", "keys": .object(Self.keys), "expirationTime": "soon"]
+                ]))
+        } throws: { error in
+            (error as? FunctionError)?.field == "webpush.expirationTime"
+        }
+    }
+
     @Test("the registration field: an object, checked; absent is no address")
     func registrationField() throws {
         let format = WebPushAddress.format

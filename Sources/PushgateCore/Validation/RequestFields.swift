@@ -80,11 +80,16 @@ public struct RequestFields: Sendable {
     /// An object of any JSON values (custom data that keeps its types), every text in
     /// it — keys and strings at any depth — free of control characters (line breaks
     /// and tabs allowed in strings when `multiline`).
-    public func optionalObject(_ name: String, multiline: Bool = false) throws(FunctionError) -> [String: JSONValue]? {
+    /// - Parameter checksTexts: whether every text inside is checked for control
+    ///   characters; `false` for an object whose reader checks the members it takes
+    ///   and ignores the rest (a Web Push subscription).
+    public func optionalObject(_ name: String, multiline: Bool = false, checksTexts: Bool = true) throws(FunctionError)
+        -> [String: JSONValue]?
+    {
         switch object[name] {
         case nil, .null?: return nil
         case .object(let members)?:
-            try Self.checkTexts(in: .object(members), field: name, multiline: multiline)
+            if checksTexts { try Self.checkTexts(in: .object(members), field: name, multiline: multiline) }
             return members
         case let other?:
             throw .invalidArgument("'\(name)' must be an object, not \(other.kindName)", field: name)

@@ -28,6 +28,12 @@ public struct WebPushSubscription: Sendable, Hashable {
         } catch {
             throw .invalidArgument("'\(field).endpoint' \(error.description)", field: "\(field).endpoint")
         }
+        switch object["expirationTime"] {
+        case nil, .null?, .number?: break  // when the browser may renew it: not needed to push
+        default:
+            throw .invalidArgument(
+                "'\(field).expirationTime' must be a number or null", field: "\(field).expirationTime")
+        }
         guard case .object(let keys)? = object["keys"] else {
             throw .invalidArgument("'\(field).keys' must be an object with 'p256dh' and 'auth'", field: "\(field).keys")
         }
