@@ -105,7 +105,8 @@ struct WebPushSubscriptionTests {
         }
     }
 
-    @Test("members other than the endpoint and keys are ignored, as unknown fields are; expirationTime a number or null")
+    @Test(
+        "members other than the endpoint and keys are ignored, as unknown fields are; expirationTime a number or null")
     func otherMembers() throws {
         let format = WebPushAddress.format
         let body = RequestFields([
@@ -118,7 +119,9 @@ struct WebPushSubscriptionTests {
         #expect {
             try format.address(
                 in: RequestFields([
-                    "webpush": ["endpoint": "https://push.example/x", "keys": .object(Self.keys), "expirationTime": "soon"]
+                    "webpush": [
+                        "endpoint": "https://push.example/x", "keys": .object(Self.keys), "expirationTime": "soon",
+                    ]
                 ]))
         } throws: { error in
             (error as? FunctionError)?.field == "webpush.expirationTime"
