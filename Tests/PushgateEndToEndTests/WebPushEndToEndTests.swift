@@ -96,6 +96,11 @@ struct WebPushEndToEndTests {
         #expect(payload["body"] == "Deployed.")
         #expect(payload["data"]?.objectValue?["cwd"] == "/srv/web")
 
+        // The metrics name the service, as for APNs and FCM.
+        let metrics = try PrometheusText(try await APNsEndToEndTests.curl([gateway.baseURL + "/metrics"]))
+        #expect(
+            metrics["pushgate_deliveries_total", ["outcome": "delivered", "reason": "none", "provider": "webpush"]] == 1)
+
         // The subscription expires: the next push is answered 410 and the device removed.
         let id = try #require(
             try JSONValue.parse(Array(try String(contentsOfFile: file, encoding: .utf8).utf8)).objectValue?["endpoint"]?
@@ -108,6 +113,10 @@ struct WebPushEndToEndTests {
             ["trigger", "--cwd", "/srv/web", "--message", "Again."], environment: client)
         let second = try #require(try JSONValue.parse(Array(again.stdout.utf8)).objectValue)
         #expect(second["removed_count"] == 1 && second["success_count"] == 0, "\(again.stdout)")
+        let after = try PrometheusText(try await APNsEndToEndTests.curl([gateway.baseURL + "/metrics"]))
+        #expect(
+            after["pushgate_deliveries_total", ["outcome": "token_invalid", "reason": "Gone", "provider": "webpush"]]
+                == 1)
     }
 
     @Test(
