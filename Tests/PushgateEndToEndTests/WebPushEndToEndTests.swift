@@ -99,7 +99,8 @@ struct WebPushEndToEndTests {
         // The metrics name the service, as for APNs and FCM.
         let metrics = try PrometheusText(try await APNsEndToEndTests.curl([gateway.baseURL + "/metrics"]))
         #expect(
-            metrics["pushgate_deliveries_total", ["outcome": "delivered", "reason": "none", "provider": "webpush"]] == 1)
+            metrics["pushgate_deliveries_total", ["outcome": "delivered", "reason": "none", "provider": "webpush"]] == 1
+        )
 
         // The subscription expires: the next push is answered 410 and the device removed.
         let id = try #require(
