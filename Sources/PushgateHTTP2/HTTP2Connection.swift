@@ -147,6 +147,8 @@ final class HTTP2Connection: @unchecked Sendable {
         guard let permits = configuration.permitsAddress else {
             return bootstrap.connect(host: endpoint.host, port: endpoint.port)
         }
+        // The answer comes back on this connection's loop, where the bootstrap may be used.
+        let bound = NIOLoopBound(bootstrap, eventLoop: eventLoop)
         return HostResolver.shared.resolve(
             host: endpoint.host, port: endpoint.port, on: eventLoop, timeout: .seconds(10)
         ).flatMap { addresses in
@@ -154,7 +156,7 @@ final class HTTP2Connection: @unchecked Sendable {
                 return self.eventLoop.makeFailedFuture(
                     HTTP2ConnectionError("\(endpoint.host) resolves to no address the gateway may connect to"))
             }
-            return bootstrap.connect(to: permitted)
+            return bound.value.connect(to: permitted)
         }
     }
 

@@ -25,8 +25,11 @@ public struct RunningWebPushEmulator: Sendable {
             try emulator.application(port: 0, identity: identity, logger: logger, onRunning: onRunning)
         }
         let vapidKeyFile = server.directory.path("vapid.pem")
-        FileManager.default.createFile(
-            atPath: vapidKeyFile, contents: Data(VAPIDKey.generatePEM().utf8), attributes: [.posixPermissions: 0o600])
+        guard
+            FileManager.default.createFile(
+                atPath: vapidKeyFile, contents: Data(VAPIDKey.generatePEM().utf8),
+                attributes: [.posixPermissions: 0o600])
+        else { throw CocoaError(.fileWriteUnknown) }
         return RunningWebPushEmulator(emulator: emulator, server: server, vapidKeyFile: vapidKeyFile)
     }
 
