@@ -173,6 +173,7 @@ def health_paths(operations):
             "responses": {
                 "200": {"description": "The key.", "content": json_content(ref("vapidPublicKeyAnswer"))},
                 "404": error_response(404),
+                "429": error_response(429),
             },
         }
     }

@@ -146,7 +146,8 @@ public func buildRouter(
     router.add(middleware: StoreLockWaitMiddleware())
     if let rateLimiter {
         router.add(
-            middleware: RateLimitMiddleware(limiter: rateLimiter, paths: Set(FunctionRoutes.allowedMethods.keys)))
+            middleware: RateLimitMiddleware(
+                limiter: rateLimiter, paths: Set(FunctionRoutes.allowedMethods.keys).union(parts.documents.keys)))
     }
     FunctionRoutes(parts: parts, rateLimiter: rateLimiter).add(to: router)
     HealthRoutes(parts: parts, readiness: readiness, details: healthDetails, now: parts.now).add(to: router)

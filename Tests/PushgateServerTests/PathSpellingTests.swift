@@ -12,7 +12,7 @@ import Testing
 /// past every limit, counted as `function="other"`).
 @Suite("Paths: one spelling for the router, the limits and the metrics")
 struct PathSpellingTests {
-    /// Every function and health check, with a request its route accepts.
+    /// Every function, health check and published document, with a request its route accepts.
     static let calls: [(HTTPRequest.Method, String, JSONValue?)] = [
         (
             .post, "registerSubscription",
@@ -29,6 +29,8 @@ struct PathSpellingTests {
         (.get, "diagnostics", nil),
         (.get, "healthz", nil),
         (.get, "readyz", nil),
+        // What a push service publishes (Web Push's key): public, limited per address.
+        (.get, "webpush/vapid-public-key", nil),
     ]
 
     @Test(
@@ -40,7 +42,8 @@ struct PathSpellingTests {
         limits.perAddressPerMinute = 1
         limits.healthPerAddressPerMinute = 1
         let fixture = try RouterFixture()
-        try await fixture.withClient(rateLimiter: RateLimiter(limits: limits)) { client in
+        let documents: [String: JSONValue] = ["/webpush/vapid-public-key": ["public_key": "BExample"]]
+        try await fixture.withClient(rateLimiter: RateLimiter(limits: limits), documents: documents) { client in
             let call = { (uri: String) in
                 try await client.execute(
                     uri: uri, method: method, headers: RouterFixture.authorized(),

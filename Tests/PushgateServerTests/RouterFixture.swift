@@ -56,6 +56,7 @@ final class RouterFixture: Sendable {
         admission: AdmissionPolicy = AdmissionPolicy(),
         rateLimiter: RateLimiter? = nil,
         servesConsole: Bool = false,
+        documents: [String: JSONValue] = [:],
         testing: TestingSetup = .router,
         _ body: @Sendable (any TestClientProtocol) async throws -> Value
     ) async throws -> Value {
@@ -67,6 +68,7 @@ final class RouterFixture: Sendable {
             store: store ?? self.store,
             outbox: outbox,
             provider: provider,
+            documents: documents,
             policy: policy,
             admission: admission,
             logger: Logger(label: "test")

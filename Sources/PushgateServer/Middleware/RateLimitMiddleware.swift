@@ -2,15 +2,16 @@ import HTTPTypes
 import Hummingbird
 import PushgateCore
 
-/// Applies the rate limits to the functions — per client address always, per secret
-/// when the request carries a valid one — and to the health checks, per client
+/// Applies the rate limits to the functions and the documents the push services
+/// publish — per client address always, per secret when the request carries a valid
+/// one — and to the health checks, per client
 /// address with a limit of their own (metrics are on their own port). A refused call
 /// is answered before its body is read.
 struct RateLimitMiddleware: RouterMiddleware {
     typealias Context = GatewayRequestContext
 
     let limiter: RateLimiter
-    /// The functions' paths, with their leading `/`.
+    /// The functions' and published documents' paths, with their leading `/`.
     let paths: Set<String>
     /// The health checks' paths.
     static let healthPaths: Set<String> = ["/healthz", "/readyz"]
