@@ -145,14 +145,7 @@ export PUSHGATE_APNS_KEY_PATH="$work/AuthKey_BENCH00001.p8" PUSHGATE_APNS_KEY_ID
 
 apns_port="$(free_port)"
 if [ "$stand_in" = nginx ]; then
-    openssl ecparam -name prime256v1 -genkey -noout -out "$work/ca.key" 2>/dev/null
-    openssl req -x509 -new -key "$work/ca.key" -sha256 -days 2 -subj "/CN=bench CA" \
-        -addext "basicConstraints=critical,CA:TRUE" -addext "keyUsage=critical,keyCertSign" -out "$work/ca.crt" 2>/dev/null
-    openssl ecparam -name prime256v1 -genkey -noout -out "$work/server.key" 2>/dev/null
-    openssl req -new -key "$work/server.key" -subj "/CN=localhost" -out "$work/server.csr" 2>/dev/null
-    printf 'basicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\nsubjectAltName=DNS:localhost,IP:127.0.0.1\n' >"$work/ext"
-    openssl x509 -req -in "$work/server.csr" -CA "$work/ca.crt" -CAkey "$work/ca.key" -CAcreateserial \
-        -days 2 -sha256 -extfile "$work/ext" -out "$work/server.crt" 2>/dev/null
+    stand_in_certificates "$work"
     mkdir -p "$work/tmp"
     access_log=off
     [ "$mode" = throughput ] || access_log="$work/access.log pushes buffer=256k flush=1s"

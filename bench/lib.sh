@@ -1,4 +1,5 @@
-# What the benchmarks share: free ports, waiting for a log line, each thread's CPU time.
+# What the benchmarks share: free ports, waiting for a log line, the stand-ins'
+# certificates, each thread's CPU time.
 # Sourced by bench/fanout.sh and bench/webpush.sh.
 
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
@@ -26,4 +27,17 @@ cpu_snapshot() { # file pid…
 cpu_seconds() { # before after
     awk 'NR == FNR { before[$1] = $2; next } { total += $2 - ($1 in before ? before[$1] : 0) }
         END { printf "%.6f", total / 1e9 }' "$1" "$2"
+}
+
+# A throw-away CA (DIR/ca.crt) and a server certificate for localhost and 127.0.0.1
+# (DIR/server.crt, DIR/server.key) for the nginx stand-ins.
+stand_in_certificates() { # dir
+    openssl ecparam -name prime256v1 -genkey -noout -out "$1/ca.key" 2>/dev/null
+    openssl req -x509 -new -key "$1/ca.key" -sha256 -days 2 -subj "/CN=bench CA" \
+        -addext "basicConstraints=critical,CA:TRUE" -addext "keyUsage=critical,keyCertSign" -out "$1/ca.crt" 2>/dev/null
+    openssl ecparam -name prime256v1 -genkey -noout -out "$1/server.key" 2>/dev/null
+    openssl req -new -key "$1/server.key" -subj "/CN=localhost" -out "$1/server.csr" 2>/dev/null
+    printf 'basicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\nsubjectAltName=DNS:localhost,IP:127.0.0.1\n' >"$1/ext"
+    openssl x509 -req -in "$1/server.csr" -CA "$1/ca.crt" -CAkey "$1/ca.key" -CAcreateserial \
+        -days 2 -sha256 -extfile "$1/ext" -out "$1/server.crt" 2>/dev/null
 }

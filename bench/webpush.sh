@@ -55,14 +55,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-openssl ecparam -name prime256v1 -genkey -noout -out "$work/ca.key" 2>/dev/null
-openssl req -x509 -new -key "$work/ca.key" -sha256 -days 2 -subj "/CN=bench CA" \
-    -addext "basicConstraints=critical,CA:TRUE" -addext "keyUsage=critical,keyCertSign" -out "$work/ca.crt" 2>/dev/null
-openssl ecparam -name prime256v1 -genkey -noout -out "$work/server.key" 2>/dev/null
-openssl req -new -key "$work/server.key" -subj "/CN=localhost" -out "$work/server.csr" 2>/dev/null
-printf 'basicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\nsubjectAltName=DNS:localhost,IP:127.0.0.1\n' >"$work/ext"
-openssl x509 -req -in "$work/server.csr" -CA "$work/ca.crt" -CAkey "$work/ca.key" -CAcreateserial \
-    -days 2 -sha256 -extfile "$work/ext" -out "$work/server.crt" 2>/dev/null
+stand_in_certificates "$work"
 mkdir -p "$work/tmp"
 port1="$(free_port)"
 port2="$(free_port)"
