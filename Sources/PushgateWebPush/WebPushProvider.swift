@@ -70,14 +70,11 @@ public final class WebPushProvider: PushProvider {
         let rounds = SendRounds<Void>(
             maxAttempts: configuration.maxAttempts, credential: { .ready(()) }, renew: { _ in false },
             refused: { _ in }, accepted: {}, silent: { _ in }, heard: {})
-        var outcomes = await rounds.send(targets, of: .webpush, otherKindReason: "NotAWebPushSubscription") {
+        // A subscription that does not read fails `NotASubscription` in the round (its verdict's default).
+        return await rounds.send(targets, of: .webpush, otherKindReason: "NotAWebPushSubscription") {
             indices, _, _ in
             await self.round(indices, subscriptions: subscriptions, plaintexts: plaintexts, headers: headers)
         }
-        for index in targets.indices where targets[index].token.kind == .webpush && subscriptions[index] == nil {
-            outcomes[index] = .failed(reason: "NotASubscription")
-        }
-        return outcomes
     }
 
     /// One round: the pushes at `indices`, each origin's on its own pool, all at once.

@@ -24,10 +24,6 @@ public enum APNsJWT {
 
     /// Whether `token` is a JWT whose ES256 signature `publicKey` verifies.
     public static func isSignatureValid(_ token: String, publicKey: P256.Signing.PublicKey) -> Bool {
-        let pieces = token.split(separator: ".", omittingEmptySubsequences: false)
-        guard pieces.count == 3, let raw = Base64URL.decode(pieces[2]),
-            let signature = try? P256.Signing.ECDSASignature(rawRepresentation: raw)
-        else { return false }
-        return publicKey.isValidSignature(signature, for: Data("\(pieces[0]).\(pieces[1])".utf8))
+        ES256.isSignatureValid(token, publicKey: publicKey)
     }
 }

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import Logging
+import NIOCore
 import PushgateAPNs
 import PushgateCore
 import PushgateFCM
@@ -77,8 +78,7 @@ public enum GatewayDoctor {
             )
         ]
         let tokens = VAPIDTokens(key: webPush.vapidKey, subject: webPush.subject)
-        let header = (try? tokens.authorization(for: "https://push.example")) ?? ""
-        let token = header.split(separator: " ").dropFirst().first.map { String($0.dropFirst(2).dropLast()) } ?? ""
+        let token = (try? tokens.token(audience: "https://push.example", expires: Date().addingTimeInterval(3600))) ?? ""
         checks.append(
             webPush.vapidKey.verifies(token)
                 ? DoctorCheck("vapid", .ok, "an ES256 VAPID token signs and verifies with the key")
@@ -176,7 +176,12 @@ public enum GatewayDoctor {
         _ service: String, _ endpoint: HTTP2Endpoint, trust: String, connect: () async throws -> Void
     ) async -> [DoctorCheck] {
         let host = endpoint.host
-        let addresses = HostAddresses.resolve(host)
+        var addresses: [String] = []
+        for address in (try? await HostResolver.shared.resolve(host: host, port: endpoint.port, timeout: .seconds(10)))
+            ?? []
+        {
+            if let text = address.ipAddress, !addresses.contains(text) { addresses.append(text) }
+        }
         guard !addresses.isEmpty else { return [DoctorCheck("\(service) host", .failed, "\(host) does not resolve")] }
         var checks = [
             DoctorCheck("\(service) host", .ok, "\(host) resolves to \(addresses.prefix(3).joined(separator: ", "))")

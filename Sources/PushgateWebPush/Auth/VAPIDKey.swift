@@ -31,11 +31,7 @@ public struct VAPIDKey: Sendable {
 
     /// Whether `token` is a JWT whose ES256 signature this key's public half verifies.
     public func verifies(_ token: String) -> Bool {
-        let pieces = token.split(separator: ".", omittingEmptySubsequences: false)
-        guard pieces.count == 3, let raw = Base64URL.decode(pieces[2]),
-            let signature = try? P256.Signing.ECDSASignature(rawRepresentation: raw)
-        else { return false }
-        return privateKey.publicKey.isValidSignature(signature, for: Data("\(pieces[0]).\(pieces[1])".utf8))
+        ES256.isSignatureValid(token, publicKey: privateKey.publicKey)
     }
 
     /// A new key, as PEM (PKCS#8).

@@ -46,7 +46,7 @@ public final class VAPIDTokens: Sendable {
 
     /// The signed JWT: header `{"typ":"JWT","alg":"ES256"}`, claims `aud`, `exp`
     /// (seconds), `sub`; the signature raw r‖s, as JWS wants.
-    func token(audience: String, expires: Date) throws -> String {
+    public func token(audience: String, expires: Date) throws -> String {
         let header = #"{"typ":"JWT","alg":"ES256"}"#
         let claims = try JSONValue.object([
             "aud": .string(audience), "exp": .number(Double(Int(expires.timeIntervalSince1970))),
