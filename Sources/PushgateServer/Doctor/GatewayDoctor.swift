@@ -78,7 +78,8 @@ public enum GatewayDoctor {
             )
         ]
         let tokens = VAPIDTokens(key: webPush.vapidKey, subject: webPush.subject)
-        let token = (try? tokens.token(audience: "https://push.example", expires: Date().addingTimeInterval(3600))) ?? ""
+        let token =
+            (try? tokens.token(audience: "https://push.example", expires: Date().addingTimeInterval(3600))) ?? ""
         checks.append(
             webPush.vapidKey.verifies(token)
                 ? DoctorCheck("vapid", .ok, "an ES256 VAPID token signs and verifies with the key")
