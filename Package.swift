@@ -40,10 +40,11 @@ let package = Package(
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
     ],
     targets: [
-        // The app's half (issue 46): Foundation, CryptoKit on Apple's platforms and
-        // swift-crypto elsewhere; nothing of the gateway's own targets.
+        // RFC 8291 sealed records and the keys they are sealed for, base64url: the
+        // gateway seals (Web Push, sealed APNs and FCM pushes), the app opens. As the
+        // client: Foundation, CryptoKit on Apple's platforms and swift-crypto elsewhere.
         .target(
-            name: "PushgateClient",
+            name: "PushgateSealing",
             dependencies: [
                 .product(
                     name: "Crypto", package: "swift-crypto",
@@ -51,10 +52,23 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The app's half (issue 46): Foundation, CryptoKit on Apple's platforms and
+        // swift-crypto elsewhere; of the gateway's own targets only the sealing one.
+        .target(
+            name: "PushgateClient",
+            dependencies: [
+                "PushgateSealing",
+                .product(
+                    name: "Crypto", package: "swift-crypto",
+                    condition: .when(platforms: [.linux, .android, .windows, .openbsd, .wasi])),
+            ],
+            swiftSettings: swiftSettings
+        ),
         // Values, rules and ports. Imports no transport: no NIO, no HTTP, no SQL.
         .target(
             name: "PushgateCore",
             dependencies: [
+                "PushgateSealing",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -81,6 +95,7 @@ let package = Package(
             name: "PushgateFunctions",
             dependencies: [
                 "PushgateCore",
+                "PushgateSealing",
                 "PushgateDelivery",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -96,6 +111,7 @@ let package = Package(
         .target(
             name: "PushgateFuzzing",
             dependencies: [
+                "PushgateSealing",
                 "PushgateClient", "PushgateCore", "PushgateFunctions", "PushgateHTTP2", "PushgateServices",
                 "PushgateWebPush",
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -169,6 +185,7 @@ let package = Package(
         .target(
             name: "PushgateAPNs",
             dependencies: [
+                "PushgateSealing",
                 "PushgateCore",
                 "PushgateHTTP2",
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -187,6 +204,7 @@ let package = Package(
         .target(
             name: "PushgateFCM",
             dependencies: [
+                "PushgateSealing",
                 "PushgateCore",
                 "PushgateHTTP2",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -210,6 +228,7 @@ let package = Package(
         .target(
             name: "PushgateWebPush",
             dependencies: [
+                "PushgateSealing",
                 "PushgateCore",
                 "PushgateHTTP2",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -281,6 +300,7 @@ let package = Package(
         .target(
             name: "PushgateEmulators",
             dependencies: [
+                "PushgateSealing",
                 "PushgateCore",
                 "PushgateWeb",
                 "PushgateWebPush",
@@ -377,10 +397,21 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "PushgateSealingTests",
+            dependencies: [
+                "PushgateSealing",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "PushgateCoreTests",
             dependencies: [
                 "PushgateAPNs", "PushgateCore", "PushgateFCM", "PushgateServices", "PushgateWebPush",
+                "PushgateSealing",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -421,6 +452,7 @@ let package = Package(
         .testTarget(
             name: "PushgateWebPushTests",
             dependencies: [
+                "PushgateSealing",
                 "PushgateCore",
                 "PushgateDelivery",
                 "PushgateEmulators",
@@ -450,6 +482,7 @@ let package = Package(
         .testTarget(
             name: "PushgateAPNsTests",
             dependencies: [
+                "PushgateSealing",
                 "PushgateAPNs",
                 "PushgateCore",
                 "PushgateDelivery",
@@ -470,6 +503,7 @@ let package = Package(
         .testTarget(
             name: "PushgateFCMTests",
             dependencies: [
+                "PushgateSealing",
                 "PushgateCore",
                 "PushgateDelivery",
                 "PushgateEmulators",

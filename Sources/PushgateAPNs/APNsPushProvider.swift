@@ -90,17 +90,19 @@ public final class APNsPushProvider: PushProvider, Service {
     }
 
     public func send(_ notification: PushNotification, to targets: [DeliveryTarget]) async -> [DeliveryOutcome] {
+        let sealing = configuration.sealing
         let bodies: [ByteBuffer]
         do {
-            bodies = try PerBadge.map(targets, of: notification) { badge in
-                ByteBuffer(
-                    bytes: notification.isBadgeUpdate
-                        ? try BadgePayload.encode(badge: badge ?? 0)
-                        : try AlertPayload.encode(notification, badge: badge))
-            }
+            bodies = try sealing.payloads(
+                notification, to: targets, maxBytes: AlertPayload.maxBytes,
+                measure: { try Self.payload($0, badge: $1).count },
+                build: { ByteBuffer(bytes: try Self.payload($0, badge: $1)) })
         } catch {
             return targets.map { _ in .failed(reason: "PayloadEncoding") }
         }
+        // Sealed devices' pushes show the neutral notification's ids (hashes).
+        let sealed = targets.map { sealing.sealing(of: $0.route) != nil }
+        let neutral = sealed.contains(true) ? sealing.neutral(notification) : notification
         let expiration = String(Int(now().timeIntervalSince1970) + Int(configuration.timeToLive.components.seconds))
         let rounds = SendRounds<APNsTokenManager.Token>(
             maxAttempts: configuration.maxAttempts,
@@ -116,7 +118,10 @@ public final class APNsPushProvider: PushProvider, Service {
             heard: { [state, logger] in state.answered(logger: logger) })
         return await rounds.send(targets, of: .apns, otherKindReason: "NotAnAPNsToken") { indices, token, _ in
             let shared = sharedHeaders(notification: notification, expiration: expiration, token: token.value)
-            let headers = headers(shared, for: indices, of: targets)
+            let sharedSealed =
+                neutral.collapseID == notification.collapseID
+                ? shared : sharedHeaders(notification: neutral, expiration: expiration, token: token.value)
+            let headers = headers({ sealed[$0] ? sharedSealed : shared }, for: indices, of: targets)
             let requests = zip(indices, headers).map { index, headers in
                 HTTP2Request(headers: headers, body: bodies[index])
             }
@@ -147,19 +152,28 @@ public final class APNsPushProvider: PushProvider, Service {
         return headers
     }
 
-    /// Each device's request headers: the pseudo-headers, the shared block, its id;
-    /// written into one buffer whose slices they are.
-    private func headers(_ shared: HTTP2HeaderBlock, for indices: [Int], of targets: [DeliveryTarget])
-        -> [HTTP2HeaderBlock]
-    {
-        let fixed = pseudoHeaders.byteCount + shared.byteCount + 80
+    /// The payload of `notification` (a badge update's, or an alert's) with `badge`.
+    private static func payload(_ notification: PushNotification, badge: Int?) throws -> [UInt8] {
+        notification.isBadgeUpdate
+            ? try BadgePayload.encode(badge: badge ?? 0, encrypted: notification.encrypted)
+            : try AlertPayload.encode(notification, badge: badge)
+    }
+
+    /// Each device's request headers: the pseudo-headers, its shared block (by its
+    /// index: sealed devices' name hashed ids), its id; written into one buffer whose
+    /// slices they are.
+    private func headers(
+        _ shared: (Int) -> HTTP2HeaderBlock, for indices: [Int], of targets: [DeliveryTarget]
+    ) -> [HTTP2HeaderBlock] {
+        let fixed = pseudoHeaders.byteCount + (indices.first.map { shared($0).byteCount } ?? 0) + 80
         var headers = HTTP2HeaderBlock(capacity: indices.reduce(0) { $0 + fixed + targets[$1].token.value.utf8.count })
         var ends: [Int] = []
         ends.reserveCapacity(indices.count)
-        for device in indices.lazy.map({ targets[$0] }) {
+        for index in indices {
+            let device = targets[index]
             headers.append(pseudoHeaders)
             headers.append(name: ":path", value: "/3/device/", device.token.value)
-            headers.append(shared)
+            headers.append(shared(index))
             headers.append(name: "apns-id", value: device.pushID)
             ends.append(headers.byteCount)
         }

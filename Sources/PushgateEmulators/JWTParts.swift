@@ -1,5 +1,6 @@
 import Foundation
 import PushgateCore
+import PushgateSealing
 
 /// A JSON Web Token taken apart for checking: its header and claims as JSON, what
 /// was signed, and the signature's bytes. `nil` when it is not three base64url

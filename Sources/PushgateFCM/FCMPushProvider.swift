@@ -92,7 +92,9 @@ public final class FCMPushProvider: PushProvider, Service {
     public func send(_ notification: PushNotification, to targets: [DeliveryTarget]) async -> [DeliveryOutcome] {
         let messages: [FCMMessage]
         do {
-            messages = try PerBadge.map(targets, of: notification) { try FCMMessage(notification, badge: $0) }
+            messages = try configuration.sealing.payloads(
+                notification, to: targets, maxBytes: FCMMessage.maxForwardedBytes,
+                measure: FCMMessage.forwardedBytes, build: FCMMessage.init)
         } catch {
             return targets.map { _ in .failed(reason: "PayloadEncoding") }
         }

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import PushgateCore
+import PushgateSealing
 import PushgateWebPush
 
 /// One input of the Web Push fuzzer, read four ways: as a registration's `webpush`
@@ -30,18 +31,18 @@ public enum WebPushFuzzing {
         }
         _ = EndpointAddressRule.isHostName(text)
         guard let receiver else { return }
-        if let opened = try? WebPushEncryption.open(bytes, privateKey: receiver, auth: auth) {
+        if let opened = try? SealedRecord.open(bytes, privateKey: receiver, auth: auth) {
             // Only a record sealed for this receiver opens: a fuzzer does not forge GCM tags.
-            require(opened.count <= WebPushEncryption.maxPlaintext, "a record that opened into \(opened.count) bytes")
+            require(opened.count <= SealedRecord.maxPlaintext, "a record that opened into \(opened.count) bytes")
         }
-        let plaintext = Data(bytes.prefix(WebPushEncryption.maxPlaintext))
-        if let keys = try? WebPushKeys(
+        let plaintext = Data(bytes.prefix(SealedRecord.maxPlaintext))
+        if let keys = try? PayloadKeys(
             p256dh: Base64URL.encode(receiver.publicKey.x963Representation), auth: Base64URL.encode(auth)),
-            let sealed = try? WebPushEncryption.seal(plaintext, for: keys)
+            let sealed = try? SealedRecord.seal(plaintext, for: keys)
         {
-            require(sealed.count <= WebPushEncryption.recordSize, "a record of \(sealed.count) bytes")
+            require(sealed.count <= SealedRecord.recordSize, "a record of \(sealed.count) bytes")
             require(
-                (try? WebPushEncryption.open(sealed, privateKey: receiver, auth: auth)) == plaintext,
+                (try? SealedRecord.open(sealed, privateKey: receiver, auth: auth)) == plaintext,
                 "a sealed plaintext that does not open into itself")
         }
     }

@@ -7,6 +7,7 @@ import NIOHTTP1
 import NIOPosix
 import PushgateCore
 import PushgateHTTP2
+import PushgateSealing
 
 /// Delivers to browsers' push services and UnifiedPush distributors (RFC 8030), each
 /// push encrypted for its subscription (RFC 8291) and signed for its origin (VAPID,
@@ -54,7 +55,7 @@ public final class WebPushProvider: PushProvider {
         let plaintexts: [[UInt8]]
         do {
             plaintexts = try PerBadge.map(targets, of: notification) {
-                try WebPushPayload.plaintext(notification, badge: $0)
+                try SealedPlaintext.encode(notification, badge: $0, maxBytes: SealedRecord.maxPlaintext)
             }
         } catch {
             return targets.map { _ in .failed(reason: "PayloadEncoding") }
@@ -126,7 +127,7 @@ public final class WebPushProvider: PushProvider {
         var verdicts: [(Int, PushVerdict)] = []
         pushes.reserveCapacity(sends.count)
         for send in sends {
-            guard let record = try? WebPushEncryption.seal(send.plaintext, for: send.subscription.keys) else {
+            guard let record = try? SealedRecord.seal(send.plaintext, for: send.subscription.keys) else {
                 verdicts.append((send.position, .permanentFailure(reason: "PayloadEncoding")))
                 continue
             }

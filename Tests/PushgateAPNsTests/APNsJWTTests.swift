@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import PushgateAPNs
 import PushgateCore
+import PushgateSealing
 import PushgateTesting
 import Testing
 

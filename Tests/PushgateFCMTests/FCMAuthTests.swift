@@ -3,6 +3,7 @@ import NIOConcurrencyHelpers
 import PushgateCore
 import PushgateEmulators
 import PushgateFCM
+import PushgateSealing
 import PushgateTesting
 import Synchronization
 import Testing

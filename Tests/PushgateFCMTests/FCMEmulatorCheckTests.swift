@@ -1,6 +1,7 @@
 import Foundation
 import PushgateCore
 import PushgateFCM
+import PushgateSealing
 import PushgateTesting
 import Testing
 import _CryptoExtras

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import PushgateCore
 import PushgateHTTP2
+import PushgateSealing
 import PushgateTesting
 import PushgateWebPush
 import Testing
@@ -48,8 +49,8 @@ struct WebPushRulesTests {
             title: "my-agent", body: String(repeating: "é", count: 5000),
             data: ["type": "reply_finished", "server_key": "abc", "cwd": "/srv/agent", "count": 3],
             collapseID: "agent", urgency: .normal)
-        let bytes = try WebPushPayload.plaintext(notification, badge: nil)
-        #expect(bytes.count <= WebPushEncryption.maxPlaintext)
+        let bytes = try SealedPlaintext.encode(notification, badge: nil, maxBytes: SealedRecord.maxPlaintext)
+        #expect(bytes.count <= SealedRecord.maxPlaintext)
         let object = try #require(try JSONValue.parse(bytes).objectValue)
         #expect(object["title"] == "my-agent")
         #expect((object["body"]?.stringValue?.count ?? 0) > 1000)
@@ -57,10 +58,12 @@ struct WebPushRulesTests {
 
         notification.body = "short"
         notification.showsBadge = true
-        let withBadge = try JSONValue.parse(try WebPushPayload.plaintext(notification, badge: 4)).objectValue
+        let withBadge = try JSONValue.parse(
+            try SealedPlaintext.encode(notification, badge: 4, maxBytes: SealedRecord.maxPlaintext)
+        ).objectValue
         #expect(withBadge?["data"]?.objectValue?["badge"] == "4")
         let update = try JSONValue.parse(
-            try WebPushPayload.plaintext(.badgeUpdate(serverKey: "abc"), badge: 2)
+            try SealedPlaintext.encode(.badgeUpdate(serverKey: "abc"), badge: 2, maxBytes: SealedRecord.maxPlaintext)
         ).objectValue
         #expect(update?["data"] == ["type": "badge_update", "server_key": "abc", "badge": "2"])
     }

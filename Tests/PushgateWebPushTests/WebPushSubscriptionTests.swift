@@ -6,9 +6,12 @@ import Testing
 /// What a registration's `webpush` may be, and how it is stored.
 @Suite("Web Push subscriptions")
 struct WebPushSubscriptionTests {
+    /// The receiver's keys of RFC 8291's example (Appendix A).
+    static let p256dh = "BCVxsr7N_eNgVRqvHtD0zTZsEc6-VV-JvLexhqUzORcxaOzi6-AYWXvTBHm4bjyPjs7Vd8pZGH6SRpkNtoIAiw4"
+    static let auth = "BTBZMqHH6r4Tts7J_aSIgg"
     static let keys: [String: JSONValue] = [
-        "p256dh": .string(WebPushEncryptionTests.AppendixA.receiverPublic),
-        "auth": .string(WebPushEncryptionTests.AppendixA.auth),
+        "p256dh": .string(Self.p256dh),
+        "auth": .string(Self.auth),
     ]
 
     static func subscription(
@@ -27,7 +30,7 @@ struct WebPushSubscriptionTests {
         let text = subscription.storedText
         #expect(
             text
-                == #"{"endpoint":"https://fcm.googleapis.com/fcm/send/abc:DEF?x=1","p256dh":"\#(WebPushEncryptionTests.AppendixA.receiverPublic)","auth":"\#(WebPushEncryptionTests.AppendixA.auth)"}"#
+                == #"{"endpoint":"https://fcm.googleapis.com/fcm/send/abc:DEF?x=1","p256dh":"\#(Self.p256dh)","auth":"\#(Self.auth)"}"#
         )
         #expect(WebPushSubscription(stored: text) == subscription)
         #expect(subscription.endpoint.origin == "https://fcm.googleapis.com")
@@ -38,7 +41,7 @@ struct WebPushSubscriptionTests {
         let padded = try Self.subscription(
             "https://fcm.googleapis.com/fcm/send/abc:DEF?x=1",
             keys: [
-                "p256dh": .string(WebPushEncryptionTests.AppendixA.receiverPublic), "auth": "BTBZMqHH6r4Tts7J_aSIgg==",
+                "p256dh": .string(Self.p256dh), "auth": "BTBZMqHH6r4Tts7J_aSIgg==",
             ])
         #expect(padded.storedText == text)
         for bad in [
@@ -139,7 +142,7 @@ struct WebPushSubscriptionTests {
         #expect(try format.address(in: RequestFields([:])) == nil)
         // A look-up by token may name the browser's JSON of it: the stored text is found.
         let browserJSON =
-            #"{"endpoint":"https://push.example/x","expirationTime":null,"keys":{"p256dh":"\#(WebPushEncryptionTests.AppendixA.receiverPublic)","auth":"\#(WebPushEncryptionTests.AppendixA.auth)"}}"#
+            #"{"endpoint":"https://push.example/x","expirationTime":null,"keys":{"p256dh":"\#(Self.p256dh)","auth":"\#(Self.auth)"}}"#
         #expect(format.stored(browserJSON) == stored)
         #expect(!format.isStored(browserJSON), "a dump holds the stored form only")
         #expect(throws: FunctionError.self) { try format.address(in: RequestFields(["webpush": "https://x"])) }

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import PushgateCore
+import PushgateSealing
 
 /// The provider authentication token: an ES256 JWT with header `alg`, `kid` and
 /// claims `iss` (team id), `iat` (an integer, seconds since 1970).

@@ -41,6 +41,7 @@ extension APNsConfiguration {
             maxStreamsPerConnection: try settings.value(.apnsMaxStreams),
             timeToLive: .seconds(try settings.value(.apnsTTL))
         )
+        configuration.sealing = try PushSealing.read(from: settings)
         configuration.settingNames = .init(
             credentials: credentials.map(settings.name(of:)).joined(separator: ", ") + " and "
                 + settings.name(of: Setting<APNsEnvironment>.apnsEnvironment.erased),

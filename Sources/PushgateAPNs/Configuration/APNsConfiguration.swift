@@ -64,6 +64,8 @@ public struct APNsConfiguration: Sendable {
     /// What the operator's log lines and errors call the settings (the server's
     /// `PUSHGATE_APNS_*`); the library names no setting of its own.
     public var settingNames = SettingNames()
+    /// The app's rule for sealed pushes: the neutral text, whether keys are required.
+    public var sealing = PushSealing()
 
     /// The operator's names for what to check.
     public struct SettingNames: Sendable {

@@ -1,7 +1,9 @@
-/// A request body: text fields, and a Web Push subscription (an object) when there is one.
+/// A request body: text fields, and the objects a registration may carry (a Web Push
+/// subscription, payload keys) when there are.
 struct RequestBody: Encodable, Sendable {
     var fields: [String: String]
     var webpush: WebPushSubscription?
+    var payloadKeys: Registration.PayloadKeys?
 
     init(_ fields: [String: String], webpush: WebPushSubscription? = nil) {
         self.fields = fields
@@ -19,5 +21,6 @@ struct RequestBody: Encodable, Sendable {
         var container = encoder.container(keyedBy: Key.self)
         for (name, value) in fields { try container.encode(value, forKey: Key(stringValue: name)) }
         if let webpush { try container.encode(webpush, forKey: Key(stringValue: "webpush")) }
+        if let payloadKeys { try container.encode(payloadKeys, forKey: Key(stringValue: "payload_keys")) }
     }
 }

@@ -85,6 +85,45 @@ public struct PushgateNotification: Sendable, Hashable {
         self.init(userInfo: userInfo)
     }
 
+    /// A sealed push (issue 63: the gateway's neutral text in `aps`, the rest in
+    /// `encrypted`) opened with this installation's keys: the push as it would have
+    /// been in clear. `nil` when it holds no `encrypted` or it does not open for
+    /// `keys` (the push then keeps its neutral text). What a Notification Service
+    /// Extension does with a push, before it shows:
+    ///
+    /// ```swift
+    /// if let keys = try? PayloadKeyPair.stored(in: KeychainStore(accessGroup: group)),
+    ///    let opened = PushgateNotification.opened(request.content.userInfo, keys: keys) {
+    ///     content.title = opened.title ?? content.title
+    ///     content.body = opened.body ?? content.body
+    ///     content.userInfo = opened.userInfo
+    /// }
+    /// ```
+    public static func opened(_ userInfo: [AnyHashable: Any], keys: PayloadKeyPair) -> (
+        title: String?, body: String?, userInfo: [AnyHashable: Any]
+    )? {
+        guard let encrypted = userInfo["encrypted"] as? String, let plaintext = try? keys.open(encrypted),
+            let payload = try? JSONSerialization.jsonObject(with: plaintext) as? [String: Any]
+        else { return nil }
+        var opened = userInfo
+        opened["encrypted"] = nil
+        for (key, value) in payload["data"] as? [String: Any] ?? [:] where key != "aps" { opened[key] = value }
+        let title = payload["title"] as? String
+        let body = payload["body"] as? String
+        if var aps = opened["aps"] as? [String: Any], aps["alert"] != nil {
+            aps["alert"] = ["title": title ?? "", "body": body ?? ""]
+            opened["aps"] = aps
+        }
+        return (title, body, opened)
+    }
+
+    /// A sealed push opened with `keys` (``opened(_:keys:)``) and read as the same
+    /// push in clear; `nil` when it does not open or is not a Pushgate push.
+    public init?(sealed userInfo: [AnyHashable: Any], keys: PayloadKeyPair) {
+        guard let opened = Self.opened(userInfo, keys: keys) else { return nil }
+        self.init(userInfo: opened.userInfo)
+    }
+
     /// A push's `aps.badge`, whatever else it holds.
     public static func badge(in userInfo: [AnyHashable: Any]) -> Int? {
         guard let aps = userInfo["aps"] as? [String: Any] else { return nil }

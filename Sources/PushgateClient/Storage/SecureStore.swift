@@ -1,6 +1,6 @@
 /// Where the client keeps what outlives the app's process, by key: the installation
 /// id, each server's push secret, the subscriptions to replay after a token change,
-/// the calls waiting for the gateway. ``KeychainStore`` on Apple's platforms,
+/// the calls waiting for the gateway, the keys pushes are sealed for. ``KeychainStore`` on Apple's platforms,
 /// ``FileStore`` (one file of mode 0600) elsewhere, ``InMemoryStore`` in tests.
 public protocol SecureStore: Sendable {
     func string(forKey key: String) throws -> String?
@@ -17,6 +17,7 @@ enum StoreKey {
     static let subscriptions = "push_subscriptions"
     static let pending = "push_pending"
     static let token = "push_token"
+    static let payloadKeys = "push_payload_keys"
 
     static func secret(ofServer serverID: String) -> String { secretPrefix + serverID }
 }

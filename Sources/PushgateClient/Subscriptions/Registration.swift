@@ -21,11 +21,25 @@ public struct Registration: Sendable, Hashable, Codable {
     public var appVersion: String?
     public var bundleID: String?
     public var apnsEnvironment: APNsEnvironment?
+    /// The keys the device's pushes are sealed for (``PayloadKeyPair/registered``);
+    /// `nil`: the gateway keeps what it holds.
+    public var payloadKeys: PayloadKeys?
+
+    /// `payload_keys`: the public half of a ``PayloadKeyPair``, base64url.
+    public struct PayloadKeys: Sendable, Hashable, Codable {
+        public var p256dh: String
+        public var auth: String
+
+        public init(p256dh: String, auth: String) {
+            self.p256dh = p256dh
+            self.auth = auth
+        }
+    }
 
     public init(
         cwd: String, installationID: String, token: PushToken, agentDisplayName: String? = nil,
         platform: Platform? = nil, appVersion: String? = nil, bundleID: String? = nil,
-        apnsEnvironment: APNsEnvironment? = nil
+        apnsEnvironment: APNsEnvironment? = nil, payloadKeys: PayloadKeys? = nil
     ) {
         self.cwd = cwd
         self.installationID = installationID
@@ -35,6 +49,7 @@ public struct Registration: Sendable, Hashable, Codable {
         self.appVersion = appVersion
         self.bundleID = bundleID
         self.apnsEnvironment = apnsEnvironment
+        self.payloadKeys = payloadKeys
     }
 
     /// The request body, in the gateway's field names.
@@ -50,6 +65,7 @@ public struct Registration: Sendable, Hashable, Codable {
         body.fields["app_version"] = appVersion
         body.fields["bundle_id"] = bundleID
         body.fields["apns_environment"] = apnsEnvironment?.rawValue
+        body.payloadKeys = payloadKeys
         return body
     }
 }

@@ -20,6 +20,11 @@ public actor SubscriptionManager {
         public var appVersion: String?
         public var bundleID: String?
         public var apnsEnvironment: Registration.APNsEnvironment?
+        /// Pushes are sealed (issue 63): every registration carries this installation's
+        /// payload keys (``SubscriptionManager/payloadKeys()``), and the app opens its
+        /// pushes in a Notification Service Extension (``PushgateNotification/init(sealed:keys:)``);
+        /// without one, its pushes show the gateway's neutral text.
+        public var sealsPushes: Bool
         /// A chat opened again within this time, nothing else changed, is not
         /// registered again.
         public var coalescingWindow: Duration
@@ -30,13 +35,15 @@ public actor SubscriptionManager {
 
         public init(
             platform: Registration.Platform? = nil, appVersion: String? = nil, bundleID: String? = nil,
-            apnsEnvironment: Registration.APNsEnvironment? = nil, coalescingWindow: Duration = .seconds(60),
+            apnsEnvironment: Registration.APNsEnvironment? = nil, sealsPushes: Bool = false,
+            coalescingWindow: Duration = .seconds(60),
             retryBase: Duration = .seconds(2), retryCap: Duration = .seconds(300)
         ) {
             self.platform = platform
             self.appVersion = appVersion
             self.bundleID = bundleID
             self.apnsEnvironment = apnsEnvironment
+            self.sealsPushes = sealsPushes
             self.coalescingWindow = coalescingWindow
             self.retryBase = retryBase
             self.retryCap = retryCap
@@ -91,6 +98,16 @@ public actor SubscriptionManager {
         let id = UUID().uuidString.lowercased()
         try store.set(id, forKey: StoreKey.installationID)
         return id
+    }
+
+    /// The keys this installation's pushes are sealed for: made once, then kept in
+    /// the store (where the app's Notification Service Extension reads them:
+    /// ``PayloadKeyPair/stored(in:)``).
+    public func payloadKeys() throws -> PayloadKeyPair {
+        if let kept = try PayloadKeyPair.stored(in: store) { return kept }
+        let keys = PayloadKeyPair()
+        try store.set(keys.stored, forKey: StoreKey.payloadKeys)
+        return keys
     }
 
     /// Keeps the server's push secret (read from, or written to, its env file).
@@ -230,7 +247,8 @@ public actor SubscriptionManager {
         return Registration(
             cwd: subscription.cwd, installationID: try installationID(), token: token,
             agentDisplayName: subscription.agentDisplayName, platform: options.platform,
-            appVersion: options.appVersion, bundleID: options.bundleID, apnsEnvironment: options.apnsEnvironment)
+            appVersion: options.appVersion, bundleID: options.bundleID, apnsEnvironment: options.apnsEnvironment,
+            payloadKeys: options.sealsPushes ? try payloadKeys().registered : nil)
     }
 
     /// One kept call, made with what is current now. A registration of a chat since

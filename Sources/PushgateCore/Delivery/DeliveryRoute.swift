@@ -1,5 +1,6 @@
-/// Where a device's push goes beyond its token: the app it registered for and, for
-/// an APNs token, the environment (production or sandbox) the token came from.
+/// Where a device's push goes beyond its token: the app it registered for, for an
+/// APNs token the environment (production or sandbox) the token came from, and
+/// whether its pushes are sealed (``PayloadSealing``).
 ///
 /// A token works only in its own APNs environment. A registration may say which
 /// (`apns_environment`); when it did not, the app's environment is tried first and,
@@ -14,11 +15,18 @@ public struct DeliveryRoute: Sendable, Hashable {
     public var apnsEnvironment: APNsEnvironment?
     /// The registration stated the environment: a `BadDeviceToken` there is final.
     public var environmentStated: Bool
+    /// Sealed for the device's keys, or neutral; `nil`: in clear (unless its app is
+    /// sealed only, ``PushSealing/sealedOnly``).
+    public var sealing: PayloadSealing?
 
-    public init(app: String? = nil, apnsEnvironment: APNsEnvironment? = nil, environmentStated: Bool = false) {
+    public init(
+        app: String? = nil, apnsEnvironment: APNsEnvironment? = nil, environmentStated: Bool = false,
+        sealing: PayloadSealing? = nil
+    ) {
         self.app = app
         self.apnsEnvironment = apnsEnvironment
         self.environmentStated = environmentStated && apnsEnvironment != nil
+        self.sealing = sealing
     }
 
     /// The app's default environment, and nothing stated.
@@ -27,17 +35,19 @@ public struct DeliveryRoute: Sendable, Hashable {
     /// May the other environment be tried after a `BadDeviceToken`?
     public var mayFallBack: Bool { !environmentStated }
 
-    /// The same app, delivered in `environment`: learned, not stated.
+    /// The same app and sealing, delivered in `environment`: learned, not stated.
     public func learned(_ environment: APNsEnvironment) -> DeliveryRoute {
-        DeliveryRoute(app: app, apnsEnvironment: environment, environmentStated: false)
+        DeliveryRoute(app: app, apnsEnvironment: environment, environmentStated: false, sealing: sealing)
     }
 
     /// As the outbox stores it: `nil` for ``unstated``, else the environment (with
-    /// `!` when stated), a space, and the app (`"sandbox! com.example.app"`,
-    /// `" com.example.app"`).
+    /// `!` when stated), `~` and the sealing when there is one (``PayloadSealing``'s
+    /// text, never holding a space), a space, and the app (`"sandbox! com.example.app"`,
+    /// `" com.example.app"`, `"~BCVx….BTBZ… com.example.app"`).
     public var stored: String? {
         guard self != .unstated else { return nil }
-        return (apnsEnvironment?.rawValue ?? "") + (environmentStated ? "!" : "") + " " + (app ?? "")
+        return (apnsEnvironment?.rawValue ?? "") + (environmentStated ? "!" : "")
+            + (sealing.map { "~" + $0.stored } ?? "") + " " + (app ?? "")
     }
 
     /// A stored route; `nil` reads as ``unstated``. Text of another form is
@@ -49,14 +59,23 @@ public struct DeliveryRoute: Sendable, Hashable {
         }
         guard let space = stored.firstIndex(of: " ") else { return nil }
         var environment = stored[..<space]
+        var sealing: PayloadSealing?
+        if let tilde = environment.firstIndex(of: "~") {
+            guard let parsed = PayloadSealing(stored: environment[environment.index(after: tilde)...]) else {
+                return nil
+            }
+            sealing = parsed
+            environment = environment[..<tilde]
+        }
         let stated = environment.hasSuffix("!")
         if stated { environment = environment.dropLast() }
         let app = stored[stored.index(after: space)...]
         if environment.isEmpty {
-            self.init(app: app.isEmpty ? nil : String(app))
+            self.init(app: app.isEmpty ? nil : String(app), sealing: sealing)
             return
         }
         guard let parsed = APNsEnvironment(rawValue: String(environment)) else { return nil }
-        self.init(app: app.isEmpty ? nil : String(app), apnsEnvironment: parsed, environmentStated: stated)
+        self.init(
+            app: app.isEmpty ? nil : String(app), apnsEnvironment: parsed, environmentStated: stated, sealing: sealing)
     }
 }

@@ -24,6 +24,11 @@ public struct PushNotification: Sendable, Hashable, Codable {
     /// How soon the device should wake for it, where the service asks (Web Push's
     /// `Urgency`): set per event type (``EventType/defaultUrgency``).
     public var urgency: PushUrgency
+    /// The sealed record (base64url) of what this push holds, for one device that
+    /// registered payload keys (``PushSealing``): sent beside the neutral text as
+    /// `encrypted` with `mutable-content`, so that the app's Notification Service
+    /// Extension opens it. Set per device as it is sent; never stored.
+    public var encrypted: String?
 
     public init(
         title: String,

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import PushgateSealing
 
 /// ES256 JSON Web Tokens (P-256, the signature raw r‖s as JWS wants it): APNs's
 /// provider tokens and Web Push's VAPID tokens alike.

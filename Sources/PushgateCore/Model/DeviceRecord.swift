@@ -8,7 +8,10 @@ public struct DeviceRecord: Sendable, Hashable {
 
     /// The fields a record reads: a fan-out asks the store for these only.
     public static func fieldsRead(_ formats: PushAddressFormats) -> [String] {
-        formats.documentFields + [FieldName.bundleID, FieldName.apnsEnvironment, FieldName.apnsEnvironmentLearned]
+        formats.documentFields + [
+            FieldName.bundleID, FieldName.apnsEnvironment, FieldName.apnsEnvironmentLearned,
+            FieldName.payloadKeys,
+        ]
     }
 
     /// `formats` say which fields hold addresses, and which comes first.
@@ -16,20 +19,29 @@ public struct DeviceRecord: Sendable, Hashable {
         self.path = document.path
         // One pass, on a fan-out's path for every device: the first address found is
         // the one delivered to, and its service says whether the route keeps an
-        // environment.
+        // environment, and whether it seals pushes itself (Web Push: the device's
+        // payload keys are not used).
         var addresses: [DeviceToken] = []
         var environments = false
+        var sealsItself = false
         for format in formats.all {
             guard let value = document.string(format.documentField) else { continue }
-            if addresses.isEmpty { environments = format.hasEnvironments }
+            if addresses.isEmpty {
+                environments = format.hasEnvironments
+                sealsItself = format.sealsItself
+            }
             addresses.append(DeviceToken(kind: format.service, value: value))
         }
         self.addresses = addresses
-        let route = DeliveryRoute(
-            app: document.string(FieldName.bundleID),
-            apnsEnvironment: document.string(FieldName.apnsEnvironment).flatMap(APNsEnvironment.init(rawValue:)),
-            environmentStated: document.fields[FieldName.apnsEnvironmentLearned] != .bool(true))
-        self.route = environments ? route : DeliveryRoute(app: route.app)
+        let sealing = sealsItself ? nil : PayloadSealing(field: document.fields[FieldName.payloadKeys])
+        let app = document.string(FieldName.bundleID)
+        self.route =
+            environments
+            ? DeliveryRoute(
+                app: app,
+                apnsEnvironment: document.string(FieldName.apnsEnvironment).flatMap(APNsEnvironment.init(rawValue:)),
+                environmentStated: document.fields[FieldName.apnsEnvironmentLearned] != .bool(true), sealing: sealing)
+            : DeliveryRoute(app: app, sealing: sealing)
     }
 
     public var installationID: String { path.documentID }

@@ -21,6 +21,8 @@ public enum FieldName {
     /// that `BadDeviceToken` sent to the other environment (then `apnsEnvironmentLearned`).
     public static let apnsEnvironment = "apnsEnvironment"
     public static let apnsEnvironmentLearned = "apnsEnvironmentLearned"
+    /// `{"p256dh", "auth"}`: the keys its pushes are sealed for (issue 63), base64url.
+    public static let payloadKeys = "payloadKeys"
     // servers/{serverKey}/installations/{installationId}
     /// The events counted on the badge not yet resolved, under every agent (their
     /// document ids, `sha256(eventId)`): how many is `aps.badge`.

@@ -1,8 +1,9 @@
 import Foundation
 
 /// The APNs payload of an alert push: `{"aps": {"alert": {"title", "body"}, "sound",
-/// "badge"?, "thread-id"?, "interruption-level"?, "content-available"?}, <custom
-/// keys>…}`, within APNs' 4,096-byte limit (UTF-8 bytes). APNs gets it as the body of
+/// "badge"?, "thread-id"?, "interruption-level"?, "content-available"?,
+/// "mutable-content"?}, <custom keys>…, "encrypted"?}` (a sealed push's custom keys are
+/// only its `encrypted`: ``PushSealing``), within APNs' 4,096-byte limit (UTF-8 bytes). APNs gets it as the body of
 /// a push; FCM forwards it to Apple's devices (its `data` becoming the custom keys),
 /// so the FCM message is cut to the same fit.
 ///
@@ -119,6 +120,8 @@ public enum AlertPayload {
         aps["thread-id"] = notification.threadID.map(JSONValue.string)
         aps["interruption-level"] = notification.interruptionLevel.map(JSONValue.string)
         if contentAvailable || notification.contentAvailable { aps["content-available"] = 1 }
+        // A sealed push: the app's Notification Service Extension opens it before it shows.
+        if notification.encrypted != nil { aps["mutable-content"] = 1 }
         return .object(aps)
     }
 
@@ -129,6 +132,7 @@ public enum AlertPayload {
         contentAvailable: Bool
     ) throws -> [UInt8] {
         var root = fitted.data
+        root["encrypted"] = notification.encrypted.map(JSONValue.string)
         root["aps"] = aps(
             notification, title: fitted.title, body: fitted.body, badge: badge, contentAvailable: contentAvailable)
         return Array(try JSONValue.object(root).encodedData())

@@ -20,6 +20,11 @@ public struct PushAddressFormat: Sendable {
     /// sandbox): a registration's `apns_environment` applies to them, and one learned
     /// from a push lasts while the address does.
     public let hasEnvironments: Bool
+    /// Its pushes are end-to-end encrypted by the service's own protocol (Web Push:
+    /// RFC 8291, for the subscription's keys): a device's `payload_keys` are not
+    /// used, and a sealed-only app (``PushSealing/sealedOnly``) takes its
+    /// registrations without them.
+    public let sealsItself: Bool
     /// The setting that configures the service's provider, which the log names when
     /// devices of the service have none to go through (`PUSHGATE_APNS_KEY_PATH`).
     public let configuredBy: String
@@ -40,7 +45,7 @@ public struct PushAddressFormat: Sendable {
 
     public init(
         service: PushServiceID, name: String, registrationField: String, storedForm: String,
-        hasEnvironments: Bool = false, configuredBy: String,
+        hasEnvironments: Bool = false, sealsItself: Bool = false, configuredBy: String,
         registered: @escaping @Sendable (_ body: RequestFields, _ field: String) throws(FunctionError) -> String?,
         stored: @escaping @Sendable (_ text: String) -> String?,
         admitted: (@Sendable (_ stored: String) async throws(FunctionError) -> Void)? = nil,
@@ -52,6 +57,7 @@ public struct PushAddressFormat: Sendable {
         self.registrationField = registrationField
         self.storedForm = storedForm
         self.hasEnvironments = hasEnvironments
+        self.sealsItself = sealsItself
         self.configuredBy = configuredBy
         self.registered = registered
         self.stored = stored

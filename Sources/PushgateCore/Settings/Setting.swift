@@ -56,9 +56,11 @@ extension Setting {
         }
     }
 
-    /// `on` or `off`.
+    /// `on` or `off` (YAML's `true` and `false` too: a file's `sealed_only: true`).
     public static func onOff(_ key: String, default defaultValue: String, _ help: String) -> Setting<Bool> {
-        choice(key, default: defaultValue, "on or off", help) { ["on": true, "off": false][$0] }
+        choice(key, default: defaultValue, "on or off", help) {
+            ["on": true, "off": false, "true": true, "false": false][$0]
+        }
     }
 
     /// A whole number in `range`; `what` as the error says it ("a number from 1 to 64").

@@ -34,6 +34,9 @@ public enum DocumentLayout {
         /// An address of a push service, as its module stores it.
         case pushAddress(PushAddressFormat)
         case trueFlag, anything
+        /// The keys a device's pushes are sealed for, as `registerSubscription` stores
+        /// them: `{"p256dh", "auth"}`, base64url without padding.
+        case payloadKeys
         case oneOf(Set<String>)
         /// One-line text (no control, bidirectional or separator character) of
         /// `characters` characters, as a request's field of that name.
@@ -82,6 +85,12 @@ public enum DocumentLayout {
             switch self {
             case .pushAddress(let format): value.stringValue.map(format.isStored) ?? false
             case .trueFlag: value == .bool(true)
+            case .payloadKeys:
+                if case .sealed(let keys)? = PayloadSealing(field: value) {
+                    PayloadSealing.field(keys) == value
+                } else {
+                    false
+                }
             case .anything: true
             case .oneOf(let allowed): value.stringValue.map(allowed.contains) ?? false
             case .eventType: value.stringValue.flatMap(EventType.init(rawValue:)) != nil
@@ -115,6 +124,7 @@ public enum DocumentLayout {
                 "an RFC 3339 timestamp from 0001-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z"
             case .pushAddress(let format): format.storedForm
             case .trueFlag: "true"
+            case .payloadKeys: #"{"p256dh", "auth"}: a P-256 point (65 bytes) and 16 bytes, base64url without padding"#
             case .anything: "any value"
             case .oneOf(let allowed): allowed.sorted().map { "\"\($0)\"" }.joined(separator: " or ")
             case .text(let characters): "a string of \(characters.lowerBound) to \(characters.upperBound) characters"
@@ -158,11 +168,12 @@ public enum DocumentLayout {
         case .device:
             let addresses = formats.all.map { ($0.documentField, optional(.pushAddress($0))) }
             return [
-                FieldName.platform: required(.oneOf(["ios", "ipados", "macos", "android"])),
+                FieldName.platform: required(.oneOf(["ios", "ipados", "macos", "android", "web"])),
                 FieldName.appVersion: optional(.text(characters: 0...100)),
                 FieldName.bundleID: optional(.text(characters: 0...100)),
                 FieldName.apnsEnvironment: optional(.oneOf(["production", "sandbox"])),
                 FieldName.apnsEnvironmentLearned: optional(.trueFlag),
+                FieldName.payloadKeys: optional(.payloadKeys),
                 FieldName.createdAt: required(.pastTimestamp), FieldName.updatedAt: required(.pastTimestamp),
             ].merging(addresses) { general, _ in general }
         case .agentLastEvent, .serverLastEvent:

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import PushgateCore
+import PushgateSealing
 
 /// What a push service checks of a push's `Authorization` (RFC 8292): `vapid t=<JWT>,
 /// k=<public key>`, the JWT ES256-signed by that key, `aud` the endpoint's origin,

@@ -5,6 +5,7 @@ import Logging
 import NIOConcurrencyHelpers
 import NIOCore
 import PushgateCore
+import PushgateSealing
 import PushgateWebPush
 
 /// A local server that behaves like a browser's push service or a UnifiedPush
@@ -156,7 +157,7 @@ public final class WebPushEmulator: Sendable {
         }
         let plaintext: Data
         do {
-            plaintext = try WebPushEncryption.open(body, privateKey: subscription.privateKey, auth: subscription.auth)
+            plaintext = try SealedRecord.open(body, privateKey: subscription.privateKey, auth: subscription.auth)
         } catch {
             return refuse(400, "decryption", nil)
         }

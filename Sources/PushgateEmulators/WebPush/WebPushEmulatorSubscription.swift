@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import PushgateCore
+import PushgateSealing
 
 /// A subscription the emulator made, as a browser's push service does: its keys
 /// (the private one kept, to open what arrives) and, when it was made for one, the

@@ -1,5 +1,6 @@
 import Foundation
 import PushgateCore
+import PushgateSealing
 import _CryptoExtras
 
 /// The signed assertion a service account trades for an access token (OAuth 2.0

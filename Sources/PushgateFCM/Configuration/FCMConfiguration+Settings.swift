@@ -33,6 +33,7 @@ extension FCMConfiguration {
             extraTrustedCAFile: try settings.optional(.fcmCAFile),
             connections: try settings.value(.fcmConnections)
         )
+        configuration.sealing = try PushSealing.read(from: settings)
         configuration.settingNames = .init(
             credentials: settings.name(of: credentials),
             destination: "\(settings.name(of: projectID)) and \(settings.name(of: url))",

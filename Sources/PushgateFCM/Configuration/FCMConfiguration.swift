@@ -1,3 +1,4 @@
+import PushgateCore
 import PushgateHTTP2
 
 /// Everything the FCM provider needs, checked when it is built: the service account
@@ -24,6 +25,8 @@ public struct FCMConfiguration: Sendable {
     /// What the operator's log lines and errors call the settings (the server's
     /// `PUSHGATE_FCM_*`); the library names no setting of its own.
     public var settingNames = SettingNames()
+    /// The app's rule for sealed pushes: the neutral text, whether keys are required.
+    public var sealing = PushSealing()
 
     /// The operator's names for what to check.
     public struct SettingNames: Sendable {

@@ -16,7 +16,9 @@ import PushgateHTTP2
 ///   "token": …}}
 /// ```
 ///
-/// A badge update is a message of its own (``badgeUpdate(_:badge:)``).
+/// A badge update is a message of its own (``badgeUpdate(_:badge:)``). A sealed push
+/// (``PushSealing``) is the neutral text, its `data` only `encrypted` (a badge
+/// update's also `badge`), and `mutable-content: 1` in its `apns` block.
 ///
 /// FCM forwards `data` to Apple's devices as custom keys beside `aps` and adds a few
 /// keys of its own, so title, body and data are cut to what fits APNs's 4,096 bytes
@@ -26,6 +28,24 @@ public struct FCMMessage: Sendable {
     /// Room left in the APNs payload for what FCM adds (`gcm.message_id`,
     /// `google.c.a.e`, `google.c.sender.id`, `google.c.fid`).
     public static let reservedForFCM = 256
+    /// The most the APNs payload FCM makes of a message may hold of ours.
+    public static let maxForwardedBytes = AlertPayload.maxBytes - reservedForFCM
+
+    /// The size of the APNs payload FCM makes of `notification`'s message for Apple's
+    /// devices (its `data` beside `aps`), FCM's own keys aside: what a sealed push's
+    /// record is fitted to (``PushSealing``).
+    public static func forwardedBytes(_ notification: PushNotification, badge: Int?) throws -> Int {
+        guard notification.isBadgeUpdate else {
+            return try AlertPayload.encode(
+                notification, badge: badge, contentAvailable: true, maxBytes: maxForwardedBytes
+            ).count
+        }
+        var forwarded =
+            try BadgePayload.payload(badge: badge ?? 0, encrypted: notification.encrypted).objectValue ?? [:]
+        for (key, value) in notification.data { forwarded[key] = value.asDataString }
+        forwarded["badge"] = .string(String(badge ?? 0))
+        return try JSONValue.object(forwarded).encodedBytes().count
+    }
 
     /// The message up to its token's value, and what follows it.
     private let prefix: [UInt8]
@@ -52,13 +72,15 @@ public struct FCMMessage: Sendable {
         var notification = notification
         notification.threadID = notification.threadID ?? notification.collapseID
         let fitted = try AlertPayload.fit(
-            notification, badge: badge, contentAvailable: true, maxBytes: AlertPayload.maxBytes - Self.reservedForFCM)
+            notification, badge: badge, contentAvailable: true, maxBytes: Self.maxForwardedBytes)
         let aps = AlertPayload.aps(
             notification, title: fitted.title, body: fitted.body, badge: badge, contentAvailable: true)
+        var data = fitted.data.mapValues(\.asDataString)
+        data["encrypted"] = notification.encrypted.map(JSONValue.string)
         return [
             "message": [
                 "notification": ["title": .string(fitted.title), "body": .string(fitted.body)],
-                "data": .object(fitted.data.mapValues(\.asDataString)),
+                "data": .object(data),
                 "apns": [
                     "headers": [
                         "apns-collapse-id": .string(notification.collapseID), "apns-push-type": "alert",
@@ -78,6 +100,7 @@ public struct FCMMessage: Sendable {
     private static func badgeUpdate(_ notification: PushNotification, badge: Int) -> JSONValue {
         var data = notification.data.mapValues(\.asDataString)
         data["badge"] = .string(String(badge))
+        data["encrypted"] = notification.encrypted.map(JSONValue.string)
         return [
             "message": [
                 "data": .object(data),

@@ -13,6 +13,18 @@ public struct AdmissionPolicy: Sendable, Hashable {
     /// The apps a registration's `bundle_id` may name (the file's `apps:`); `nil`:
     /// any (one app serves every device).
     public var apps: Set<String>?
+    /// The apps of ``apps`` whose registrations must give `payload_keys` (their
+    /// `sealed_only`).
+    public var sealedOnlyApps: Set<String> = []
+    /// Whether the default app's must (`PUSHGATE_SEALED_ONLY`, or the default app's
+    /// `sealed_only`): a registration that names no app of ``apps`` is the default app's.
+    public var sealedOnlyByDefault = false
 
     public init() {}
+
+    /// Whether a registration naming `bundleID` must give payload keys.
+    public func requiresPayloadKeys(bundleID: String?) -> Bool {
+        if let bundleID, let apps, apps.contains(bundleID) { return sealedOnlyApps.contains(bundleID) }
+        return sealedOnlyByDefault
+    }
 }

@@ -6,8 +6,8 @@ import PushgateCore
 /// Upserts the server, agent and device documents in one atomic write, keeping
 /// creation times. A registration sets the device's tokens to the ones it carries
 /// (a token kind not sent is removed, so a stale token never outlives its
-/// replacement); other optional fields not sent keep their stored value. When the
-/// tokens are new, the same installation's devices under the server's other agents
+/// replacement); other optional fields not sent keep their stored value (the payload
+/// keys too: a token change keeps them). When the tokens or keys are new, the same installation's devices under the server's other agents
 /// get them too before the call is answered: one call rotates a token everywhere.
 /// That rotation is written after the device, a hundred devices a transaction
 /// (``rotationBatch``), and only while the device still holds the tokens it
@@ -48,15 +48,23 @@ public struct RegisterSubscriptionFunction: Sendable {
             // The message names no app: another tenant's apps are not this caller's to learn.
             throw FunctionError.invalidArgument("'bundle_id' names no app this gateway serves", field: "bundle_id")
         }
+        if request.lacksPayloadKeys, admission.requiresPayloadKeys(bundleID: request.bundleID) {
+            throw FunctionError.invalidArgument(
+                "'payload_keys' is required: this app's pushes go out sealed only, never in clear (sealed_only)",
+                field: "payload_keys")
+        }
         let serverKey = secret.serverKey
         let agentKey = AgentKey(cwd: request.cwd)
         let now = self.now()
         let timestamp = JSONValue.string(RFC3339.format(now))
         let devicePath = try NamespacePaths.device(request.installationID, of: agentKey, of: serverKey)
 
-        let tokenFields = Dictionary(
+        // The addresses, and the payload keys when given: what one installation holds
+        // under every agent, and a rotation spreads.
+        var tokenFields = Dictionary(
             request.addresses.map { ($0.documentField, $0.address.map { FieldValue.value(.string($0)) } ?? .delete) }
         ) { first, _ in first }
+        tokenFields[FieldName.payloadKeys] = request.payloadKeys.map { .value(PayloadSealing.field($0)) }
 
         var agentFields: [String: FieldValue] = [
             FieldName.cwd: .value(.string(request.cwd)),
@@ -115,10 +123,12 @@ public struct RegisterSubscriptionFunction: Sendable {
     /// Devices a rotation reads at a time, outside the store's write.
     static let rotationPage = 500
 
-    /// Whether `device` (`nil`: not stored) holds exactly the request's tokens.
+    /// Whether `device` (`nil`: not stored) holds exactly the request's tokens, and
+    /// its payload keys when it gives some.
     private static func holds(_ request: RegisterSubscriptionRequest, _ device: Document?) -> Bool {
         guard let device else { return false }
         return request.addresses.allSatisfy { device.string($0.documentField) == $0.address }
+            && request.payloadKeys.map { device.fields[FieldName.payloadKeys] == PayloadSealing.field($0) } ?? true
     }
 
     /// The device's APNs environment: the one the registration states (no longer

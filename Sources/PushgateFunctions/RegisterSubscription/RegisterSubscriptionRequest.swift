@@ -1,4 +1,5 @@
 import PushgateCore
+import PushgateSealing
 
 /// A checked `registerSubscription` body.
 public struct RegisterSubscriptionRequest: Sendable, Hashable {
@@ -14,6 +15,9 @@ public struct RegisterSubscriptionRequest: Sendable, Hashable {
     /// The APNs environment the token came from, when the app says (`development`
     /// reads as `sandbox`).
     public let apnsEnvironment: APNsEnvironment?
+    /// The keys the device's pushes are sealed for (`payload_keys`, issue 63); `nil`:
+    /// the stored ones stay.
+    public let payloadKeys: PayloadKeys?
 
     /// Checks every field of the body (see `functions/registerSubscription/`); the
     /// push addresses are those of `formats`, each checked by its service's rule.
@@ -25,7 +29,7 @@ public struct RegisterSubscriptionRequest: Sendable, Hashable {
             addresses.append(
                 RegisteredAddress(
                     documentField: format.documentField, address: try format.address(in: fields),
-                    hasEnvironments: format.hasEnvironments))
+                    hasEnvironments: format.hasEnvironments, sealsItself: format.sealsItself))
         }
         self.addresses = addresses
         guard addresses.contains(where: { $0.address != nil }) else {
@@ -62,6 +66,16 @@ public struct RegisterSubscriptionRequest: Sendable, Hashable {
         } else {
             apnsEnvironment = nil
         }
+        // Their members are checked here, any other is ignored (as unknown fields are).
+        payloadKeys = try fields.optionalObject("payload_keys", checksTexts: false).map { keys throws(FunctionError) in
+            try PayloadKeys(registered: .object(keys), field: "payload_keys")
+        }
+    }
+
+    /// Whether it registers an address whose pushes Pushgate seals (an APNs or FCM
+    /// token) without giving keys to seal them for.
+    public var lacksPayloadKeys: Bool {
+        payloadKeys == nil && addresses.contains { $0.address != nil && !$0.sealsItself }
     }
 }
 
@@ -86,9 +100,11 @@ extension RegisterSubscriptionRequest {
 /// One push service's address field of a registration: the device document's field,
 /// the address registered in it (`nil`: none, and a stored one is removed, so a stale
 /// token never outlives its replacement), and whether the address belongs to one of
-/// its service's environments (``PushAddressFormat/hasEnvironments``).
+/// its service's environments (``PushAddressFormat/hasEnvironments``), and whether
+/// its service seals pushes itself (``PushAddressFormat/sealsItself``).
 public struct RegisteredAddress: Sendable, Hashable {
     public let documentField: String
     public let address: String?
     public let hasEnvironments: Bool
+    public var sealsItself = false
 }

@@ -15,11 +15,14 @@ import Yams
 ///     fcm: {credentials: /etc/pushgate/shop-firebase.json}
 ///   - id: com.example.chess
 ///     apns: {key_path: …, key_id: …, team_id: …}   # topic defaults to id
+///     sealed: {title: Chess, body: Your move}       # sealed pushes' neutral text
+///     sealed_only: true                             # payload_keys required
 /// default_app: com.example.shop
 /// ```
 public struct AppSettings: Sendable, Hashable {
     /// The keys an app may give, flat (`apns:` + `key_path` is `apns_key_path`).
-    public static let keys = Set(PushServicePlugins.installed().flatMap(\.perAppSettings).map(\.key))
+    public static let keys = Set(
+        (PushServicePlugins.installed().flatMap(\.perAppSettings) + PushSealing.settings).map(\.key))
 
     public let id: String
     /// Its own values, by flat key.

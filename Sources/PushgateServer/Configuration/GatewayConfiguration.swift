@@ -43,6 +43,8 @@ extension GatewayConfiguration {
         public let id: String
         /// Its configured services, in delivery order.
         public let services: [PreparedPushService]
+        /// Its rule for sealed pushes (its `sealed:` and `sealed_only`).
+        public let sealing: PushSealing
     }
 
     /// Each configured app's services through `plugins`, the default app
@@ -66,7 +68,9 @@ extension GatewayConfiguration {
         for app in apps {
             do throws(ConfigurationError) {
                 configured.append(
-                    AppConfiguration(id: app.id, services: try Self.services(through: plugins, from: sources.app(app))))
+                    AppConfiguration(
+                        id: app.id, services: try Self.services(through: plugins, from: sources.app(app)),
+                        sealing: try PushSealing.read(from: sources.app(app))))
             } catch {
                 throw ConfigurationError("app \(app.id): \(error.description)")
             }

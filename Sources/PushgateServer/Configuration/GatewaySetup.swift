@@ -43,6 +43,15 @@ extension GatewayConfiguration {
         // are only what each app's own keys fall back to.
         let services = apps.isEmpty ? try Self.services(through: plugins, from: sources) : []
         // The time to live is one setting (APNs's), shared by every app.
+        // A sealed-only app's registrations must give payload keys: the app's rule,
+        // the default app's for a registration that names none of them.
+        var admission = try sources.admissionPolicy()
+        if apps.isEmpty {
+            admission.sealedOnlyByDefault = try PushSealing.read(from: sources).sealedOnly
+        } else {
+            admission.sealedOnlyApps = Set(apps.filter(\.sealing.sealedOnly).map(\.id))
+            admission.sealedOnlyByDefault = apps.first?.sealing.sealedOnly ?? false
+        }
         var delivery = try sources.deliveryPolicy()
         if let timeToLive = (services + apps.flatMap(\.services)).lazy.compactMap(\.timeToLive).first {
             delivery.timeToLive = timeToLive
@@ -52,7 +61,7 @@ extension GatewayConfiguration {
             fallbacks: Dictionary(
                 plugins.compactMap { plugin in plugin.fallback.map { (plugin.format.service, $0) } },
                 uniquingKeysWith: { first, _ in first }),
-            delivery: delivery, admission: try sources.admissionPolicy(), rateLimits: try sources.rateLimits(),
+            delivery: delivery, admission: admission, rateLimits: try sources.rateLimits(),
             presence: try sources.presencePolicy(),
             formats: PushAddressFormats(
                 try plugins.map { plugin throws(ConfigurationError) in try plugin.format(from: sources) }))

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import PushgateCore
+import PushgateSealing
 
 /// The gateway's VAPID key (RFC 8292): a P-256 signing key, read from a PEM file
 /// (`pushgate keygen --vapid`), whose public half browsers and distributors are given

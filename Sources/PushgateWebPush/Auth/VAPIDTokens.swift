@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import NIOConcurrencyHelpers
 import PushgateCore
+import PushgateSealing
 
 /// The `Authorization` header of every push to one origin: `vapid t=<JWT>, k=<public
 /// key>`, the JWT (ES256; `aud` the origin, `exp`, `sub`) signed once per origin and

@@ -3,6 +3,7 @@ import Foundation
 import NIOHTTP1
 import PushgateCore
 import PushgateHTTP2
+import PushgateSealing
 
 /// The headers every push of one notification shares but `:path`: `TTL`,
 /// `Content-Encoding`, `Urgency`, `Topic`, and per origin `:authority` and the VAPID

@@ -1,5 +1,6 @@
 import Foundation
 import PushgateCore
+import PushgateSealing
 
 /// A browser's or a UnifiedPush distributor's subscription: where to POST (the
 /// endpoint) and the keys to encrypt for. Registered as `PushSubscription.toJSON()`
@@ -8,9 +9,9 @@ import PushgateCore
 /// (``storedText``): the same subscription registered again is the same address.
 public struct WebPushSubscription: Sendable, Hashable {
     public let endpoint: WebPushEndpoint
-    public let keys: WebPushKeys
+    public let keys: PayloadKeys
 
-    public init(endpoint: WebPushEndpoint, keys: WebPushKeys) {
+    public init(endpoint: WebPushEndpoint, keys: PayloadKeys) {
         self.endpoint = endpoint
         self.keys = keys
     }
@@ -34,18 +35,7 @@ public struct WebPushSubscription: Sendable, Hashable {
             throw .invalidArgument(
                 "'\(field).expirationTime' must be a number or null", field: "\(field).expirationTime")
         }
-        guard case .object(let keys)? = object["keys"] else {
-            throw .invalidArgument("'\(field).keys' must be an object with 'p256dh' and 'auth'", field: "\(field).keys")
-        }
-        guard case .string(let p256dh)? = keys["p256dh"], case .string(let auth)? = keys["auth"] else {
-            throw .invalidArgument("'\(field).keys' must hold 'p256dh' and 'auth' as strings", field: "\(field).keys")
-        }
-        do {
-            self.keys = try WebPushKeys(p256dh: p256dh, auth: auth)
-        } catch {
-            throw .invalidArgument(
-                "'\(field).keys.\(error.field)' must be \(error.rule)", field: "\(field).keys.\(error.field)")
-        }
+        keys = try PayloadKeys(registered: object["keys"], field: "\(field).keys")
     }
 
     /// A stored subscription (``storedText``), `nil` when `text` is not one. Stored
@@ -56,7 +46,7 @@ public struct WebPushSubscription: Sendable, Hashable {
             case .string(let url)? = object["endpoint"], case .string(let p256dh)? = object["p256dh"],
             case .string(let auth)? = object["auth"], object.count == 3,
             let endpoint = try? WebPushEndpoint(url, rules: .stored),
-            let keys = try? WebPushKeys(p256dh: p256dh, auth: auth)
+            let keys = try? PayloadKeys(p256dh: p256dh, auth: auth)
         else { return nil }
         self.init(endpoint: endpoint, keys: keys)
     }

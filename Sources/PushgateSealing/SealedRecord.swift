@@ -1,15 +1,22 @@
-import Crypto
 import Foundation
 
+#if canImport(CryptoKit)
+    import CryptoKit
+#else
+    import Crypto
+#endif
+
 /// RFC 8291 message encryption: one `aes128gcm` record (RFC 8188) that only the
-/// subscription's holder can open. Per message a fresh P-256 key pair and salt; the
-/// content key and nonce from the ECDH secret and the subscription's `auth`.
+/// holder of the receiver's keys can open — a browser for Web Push, the app's
+/// Notification Service Extension for a sealed APNs or FCM push. Per message a fresh
+/// P-256 key pair and salt; the content key and nonce from the ECDH secret and the
+/// receiver's `auth`.
 ///
 /// ```
 /// salt (16) ‖ record size (4, 4096) ‖ key id length (1, 65) ‖ sender's public key (65)
 /// ‖ AES-128-GCM(plaintext ‖ 0x02)
 /// ```
-public enum WebPushEncryption {
+public enum SealedRecord {
     /// The record size every message declares: one record, at most this long.
     public static let recordSize = 4096
     /// The header before the ciphertext: salt, record size, key id length, key id.
@@ -18,9 +25,16 @@ public enum WebPushEncryption {
     /// and the delimiter (1).
     public static let maxPlaintext = recordSize - headerLength - 16 - 1
 
+    /// The most plaintext whose record, in base64url without padding, is at most
+    /// `characters` long (and fits one record); negative when none does.
+    public static func maxPlaintext(encodedIn characters: Int) -> Int {
+        // n bytes take ⌈4n/3⌉ characters: ⌊3c/4⌋ bytes take at most c.
+        min(maxPlaintext, characters * 3 / 4 - headerLength - 16 - 1)
+    }
+
     /// Encrypts `plaintext` (at most ``maxPlaintext`` bytes) for `keys`, with a fresh
     /// sender key and salt.
-    public static func seal(_ plaintext: some DataProtocol, for keys: WebPushKeys) throws -> Data {
+    public static func seal(_ plaintext: some DataProtocol, for keys: PayloadKeys) throws -> Data {
         // BoringSSL's generator, in user space: one system call a byte or word would cost more.
         let salt = SymmetricKey(size: .bits128).withUnsafeBytes { Data($0) }
         return try seal(plaintext, for: keys, sender: P256.KeyAgreement.PrivateKey(), salt: salt)
@@ -29,9 +43,9 @@ public enum WebPushEncryption {
     /// Encrypts with a given sender key and salt: RFC 8291 Appendix A's example, byte
     /// for byte, and nothing else (a key or salt used twice gives the content away).
     public static func seal(
-        _ plaintext: some DataProtocol, for keys: WebPushKeys, sender: P256.KeyAgreement.PrivateKey, salt: Data
+        _ plaintext: some DataProtocol, for keys: PayloadKeys, sender: P256.KeyAgreement.PrivateKey, salt: Data
     ) throws -> Data {
-        guard plaintext.count <= maxPlaintext else { throw WebPushEncryptionError.tooLong(plaintext.count) }
+        guard plaintext.count <= maxPlaintext else { throw SealedRecordError.tooLong(plaintext.count) }
         let senderPublic = sender.publicKey.x963Representation
         let (contentKey, nonce) = try derive(
             shared: sender.sharedSecretFromKeyAgreement(with: keys.publicKey), auth: keys.auth,
@@ -50,25 +64,26 @@ public enum WebPushEncryption {
     }
 
     /// Opens a record sealed for the holder of `privateKey` and `auth`: what a browser
-    /// does on receipt (the Web Push emulator's inbox, tests). Throws
-    /// ``WebPushEncryptionError/notARecord`` for anything else.
+    /// or the app does on receipt (the Web Push emulator's inbox, the app's half in
+    /// `PushgateClient`). Throws
+    /// ``SealedRecordError/notARecord`` for anything else.
     public static func open(_ record: some DataProtocol, privateKey: P256.KeyAgreement.PrivateKey, auth: Data)
         throws -> Data
     {
         let bytes = [UInt8](record)
-        guard bytes.count >= 21 else { throw WebPushEncryptionError.notARecord("shorter than its header") }
+        guard bytes.count >= 21 else { throw SealedRecordError.notARecord("shorter than its header") }
         let salt = Data(bytes[0..<16])
         let recordSize = bytes[16..<20].reduce(0) { $0 << 8 | Int($1) }
         let keyIDLength = Int(bytes[20])
         guard bytes.count >= 21 + keyIDLength + 17 else {
-            throw WebPushEncryptionError.notARecord("shorter than its header and one tag")
+            throw SealedRecordError.notARecord("shorter than its header and one tag")
         }
         guard recordSize >= 18, bytes.count - 21 - keyIDLength <= recordSize else {
-            throw WebPushEncryptionError.notARecord("more than one record (record size \(recordSize))")
+            throw SealedRecordError.notARecord("more than one record (record size \(recordSize))")
         }
         let senderPublic = Data(bytes[21..<(21 + keyIDLength)])
         guard let senderKey = try? P256.KeyAgreement.PublicKey(x963Representation: senderPublic) else {
-            throw WebPushEncryptionError.notARecord("its key id is no P-256 public key")
+            throw SealedRecordError.notARecord("its key id is no P-256 public key")
         }
         let (contentKey, nonce) = try derive(
             shared: privateKey.sharedSecretFromKeyAgreement(with: senderKey), auth: auth,
@@ -77,11 +92,11 @@ public enum WebPushEncryption {
         let sealed = try AES.GCM.SealedBox(
             nonce: nonce, ciphertext: body.dropLast(16), tag: body.suffix(16))
         guard let opened = try? AES.GCM.open(sealed, using: contentKey) else {
-            throw WebPushEncryptionError.notARecord("it does not decrypt with this subscription's keys")
+            throw SealedRecordError.notARecord("it does not decrypt with this subscription's keys")
         }
         // Padding (zeros) after the delimiter; the last record's delimiter is 2.
         guard let delimiter = opened.lastIndex(where: { $0 != 0 }), opened[delimiter] == 2 else {
-            throw WebPushEncryptionError.notARecord("its last record does not end with the delimiter 2")
+            throw SealedRecordError.notARecord("its last record does not end with the delimiter 2")
         }
         return Data(opened[opened.startIndex..<delimiter])
     }
@@ -106,7 +121,7 @@ public enum WebPushEncryption {
     }
 }
 
-public enum WebPushEncryptionError: Error, Equatable, CustomStringConvertible {
+public enum SealedRecordError: Error, Equatable, CustomStringConvertible {
     /// The plaintext does not fit one record.
     case tooLong(Int)
     /// What was to be opened is not one record sealed for these keys: why.
@@ -115,8 +130,8 @@ public enum WebPushEncryptionError: Error, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .tooLong(let count):
-            "\(count) bytes do not fit one Web Push record (\(WebPushEncryption.maxPlaintext) at most)"
-        case .notARecord(let reason): "not a Web Push record: \(reason)"
+            "\(count) bytes do not fit one sealed record (\(SealedRecord.maxPlaintext) at most)"
+        case .notARecord(let reason): "not a sealed record: \(reason)"
         }
     }
 }

@@ -1,12 +1,11 @@
 import Crypto
 import Foundation
-import PushgateCore
-import PushgateWebPush
+import PushgateSealing
 import Testing
 
 /// RFC 8291 message encryption, against the RFC's own worked example.
-@Suite("Web Push encryption")
-struct WebPushEncryptionTests {
+@Suite("Sealed records (RFC 8291)")
+struct SealedRecordTests {
     /// RFC 8291 Appendix A, every value as the RFC prints it.
     enum AppendixA {
         static let plaintext = "When I grow up, I want to be a watermelon"
@@ -22,10 +21,10 @@ struct WebPushEncryptionTests {
 
     @Test("the RFC's example, byte for byte: its sender key and salt give its body")
     func appendixA() throws {
-        let keys = try WebPushKeys(p256dh: AppendixA.receiverPublic, auth: AppendixA.auth)
+        let keys = try PayloadKeys(p256dh: AppendixA.receiverPublic, auth: AppendixA.auth)
         let sender = try P256.KeyAgreement.PrivateKey(
             rawRepresentation: try #require(Base64URL.decode(AppendixA.senderPrivate)))
-        let body = try WebPushEncryption.seal(
+        let body = try SealedRecord.seal(
             Data(AppendixA.plaintext.utf8), for: keys, sender: sender,
             salt: try #require(Base64URL.decode(AppendixA.salt)))
         #expect(Base64URL.encode(body) == AppendixA.body)
@@ -36,20 +35,20 @@ struct WebPushEncryptionTests {
         let receiver = try P256.KeyAgreement.PrivateKey(
             rawRepresentation: try #require(Base64URL.decode(AppendixA.receiverPrivate)))
         let auth = try #require(Base64URL.decode(AppendixA.auth))
-        let opened = try WebPushEncryption.open(
+        let opened = try SealedRecord.open(
             try #require(Base64URL.decode(AppendixA.body)), privateKey: receiver, auth: auth)
         #expect(String(decoding: opened, as: UTF8.self) == AppendixA.plaintext)
 
-        let keys = try WebPushKeys(p256dh: AppendixA.receiverPublic, auth: AppendixA.auth)
-        let longest = Data(repeating: 0x41, count: WebPushEncryption.maxPlaintext)
-        let first = try WebPushEncryption.seal(longest, for: keys)
-        let second = try WebPushEncryption.seal(longest, for: keys)
-        #expect(first.count == WebPushEncryption.recordSize)
+        let keys = try PayloadKeys(p256dh: AppendixA.receiverPublic, auth: AppendixA.auth)
+        let longest = Data(repeating: 0x41, count: SealedRecord.maxPlaintext)
+        let first = try SealedRecord.seal(longest, for: keys)
+        let second = try SealedRecord.seal(longest, for: keys)
+        #expect(first.count == SealedRecord.recordSize)
         #expect(first.prefix(16) != second.prefix(16), "a fresh salt")
         #expect(first[21..<86] != second[21..<86], "a fresh sender key")
-        #expect(try WebPushEncryption.open(first, privateKey: receiver, auth: auth) == longest)
-        #expect(throws: WebPushEncryptionError.tooLong(3994)) {
-            try WebPushEncryption.seal(Data(count: 3994), for: keys)
+        #expect(try SealedRecord.open(first, privateKey: receiver, auth: auth) == longest)
+        #expect(throws: SealedRecordError.tooLong(3994)) {
+            try SealedRecord.seal(Data(count: 3994), for: keys)
         }
     }
 
@@ -62,24 +61,24 @@ struct WebPushEncryptionTests {
         var altered = body
         altered[altered.count - 1] ^= 1
         for record in [Data(), body.prefix(20), body.prefix(100), altered, Data(repeating: 0xFF, count: 200)] {
-            #expect(throws: (any Error).self) { try WebPushEncryption.open(record, privateKey: receiver, auth: auth) }
+            #expect(throws: (any Error).self) { try SealedRecord.open(record, privateKey: receiver, auth: auth) }
         }
         #expect(throws: (any Error).self) {
-            try WebPushEncryption.open(body, privateKey: P256.KeyAgreement.PrivateKey(), auth: auth)
+            try SealedRecord.open(body, privateKey: P256.KeyAgreement.PrivateKey(), auth: auth)
         }
     }
 
     @Test("keys: p256dh a 65-byte point on P-256, auth 16 bytes; anything else names the key")
     func keys() throws {
-        _ = try WebPushKeys(p256dh: AppendixA.receiverPublic, auth: AppendixA.auth)
+        _ = try PayloadKeys(p256dh: AppendixA.receiverPublic, auth: AppendixA.auth)
         let offCurve = Base64URL.encode([4] + [UInt8](repeating: 1, count: 64))
         let compressed = Base64URL.encode(
             P256.KeyAgreement.PrivateKey().publicKey.compressedRepresentation)
         for p256dh in ["", "not base64!", offCurve, compressed, AppendixA.auth] {
-            #expect(throws: WebPushKeys.Problem.p256dh) { try WebPushKeys(p256dh: p256dh, auth: AppendixA.auth) }
+            #expect(throws: PayloadKeys.Problem.p256dh) { try PayloadKeys(p256dh: p256dh, auth: AppendixA.auth) }
         }
         for auth in ["", Base64URL.encode(Data(count: 15)), Base64URL.encode(Data(count: 17)), "?"] {
-            #expect(throws: WebPushKeys.Problem.auth) { try WebPushKeys(p256dh: AppendixA.receiverPublic, auth: auth) }
+            #expect(throws: PayloadKeys.Problem.auth) { try PayloadKeys(p256dh: AppendixA.receiverPublic, auth: auth) }
         }
     }
 }

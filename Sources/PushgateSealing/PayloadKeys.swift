@@ -1,10 +1,16 @@
-import Crypto
 import Foundation
-import PushgateCore
 
-/// A subscription's keys (`keys` of `PushSubscription.toJSON()`): the receiver's
-/// P-256 public key (`p256dh`, 65 bytes uncompressed) and its 16-byte `auth` secret.
-public struct WebPushKeys: Sendable, Hashable {
+#if canImport(CryptoKit)
+    import CryptoKit
+#else
+    import Crypto
+#endif
+
+/// The keys a push is sealed for (RFC 8291): the receiver's P-256 public key
+/// (`p256dh`, 65 bytes uncompressed) and its 16-byte `auth` secret — a Web Push
+/// subscription's `keys`, or the `payload_keys` an app registers for its APNs or FCM
+/// token (issue 63).
+public struct PayloadKeys: Sendable, Hashable {
     public let p256dh: Data
     public let auth: Data
     /// `p256dh` as a key, checked to be a point on P-256.
@@ -20,6 +26,9 @@ public struct WebPushKeys: Sendable, Hashable {
         self.auth = secret
         self.publicKey = publicKey
     }
+
+    /// Both keys as base64url without padding, as they are stored.
+    public var text: (p256dh: String, auth: String) { (Base64URL.encode(p256dh), Base64URL.encode(auth)) }
 
     public static func == (lhs: Self, rhs: Self) -> Bool { lhs.p256dh == rhs.p256dh && lhs.auth == rhs.auth }
 

@@ -1,5 +1,5 @@
 import Foundation
-import PushgateCore
+import PushgateSealing
 import Testing
 
 /// Base64url as JWTs and Web Push keys write it, against Foundation's base64.

@@ -1,0 +1,113 @@
+import PushgateSealing
+
+/// One app's rule for sealed pushes (issue 63): what Apple's and Google's servers
+/// still read of a push to a device that registered payload keys, and whether
+/// every device must have them (`PUSHGATE_SEALED_*`, per app `sealed:` and
+/// `sealed_only:`).
+///
+/// A sealed push carries, in clear, only what delivery needs: the neutral
+/// ``title`` and ``body`` (generic words, never the agent's), its sound, badge,
+/// interruption level, and collapse and thread ids as hashes. Everything else —
+/// the real title and body, `server_key`, `cwd`, the event and conversation ids —
+/// is the plaintext a Web Push carries (``SealedPlaintext``), sealed for the
+/// device's keys as one RFC 8291 record (``SealedRecord``: a fresh key and salt
+/// each time) and sent base64url-encoded as `encrypted`, the preview cut so that
+/// the whole payload stays within the service's limit.
+public struct PushSealing: Sendable, Hashable {
+    public static let defaultTitle = "New activity"
+    public static let defaultBody = "Open the app to see it."
+
+    /// The neutral title and body a sealed push shows until the app opens it.
+    public var title: String
+    public var body: String
+    /// Registrations without payload keys are refused (but for services that seal
+    /// themselves), and a device stored without keys gets the neutral text alone.
+    public var sealedOnly: Bool
+
+    public init(title: String = defaultTitle, body: String = defaultBody, sealedOnly: Bool = false) {
+        self.title = title
+        self.body = body
+        self.sealedOnly = sealedOnly
+    }
+
+    /// How a device of `route` is sent: `nil` in clear.
+    public func sealing(of route: DeliveryRoute) -> PayloadSealing? {
+        route.sealing ?? (sealedOnly ? .neutral : nil)
+    }
+
+    /// `notification` as it shows in clear when sealed: the neutral text (none for a
+    /// badge update), no custom keys, ids that are not hashes already hashed (a
+    /// caller's thread id or event id could name anything).
+    public func neutral(_ notification: PushNotification) -> PushNotification {
+        var neutral = notification
+        neutral.title = notification.isBadgeUpdate ? "" : title
+        neutral.body = notification.isBadgeUpdate ? "" : body
+        neutral.data = [:]
+        neutral.collapseID = Self.hashed(notification.collapseID)
+        neutral.threadID = notification.threadID.map(Self.hashed)
+        return neutral
+    }
+
+    /// Each target's payload, in the targets' order, as `build` makes it from the
+    /// notification it is sent (and its badge): the notification itself for a device
+    /// in clear, ``neutral(_:)`` for a neutral one, and for a sealed one the neutral
+    /// notification with its `encrypted` record, whose plaintext is cut so that the
+    /// payload `measure` counts stays within `maxBytes`. Clear and neutral payloads are
+    /// built once per badge value; a sealed one per device.
+    public func payloads<Payload>(
+        _ notification: PushNotification, to targets: [DeliveryTarget], maxBytes: Int,
+        measure: (PushNotification, Int?) throws -> Int,
+        build: (PushNotification, Int?) throws -> Payload
+    ) throws -> [Payload] {
+        var clear: [Int?: Payload] = [:]
+        var neutralPayloads: [Int?: Payload] = [:]
+        var plaintexts: [Int?: [UInt8]] = [:]
+        let neutral = neutral(notification)
+        var payloads: [Payload] = []
+        payloads.reserveCapacity(targets.count)
+        for target in targets {
+            let badge = notification.badge(for: target)
+            switch sealing(of: target.route) {
+            case nil:
+                payloads.append(try Self.cached(&clear, badge) { try build(notification, badge) })
+            case .neutral:
+                payloads.append(try Self.cached(&neutralPayloads, badge) { try build(neutral, badge) })
+            case .sealed(let keys):
+                let plaintext = try Self.cached(&plaintexts, badge) {
+                    var empty = neutral
+                    empty.encrypted = ""
+                    let room = SealedRecord.maxPlaintext(encodedIn: maxBytes - (try measure(empty, badge)))
+                    guard room > 0 else { throw PushSealingError.noRoom }
+                    return try SealedPlaintext.encode(notification, badge: badge, maxBytes: room)
+                }
+                var sealed = neutral
+                sealed.encrypted = Base64URL.encode(try SealedRecord.seal(plaintext, for: keys))
+                payloads.append(try build(sealed, badge))
+            }
+        }
+        return payloads
+    }
+
+    private static func cached<Value>(_ cache: inout [Int?: Value], _ badge: Int?, _ make: () throws -> Value)
+        rethrows -> Value
+    {
+        if let value = cache[badge] { return value }
+        let value = try make()
+        cache[badge] = value
+        return value
+    }
+
+    /// `id` when it is a SHA-256 in hex already (an agent's key, a collapse id of
+    /// Pushgate's own) or empty, else its SHA-256: the same id for the same input,
+    /// so grouping and replacing work as in clear.
+    static func hashed(_ id: String) -> String {
+        guard !id.isEmpty, !SHA256Hex.isDigest(id) else { return id }
+        return SHA256Hex.digest(of: id)
+    }
+}
+
+/// The neutral text leaves no room for a sealed record within the service's limit
+/// (not with the settings' limits on it).
+struct PushSealingError: Error {
+    static let noRoom = PushSealingError()
+}
