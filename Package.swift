@@ -389,6 +389,8 @@ let package = Package(
             name: "PushgateClientTests",
             dependencies: [
                 "PushgateClient",
+                "PushgateSealing",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
@@ -553,6 +555,7 @@ let package = Package(
                 "PushgateCore",
                 "PushgatePostgres",
                 "PushgateSQLite",
+                "PushgateSealing",
                 "PushgateTesting",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

@@ -27,8 +27,10 @@ final class FunctionsFixture: Sendable {
 
     var serverKey: ServerKey { secret.serverKey }
 
-    func register(_ body: [String: JSONValue]) async throws -> RegisterSubscriptionAnswer {
-        let function = RegisterSubscriptionFunction(store: store, now: clock.now)
+    func register(_ body: [String: JSONValue], admission: AdmissionPolicy = AdmissionPolicy()) async throws
+        -> RegisterSubscriptionAnswer
+    {
+        let function = RegisterSubscriptionFunction(store: store, admission: admission, now: clock.now)
         return try await function(
             secret: secret, RegisterSubscriptionRequest(fields: RequestFields(body), formats: .installed))
     }

@@ -15,6 +15,7 @@ public struct APNsConfiguration: Sendable {
             maxStreamsPerConnection: maxStreamsPerConnection, timeToLive: timeToLive, requestTimeout: requestTimeout,
             maxAttempts: maxAttempts, idlePingInterval: idlePingInterval)
         copy.settingNames = settingNames
+        copy.sealing = sealing
         return copy
     }
 

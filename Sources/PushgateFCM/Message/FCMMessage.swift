@@ -40,8 +40,7 @@ public struct FCMMessage: Sendable {
                 notification, badge: badge, contentAvailable: true, maxBytes: maxForwardedBytes
             ).count
         }
-        var forwarded =
-            try BadgePayload.payload(badge: badge ?? 0, encrypted: notification.encrypted).objectValue ?? [:]
+        var forwarded = BadgePayload.payload(badge: badge ?? 0, encrypted: notification.encrypted).objectValue ?? [:]
         for (key, value) in notification.data { forwarded[key] = value.asDataString }
         forwarded["badge"] = .string(String(badge ?? 0))
         return try JSONValue.object(forwarded).encodedBytes().count
