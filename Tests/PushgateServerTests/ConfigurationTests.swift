@@ -139,6 +139,36 @@ struct ConfigurationTests {
     }
 
     @Test(
+        "sealed pushes: the gateway's neutral text and sealed_only, each app's own over them; a title that is not one line is refused"
+    )
+    func sealedSettings() throws {
+        let file = try ConfigurationFile(
+            path: "sealed.yaml",
+            text: """
+                sealed_title: Pushgate
+                apps:
+                  - id: com.example.shop
+                  - id: com.example.chess
+                    sealed: {title: Chess, body: Your move}
+                    sealed_only: true
+                """)
+        let setup = try SettingSources(file: file).gatewayConfiguration().setup()
+        #expect(
+            setup.apps.map(\.sealing) == [
+                PushSealing(title: "Pushgate", body: PushSealing.defaultBody),
+                PushSealing(title: "Chess", body: "Your move", sealedOnly: true),
+            ])
+        #expect(setup.admission.sealedOnlyApps == ["com.example.chess"] && !setup.admission.sealedOnlyByDefault)
+        let single = try SettingSources(environment: ["PUSHGATE_SEALED_ONLY": "on"]).gatewayConfiguration().setup()
+        #expect(single.admission.sealedOnlyByDefault)
+        #expect {
+            _ = try SettingSources(environment: ["PUSHGATE_SEALED_TITLE": "two\nlines"]).gatewayConfiguration().setup()
+        } throws: { error in
+            "\(error)".hasPrefix("PUSHGATE_SEALED_TITLE must be one line") && !"\(error)".contains("\n")
+        }
+    }
+
+    @Test(
         "a bad apps: list is one line naming the app or its place",
         arguments: [
             ("apps: com.example.shop", "must be a list of apps"),

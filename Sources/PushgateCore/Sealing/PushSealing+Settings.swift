@@ -23,7 +23,8 @@ extension Setting {
     static func neutralText(_ key: String, default defaultValue: String, _ help: String) -> Setting<String> {
         Setting<String>(key, default: defaultValue, help) { text in
             guard text.count <= 100, InvisibleCharacters.first(in: text, allowing: []) == nil else {
-                return .failure(.mustBe("one line of at most 100 characters, no control characters", not: text))
+                // The text itself is not echoed: it may hold the line break at fault.
+                return .failure(SettingProblem(" must be one line of at most 100 characters, no control characters"))
             }
             return .success(text)
         }
