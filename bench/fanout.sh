@@ -24,6 +24,11 @@
 #                                      one-off costs (type metadata, statements prepared, the
 #                                      heap grown, TLS handshakes), some 20 ms, a tenth of a
 #                                      10,000-device trigger's CPU (throughput mode; default 0)
+#   SEALED=1                           every device registered payload keys (issue 63):
+#                                      each push is sealed for them; after each row, the
+#                                      sealing floor (bench/webpush-floor: a P-256 key pair,
+#                                      ECDH, HKDF and AES-GCM of the plaintext's size, CPU
+#                                      alone) and the gateway's CPU per push ÷ it
 #   MODE=answer                        the proxy's view: the gateway's own trigger wait
 #                                      (2 s) and lease, the stand-in logging every push
 #   MODE=latency                       300 triggers to single-device agents, one at a time
@@ -57,6 +62,8 @@ mode="${MODE:-throughput}"
 rounds="${ROUNDS:-1}"
 [[ "$rounds" =~ ^[1-9][0-9]*$ ]] || { echo "ROUNDS must be a whole number from 1, not '$rounds'" >&2; exit 2; }
 warmup="${WARMUP:-0}"
+sealed="${SEALED:-0}"
+[[ "$sealed" =~ ^[01]$ ]] || { echo "SEALED must be 0 or 1, not '$sealed'" >&2; exit 2; }
 [[ "$warmup" =~ ^[0-9]+$ ]] || { echo "WARMUP must be a number of devices, not '$warmup'" >&2; exit 2; }
 
 need=()
@@ -95,6 +102,11 @@ best_ceiling() {
 }
 swift build --package-path "$root" -c release --product pushgate >/dev/null 2>&1
 pushgate="$root/.build/release/pushgate"
+if [ "$sealed" = 1 ]; then
+    swift build --package-path "$root/bench/webpush-floor" --scratch-path "$root/.build-webpush-floor" -c release \
+        >/dev/null 2>&1
+    floor="$root/.build-webpush-floor/release/WebPushFloor"
+fi
 
 work="$(mktemp -d)"
 chmod 755 "$work"  # the postgres user runs the cluster in it
@@ -210,10 +222,14 @@ database() { # store label → the gateway's PUSHGATE_DATABASE (a new PostgreSQL
 seed() { # database cwd n [first]: N device documents straight into the store (registering
          # 100,000 through the API would measure registrations, not the fan-out),
          # numbered (and their tokens) from `first`
-    python3 - "$1" "$server_key" "$2" "$3" "$provider" "${4:-0}" <<'PY'
+    python3 - "$1" "$server_key" "$2" "$3" "$provider" "${4:-0}" "$sealed" <<'PY'
 import hashlib, json, sqlite3, subprocess, sys
 db, server_key, cwd, n, provider = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5]
 first = int(sys.argv[6])
+# SEALED=1: RFC 8291's example receiver keys on every device (each push still gets
+# its own ephemeral key and salt, as it would for keys of its own).
+keys = ({"payloadKeys": {"p256dh": "BCVxsr7N_eNgVRqvHtD0zTZsEc6-VV-JvLexhqUzORcxaOzi6-AYWXvTBHm4bjyPjs7Vd8pZGH6SRpkNtoIAiw4",
+                         "auth": "BTBZMqHH6r4Tts7J_aSIgg"}} if sys.argv[7] == "1" else {})
 # FCM registration tokens are ~160 characters: "<instance id>:APA91b<…>".
 token_field = "fcmToken" if provider == "fcm" else "apnsToken"
 token = (lambda i: "c%010d:APA91b" % i + "x" * 140) if provider == "fcm" else (lambda i: f"{i:064x}")
@@ -221,7 +237,7 @@ agent_key = hashlib.sha256(cwd.encode()).hexdigest()
 parent = f"servers/{server_key}/agents/{agent_key}/devices"
 now = "2026-11-22T00:00:00.000Z"
 rows = [(f"{parent}/device-{i:06d}", parent, "devices", f"device-{i:06d}",
-         json.dumps({token_field: token(i), "platform": "ios", "createdAt": now, "updatedAt": now}))
+         json.dumps({token_field: token(i), "platform": "ios", "createdAt": now, "updatedAt": now, **keys}))
         for i in range(first, first + n)]
 # The server and agent documents a registration makes: a trigger reaches only a registered namespace.
 rows.append((f"servers/{server_key}", "servers", "servers", server_key, json.dumps({"createdAt": now, "lastSeenAt": now})))
@@ -326,6 +342,12 @@ measure() { # binary label store: one trigger per size; prints a row each
             idle = 100 * (1 - (cpu + stand_in + database) / (t * cores))
             printf "%-18s %10d %12.3f %14.0f %10s %10d %12.1f %10.1f MiB %9.1f %9s %5.0f %%\n", l, n, t, rate, (c > 0 ? sprintf("%.2f", rate / c) : "n/a"), d, cpu / n * 1e6, r / 1024, stand_in / n * 1e6, db, idle
             printf "%s %d %.4f %.2f %.2f %s %.1f\n", l, n, (c > 0 ? rate / c : 0), cpu / n * 1e6, stand_in / n * 1e6, db, idle >> rows }'
+        if [ "$sealed" = 1 ]; then
+            # A sealed reply's plaintext ({"title","body","data"}) is some 330 bytes here.
+            awk -v f="$("$floor" 330 20000 | awk '{print $1}')" -v n="$n" \
+                -v cpu="$(cpu_seconds "$work/cpu-gateway-before" "$work/cpu-gateway-after")" \
+                'BEGIN { printf "%-18s sealing floor %.1f µs a push; gateway CPU per push ÷ floor %.2f\n", "", f, cpu / n * 1e6 / f }'
+        fi
     done
     stop_gateway
 }

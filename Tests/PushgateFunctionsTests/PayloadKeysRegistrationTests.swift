@@ -2,6 +2,7 @@ import Foundation
 import PushgateCore
 import PushgateFunctions
 import PushgateMemory
+import PushgateServices
 import PushgateTesting
 import Testing
 
@@ -105,6 +106,21 @@ struct PayloadKeysRegistrationTests {
             "webpush": ["endpoint": "https://push.example/x", "keys": Self.keys],
         ]
         #expect(try await fixture.register(browser, admission: admission).created, "Web Push seals itself")
+    }
+
+    @Test("diagnostics say which devices are sealed, never their keys")
+    func diagnostics() async throws {
+        let fixture = try FunctionsFixture()
+        _ = try await fixture.register(Self.body(cwd: "/a"))
+        _ = try await fixture.register(["cwd": "/a", "installation_id": "clear", "fcm_token": "fcm-token-clear"])
+        let function = DiagnosticsFunction(
+            store: fixture.store, outbox: fixture.outbox, formats: .installed, now: fixture.clock.now)
+        let answer = try await function(
+            secret: fixture.secret, DiagnosticsRequest(installationID: nil, agentKey: AgentKey(cwd: "/a").hex))
+        let devices = try #require(answer.objectValue?["devices"]?.arrayValue).compactMap(\.objectValue)
+        #expect(devices.first { $0["installation_id"] == "phone" }?["sealed"] == true)
+        #expect(devices.first { $0["installation_id"] == "clear" }?["sealed"] == nil)
+        #expect(!String(decoding: try answer.encodedData(), as: UTF8.self).contains("BTBZMqHH6r4Tts7J"))
     }
 
     @Test("the fan-out hands each device its sealing: keys for an FCM device with them, none for a browser")

@@ -39,13 +39,16 @@ enum AgentDevicesPage {
 
     /// What the device document says: never its whole token, only the kind and a
     /// preview of the one pushes go to (``PushAddressFormat/preview``: its first 8
-    /// characters, a Web Push endpoint's origin).
+    /// characters, a Web Push endpoint's origin), and whether its pushes are sealed.
     static func describe(_ device: Document, formats: PushAddressFormats) -> [String: JSONValue] {
         var entry: [String: JSONValue] = ["installation_id": .string(device.path.documentID)]
-        if let token = DeviceRecord(document: device, formats: formats).deliveryToken {
+        let record = DeviceRecord(document: device, formats: formats)
+        if let token = record.deliveryToken {
             entry["token_kind"] = .string(token.kind.rawValue)
             entry["token_preview"] = .string(formats.preview(of: token))
         }
+        // Its pushes go out sealed for the keys it registered (never the keys themselves).
+        if case .sealed? = record.route.sealing { entry["sealed"] = .bool(true) }
         for (name, field) in [
             ("platform", FieldName.platform), ("app_version", FieldName.appVersion), ("bundle_id", FieldName.bundleID),
             ("apns_environment", FieldName.apnsEnvironment), ("created_at", FieldName.createdAt),
