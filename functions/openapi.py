@@ -23,6 +23,7 @@ TARGET = ROOT / "openapi.yaml"
 # Every function: method, and the statuses it answers besides 200 and the common errors.
 FUNCTIONS = [
     ("registerSubscription", "post", [409]),
+    ("registerActivity", "post", [404]),
     ("triggerReplyFinished", "post", [202]),
     ("triggerEvent", "post", [202]),
     ("resolveEvent", "post", [404]),
@@ -41,7 +42,7 @@ IDEMPOTENT = {"triggerReplyFinished", "triggerEvent"}
 ERROR_STATUSES = {
     400: "INVALID_ARGUMENT: bad JSON, not an object, invalid UTF-8, a field missing, of the wrong type or out of range (`field` names it).",
     401: "UNAUTHENTICATED: no Authorization, not `Bearer <secret>`, or a secret that is not 32–256 characters of the base64 or base64url alphabet.",
-    404: "NOT_FOUND: nothing is known by that id (resolveEvent: the event_id; ping: no subscription was ever registered with the secret).",
+    404: "NOT_FOUND: nothing is known by that id (resolveEvent: the event_id; ping: no subscription was ever registered with the secret; registerActivity: the installation is not subscribed to the agent).",
     413: "PAYLOAD_TOO_LARGE: a body over 64 KiB.",
     409: "LIMIT_REACHED: a new device beyond PUSHGATE_MAX_DEVICES_PER_AGENT, or a new agent beyond PUSHGATE_MAX_AGENTS_PER_SERVER, or a new heartbeat source beyond 100 a server (`field` says which).",
     429: "RESOURCE_EXHAUSTED: a rate limit (per secret, per client address, new namespaces per address, health checks per address) or a repeat still in progress; `Retry-After` says when to try again.",

@@ -25,20 +25,6 @@ public enum APNsAddress {
 
     /// Even-length hex, 64–200 characters; returned in lower case.
     public static func validated(_ value: String, field: String) throws(FunctionError) -> String {
-        let bytes = value.utf8
-        guard (64...200).contains(bytes.count), bytes.count.isMultiple(of: 2),
-            bytes.allSatisfy({ $0.isHexDigit })
-        else {
-            throw .invalidArgument("'\(field)' must be an even number (64 to 200) of hex digits", field: field)
-        }
-        return value.lowercased()
-    }
-}
-
-extension UInt8 {
-    fileprivate var isHexDigit: Bool {
-        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(self)
-            || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(self)
-            || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(self)
+        try FieldRules.hexToken(value, field: field)
     }
 }

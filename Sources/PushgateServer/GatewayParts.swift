@@ -22,6 +22,7 @@ public struct GatewayParts: Sendable {
     let now: @Sendable () -> Date
 
     let registerSubscription: RegisterSubscriptionFunction
+    let registerActivity: RegisterActivityFunction
     let triggerEvent: TriggerEventFunction
     let triggerReplyFinished: TriggerReplyFinishedFunction
     let resolveEvent: ResolveEventFunction
@@ -58,6 +59,7 @@ public struct GatewayParts: Sendable {
             logger: logger)
 
         registerSubscription = RegisterSubscriptionFunction(store: store, admission: admission, now: now)
+        registerActivity = RegisterActivityFunction(store: store, now: now)
         triggerEvent = TriggerEventFunction(
             store: store, outbox: outbox, worker: worker, policy: policy, now: now, logger: logger)
         triggerReplyFinished = TriggerReplyFinishedFunction(trigger: triggerEvent)

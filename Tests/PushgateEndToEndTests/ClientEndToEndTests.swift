@@ -189,6 +189,38 @@ struct ClientEndToEndTests {
             guard case .invalidRequest = error else { throw error }
         }
     }
+
+    @Test(
+        "Live Activity tokens: the push-to-start token goes with every chat's registration, a running activity's token is recorded and replaced"
+    )
+    func activityTokens() async throws {
+        let scratch = try TemporaryDirectory(name: "e2e-client-activity")
+        defer { scratch.remove() }
+        let gateway = try await RunningGateway(database: scratch.url.appendingPathComponent("pushgate.sqlite").path)
+        defer { gateway.terminate() }
+        let push = try manager(gateway.baseURL, store: InMemoryStore())
+        try await push.enablePush(forServer: "home", secret: secret)
+        _ = try await push.tokenChanged(to: .apns(tokenA))
+        _ = try await push.chatOpened(serverID: "home", cwd: "/srv/a")
+        _ = try await push.chatOpened(serverID: "home", cwd: "/srv/b")
+        let startToken = String(repeating: "5a", count: 40)
+        let replayed = try await push.activityStartTokenChanged(to: startToken)
+        #expect(replayed.count == 2 && replayed.values.allSatisfy { if case .registered = $0 { true } else { false } })
+        #expect(try await push.activityStartTokenChanged(to: startToken).isEmpty, "the same token: nothing to do")
+
+        let first = try await push.activityStarted(
+            serverID: "home", cwd: "/srv/a", activityToken: String(repeating: "6b", count: 32), runID: "run-1")
+        #expect(!first.replaced && first.agentKey == PushgateKeys.agentKey(cwd: "/srv/a"))
+        let second = try await push.activityStarted(
+            serverID: "home", cwd: "/srv/a", activityToken: String(repeating: "7c", count: 32))
+        #expect(second.replaced)
+        await #expect {
+            try await push.activityStarted(serverID: "home", cwd: "/srv/never-opened", activityToken: tokenB)
+        } throws: { error in
+            guard case .gateway(let answer)? = error as? PushgateError else { return false }
+            return answer.code == .notFound && answer.field == "installation_id"
+        }
+    }
 }
 
 /// `PushgateClient` in a web app or on a phone with a UnifiedPush distributor: a Web

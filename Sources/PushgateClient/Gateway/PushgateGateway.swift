@@ -31,6 +31,16 @@ public struct PushgateGateway: Sendable {
     }
 
     /// Unsubscribes the installation from one agent (`unregisterSubscription`).
+    /// Records the update token of the Live Activity running for `cwd`'s agent on this
+    /// installation (ActivityKit's `pushTokenUpdates`, each time it hands one over).
+    public func registerActivity(
+        cwd: String, installationID: String, activityToken: String, runID: String? = nil, secret: String
+    ) async throws(PushgateError) -> ActivityAnswer {
+        var body = ["cwd": cwd, "installation_id": installationID, "activity_token": activityToken]
+        body["run_id"] = runID
+        return try await call("POST", "registerActivity", body: RequestBody(body), secret: secret)
+    }
+
     public func unregister(cwd: String, installationID: String, secret: String) async throws(PushgateError)
         -> UnregisterAnswer
     {

@@ -18,6 +18,7 @@ enum StoreKey {
     static let pending = "push_pending"
     static let token = "push_token"
     static let payloadKeys = "push_payload_keys"
+    static let activityStartToken = "push_activity_start_token"
 
     static func secret(ofServer serverID: String) -> String { secretPrefix + serverID }
 }

@@ -24,6 +24,10 @@ public struct Registration: Sendable, Hashable, Codable {
     /// The keys the device's pushes are sealed for (``PayloadKeyPair/registered``);
     /// `nil`: the gateway keeps what it holds.
     public var payloadKeys: PayloadKeys?
+    /// The installation's ActivityKit push-to-start token, hex (iOS 17.2+:
+    /// `Activity<AgentRunAttributes>.pushToStartTokenUpdates`); `nil`: the gateway
+    /// keeps what it holds.
+    public var activityStartToken: String?
 
     /// `payload_keys`: the public half of a ``PayloadKeyPair``, base64url.
     public struct PayloadKeys: Sendable, Hashable, Codable {
@@ -39,7 +43,7 @@ public struct Registration: Sendable, Hashable, Codable {
     public init(
         cwd: String, installationID: String, token: PushToken, agentDisplayName: String? = nil,
         platform: Platform? = nil, appVersion: String? = nil, bundleID: String? = nil,
-        apnsEnvironment: APNsEnvironment? = nil, payloadKeys: PayloadKeys? = nil
+        apnsEnvironment: APNsEnvironment? = nil, payloadKeys: PayloadKeys? = nil, activityStartToken: String? = nil
     ) {
         self.cwd = cwd
         self.installationID = installationID
@@ -50,6 +54,7 @@ public struct Registration: Sendable, Hashable, Codable {
         self.bundleID = bundleID
         self.apnsEnvironment = apnsEnvironment
         self.payloadKeys = payloadKeys
+        self.activityStartToken = activityStartToken
     }
 
     /// The request body, in the gateway's field names.
@@ -66,6 +71,7 @@ public struct Registration: Sendable, Hashable, Codable {
         body.fields["bundle_id"] = bundleID
         body.fields["apns_environment"] = apnsEnvironment?.rawValue
         body.payloadKeys = payloadKeys
+        body.fields["activity_start_token"] = activityStartToken
         return body
     }
 }

@@ -151,12 +151,44 @@ public actor SubscriptionManager {
         self.token = token
         guard try ledger.storedToken() != token else { return [:] }
         try ledger.storeToken(token)
+        return try await registerEveryChat()
+    }
+
+    /// The installation's ActivityKit push-to-start token (iOS 17.2+,
+    /// `Activity<AgentRunAttributes>.pushToStartTokenUpdates`), at each start and
+    /// whenever it changes: a new one is registered again for every known chat, so
+    /// that an agent's run can start a Live Activity on this phone.
+    @discardableResult
+    public func activityStartTokenChanged(to token: String) async throws -> [ChatLocation: Outcome] {
+        guard try store.string(forKey: StoreKey.activityStartToken) != token else { return [:] }
+        try store.set(token, forKey: StoreKey.activityStartToken)
+        return try await registerEveryChat()
+    }
+
+    /// Every known chat registered again, now (a token changed: nothing coalesces).
+    private func registerEveryChat() async throws -> [ChatLocation: Outcome] {
         recent = [:]
         var outcomes: [ChatLocation: Outcome] = [:]
         for subscription in try ledger.subscriptions() {
             outcomes[subscription.key] = try await register(subscription)
         }
         return outcomes
+    }
+
+    /// A Live Activity for `cwd`'s agent runs on this phone and ActivityKit handed over
+    /// its update token (`activity.pushTokenUpdates`, again whenever it rotates): the
+    /// gateway sends that activity's updates and end to it. Not kept when the gateway
+    /// does not answer (the error is thrown): the next token ActivityKit hands over is
+    /// the one to send.
+    @discardableResult
+    public func activityStarted(serverID: String, cwd: String, activityToken: String, runID: String? = nil)
+        async throws -> ActivityAnswer
+    {
+        guard let secret = try secret(forServer: serverID) else {
+            throw PushgateError.invalidRequest("push is not enabled for server \(serverID)")
+        }
+        return try await gateway.registerActivity(
+            cwd: cwd, installationID: try installationID(), activityToken: activityToken, runID: runID, secret: secret)
     }
 
     /// A chat opened: the device subscribes to its agent (the seed's auto-subscribe).
@@ -248,7 +280,8 @@ public actor SubscriptionManager {
             cwd: subscription.cwd, installationID: try installationID(), token: token,
             agentDisplayName: subscription.agentDisplayName, platform: options.platform,
             appVersion: options.appVersion, bundleID: options.bundleID, apnsEnvironment: options.apnsEnvironment,
-            payloadKeys: options.sealsPushes ? try payloadKeys().registered : nil)
+            payloadKeys: options.sealsPushes ? try payloadKeys().registered : nil,
+            activityStartToken: try store.string(forKey: StoreKey.activityStartToken))
     }
 
     /// One kept call, made with what is current now. A registration of a chat since

@@ -13,6 +13,12 @@ public enum Hex {
         return String(decoding: out, as: UTF8.self)
     }
 
+    /// Whether `byte` is a hex digit, in either case.
+    public static func isDigit(_ byte: UInt8) -> Bool {
+        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
+            || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(byte)
+    }
+
     /// The bytes of lower-case hex text; `nil` for an odd length or another character.
     public static func bytes(_ text: String) -> [UInt8]? {
         let characters = Array(text.utf8)

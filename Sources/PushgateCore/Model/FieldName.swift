@@ -23,6 +23,15 @@ public enum FieldName {
     public static let apnsEnvironmentLearned = "apnsEnvironmentLearned"
     /// `{"p256dh", "auth"}`: the keys its pushes are sealed for (issue 63), base64url.
     public static let payloadKeys = "payloadKeys"
+    /// Its ActivityKit push-to-start token (issue 64, lower-case hex): the
+    /// installation's, under every agent, as its device token.
+    public static let activityStartToken = "activityStartToken"
+    /// The update token of the Live Activity running for this agent on this device
+    /// (`registerActivity`), the run it shows (`activityRunId`, optional), and when
+    /// it was registered.
+    public static let activityToken = "activityToken"
+    public static let activityRunID = "activityRunId"
+    public static let activityRegisteredAt = "activityRegisteredAt"
     // servers/{serverKey}/installations/{installationId}
     /// The events counted on the badge not yet resolved, under every agent (their
     /// document ids, `sha256(eventId)`): how many is `aps.badge`.

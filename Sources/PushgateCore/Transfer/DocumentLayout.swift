@@ -34,6 +34,8 @@ public enum DocumentLayout {
         /// An address of a push service, as its module stores it.
         case pushAddress(PushAddressFormat)
         case trueFlag, anything
+        /// An APNs-style token (a Live Activity's): 64 to 200 lower-case hex digits.
+        case hexToken
         /// The keys a device's pushes are sealed for, as `registerSubscription` stores
         /// them: `{"p256dh", "auth"}`, base64url without padding.
         case payloadKeys
@@ -85,6 +87,7 @@ public enum DocumentLayout {
             switch self {
             case .pushAddress(let format): value.stringValue.map(format.isStored) ?? false
             case .trueFlag: value == .bool(true)
+            case .hexToken: value.stringValue.map { (try? FieldRules.hexToken($0, field: "")) == $0 } ?? false
             case .payloadKeys:
                 if case .sealed(let keys)? = PayloadSealing(field: value) {
                     PayloadSealing.field(keys) == value
@@ -124,6 +127,7 @@ public enum DocumentLayout {
                 "an RFC 3339 timestamp from 0001-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z"
             case .pushAddress(let format): format.storedForm
             case .trueFlag: "true"
+            case .hexToken: "64 to 200 lower-case hex digits"
             case .payloadKeys: #"{"p256dh", "auth"}: a P-256 point (65 bytes) and 16 bytes, base64url without padding"#
             case .anything: "any value"
             case .oneOf(let allowed): allowed.sorted().map { "\"\($0)\"" }.joined(separator: " or ")
@@ -174,6 +178,9 @@ public enum DocumentLayout {
                 FieldName.apnsEnvironment: optional(.oneOf(["production", "sandbox"])),
                 FieldName.apnsEnvironmentLearned: optional(.trueFlag),
                 FieldName.payloadKeys: optional(.payloadKeys),
+                FieldName.activityStartToken: optional(.hexToken), FieldName.activityToken: optional(.hexToken),
+                FieldName.activityRunID: optional(.text(characters: 1...128)),
+                FieldName.activityRegisteredAt: optional(.pastTimestamp),
                 FieldName.createdAt: required(.pastTimestamp), FieldName.updatedAt: required(.pastTimestamp),
             ].merging(addresses) { general, _ in general }
         case .agentLastEvent, .serverLastEvent:

@@ -36,6 +36,19 @@ public enum FieldRules {
         return value
     }
 
+    /// An APNs token as Apple hands it over — a device's, a Live Activity's push-to-start
+    /// or per-activity one: an even number (64 to 200) of hex digits, either case;
+    /// returned in lower case, as stored.
+    public static func hexToken(_ value: String, field: String) throws(FunctionError) -> String {
+        let bytes = value.utf8
+        guard (64...200).contains(bytes.count), bytes.count.isMultiple(of: 2),
+            bytes.allSatisfy(Hex.isDigit)
+        else {
+            throw .invalidArgument("'\(field)' must be an even number (64 to 200) of hex digits", field: field)
+        }
+        return value.lowercased()
+    }
+
     /// 1–4096 characters, no white space: an FCM token, and the bound of any token a
     /// caller looks devices up by.
     public static func token(_ value: String, field: String) throws(FunctionError) -> String {

@@ -59,12 +59,13 @@ public struct RegisterSubscriptionFunction: Sendable {
         let timestamp = JSONValue.string(RFC3339.format(now))
         let devicePath = try NamespacePaths.device(request.installationID, of: agentKey, of: serverKey)
 
-        // The addresses, and the payload keys when given: what one installation holds
-        // under every agent, and a rotation spreads.
+        // The addresses, and the payload keys and push-to-start token when given: what
+        // one installation holds under every agent, and a rotation spreads.
         var tokenFields = Dictionary(
             request.addresses.map { ($0.documentField, $0.address.map { FieldValue.value(.string($0)) } ?? .delete) }
         ) { first, _ in first }
         tokenFields[FieldName.payloadKeys] = request.payloadKeys.map { .value(PayloadSealing.field($0)) }
+        tokenFields[FieldName.activityStartToken] = request.activityStartToken.map { .value(.string($0)) }
 
         var agentFields: [String: FieldValue] = [
             FieldName.cwd: .value(.string(request.cwd)),
@@ -124,11 +125,12 @@ public struct RegisterSubscriptionFunction: Sendable {
     static let rotationPage = 500
 
     /// Whether `device` (`nil`: not stored) holds exactly the request's tokens, and
-    /// its payload keys when it gives some.
+    /// its payload keys and push-to-start token when it gives them.
     private static func holds(_ request: RegisterSubscriptionRequest, _ device: Document?) -> Bool {
         guard let device else { return false }
         return request.addresses.allSatisfy { device.string($0.documentField) == $0.address }
             && request.payloadKeys.map { device.fields[FieldName.payloadKeys] == PayloadSealing.field($0) } ?? true
+            && request.activityStartToken.map { device.string(FieldName.activityStartToken) == $0 } ?? true
     }
 
     /// The device's APNs environment: the one the registration states (no longer

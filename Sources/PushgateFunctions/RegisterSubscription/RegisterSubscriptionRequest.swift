@@ -18,6 +18,9 @@ public struct RegisterSubscriptionRequest: Sendable, Hashable {
     /// The keys the device's pushes are sealed for (`payload_keys`, issue 63); `nil`:
     /// the stored ones stay.
     public let payloadKeys: PayloadKeys?
+    /// The installation's ActivityKit push-to-start token (`activity_start_token`,
+    /// issue 64), lower-case hex; `nil`: the stored one stays.
+    public let activityStartToken: String?
 
     /// Checks every field of the body (see `functions/registerSubscription/`); the
     /// push addresses are those of `formats`, each checked by its service's rule.
@@ -69,6 +72,9 @@ public struct RegisterSubscriptionRequest: Sendable, Hashable {
         // Their members are checked here, any other is ignored (as unknown fields are).
         payloadKeys = try fields.optionalObject("payload_keys", checksTexts: false).map { keys throws(FunctionError) in
             try PayloadKeys(registered: .object(keys), field: "payload_keys")
+        }
+        activityStartToken = try fields.optionalString("activity_start_token").map { token throws(FunctionError) in
+            try FieldRules.hexToken(token, field: "activity_start_token")
         }
     }
 

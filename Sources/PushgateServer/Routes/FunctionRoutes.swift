@@ -20,6 +20,7 @@ struct FunctionRoutes {
     static var allowedMethods: [String: [HTTPRequest.Method]] {
         [
             "/registerSubscription": [.post],
+            "/registerActivity": [.post],
             "/triggerReplyFinished": [.post],
             "/triggerEvent": [.post],
             "/resolveEvent": [.post],
@@ -45,6 +46,11 @@ struct FunctionRoutes {
                     secret: secret, await RegisterSubscriptionRequest.checked(fields: fields, formats: parts.formats),
                     admitNewNamespace: { try rateLimiter?.admitNewNamespace(from: address) }
                 ).json)
+        }
+        router.post("registerActivity") { request, _ in
+            let (secret, fields) = try await Self.read(request, receivedAt: parts.now())
+            return try JSONAnswer.response(
+                try await parts.registerActivity(secret: secret, RegisterActivityRequest(fields: fields)))
         }
         router.post("triggerReplyFinished") { request, _ in
             let (secret, fields) = try await Self.read(request, receivedAt: parts.now())
