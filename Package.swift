@@ -16,7 +16,7 @@ let package = Package(
         .library(name: "PushgateFuzzing", targets: ["PushgateFuzzing"]),
         // For apps: the gateway's functions, subscriptions kept and replayed, pushes
         // read and routed. Foundation and hashing only.
-        .library(name: "PushgateClient", targets: ["PushgateClient"]),
+        .library(name: "PushgateClient", targets: ["PushgateClient", "PushgateLiveActivity"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
@@ -52,12 +52,20 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // An agent's Live Activity as the gateway sends it and the app (and its widget
+        // extension, which needs nothing else) decodes it: the attributes and the
+        // content state (issue 64). Foundation, and ActivityKit where there is one.
+        .target(
+            name: "PushgateLiveActivity",
+            swiftSettings: swiftSettings
+        ),
         // The app's half (issue 46): Foundation, CryptoKit on Apple's platforms and
         // swift-crypto elsewhere; of the gateway's own targets only the sealing one.
         .target(
             name: "PushgateClient",
             dependencies: [
                 "PushgateSealing",
+                "PushgateLiveActivity",
                 .product(
                     name: "Crypto", package: "swift-crypto",
                     condition: .when(platforms: [.linux, .android, .windows, .openbsd, .wasi])),
@@ -69,6 +77,7 @@ let package = Package(
             name: "PushgateCore",
             dependencies: [
                 "PushgateSealing",
+                "PushgateLiveActivity",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -389,6 +398,7 @@ let package = Package(
             name: "PushgateClientTests",
             dependencies: [
                 "PushgateClient",
+                "PushgateLiveActivity",
                 "PushgateSealing",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -410,6 +420,7 @@ let package = Package(
             name: "PushgateCoreTests",
             dependencies: [
                 "PushgateAPNs", "PushgateCore", "PushgateFCM", "PushgateServices", "PushgateWebPush",
+                "PushgateLiveActivity",
                 "PushgateSealing",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),

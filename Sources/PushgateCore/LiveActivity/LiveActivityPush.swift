@@ -1,0 +1,82 @@
+import PushgateLiveActivity
+
+/// One ActivityKit push (`apns-push-type: liveactivity`, topic
+/// `<bundle id>.push-type.liveactivity`; issue 64): a start to a device's
+/// push-to-start token, an update or the end to a running activity's token.
+///
+/// ```json
+/// {"aps": {"timestamp": 1795324051, "event": "update", "content-state": {…},
+///          "stale-date": 1795324951, "alert": {"title", "body", "sound"}?,
+///          "attributes-type": "AgentRunAttributes"?, "attributes": {…}?,
+///          "dismissal-date": 1795324951?}}
+/// ```
+///
+/// A start carries `attributes-type`, `attributes` and an `alert` (Apple requires one);
+/// the end a `dismissal-date`. `content-state` is an `AgentRunContentState`
+/// (`PushgateLiveActivity`, the type the app decodes it into). Times are whole seconds since 1970; `timestamp` orders
+/// the pushes of one activity (the system ignores one older than what it shows).
+public struct LiveActivityPush: Sendable, Hashable, Codable {
+    public enum Event: String, Sendable, Hashable, Codable, CaseIterable {
+        case start, update, end
+    }
+
+    /// What lights the screen: a start's, an approval's.
+    public struct Alert: Sendable, Hashable, Codable {
+        public var title: String
+        public var body: String
+        /// `nil`: silent.
+        public var sound: String?
+
+        public init(title: String, body: String, sound: String? = nil) {
+            self.title = title
+            self.body = body
+            self.sound = sound
+        }
+    }
+
+    public var event: Event
+    public var timestamp: Int
+    public var contentState: JSONValue
+    public var alert: Alert?
+    public var attributesType: String?
+    public var attributes: JSONValue?
+    public var staleDate: Int?
+    public var dismissalDate: Int?
+    /// `apns-priority`: 10 for a start, an alert or the end; 5 for a plain update,
+    /// which the system's budget for priority 10 does not count.
+    public var priority: Int
+
+    /// `contentState`: what the app's `AgentRunAttributes.ContentState` decodes.
+    public init(
+        event: Event, timestamp: Int, contentState: AgentRunContentState, alert: Alert? = nil,
+        attributesType: String? = nil, attributes: JSONValue? = nil, staleDate: Int? = nil,
+        dismissalDate: Int? = nil
+    ) throws {
+        self.event = event
+        self.timestamp = timestamp
+        self.contentState = try contentState.json
+        self.alert = alert
+        self.attributesType = attributesType
+        self.attributes = attributes
+        self.staleDate = staleDate
+        self.dismissalDate = dismissalDate
+        priority = event == .update && alert == nil ? 5 : 10
+    }
+
+    /// The APNs payload.
+    public func payload() throws -> [UInt8] {
+        var aps: [String: JSONValue] = [
+            "timestamp": .number(Double(timestamp)), "event": .string(event.rawValue), "content-state": contentState,
+        ]
+        if let alert {
+            var object: [String: JSONValue] = ["title": .string(alert.title), "body": .string(alert.body)]
+            object["sound"] = alert.sound.map(JSONValue.string)
+            aps["alert"] = .object(object)
+        }
+        aps["attributes-type"] = attributesType.map(JSONValue.string)
+        aps["attributes"] = attributes
+        aps["stale-date"] = staleDate.map { .number(Double($0)) }
+        aps["dismissal-date"] = dismissalDate.map { .number(Double($0)) }
+        return try JSONValue.object(["aps": .object(aps)]).encodedBytes()
+    }
+}

@@ -1,0 +1,65 @@
+import Foundation
+import PushgateCore
+import PushgateLiveActivity
+import Testing
+
+/// ActivityKit pushes (issue 64): the payload Apple reads, and the content state's
+/// one shape (`Tests/fixtures/live-activity-content-state.json`, which the client's
+/// `AgentRunContentState` decodes too).
+@Suite("Live Activity pushes")
+struct LiveActivityPushTests {
+    static let state = AgentRunContentState(
+        phase: .waitingForApproval, step: "running tests", toolsUsed: 14, startedAt: 1_795_323_872,
+        updatedAt: 1_795_324_051, preview: "May I run the migration?", details: ["files_changed": "3"])
+
+    static func aps(_ push: LiveActivityPush) throws -> [String: JSONValue] {
+        try #require(try JSONValue.parse(try push.payload()).objectValue?["aps"]?.objectValue)
+    }
+
+    @Test("the content state is the documented shape, and reads back")
+    func contentState() throws {
+        let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("fixtures/live-activity-content-state.json")
+        let documented = try JSONValue.parse(Array(try Data(contentsOf: fixture)))
+        #expect(try Self.state.json == documented)
+        #expect(AgentRunContentState(json: documented) == Self.state)
+        let bare = AgentRunContentState(phase: .running, startedAt: 1, updatedAt: 2)
+        #expect(try bare.json == ["phase": "running", "startedAt": 1, "updatedAt": 2, "details": [:]])
+        #expect(AgentRunContentState(json: ["phase": "running", "startedAt": .number(1.5), "updatedAt": 2]) == nil)
+        #expect(AgentRunContentState(json: ["phase": "paused", "startedAt": 1, "updatedAt": 2]) == nil)
+    }
+
+    @Test("a start: attributes-type, attributes, an alert, at priority 10")
+    func start() throws {
+        let push = try LiveActivityPush(
+            event: .start, timestamp: 1_795_323_872, contentState: Self.state,
+            alert: .init(title: "api@home", body: "Running", sound: nil), attributesType: "AgentRunAttributes",
+            attributes: ["agentName": "api@home", "serverKey": "5e", "agentKey": "a9"], staleDate: 1_795_324_772)
+        let aps = try Self.aps(push)
+        #expect(aps["event"] == "start" && aps["timestamp"] == 1_795_323_872 && push.priority == 10)
+        #expect(aps["attributes-type"] == "AgentRunAttributes")
+        #expect(aps["attributes"] == ["agentName": "api@home", "serverKey": "5e", "agentKey": "a9"])
+        #expect(aps["alert"] == ["title": "api@home", "body": "Running"])
+        #expect(aps["content-state"] == (try Self.state.json) && aps["stale-date"] == 1_795_324_772)
+        #expect(aps["dismissal-date"] == nil)
+    }
+
+    @Test("an update at priority 5, one with an alert and sound at 10; the end with its dismissal date")
+    func updateAndEnd() throws {
+        let update = try LiveActivityPush(event: .update, timestamp: 2, contentState: Self.state, staleDate: 902)
+        #expect(update.priority == 5)
+        #expect(Set(try Self.aps(update).keys) == ["timestamp", "event", "content-state", "stale-date"])
+        let approval = try LiveActivityPush(
+            event: .update, timestamp: 3, contentState: Self.state,
+            alert: .init(title: "api@home", body: "Approval needed", sound: "default"))
+        #expect(approval.priority == 10)
+        #expect(
+            try Self.aps(approval)["alert"] == ["title": "api@home", "body": "Approval needed", "sound": "default"])
+        let end = try LiveActivityPush(event: .end, timestamp: 4, contentState: Self.state, dismissalDate: 904)
+        let ended = try Self.aps(end)
+        #expect(end.priority == 10 && ended["dismissal-date"] == 904)
+        // As the outbox stores it.
+        let stored = try JSONDecoder().decode(LiveActivityPush.self, from: try JSONEncoder().encode(approval))
+        #expect(stored == approval)
+    }
+}
