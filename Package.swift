@@ -496,6 +496,7 @@ let package = Package(
             name: "PushgateAPNsTests",
             dependencies: [
                 "PushgateSealing",
+                "PushgateLiveActivity",
                 "PushgateAPNs",
                 "PushgateCore",
                 "PushgateDelivery",

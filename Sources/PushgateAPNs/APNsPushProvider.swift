@@ -93,15 +93,22 @@ public final class APNsPushProvider: PushProvider, Service {
         let sealing = configuration.sealing
         let bodies: [ByteBuffer]
         do {
-            bodies = try sealing.payloads(
-                notification, to: targets, maxBytes: AlertPayload.maxBytes,
-                measure: { try Self.payload($0, badge: $1).count },
-                build: { ByteBuffer(bytes: try Self.payload($0, badge: $1)) })
+            if let activity = notification.liveActivity {
+                // An ActivityKit push: one payload for every activity token, which the
+                // system reads itself (never sealed: no extension runs for it).
+                let body = ByteBuffer(bytes: try activity.payload())
+                bodies = targets.map { _ in body }
+            } else {
+                bodies = try sealing.payloads(
+                    notification, to: targets, maxBytes: AlertPayload.maxBytes,
+                    measure: { try Self.payload($0, badge: $1).count },
+                    build: { ByteBuffer(bytes: try Self.payload($0, badge: $1)) })
+            }
         } catch {
             return targets.map { _ in .failed(reason: "PayloadEncoding") }
         }
         // Sealed devices' pushes show the neutral notification's ids (hashes).
-        let sealed = targets.map { sealing.sealing(of: $0.route) != nil }
+        let sealed = targets.map { notification.liveActivity == nil && sealing.sealing(of: $0.route) != nil }
         let neutral = sealed.contains(true) ? sealing.neutral(notification) : notification
         let expiration = String(Int(now().timeIntervalSince1970) + Int(configuration.timeToLive.components.seconds))
         let rounds = SendRounds<APNsTokenManager.Token>(
@@ -134,20 +141,28 @@ public final class APNsPushProvider: PushProvider, Service {
     /// The headers every device of a notification shares, in the order APNs reads
     /// them, encoded once per chunk; pseudo-headers (`:path`) come first in each
     /// request. A badge update is a `background` push, which APNs takes at priority 5
-    /// only, and replaces no banner (no collapse id).
+    /// only, and replaces no banner (no collapse id); an ActivityKit push goes to the
+    /// app's `.push-type.liveactivity` topic at its own priority, and its `timestamp`,
+    /// not a collapse id, orders it.
     private func sharedHeaders(notification: PushNotification, expiration: String, token: String) -> HTTP2HeaderBlock {
         let silent = notification.isBadgeUpdate
+        let (topic, pushType, priority) =
+            if let activity = notification.liveActivity {
+                (configuration.topic + ".push-type.liveactivity", "liveactivity", String(activity.priority))
+            } else {
+                (configuration.topic, silent ? "background" : "alert", silent ? "5" : "10")
+            }
         var headers = HTTP2HeaderBlock()
         headers.append(name: "authorization", value: "bearer " + token, sensitive: true)
         for (name, value) in [
-            ("apns-topic", configuration.topic),
-            ("apns-push-type", silent ? "background" : "alert"),
-            ("apns-priority", silent ? "5" : "10"),
+            ("apns-topic", topic), ("apns-push-type", pushType), ("apns-priority", priority),
             ("apns-expiration", expiration),
         ] {
             headers.append(name: name, value: value)
         }
-        if !silent { headers.append(name: "apns-collapse-id", value: notification.collapseID) }
+        if !silent, notification.liveActivity == nil {
+            headers.append(name: "apns-collapse-id", value: notification.collapseID)
+        }
         headers.append(name: "content-type", value: "application/json")
         return headers
     }

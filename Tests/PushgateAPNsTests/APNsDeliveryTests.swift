@@ -7,6 +7,7 @@ import PushgateEmulators
 import PushgateFCM
 import PushgateFunctions
 import PushgateHTTP2
+import PushgateLiveActivity
 import PushgateServer
 import PushgateTesting
 import Testing
@@ -49,6 +50,25 @@ struct APNsDeliveryTests {
                 "type": "reply_finished", "server_key": .string(String(repeating: "5", count: 64)), "cwd": "/srv/agent",
             ]
         )
+    }
+
+    @Test("an ActivityKit push: the liveactivity topic and push type, its priority, no collapse id, its payload")
+    func liveActivityPush() async throws {
+        let fixture = try await APNsFixture()
+        let provider = try fixture.provider()
+        var push = notification
+        let state = AgentRunContentState(phase: .running, step: "running tests", startedAt: 1, updatedAt: 2)
+        push.liveActivity = try LiveActivityPush(event: .update, timestamp: 2, contentState: state, staleDate: 902)
+        let outcomes = await provider.send(
+            push, to: [DeliveryTarget(installationID: "p", token: .apns(APNsFixture.token(2)))])
+        await provider.shutdown()
+        await fixture.stop()
+        #expect(outcomes == [.delivered])
+        let entry = try #require(fixture.emulator.emulator.inbox.entries.first)
+        #expect(entry.status == 200 && entry.headers["apns-push-type"] == "liveactivity")
+        #expect(entry.headers["apns-topic"] == APNsFixture.topic + ".push-type.liveactivity")
+        #expect(entry.headers["apns-priority"] == "5" && entry.headers["apns-collapse-id"] == nil)
+        #expect(entry.payload == (try JSONValue.parse(try #require(push.liveActivity).payload())))
     }
 
     @Test("ExpiredProviderToken: a token 20 minutes old is renewed and the push retried once")

@@ -143,9 +143,55 @@ struct APNsEmulatorCheckTests {
         for (topic, pushType, reason) in cases {
             var headers = Self.changing("apns-topic", to: topic)
             headers["apns-push-type"] = pushType
-            let verdict = checker.check(Self.request(headers), connection: APNsConnectionAuth(), now: Self.now)
+            let payload = pushType == "liveactivity" ? Self.liveActivity : "{}"
+            let verdict = checker.check(
+                Self.request(headers, payload: payload), connection: APNsConnectionAuth(), now: Self.now)
             #expect(verdict == (reason.map { .init(status: 400, reason: $0) } ?? .accepted), "\(topic) \(pushType)")
         }
+    }
+
+    static let liveActivity =
+        #"{"aps":{"timestamp":1795323872,"event":"update","content-state":{"phase":"running"},"stale-date":1795324772}}"#
+
+    @Test(
+        "liveactivity: a timestamp, a known event, a content state, dates as numbers; a start's attributes and alert; not priority 1"
+    )
+    func liveActivityPayloads() {
+        let checker = Self.checker(allowedTopics: ["com.example"])
+        var headers = Self.changing("apns-topic", to: "com.example.push-type.liveactivity")
+        headers["apns-push-type"] = "liveactivity"
+        headers["apns-priority"] = "5"
+        headers["apns-collapse-id"] = nil
+        let start =
+            #"{"aps":{"timestamp":1,"event":"start","content-state":{},"attributes-type":"AgentRunAttributes","attributes":{"agentName":"a"},"alert":{"title":"t","body":"b"}}}"#
+        let cases: [(String, String?)] = [
+            (Self.liveActivity, nil), (start, nil),
+            (#"{"aps":{"timestamp":1,"event":"end","content-state":{},"dismissal-date":2}}"#, nil),
+            (#"{"timestamp":1}"#, "BadLiveActivityPayload"),
+            (#"{"aps":{"event":"update","content-state":{}}}"#, "BadLiveActivityTimestamp"),
+            (#"{"aps":{"timestamp":"1","event":"update","content-state":{}}}"#, "BadLiveActivityTimestamp"),
+            (#"{"aps":{"timestamp":1,"event":"pause","content-state":{}}}"#, "BadLiveActivityEvent"),
+            (#"{"aps":{"timestamp":1,"event":"update"}}"#, "BadLiveActivityContentState"),
+            (
+                #"{"aps":{"timestamp":1,"event":"end","content-state":{},"dismissal-date":"soon"}}"#,
+                "BadLiveActivityDate"
+            ),
+            (
+                start.replacingOccurrences(of: #""attributes-type":"AgentRunAttributes","#, with: ""),
+                "BadLiveActivityAttributes"
+            ),
+            (start.replacingOccurrences(of: #","alert":{"title":"t","body":"b"}"#, with: ""), "BadLiveActivityAlert"),
+        ]
+        for (payload, reason) in cases {
+            let verdict = checker.check(
+                Self.request(headers, payload: payload), connection: APNsConnectionAuth(), now: Self.now)
+            #expect(verdict == (reason.map { .init(status: 400, reason: $0) } ?? .accepted), "\(payload)")
+        }
+        headers["apns-priority"] = "1"
+        #expect(
+            checker.check(
+                Self.request(headers, payload: Self.liveActivity), connection: APNsConnectionAuth(), now: Self.now)
+                == .badRequest("BadPriority"))
     }
 
     @Test(

@@ -29,6 +29,10 @@ public struct PushNotification: Sendable, Hashable, Codable {
     /// `encrypted` with `mutable-content`, so that the app's Notification Service
     /// Extension opens it. Set per device as it is sent; never stored.
     public var encrypted: String?
+    /// An ActivityKit push (issue 64) instead of an alert: sent to Live Activity
+    /// tokens as `apns-push-type: liveactivity`, its payload the push's own
+    /// (``LiveActivityPush/payload()``); title, body and data are then not sent.
+    public var liveActivity: LiveActivityPush?
 
     public init(
         title: String,
@@ -72,7 +76,8 @@ public struct PushNotification: Sendable, Hashable, Codable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case title, body, data, collapseID, sound, threadID, interruptionLevel, showsBadge, contentAvailable, urgency
+        case title, body, data, collapseID, sound, threadID, interruptionLevel, showsBadge, contentAvailable, urgency,
+            liveActivity
         case isBadgeUpdate = "badgeUpdate"
     }
 
@@ -92,6 +97,7 @@ public struct PushNotification: Sendable, Hashable, Codable {
         isBadgeUpdate = try container.decodeIfPresent(Bool.self, forKey: .isBadgeUpdate) ?? false
         // Stored before urgency was: what the event type's default was then, for
         // the one type that is not `normal`.
+        liveActivity = try container.decodeIfPresent(LiveActivityPush.self, forKey: .liveActivity)
         urgency =
             try container.decodeIfPresent(PushUrgency.self, forKey: .urgency)
             ?? (isBadgeUpdate ? .low : (data["type"] == "approval_requested" ? .high : .normal))
