@@ -211,7 +211,9 @@ function renderDevices(answer, now) {
                     ? [serviceNames[device.token_kind] ?? `${device.token_kind} `,
                         h("span", { class: "mono" }, device.token_kind === "webpush" ? device.token_preview : `${device.token_preview}…`),
                         device.apns_environment ? h("span", { class: "sub" },
-                            `${device.apns_environment}${device.apns_environment_learned ? " (learned)" : ""}`) : null]
+                            `${device.apns_environment}${device.apns_environment_learned ? " (learned)" : ""}`) : null,
+                        // Its pushes leave sealed for the app's keys: Apple and Google read only the neutral text.
+                        device.sealed ? h("span", { class: "sub sealed", title: "pushes sealed for the app's keys" }, "sealed") : null]
                     : h("span", { class: "muted" }, "none"),
                 [device.bundle_id ?? "", device.app_version ? h("span", { class: "sub" }, `version ${device.app_version}`) : null],
                 time(device.updated_at, ago(device.updated_at, now)),

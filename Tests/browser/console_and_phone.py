@@ -36,6 +36,9 @@ SECRET = "console-browser-test-secret-0123456789"
 SERVER_KEY = hashlib.sha256(SECRET.encode()).hexdigest()
 IPHONE_TOKEN = "a1" * 32
 IPAD_TOKEN = "b2" * 32
+# The iPad's pushes are sealed (issue 63) for RFC 8291's example keys.
+SEALING_KEYS = {"p256dh": "BCVxsr7N_eNgVRqvHtD0zTZsEc6-VV-JvLexhqUzORcxaOzi6-AYWXvTBHm4bjyPjs7Vd8pZGH6SRpkNtoIAiw4",
+                "auth": "BTBZMqHH6r4Tts7J_aSIgg"}
 BUILDER = "/srv/agents/builder"
 DOCS = "/srv/agents/docs"
 
@@ -194,6 +197,8 @@ def check_console(browser, base, reference, shots, problems):
     assert "/push/" not in page.locator("body").inner_text(), "an endpoint's path is shown"
     expect(page.locator("#devices tbody tr", has_text="pixel")).to_contain_text("FCM pixel-fc…")
     expect(page.locator("#devices tbody tr", has_text="iphone")).to_contain_text("APNs a1a1a1a1…")
+    expect(page.locator("#devices tbody tr", has_text="ipad").locator(".sealed")).to_have_text("sealed")
+    expect(page.locator("#devices tbody tr", has_text="iphone").locator(".sealed")).to_have_count(0)
     expect(page.locator("#devices tbody tr", has_text="iphone")).to_contain_text("delivered")
     expect(page.locator("#devices tbody tr", has_text="old-phone").locator(".reason")).to_have_text("UNAVAILABLE")
     assert "a1a1a1a1a" not in page.locator("body").inner_text(), "a whole token is shown"
@@ -262,6 +267,10 @@ def check_apns_phone(browser, url, shots, problems):
     expect(page.locator("#raw")).to_contain_text("apns-collapse-id")
     expect(page.locator("#raw pre")).to_contain_text('"aps"')
     page.screenshot(path=os.path.join(shots, "phone.png"), full_page=True)
+    # The iPad's pushes are sealed: its lock screen shows the neutral text, never the reply.
+    page.locator("#device").select_option(IPAD_TOKEN)
+    expect(page.locator("#banners .banner", has_text="New activity").first).to_be_visible()
+    expect(page.locator("#banners .banner", has_text="all green")).to_have_count(0)
     context.close()
 
 
@@ -343,7 +352,8 @@ def main():
 
         for cwd, name, installation, token in [
             (BUILDER, "builder@ci", "iphone", {"apns_token": IPHONE_TOKEN}),
-            (BUILDER, "builder@ci", "ipad", {"apns_token": IPAD_TOKEN, "platform": "ipados"}),
+            (BUILDER, "builder@ci", "ipad", {"apns_token": IPAD_TOKEN, "platform": "ipados",
+                                              "payload_keys": SEALING_KEYS}),
             (BUILDER, "builder@ci", "pixel", {"fcm_token": "pixel-fcm-token-0001", "platform": "android"}),
             (BUILDER, "builder@ci", "old-phone", {"fcm_token": "unavail-old-phone-0001", "platform": "android"}),
             (BUILDER, "builder@ci", "browser", {"webpush": browser_subscription, "platform": "web"}),
