@@ -104,6 +104,7 @@ let package = Package(
             name: "PushgateFunctions",
             dependencies: [
                 "PushgateCore",
+                "PushgateLiveActivity",
                 "PushgateSealing",
                 "PushgateDelivery",
                 .product(name: "Logging", package: "swift-log"),
@@ -431,6 +432,7 @@ let package = Package(
         .testTarget(
             name: "PushgateFunctionsTests",
             dependencies: [
+                "PushgateLiveActivity",
                 "PushgateAPNs", "PushgateCore", "PushgateDelivery", "PushgateFCM", "PushgateFunctions",
                 "PushgateFuzzing", "PushgateMemory", "PushgateSQLite", "PushgateServer", "PushgateServices",
                 "PushgateTesting",
@@ -566,6 +568,7 @@ let package = Package(
                 "PushgateClient",
                 "PushgateCore",
                 "PushgatePostgres",
+                "PushgateLiveActivity",
                 "PushgateSQLite",
                 "PushgateSealing",
                 "PushgateTesting",

@@ -93,9 +93,13 @@ public final class APNsPushProvider: PushProvider, Service {
         let sealing = configuration.sealing
         let bodies: [ByteBuffer]
         do {
-            if let activity = notification.liveActivity {
+            if var activity = notification.liveActivity {
                 // An ActivityKit push: one payload for every activity token, which the
-                // system reads itself (never sealed: no extension runs for it).
+                // system reads itself (never sealed: no extension runs for it); a start
+                // names the app's attributes type.
+                if activity.event == .start, activity.attributesType == nil {
+                    activity.attributesType = configuration.activityAttributesType
+                }
                 let body = ByteBuffer(bytes: try activity.payload())
                 bodies = targets.map { _ in body }
             } else {

@@ -77,7 +77,14 @@ struct HookCommand: AsyncParsableCommand {
         } catch {
             return "nothing sent: \(error)"
         }
-        let (function, body) = event.call(now: Date()) { Self.transcriptText(at: event.transcriptPath) }
+        let (function, body) = event.call(
+            now: Date(),
+            transcriptText: {
+                Self.transcriptTail(at: event.transcriptPath).flatMap(ClaudeTranscript.lastAssistantText)
+            },
+            toolsUsed: {
+                Self.transcriptTail(at: event.transcriptPath).flatMap(ClaudeTranscript.toolUsesSinceLastPrompt)
+            })
         do {
             let answer = try await client.post(function, body: body)
             guard (200..<300).contains(answer.status) else {
@@ -138,9 +145,9 @@ struct HookCommand: AsyncParsableCommand {
         return bytes
     }
 
-    /// The last assistant text of the transcript at `path`, read from its end; `nil`
-    /// for anything but a regular file that can be read.
-    private static func transcriptText(at path: String?) -> String? {
+    /// The end of the transcript at `path` (``ClaudeTranscript/tailBytes``); `nil` for
+    /// anything but a regular file that can be read.
+    private static func transcriptTail(at path: String?) -> [UInt8]? {
         guard let path, let attributes = try? FileManager.default.attributesOfItem(atPath: path),
             attributes[.type] as? FileAttributeType == .typeRegular,
             let file = FileHandle(forReadingAtPath: path)
@@ -151,6 +158,6 @@ struct HookCommand: AsyncParsableCommand {
         guard (try? file.seek(toOffset: size > tail ? size - tail : 0)) != nil,
             let data = try? file.read(upToCount: ClaudeTranscript.tailBytes)
         else { return nil }
-        return ClaudeTranscript.lastAssistantText(in: Array(data))
+        return Array(data)
     }
 }

@@ -1,7 +1,8 @@
 import Foundation
 
 /// The `hooks` block `pushgate hook --settings` prints for `.claude/settings.json`:
-/// a push when Claude stops and when it asks for something. `SubagentStop` is left
+/// a push when Claude stops and when it asks for something, and the run's start and
+/// tools for its Live Activity. `SubagentStop` is left
 /// out (a push per subagent would be noise); the hook handles it when added.
 enum HookSettings {
     /// The command line Claude Code runs: this executable by the path it was run as,
@@ -53,6 +54,10 @@ enum HookSettings {
             "hooks": [
                 "Stop": [["hooks": [hook]]],
                 "Notification": [["hooks": [hook]]],
+                // A run on the lock screen (issue 64): its start, and each tool as a step.
+                "UserPromptSubmit": [["hooks": [hook]]],
+                "PreToolUse": [["matcher": "*", "hooks": [hook]]],
+                "PostToolUse": [["matcher": "*", "hooks": [hook]]],
             ]
         ]
         guard

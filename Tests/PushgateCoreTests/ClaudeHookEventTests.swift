@@ -51,7 +51,7 @@ struct ClaudeHookEventTests {
     func unusable() {
         for (input, reason) in [
             ("[]", "not a JSON object"), ("{", "not JSON"),
-            (#"{"hook_event_name":"PreToolUse","cwd":"/a"}"#, "only Stop"),
+            (#"{"hook_event_name":"SessionStart","cwd":"/a"}"#, "only Stop"),
             (#"{"hook_event_name":"Stop"}"#, "no usable cwd"),
             (#"{"hook_event_name":"Stop","cwd":""}"#, "no usable cwd"),
         ] {
@@ -61,6 +61,44 @@ struct ClaudeHookEventTests {
                 (error as? ClaudeHookEvent.Unusable)?.description.contains(reason) == true
             }
         }
+    }
+
+    @Test("a prompt starts a run; each tool is a step with its name and the tools used since the prompt")
+    func runSteps() throws {
+        let now = Date(timeIntervalSince1970: 1_795_323_872)
+        let prompt = try ClaudeHookEvent(
+            json: Array(#"{"hook_event_name":"UserPromptSubmit","cwd":"/a","session_id":"s-1","prompt":"fix it"}"#.utf8)
+        )
+        let started = prompt.call(now: now, transcriptText: { nil })
+        #expect(started.function == "triggerEvent")
+        #expect(
+            started.body == [
+                "cwd": "/a", "type": "run_started", "occurred_at": "2026-11-22T05:04:32.000Z", "wait": false,
+                "data": ["conversation_id": "s-1"], "progress": ["step": "Working"],
+            ], "the prompt's own words are not sent")
+        for name in ["PreToolUse", "PostToolUse"] {
+            let tool = try ClaudeHookEvent(
+                json: Array(#"{"hook_event_name":"\#(name)","cwd":"/a","tool_name":"Bash","tool_input":{}}"#.utf8))
+            let step = tool.call(now: now, transcriptText: { nil }, toolsUsed: { 4 })
+            #expect(step.body["type"] == "run_progress" && step.body["progress"] == ["step": "Bash", "tools_used": 4])
+        }
+    }
+
+    @Test("the tools used since the last prompt: tool_use blocks after the last user line that is not a tool's result")
+    func toolsSincePrompt() {
+        let lines = [
+            #"{"type":"user","message":{"role":"user","content":"earlier prompt"}}"#,
+            #"{"type":"assistant","message":{"content":[{"type":"tool_use","name":"Read"}]}}"#,
+            #"{"type":"user","message":{"role":"user","content":"run the tests"}}"#,
+            #"{"type":"assistant","message":{"content":[{"type":"text","text":"ok"},{"type":"tool_use","name":"Bash"}]}}"#,
+            #"{"type":"user","message":{"content":[{"type":"tool_result","content":"passed"}]}}"#,
+            #"{"type":"assistant","message":{"content":[{"type":"tool_use","name":"Edit"},{"type":"tool_use","name":"Bash"}]}}"#,
+            "not json",
+        ]
+        #expect(ClaudeTranscript.toolUsesSinceLastPrompt(in: Array(lines.joined(separator: "\n").utf8)) == 3)
+        #expect(
+            ClaudeTranscript.toolUsesSinceLastPrompt(in: Array(lines.suffix(3).joined(separator: "\n").utf8)) == nil)
+        #expect(ClaudeTranscript.toolUsesSinceLastPrompt(in: []) == nil)
     }
 
     @Test("a transcript's last assistant text: tool calls, other lines and a cut first line passed over")

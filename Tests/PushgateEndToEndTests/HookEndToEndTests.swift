@@ -114,7 +114,7 @@ struct HookEndToEndTests {
         let cases: [(String, [String: String], BuiltExecutable.Input, String)] = [
             ("no secret", ["CODEAGENTS_PUSH_SECRET": ""], stop, "nothing sent"),
             ("not JSON", reachable, .bytes(Data("{\"cwd\":".utf8)), "not JSON"),
-            ("another hook", reachable, try json(["cwd": cwd, "hook_event_name": "PreToolUse"]), "only Stop"),
+            ("another hook", reachable, try json(["cwd": cwd, "hook_event_name": "SessionStart"]), "only Stop"),
             ("no cwd", reachable, try json(["hook_event_name": "Stop"]), "no usable cwd"),
             ("the gateway away", reachable, stop, "not sent"),
             ("standard input never closed", reachable, .leftOpen, "gave up after 4 s"),
@@ -196,12 +196,15 @@ struct HookEndToEndTests {
         #expect(command == "\(bin)/pushgate hook --secret-file \(directory)/proxy.env --timeout 2.0")
     }
 
-    @Test("--settings prints the hooks block: this executable with the options given, for Stop and Notification")
+    @Test(
+        "--settings prints the hooks block: this executable with the options given, for Stop, Notification and a run's start and tools"
+    )
     func settingsBlock() async throws {
         let result = try await BuiltExecutable.run(["hook", "--settings", "--secret-file", "/etc/claude proxy.env"])
         #expect(result.status == 0)
         let block = try #require(try JSONValue.parse(Array(result.stdout.utf8)).objectValue?["hooks"]?.objectValue)
-        #expect(Set(block.keys) == ["Stop", "Notification"])
+        #expect(Set(block.keys) == ["Stop", "Notification", "UserPromptSubmit", "PreToolUse", "PostToolUse"])
+        #expect(block["PostToolUse"]?.arrayValue?.first?.objectValue?["matcher"] == "*")
         let command = try #require(
             block["Stop"]?.arrayValue?.first?.objectValue?["hooks"]?.arrayValue?.first?.objectValue?["command"]?
                 .stringValue)

@@ -16,6 +16,7 @@ public struct APNsConfiguration: Sendable {
             maxAttempts: maxAttempts, idlePingInterval: idlePingInterval)
         copy.settingNames = settingNames
         copy.sealing = sealing
+        copy.activityAttributesType = activityAttributesType
         return copy
     }
 
@@ -67,6 +68,8 @@ public struct APNsConfiguration: Sendable {
     public var settingNames = SettingNames()
     /// The app's rule for sealed pushes: the neutral text, whether keys are required.
     public var sealing = PushSealing()
+    /// The `attributes-type` of a Live Activity it starts by push (issue 64).
+    public var activityAttributesType = "AgentRunAttributes"
 
     /// The operator's names for what to check.
     public struct SettingNames: Sendable {

@@ -34,6 +34,11 @@ extension Setting {
     public static var apnsMaxStreams: Setting<Int> {
         .number("apns_max_streams", default: "100", in: 1...1000, "Pushes in flight per APNs connection, at most.")
     }
+    public static var apnsActivityAttributesType: Setting<String> {
+        .text(
+            "apns_activity_attributes_type", default: "AgentRunAttributes",
+            "attributes-type of a Live Activity started by push: the app's ActivityAttributes type's name.")
+    }
     public static var apnsTTL: Setting<Int> {
         .number(
             "apns_ttl", default: "86400", in: 0...2_592_000, expected: "seconds, 0 to 2592000 (30 days)",
@@ -57,6 +62,7 @@ public enum APNsSettings {
         Setting<HTTP2Endpoint>.apnsURL.erased, Setting<HTTP2Endpoint>.apnsProductionURL.erased,
         Setting<HTTP2Endpoint>.apnsSandboxURL.erased, Setting<String>.apnsCAFile.erased,
         Setting<Int>.apnsConnections.erased, Setting<Int>.apnsMaxStreams.erased, Setting<Int>.apnsTTL.erased,
+        Setting<String>.apnsActivityAttributesType.erased,
     ]
 
     /// What one app of `apps:` may give for itself (`apns: {key_path: …}`): its key
@@ -64,5 +70,6 @@ public enum APNsSettings {
     public static let perApp: [AnySetting] = [
         Setting<String>.apnsKeyPath.erased, Setting<String>.apnsKeyID.erased, Setting<String>.apnsTeamID.erased,
         Setting<String>.apnsTopic.erased, Setting<APNsEnvironment>.apnsEnvironment.erased,
+        Setting<String>.apnsActivityAttributesType.erased,
     ]
 }

@@ -13,4 +13,22 @@ public protocol DeliveryDevices: Sendable {
     /// every device of the server holding the token. Answers, for each finding,
     /// whether it changed a device.
     func apply(_ findings: [DeviceFinding], of notification: OutboxNotification) async throws -> [Bool]
+
+    /// What the devices of `installationIDs` under the notification's agent hold of
+    /// their Live Activity (issue 64), by installation: the running activity's token
+    /// and the timestamp of the last push delivered to it. An installation without a
+    /// device there is left out.
+    func activities(of installationIDs: [String], of notification: OutboxNotification) async throws
+        -> [String: RunningActivity]
+}
+
+/// A device's running Live Activity as delivery reads it.
+public struct RunningActivity: Sendable, Hashable {
+    public let token: String?
+    public let lastSentTimestamp: Int?
+
+    public init(token: String?, lastSentTimestamp: Int?) {
+        self.token = token
+        self.lastSentTimestamp = lastSentTimestamp
+    }
 }

@@ -7,4 +7,11 @@ public enum DeviceFinding: Sendable, Hashable {
     /// The token was refused (`BadDeviceToken`) in one environment and accepted in
     /// this one: every registration of it under the server learns it.
     case learnedEnvironment(DeviceToken, APNsEnvironment)
+    /// A Live Activity's token refused for good (issue 64): the token goes — an
+    /// activity's from the device under the notification's agent, a push-to-start
+    /// token from every device of the server holding it — and the device stays.
+    case deadActivityToken(DeviceToken, installationID: String)
+    /// An activity's push of `timestamp` was delivered: no push of an older state
+    /// goes to that activity after it.
+    case activitySent(DeviceToken, installationID: String, timestamp: Int)
 }

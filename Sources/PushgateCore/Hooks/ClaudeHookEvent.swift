@@ -9,12 +9,19 @@ import Foundation
 /// A stop becomes `triggerReplyFinished` (the reply's text as its preview, the
 /// session as its conversation); a permission prompt an `approval_requested` event,
 /// an idle prompt a `waiting_for_input` one, any other notification an event named
-/// after its type. Every text is made what the gateway accepts (no invisible
+/// after its type. A prompt submitted starts a run (`run_started`), and each tool
+/// used is a step of it (`run_progress`: the tool's name and the tools used since the
+/// prompt, counted in the transcript), which drive the agent's Live Activity
+/// (issue 64); the gateway folds the steps, so the hook sends each at once. Every text is made what the gateway accepts (no invisible
 /// characters, the preview's length), so a hook's own input never earns a 400.
 public struct ClaudeHookEvent: Sendable, Equatable {
     public enum Kind: Sendable, Equatable {
         case stop(subagent: Bool)
         case notification(type: String?)
+        /// `UserPromptSubmit`: a run starts.
+        case promptSubmitted
+        /// `PreToolUse` / `PostToolUse`: a step of the run.
+        case toolUse(name: String?)
     }
 
     /// Why standard input is not a hook event Pushgate sends.
@@ -53,10 +60,12 @@ public struct ClaudeHookEvent: Sendable, Equatable {
         case "Stop": kind = .stop(subagent: false)
         case "SubagentStop": kind = .stop(subagent: true)
         case "Notification": kind = .notification(type: object["notification_type"]?.stringValue)
+        case "UserPromptSubmit": kind = .promptSubmitted
+        case "PreToolUse", "PostToolUse": kind = .toolUse(name: object["tool_name"]?.stringValue)
         default:
             throw Unusable(
                 description:
-                    "hook_event_name \(name.map { "'\(InvisibleCharacters.escaped(String($0.prefix(64))))'" } ?? "missing"): only Stop, SubagentStop and Notification are sent"
+                    "hook_event_name \(name.map { "'\(InvisibleCharacters.escaped(String($0.prefix(64))))'" } ?? "missing"): only Stop, SubagentStop, Notification, UserPromptSubmit, PreToolUse and PostToolUse are sent"
             )
         }
         // As the gateway reads a cwd: 1 to 1,024 bytes, no invisible character.
@@ -75,9 +84,28 @@ public struct ClaudeHookEvent: Sendable, Equatable {
 
     /// The gateway function and body this event becomes. `transcriptText` is the
     /// transcript's last assistant text, read only when the event has no
-    /// `last_assistant_message`.
-    public func call(now: Date, transcriptText: () -> String?) -> (function: String, body: [String: JSONValue]) {
+    /// `last_assistant_message`; `toolsUsed` the tools the transcript shows used since
+    /// the last prompt, read only for a tool's step.
+    public func call(now: Date, transcriptText: () -> String?, toolsUsed: () -> Int? = { nil }) -> (
+        function: String, body: [String: JSONValue]
+    ) {
         switch kind {
+        case .promptSubmitted, .toolUse:
+            var body: [String: JSONValue] = [
+                "cwd": .string(cwd), "occurred_at": .string(RFC3339.format(now)), "wait": false,
+            ]
+            if let sessionID { body["data"] = ["conversation_id": .string(sessionID)] }
+            guard case .toolUse(let name) = kind else {
+                body["type"] = "run_started"
+                body["progress"] = ["step": "Working"]
+                return ("triggerEvent", body)
+            }
+            body["type"] = "run_progress"
+            var progress: [String: JSONValue] = [:]
+            progress["step"] = name.flatMap { Self.title(String($0.prefix(64))) }.map(JSONValue.string)
+            progress["tools_used"] = toolsUsed().map { .number(Double($0)) }
+            body["progress"] = .object(progress)
+            return ("triggerEvent", body)
         case .stop:
             var body: [String: JSONValue] = ["cwd": .string(cwd), "finished_at": .string(RFC3339.format(now))]
             let reply = lastAssistantMessage ?? transcriptText()

@@ -17,6 +17,32 @@ public enum ClaudeTranscript {
         return nil
     }
 
+    /// The tools used since the last prompt in `tail`: the `tool_use` blocks of the
+    /// assistant lines after the last user line that is a prompt (not a tool's result).
+    /// `nil` when the tail holds no prompt (the turn began before it).
+    public static func toolUsesSinceLastPrompt(in tail: [UInt8]) -> Int? {
+        var uses = 0
+        var end = tail.endIndex
+        while end > tail.startIndex {
+            let start = tail[..<end].lastIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? tail.startIndex
+            if let object = try? JSONValue.parse(tail[start..<end]).objectValue,
+                let message = object["message"]?.objectValue
+            {
+                let blocks = message["content"]?.arrayValue?.compactMap(\.objectValue) ?? []
+                switch object["type"]?.stringValue {
+                case "assistant":
+                    uses += blocks.filter { $0["type"]?.stringValue == "tool_use" }.count
+                case "user" where !blocks.contains(where: { $0["type"]?.stringValue == "tool_result" }):
+                    return uses
+                default:
+                    break
+                }
+            }
+            end = start > tail.startIndex ? start - 1 : tail.startIndex
+        }
+        return nil
+    }
+
     /// The text of one assistant line, its text blocks joined by blank lines.
     static func assistantText(_ line: ArraySlice<UInt8>) -> String? {
         guard line.count > 2, let object = try? JSONValue.parse(line).objectValue,

@@ -6,7 +6,7 @@ public enum MetricLabel {
     /// Reasons the gateway itself gives a delivery; the providers list theirs
     /// (``PushProvider/reasons``).
     public static let gatewayReasons: Set<String> = [
-        "Expired", "ProviderAnsweredShort", "no_apns_provider", "no_fcm_provider",
+        "Expired", "ProviderAnsweredShort", "no_apns_provider", "no_fcm_provider", "Superseded",
     ]
 
     /// `reason` when it is one of the gateway's or in `known`, else `other`; `none`

@@ -5,12 +5,16 @@ public struct DeviceRecord: Sendable, Hashable {
     public let addresses: [DeviceToken]
     /// Its app and APNs environment.
     public let route: DeliveryRoute
+    /// Its installation's ActivityKit push-to-start token, and the update token of the
+    /// Live Activity running for this agent on it (issue 64).
+    public let activityStartToken: String?
+    public let activityToken: String?
 
     /// The fields a record reads: a fan-out asks the store for these only.
     public static func fieldsRead(_ formats: PushAddressFormats) -> [String] {
         formats.documentFields + [
             FieldName.bundleID, FieldName.apnsEnvironment, FieldName.apnsEnvironmentLearned,
-            FieldName.payloadKeys,
+            FieldName.payloadKeys, FieldName.activityStartToken, FieldName.activityToken,
         ]
     }
 
@@ -33,6 +37,8 @@ public struct DeviceRecord: Sendable, Hashable {
             addresses.append(DeviceToken(kind: format.service, value: value))
         }
         self.addresses = addresses
+        activityStartToken = document.string(FieldName.activityStartToken)
+        activityToken = document.string(FieldName.activityToken)
         let sealing = sealsItself ? nil : PayloadSealing(field: document.fields[FieldName.payloadKeys])
         let app = document.string(FieldName.bundleID)
         self.route =

@@ -10,6 +10,9 @@ public enum FieldName {
     public static let cwd = "cwd"
     public static let agentDisplayName = "agentDisplayName"
     public static let lastTriggeredAt = "lastTriggeredAt"
+    /// The agent's run as its Live Activity shows it (an `AgentRunContentState`, issue
+    /// 64): from its start to its end, which removes it.
+    public static let activityState = "activityState"
     // …/agents/{agentKey}/lastEvents/{type}
     public static let lastOccurredAt = "lastOccurredAt"
     // …/devices/{installationId}; its push addresses are `<service>Token`
@@ -32,6 +35,9 @@ public enum FieldName {
     public static let activityToken = "activityToken"
     public static let activityRunID = "activityRunId"
     public static let activityRegisteredAt = "activityRegisteredAt"
+    /// The `timestamp` (seconds) of the last push delivered to that activity: an
+    /// older state is never sent after it.
+    public static let activitySentAt = "activitySentAt"
     // servers/{serverKey}/installations/{installationId}
     /// The events counted on the badge not yet resolved, under every agent (their
     /// document ids, `sha256(eventId)`): how many is `aps.badge`.

@@ -37,6 +37,10 @@ public enum EventComposer {
         public var showsBadge: Bool?
         public var threadID: String?
         public var interruptionLevel: String?
+        /// A run's step as the agent side reports it (`progress`, at most 1 KiB: e.g.
+        /// `{"step": "running tests", "tools_used": 14}`), carried into its Live
+        /// Activity's content state.
+        public var progress: [String: JSONValue]?
 
         public init(type: EventType, cwd: String?) {
             self.type = type
@@ -62,7 +66,7 @@ public enum EventComposer {
             switch event.type {
             case .replyFinished:
                 body = ReplyNotificationComposer.body(preview: event.body)
-            case .approvalRequested, .runCompleted, .runFailed:
+            case .approvalRequested, .runCompleted, .runFailed, .runStarted, .runProgress:
                 body = ReplyPreview.sanitized(event.body).map { "\(agentName): \($0)" } ?? agentName
             case .custom(let name):
                 body = ReplyPreview.sanitized(event.body) ?? name.replacingOccurrences(of: "_", with: " ")

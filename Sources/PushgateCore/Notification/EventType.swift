@@ -6,6 +6,10 @@ public enum EventType: Sendable, Hashable, CustomStringConvertible {
     case approvalRequested
     case runCompleted
     case runFailed
+    /// An agent's run began (issue 64): starts its Live Activity, sends no ordinary push.
+    case runStarted
+    /// A step of a run: updates its Live Activity, sends no ordinary push.
+    case runProgress
     /// `[a-z][a-z0-9_]{0,39}`, not one of the above.
     case custom(String)
 
@@ -15,6 +19,8 @@ public enum EventType: Sendable, Hashable, CustomStringConvertible {
         case "approval_requested": self = .approvalRequested
         case "run_completed": self = .runCompleted
         case "run_failed": self = .runFailed
+        case "run_started": self = .runStarted
+        case "run_progress": self = .runProgress
         default:
             let bytes = Array(rawValue.utf8)
             guard (1...40).contains(bytes.count), (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(bytes[0]),
@@ -34,6 +40,8 @@ public enum EventType: Sendable, Hashable, CustomStringConvertible {
         case .approvalRequested: "approval_requested"
         case .runCompleted: "run_completed"
         case .runFailed: "run_failed"
+        case .runStarted: "run_started"
+        case .runProgress: "run_progress"
         case .custom(let name): name
         }
     }
@@ -46,9 +54,14 @@ public enum EventType: Sendable, Hashable, CustomStringConvertible {
         case .approvalRequested: "Approval needed"
         case .runCompleted: "Run completed"
         case .runFailed: "Run failed"
-        case .replyFinished, .custom: nil
+        case .runStarted: "Run started"
+        case .replyFinished, .runProgress, .custom: nil
         }
     }
+
+    /// Whether the event only drives the agent's Live Activity: no ordinary push
+    /// goes to the devices' tokens (a run's start and its steps, issue 64).
+    public var drivesActivityOnly: Bool { self == .runStarted || self == .runProgress }
 
     /// Whether pushes show the device's count of unresolved approvals by default.
     public var showsBadgeByDefault: Bool { self == .approvalRequested }
@@ -70,6 +83,8 @@ public enum EventType: Sendable, Hashable, CustomStringConvertible {
         case .approvalRequested: "\(count) approvals needed"
         case .runCompleted: "\(count) runs completed"
         case .runFailed: "\(count) runs failed"
+        case .runStarted: "\(count) runs started"
+        case .runProgress: "\(count) steps"
         case .custom(let name): "\(count) × \(name.replacingOccurrences(of: "_", with: " "))"
         }
     }

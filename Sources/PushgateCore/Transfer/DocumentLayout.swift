@@ -1,4 +1,5 @@
 import Foundation
+import PushgateLiveActivity
 
 /// The documents `store/LAYOUT.md` allows, as rules an import checks each record
 /// against: where a document may live (its path and the form of each key), which
@@ -36,6 +37,10 @@ public enum DocumentLayout {
         case trueFlag, anything
         /// An APNs-style token (a Live Activity's): 64 to 200 lower-case hex digits.
         case hexToken
+        /// An agent's run as its Live Activity shows it: an `AgentRunContentState`.
+        case activityState
+        /// Whole seconds since 1970, not negative.
+        case seconds
         /// The keys a device's pushes are sealed for, as `registerSubscription` stores
         /// them: `{"p256dh", "auth"}`, base64url without padding.
         case payloadKeys
@@ -88,6 +93,9 @@ public enum DocumentLayout {
             case .pushAddress(let format): value.stringValue.map(format.isStored) ?? false
             case .trueFlag: value == .bool(true)
             case .hexToken: value.stringValue.map { (try? FieldRules.hexToken($0, field: "")) == $0 } ?? false
+            case .activityState: AgentRunContentState(json: value) != nil
+            case .seconds:
+                if case .number(let seconds) = value { seconds >= 0 && Int(exactly: seconds) != nil } else { false }
             case .payloadKeys:
                 if case .sealed(let keys)? = PayloadSealing(field: value) {
                     PayloadSealing.field(keys) == value
@@ -128,6 +136,8 @@ public enum DocumentLayout {
             case .pushAddress(let format): format.storedForm
             case .trueFlag: "true"
             case .hexToken: "64 to 200 lower-case hex digits"
+            case .activityState: "a Live Activity's content state (phase, startedAt, updatedAt, …)"
+            case .seconds: "a whole number of seconds since 1970"
             case .payloadKeys: #"{"p256dh", "auth"}: a P-256 point (65 bytes) and 16 bytes, base64url without padding"#
             case .anything: "any value"
             case .oneOf(let allowed): allowed.sorted().map { "\"\($0)\"" }.joined(separator: " or ")
@@ -168,6 +178,7 @@ public enum DocumentLayout {
                 FieldName.cwd: required(.cwd), FieldName.agentDisplayName: optional(.text(characters: 1...200)),
                 FieldName.createdAt: required(.pastTimestamp), FieldName.updatedAt: required(.pastTimestamp),
                 FieldName.lastTriggeredAt: optional(.pastTimestamp),
+                FieldName.activityState: optional(.activityState),
             ]
         case .device:
             let addresses = formats.all.map { ($0.documentField, optional(.pushAddress($0))) }
@@ -181,6 +192,7 @@ public enum DocumentLayout {
                 FieldName.activityStartToken: optional(.hexToken), FieldName.activityToken: optional(.hexToken),
                 FieldName.activityRunID: optional(.text(characters: 1...128)),
                 FieldName.activityRegisteredAt: optional(.pastTimestamp),
+                FieldName.activitySentAt: optional(.seconds),
                 FieldName.createdAt: required(.pastTimestamp), FieldName.updatedAt: required(.pastTimestamp),
             ].merging(addresses) { general, _ in general }
         case .agentLastEvent, .serverLastEvent:

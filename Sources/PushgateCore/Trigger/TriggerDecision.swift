@@ -36,7 +36,8 @@ public enum TriggerDecision: Sendable {
         if let agentKey, reads.deviceCount != nil, deviceCount > maxListed {
             let plan = TriggerPlan(
                 request, serverKey: serverKey, agentKey: agentKey, agentDisplayName: reads.agentDisplayName,
-                devices: [], rules: rules, now: now)
+                devices: [], activityState: reads.activityState, activityDevices: reads.activityDevices ?? [],
+                rules: rules, now: now)
             let expansion = OutboxExpansion(
                 notificationID: plan.notification.id, acceptedAt: plan.notification.createdAt,
                 selection: request.selection)
@@ -46,6 +47,7 @@ public enum TriggerDecision: Sendable {
         self = .whole(
             TriggerPlan(
                 request, serverKey: serverKey, agentKey: agentKey, agentDisplayName: reads.agentDisplayName,
-                devices: reads.devices, rules: rules, now: now))
+                devices: reads.devices, activityState: reads.activityState, activityDevices: reads.activityDevices,
+                rules: rules, now: now))
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import PushgateLiveActivity
 
 /// What a trigger does, decided from what it read and nothing else: the notification
 /// (its preview shown or not) and one delivery per selected device, how a repeat is
@@ -27,6 +28,16 @@ public struct TriggerPlan: Sendable {
     /// The agent's `lastTriggeredAt` (an agent nobody registered is not created by a
     /// trigger) and, for an event that carries its time, its type's last notified time.
     public let bookkeeping: [DocumentWrite]
+    /// What the event does to the agent's Live Activity (issue 64); `nil` for a
+    /// server-wide event or one that does not touch it.
+    public let activity: LiveActivityPlan?
+    /// The activity's push beside the event's own (an approval's update, a reply's
+    /// end), stored in the same write and due at once; `nil` for a run's start and
+    /// steps, whose notification is the activity's push itself.
+    public let activityCompanion: EnqueueRequest?
+    /// The run's state kept on the agent and, at the end, the activity tokens removed:
+    /// written with the notification.
+    public let activityWrites: [DocumentWrite]
 
     /// Where the ordering guard keeps the last time notified in the request's scope;
     /// `nil` when the request is not guarded.
@@ -57,7 +68,7 @@ public struct TriggerPlan: Sendable {
     /// before any device is read, so the devices are read once: up to one more than
     /// the answer lists when this is true, all of them when it is not.
     public static func mayExpand(_ request: TriggerRequest, agentKey: AgentKey?, rules: TriggerRules) -> Bool {
-        agentKey != nil && request.selection.onlyInstallationID == nil
+        agentKey != nil && request.selection.onlyInstallationID == nil && !request.event.type.drivesActivityOnly
             && !coalesces(request.event.type, rules: rules) && !keepsRecord(of: request.event, coalesced: false)
     }
 
@@ -74,13 +85,17 @@ public struct TriggerPlan: Sendable {
     }
 
     /// `agentKey`: the key of the event's `cwd`, `nil` for a server-wide event
-    /// (`devices` are then the server's, under any agent).
+    /// (`devices` are then the server's, under any agent). `activityState`: the run
+    /// the agent's Live Activity shows; `activityDevices`: the devices read for their
+    /// activity tokens when `devices` are not (a paged event), else `devices`.
     public init(
         _ request: TriggerRequest,
         serverKey: ServerKey,
         agentKey: AgentKey?,
         agentDisplayName: String?,
         devices: [DeviceRecord],
+        activityState: AgentRunContentState? = nil,
+        activityDevices: [DeviceRecord]? = nil,
         rules: TriggerRules,
         now: Date
     ) {
@@ -93,29 +108,93 @@ public struct TriggerPlan: Sendable {
         }
         let event = shown
         previewIncluded = ReplyPreview.sanitized(event.body) != nil
+        let composed = EventComposer.notification(
+            for: event, displayName: agentDisplayName, serverKey: serverKey, agentKey: agentKey)
+        let expiresAt = now.addingTimeInterval(rules.timeToLive)
+        let notificationID = RandomUUID.make()
+        // A run's start and steps send no ordinary push: their notification is the
+        // activity's push; the other events' activity push goes beside theirs.
+        let activityOnly = event.type.drivesActivityOnly
+        let activityNotificationID = activityOnly ? notificationID : RandomUUID.make()
+        let activity: LiveActivityPlan? = agentKey.flatMap { agentKey in
+            guard LiveActivityPlan.drives(event.type), let cwd = event.cwd else { return nil }
+            let candidates = (activityDevices ?? devices).filter { device in
+                request.selection.onlyInstallationID.map { $0 == device.installationID } ?? true
+            }
+            // Encoding a state of strings and numbers does not fail.
+            return try? LiveActivityPlan(
+                event, agentName: ReplyNotificationComposer.title(displayName: agentDisplayName, cwd: cwd),
+                serverKey: serverKey, agentKey: agentKey, devices: candidates, previous: activityState,
+                rules: rules.activity, notificationID: activityNotificationID, now: now)
+        }
+        self.activity = activity
+        let activityContent = activity?.push.map { push in
+            var content = composed
+            content.liveActivity = push
+            content.title = push.alert?.title ?? composed.title
+            content.body = push.alert?.body ?? composed.body
+            content.showsBadge = false
+            return content
+        }
         notification = OutboxNotification(
-            id: RandomUUID.make(),
+            id: notificationID,
             serverKey: serverKey.hex,
             agentKey: agentKey?.hex ?? OutboxNotification.everyAgent,
-            content: EventComposer.notification(
-                for: event, displayName: agentDisplayName, serverKey: serverKey, agentKey: agentKey),
+            content: activityOnly ? activityContent ?? composed : composed,
             createdAt: now,
-            expiresAt: now.addingTimeInterval(rules.timeToLive)
+            expiresAt: expiresAt
         )
-        let notificationID = notification.id
         let (selected, excludedCount) = request.selection.apply(to: devices)
         self.excludedCount = excludedCount
-        deliveries = OutboxDelivery.deliveries(to: selected, of: notificationID)
+        deliveries =
+            activityOnly
+            ? activity?.deliveries ?? [] : OutboxDelivery.deliveries(to: selected, of: notificationID)
+        activityCompanion =
+            activityOnly
+            ? nil
+            : activityContent.flatMap { content in
+                activity.map { activity in
+                    EnqueueRequest(
+                        OutboxNotification(
+                            id: activityNotificationID, serverKey: serverKey.hex,
+                            agentKey: agentKey?.hex ?? OutboxNotification.everyAgent, content: content, createdAt: now,
+                            expiresAt: expiresAt),
+                        deliveries: activity.deliveries)
+                }
+            }
+        activityWrites =
+            agentKey.flatMap { agentKey in
+                activity.map { activity in
+                    let state = activity.state.flatMap { try? $0.json }
+                    return [
+                        .set(
+                            NamespacePaths.agent(agentKey, of: serverKey),
+                            [FieldName.activityState: state.map(FieldValue.value) ?? .delete], if: .exists)
+                    ] + activity.tokenRemovals
+                }
+            } ?? []
         idempotency = request.idempotencyKey.map { .init(key: $0, window: rules.idempotencyWindow) }
         let content = notification.content
-        coalescing = rules.coalesceWindow.flatMap { window in
-            guard Self.coalesces(event.type, rules: rules) else { return nil }
-            return OutboxCoalescing(
-                key: [serverKey.hex, agentKey?.hex ?? OutboxNotification.everyAgent, event.type.rawValue].joined(
-                    separator: ":"),
-                heldUntil: now.addingTimeInterval(window),
-                merged: { count in EventComposer.coalesced(content, type: event.type, count: count) }
-            )
+        if activityOnly {
+            // A run's steps: at most one update per interval, the latest state winning.
+            coalescing =
+                event.type == .runProgress
+                ? agentKey.map { agentKey in
+                    OutboxCoalescing(
+                        key: [serverKey.hex, agentKey.hex, "live_activity"].joined(separator: ":"),
+                        heldUntil: now.addingTimeInterval(rules.activity.updateInterval.seconds),
+                        merged: { _ in content })
+                } : nil
+        } else {
+            coalescing = rules.coalesceWindow.flatMap { window in
+                guard Self.coalesces(event.type, rules: rules) else { return nil }
+                return OutboxCoalescing(
+                    key: [serverKey.hex, agentKey?.hex ?? OutboxNotification.everyAgent, event.type.rawValue].joined(
+                        separator: ":"),
+                    heldUntil: now.addingTimeInterval(window),
+                    merged: { count in EventComposer.coalesced(content, type: event.type, count: count) }
+                )
+            }
         }
         if let eventID = event.eventID, Self.keepsRecord(of: event, coalesced: coalescing != nil) {
             resolvable = ResolvableEvent(
@@ -145,12 +224,15 @@ public struct TriggerPlan: Sendable {
     public var enqueueRequest: EnqueueRequest {
         EnqueueRequest(
             notification, deliveries: deliveries, idempotency: idempotency, coalescing: coalescing,
-            reminders: resolvable?.reminders ?? [], documentWrites: resolvable?.writes ?? [])
+            reminders: (resolvable?.reminders ?? []) + (activityCompanion.map { [$0] } ?? []),
+            documentWrites: (resolvable?.writes ?? []) + activityWrites)
     }
 
     /// What the outbox stores for a notification expanded page by page: no
     /// deliveries (the pages make them), nothing to remind of (``mayExpand(_:agentKey:rules:)``).
     public func enqueueRequest(expandedBy expansion: OutboxExpansion) -> EnqueueRequest {
-        EnqueueRequest(notification, deliveries: [], idempotency: idempotency, expansion: expansion)
+        EnqueueRequest(
+            notification, deliveries: [], idempotency: idempotency, expansion: expansion,
+            reminders: activityCompanion.map { [$0] } ?? [], documentWrites: activityWrites)
     }
 }

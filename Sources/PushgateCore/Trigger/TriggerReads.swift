@@ -1,4 +1,5 @@
 import Foundation
+import PushgateLiveActivity
 
 /// Everything a trigger reads before it decides (``TriggerDecision``), read in one
 /// step: no read depends on a decision taken between reads.
@@ -25,6 +26,11 @@ public struct TriggerReads: Sendable {
     /// The excluded installation's stored tokens under the server's other agents
     /// (``DeviceSelection/excludedInstallationID``): its phone is left out all the same.
     public var excludedTokens: [String]
+    /// The agent's run as its Live Activity shows it, while one runs.
+    public var activityState: AgentRunContentState?
+    /// For a paged event while a run is going on: the agent's devices, read for their
+    /// activity tokens (the pages read devices for ordinary pushes only).
+    public var activityDevices: [DeviceRecord]?
 
     public init(
         serverExists: Bool, lastOccurredAt: Date? = nil, earlierNotificationID: String? = nil,

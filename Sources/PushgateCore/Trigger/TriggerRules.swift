@@ -15,6 +15,8 @@ public struct TriggerRules: Sendable, Hashable {
     /// Whether a reply whose caller does not say (`include_preview` absent) shows its
     /// preview (`PUSHGATE_PREVIEW_DEFAULT`).
     public var showsPreviewByDefault: Bool
+    /// How an agent's Live Activity is driven (issue 64).
+    public var activity = LiveActivityRules()
 
     public init(
         timeToLive: TimeInterval,

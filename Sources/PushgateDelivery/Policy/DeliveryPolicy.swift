@@ -46,6 +46,9 @@ public struct DeliveryPolicy: Sendable, Hashable {
     /// Whether a reply whose caller does not send `include_preview` shows its text
     /// (`PUSHGATE_PREVIEW_DEFAULT`: seed 003 shows it).
     public var showsPreviewByDefault = true
+    /// How agents' Live Activities are driven: at most one progress update per
+    /// `updateInterval` (`PUSHGATE_ACTIVITY_UPDATE_INTERVAL`), the end's dismissal.
+    public var activity = LiveActivityRules()
     /// Devices not registered again for this long are deleted by the daily sweep,
     /// then agents and servers left empty (`PUSHGATE_STALE_DEVICE_DAYS`); `nil`: never.
     public var staleDeviceAge: Duration? = .seconds(90 * 86_400)
@@ -59,10 +62,12 @@ public struct DeliveryPolicy: Sendable, Hashable {
 
     /// The settings a trigger's plan uses.
     package var triggerRules: TriggerRules {
-        TriggerRules(
+        var rules = TriggerRules(
             timeToLive: timeToLive.seconds, idempotencyWindow: idempotencyWindow.seconds,
             coalesceWindow: coalesceWindow?.seconds, escalation: escalation.map(\.seconds),
             showsPreviewByDefault: showsPreviewByDefault)
+        rules.activity = activity
+        return rules
     }
 
     /// The change to record for a try that did not deliver (`reason`, with the

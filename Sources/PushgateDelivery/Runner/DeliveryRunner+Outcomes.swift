@@ -77,11 +77,20 @@ extension DeliveryRunner {
         guard !deliveries.isEmpty else { return [] }
         var findings: [DeviceFinding] = []
         var deadTokenFinding: [Int: Int] = [:]  // delivery index → its finding
+        let activity = notification.content.liveActivity
         for (index, (delivery, outcome)) in zip(deliveries, outcomes).enumerated() {
             switch outcome {
             case .tokenInvalid:
                 deadTokenFinding[index] = findings.count
-                findings.append(.deadToken(delivery.token, installationID: delivery.installationID))
+                // An activity's dead token goes, its device stays (issue 64).
+                findings.append(
+                    activity == nil
+                        ? .deadToken(delivery.token, installationID: delivery.installationID)
+                        : .deadActivityToken(delivery.token, installationID: delivery.installationID))
+            case .delivered where activity?.event == .update:
+                findings.append(
+                    .activitySent(
+                        delivery.token, installationID: delivery.installationID, timestamp: activity?.timestamp ?? 0))
             case .deliveredIn(let environment):
                 // Later pushes go straight there; the device is kept, not deleted.
                 logger.info(

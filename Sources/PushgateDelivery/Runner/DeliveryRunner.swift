@@ -75,13 +75,30 @@ public struct DeliveryRunner: Sendable {
     /// gateway shutting down), it starts no further chunk but records those it sent.
     @discardableResult
     public func run(
-        _ deliveries: [OutboxDelivery], of notification: OutboxNotification, owner: String, leasedUntil: Date
+        _ given: [OutboxDelivery], of notification: OutboxNotification, owner: String, leasedUntil: Date
     ) async throws -> Report {
-        guard !deliveries.isEmpty else { return Report() }
+        guard !given.isEmpty else { return Report() }
         guard now() < notification.expiresAt else {
             let updates = try await record(
-                deliveries, deliveries.map { _ in .failed(reason: "Expired") }, of: notification, owner: owner)
+                given, given.map { _ in .failed(reason: "Expired") }, of: notification, owner: owner)
             return Report(updates: updates)
+        }
+        // A Live Activity's update goes only where its activity still runs, and never
+        // after a newer state: the others are recorded `Superseded` (issue 64).
+        var superseded: [DeliveryUpdate] = []
+        var deliveries = given
+        if let activity = notification.content.liveActivity, activity.event == .update {
+            let running = try await devices.activities(of: given.map(\.installationID), of: notification)
+            let (current, stale) = given.split { delivery in
+                guard let holding = running[delivery.installationID], holding.token == delivery.token.value else {
+                    return false
+                }
+                return (holding.lastSentTimestamp ?? .min) <= activity.timestamp
+            }
+            superseded = try await record(
+                stale, stale.map { _ in .failed(reason: "Superseded") }, of: notification, owner: owner)
+            deliveries = current
+            guard !deliveries.isEmpty else { return Report(updates: superseded) }
         }
         let targets = try await targets(of: deliveries, of: notification)
         let fence = LeaseFence(
@@ -102,7 +119,9 @@ public struct DeliveryRunner: Sendable {
         }
         let heard = await recording.value
         if let error = heard.firstError { throw error }
-        return heard.report
+        var report = heard.report
+        report.updates += superseded
+        return report
     }
 
     /// The chunks a try heard of and recorded.
@@ -150,5 +169,17 @@ public struct DeliveryRunner: Sendable {
             for await recorded in group { heard.add(recorded) }
             return heard
         }
+    }
+}
+
+extension Array {
+    /// The elements `isIncluded` keeps, and the others, each in order.
+    fileprivate func split(_ isIncluded: (Element) throws -> Bool) rethrows -> (kept: [Element], left: [Element]) {
+        var kept: [Element] = []
+        var left: [Element] = []
+        for element in self {
+            if try isIncluded(element) { kept.append(element) } else { left.append(element) }
+        }
+        return (kept, left)
     }
 }

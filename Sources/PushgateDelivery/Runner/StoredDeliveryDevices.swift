@@ -37,11 +37,66 @@ struct StoredDeliveryDevices: DeliveryDevices {
                                 FieldName.apnsEnvironmentLearned: .value(.bool(true)),
                             ], if: Self.stillHolds(token)))
                 }
+            case .deadActivityToken(let token, let installationID):
+                writes += try await activityTokenRemovals(token, of: installationID, of: notification)
+            case .activitySent(let token, let installationID, let timestamp):
+                writes.append(
+                    .set(
+                        NamespacePaths.device(
+                            installationID, agentKeyHex: notification.agentKey, serverKeyHex: notification.serverKey),
+                        [FieldName.activitySentAt: .value(.number(Double(timestamp)))],
+                        if: .fieldEquals(FieldName.activityToken, .string(token.value))))
             }
             writesOf.append(Array(start..<writes.count))
         }
         let applied = writes.isEmpty ? [] : try await store.commit(writes).map(\.applied)
         return writesOf.map { indexes in indexes.contains { applied[$0] } }
+    }
+
+    func activities(of installationIDs: [String], of notification: OutboxNotification) async throws
+        -> [String: RunningActivity]
+    {
+        let documents = try await store.documents(
+            at: installationIDs.map {
+                NamespacePaths.device($0, agentKeyHex: notification.agentKey, serverKeyHex: notification.serverKey)
+            })
+        var running: [String: RunningActivity] = [:]
+        for device in documents {
+            let sent: Int? =
+                if case .number(let seconds)? = device.fields[FieldName.activitySentAt] { Int(exactly: seconds) } else {
+                    nil
+                }
+            running[device.path.documentID] = RunningActivity(
+                token: device.string(FieldName.activityToken), lastSentTimestamp: sent)
+        }
+        return running
+    }
+
+    /// A dead activity token's removals: an activity's from the delivery's device (it
+    /// stays subscribed), a push-to-start token from every device of the server that
+    /// holds it (it is the installation's, under every agent).
+    private func activityTokenRemovals(
+        _ token: DeviceToken, of installationID: String, of notification: OutboxNotification
+    ) async throws -> [DocumentWrite] {
+        let device = NamespacePaths.device(
+            installationID, agentKeyHex: notification.agentKey, serverKeyHex: notification.serverKey)
+        let held: FieldFilter = .fieldEquals(FieldName.activityStartToken, .string(token.value))
+        let starts = try await store.documents(
+            inGroup: NamespacePaths.devices, under: NamespacePaths.server(ServerKey(hex: notification.serverKey)),
+            where: held)
+        return [
+            .set(
+                device,
+                [
+                    FieldName.activityToken: .delete, FieldName.activityRunID: .delete,
+                    FieldName.activityRegisteredAt: .delete, FieldName.activitySentAt: .delete,
+                ], if: .fieldEquals(FieldName.activityToken, .string(token.value)))
+        ]
+            + starts.map { start in
+                .set(
+                    start.path, [FieldName.activityStartToken: .delete],
+                    if: .fieldEquals(FieldName.activityStartToken, .string(token.value)))
+            }
     }
 
     /// The device documents a dead token is deleted from: the delivery's own, under

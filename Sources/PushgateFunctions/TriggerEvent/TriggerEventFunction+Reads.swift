@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import PushgateCore
 import PushgateDelivery
+import PushgateLiveActivity
 
 /// What a trigger reads before it decides (``TriggerReads``): the server, the
 /// ordering state, the agent, its devices, the excluded installation's tokens.
@@ -38,7 +39,14 @@ extension TriggerEventFunction {
         } else {
             reads.devices = try await devices(of: agentKey, serverKey: serverKey, only: request.selection)
         }
-        reads.agentDisplayName = try await agent?.string(FieldName.agentDisplayName)
+        let agentDocument = try await agent
+        reads.agentDisplayName = agentDocument?.string(FieldName.agentDisplayName)
+        reads.activityState = agentDocument?.fields[FieldName.activityState].flatMap(AgentRunContentState.init(json:))
+        if let agentKey, reads.activityState != nil, reads.deviceCount.map({ $0 > policy.answerMaxDevices }) == true,
+            LiveActivityPlan.drives(request.event.type)
+        {
+            reads.activityDevices = try await devices(of: agentKey, serverKey: serverKey, only: request.selection)
+        }
         reads.excludedTokens = try await tokensOfExcludedInstallation(
             request.selection, among: reads.devices, serverKey: serverKey)
         return reads

@@ -6,6 +6,8 @@ import PushgateCore
 public struct TriggerEventRequest: Sendable, Hashable {
     /// The most UTF-8 bytes `data` may take, encoded as JSON.
     public static let maxDataBytes = 2048
+    /// The most UTF-8 bytes `progress` may take, encoded as JSON.
+    public static let maxProgressBytes = 1024
 
     /// The schemes `app_url` may use besides `https` when the gateway is not told
     /// (`PUSHGATE_APP_URL_SCHEMES`): the CodeAgents app's own.
@@ -41,7 +43,7 @@ public struct TriggerEventRequest: Sendable, Hashable {
         let typeName = try fields.requiredString("type")
         guard let type = EventType(rawValue: typeName) else {
             throw .invalidArgument(
-                "'type' must be reply_finished, approval_requested, run_completed, run_failed, or a name of 1 to 40 of a-z, 0-9 and _ starting with a letter",
+                "'type' must be reply_finished, approval_requested, run_completed, run_failed, run_started, run_progress, or a name of 1 to 40 of a-z, 0-9 and _ starting with a letter",
                 field: "type"
             )
         }
@@ -51,6 +53,15 @@ public struct TriggerEventRequest: Sendable, Hashable {
         }.flatMap { $0.isEmpty ? nil : $0 }
         event.body = try fields.optionalString("body", multiline: true)
         event.data = try Self.data(fields.optionalObject("data", multiline: true) ?? [:])
+        event.progress = try fields.optionalObject("progress").map { progress throws(FunctionError) in
+            let size = (try? JSONValue.object(progress).encodedData().count) ?? Int.max
+            guard size <= Self.maxProgressBytes else {
+                throw .invalidArgument(
+                    "'progress' is \(size) bytes as JSON; at most \(Self.maxProgressBytes) are allowed",
+                    field: "progress")
+            }
+            return progress
+        }
         event.eventID = try fields.optionalString("event_id").map { id throws(FunctionError) in
             guard !id.isEmpty else { throw .invalidArgument("'event_id' must not be empty", field: "event_id") }
             return try FieldRules.text(id, field: "event_id", maxCharacters: 200)

@@ -103,6 +103,12 @@ extension Setting {
             "escalation_schedule", default: "15m,1h", blankIsGiven: true,
             "When unresolved approvals are reminded (s, m, h), or none.", read: escalation)
     }
+    public static var activityUpdateInterval: Setting<Int> {
+        .number(
+            "activity_update_interval", default: "5", in: 1...300, expected: "seconds, 1 to 300",
+            "Seconds between two progress updates of an agent's Live Activity, at most one each (the latest state wins)."
+        )
+    }
     public static var coalesceWindow: Setting<Duration?> {
         Setting<Duration?>(
             "coalesce_window", default: "off",
@@ -283,7 +289,8 @@ extension AnySetting {
             Setting<Int>.deliveryMaxAttempts.erased, Setting<Duration>.outboxLease.erased,
             Setting<Int>.outboxRetentionDays.erased, Setting<Int>.storeMinFreeMB.erased,
             Setting<Duration>.shutdownGrace.erased, Setting<[Duration]>.escalationSchedule.erased,
-            Setting<Duration?>.coalesceWindow.erased, Setting<Bool>.previewDefault.erased,
+            Setting<Duration?>.coalesceWindow.erased, Setting<Int>.activityUpdateInterval.erased,
+            Setting<Bool>.previewDefault.erased,
             Setting<Duration?>.staleDeviceDays.erased,
             Setting<Int>.ratePerSecret.erased, Setting<Int>.ratePerAddress.erased,
             Setting<Int>.healthRatePerAddress.erased, Setting<Int>.ipv6Prefix.erased,

@@ -1,0 +1,142 @@
+import Foundation
+import PushgateLiveActivity
+
+/// What one event does to its agent's Live Activity (issue 64), decided from what
+/// the trigger read: the run's next state, and the ActivityKit push that shows it —
+/// to whom, and what the end leaves behind.
+///
+/// - `run_started`: a new run; `start` to each device with a push-to-start token and
+///   no activity running for the agent, with the attributes and an alert.
+/// - `run_progress`: the step and counts; `update` at priority 5 to each running
+///   activity (held by the outbox and folded, the latest state winning:
+///   ``TriggerPlan``).
+/// - `approval_requested`: waiting; `update` at priority 10 with an alert and sound.
+/// - `reply_finished`, `run_completed`, `run_failed`: done or failed, the preview when
+///   shown; `end` with a dismissal date, and the activity's token removed from the
+///   device in the same write, so that nothing follows the end.
+///
+/// Other events leave the activity alone. Devices without activity tokens get nothing.
+public struct LiveActivityPlan: Sendable {
+    /// ActivityKit pushes go through APNs only, to tokens of Apple's format.
+    public static let service = PushServiceID(declared: "apns")
+
+    /// The state to keep on the agent document; `nil` once the run ended.
+    public let state: AgentRunContentState?
+    /// The push; `nil` when the event does not touch the activity.
+    public let push: LiveActivityPush?
+    /// One per device the push goes to (its activity or push-to-start token).
+    public let deliveries: [OutboxDelivery]
+    /// At the end: each device's activity token removed (while it still holds it).
+    public let tokenRemovals: [DocumentWrite]
+
+    /// Whether an event of `type` touches the activity.
+    public static func drives(_ type: EventType) -> Bool {
+        switch type {
+        case .runStarted, .runProgress, .approvalRequested, .replyFinished, .runCompleted, .runFailed: true
+        case .custom: false
+        }
+    }
+
+    /// - Parameters:
+    ///   - event: as shown (a hidden preview already left out).
+    ///   - previous: the run's state as the agent document keeps it.
+    public init(
+        _ event: EventComposer.Event, agentName: String, serverKey: ServerKey, agentKey: AgentKey,
+        devices: [DeviceRecord], previous: AgentRunContentState?, rules: LiveActivityRules, notificationID: String,
+        now: Date
+    ) throws {
+        let seconds = Int(now.timeIntervalSince1970)
+        let progress = event.progress ?? [:]
+        let fresh = AgentRunContentState(phase: .running, startedAt: seconds, updatedAt: seconds)
+        var state = event.type == .runStarted ? fresh : previous ?? fresh
+        state.updatedAt = seconds
+        if let step = progress["step"]?.stringValue { state.step = String(step.prefix(200)) }
+        if case .number(let count)? = progress["tools_used"], let whole = Int(exactly: count), whole >= 0 {
+            state.toolsUsed = whole
+        }
+        for (key, value) in progress where key != "step" && key != "tools_used" {
+            state.details[key] = value.asDataString.stringValue ?? ""
+        }
+        let text = ReplyPreview.sanitized(event.body)
+        let kind: LiveActivityPush.Event
+        var alert: LiveActivityPush.Alert?
+        let targets: [(device: DeviceRecord, token: String)]
+        switch event.type {
+        case .runStarted:
+            kind = .start
+            alert = .init(title: agentName, body: state.step ?? "Run started")
+            targets = devices.compactMap { device in
+                guard device.activityToken == nil, let token = device.activityStartToken else { return nil }
+                return (device, token)
+            }
+        case .runProgress:
+            kind = .update
+            targets = Self.running(devices)
+        case .approvalRequested:
+            state.phase = .waitingForApproval
+            kind = .update
+            alert = .init(title: agentName, body: text ?? "Approval needed", sound: "default")
+            targets = Self.running(devices)
+        case .replyFinished, .runCompleted, .runFailed:
+            state.phase = event.type == .runFailed ? .failed : .done
+            state.preview = text.map { String($0.prefix(240)) }
+            kind = .end
+            targets = Self.running(devices)
+        case .custom:
+            self.state = previous
+            push = nil
+            deliveries = []
+            tokenRemovals = []
+            return
+        }
+        let push = try LiveActivityPush(
+            event: kind, timestamp: seconds, contentState: state, alert: alert,
+            attributes: kind == .start
+                ? [
+                    "agentName": .string(agentName), "serverKey": .string(serverKey.hex),
+                    "agentKey": .string(agentKey.hex),
+                ]
+                : nil,
+            staleDate: kind == .end ? nil : seconds + Int(rules.staleAfter.components.seconds),
+            dismissalDate: kind == .end ? seconds + Int(rules.dismissAfter.components.seconds) : nil)
+        self.state = kind == .end ? nil : state
+        self.push = targets.isEmpty ? nil : push
+        deliveries = zip(targets, RandomUUID.make(count: targets.count)).map { target, pushID in
+            OutboxDelivery(
+                notificationID: notificationID, installationID: target.device.installationID,
+                token: DeviceToken(kind: Self.service, value: target.token),
+                route: DeliveryRoute(
+                    app: target.device.route.app, apnsEnvironment: target.device.route.apnsEnvironment,
+                    environmentStated: target.device.route.environmentStated),
+                pushID: pushID)
+        }
+        tokenRemovals =
+            kind == .end
+            ? targets.map { target in
+                .set(
+                    target.device.path,
+                    [
+                        FieldName.activityToken: .delete, FieldName.activityRunID: .delete,
+                        FieldName.activityRegisteredAt: .delete, FieldName.activitySentAt: .delete,
+                    ], if: .fieldEquals(FieldName.activityToken, .string(target.token)))
+            } : []
+    }
+
+    /// The devices with an activity running for the agent, and its token.
+    private static func running(_ devices: [DeviceRecord]) -> [(device: DeviceRecord, token: String)] {
+        devices.compactMap { device in device.activityToken.map { (device, $0) } }
+    }
+}
+
+/// The times an agent's Live Activity keeps (`PUSHGATE_ACTIVITY_*`).
+public struct LiveActivityRules: Sendable, Hashable {
+    /// At most one update a run's progress sends per this long, the latest state
+    /// winning (`PUSHGATE_ACTIVITY_UPDATE_INTERVAL`).
+    public var updateInterval: Duration = .seconds(5)
+    /// How long an ended activity stays on the lock screen (`dismissal-date`).
+    public var dismissAfter: Duration = .seconds(15 * 60)
+    /// When a state not updated since is shown as out of date (`stale-date`).
+    public var staleAfter: Duration = .seconds(15 * 60)
+
+    public init() {}
+}

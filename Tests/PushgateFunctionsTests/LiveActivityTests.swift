@@ -1,0 +1,157 @@
+import Foundation
+import PushgateCore
+import PushgateLiveActivity
+import PushgateMemory
+import PushgateTesting
+import Testing
+
+@testable import PushgateDelivery
+@testable import PushgateFunctions
+
+/// An agent's run driving its Live Activity (issue 64): started by push on the phones
+/// with a push-to-start token, updated at most once an interval with the latest state,
+/// raised for an approval, ended by the reply; nothing older after newer, nothing after
+/// the end; an ordinary push only where one was sent before.
+@Suite("Live Activities driven by an agent's run")
+struct LiveActivityTests {
+    let cwd = "/srv/agent"
+    static let startToken = String(repeating: "5a", count: 32)
+    static let activityToken = String(repeating: "6b", count: 32)
+
+    func fixture() async throws -> FunctionsFixture {
+        let fixture = try FunctionsFixture()
+        _ = try await fixture.register([
+            "cwd": .string(cwd), "installation_id": "phone", "apns_token": .string(FunctionsFixture.apnsToken(1)),
+            "activity_start_token": .string(Self.startToken), "agent_display_name": "Builder",
+        ])
+        _ = try await fixture.register([
+            "cwd": .string(cwd), "installation_id": "old-phone", "apns_token": .string(FunctionsFixture.apnsToken(2)),
+        ])
+        return fixture
+    }
+
+    func event(_ type: String, _ extra: [String: JSONValue] = [:], _ fixture: FunctionsFixture, worker: DeliveryWorker)
+        async throws -> TriggerAnswer
+    {
+        let answer = try await fixture.event(
+            ["cwd": .string(cwd), "type": .string(type)].merging(extra) { $1 }, worker: worker)
+        await worker.firstTriesFinished()
+        while try await worker.retryDueDeliveries() {}
+        return answer
+    }
+
+    func registerActivity(_ fixture: FunctionsFixture) async throws {
+        _ = try await RegisterActivityFunction(store: fixture.store, now: fixture.clock.now)(
+            secret: fixture.secret,
+            RegisterActivityRequest(
+                fields: RequestFields([
+                    "cwd": .string(cwd), "installation_id": "phone", "activity_token": .string(Self.activityToken),
+                ])))
+    }
+
+    /// The activity pushes sent so far, in order, and the tokens each went to.
+    func activityPushes(_ fixture: FunctionsFixture) -> [(push: LiveActivityPush, tokens: [String])] {
+        fixture.provider.sends.compactMap { send in
+            send.notification.liveActivity.map { ($0, send.targets.map(\.token.value)) }
+        }
+    }
+
+    func state(_ push: LiveActivityPush) throws -> AgentRunContentState {
+        try #require(AgentRunContentState(json: push.contentState))
+    }
+
+    @Test("a run: started by push where a start token is, steps folded, an approval raised, the reply ends it")
+    func wholeRun() async throws {
+        let fixture = try await fixture()
+        let worker = fixture.worker()
+        _ = try await event("run_started", ["progress": ["step": "reading the code"]], fixture, worker: worker)
+        var pushes = activityPushes(fixture)
+        #expect(pushes.count == 1 && fixture.provider.sends.count == 1, "no ordinary push for a run's start")
+        let start = try #require(pushes.first)
+        #expect(start.push.event == .start && start.tokens == [Self.startToken])
+        #expect(start.push.alert?.title == "Builder" && start.push.alert?.body == "reading the code")
+        #expect(start.push.attributes?.objectValue?["agentName"] == "Builder")
+        let begun = try state(start.push)
+        #expect(begun.phase == .running && begun.step == "reading the code")
+
+        // The phone's activity runs: ActivityKit gave its token to the app, which registered it.
+        try await registerActivity(fixture)
+        fixture.clock.advance(by: 1)
+        let first = try await event(
+            "run_progress", ["progress": ["step": "running tests", "tools_used": 3]], fixture, worker: worker)
+        #expect(first.coalescedCount == 1)
+        fixture.clock.advance(by: 2)
+        _ = try await event(
+            "run_progress", ["progress": ["step": "fixing a test", "tools_used": 7, "files": 2]], fixture,
+            worker: worker)
+        #expect(activityPushes(fixture).count == 1, "held for the interval")
+        try await fixture.pass(3, worker: worker)
+        pushes = activityPushes(fixture)
+        #expect(pushes.count == 2, "two steps, one update")
+        let update = try #require(pushes.last)
+        #expect(update.push.event == .update && update.push.priority == 5 && update.tokens == [Self.activityToken])
+        let stepped = try state(update.push)
+        #expect(stepped.step == "fixing a test" && stepped.toolsUsed == 7 && stepped.details == ["files": "2"])
+        let started = try state(start.push)
+        #expect(stepped.startedAt == started.startedAt, "the same run")
+
+        fixture.clock.advance(by: 1)
+        _ = try await event("approval_requested", ["body": "May I run the migration?"], fixture, worker: worker)
+        let approval = try #require(activityPushes(fixture).last)
+        #expect(approval.push.event == .update && approval.push.priority == 10)
+        let waiting = try state(approval.push)
+        #expect(approval.push.alert?.sound == "default" && waiting.phase == .waitingForApproval)
+        let ordinary = fixture.provider.sends.filter { $0.notification.liveActivity == nil }
+        #expect(ordinary.count == 1 && ordinary.first?.targets.count == 2, "the approval's own push, as before")
+
+        fixture.clock.advance(by: 1)
+        _ = try await fixture.trigger(
+            ["cwd": .string(cwd), "message_preview": "All 212 tests pass."], worker: worker)
+        while try await worker.retryDueDeliveries() {}
+        let end = try #require(activityPushes(fixture).last)
+        #expect(end.push.event == .end && end.push.dismissalDate == end.push.timestamp + 900)
+        let ended = try state(end.push)
+        #expect(ended.phase == .done && ended.preview == "All 212 tests pass.")
+        let phone = try await fixture.store.document(at: fixture.device("phone", cwd: cwd))
+        #expect(phone?.string(FieldName.activityToken) == nil, "nothing goes to the activity after its end")
+        #expect(phone?.string(FieldName.activityStartToken) == Self.startToken)
+        let agent = await fixture.store.document(at: NamespacePaths.agent(AgentKey(cwd: cwd), of: fixture.serverKey))
+        #expect(agent?.fields[FieldName.activityState] == nil, "the run is over")
+
+        let before = activityPushes(fixture).count
+        _ = try await event("run_progress", ["progress": ["step": "late"]], fixture, worker: worker)
+        try await fixture.pass(6, worker: worker)
+        #expect(activityPushes(fixture).count == before, "no activity runs: nothing to update")
+    }
+
+    @Test("an update older than the last delivered is Superseded, never sent")
+    func noOlderAfterNewer() async throws {
+        let fixture = try await fixture()
+        let worker = fixture.worker()
+        try await registerActivity(fixture)
+        _ = try await event("run_progress", ["progress": ["step": "one"]], fixture, worker: worker)
+        // A newer state went out meanwhile (an approval's update, through another worker).
+        let now = Int(fixture.clock.now().timeIntervalSince1970)
+        try await fixture.store.commit([
+            .set(try fixture.device("phone", cwd: cwd), [FieldName.activitySentAt: .value(.number(Double(now + 2)))])
+        ])
+        try await fixture.pass(5, worker: worker)
+        #expect(activityPushes(fixture).isEmpty)
+        let failed = await fixture.outbox.entries(in: [.failed], limit: 10)
+        #expect(failed.map(\.lastReason) == ["Superseded"] && failed.first?.token.value == Self.activityToken)
+    }
+
+    @Test("a dead activity token goes, its device stays")
+    func deadActivityToken() async throws {
+        let fixture = try FunctionsFixture(outcomes: [Self.activityToken: .tokenInvalid(reason: "Unregistered")])
+        _ = try await fixture.register([
+            "cwd": .string(cwd), "installation_id": "phone", "apns_token": .string(FunctionsFixture.apnsToken(1)),
+        ])
+        try await registerActivity(fixture)
+        let worker = fixture.worker()
+        _ = try await event("approval_requested", [:], fixture, worker: worker)
+        let phone = try await fixture.store.document(at: fixture.device("phone", cwd: cwd))
+        #expect(phone != nil && phone?.string(FieldName.activityToken) == nil)
+        #expect(phone?.string("apnsToken") == FunctionsFixture.apnsToken(1))
+    }
+}
