@@ -1,6 +1,7 @@
 // The emulators' phone: GET /inbox (newest first) drawn as a lock screen shows it —
 // grouped by thread-id, a newer push replacing an older one with the same collapse
-// id, badges on the app icons, time-sensitive pushes marked — and each push's raw
+// id, badges on the app icons, time-sensitive pushes marked, each Live Activity's
+// latest state — and each push's raw
 // headers and JSON on demand. The same page serves the APNs, FCM and Web Push emulators.
 import { ago, callJSON, every, h, render, table } from "./components.js";
 
@@ -13,6 +14,17 @@ function notification(entry, index) {
     if ("device_token" in entry) {
         const headers = entry.headers ?? {};
         const aps = entry.payload?.aps ?? {};
+        if (headers["apns-push-type"] === "liveactivity") {
+            // An ActivityKit push: it changes an activity on the lock screen, it is no banner.
+            return {
+                index, entry, service: "APNs", device: entry.device_token, accepted: entry.status === 200,
+                failure: entry.reason, app: headers["apns-topic"] ?? "APNs",
+                activity: {
+                    event: aps.event, timestamp: aps.timestamp, state: aps["content-state"] ?? {},
+                    attributes: aps.attributes, dismissal: aps["dismissal-date"],
+                },
+            };
+        }
         return {
             index, entry, service: "APNs", device: entry.device_token, accepted: entry.status === 200,
             failure: entry.reason, app: headers["apns-topic"] ?? "APNs", collapseID: headers["apns-collapse-id"],
@@ -91,11 +103,58 @@ function lockScreen(notifications) {
     return [...groups.values()];
 }
 
+/**
+ * The Live Activities: each activity token's newest state by `timestamp` (the system
+ * ignores an older one), named by the start that created it when the page saw it
+ * (a start goes to the push-to-start token, the updates to the activity's own).
+ */
+function activities(notifications) {
+    const names = new Map();
+    const latest = new Map();
+    for (const item of [...notifications].reverse()) {
+        if (!item.accepted || !item.activity) continue;
+        const { activity } = item;
+        if (activity.event === "start" && activity.attributes?.agentKey) {
+            names.set(activity.attributes.agentKey, activity.attributes.agentName);
+        }
+        const known = latest.get(item.device);
+        if (known && known.activity.timestamp > activity.timestamp) continue;
+        latest.set(item.device, item);
+    }
+    const shown = [...latest.values()].map((item) => ({
+        item, name: item.activity.attributes?.agentName ?? [...names.values()].at(-1) ?? "Live Activity",
+    }));
+    // A start's card gives way to the activity it created once that one's own token
+    // is pushed to (the phone shows one activity; the emulator sees two tokens).
+    return shown.filter(({ item, name }) => item.activity.event !== "start" || !shown.some((other) =>
+        other.item.activity.event !== "start" && other.name === name
+            && other.item.activity.timestamp >= item.activity.timestamp));
+}
+
+const phaseWords = { running: "Running", waiting_for_approval: "Needs your approval", done: "Done", failed: "Failed" };
+
+function activityCard({ item, name }, now) {
+    const { activity } = item;
+    const state = activity.state;
+    const ended = activity.event === "end";
+    const minutes = Math.max(0, Math.round((now / 1000 - (state.startedAt ?? now / 1000)) / 60));
+    return h("div", {
+        class: "activity", dataset: { phase: state.phase ?? "", ended: String(ended), device: item.device },
+    },
+    h("span", { class: "head" },
+        h("span", { class: "name" }, name),
+        h("span", {}, ended ? "ended" : `${minutes} min`)),
+    h("span", { class: "phase" }, phaseWords[state.phase] ?? state.phase ?? ""),
+    state.step ? h("span", { class: "detail step" }, state.step) : null,
+    typeof state.toolsUsed === "number" ? h("span", { class: "detail" }, `${state.toolsUsed} tools`) : null,
+    state.preview ? h("span", { class: "detail preview" }, state.preview) : null);
+}
+
 /** Each app's badge: the newest accepted push that set one. */
 function badges(notifications) {
     const apps = new Map();
     for (const item of notifications) {
-        if (!item.accepted) continue;
+        if (!item.accepted || item.activity) continue;
         if (!apps.has(item.app)) apps.set(item.app, undefined);
         if (apps.get(item.app) === undefined && typeof item.badge === "number") apps.set(item.app, item.badge);
     }
@@ -132,6 +191,9 @@ function draw() {
     ]);
     const mine = all.filter((item) => !state.device || item.device === state.device);
     const groups = lockScreen(mine);
+    const running = activities(mine);
+    render(byID("activities"), running.map(({ item }) => [item.index, item.activity.timestamp]), () =>
+        running.map((activity) => activityCard(activity, now)));
     render(byID("apps"), badges(mine), () => badges(mine).map(({ app, badge }) =>
         h("span", { class: "app-icon", title: app, dataset: { app } },
             (app.split(".").pop() ?? app).slice(0, 1).toUpperCase(),

@@ -274,6 +274,49 @@ def check_apns_phone(browser, url, shots, problems):
     context.close()
 
 
+def check_live_activity(browser, base, url, shots, problems):
+    """An agent's run on the lock screen (issue 64): started by push, then ended by the
+    run's completion; the phone page shows each activity's latest state."""
+    live, watcher = "/srv/live-agent", "c4" * 32
+    start_token, activity_token = "d5" * 32, "e6" * 32
+    must(call(base, "/registerSubscription", {
+        "cwd": live, "installation_id": "watcher", "agent_display_name": "live@ci", "apns_token": watcher,
+        "activity_start_token": start_token}), "register the watcher")
+    before = inbox_count(url)
+    must(call(base, "/triggerEvent", {
+        "cwd": live, "type": "run_started", "progress": {"step": "reading the code"}}), "run_started")
+    wait_for_inbox(url, before + 1)
+    context, page = open_phone(browser, url, "", problems, "APNs phone, a Live Activity started")
+    started = page.locator(f"#activities .activity[data-device='{start_token}']")
+    expect(started).to_contain_text("live@ci")
+    expect(started.locator(".phase")).to_have_text("Running")
+    expect(started.locator(".step")).to_have_text("reading the code")
+    context.close()
+    must(call(base, "/registerActivity", {
+        "cwd": live, "installation_id": "watcher", "activity_token": activity_token}), "registerActivity")
+    must(call(base, "/triggerEvent", {"cwd": live, "type": "run_completed", "body": "All green"}), "run_completed")
+    # The run's own push and the activity's end.
+    wait_for_inbox(url, before + 3)
+    context, page = open_phone(browser, url, "", problems, "APNs phone, a Live Activity ended")
+    # One activity: the start's card gave way to the activity it created.
+    expect(page.locator("#activities .activity")).to_have_count(1)
+    ended = page.locator(f"#activities .activity[data-device='{activity_token}']")
+    expect(ended).to_contain_text("live@ci")
+    expect(ended).to_have_attribute("data-ended", "true")
+    expect(ended).to_contain_text("Done")
+    expect(ended.locator(".preview")).to_have_text("All green")
+    # An activity's pushes are no banners, and its topic no app on the lock screen.
+    expect(page.locator("#apps .app-icon[data-app$='.push-type.liveactivity']")).to_have_count(0)
+    page.screenshot(path=os.path.join(shots, "phone-live-activity.png"), full_page=True)
+    context.close()
+
+
+def inbox_count(url):
+    context = ssl._create_unverified_context()
+    with urllib.request.urlopen(url + "/inbox/count", context=context, timeout=5) as response:
+        return json.loads(response.read())["count"]
+
+
 def check_fcm_phone(browser, url, shots, problems):
     context, page = open_phone(browser, url, "pixel-fcm-token-0001", problems, "FCM phone")
     banners = page.locator("#banners .banner")
@@ -383,6 +426,7 @@ def main():
             browser = playwright.chromium.launch(executable_path=arguments.chromium, args=["--no-sandbox"])
             check_console(browser, base, reference, shots, problems)
             check_apns_phone(browser, apns_url, shots, problems)
+            check_live_activity(browser, base, apns_url, shots, problems)
             check_fcm_phone(browser, fcm_url, shots, problems)
             check_webpush_phone(browser, webpush_url, browser_subscription, shots, problems)
             browser.close()
