@@ -94,14 +94,15 @@ public final class APNsPushProvider: PushProvider, Service {
         let bodies: [ByteBuffer]
         do {
             if var activity = notification.liveActivity {
-                // An ActivityKit push: one payload for every activity token, which the
-                // system reads itself (never sealed: no extension runs for it); a start
-                // names the app's attributes type.
+                // An ActivityKit push: the system reads it itself (no extension runs, so
+                // nothing can be sealed): one payload for every device, the agent's words
+                // left out for sealed ones; a start names the app's attributes type.
                 if activity.event == .start, activity.attributesType == nil {
                     activity.attributesType = configuration.activityAttributesType
                 }
-                let body = ByteBuffer(bytes: try activity.payload())
-                bodies = targets.map { _ in body }
+                let whole = ByteBuffer(bytes: try activity.payload())
+                let redacted = ByteBuffer(bytes: try activity.redacted(by: sealing).payload())
+                bodies = targets.map { sealing.sealing(of: $0.route) == nil ? whole : redacted }
             } else {
                 bodies = try sealing.payloads(
                     notification, to: targets, maxBytes: AlertPayload.maxBytes,

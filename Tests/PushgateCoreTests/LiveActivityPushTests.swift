@@ -44,6 +44,24 @@ struct LiveActivityPushTests {
         #expect(aps["dismissal-date"] == nil)
     }
 
+    @Test("for a sealed device: no step, preview or details, the neutral text as the alert and the agent's name")
+    func redacted() throws {
+        let push = try LiveActivityPush(
+            event: .start, timestamp: 1, contentState: Self.state,
+            alert: .init(title: "api@home", body: "running tests", sound: "default"),
+            attributes: ["agentName": "api@home", "serverKey": "5e", "agentKey": "a9"])
+        let sealed = push.redacted(by: PushSealing(title: "Agent news", body: "Open to read"))
+        let state = try #require(AgentRunContentState(json: sealed.contentState))
+        #expect(state.step == nil && state.preview == nil && state.details.isEmpty)
+        #expect(state.phase == .waitingForApproval && state.toolsUsed == 14 && state.startedAt == 1_795_323_872)
+        #expect(sealed.alert == .init(title: "Agent news", body: "Open to read", sound: "default"))
+        #expect(sealed.attributes == ["agentName": "Agent news", "serverKey": "5e", "agentKey": "a9"])
+        let text = String(decoding: try sealed.payload(), as: UTF8.self)
+        for secret in ["api@home", "running tests", "migration", "files_changed"] {
+            #expect(!text.contains(secret), "\(secret)")
+        }
+    }
+
     @Test("an update at priority 5, one with an alert and sound at 10; the end with its dismissal date")
     func updateAndEnd() throws {
         let update = try LiveActivityPush(event: .update, timestamp: 2, contentState: Self.state, staleDate: 902)

@@ -114,4 +114,42 @@ struct LiveActivityEndToEndTests {
         try await Task.sleep(for: .seconds(2))
         #expect(try await activityPushes(emulator, count: 3).count == 3)
     }
+
+    @Test(
+        "a crash mid-run: after the restart, a step held from before the end is not sent, and nothing follows the end"
+    )
+    func restartMidRun() async throws {
+        let scratch = try TemporaryDirectory(name: "e2e-live-activity-restart")
+        defer { scratch.remove() }
+        let emulator = try await RunningEmulator(directory: scratch.url)
+        defer { emulator.terminate() }
+        var settings = emulator.settings
+        settings["PUSHGATE_ACTIVITY_UPDATE_INTERVAL"] = "3"
+        let database = scratch.url.appendingPathComponent("pushgate.sqlite").path
+        let first = try await RunningGateway(database: database, environment: settings)
+        let environment = ["CODEAGENTS_PUSH_SECRET": secret, "CODEAGENTS_PUSH_GATEWAY_BASE_URL": first.baseURL]
+        let phone = SubscriptionManager(
+            gateway: PushgateGateway(baseURL: try #require(URL(string: first.baseURL))), store: InMemoryStore(),
+            options: .init(platform: .ios))
+        try await phone.enablePush(forServer: "ci", secret: secret)
+        _ = try await phone.tokenChanged(to: .apns(deviceToken))
+        _ = try await phone.chatOpened(serverID: "ci", cwd: cwd)
+        _ = try await phone.activityStarted(serverID: "ci", cwd: cwd, activityToken: activityToken)
+
+        // A step, held for its interval; the run ends before it falls due; the gateway dies.
+        try await hook(["cwd": cwd, "hook_event_name": "PostToolUse", "tool_name": "Bash"], environment)
+        try await hook(["cwd": cwd, "hook_event_name": "Stop", "last_assistant_message": "Done."], environment)
+        let end = try #require(try await activityPushes(emulator, count: 1).last)
+        #expect(end["payload"]?.objectValue?["aps"]?.objectValue?["event"] == "end")
+        await first.crash()
+
+        let second = try await RunningGateway(database: database, environment: settings)
+        defer { second.terminate() }
+        // Past the held step's time: the restarted gateway finds it, and does not send it.
+        try await Task.sleep(for: .seconds(5))
+        let pushes = try await activityPushes(emulator, count: 1)
+        #expect(pushes.count == 1, "nothing after the end: \(pushes.map { $0["payload"] ?? .null })")
+        let outbox = try await BuiltExecutable.run(["outbox", "--database", database, "--json"])
+        #expect(outbox.stdout.contains("Superseded"), "the held step is recorded as superseded: \(outbox.stdout)")
+    }
 }

@@ -105,9 +105,8 @@ public struct LiveActivityPlan: Sendable {
             OutboxDelivery(
                 notificationID: notificationID, installationID: target.device.installationID,
                 token: DeviceToken(kind: Self.service, value: target.token),
-                route: DeliveryRoute(
-                    app: target.device.route.app, apnsEnvironment: target.device.route.apnsEnvironment,
-                    environmentStated: target.device.route.environmentStated),
+                // Its sealing kept: a sealed device's activity is left the agent's words.
+                route: target.device.route,
                 pushID: pushID)
         }
         tokenRemovals =

@@ -63,6 +63,25 @@ public struct LiveActivityPush: Sendable, Hashable, Codable {
         priority = event == .update && alert == nil ? 5 : 10
     }
 
+    /// What a device whose pushes are sealed gets (issue 63): ActivityKit reads an
+    /// activity's push itself, so nothing of it can be sealed — the agent's words are
+    /// left out instead: no step, preview or details in the content state, the app's
+    /// neutral text as the alert and as the agent's name.
+    public func redacted(by sealing: PushSealing) -> LiveActivityPush {
+        var copy = self
+        if case .object(var state) = contentState {
+            for key in ["step", "preview"] { state[key] = nil }
+            state["details"] = [:]
+            copy.contentState = .object(state)
+        }
+        copy.alert = alert.map { Alert(title: sealing.title, body: sealing.body, sound: $0.sound) }
+        if case .object(var attributes)? = attributes {
+            attributes["agentName"] = .string(sealing.title)
+            copy.attributes = .object(attributes)
+        }
+        return copy
+    }
+
     /// The APNs payload.
     public func payload() throws -> [UInt8] {
         var aps: [String: JSONValue] = [
