@@ -101,6 +101,11 @@ struct LiveActivityTests {
         #expect(approval.push.event == .update && approval.push.priority == 10)
         let waiting = try state(approval.push)
         #expect(approval.push.alert?.sound == "default" && waiting.phase == .waitingForApproval)
+        fixture.clock.advance(by: 1)
+        _ = try await event("run_progress", ["progress": ["step": "migrating"]], fixture, worker: worker)
+        try await fixture.pass(5, worker: worker)
+        let resumed = try state(try #require(activityPushes(fixture).last).push)
+        #expect(resumed.phase == .running && resumed.step == "migrating", "a step after the approval: running again")
         let ordinary = fixture.provider.sends.filter { $0.notification.liveActivity == nil }
         #expect(ordinary.count == 1 && ordinary.first?.targets.count == 2, "the approval's own push, as before")
 

@@ -70,6 +70,8 @@ public struct LiveActivityPlan: Sendable {
                 return (device, token)
             }
         case .runProgress:
+            // A step after an approval: the run goes on.
+            state.phase = .running
             kind = .update
             targets = Self.running(devices)
         case .approvalRequested:
