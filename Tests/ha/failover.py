@@ -12,7 +12,8 @@ sends them, and /readyz is watched. Then it checks:
 - every one of the 20,000 devices was reached, and no more were sent twice than the
   gateways held claimed when the primary died (two gateways × the claim limit);
 - every call was answered within the proxy's time-out, with 200 or a retryable 503,
-  never a 500; /readyz said 503 while there was no primary;
+  never a 500; /readyz said 503 while there was no primary (or, through a failover
+  shorter than its own 2 s wait for a write, answered within it);
 - every registration answered 200 is in the store afterwards (on the new primary);
 - the old primary rejoins the cluster as a replica;
 
@@ -27,6 +28,10 @@ import re
 import sys
 import tempfile
 import time
+
+# /readyz waits this long for the store to take a write (`ReadinessProbe`) before it
+# says 503: a failover shorter than it is waited out.
+READY_PROBE_LIMIT = 2.0
 
 from ha_parts import (PROXY_TIMEOUT, Calls, Cluster, Emulator, Gateway, accepted_again, database,
                       emulator_process, fan_out_token, registered_installations, seed_devices, stop_on_sigterm)
@@ -148,9 +153,19 @@ def run(cluster, url, emulator, gateways):
     if window is not None:
         print(f"failover: triggers accepted again {window:.2f} s after the kill "
               f"({refused} answered 503 in between)", flush=True)
-    not_ready = [status for started, status, _, _, _ in readiness if started >= killed_at and status == 503]
-    check("/readyz says 503 while there is no primary", bool(not_ready),
-          f"answers after the kill: {collections.Counter(s for t, s, _, _, _ in readiness if t >= killed_at)}")
+    after_kill = [(status, seconds) for started, status, seconds, _, _ in readiness if started >= killed_at]
+    not_ready = [status for status, _ in after_kill if status == 503]
+    if window is None or window >= READY_PROBE_LIMIT:
+        check("/readyz says 503 while there is no primary", bool(not_ready),
+              f"answers after the kill: {collections.Counter(status for status, _ in after_kill)}")
+    else:
+        # A failover shorter than /readyz's own wait for a write (2 s): the probe waits it
+        # out and says 200, as it should; what must hold is that it answers, in time.
+        print(f"failover within /readyz's {READY_PROBE_LIMIT:.0f} s probe: no 503 required", flush=True)
+        late = [(status, seconds) for status, seconds in after_kill
+                if status not in (200, 503) or seconds > READY_PROBE_LIMIT + 0.5]
+        check("/readyz answers 200 or 503 within its probe's time through a short failover", not late,
+              f"{len(late)} others, e.g. {late[:3]}")
     check("/readyz says 200 again afterwards", readiness and readiness[-1][1] == 200, f"{readiness[-1:]}")
 
     accepted = {installation for _, status, _, installation, _ in registrations if status == 200}
