@@ -10,14 +10,18 @@ public enum PerBadge {
         values.reserveCapacity(targets.count)
         for target in targets {
             let badge = notification.badge(for: target)
-            if let value = built[badge] {
-                values.append(value)
-            } else {
-                let value = try build(badge)
-                built[badge] = value
-                values.append(value)
-            }
+            values.append(try cached(&built, badge) { try build(badge) })
         }
         return values
+    }
+
+    /// The value `cache` holds for `badge`, made (and kept) when it holds none.
+    public static func cached<Value>(_ cache: inout [Int?: Value], _ badge: Int?, _ make: () throws -> Value)
+        rethrows -> Value
+    {
+        if let value = cache[badge] { return value }
+        let value = try make()
+        cache[badge] = value
+        return value
     }
 }

@@ -10,10 +10,6 @@ public enum SHA256Hex {
 extension SHA256Hex {
     /// Whether `text` reads as a digest: 64 lower-case hex digits.
     public static func isDigest(_ text: String) -> Bool {
-        text.utf8.count == 64
-            && text.utf8.allSatisfy {
-                (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0)
-                    || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0)
-            }
+        text.utf8.count == 64 && Hex.bytes(text) != nil
     }
 }

@@ -10,12 +10,13 @@ public struct DeviceRecord: Sendable, Hashable {
     public let activityStartToken: String?
     public let activityToken: String?
 
-    /// The fields a record reads: a fan-out asks the store for these only.
-    public static func fieldsRead(_ formats: PushAddressFormats) -> [String] {
-        formats.documentFields + [
-            FieldName.bundleID, FieldName.apnsEnvironment, FieldName.apnsEnvironmentLearned,
-            FieldName.payloadKeys, FieldName.activityStartToken, FieldName.activityToken,
-        ]
+    /// The fields a record reads: a fan-out asks the store for these only. A trigger's
+    /// own read adds the Live Activity tokens (`activities`); an expansion's pages,
+    /// which send ordinary pushes only, do not read them.
+    public static func fieldsRead(_ formats: PushAddressFormats, activities: Bool = false) -> [String] {
+        formats.documentFields + [FieldName.bundleID, FieldName.apnsEnvironment, FieldName.apnsEnvironmentLearned]
+            + [FieldName.payloadKeys]
+            + (activities ? [FieldName.activityStartToken, FieldName.activityToken] : [])
     }
 
     /// `formats` say which fields hold addresses, and which comes first.

@@ -69,11 +69,11 @@ public struct PushSealing: Sendable, Hashable {
             let badge = notification.badge(for: target)
             switch sealing(of: target.route) {
             case nil:
-                payloads.append(try Self.cached(&clear, badge) { try build(notification, badge) })
+                payloads.append(try PerBadge.cached(&clear, badge) { try build(notification, badge) })
             case .neutral:
-                payloads.append(try Self.cached(&neutralPayloads, badge) { try build(neutral, badge) })
+                payloads.append(try PerBadge.cached(&neutralPayloads, badge) { try build(neutral, badge) })
             case .sealed(let keys):
-                let plaintext = try Self.cached(&plaintexts, badge) {
+                let plaintext = try PerBadge.cached(&plaintexts, badge) {
                     var empty = neutral
                     empty.encrypted = ""
                     let room = SealedRecord.maxPlaintext(encodedIn: maxBytes - (try measure(empty, badge)))
@@ -86,15 +86,6 @@ public struct PushSealing: Sendable, Hashable {
             }
         }
         return payloads
-    }
-
-    private static func cached<Value>(_ cache: inout [Int?: Value], _ badge: Int?, _ make: () throws -> Value)
-        rethrows -> Value
-    {
-        if let value = cache[badge] { return value }
-        let value = try make()
-        cache[badge] = value
-        return value
     }
 
     /// `id` when it is a SHA-256 in hex already (an agent's key, a collapse id of

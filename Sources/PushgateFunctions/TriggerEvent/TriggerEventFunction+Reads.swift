@@ -72,7 +72,7 @@ extension TriggerEventFunction {
         case (let agentKey?, nil):
             return try await store.documents(
                 in: NamespacePaths.devices(of: agentKey, of: serverKey),
-                selecting: DeviceRecord.fieldsRead(worker.formats),
+                selecting: DeviceRecord.fieldsRead(worker.formats, activities: true),
                 after: nil, limit: limit
             ).map { DeviceRecord(document: $0, formats: worker.formats) }
         case (nil, _):
