@@ -7,7 +7,8 @@ import PushgateWebPush
 /// One input of the Web Push fuzzer, read four ways: as a registration's `webpush`
 /// object, as a stored subscription, as a host, and as a record to open. What must
 /// hold whatever the bytes: nothing traps; a subscription taken has an https endpoint
-/// of at most 1,000 bytes on no private literal address, and its stored text reads
+/// of at most 1,000 bytes on no private literal address, a port of 1–65535, its host in
+/// one spelling that the URL it is requested at reads back into, and its stored text reads
 /// back as the same subscription (and is what a second registration of it stores);
 /// a record that is no record is refused, never opened; a plaintext sealed opens
 /// into itself.
@@ -57,6 +58,19 @@ public enum WebPushFuzzing {
         require(endpoint.url.utf8.count <= WebPushEndpoint.maxBytes, "an endpoint over the limit")
         if let literal = EndpointAddressRule.literal(endpoint.host) {
             require(EndpointAddressRule.isPublic(literal), "a private address taken: \(endpoint.host)")
+        }
+        // One spelling of the host, the one a request names (issue 71): ASCII, lower
+        // case, no trailing dot; the URL requested reads back as the same endpoint.
+        require(
+            endpoint.host.utf8.allSatisfy { $0 < 0x80 && !(UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) }
+                && !endpoint.host.hasSuffix("."), "a host kept as \(endpoint.host)")
+        require((1...65535).contains(endpoint.port), "a port \(endpoint.port) taken")
+        if let again = try? WebPushEndpoint(endpoint.requestURL, rules: .init()) {
+            require(
+                again.host == endpoint.host && again.port == endpoint.port && again.requestURL == endpoint.requestURL,
+                "a request URL that reads back otherwise: \(endpoint.requestURL)")
+        } else {
+            require(false, "a request URL that does not read back: \(endpoint.requestURL)")
         }
         require(
             WebPushSubscription(stored: subscription.storedText) == subscription,

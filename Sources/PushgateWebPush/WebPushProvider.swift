@@ -172,7 +172,9 @@ private struct Push {
     }
 
     func http1(_ headers: HTTPHeaders) -> HTTPClientRequest {
-        var request = HTTPClientRequest(url: endpoint.url)
+        // The checked spelling, never the text as registered (`http://PUSH.example`
+        // would miss the client's pinned address and be resolved again).
+        var request = HTTPClientRequest(url: endpoint.requestURL)
         request.method = .POST
         request.headers = headers
         request.body = .bytes(record)

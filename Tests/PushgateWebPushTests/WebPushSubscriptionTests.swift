@@ -65,6 +65,17 @@ struct WebPushSubscriptionTests {
             "https://127.1/x",
             "https://2130706433/x", "https://0x7f.0.0.1/x", "https://%31%32%37.0.0.1/x", "https://bad_host!/x",
             "https://push.example:0/x", "https://" + String(repeating: "a", count: 990) + ".example/",
+            // Ports that overflow, or are no number (issue 71): never the default.
+            "https://push.example:99999999999999999999/x", "https://push.example:65536/x",
+            "https://push.example:18446744073709551617/x", "https://push.example:+443/x", "https://[2a00::1]:99999/x",
+            // IPv6 that embeds another address, leading inward where it is translated.
+            "https://[64:ff9b:1::a00:1]/x", "https://[64:ff9b:1:ffff::808:808]/x", "https://[::ffff:0:a00:1]/x",
+            "https://[::ffff:0:808:808]/x", "https://[::ffff:8.8.8.8]/x", "https://[2002:7f00:1::1]/x",
+            "https://[2002:808:808::1]/x", "https://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/x", "https://[2001:2::1]/x",
+            "https://[100::1]/x", "https://[100::ffff:7f00:1]/x", "https://[3fff::1]/x", "https://[::7f00:1]/x",
+            "https://[::1:7f00:1]/x", "https://192.88.99.1/x",
+            // Two trailing dots, a dot alone, a percent-encoded name.
+            "https://push.example../x", "https://./x", "https://%62ad.example/x",
         ])
     func refusedEndpoint(_ endpoint: String) {
         #expect {
@@ -90,6 +101,27 @@ struct WebPushSubscriptionTests {
         #expect(throws: FunctionError.self) {
             try Self.subscription("http://192.168.1.20/x", rules: .init(allowsPrivateAddresses: true))
         }
+    }
+
+    @Test(
+        "one spelling of a host (lower case, no trailing dot) checked, pooled, signed for and requested; the port as written"
+    )
+    func oneSpelling() throws {
+        let endpoint = try Self.subscription("HTTPS://Push.EXAMPLE.:8443/Wpush/AbC?Q=1").endpoint
+        #expect(endpoint.host == "push.example" && endpoint.port == 8443)
+        #expect(endpoint.origin == "https://push.example:8443")
+        #expect(endpoint.requestURL == "https://push.example:8443/Wpush/AbC?Q=1", "the path as written: a capability")
+        #expect(try Self.subscription("https://push.example:/x").endpoint.port == 443, "an empty port: the default")
+        #expect(try Self.subscription("https://push.example:00443/x").endpoint.origin == "https://push.example")
+        for idn in ["https://xn--bcher-kva.example/x", "https://bücher.example/x", "https://BÜCHER.Example./x"] {
+            #expect(try Self.subscription(idn).endpoint.origin == "https://xn--bcher-kva.example", "\(idn)")
+        }
+        #expect(try Self.subscription("https://[64:ff9b::808:808]/x").endpoint.host == "64:ff9b::808:808")
+        #expect(try Self.subscription("https://[2A00:1450::1]/x").endpoint.requestURL == "https://[2a00:1450::1]/x")
+        let lan = WebPushEndpoint.Rules(allowsHTTP: true, allowsPrivateAddresses: true)
+        #expect(
+            try Self.subscription("http://LOCALHOST.:8080/up", rules: lan).endpoint.requestURL
+                == "http://localhost:8080/up")
     }
 
     @Test("keys refused, the key named")

@@ -7,7 +7,9 @@
 /// Which addresses an endpoint may reach: the guard against a subscription that
 /// points the gateway at its own network (SSRF). Loopback, private, shared
 /// (carrier-grade NAT), link-local, multicast, reserved and unspecified addresses are
-/// refused, in IPv4 and IPv6, an IPv4 address mapped into IPv6 as itself.
+/// refused, in IPv4 and IPv6; so are IPv6 addresses that embed another (IPv4-mapped,
+/// -translated, 6to4, Teredo, local-use NAT64), but for NAT64's well-known prefix,
+/// where the embedded IPv4 address decides.
 public enum EndpointAddressRule {
     /// The bytes of an IP literal (4 or 16), `nil` for anything else. Only the
     /// canonical forms: `127.1` or `0x7f.0.0.1` are no literal here (and no host name
@@ -56,6 +58,7 @@ public enum EndpointAddressRule {
         case 172 where (16...31).contains(b): return false  // private
         case 192 where b == 168: return false  // private
         case 192 where b == 0 && (c == 0 || c == 2): return false  // protocol assignments, documentation
+        case 192 where b == 88 && c == 99: return false  // 6to4 relays: lead to whatever they translate
         case 198 where b == 18 || b == 19: return false  // benchmarking
         case 198 where b == 51 && c == 100, 203 where b == 0 && c == 113: return false  // documentation
         case 224...255: return false  // multicast, reserved, broadcast
@@ -63,25 +66,27 @@ public enum EndpointAddressRule {
         }
     }
 
+    /// Only global unicast (2000::/3) is a push service's, less the prefixes that
+    /// carry another address inside (a network that translates them leads wherever
+    /// the inner address does) and those reserved for documentation. NAT64's
+    /// well-known prefix is the one exception: an IPv6-only network reaches public
+    /// IPv4 services through it, and its embedded address is always at the same place.
     private static func isPublicV6(_ bytes: [UInt8]) -> Bool {
-        let leadingZeros = bytes[0..<10].allSatisfy { $0 == 0 }
-        // ::ffff:a.b.c.d (mapped) and ::a.b.c.d (compatible): the IPv4 address decides.
-        if leadingZeros && bytes[10] == 0xFF && bytes[11] == 0xFF {
+        // 64:ff9b::/96 (RFC 6052): the embedded IPv4 address decides.
+        if bytes[0..<12].elementsEqual([0, 0x64, 0xFF, 0x9B, 0, 0, 0, 0, 0, 0, 0, 0]) {
             return isPublicV4(bytes[12], bytes[13], bytes[14], bytes[15])
         }
-        if leadingZeros && bytes[10] == 0 && bytes[11] == 0 {
-            // ::, ::1 and the deprecated compatible form: none is a push service.
-            return false
-        }
-        // NAT64 (64:ff9b::/96): the embedded IPv4 address decides.
-        if bytes[0..<12] == [0, 0x64, 0xFF, 0x9B, 0, 0, 0, 0, 0, 0, 0, 0] {
-            return isPublicV4(bytes[12], bytes[13], bytes[14], bytes[15])
-        }
-        switch bytes[0] {
-        case 0xFF: return false  // multicast
-        case 0xFC, 0xFD: return false  // unique local
-        case 0xFE where bytes[1] & 0xC0 == 0x80 || bytes[1] & 0xC0 == 0xC0: return false  // link-local, site-local
-        case 0x20 where bytes[1] == 0x01 && bytes[2] == 0x0D && bytes[3] == 0xB8: return false  // documentation
+        // Outside 2000::/3: ::/8 (unspecified, loopback, IPv4-compatible, -mapped and
+        // -translated ::ffff:0:0:0/96), 100::/64 (discard), 64:ff9b:1::/48 (local-use
+        // NAT64, whose embedding the network chooses), unique local, link-local,
+        // site-local, multicast: never a push service.
+        guard bytes[0] & 0xE0 == 0x20 else { return false }
+        switch (bytes[0], bytes[1]) {
+        // 2001::/23, IETF protocol assignments: Teredo (2001::/32), benchmarking,
+        // ORCHID; and 2001:db8::/32, documentation.
+        case (0x20, 0x01) where bytes[2] < 0x02 || (bytes[2] == 0x0D && bytes[3] == 0xB8): return false
+        case (0x20, 0x02): return false  // 6to4 (2002::/16): an IPv4 address inside
+        case (0x3F, 0xFF) where bytes[2] & 0xF0 == 0: return false  // 3fff::/20, documentation (RFC 9637)
         default: return true
         }
     }
