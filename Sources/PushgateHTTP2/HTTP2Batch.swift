@@ -22,6 +22,12 @@ package final class HTTP2Batch: @unchecked Sendable {
 
     package var futureResult: EventLoopFuture<[HTTP2Answer]> { promise.futureResult }
 
+    /// Answers every request still without an answer with `answer` (its deadline
+    /// passed); answers that come later are dropped.
+    func completeRemaining(with answer: HTTP2Answer) {
+        for index in answers.indices where answers[index] == nil { complete(index, with: answer) }
+    }
+
     /// Records the answer of request `index`; the last one completes the batch.
     func complete(_ index: Int, with answer: HTTP2Answer) {
         guard answers[index] == nil else { return }

@@ -16,6 +16,8 @@ public struct HTTP2ClientConfiguration: Sendable {
     /// How long one request may wait for its answer (queued or in flight) before it
     /// answers ``HTTP2TransportFailure/timedOut``.
     public var requestTimeout: Duration
+    /// How long each step of making a connection may take: TCP, then TLS.
+    public var connectTimeout: Duration = .seconds(10)
     /// A connection silent this long is pinged; one that stays silent as long again is closed.
     public var idlePingInterval: Duration
     /// Streams allowed before the server's first SETTINGS arrive. APNs allows one
@@ -59,4 +61,9 @@ public struct HTTP2ClientConfiguration: Sendable {
         self.latencyMetric = latencyMetric
         self.permitsAddress = permitsAddress
     }
+
+    /// The longest a batch of requests waits for its answers, whatever happens: a
+    /// connection made (the name resolved, TCP, TLS, each within the connect
+    /// time-out), then a request queued and in flight, each within the request time-out.
+    var batchDeadline: Duration { connectTimeout * 3 + requestTimeout * 2 }
 }

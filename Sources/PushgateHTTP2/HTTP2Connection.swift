@@ -37,6 +37,13 @@ final class HTTP2Connection: @unchecked Sendable {
     func send(_ requests: [HTTP2Request]) -> EventLoopFuture<[HTTP2Answer]> {
         eventLoop.flatSubmit {
             let batch = HTTP2Batch(count: requests.count, promise: self.eventLoop.makePromise())
+            // Each stream has its deadline (queued, then in flight: head and body), the
+            // connection its own (TCP, then TLS); this one holds whatever else could
+            // keep a batch, and the send that waits for it, from ever answering.
+            let overdue = self.eventLoop.scheduleTask(in: TimeAmount(self.configuration.batchDeadline)) {
+                batch.completeRemaining(with: .transportFailure(.timedOut))
+            }
+            batch.futureResult.whenComplete { _ in overdue.cancel() }
             self.handler().whenComplete { result in
                 switch result {
                 case .success(let handler):
@@ -111,9 +118,11 @@ final class HTTP2Connection: @unchecked Sendable {
         let sslContext = self.sslContext
         let idlePingInterval = TimeAmount(configuration.idlePingInterval)
         let offersHTTP1 = configuration.offersHTTP1
+        let connectTimeout = TimeAmount(configuration.connectTimeout)
+        let connectTimeoutText = "\(configuration.connectTimeout)"
         logger.debug("connecting", metadata: ["endpoint": "\(endpoint)"])
         let bootstrap = ClientBootstrap(group: eventLoop)
-            .connectTimeout(.seconds(10))
+            .connectTimeout(connectTimeout)
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
@@ -133,7 +142,13 @@ final class HTTP2Connection: @unchecked Sendable {
                 return self.eventLoop.makeFailedFuture(error)
             }
             .flatMap { channel in
-                handshake.futureResult.map { handler }.flatMapErrorThrowing { error in
+                // A server that takes the TCP connection and never finishes TLS.
+                let stalled = channel.eventLoop.scheduleTask(in: connectTimeout) {
+                    handshake.fail(
+                        HTTP2ConnectionError("the TLS handshake did not finish within \(connectTimeoutText)"))
+                }
+                handshake.futureResult.whenComplete { _ in stalled.cancel() }
+                return handshake.futureResult.map { handler }.flatMapErrorThrowing { error in
                     channel.close(promise: nil)
                     throw error
                 }

@@ -3,12 +3,12 @@ import PushgateCore
 import PushgateDelivery
 
 extension DeliveryWorker {
-    /// Waits (at most `limit`) until the first tries running now are recorded: for a
+    /// Waits (at most `limit`) until the tries running now are recorded: for a
     /// test that must see what a call that does not wait for its try (a resolution's
     /// badge update) sent.
-    package func firstTriesFinished(upTo limit: Duration = .seconds(60)) async {
+    package func runningTriesFinished(upTo limit: Duration = .seconds(60)) async {
         let deadline = ContinuousClock.now + limit
-        for completion in firstTries.withLockedValue({ $0.values.map(\.completion) }) {
+        for completion in runningTries.withLockedValue({ $0.values.map(\.completion) }) {
             _ = await completion.wait(upTo: max(deadline - ContinuousClock.now, .zero))
         }
     }

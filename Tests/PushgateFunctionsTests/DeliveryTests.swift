@@ -142,12 +142,46 @@ struct DeliveryTests {
         #expect(waiting.count == 2)
         #expect(gated.calls == 1, "the second trigger's devices were not sent")
         gated.open()
-        // Not leased: the worker's next round claims them.
-        #expect(try await worker.retryDueDeliveries() == true)
-        for _ in 0..<100 where try await !fixture.outbox.stats(now: Date()).isSettled {
-            try await Task.sleep(for: .milliseconds(20))
+        // Not leased: the worker's next rounds claim them, as much at a time as the
+        // tries still running leave room for (the first trigger's may not be recorded yet).
+        try await waitUntil("the outbox settles", within: .seconds(30), every: .milliseconds(20)) {
+            if try await fixture.outbox.stats(now: Date()).isSettled { return true }
+            _ = try await worker.retryDueDeliveries()
+            return false
         }
+        #expect(worker.load.withLockedValue { $0 } == 0, "every try's load given back")
+    }
+
+    @Test("retries never claim past the claim limit, counting the tries still running; the rest wait on disk")
+    func retriesWithinClaimLimit() async throws {
+        let fixture = try FunctionsFixture()
+        var policy = DeliveryPolicy()
+        policy.claimLimit = 3
+        for index in 0..<3 {
+            let notification = OutboxNotification(
+                id: "n\(index)", serverKey: fixture.serverKey.hex, agentKey: AgentKey(cwd: "/srv/\(index)").hex,
+                content: PushNotification(title: "t", body: "b", data: [:], collapseID: "c"),
+                createdAt: fixture.clock.now(), expiresAt: fixture.clock.now().addingTimeInterval(3600))
+            _ = try await fixture.outbox.enqueue(
+                EnqueueRequest(
+                    notification,
+                    deliveries: (0..<2).map {
+                        OutboxDelivery(
+                            notificationID: notification.id, installationID: "d\($0)", token: .fcm("t-\(index)-\($0)"))
+                    }, dueAt: fixture.clock.now()))
+        }
+        let gated = GatedProvider()
+        let worker = fixture.worker(provider: gated, policy: policy)
+        let first = try await worker.startDueDeliveries()
+        #expect(first.claimed && worker.load.withLockedValue { $0 } == 3, "the limit, not more")
+        let second = try await worker.startDueDeliveries()
+        #expect(!second.claimed && second.tries.isEmpty, "no room while those run")
+        #expect(try await fixture.outbox.entries(in: [.pending], limit: 10).count == 6)
+        gated.open()
+        for completion in first.tries { _ = await completion.wait() }
+        while try await worker.retryDueDeliveries() {}
         #expect(try await fixture.outbox.stats(now: Date()).pending == 0)
+        #expect(worker.load.withLockedValue { $0 } == 0)
     }
 
     @Test("a worker that claimed several notifications keeps every one leased while it sends them")

@@ -148,7 +148,7 @@ struct EscalationTests {
         #expect(try await expiry.expireDue() == 0)
         fixture.clock.advance(by: 1)
         #expect(try await expiry.expireDue() == 1)
-        await worker.firstTriesFinished()
+        await worker.runningTriesFinished()
         #expect(badgeUpdates(fixture).last == ["phone": 0])
         #expect(try await expiry.expireDue() == 0, "once")
         let answer = try await resolve(fixture, "late")

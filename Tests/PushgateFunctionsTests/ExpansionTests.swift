@@ -96,7 +96,7 @@ struct ExpansionTests {
             "apns_token": .string(FunctionsFixture.apnsToken(5000)),
         ])
         gated.open()
-        await worker.firstTriesFinished()
+        await worker.runningTriesFinished()
 
         let notificationID = try #require(try await fixture.outbox.entries(in: [.delivered], limit: 1).first)
             .notificationID
@@ -198,11 +198,11 @@ struct ExpansionTests {
         fixture.clock.advance(by: policy.lease.seconds + 1)
         let taker = fixture.worker(policy: policy)
         #expect(try await taker.retryDueDeliveries())
-        await taker.firstTriesFinished()
+        await taker.runningTriesFinished()
         #expect(fixture.provider.sends.flatMap(\.targets).count == Self.devices - 1, "every phone, from the start")
 
         gated.open()
-        await stalled.firstTriesFinished()
+        await stalled.runningTriesFinished()
         #expect(gated.calls == 2, "nothing more sent once its lease ran out")
         let notificationID = try #require(try await fixture.outbox.entries(in: [.delivered], limit: 1).first)
             .notificationID
@@ -258,7 +258,7 @@ struct ExpansionTests {
         fixture.clock.advance(by: 16)
         let taker = fixture.worker()
         #expect(try await taker.retryDueDeliveries())
-        await taker.firstTriesFinished()
+        await taker.runningTriesFinished()
         #expect(fixture.provider.sends.isEmpty)
         #expect(try await fixture.outbox.stats(now: fixture.clock.now()).isSettled)
     }

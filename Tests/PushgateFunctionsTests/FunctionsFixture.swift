@@ -105,7 +105,7 @@ final class FunctionsFixture: Sendable {
         let worker = worker ?? self.worker()
         let function = ResolveEventFunction(store: store, outbox: outbox, worker: worker, now: clock.now)
         let answer = try await function(secret: secret, ResolveEventRequest(fields: RequestFields(body)))
-        await worker.firstTriesFinished()
+        await worker.runningTriesFinished()
         return answer
     }
 

@@ -134,7 +134,7 @@ struct LeaseHandOverTests {
             clock.advance(by: 16)
             let survivor = worker(try await open(), provider: provider, clock: clock, claimLimit: Self.devices)
             #expect(try await survivor.retryDueDeliveries())
-            await survivor.firstTriesFinished()
+            await survivor.runningTriesFinished()
             while try await survivor.retryDueDeliveries() {}
 
             let pushed = provider.sends.flatMap(\.targets).map(\.token.value)

@@ -47,6 +47,11 @@ public final class Completion<Value: Sendable>: Sendable {
         }
     }
 
+    /// The value once completed, or `nil` when the waiting task is cancelled first.
+    public func wait() async -> Value? {
+        await waitUntilCancelled()
+    }
+
     /// The value, or `nil` once the waiting task is cancelled.
     private func waitUntilCancelled() async -> Value? {
         let id = withState { state in

@@ -13,9 +13,9 @@ extension DeliveryWorker {
         await withGracefulShutdownHandler {
             await withTaskGroup(of: Void.self) { group in
                 group.addTask { await self.retryUntilShutdown() }
-                // The batch of retries in flight at shutdown gets the grace period,
-                // counted from the signal, then is cancelled: a slow push service
-                // cannot hold the process past it.
+                // The loop stops claiming at the signal; a claim still waiting on the
+                // store gets the grace period, counted from the signal, then is
+                // cancelled. The tries it started are the drain's.
                 group.addTask {
                     guard (try? await gracefulShutdown()) != nil else { return }
                     try? await Task.sleep(for: self.policy.shutdownGrace)
@@ -34,7 +34,7 @@ extension DeliveryWorker {
         while !Task.isShuttingDownGracefully, !Task.isCancelled {
             var worked = false
             do {
-                worked = try await retryDueDeliveries()
+                worked = try await startDueDeliveries().claimed
                 if now().timeIntervalSince(lastPrune) > 3600 {
                     lastPrune = now()
                     try await StoreLockWait.$limit.withValue(StoreLockWait.request) { try await prune() }
@@ -48,33 +48,58 @@ extension DeliveryWorker {
         }
     }
 
-    /// Claims the deliveries that fell due and tries each once; `false` when none were due.
-    ///
-    /// The claimed notifications are tried side by side: each try renews its own
-    /// leases, so none of them waits for another with a lease running out (a worker
-    /// of another process would then take it over and push it a second time). The
-    /// claim limit still bounds what is in flight.
+    /// Claims the deliveries that fell due and tries each once, waiting for the tries;
+    /// `false` when none were due. (The service's loop does not wait: ``startDueDeliveries()``.)
     public func retryDueDeliveries() async throws -> Bool {
+        let started = try await startDueDeliveries()
+        for completion in started.tries { _ = await completion.wait() }
+        return started.claimed
+    }
+
+    /// What ``startDueDeliveries()`` set going.
+    struct StartedTries {
+        /// Whether anything was claimed (deliveries, or an expansion to go on with).
+        var claimed = false
+        /// Each claimed notification's try, running in the background.
+        var tries: [Completion<DeliveryRunner.Report>] = []
+    }
+
+    /// Claims the deliveries that fell due, as many as the room the claim limit leaves
+    /// beside the tries running now, and starts each notification's try in the
+    /// background. The loop never waits for a send: a push service that answers
+    /// slowly holds its own pushes, not the claiming of every other retry and
+    /// reminder that falls due meanwhile (each request has its deadline; the tries
+    /// are bounded by the claim limit).
+    ///
+    /// Each try renews its own leases, so none waits for another with a lease
+    /// running out (a worker of another process would then take it over and push it a
+    /// second time).
+    func startDueDeliveries() async throws -> StartedTries {
         // A claim waits for another process's lock no longer than a request does:
         // waiting, it would hold this process's one writer, and every request's write
         // behind it. The next poll claims what this one could not.
+        var started = StartedTries(claimed: try await takeOverExpansion())
+        let room = policy.claimLimit - load.withLockedValue { $0 }
+        guard room > 0 else { return started }
         let owner = tryOwner()
         let leaseUntil = now().addingTimeInterval(policy.lease.seconds)
         let claimed = try await StoreLockWait.$limit.withValue(StoreLockWait.request) {
-            try await outbox.claim(owner: owner, now: now(), leaseUntil: leaseUntil, limit: policy.claimLimit)
+            try await outbox.claim(owner: owner, now: now(), leaseUntil: leaseUntil, limit: room)
         }
-        let expanding = try await takeOverExpansion()
-        guard !claimed.isEmpty else { return expanding }
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for (notificationID, deliveries) in Dictionary(grouping: claimed, by: \.notificationID) {
-                group.addTask {
-                    guard let notification = try await self.outbox.notification(id: notificationID) else { return }
-                    try await self.runner.run(deliveries, of: notification, owner: owner, leasedUntil: leaseUntil)
-                }
-            }
-            try await group.waitForAll()
+        guard !claimed.isEmpty else { return started }
+        started.claimed = true
+        for (notificationID, deliveries) in Dictionary(grouping: claimed, by: \.notificationID) {
+            load.withLockedValue { $0 += deliveries.count }
+            started.tries.append(
+                inBackground(load: deliveries.count) { [runner, outbox] in
+                    // Gone meanwhile (pruned): its deliveries go with it.
+                    guard let notification = try await outbox.notification(id: notificationID) else {
+                        return DeliveryRunner.Report()
+                    }
+                    return try await runner.run(deliveries, of: notification, owner: owner, leasedUntil: leaseUntil)
+                })
         }
-        return true
+        return started
     }
 
     /// Takes over an expansion nobody holds (its expander died, or it was stored
@@ -101,16 +126,16 @@ extension DeliveryWorker {
     }
 
     /// At shutdown: waits until `deadline` (the grace period after the signal) for
-    /// first tries in flight, stops those still running (no further chunk is sent:
+    /// the tries in flight (first tries and retries), stops those still running (no further chunk is sent:
     /// what it would push, the next start sends), then gives back every lease still
     /// held, so a restart sends what is left at once.
     func drain(deadline: ContinuousClock.Instant) async {
-        for completion in firstTries.withLockedValue({ $0.values.map(\.completion) }) {
+        for completion in runningTries.withLockedValue({ $0.values.map(\.completion) }) {
             let left = deadline - ContinuousClock.now
             guard left > .zero else { break }
             _ = await completion.wait(upTo: left)
         }
-        for task in firstTries.withLockedValue({ $0.values.compactMap(\.task) }) { task.cancel() }
+        for task in runningTries.withLockedValue({ $0.values.compactMap(\.task) }) { task.cancel() }
         do {
             try await outbox.release(owner: owner)
         } catch {

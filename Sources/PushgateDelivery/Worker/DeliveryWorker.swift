@@ -23,20 +23,22 @@ public final class DeliveryWorker: Service, Sendable {
     let policy: DeliveryPolicy
     let now: @Sendable () -> Date
     let logger: Logger
-    /// A first try running in the background: shutdown waits for it, then stops it.
+    /// A try running in the background (a first try, a retry, an expansion taken
+    /// over): shutdown waits for it, then stops it.
     /// `package`: the tests wait for the first tries (PushgateTesting).
-    package struct FirstTry {
+    package struct RunningTry {
         package let completion: Completion<DeliveryRunner.Report>
         var task: Task<Void, Never>?
     }
 
-    /// First tries running in the background, so that shutdown can wait for them.
-    package let firstTries = NIOLockedValueBox<[Int: FirstTry]>([:])
+    /// Tries running in the background, so that shutdown can wait for them.
+    package let runningTries = NIOLockedValueBox<[Int: RunningTry]>([:])
     /// Numbers the tries: their lease owners, and the first tries' keys.
     private let nextTry = Atomic<Int>(0)
-    /// Deliveries in first tries now: bounded by the claim limit, so that a flood of
-    /// triggers waits on disk rather than in memory.
-    private let firstTryLoad = NIOLockedValueBox(0)
+    /// Deliveries in tries running now, first tries and retries: bounded by the claim
+    /// limit, so that a flood of triggers, or of retries to a slow push service,
+    /// waits on disk rather than in memory.
+    let load = NIOLockedValueBox(0)
 
     public init(
         runner: DeliveryRunner, outbox: any OutboxWriting & OutboxLeases & OutboxExpansions, policy: DeliveryPolicy,
@@ -80,7 +82,7 @@ public final class DeliveryWorker: Service, Sendable {
         let count = request.deliveries.count
         let admitted =
             request.coalescing == nil
-            && firstTryLoad.withLockedValue { load in
+            && load.withLockedValue { load in
                 guard load == 0 || load + count <= policy.claimLimit else { return false }
                 load += count
                 return true
@@ -90,11 +92,11 @@ public final class DeliveryWorker: Service, Sendable {
         do {
             stored = try await outbox.enqueue(request)
         } catch {
-            if admitted { firstTryLoad.withLockedValue { $0 -= count } }
+            if admitted { load.withLockedValue { $0 -= count } }
             throw error
         }
         if case .duplicate = stored {
-            if admitted { firstTryLoad.withLockedValue { $0 -= count } }
+            if admitted { load.withLockedValue { $0 -= count } }
             return Submission(stored: stored, firstTry: nil)
         }
         guard let lease = request.lease else { return Submission(stored: stored, firstTry: nil) }
@@ -114,17 +116,18 @@ public final class DeliveryWorker: Service, Sendable {
         "\(owner)#\(nextTry.add(1, ordering: .relaxed).newValue)"
     }
 
-    /// Starts a try in the background (a notification's first try, or an expansion
-    /// taken over) holding `load` deliveries; the answer completes when the try is
-    /// recorded. Runs whether or not anyone waits.
-    func inBackground(load: Int, _ work: @escaping @Sendable () async throws -> DeliveryRunner.Report)
+    /// Starts a try in the background (a notification's first try, its retries, or
+    /// an expansion taken over) holding `load` deliveries, counted by the caller and
+    /// given back here when it ends; the answer completes when the try is recorded.
+    /// Runs whether or not anyone waits.
+    func inBackground(load held: Int, _ work: @escaping @Sendable () async throws -> DeliveryRunner.Report)
         -> Completion<DeliveryRunner.Report>
     {
         let completion = Completion<DeliveryRunner.Report>()
         let id = nextTry.add(1, ordering: .relaxed).newValue
-        firstTries.withLockedValue { $0[id] = FirstTry(completion: completion) }
+        runningTries.withLockedValue { $0[id] = RunningTry(completion: completion) }
         // Unstructured on purpose: it outlives the trigger's request when the trigger
-        // stops waiting; `firstTries` keeps it visible to graceful shutdown.
+        // stops waiting; `runningTries` keeps it visible to graceful shutdown.
         let task = Task {
             var report = DeliveryRunner.Report()
             do {
@@ -135,13 +138,13 @@ public final class DeliveryWorker: Service, Sendable {
             } catch {
                 // The deliveries stay pending under this worker's lease; they are
                 // claimed again once it runs out.
-                logger.error("a first try could not be recorded", metadata: ["error": "\(error)"])
+                logger.error("a try could not be recorded", metadata: ["error": "\(error)"])
             }
-            firstTries.withLockedValue { _ = $0.removeValue(forKey: id) }
-            firstTryLoad.withLockedValue { $0 -= load }
+            runningTries.withLockedValue { _ = $0.removeValue(forKey: id) }
+            load.withLockedValue { $0 -= held }
             completion.complete(report)
         }
-        firstTries.withLockedValue { $0[id]?.task = task }  // unless it already finished
+        runningTries.withLockedValue { $0[id]?.task = task }  // unless it already finished
         return completion
     }
 }
