@@ -133,6 +133,9 @@ final class HTTP2Connection: @unchecked Sendable {
                     try sync.addHandler(tls)
                     try sync.addHandler(ALPNCheck(handshake: handshake, offersHTTP1: offersHTTP1))
                     try sync.addHandler(IdleStateHandler(readTimeout: idlePingInterval))
+                    // No reads while what this side writes cannot leave: a server that
+                    // floods frames calling for answers and never reads them.
+                    try sync.addHandler(BackPressureHandler())
                     try sync.addHandler(handler)
                 }
             }

@@ -20,8 +20,10 @@ import NIOHPACK
 /// write, and a stream is one dictionary entry.
 ///
 /// What it checks of the server: frame sizes, padding, interrupted header blocks,
-/// SETTINGS values, window overflow, server push (refused); a violation ends the
-/// connection with GOAWAY, its requests answering as for a lost connection. Flow
+/// SETTINGS values, window overflow, server push (refused), floods of PING or
+/// SETTINGS (``HTTP2ControlFrameBudget``); a violation ends the connection with
+/// GOAWAY, its requests answering as for a lost connection. A server that does not
+/// read is not read from (``BackPressureHandler``), and closed after a request time-out. Flow
 /// control: a stream opens only while the connection's send window holds its body;
 /// the connection's receive window is topped up as answers arrive.
 ///
@@ -71,6 +73,11 @@ package final class HTTP2ConnectionHandler: ChannelInboundHandler, RemovableChan
     /// flush there, so that every request a read's answers let out leaves in one write.
     private var reading = false
     private var deadlineSweep: RepeatedTask?
+    /// The server's frames that called for an answer.
+    private var controlFrames = HTTP2ControlFrameBudget()
+    /// Set while the connection cannot write: it closes when that lasts a request
+    /// time-out (a server that does not read answers nothing in time either).
+    private var stalled: Scheduled<Void>?
 
     package init(
         requestTimeout: TimeAmount,
@@ -173,6 +180,7 @@ package final class HTTP2ConnectionHandler: ChannelInboundHandler, RemovableChan
     /// handler held it), and the sweep stops.
     package func handlerRemoved(context: ChannelHandlerContext) {
         deadlineSweep?.cancel()
+        stalled?.cancel()
         self.context = nil
     }
 
@@ -224,6 +232,7 @@ package final class HTTP2ConnectionHandler: ChannelInboundHandler, RemovableChan
                 default: break  // the header table: this side's blocks never index
                 }
             }
+            try answering()
             HTTP2FrameWriter.writeSettingsAck(to: &outbound)
             writeQueued()
         case .settingsAck:
@@ -232,6 +241,7 @@ package final class HTTP2ConnectionHandler: ChannelInboundHandler, RemovableChan
             if ack {
                 awaitingPingAck = false
             } else {
+                try answering()
                 HTTP2FrameWriter.writePing(data, ack: true, to: &outbound)
             }
         case .goAway(let lastStreamID, _, let opaqueData):
@@ -249,6 +259,36 @@ package final class HTTP2ConnectionHandler: ChannelInboundHandler, RemovableChan
             }
             writeQueued()
         }
+    }
+
+    /// Counts a frame this side must answer; throws once the server floods them.
+    private func answering() throws(HTTP2ProtocolViolation) {
+        guard let context else { return }
+        guard controlFrames.received(at: context.eventLoop.now, writable: context.channel.isWritable) else {
+            throw HTTP2ProtocolViolation(
+                code: .enhanceYourCalm,
+                message: "over \(HTTP2ControlFrameBudget.perSecond) PING or SETTINGS frames a second, or over "
+                    + "\(HTTP2ControlFrameBudget.maxHeldAnswers) answers to them that cannot be written")
+        }
+    }
+
+    /// Reads stop while the connection cannot write (``BackPressureHandler``, before
+    /// this one): what the server sends meanwhile stays in its own buffers, not in
+    /// this process. A connection that stays so for a request time-out is closed.
+    package func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if context.channel.isWritable {
+            stalled?.cancel()
+            stalled = nil
+            controlFrames.drained()
+        } else if stalled == nil {
+            let channel = context.channel
+            stalled = context.eventLoop.scheduleTask(in: requestTimeout) {
+                Counter(label: "pushgate_http2_connections_closed_total", dimensions: [("reason", "stalled")])
+                    .increment()
+                channel.close(promise: nil)
+            }
+        }
+        context.fireChannelWritabilityChanged()
     }
 
     package func channelReadComplete(context: ChannelHandlerContext) {
@@ -276,6 +316,7 @@ package final class HTTP2ConnectionHandler: ChannelInboundHandler, RemovableChan
 
     package func channelInactive(context: ChannelHandlerContext) {
         deadlineSweep?.cancel()
+        stalled?.cancel()
         retire()
         complete(state.connectionClosed())
         context.fireChannelInactive()
@@ -285,6 +326,9 @@ package final class HTTP2ConnectionHandler: ChannelInboundHandler, RemovableChan
 
     /// The server broke the protocol: GOAWAY with the violation's code, then close.
     private func violated(_ violation: HTTP2ProtocolViolation) {
+        if violation.code == .enhanceYourCalm {
+            Counter(label: "pushgate_http2_connections_closed_total", dimensions: [("reason", "flood")]).increment()
+        }
         guard let context, context.channel.isActive else { return }
         HTTP2FrameWriter.writeGoAway(lastStream: 0, code: violation.code, to: &outbound)
         flushIfNeeded()

@@ -63,6 +63,7 @@ package struct HTTP2ErrorCode: RawRepresentable, Hashable, Sendable, CustomStrin
     static let frameSizeError = Self(rawValue: 0x6)
     static let cancel = Self(rawValue: 0x8)
     static let compressionError = Self(rawValue: 0x9)
+    static let enhanceYourCalm = Self(rawValue: 0xB)
 
     private static let names = [
         "NO_ERROR", "PROTOCOL_ERROR", "INTERNAL_ERROR", "FLOW_CONTROL_ERROR", "SETTINGS_TIMEOUT", "STREAM_CLOSED",

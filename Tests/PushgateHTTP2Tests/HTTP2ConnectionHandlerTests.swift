@@ -274,4 +274,79 @@ struct HTTP2ConnectionHandlerTests {
         #expect(!harness.channel.isActive)
         #expect(try answers.wait() == [.transportFailure(.connectionLost)])
     }
+
+    /// `count` PINGs (or empty SETTINGS) in one read.
+    static func flood(_ harness: Harness, _ count: Int, settings: Bool = false) throws {
+        try harness.serverSends { bytes in
+            for n in 0..<count {
+                var payload = ByteBuffer()
+                if !settings { payload.writeInteger(UInt64(n)) }
+                Harness.frame(settings ? .settings : .ping, stream: 0, payload, to: &bytes)
+            }
+        }
+    }
+
+    @Test(
+        "a server that floods PING or SETTINGS gets GOAWAY ENHANCE_YOUR_CALM and is closed; one that pings now and then is answered",
+        arguments: [false, true])
+    func controlFrameFlood(settings: Bool) throws {
+        let harness = try Harness()
+        let answers = harness.send(1)
+        _ = try harness.openedStreams()
+        for _ in 0..<3 {
+            try Self.flood(harness, HTTP2ControlFrameBudget.perSecond, settings: settings)
+            #expect(try harness.frames().count == HTTP2ControlFrameBudget.perSecond, "each answered")
+            harness.channel.embeddedEventLoop.advanceTime(by: .seconds(1))
+        }
+        #expect(harness.channel.isActive, "as many a second as the budget allows, for as long as it likes")
+        try Self.flood(harness, HTTP2ControlFrameBudget.perSecond + 1, settings: settings)
+        let written = try harness.frames()
+        #expect(written.last == .goAway(lastStream: 0, code: .enhanceYourCalm, debugData: ByteBuffer()))
+        #expect(written.count <= HTTP2ControlFrameBudget.perSecond + 1, "nothing answered past the budget")
+        #expect(!harness.channel.isActive)
+        #expect(try answers.wait() == [.transportFailure(.connectionLost)])
+    }
+
+    @Test("answers held while the connection cannot write are capped: past the cap it is closed as a flood")
+    func heldAnswersCapped() throws {
+        let harness = try Harness(requestTimeout: .seconds(3600))
+        harness.channel.isWritable = false
+        harness.channel.pipeline.fireChannelWritabilityChanged()
+        let perRead = HTTP2ControlFrameBudget.perSecond / 2
+        for _ in 0..<(HTTP2ControlFrameBudget.maxHeldAnswers / perRead) {
+            try Self.flood(harness, perRead)
+            harness.channel.embeddedEventLoop.advanceTime(by: .seconds(1))
+        }
+        #expect(harness.channel.isActive, "up to the cap")
+        // Writable again for a moment: what was held is on its way, the count starts over.
+        harness.channel.isWritable = true
+        harness.channel.pipeline.fireChannelWritabilityChanged()
+        harness.channel.isWritable = false
+        harness.channel.pipeline.fireChannelWritabilityChanged()
+        for _ in 0..<(HTTP2ControlFrameBudget.maxHeldAnswers / perRead) {
+            try Self.flood(harness, perRead)
+            harness.channel.embeddedEventLoop.advanceTime(by: .seconds(1))
+        }
+        #expect(harness.channel.isActive)
+        try Self.flood(harness, 1)
+        #expect(!harness.channel.isActive, "one more than the cap")
+    }
+
+    @Test("a connection that cannot write for a request time-out is closed; one that drains in time is kept")
+    func stalledConnectionClosed() throws {
+        let harness = try Harness(requestTimeout: .seconds(10))
+        let answers = harness.send(1)
+        harness.channel.isWritable = false
+        harness.channel.pipeline.fireChannelWritabilityChanged()
+        harness.channel.embeddedEventLoop.advanceTime(by: .seconds(9))
+        harness.channel.isWritable = true
+        harness.channel.pipeline.fireChannelWritabilityChanged()
+        harness.channel.embeddedEventLoop.advanceTime(by: .seconds(5))
+        #expect(harness.channel.isActive, "writable again within the time-out")
+        harness.channel.isWritable = false
+        harness.channel.pipeline.fireChannelWritabilityChanged()
+        harness.channel.embeddedEventLoop.advanceTime(by: .seconds(11))
+        #expect(!harness.channel.isActive)
+        #expect(try answers.wait().count == 1)
+    }
 }
