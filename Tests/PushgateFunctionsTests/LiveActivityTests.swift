@@ -35,7 +35,7 @@ struct LiveActivityTests {
     {
         let answer = try await fixture.event(
             ["cwd": .string(cwd), "type": .string(type)].merging(extra) { $1 }, worker: worker)
-        await worker.firstTriesFinished()
+        await worker.runningTriesFinished()
         while try await worker.retryDueDeliveries() {}
         return answer
     }
@@ -58,6 +58,54 @@ struct LiveActivityTests {
 
     func state(_ push: LiveActivityPush) throws -> AgentRunContentState {
         try #require(AgentRunContentState(json: push.contentState))
+    }
+
+    @Test(
+        "a long run keeps only the latest step's details; every activity push fits ActivityKit's 4 KB, a long approval cut to fit"
+    )
+    func boundedRun() async throws {
+        let fixture = try await fixture()
+        let worker = fixture.worker()
+        _ = try await event("run_started", ["progress": ["step": "starting"]], fixture, worker: worker)
+        try await registerActivity(fixture)
+        let agentPath = NamespacePaths.agent(AgentKey(cwd: cwd), of: fixture.serverKey)
+        // Issue 71: 300 steps, each with keys of its own (merged, they made a 250 KB
+        // agent document and pushes APNs refused, retried for ever).
+        for n in 0..<300 {
+            fixture.clock.advance(by: 1)
+            let key = "detail_\(n)_" + String(repeating: "k", count: 20)
+            _ = try await fixture.event(
+                [
+                    "cwd": .string(cwd), "type": "run_progress",
+                    "progress": .object([
+                        "step": .string("step \(n)"), key: .string(String(repeating: "v", count: 200)),
+                    ]),
+                ], worker: worker)
+        }
+        try await fixture.pass(10, worker: worker)
+        let agent = try #require(await fixture.store.document(at: agentPath))
+        let stored = try #require(agent.fields[FieldName.activityState])
+        let kept = try #require(AgentRunContentState(json: stored))
+        #expect(kept.step == "step 299" && kept.details.count == 1, "the latest step's details alone")
+        #expect(try JSONValue.object(agent.fields).encodedBytes().count < 4096, "the agent document stays small")
+
+        fixture.clock.advance(by: 1)
+        _ = try await event(
+            "approval_requested", ["body": .string(String(repeating: "May I run this? ", count: 600))], fixture,
+            worker: worker)
+        fixture.clock.advance(by: 1)
+        _ = try await fixture.trigger(
+            ["cwd": .string(cwd), "message_preview": .string(String(repeating: "é", count: 3000))], worker: worker)
+        while try await worker.retryDueDeliveries() {}
+        let pushes = activityPushes(fixture)
+        #expect(pushes.count >= 4, "start, steps, the approval, the end")
+        for (push, _) in pushes {
+            let size = try push.payload().count
+            #expect(size <= LiveActivityPush.maxPayloadBytes, "\(push.event) of \(size) bytes")
+        }
+        let approval = try #require(pushes.first { $0.push.alert?.sound == "default" }?.push)
+        #expect(approval.alert?.body.hasPrefix("May I run this?") == true, "cut, not dropped")
+        #expect(pushes.last?.push.event == .end)
     }
 
     @Test("a run: started by push where a start token is, steps folded, an approval raised, the reply ends it")

@@ -54,8 +54,13 @@ public struct LiveActivityPlan: Sendable {
         if case .number(let count)? = progress["tools_used"], let whole = Int(exactly: count), whole >= 0 {
             state.toolsUsed = whole
         }
-        for (key, value) in progress where key != "step" && key != "tools_used" {
-            state.details[key] = value.asDataString.stringValue ?? ""
+        if event.progress != nil {
+            // The latest step's details only (a step's `progress` is at most 1 KiB):
+            // merged, a long run's keys would pile up on the agent and in every push.
+            state.details = [:]
+            for (key, value) in progress where key != "step" && key != "tools_used" {
+                state.details[key] = value.asDataString.stringValue ?? ""
+            }
         }
         let text = ReplyPreview.sanitized(event.body)
         let kind: LiveActivityPush.Event
@@ -91,16 +96,19 @@ public struct LiveActivityPlan: Sendable {
             tokenRemovals = []
             return
         }
-        let push = try LiveActivityPush(
-            event: kind, timestamp: seconds, contentState: state, alert: alert,
-            attributes: kind == .start
-                ? [
-                    "agentName": .string(agentName), "serverKey": .string(serverKey.hex),
-                    "agentKey": .string(agentKey.hex),
-                ]
-                : nil,
-            staleDate: kind == .end ? nil : seconds + Int(rules.staleAfter.components.seconds),
-            dismissalDate: kind == .end ? seconds + Int(rules.dismissAfter.components.seconds) : nil)
+        let attributes: JSONValue? =
+            kind == .start
+            ? ["agentName": .string(agentName), "serverKey": .string(serverKey.hex), "agentKey": .string(agentKey.hex)]
+            : nil
+        let staleDate = kind == .end ? nil : seconds + Int(rules.staleAfter.components.seconds)
+        let dismissalDate = kind == .end ? seconds + Int(rules.dismissAfter.components.seconds) : nil
+        // Cut before anything is stored: the state kept is the state sent.
+        let (push, sent) = try Self.fitting(state, alert: alert) { state, alert in
+            try LiveActivityPush(
+                event: kind, timestamp: seconds, contentState: state, alert: alert, attributes: attributes,
+                staleDate: staleDate, dismissalDate: dismissalDate)
+        }
+        state = sent
         self.state = kind == .end ? nil : state
         self.push = targets.isEmpty ? nil : push
         deliveries = zip(targets, RandomUUID.make(count: targets.count)).map { target, pushID in
@@ -121,6 +129,38 @@ public struct LiveActivityPlan: Sendable {
                         FieldName.activityRegisteredAt: .delete, FieldName.activitySentAt: .delete,
                     ], if: .fieldEquals(FieldName.activityToken, .string(target.token)))
             } : []
+    }
+
+    /// The push `make` builds from `state` and `alert`, cut until its payload fits
+    /// ``LiveActivityPush/maxPayloadBytes`` (APNs refuses a larger one, and would
+    /// refuse every retry of it): the details go first, then the preview, the step
+    /// and the alert's body are shortened, then left out. Throws
+    /// ``LiveActivityPush/TooLarge`` when even that does not fit.
+    static func fitting(
+        _ state: AgentRunContentState, alert: LiveActivityPush.Alert?,
+        _ make: (AgentRunContentState, LiveActivityPush.Alert?) throws -> LiveActivityPush
+    ) throws -> (LiveActivityPush, AgentRunContentState) {
+        var state = state
+        var alert = alert
+        for cut in 0..<4 {
+            switch cut {
+            case 1:
+                state.details = [:]
+            case 2:
+                state.preview = state.preview.map { String($0.prefix(80)) }
+                state.step = state.step.map { String($0.prefix(80)) }
+                if let body = alert?.body { alert?.body = String(body.prefix(120)) }
+            case 3:
+                state.preview = nil
+                state.step = nil
+                alert?.body = ""
+            default:
+                break
+            }
+            let push = try make(state, alert)
+            if try push.payload().count <= LiveActivityPush.maxPayloadBytes { return (push, state) }
+        }
+        throw LiveActivityPush.TooLarge()
     }
 
     /// The devices with an activity running for the agent, and its token.

@@ -34,6 +34,14 @@ public struct LiveActivityPush: Sendable, Hashable, Codable {
         }
     }
 
+    /// The most an ActivityKit push's payload may take: 4 KB, as an alert's (Apple
+    /// refuses a larger one `PayloadTooLarge`; `ActivityAuthorizationError.attributesTooLarge`
+    /// says the same of a start's attributes).
+    public static let maxPayloadBytes = 4096
+
+    /// A push that does not fit ``maxPayloadBytes`` however it is cut.
+    public struct TooLarge: Error, Hashable {}
+
     public var event: Event
     public var timestamp: Int
     public var contentState: JSONValue
