@@ -21,7 +21,9 @@ import PushgateClient
 /// - edits take turns: each holds an exclusive `flock` on `.<name>.lock` beside the file
 ///   from its read to its rename, so that every change reported done is in the file
 ///   (two at once lost one in most pairs). The lock file stays: removing it would let
-///   a third edit lock a new file while the second still waits on the old one;
+///   a third edit lock a new file while the second still waits on the old one. It and
+///   the file are opened without waiting and checked as opened: a FIFO in either
+///   place is refused, never waited on;
 /// - the new text replaces the file whole (``PrivateFile``): mode 0600, its user and
 ///   group kept (a file root edits for the service that reads it stays readable by
 ///   that service).
@@ -46,26 +48,36 @@ struct EnvironmentFileEdit {
         let target = try following(path)
         var status = stat()
         // Before the lock too, so that a directory given by mistake gets no lock file beside it.
-        if stat(target, &status) == 0, status.st_mode & S_IFMT != S_IFREG {
-            throw CommandFailure("\(target) is not a regular file")
+        var owner: PrivateFile.Owner?
+        if stat(target, &status) == 0 {
+            guard status.st_mode & S_IFMT == S_IFREG else { throw CommandFailure("\(target) is not a regular file") }
+            owner = PrivateFile.Owner(user: status.st_uid, group: status.st_gid)
         }
-        let lock = try locked(beside: target)
+        let lock = try locked(beside: target, owner: owner)
         defer { close(lock) }
         var existing = ""
         var previous: (mode: mode_t, owner: PrivateFile.Owner)?
-        if stat(target, &status) == 0 {
-            guard status.st_mode & S_IFMT == S_IFREG else { throw CommandFailure("\(target) is not a regular file") }
+        // Opened without waiting (a FIFO put in its place would hold the edit for
+        // good) and without following a link put there since; checked as opened.
+        let descriptor = open(target, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC)
+        if descriptor >= 0 {
+            defer { close(descriptor) }
+            guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
+                throw CommandFailure("\(target) is not a regular file")
+            }
             guard status.st_size <= maxBytes else {
                 throw CommandFailure("\(target) is over \(maxBytes >> 20) MiB: not an env file")
             }
-            guard let data = FileManager.default.contents(atPath: target) else {
+            guard let bytes = readAll(descriptor, upTo: maxBytes) else {
                 throw CommandFailure("cannot read \(target): \(reason())")
             }
-            guard let text = String(validating: data, as: UTF8.self) else {
+            guard let text = String(validating: bytes, as: UTF8.self) else {
                 throw CommandFailure("cannot read \(target) as UTF-8 text")
             }
             existing = text
             previous = (status.st_mode & 0o7777, PrivateFile.Owner(user: status.st_uid, group: status.st_gid))
+        } else if errno == ELOOP {
+            throw CommandFailure("\(target) is not a regular file")
         } else if errno != ENOENT {
             throw CommandFailure("cannot read \(target): \(reason())")
         }
@@ -98,13 +110,26 @@ struct EnvironmentFileEdit {
 
     /// An open descriptor holding the exclusive lock beside `target`, after waiting at
     /// most ``lockWait`` for another edit; closing it lets the next one go.
-    private static func locked(beside target: String) throws -> Int32 {
+    ///
+    /// The lock is opened without waiting and must be a regular file (a FIFO in its
+    /// place would hold the open for good); made 0600, and given to `owner` (the env
+    /// file's) when root makes it, so that the service's own user can take its turn.
+    private static func locked(beside target: String, owner: PrivateFile.Owner?) throws -> Int32 {
         let directory = (target as NSString).deletingLastPathComponent
         let name = "." + (target as NSString).lastPathComponent + ".lock"
         let path = directory.isEmpty ? name : directory + "/" + name
-        // Readable by all (it holds nothing): the service's own user may edit its file too.
-        let descriptor = open(path, O_RDONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o644)
+        let descriptor = open(path, O_RDONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw CommandFailure("cannot lock \(target): cannot open \(path): \(reason())") }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
+            close(descriptor)
+            throw CommandFailure("cannot lock \(target): \(path) is not a regular file")
+        }
+        if status.st_uid == geteuid() {
+            // One made 0644 by an earlier version holds nothing, but is no one else's to read either.
+            if status.st_mode & 0o077 != 0 { fchmod(descriptor, 0o600) }
+            if let owner, owner.user != geteuid(), geteuid() == 0 { fchown(descriptor, owner.user, owner.group) }
+        }
         let deadline = ContinuousClock.now + lockWait
         while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
             let failure = errno
@@ -120,6 +145,20 @@ struct EnvironmentFileEdit {
             usleep(10_000)
         }
         return descriptor
+    }
+
+    /// What is left to read of `descriptor`, at most `limit` bytes; `nil` when a read fails.
+    private static func readAll(_ descriptor: Int32, upTo limit: Int) -> [UInt8]? {
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        while bytes.count < limit {
+            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            if count < 0 { return nil }
+            if count == 0 { break }
+            bytes += chunk.prefix(min(count, limit - bytes.count))
+        }
+        return bytes
     }
 
     private static func reason() -> String {

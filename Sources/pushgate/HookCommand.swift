@@ -22,11 +22,29 @@ struct HookCommand: AsyncParsableCommand {
         commandName: "hook",
         abstract: "Send a Claude Code hook event to the gateway.",
         discussion: """
-            Reads the event (Stop, SubagentStop, Notification) from standard input. A stop becomes triggerReplyFinished (the last reply as the preview), a permission prompt an \
-            approval_requested event, an idle prompt a waiting_for_input one. Always exits 0 within a few seconds. \
-            --settings prints the hooks block for .claude/settings.json.
+            Reads the event from standard input and sends it; every other event is left alone:
+
+            \(ClaudeHookEvent.mapped.map { "  \($0.event): \($0.becomes)." }.joined(separator: "\n"))
+
+            Always exits 0 within a few seconds, with one line on standard error and nothing on standard \
+            output, whatever happens: a mistake in its options too. --settings prints the hooks block for \
+            .claude/settings.json (and there a mistake in the options fails loudly).
             """
     )
+
+    /// Whether `arguments` (the command line after the executable) run the hook for an
+    /// event: then a mistake in them must not break the hook's promise. `--settings`
+    /// and help are run by a person, who is better told loudly.
+    static func runsForAnEvent(_ arguments: [String]) -> Bool {
+        arguments.first == "hook" && !arguments.contains { ["--settings", "--help", "-h", "help"].contains($0) }
+    }
+
+    /// A mistake in the hook's options: its one line, then exit 0, as for any other failure.
+    static func refuse(_ message: String) -> Never {
+        let first = message.split(separator: "\n").first.map(String.init) ?? message
+        say("nothing sent: " + first.replacingOccurrences(of: "Error: ", with: ""))
+        Foundation.exit(0)
+    }
 
     /// The longest the hook runs, whatever it waits for.
     static let deadline: Double = 4

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 
 @main
 struct Pushgate: AsyncParsableCommand {
@@ -16,4 +17,18 @@ struct Pushgate: AsyncParsableCommand {
         ],
         defaultSubcommand: nil
     )
+
+    static func main() async {
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        // The hook's promise (exit 0, one line) holds for its arguments too: Claude
+        // Code would show a parse error's usage text and its exit 64 on every event.
+        if HookCommand.runsForAnEvent(arguments) {
+            do {
+                _ = try parseAsRoot(arguments)
+            } catch {
+                HookCommand.refuse(message(for: error))
+            }
+        }
+        await main(arguments)
+    }
 }

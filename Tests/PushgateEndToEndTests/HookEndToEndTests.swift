@@ -132,6 +132,28 @@ struct HookEndToEndTests {
     }
 
     @Test(
+        "a mistake in the hook's own options (a negative time-out, an unknown flag, a flag without its value, an extra word): exit 0, one line, nothing sent"
+    )
+    func badArguments() async throws {
+        let stop = try json(["cwd": cwd, "hook_event_name": "Stop", "last_assistant_message": "hi"])
+        let environment = ["CODEAGENTS_PUSH_SECRET": secret, "CODEAGENTS_PUSH_GATEWAY_BASE_URL": "http://127.0.0.1:1"]
+        for arguments in [
+            ["--timeout", "-1"], ["--bogus"], ["--timeout"], ["--url"], ["--secret-file"], ["extra"],
+            ["--timeout", "x"],
+        ] {
+            let result = try await BuiltExecutable.run(["hook"] + arguments, environment: environment, input: stop)
+            expectQuiet(result, "\(arguments)")
+            #expect(result.stderr.hasPrefix("pushgate hook: nothing sent"), "\(arguments): \(result.stderr)")
+        }
+        // A person asking: the help, listing every event the hook maps.
+        let help = try await BuiltExecutable.run(["hook", "--help"])
+        #expect(help.status == 0)
+        for event in ["Stop", "SubagentStop", "Notification", "UserPromptSubmit", "PreToolUse", "PostToolUse"] {
+            #expect(help.stdout.contains("  \(event): "), "\(event) in the help: \(help.stdout)")
+        }
+    }
+
+    @Test(
         "standard input closed or a directory, standard error closed or gone, a time-out that is no number: exit 0, never a trap"
     )
     func brokenSurroundings() async throws {

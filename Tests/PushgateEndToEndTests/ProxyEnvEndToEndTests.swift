@@ -3,6 +3,10 @@ import PushgateCore
 import PushgateTesting
 import Testing
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// `pushgate proxy-env` on env files as real servers have them: written on Windows,
 /// edited by two runs at once, owned by the service that reads them, behind a symlink.
 @Suite("End to end: proxy-env keeps every line, every change, the file's owner")
@@ -71,6 +75,47 @@ struct ProxyEnvEndToEndTests {
         #expect(outputs.filter { $0.contains("SECRET kept") }.count == 1, "\(outputs)")
         #expect(try read(file).components(separatedBy: "CODEAGENTS_PUSH_SECRET=").count == 2)
         #expect(FileManager.default.fileExists(atPath: scratch.path(".f.env.lock")), "the lock beside the file")
+    }
+
+    @Test(
+        "a FIFO where the lock or the file goes: refused at once in one line, nothing changed; a lock made is 0600, the file owner's"
+    )
+    func fifoRefusedLockPrivate() async throws {
+        let scratch = try TemporaryDirectory(name: "e2e-proxy-env-fifo")
+        defer { scratch.remove() }
+        let file = scratch.path("f.env")
+        try write("PORT=1\n", to: file)
+        try FileManager.default.setAttributes(
+            [.ownerAccountID: 65_534, .groupOwnerAccountID: 65_534], ofItemAtPath: file)
+        let lock = scratch.path(".f.env.lock")
+        #expect(mkfifo(lock, 0o644) == 0)
+        // Bounded by coreutils' timeout: the build before waited on the FIFO for good.
+        func bounded(_ path: String) async throws -> BuiltExecutable.Result {
+            try await BuiltExecutable.run(
+                ["20", BuiltExecutable.url.path, "proxy-env", "--file", path],
+                environment: ["CODEAGENTS_PUSH_SECRET": secret], program: URL(fileURLWithPath: "/usr/bin/timeout"))
+        }
+        let started = ContinuousClock.now
+        let refused = try await bounded(file)
+        #expect(
+            refused.status == 1 && refused.stderr.contains("is not a regular file"),
+            "\(refused.status) \(refused.stderr)")
+        #expect(refused.stderr.split(separator: "\n").count == 1, "one line: \(refused.stderr)")
+        #expect(ContinuousClock.now - started < .seconds(10), "at once, not after the lock's 10 s")
+        #expect(try read(file) == "PORT=1\n")
+
+        let fifo = scratch.path("fifo.env")
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let notAFile = try await bounded(fifo)
+        #expect(notAFile.status == 1 && notAFile.stderr.contains("is not a regular file"), "\(notAFile.stderr)")
+
+        // A lock made anew: the owner's alone, and the env file's owner's (the service may edit it too).
+        try FileManager.default.removeItem(atPath: lock)
+        let edited = try await proxyEnv(["--file", file], secret: secret)
+        #expect(edited.status == 0, "\(edited.stderr)")
+        let attributes = try FileManager.default.attributesOfItem(atPath: lock)
+        #expect(attributes[.posixPermissions] as? Int == 0o600)
+        #expect(attributes[.ownerAccountID] as? Int == 65_534, "given to the file's owner")
     }
 
     @Test("run as root on a 0644 file of another user: its owner and group kept, mode 0600, and said")

@@ -37,6 +37,20 @@ public struct ClaudeHookEvent: Sendable, Equatable {
     public let message: String?
     public let title: String?
 
+    /// Each hook event sent, in Claude Code's name, and what it becomes: what
+    /// `pushgate hook --help` lists, and what any other event is told.
+    public static let mapped: [(event: String, becomes: String)] = [
+        ("Stop", "triggerReplyFinished, the last reply as its preview"),
+        ("SubagentStop", "triggerReplyFinished, as Stop"),
+        (
+            "Notification",
+            "triggerEvent: permission_prompt an approval_requested event, idle_prompt a waiting_for_input one, any other type an event of its name"
+        ),
+        ("UserPromptSubmit", "triggerEvent run_started: the agent's Live Activity starts"),
+        ("PreToolUse", "triggerEvent run_progress: the tool's name and the tools used since the prompt"),
+        ("PostToolUse", "triggerEvent run_progress, as PreToolUse"),
+    ]
+
     /// The most of standard input read: a hook event is a few kilobytes.
     public static let maxInputBytes = 1 << 20
 
@@ -65,7 +79,7 @@ public struct ClaudeHookEvent: Sendable, Equatable {
         default:
             throw Unusable(
                 description:
-                    "hook_event_name \(name.map { "'\(InvisibleCharacters.escaped(String($0.prefix(64))))'" } ?? "missing"): only Stop, SubagentStop, Notification, UserPromptSubmit, PreToolUse and PostToolUse are sent"
+                    "hook_event_name \(name.map { "'\(InvisibleCharacters.escaped(String($0.prefix(64))))'" } ?? "missing"): only \(Self.mapped.map(\.event).joined(separator: ", ")) are sent"
             )
         }
         // As the gateway reads a cwd: 1 to 1,024 bytes, no invisible character.
