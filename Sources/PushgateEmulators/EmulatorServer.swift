@@ -3,11 +3,13 @@ import HummingbirdCore
 import HummingbirdHTTP2
 import HummingbirdTLS
 import Logging
+import NIOCore
 import NIOSSL
 
 /// The emulators' server: TLS with the given identity, HTTP/2 and HTTP/1.1 chosen by
 /// ALPN (the FCM emulator, as Google's front end does; the APNs emulator sets up its
-/// own connections, ``APNsServerChannel``).
+/// own connections, ``APNsServerChannel``), idle connections closed and each
+/// address's capped (``EmulatorConnectionLimits``).
 enum EmulatorServer {
     /// TLS with `identity`, offering `protocols` by ALPN when given.
     static func tlsConfiguration(identity: TLSIdentityPEM, protocols: [String] = []) throws -> TLSConfiguration {
@@ -29,6 +31,7 @@ enum EmulatorServer {
     ///   - protocols: what it speaks: HTTP/2 and HTTP/1.1 over TLS (ALPN chooses), or
     ///     HTTP/1.1 alone, over TLS or in the clear (a push service or distributor
     ///     without HTTP/2).
+    ///   - limits: idle connections closed, connections per address capped.
     ///   - onRunning: told the bound port once listening.
     static func application(
         router: Router<BasicRequestContext>,
@@ -36,20 +39,41 @@ enum EmulatorServer {
         port: Int,
         identity: TLSIdentityPEM,
         protocols: EmulatorProtocols = .http2AndHTTP1,
+        limits: EmulatorConnectionLimits = .init(),
         serverName: String,
         logger: Logger,
         onRunning: @escaping @Sendable (Int) async -> Void
     ) throws -> some ApplicationProtocol {
+        let counts = ConnectionsPerAddress()
+        let http1 = HTTP1Channel.Configuration(idleTimeout: TimeAmount(limits.idleTimeout))
+        let tls = try tlsConfiguration(identity: identity)
         let server: HTTPServerBuilder =
             switch protocols {
             case .http2AndHTTP1:
-                try .http2Upgrade(
-                    tlsConfiguration: try tlsConfiguration(identity: identity),
-                    configuration: .init(idleTimeout: nil, gracefulCloseTimeout: .seconds(5)))
+                HTTPServerBuilder { responder in
+                    CappedChildChannel(
+                        base: try HTTP2UpgradeChannel(
+                            tlsConfiguration: tls,
+                            configuration: .init(
+                                idleTimeout: limits.idleTimeout, gracefulCloseTimeout: .seconds(5),
+                                streamConfiguration: http1),
+                            responder: responder),
+                        limits: limits, counts: counts)
+                }
             case .http1OverTLS:
-                try .tls(.http1(), tlsConfiguration: try tlsConfiguration(identity: identity, protocols: ["http/1.1"]))
+                HTTPServerBuilder { responder in
+                    var http1OnlyTLS = tls
+                    http1OnlyTLS.applicationProtocols = ["http/1.1"]
+                    return CappedChildChannel(
+                        base: try TLSChannel(
+                            HTTP1Channel(responder: responder, configuration: http1), tlsConfiguration: http1OnlyTLS),
+                        limits: limits, counts: counts)
+                }
             case .plainHTTP1:
-                .http1()
+                HTTPServerBuilder { responder in
+                    CappedChildChannel(
+                        base: HTTP1Channel(responder: responder, configuration: http1), limits: limits, counts: counts)
+                }
             }
         return Application(
             router: router,

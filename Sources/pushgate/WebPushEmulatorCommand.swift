@@ -17,7 +17,8 @@ struct WebPushEmulatorCommand: AsyncParsableCommand {
             POST /subscriptions/{id}/gone makes a subscription answer 410; POST /subscriptions/{id}/throttle?seconds=N \
             429 with Retry-After. At start it writes a CA file unless --cert/--key are given, a VAPID key (vapid.pem, \
             kept if present) and gateway.env with the settings that make a gateway use them; GET / shows the inbox \
-            in a browser as a phone's lock screen would.
+            in a browser as a phone's lock screen would. A connection idle for --idle-timeout is closed, and one \
+            address holds at most --max-connections-per-address.
             """
     )
 
@@ -28,6 +29,24 @@ struct WebPushEmulatorCommand: AsyncParsableCommand {
             "What it speaks: h2 (HTTP/2 and 1.1 over TLS, ALPN choosing), http1 (HTTP/1.1 over TLS only) or plain (HTTP/1.1 without TLS, a distributor on your own network).",
             valueName: "h2|http1|plain"))
     var protocols: EmulatorProtocols = .http2AndHTTP1
+
+    @Option(
+        help:
+            "Seconds a connection may stay idle (nothing said since it opened, or no request under way) before it is closed."
+    )
+    var idleTimeout = 60.0
+
+    @Option(help: "Open connections from one address, at most; one more is closed at once.")
+    var maxConnectionsPerAddress = 64
+
+    func validate() throws {
+        guard idleTimeout > 0, idleTimeout <= 86_400 else {
+            throw ValidationError("--idle-timeout takes seconds between 0 and 86400, not \(idleTimeout)")
+        }
+        guard (1...100_000).contains(maxConnectionsPerAddress) else {
+            throw ValidationError("--max-connections-per-address takes 1 to 100000, not \(maxConnectionsPerAddress)")
+        }
+    }
 
     func run() async throws {
         let directory = try server.directory(named: "webpush-emulator")
@@ -47,6 +66,8 @@ struct WebPushEmulatorCommand: AsyncParsableCommand {
         configuration.inboxLimit = server.inboxLimit
         configuration.responseDelay = server.responseDelay
         configuration.protocols = protocols
+        configuration.connectionLimits = EmulatorConnectionLimits(
+            idleTimeout: .milliseconds(Int64(idleTimeout * 1000)), maxConnectionsPerAddress: maxConnectionsPerAddress)
         let protocols = self.protocols
         let emulator = WebPushEmulator(configuration: configuration)
         let host = server.host

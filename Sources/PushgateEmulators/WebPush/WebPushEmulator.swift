@@ -71,7 +71,8 @@ public final class WebPushEmulator: Sendable {
     ) throws -> some ApplicationProtocol {
         try EmulatorServer.application(
             router: router(), host: host, port: port, identity: identity, protocols: configuration.protocols,
-            serverName: "pushgate-webpush-emulator", logger: logger, onRunning: onRunning)
+            limits: configuration.connectionLimits, serverName: "pushgate-webpush-emulator", logger: logger,
+            onRunning: onRunning)
     }
 
     private func router() -> Router<BasicRequestContext> {

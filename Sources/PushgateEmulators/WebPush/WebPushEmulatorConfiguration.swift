@@ -17,6 +17,8 @@ public struct WebPushEmulatorConfiguration: Sendable {
     public var maxBodyBytes = 4096
     /// HTTP/2 and HTTP/1.1 over TLS by default; HTTP/1.1 alone, over TLS or in the clear.
     public var protocols = EmulatorProtocols.http2AndHTTP1
+    /// Idle connections closed, each address's capped.
+    public var connectionLimits = EmulatorConnectionLimits()
 
     public init() {}
 }
