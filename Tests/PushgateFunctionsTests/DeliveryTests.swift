@@ -184,6 +184,37 @@ struct DeliveryTests {
         #expect(worker.load.withLockedValue { $0 } == 0)
     }
 
+    @Test("a retry held by a slow push service holds only itself: the next one due is claimed and sent meanwhile")
+    func slowRetryHoldsOnlyItself() async throws {
+        let fixture = try FunctionsFixture()
+        func due(_ id: String, token: String) async throws {
+            let notification = OutboxNotification(
+                id: id, serverKey: fixture.serverKey.hex, agentKey: AgentKey(cwd: "/srv/\(id)").hex,
+                content: PushNotification(title: "t", body: "b", data: [:], collapseID: "c"),
+                createdAt: fixture.clock.now(), expiresAt: fixture.clock.now().addingTimeInterval(3600))
+            _ = try await fixture.outbox.enqueue(
+                EnqueueRequest(
+                    notification,
+                    deliveries: [OutboxDelivery(notificationID: id, installationID: "d", token: .fcm(token))],
+                    dueAt: fixture.clock.now()))
+        }
+        let provider = OneSlowTokenProvider(slow: "t-slow")
+        let worker = fixture.worker(provider: provider)
+        try await due("n-slow", token: "t-slow")
+        let slow = try await worker.startDueDeliveries()
+        #expect(slow.claimed)
+        try await waitUntil("the slow push is being sent", within: .seconds(10)) { provider.held == 1 }
+
+        try await due("n-fine", token: "t-fine")
+        let fine = try await worker.startDueDeliveries()
+        #expect(fine.claimed, "claimed while the slow one is still being sent")
+        for completion in fine.tries { _ = await completion.wait(upTo: .seconds(30)) }
+        #expect(provider.delivered == ["t-fine"], "sent while the slow one is held")
+        provider.open()
+        for completion in slow.tries { _ = await completion.wait(upTo: .seconds(30)) }
+        #expect(try await fixture.outbox.stats(now: Date()).pending == 0)
+    }
+
     @Test("a worker that claimed several notifications keeps every one leased while it sends them")
     func claimedNotificationsStayLeased() async throws {
         let fixture = try FunctionsFixture()
@@ -255,6 +286,31 @@ final class GatedProvider: PushProvider {
     var calls: Int { count.withLockedValue { $0.calls } }
     /// The devices of every call so far.
     var targets: Int { count.withLockedValue { $0.targets } }
+}
+
+/// Holds the sends to one token until ``open()``; delivers the others at once.
+final class OneSlowTokenProvider: PushProvider {
+    private let slow: String
+    private let gate = Completion<Bool>()
+    private let state = NIOLockedValueBox((held: 0, delivered: [String]()))
+    let deliveryName = "test"
+
+    init(slow: String) {
+        self.slow = slow
+    }
+
+    func send(_ notification: PushNotification, to targets: [DeliveryTarget]) async -> [DeliveryOutcome] {
+        if targets.contains(where: { $0.token.value == slow }) {
+            state.withLockedValue { $0.held += 1 }
+            _ = await gate.wait(upTo: .seconds(60))
+        }
+        state.withLockedValue { $0.delivered += targets.map(\.token.value) }
+        return targets.map { _ in .delivered }
+    }
+
+    func open() { gate.complete(true) }
+    var held: Int { state.withLockedValue { $0.held } }
+    var delivered: [String] { state.withLockedValue { $0.delivered } }
 }
 
 /// Answers from a per-token script (then `always`), optionally taking its time.

@@ -126,9 +126,9 @@ extension DeliveryWorker {
     }
 
     /// At shutdown: waits until `deadline` (the grace period after the signal) for
-    /// the tries in flight (first tries and retries), stops those still running (no further chunk is sent:
-    /// what it would push, the next start sends), then gives back every lease still
-    /// held, so a restart sends what is left at once.
+    /// the tries in flight (first tries and retries), stops those still running (no
+    /// further chunk is sent: what it would push, the next start sends), then gives
+    /// back every lease still held, so a restart sends what is left at once.
     func drain(deadline: ContinuousClock.Instant) async {
         for completion in runningTries.withLockedValue({ $0.values.map(\.completion) }) {
             let left = deadline - ContinuousClock.now

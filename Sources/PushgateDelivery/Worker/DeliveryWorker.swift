@@ -25,7 +25,7 @@ public final class DeliveryWorker: Service, Sendable {
     let logger: Logger
     /// A try running in the background (a first try, a retry, an expansion taken
     /// over): shutdown waits for it, then stops it.
-    /// `package`: the tests wait for the first tries (PushgateTesting).
+    /// `package`: the tests wait for the tries (PushgateTesting).
     package struct RunningTry {
         package let completion: Completion<DeliveryRunner.Report>
         var task: Task<Void, Never>?

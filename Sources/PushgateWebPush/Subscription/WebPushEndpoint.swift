@@ -3,10 +3,10 @@ import Foundation
 /// A subscription's endpoint: an `https` URL (or `http`, for a distributor on the
 /// operator's own network when the setting allows it) of at most 1,000 bytes, with no
 /// user info, whose host is a name or a public address, and whose port (if written) is
-/// 1–65535. The host is kept in one spelling (ASCII — an internationalised name in its
-/// `xn--` form —, lower case, no trailing dot), the one
-/// checked where it resolves, at registration and at every connection
-/// (``EndpointAddressRule``), and the one every request names.
+/// 1–65535. The host is kept in one spelling — ASCII (an internationalised name in its
+/// `xn--` form), lower case, no trailing dot —: the one checked where it resolves, at
+/// registration and at every connection (``EndpointAddressRule``), and the one every
+/// request names.
 public struct WebPushEndpoint: Sendable, Hashable, CustomStringConvertible {
     /// What a registration may give.
     public struct Rules: Sendable, Hashable {
