@@ -53,7 +53,9 @@ struct LeaseHandOverTests {
                 taker == "another process"
                 ? worker(try await open(), provider: provider, clock: clock, claimLimit: Self.devices / 3) : nil
             let takerOnceSent = NIOLockedValueBox<DeliveryWorker?>(other)
-            let sender = worker(first, provider: provider, clock: clock, claimLimit: Self.devices) {
+            // Room for its own loop to claim beside the first try it holds (the claim
+            // limit counts the deliveries of the tries running, the first try's too).
+            let sender = worker(first, provider: provider, clock: clock, claimLimit: Self.devices * 2) {
                 // Stored, but later than the lease: it ran out before the first try
                 // began, and a worker's claim took some of the deliveries over.
                 clock.advance(by: DeliveryPolicy().lease.seconds + 1)
