@@ -115,7 +115,12 @@ public final class APNsPushProvider: PushProvider, Service {
         // Sealed devices' pushes show the neutral notification's ids (hashes).
         let sealed = targets.map { notification.liveActivity == nil && sealing.sealing(of: $0.route) != nil }
         let neutral = sealed.contains(true) ? sealing.neutral(notification) : notification
-        let expiration = String(Int(now().timeIntervalSince1970) + Int(configuration.timeToLive.components.seconds))
+        // A Live Activity's start lives minutes (a late one must not appear), the rest the configured time.
+        let timeToLive =
+            notification.liveActivity?.event == .start
+            ? min(Int(configuration.timeToLive.components.seconds), Int(LiveActivityPush.startTimeToLive))
+            : Int(configuration.timeToLive.components.seconds)
+        let expiration = String(Int(now().timeIntervalSince1970) + timeToLive)
         let rounds = SendRounds<APNsTokenManager.Token>(
             maxAttempts: configuration.maxAttempts,
             credential: { [tokens] in
@@ -145,17 +150,20 @@ public final class APNsPushProvider: PushProvider, Service {
 
     /// The headers every device of a notification shares, in the order APNs reads
     /// them, encoded once per chunk; pseudo-headers (`:path`) come first in each
-    /// request. A badge update is a `background` push, which APNs takes at priority 5
-    /// only, and replaces no banner (no collapse id); an ActivityKit push goes to the
-    /// app's `.push-type.liveactivity` topic at its own priority, and its `timestamp`,
-    /// not a collapse id, orders it.
+    /// request. A badge update is an `alert` push at priority 5 with no alert and no
+    /// sound: Apple's push types put a badge under `alert` ("notifications that trigger
+    /// a user interaction — for example, an alert, badge, or sound"; `background` is
+    /// for those that trigger none, and a background-typed badge push leaves the
+    /// badge as it was), and it replaces no banner (no collapse id); an ActivityKit
+    /// push goes to the app's `.push-type.liveactivity` topic at its own priority, and
+    /// its `timestamp`, not a collapse id, orders it.
     private func sharedHeaders(notification: PushNotification, expiration: String, token: String) -> HTTP2HeaderBlock {
         let silent = notification.isBadgeUpdate
         let (topic, pushType, priority) =
             if let activity = notification.liveActivity {
                 (configuration.topic + ".push-type.liveactivity", "liveactivity", String(activity.priority))
             } else {
-                (configuration.topic, silent ? "background" : "alert", silent ? "5" : "10")
+                (configuration.topic, "alert", silent ? "5" : "10")
             }
         var headers = HTTP2HeaderBlock()
         headers.append(name: "authorization", value: "bearer " + token, sensitive: true)

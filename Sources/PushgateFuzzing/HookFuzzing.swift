@@ -4,7 +4,7 @@ import PushgateFunctions
 
 /// One input of the hook fuzzer, read two ways: as a Claude Code hook event on
 /// standard input, and as a transcript's tail (its last assistant text, the tools used
-/// since its last prompt). What must hold: nothing traps; an
+/// since its last prompt, its last tool call's id). What must hold: nothing traps; an
 /// event that is read becomes a call the gateway accepts as it is (the function's own
 /// request checks pass: `pushgate hook` never earns a 400 from its input); a
 /// transcript's last assistant text, when there is one, is not empty.
@@ -14,9 +14,11 @@ public enum HookFuzzing {
         require(text.map { !$0.isEmpty } ?? true, "an empty assistant text was found")
         let tools = ClaudeTranscript.toolUsesSinceLastPrompt(in: bytes)
         require(tools.map { $0 >= 0 } ?? true, "a negative count of tools")
+        let toolUseID = ClaudeTranscript.lastToolUseID(in: bytes)
         guard let event = try? ClaudeHookEvent(json: bytes) else { return }
         let now = Date(timeIntervalSince1970: 1_795_000_000)
-        let (function, body) = event.call(now: now, transcriptText: { text }, toolsUsed: { tools })
+        let (function, body) = event.call(
+            now: now, transcriptText: { text }, toolsUsed: { tools }, lastToolUseID: { toolUseID })
         let fields = RequestFields(body, receivedAt: now)
         do throws(FunctionError) {
             switch function {

@@ -14,22 +14,39 @@ import Foundation
 ///
 /// ```
 /// salt (16) ‖ record size (4, 4096) ‖ key id length (1, 65) ‖ sender's public key (65)
-/// ‖ AES-128-GCM(plaintext ‖ 0x02)
+/// ‖ AES-128-GCM(plaintext ‖ 0x02 ‖ 0x00…)
 /// ```
+///
+/// The plaintext is padded (RFC 8188 §2: zeros after the delimiter) so that the
+/// padded plaintext — the record less its header and tag — is a whole number of
+/// ``paddingBlock``s: a record's size tells the plaintext's length only to within
+/// 256 bytes, not the length of the reply it carries (issue 72).
 public enum SealedRecord {
     /// The record size every message declares: one record, at most this long.
     public static let recordSize = 4096
     /// The header before the ciphertext: salt, record size, key id length, key id.
     public static let headerLength = 16 + 4 + 1 + 65
-    /// The most plaintext one record holds: 4,096 less the header, the GCM tag (16)
-    /// and the delimiter (1).
-    public static let maxPlaintext = recordSize - headerLength - 16 - 1
+    /// The GCM tag after the ciphertext.
+    public static let tagLength = 16
+    /// Every padded plaintext (plaintext, delimiter, zeros) is a multiple of this.
+    public static let paddingBlock = 256
+    /// The most plaintext one record holds: the largest whole number of blocks within
+    /// 4,096 less the header and the tag (3,840), less the delimiter.
+    public static let maxPlaintext = (recordSize - headerLength - tagLength) / paddingBlock * paddingBlock - 1
 
-    /// The most plaintext whose record, in base64url without padding, is at most
-    /// `characters` long (and fits one record); negative when none does.
+    /// The most plaintext whose padded record, in base64url without padding, is at
+    /// most `characters` long (and fits one record); negative when none does.
     public static func maxPlaintext(encodedIn characters: Int) -> Int {
         // n bytes take ⌈4n/3⌉ characters: ⌊3c/4⌋ bytes take at most c.
-        min(maxPlaintext, characters * 3 / 4 - headerLength - 16 - 1)
+        let room = characters * 3 / 4 - headerLength - tagLength
+        guard room >= paddingBlock else { return -1 }
+        return min(maxPlaintext, room / paddingBlock * paddingBlock - 1)
+    }
+
+    /// The length `plaintext` is padded to (its delimiter included): the next whole
+    /// number of `block`s.
+    static func paddedLength(of plaintextLength: Int, block: Int) -> Int {
+        (plaintextLength + 1 + block - 1) / block * block
     }
 
     /// Encrypts `plaintext` (at most ``maxPlaintext`` bytes) for `keys`, with a fresh
@@ -40,20 +57,27 @@ public enum SealedRecord {
         return try seal(plaintext, for: keys, sender: P256.KeyAgreement.PrivateKey(), salt: salt)
     }
 
-    /// Encrypts with a given sender key and salt: RFC 8291 Appendix A's example, byte
-    /// for byte, and nothing else (a key or salt used twice gives the content away).
+    /// Encrypts with a given sender key and salt, padded to whole `paddingBlock`s
+    /// (1: not padded, as RFC 8291 Appendix A's example is, which it gives byte for
+    /// byte); for nothing else: a key or salt used twice gives the content away.
     public static func seal(
-        _ plaintext: some DataProtocol, for keys: PayloadKeys, sender: P256.KeyAgreement.PrivateKey, salt: Data
+        _ plaintext: some DataProtocol, for keys: PayloadKeys, sender: P256.KeyAgreement.PrivateKey, salt: Data,
+        paddingBlock block: Int = paddingBlock
     ) throws -> Data {
-        guard plaintext.count <= maxPlaintext else { throw SealedRecordError.tooLong(plaintext.count) }
+        let paddedCount = paddedLength(of: plaintext.count, block: max(1, block))
+        guard headerLength + paddedCount + tagLength <= recordSize else {
+            throw SealedRecordError.tooLong(plaintext.count)
+        }
         let senderPublic = sender.publicKey.x963Representation
         let (contentKey, nonce) = try derive(
             shared: sender.sharedSecretFromKeyAgreement(with: keys.publicKey), auth: keys.auth,
             receiverPublic: keys.p256dh, senderPublic: senderPublic, salt: salt)
-        var padded = Data(plaintext)
-        padded.append(2)  // the last record's delimiter, no padding
+        var padded = Data(capacity: paddedCount)
+        padded.append(contentsOf: plaintext)
+        padded.append(2)  // the last record's delimiter, then the padding's zeros
+        padded.append(contentsOf: repeatElement(0, count: paddedCount - padded.count))
         let sealed = try AES.GCM.seal(padded, using: contentKey, nonce: nonce)
-        var record = Data(capacity: headerLength + sealed.ciphertext.count + 16)
+        var record = Data(capacity: headerLength + sealed.ciphertext.count + tagLength)
         record += salt
         record += [0, 0, 0x10, 0]  // 4096, big-endian
         record.append(UInt8(senderPublic.count))

@@ -59,7 +59,7 @@ public struct GatewayParts: Sendable {
             logger: logger)
 
         registerSubscription = RegisterSubscriptionFunction(store: store, admission: admission, now: now)
-        registerActivity = RegisterActivityFunction(store: store, now: now)
+        registerActivity = RegisterActivityFunction(store: store, worker: worker, policy: policy, now: now)
         triggerEvent = TriggerEventFunction(
             store: store, outbox: outbox, worker: worker, policy: policy, now: now, logger: logger)
         triggerReplyFinished = TriggerReplyFinishedFunction(trigger: triggerEvent)

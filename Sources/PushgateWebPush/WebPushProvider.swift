@@ -53,9 +53,12 @@ public final class WebPushProvider: PushProvider {
 
     public func send(_ notification: PushNotification, to targets: [DeliveryTarget]) async -> [DeliveryOutcome] {
         let plaintexts: [[UInt8]]
+        // The tag a service worker shows it under: its Topic, so that a newer push
+        // with the same collapse id (a reminder, a resolution's line) replaces it.
+        let tag = notification.collapseID.isEmpty ? nil : WebPushHeaders.topic(for: notification.collapseID)
         do {
             plaintexts = try PerBadge.map(targets, of: notification) {
-                try SealedPlaintext.encode(notification, badge: $0, maxBytes: SealedRecord.maxPlaintext)
+                try SealedPlaintext.encode(notification, badge: $0, maxBytes: SealedRecord.maxPlaintext, tag: tag)
             }
         } catch {
             return targets.map { _ in .failed(reason: "PayloadEncoding") }

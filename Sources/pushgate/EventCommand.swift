@@ -24,7 +24,10 @@ struct EventCommand: AsyncParsableCommand {
     @Option(help: "Only this installation (under the agent, or under any with --all-agents).")
     var installationId: String?
 
-    @Option(help: "reply_finished, approval_requested, run_completed, run_failed, or a custom [a-z][a-z0-9_]* name.")
+    @Option(
+        help:
+            "reply_finished, approval_requested, run_completed, run_failed, run_started, run_progress, run_ended, or a custom [a-z][a-z0-9_]* name."
+    )
     var type: String
 
     @Option(help: "The title (default per type).")

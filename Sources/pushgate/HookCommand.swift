@@ -102,7 +102,8 @@ struct HookCommand: AsyncParsableCommand {
             },
             toolsUsed: {
                 Self.transcriptTail(at: event.transcriptPath).flatMap(ClaudeTranscript.toolUsesSinceLastPrompt)
-            })
+            },
+            lastToolUseID: { Self.transcriptTail(at: event.transcriptPath).flatMap(ClaudeTranscript.lastToolUseID) })
         do {
             let answer = try await client.post(function, body: body)
             guard (200..<300).contains(answer.status) else {

@@ -1,9 +1,9 @@
 import Foundation
 
 /// The `hooks` block `pushgate hook --settings` prints for `.claude/settings.json`:
-/// a push when Claude stops and when it asks for something, and the run's start and
-/// tools for its Live Activity. `SubagentStop` is left
-/// out (a push per subagent would be noise); the hook handles it when added.
+/// a push when Claude stops and when it asks for something, and the run's start, its
+/// tools (failed ones too), its subagents and the session's end for its Live
+/// Activity: every event the hook maps (``ClaudeHookEvent/mapped``).
 enum HookSettings {
     /// The command line Claude Code runs: this executable by the path it was run as,
     /// made absolute, so that the hook works whatever Claude Code's `PATH` is. A
@@ -58,6 +58,10 @@ enum HookSettings {
                 "UserPromptSubmit": [["hooks": [hook]]],
                 "PreToolUse": [["matcher": "*", "hooks": [hook]]],
                 "PostToolUse": [["matcher": "*", "hooks": [hook]]],
+                "PostToolUseFailure": [["matcher": "*", "hooks": [hook]]],
+                // A subagent's end is a step of the run; the session's end ends it.
+                "SubagentStop": [["hooks": [hook]]],
+                "SessionEnd": [["hooks": [hook]]],
             ]
         ]
         guard

@@ -32,6 +32,9 @@ struct APNsEmulatorCheckTests {
         return headers
     }
 
+    /// VoIP's headers: its push type, and its topic's suffix.
+    static let voip = changing("apns-push-type", to: "voip").merging(["apns-topic": "com.example.voip"]) { $1 }
+
     static func checker(allowedTopics: Set<String> = []) -> APNsRequestChecker {
         var configuration = APNsEmulatorConfiguration()
         configuration.verifyKey = key.publicKey
@@ -95,9 +98,9 @@ struct APNsEmulatorCheckTests {
             (request(valid, payload: ""), 400, "PayloadEmpty"),
             (request(valid, payload: payload(bytes: 4096)), 200, nil),
             (request(valid, payload: payload(bytes: 4097)), 413, "PayloadTooLarge"),
-            (request(changing("apns-push-type", to: "voip"), payload: payload(bytes: 4608)), 200, nil),
-            (request(changing("apns-push-type", to: "voip"), payload: payload(bytes: 5120)), 200, nil),
-            (request(changing("apns-push-type", to: "voip"), payload: payload(bytes: 5121)), 413, "PayloadTooLarge"),
+            (request(voip, payload: payload(bytes: 4608)), 200, nil),
+            (request(voip, payload: payload(bytes: 5120)), 200, nil),
+            (request(voip, payload: payload(bytes: 5121)), 413, "PayloadTooLarge"),
             (request(valid, payload: payload(bytes: 100_000)), 413, "PayloadTooLarge"),
             (request(valid, payload: "{not json"), 400, "BadPayload"),
         ] as [(EmulatorRequest, Int, String?)]
@@ -139,6 +142,26 @@ struct APNsEmulatorCheckTests {
             ("com.example", "alert", nil), ("com.other", "alert", "TopicDisallowed"),
             ("com.example.voip", "voip", nil), ("com.example", "voip", "TopicDisallowed"),
             ("com.example.push-type.liveactivity", "liveactivity", nil),
+        ]
+        for (topic, pushType, reason) in cases {
+            var headers = Self.changing("apns-topic", to: topic)
+            headers["apns-push-type"] = pushType
+            let payload = pushType == "liveactivity" ? Self.liveActivity : "{}"
+            let verdict = checker.check(
+                Self.request(headers, payload: payload), connection: APNsConnectionAuth(), now: Self.now)
+            #expect(verdict == (reason.map { .init(status: 400, reason: $0) } ?? .accepted), "\(topic) \(pushType)")
+        }
+    }
+
+    @Test(
+        "without the team's apps known too: a push type's topic without its suffix (a liveactivity push to the app's own topic) is TopicDisallowed"
+    )
+    func topicSuffixAlways() {
+        let checker = Self.checker()
+        let cases: [(String, String, String?)] = [
+            ("com.example", "liveactivity", "TopicDisallowed"), (".push-type.liveactivity", "liveactivity", "BadTopic"),
+            ("com.example.push-type.liveactivity", "liveactivity", nil), ("com.example", "voip", "TopicDisallowed"),
+            ("com.anything", "alert", nil),
         ]
         for (topic, pushType, reason) in cases {
             var headers = Self.changing("apns-topic", to: topic)

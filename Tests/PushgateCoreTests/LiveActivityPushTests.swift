@@ -29,7 +29,10 @@ struct LiveActivityPushTests {
         #expect(AgentRunContentState(json: ["phase": "paused", "startedAt": 1, "updatedAt": 2]) == nil)
     }
 
-    @Test("a start: attributes-type, attributes, an alert, at priority 10")
+    /// Apple, "Starting and updating Live Activities with ActivityKit push notifications":
+    /// on iOS 18 a push-to-start gets the new activity's update token back only with
+    /// `input-push-token: 1`; `relevance-score` orders several activities.
+    @Test("a start: attributes-type, attributes, an alert, input-push-token, a relevance score, at priority 10")
     func start() throws {
         let push = try LiveActivityPush(
             event: .start, timestamp: 1_795_323_872, contentState: Self.state,
@@ -42,6 +45,10 @@ struct LiveActivityPushTests {
         #expect(aps["alert"] == ["title": "api@home", "body": "Running"])
         #expect(aps["content-state"] == (try Self.state.json) && aps["stale-date"] == 1_795_324_772)
         #expect(aps["dismissal-date"] == nil)
+        #expect(aps["input-push-token"] == 1, "iOS 18 hands the app the activity's update token only then")
+        #expect(aps["relevance-score"] == 100, "waiting for the person: first")
+        let update = try LiveActivityPush(event: .update, timestamp: 2, contentState: Self.state)
+        #expect(try Self.aps(update)["input-push-token"] == nil, "a start's alone")
     }
 
     @Test("for a sealed device: no step, preview or details, the neutral text as the alert and the agent's name")
@@ -55,18 +62,29 @@ struct LiveActivityPushTests {
         #expect(state.step == nil && state.preview == nil && state.details.isEmpty)
         #expect(state.phase == .waitingForApproval && state.toolsUsed == 14 && state.startedAt == 1_795_323_872)
         #expect(sealed.alert == .init(title: "Agent news", body: "Open to read", sound: "default"))
-        #expect(sealed.attributes == ["agentName": "Agent news", "serverKey": "5e", "agentKey": "a9"])
+        let attributes = try #require(sealed.attributes?.objectValue)
+        #expect(attributes["agentName"] == "Agent news")
+        #expect(attributes["serverKey"] != "5e" && attributes["agentKey"] != "a9", "not the plain keys")
+        var keyed = push
+        keyed.sealedAttributes = ["serverKey": "k5e", "agentKey": "ka9"]
+        #expect(
+            keyed.redacted(by: PushSealing()).attributes
+                == ["agentName": .string(PushSealing.defaultTitle), "serverKey": "k5e", "agentKey": "ka9"],
+            "keyed ids where the trigger made them (issue 72)")
         let text = String(decoding: try sealed.payload(), as: UTF8.self)
         for secret in ["api@home", "running tests", "migration", "files_changed"] {
             #expect(!text.contains(secret), "\(secret)")
         }
     }
 
-    @Test("an update at priority 5, one with an alert and sound at 10; the end with its dismissal date")
+    /// Apple: priority 10 counts against the activity's budget; use it only when the
+    /// person must be alerted now (issue 72: the end and plain updates at 5).
+    @Test("an update and the end at priority 5, one with an alert at 10; the end with its dismissal date")
     func updateAndEnd() throws {
         let update = try LiveActivityPush(event: .update, timestamp: 2, contentState: Self.state, staleDate: 902)
         #expect(update.priority == 5)
-        #expect(Set(try Self.aps(update).keys) == ["timestamp", "event", "content-state", "stale-date"])
+        #expect(
+            Set(try Self.aps(update).keys) == ["timestamp", "event", "content-state", "stale-date", "relevance-score"])
         let approval = try LiveActivityPush(
             event: .update, timestamp: 3, contentState: Self.state,
             alert: .init(title: "api@home", body: "Approval needed", sound: "default"))
@@ -75,7 +93,7 @@ struct LiveActivityPushTests {
             try Self.aps(approval)["alert"] == ["title": "api@home", "body": "Approval needed", "sound": "default"])
         let end = try LiveActivityPush(event: .end, timestamp: 4, contentState: Self.state, dismissalDate: 904)
         let ended = try Self.aps(end)
-        #expect(end.priority == 10 && ended["dismissal-date"] == 904)
+        #expect(end.priority == 5 && ended["dismissal-date"] == 904)
         // As the outbox stores it.
         let stored = try JSONDecoder().decode(LiveActivityPush.self, from: try JSONEncoder().encode(approval))
         #expect(stored == approval)

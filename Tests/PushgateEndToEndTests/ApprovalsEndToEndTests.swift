@@ -75,7 +75,12 @@ struct ApprovalsEndToEndTests {
         #expect(cancelled.first?["installation_id"] == "phone" && cancelled.first?["last_reason"] == "Unsubscribed")
     }
 
-    @Test("resolving sends a silent badge update over APNs: background, priority 5, {\"aps\":{\"badge\":n}}")
+    /// Apple, "Sending notification requests to APNs" (apns-push-type): `alert` is "the
+    /// push type for notifications that trigger a user interaction — for example, an
+    /// alert, badge, or sound"; `background` for those that trigger none.
+    @Test(
+        "resolving sends a silent badge update over APNs: alert (a badge is seen), priority 5, {\"aps\":{\"badge\":n}} alone"
+    )
     func badgeUpdateAfterResolve() async throws {
         let emulator = try await RunningEmulator(directory: directory)
         defer { emulator.terminate() }
@@ -99,7 +104,8 @@ struct ApprovalsEndToEndTests {
 
         let resolved = try await call(gateway, "resolveEvent", #"{"event_id": "deploy-8", "resolution": "approved"}"#)
         #expect(resolved["badge_updates"] == 2, "\(resolved)")
-        let isUpdate = { (push: [String: JSONValue]) in push["headers"]?.objectValue?["apns-push-type"] == "background"
+        let isUpdate = { (push: [String: JSONValue]) in
+            push["payload"]?.objectValue?["aps"]?.objectValue?["alert"] == nil
         }
         try await waitUntil("both devices' badge updates", every: .milliseconds(200)) {
             guard try await pushes(to: phone, at: emulator).contains(where: isUpdate) else { return false }
@@ -108,8 +114,9 @@ struct ApprovalsEndToEndTests {
         for (token, badge) in [(phone, 1), (tablet, 0)] {
             let update = try #require(try await pushes(to: token, at: emulator).first(where: isUpdate))
             let headers = try #require(update["headers"]?.objectValue)
-            #expect(headers["apns-priority"] == "5" && headers["apns-collapse-id"] == nil, "\(headers)")
-            #expect(update["payload"] == ["aps": ["badge": .number(Double(badge))]])
+            #expect(headers["apns-push-type"] == "alert" && headers["apns-priority"] == "5", "\(headers)")
+            #expect(headers["apns-collapse-id"] == nil, "replaces no banner: \(headers)")
+            #expect(update["payload"] == ["aps": ["badge": .number(Double(badge))]], "no alert, no sound")
             #expect(update["status"] == 200)
         }
     }

@@ -148,7 +148,9 @@ struct FCMEndToEndTests {
 }
 
 extension FCMEndToEndTests {
-    @Test("a resolved approval's badge update through FCM: no notification, background at priority 5, the count")
+    @Test(
+        "a resolved approval's badge update through FCM: no notification, an APNs alert at priority 5 with the badge alone, the count"
+    )
     func badgeUpdate() async throws {
         let fcm = try await RunningEmulator(.fcm, directory: directory)
         defer { fcm.terminate() }
@@ -179,7 +181,7 @@ extension FCMEndToEndTests {
         #expect(
             message["apns"]
                 == [
-                    "headers": ["apns-push-type": "background", "apns-priority": "5"],
+                    "headers": ["apns-push-type": "alert", "apns-priority": "5"],
                     "payload": ["aps": ["badge": 1]],
                 ])
         #expect(

@@ -148,7 +148,7 @@ struct HookEndToEndTests {
         // A person asking: the help, listing every event the hook maps.
         let help = try await BuiltExecutable.run(["hook", "--help"])
         #expect(help.status == 0)
-        for event in ["Stop", "SubagentStop", "Notification", "UserPromptSubmit", "PreToolUse", "PostToolUse"] {
+        for event in ClaudeHookEvent.mapped.map(\.event) {
             #expect(help.stdout.contains("  \(event): "), "\(event) in the help: \(help.stdout)")
         }
     }
@@ -225,7 +225,12 @@ struct HookEndToEndTests {
         let result = try await BuiltExecutable.run(["hook", "--settings", "--secret-file", "/etc/claude proxy.env"])
         #expect(result.status == 0)
         let block = try #require(try JSONValue.parse(Array(result.stdout.utf8)).objectValue?["hooks"]?.objectValue)
-        #expect(Set(block.keys) == ["Stop", "Notification", "UserPromptSubmit", "PreToolUse", "PostToolUse"])
+        #expect(Set(block.keys) == Set(ClaudeHookEvent.mapped.map(\.event)), "every event the hook maps")
+        #expect(
+            Set(block.keys) == [
+                "Stop", "SubagentStop", "Notification", "UserPromptSubmit", "PreToolUse", "PostToolUse",
+                "PostToolUseFailure", "SessionEnd",
+            ])
         #expect(block["PostToolUse"]?.arrayValue?.first?.objectValue?["matcher"] == "*")
         let command = try #require(
             block["Stop"]?.arrayValue?.first?.objectValue?["hooks"]?.arrayValue?.first?.objectValue?["command"]?

@@ -89,6 +89,15 @@ struct SealedPushesEndToEndTests {
         let clearPayload = try #require(
             apnsEntries.first { $0["device_token"]?.stringValue == clearToken }?["payload"]?.objectValue)
         #expect(clearPayload["encrypted"] == nil && clearPayload["cwd"]?.stringValue == Self.cwd)
+        // Keyed ids (issue 72): a sealed phone's thread and collapse ids are neither the
+        // folder's plain hash nor the clear phone's, and stay the same for the agent's
+        // next push, so that they still group and replace.
+        let agentKey = AgentKey(cwd: Self.cwd).hex
+        let sealedEntry = try #require(apnsEntries.first { $0["device_token"]?.stringValue == apnsToken })
+        let thread = try #require(sealedPayload["aps"]?.objectValue?["thread-id"]?.stringValue)
+        let collapse = try #require(sealedEntry["headers"]?.objectValue?["apns-collapse-id"]?.stringValue)
+        #expect(thread != agentKey && collapse != agentKey && thread.count == 64, "keyed, not the folder's hash")
+        #expect(clearPayload["aps"]?.objectValue?["thread-id"]?.stringValue == agentKey, "in clear as before")
 
         // FCM: data holds the record alone; what FCM forwards to an iPhone opens the same way.
         let message = try #require(
@@ -120,9 +129,24 @@ struct SealedPushesEndToEndTests {
         for secretText in ["hunter2", Self.cwd, Self.name, PushgateKeys.serverKey(secret: secret)] {
             arguments += ["--secret", secretText]
         }
+        // The folder's plain SHA-256 (the agent key: a reply's thread and collapse ids
+        // in clear) would let anyone confirm a guessed folder (issue 72).
+        arguments += ["--not-in-clear", AgentKey(cwd: Self.cwd).hex]
         let checked = try await BuiltExecutable.run(arguments, program: URL(fileURLWithPath: "/usr/bin/env"))
         #expect(checked.status == 0, "http-ece: \(checked.stdout)\(checked.stderr)")
         #expect(try JSONValue.parse(Array(checked.stdout.utf8)).objectValue?["opened"] == 2)
+
+        // The agent's next push: the same keyed ids.
+        let again = try await BuiltExecutable.run(
+            ["trigger", "--cwd", Self.cwd, "--message", "Second reply."],
+            environment: ["CODEAGENTS_PUSH_SECRET": secret, "CODEAGENTS_PUSH_GATEWAY_BASE_URL": gateway.baseURL])
+        #expect(again.status == 0, "\(again.stdout)\(again.stderr)")
+        let second = try #require(
+            try await apns.entries().first {
+                $0["device_token"]?.stringValue == apnsToken && $0["payload"] != .object(sealedPayload)
+            })
+        #expect(second["payload"]?.objectValue?["aps"]?.objectValue?["thread-id"]?.stringValue == thread)
+        #expect(second["headers"]?.objectValue?["apns-collapse-id"]?.stringValue == collapse, "replaces as in clear")
     }
 }
 

@@ -212,4 +212,57 @@ struct WebPushEndToEndTests {
         #expect(await moved.stop() == 0)
         await scratch.drop()
     }
+
+    /// Issue 72: Safari revokes the permission of a site whose push shows nothing, and
+    /// Chrome shows "site updated in the background" (webpush-and-live-activities.md);
+    /// RFC 8188 §2 allows padding after the delimiter.
+    @Test(
+        "a resolved approval replaces the browser's notification (same Topic, same tag) with a visible line, never an empty push; every record is padded to 256-byte blocks"
+    )
+    func resolvedApprovalShowsALine() async throws {
+        let emulator = try await RunningEmulator(.webpush, directory: directory)
+        defer { emulator.terminate() }
+        let gateway = try await RunningGateway(
+            database: directory.appendingPathComponent("pushgate.sqlite").path, environment: emulator.settings)
+        defer { gateway.terminate() }
+        let client = ["CODEAGENTS_PUSH_SECRET": Self.secret, "CODEAGENTS_PUSH_GATEWAY_BASE_URL": gateway.baseURL]
+        let published = try JSONValue.parse(
+            Array(try await APNsEndToEndTests.curl([gateway.baseURL + "/webpush/vapid-public-key"]).utf8))
+        let file = try await subscription(
+            from: emulator, for: try #require(published.objectValue?["public_key"]?.stringValue))
+        for arguments in [
+            [
+                "subscribe", "--cwd", "/srv/deploy", "--installation-id", "browser-1", "--platform", "web",
+                "--webpush-file", file, "--name", "Deployer",
+            ],
+            [
+                "event", "--cwd", "/srv/deploy", "--type", "approval_requested", "--event-id", "deploy-7",
+                "--body", "May I deploy to production?",
+            ],
+            ["resolve", "--event-id", "deploy-7", "--resolution", "approved"],
+        ] {
+            let result = try await BuiltExecutable.run(arguments, environment: client)
+            #expect(result.status == 0, "\(arguments[0]): \(result.stdout)\(result.stderr)")
+        }
+        try await waitUntil("the approval and its resolution at the emulator", within: .seconds(20)) {
+            try await emulator.entries().filter { $0["status"] == 201 }.count >= 2
+        }
+        let entries = try await emulator.entries().filter { $0["status"] == 201 }
+        // Newest first: the resolution, then the approval.
+        let (resolution, approval) = (entries[0], entries[1])
+        let topic = try #require(approval["headers"]?.objectValue?["topic"]?.stringValue)
+        #expect(resolution["headers"]?.objectValue?["topic"]?.stringValue == topic, "the same Topic")
+        let shown = try #require(resolution["payload"]?.objectValue)
+        #expect(approval["payload"]?.objectValue?["tag"]?.stringValue == topic)
+        #expect(shown["tag"]?.stringValue == topic, "the same tag: the approval's notification replaced")
+        #expect(shown["title"] == "Deployer" && shown["body"] == "Approved", "\(shown)")
+        #expect(shown["data"]?.objectValue?["badge"] == "0" && shown["data"]?.objectValue?["event_id"] == "deploy-7")
+        for entry in entries {
+            guard case .number(let size)? = entry["size"] else {
+                Issue.record("no size: \(entry)")
+                continue
+            }
+            #expect((Int(size) - 86 - 16) % 256 == 0, "padded: a record of \(size) bytes")
+        }
+    }
 }

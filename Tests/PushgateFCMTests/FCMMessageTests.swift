@@ -14,7 +14,9 @@ struct FCMMessageTests {
         return try JSONValue.parse(body.readBytes(length: body.readableBytes) ?? [])
     }
 
-    @Test("a badge update: no notification, a background APNs push at priority 5 with only the badge")
+    @Test(
+        "a badge update: no notification, an APNs alert push at priority 5 with only the badge (a badge is seen: not background)"
+    )
     func badgeUpdate() throws {
         let json = try decoded(try FCMMessage(.badgeUpdate(serverKey: "s"), badge: 3), token: "cAbc:APA91b")
         #expect(
@@ -23,7 +25,7 @@ struct FCMMessageTests {
                     "token": "cAbc:APA91b",
                     "data": ["type": "badge_update", "server_key": "s", "badge": "3"],
                     "apns": [
-                        "headers": ["apns-push-type": "background", "apns-priority": "5"],
+                        "headers": ["apns-push-type": "alert", "apns-priority": "5"],
                         "payload": ["aps": ["badge": 3]],
                     ],
                     "android": ["priority": "normal"],

@@ -26,8 +26,7 @@ struct ActivityTokenTests {
     func registerActivity(_ fixture: FunctionsFixture, _ body: [String: JSONValue]) async throws
         -> RegisterActivityAnswer
     {
-        try await RegisterActivityFunction(store: fixture.store, now: fixture.clock.now)(
-            secret: fixture.secret, RegisterActivityRequest(fields: RequestFields(body)))
+        try await fixture.registerActivity(body)
     }
 
     @Test("the push-to-start token: stored lower-case, kept when absent, a new one spread under every agent")

@@ -10,6 +10,25 @@ struct AlertPayloadTests {
         #expect(String(decoding: try BadgePayload.encode(badge: 0), as: UTF8.self) == #"{"aps":{"badge":0}}"#)
     }
 
+    /// Apple's `interruption-level` passive: "added to the notification list without
+    /// lighting up the screen or playing a sound" — and the payload names none (the
+    /// hook's `auth_success`, issue 72).
+    @Test("a passive event names no sound; an active one the default")
+    func passiveIsSilent() throws {
+        var event = EventComposer.Event(type: .custom("auth_success"), cwd: "/srv/a")
+        event.interruptionLevel = "passive"
+        let key = ServerKey(hex: String(repeating: "a", count: 64))
+        let passive = EventComposer.notification(
+            for: event, displayName: nil, serverKey: key, agentKey: AgentKey(cwd: "/srv/a"))
+        let aps = try JSONValue.parse(try AlertPayload.encode(passive, badge: nil)).objectValue?["aps"]?.objectValue
+        #expect(aps?["sound"] == nil && aps?["interruption-level"] == "passive")
+        event.interruptionLevel = nil
+        let active = EventComposer.notification(
+            for: event, displayName: nil, serverKey: key, agentKey: AgentKey(cwd: "/srv/a"))
+        let sounding = try JSONValue.parse(try AlertPayload.encode(active, badge: nil)).objectValue?["aps"]
+        #expect(sounding?.objectValue?["sound"] == "default")
+    }
+
     @Test("the longest allowed inputs stay within 4,096 bytes")
     func longestInputs() throws {
         // Every field at its limit, in characters that cost the most bytes in JSON:

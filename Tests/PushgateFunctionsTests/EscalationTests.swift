@@ -125,7 +125,17 @@ struct EscalationTests {
         #expect(resolved.badgeUpdates == 2)
         #expect(badgeUpdates(fixture) == [["phone": 1, "ipad": 0]])
         let update = try #require(fixture.provider.sends.last?.notification)
-        #expect(update == .badgeUpdate(serverKey: fixture.serverKey.hex))
+        // Where a push must show something (Web Push) it shows the resolution in
+        // place of the approval: the approval's collapse id, the agent, "Approved".
+        var resolvedApproval = EventComposer.Event(type: .approvalRequested, cwd: nil)
+        resolvedApproval.eventID = "a"
+        #expect(
+            update
+                == .badgeUpdate(
+                    serverKey: fixture.serverKey.hex,
+                    resolved: ResolvedEvent(
+                        eventID: "a", resolution: "approved", title: "Builder",
+                        collapseID: EventComposer.collapseID(for: resolvedApproval, agentKey: AgentKey(cwd: cwd)))))
         #expect(try await fixture.outbox.entries(in: [.delivered], limit: 20).count == 5, "stored like any push")
         // An approval without a badge (`badge: none`) sends no update.
         _ = try await fixture.event(approval("quiet").merging(["badge": "none"]) { $1 })

@@ -99,6 +99,19 @@ final class FunctionsFixture: Sendable {
             .answer
     }
 
+    /// `registerActivity` with `body` through the real request checks; an activity
+    /// ended at once (its run over) has its end's first try recorded before it answers.
+    func registerActivity(_ body: [String: JSONValue], worker: DeliveryWorker? = nil) async throws
+        -> RegisterActivityAnswer
+    {
+        let worker = worker ?? self.worker()
+        let answer = try await RegisterActivityFunction(
+            store: store, worker: worker, policy: DeliveryPolicy(), now: clock.now)(
+                secret: secret, RegisterActivityRequest(fields: RequestFields(body)))
+        await worker.runningTriesFinished()
+        return answer
+    }
+
     /// `resolveEvent` with `body` through the real request checks; its badge update's
     /// first try (through `worker`) recorded before it answers.
     func resolve(_ body: [String: JSONValue], worker: DeliveryWorker? = nil) async throws -> ResolveEventAnswer {

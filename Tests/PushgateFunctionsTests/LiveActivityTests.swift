@@ -40,13 +40,13 @@ struct LiveActivityTests {
         return answer
     }
 
-    func registerActivity(_ fixture: FunctionsFixture) async throws {
-        _ = try await RegisterActivityFunction(store: fixture.store, now: fixture.clock.now)(
-            secret: fixture.secret,
-            RegisterActivityRequest(
-                fields: RequestFields([
-                    "cwd": .string(cwd), "installation_id": "phone", "activity_token": .string(Self.activityToken),
-                ])))
+    @discardableResult
+    func registerActivity(_ fixture: FunctionsFixture, worker: DeliveryWorker? = nil) async throws
+        -> RegisterActivityAnswer
+    {
+        try await fixture.registerActivity(
+            ["cwd": .string(cwd), "installation_id": "phone", "activity_token": .string(Self.activityToken)],
+            worker: worker)
     }
 
     /// The activity pushes sent so far, in order, and the tokens each went to.
@@ -103,7 +103,8 @@ struct LiveActivityTests {
             let size = try push.payload().count
             #expect(size <= LiveActivityPush.maxPayloadBytes, "\(push.event) of \(size) bytes")
         }
-        let approval = try #require(pushes.first { $0.push.alert?.sound == "default" }?.push)
+        let approval = try #require(
+            pushes.first { (try? state($0.push))?.phase == .waitingForApproval && $0.push.alert != nil }?.push)
         #expect(approval.alert?.body.hasPrefix("May I run this?") == true, "cut, not dropped")
         #expect(pushes.last?.push.event == .end)
     }
@@ -148,7 +149,9 @@ struct LiveActivityTests {
         let approval = try #require(activityPushes(fixture).last)
         #expect(approval.push.event == .update && approval.push.priority == 10)
         let waiting = try state(approval.push)
-        #expect(approval.push.alert?.sound == "default" && waiting.phase == .waitingForApproval)
+        // One sound for one approval: its own push's; the activity's alert lights it silently.
+        #expect(approval.push.alert != nil && approval.push.alert?.sound == nil)
+        #expect(waiting.phase == .waitingForApproval)
         fixture.clock.advance(by: 1)
         _ = try await event("run_progress", ["progress": ["step": "migrating"]], fixture, worker: worker)
         try await fixture.pass(5, worker: worker)
@@ -206,5 +209,79 @@ struct LiveActivityTests {
         let phone = try await fixture.store.document(at: fixture.device("phone", cwd: cwd))
         #expect(phone != nil && phone?.string(FieldName.activityToken) == nil)
         #expect(phone?.string("apnsToken") == FunctionsFixture.apnsToken(1))
+    }
+
+    /// Issue 72, Live Activities as iOS 18 runs them (Apple, "Starting and updating
+    /// Live Activities with ActivityKit push notifications").
+    @Test(
+        "a token of an ended run's activity does not keep the next run off the phone: the start goes, the stale token goes with it"
+    )
+    func staleTokenDoesNotBlockTheNextStart() async throws {
+        let fixture = try await fixture()
+        let worker = fixture.worker()
+        // An activity token from an earlier run that the end never removed (registered after it).
+        try await fixture.store.commit([
+            .set(
+                try fixture.device("phone", cwd: cwd),
+                [FieldName.activityToken: .value(.string(Self.activityToken))])
+        ])
+        _ = try await event("run_started", [:], fixture, worker: worker)
+        let start = try #require(activityPushes(fixture).last)
+        #expect(start.push.event == .start && start.tokens == [Self.startToken])
+        let phone = try await fixture.store.document(at: fixture.device("phone", cwd: cwd))
+        #expect(phone?.string(FieldName.activityToken) == nil, "the earlier run's token forgotten")
+        // The start lives minutes, in the outbox as at APNs: a late one must not appear.
+        let delivered = try #require(
+            try await fixture.outbox.entries(in: [.delivered], limit: 10).first { $0.token.value == Self.startToken })
+        let stored = try #require(try await fixture.outbox.notification(id: delivered.notificationID))
+        #expect(stored.expiresAt.timeIntervalSince(stored.createdAt) == LiveActivityPush.startTimeToLive)
+    }
+
+    @Test(
+        "registerActivity after the run ended: not kept, answered ended, the activity sent its end at once (dismissed at once)"
+    )
+    func lateRegistrationEndedAtOnce() async throws {
+        let fixture = try await fixture()
+        let worker = fixture.worker()
+        _ = try await event("run_started", [:], fixture, worker: worker)
+        fixture.clock.advance(by: 30)
+        _ = try await fixture.trigger(["cwd": .string(cwd), "message_preview": "Done."], worker: worker)
+        while try await worker.retryDueDeliveries() {}
+        fixture.clock.advance(by: 20)
+        let answer = try await registerActivity(fixture, worker: worker)
+        #expect(answer.ended && !answer.replaced)
+        let end = try #require(activityPushes(fixture).last)
+        #expect(end.push.event == .end && end.tokens == [Self.activityToken])
+        #expect(end.push.dismissalDate == end.push.timestamp && end.push.priority == 5)
+        let phone = try await fixture.store.document(at: fixture.device("phone", cwd: cwd))
+        #expect(phone?.string(FieldName.activityToken) == nil, "not kept")
+
+        // Long after the run's end (past the dismissal time), or with no run ever
+        // ended, a token is an activity the app started itself: kept, as before.
+        fixture.clock.advance(by: 3600)
+        let kept = try await registerActivity(fixture, worker: worker)
+        #expect(!kept.ended)
+        let again = try await fixture.store.document(at: fixture.device("phone", cwd: cwd))
+        #expect(again?.string(FieldName.activityToken) == Self.activityToken)
+    }
+
+    @Test("priority 10 only with an alert; every activity push has a relevance score, a waiting run first")
+    func prioritiesAndRelevance() async throws {
+        let fixture = try await fixture()
+        let worker = fixture.worker()
+        _ = try await event("run_started", [:], fixture, worker: worker)
+        try await registerActivity(fixture)
+        fixture.clock.advance(by: 1)
+        _ = try await event("run_progress", ["progress": ["step": "tests"]], fixture, worker: worker)
+        try await fixture.pass(6, worker: worker)
+        _ = try await event("approval_requested", ["body": "Deploy?"], fixture, worker: worker)
+        fixture.clock.advance(by: 1)
+        _ = try await fixture.trigger(["cwd": .string(cwd), "message_preview": "Done."], worker: worker)
+        while try await worker.retryDueDeliveries() {}
+        let pushes = activityPushes(fixture).map(\.push)
+        #expect(pushes.map(\.event) == [.start, .update, .update, .end])
+        #expect(pushes.map(\.priority) == [10, 5, 10, 5], "the start and the approval alert; the step and end do not")
+        #expect(pushes.map(\.relevanceScore) == [50, 50, 100, 10])
+        #expect(pushes[0].alert?.sound == nil && pushes[2].alert?.sound == nil, "the approval's own push sounds")
     }
 }

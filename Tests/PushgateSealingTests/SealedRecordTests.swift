@@ -26,8 +26,35 @@ struct SealedRecordTests {
             rawRepresentation: try #require(Base64URL.decode(AppendixA.senderPrivate)))
         let body = try SealedRecord.seal(
             Data(AppendixA.plaintext.utf8), for: keys, sender: sender,
-            salt: try #require(Base64URL.decode(AppendixA.salt)))
+            salt: try #require(Base64URL.decode(AppendixA.salt)), paddingBlock: 1)
         #expect(Base64URL.encode(body) == AppendixA.body)
+    }
+
+    /// RFC 8188 §2 (padding after the delimiter), as issue 72 asks: the record less its
+    /// 86-byte header and 16-byte tag is a multiple of 256 bytes, whatever the length.
+    @Test("every record is padded to whole 256-byte blocks: its size tells the plaintext's length within 256 bytes")
+    func padded() throws {
+        let receiver = try P256.KeyAgreement.PrivateKey(
+            rawRepresentation: try #require(Base64URL.decode(AppendixA.receiverPrivate)))
+        let auth = try #require(Base64URL.decode(AppendixA.auth))
+        let keys = try PayloadKeys(p256dh: AppendixA.receiverPublic, auth: AppendixA.auth)
+        var sizes: Set<Int> = []
+        for length in [0, 1, 41, 254, 255, 256, 511, 1000, 3000, SealedRecord.maxPlaintext] {
+            let plaintext = Data(repeating: 0x61, count: length)
+            let record = try SealedRecord.seal(plaintext, for: keys)
+            let padded = record.count - SealedRecord.headerLength - SealedRecord.tagLength
+            #expect(padded % 256 == 0 && padded > length, "\(length) bytes: \(padded) padded")
+            #expect(try SealedRecord.open(record, privateKey: receiver, auth: auth) == plaintext)
+            sizes.insert(record.count)
+        }
+        #expect(sizes.count == 5, "0–255, 256–511, 1000, 3000 and the longest: \(sizes.sorted())")
+        #expect(SealedRecord.maxPlaintext == 3839)
+        for characters in [0, 100, 470, 471, 800, 5000] {
+            let most = SealedRecord.maxPlaintext(encodedIn: characters)
+            guard most >= 0 else { continue }
+            let record = try SealedRecord.seal(Data(count: most), for: keys)
+            #expect(Base64URL.encode(record).count <= characters, "\(characters) characters hold \(most) bytes")
+        }
     }
 
     @Test("the receiver opens the RFC's body and every fresh one; a fresh key and salt each time")
@@ -43,12 +70,13 @@ struct SealedRecordTests {
         let longest = Data(repeating: 0x41, count: SealedRecord.maxPlaintext)
         let first = try SealedRecord.seal(longest, for: keys)
         let second = try SealedRecord.seal(longest, for: keys)
-        #expect(first.count == SealedRecord.recordSize)
+        #expect(
+            first.count == SealedRecord.headerLength + 3840 + SealedRecord.tagLength, "the longest plaintext, padded")
         #expect(first.prefix(16) != second.prefix(16), "a fresh salt")
         #expect(first[21..<86] != second[21..<86], "a fresh sender key")
         #expect(try SealedRecord.open(first, privateKey: receiver, auth: auth) == longest)
-        #expect(throws: SealedRecordError.tooLong(3994)) {
-            try SealedRecord.seal(Data(count: 3994), for: keys)
+        #expect(throws: SealedRecordError.tooLong(3840)) {
+            try SealedRecord.seal(Data(count: 3840), for: keys)
         }
     }
 

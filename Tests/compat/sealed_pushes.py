@@ -51,6 +51,9 @@ def main():
     parser.add_argument("--fcm-ca", required=True)
     parser.add_argument("--keys", required=True)
     parser.add_argument("--secret", action="append", default=[])
+    # What may be nowhere in clear, sealed or not: an unkeyed hash anyone could confirm
+    # a guessed folder or event id with (issue 72).
+    parser.add_argument("--not-in-clear", action="append", default=[])
     arguments = parser.parse_args()
     with open(arguments.keys, encoding="utf-8") as file:
         keys = json.load(file)
@@ -64,7 +67,8 @@ def main():
         if token not in keys:
             continue
         clear = json.dumps(without_records(entry), ensure_ascii=False)
-        leaks += [f"{token[:8]}: {secret!r} in clear" for secret in arguments.secret if secret in clear]
+        leaks += [f"{token[:8]}: {secret!r} in clear" for secret in arguments.secret + arguments.not_in_clear
+                  if secret in clear]
         if encrypted is None:
             missing.append(f"{token[:8]}: no encrypted")
             continue

@@ -19,7 +19,8 @@ public struct PushNotification: Sendable, Hashable, Codable {
     /// set through FCM, as the production gateway sends it.
     public var contentAvailable: Bool
     /// A silent push that only sets the icon's badge to each device's count
-    /// (``badgeUpdate(serverKey:)``): APNs `background` at priority 5, `{"aps": {"badge": n}}`.
+    /// (``badgeUpdate(serverKey:)``): APNs `alert` at priority 5, `{"aps": {"badge": n}}`
+    /// and no alert or sound.
     public var isBadgeUpdate: Bool
     /// How soon the device should wake for it, where the service asks (Web Push's
     /// `Urgency`): set per event type (``EventType/defaultUrgency``).
@@ -29,6 +30,10 @@ public struct PushNotification: Sendable, Hashable, Codable {
     /// `encrypted` with `mutable-content`, so that the app's Notification Service
     /// Extension opens it. Set per device as it is sent; never stored.
     public var encrypted: String?
+    /// The collapse and thread ids its sealed devices get in clear, keyed
+    /// (``SealedIDKey``, issue 72); `nil` for a notification stored before, or one
+    /// made without the push secret (a badge update): those ids are then hashed.
+    public var sealedIDs: SealedIDs?
     /// An ActivityKit push (issue 64) instead of an alert: sent to Live Activity
     /// tokens as `apns-push-type: liveactivity`, its payload the push's own
     /// (``LiveActivityPush/payload()``); title, body and data are then not sent.
@@ -63,10 +68,20 @@ public struct PushNotification: Sendable, Hashable, Codable {
     /// What `resolveEvent` and an approval's expiry send the installations it
     /// counted: no alert, no sound, only each one's count of approvals still pending
     /// (read at send time). Its data names it for apps (FCM's Android devices) that
-    /// set the badge themselves.
-    public static func badgeUpdate(serverKey: String) -> PushNotification {
-        PushNotification(
-            title: "", body: "", data: ["type": "badge_update", "server_key": .string(serverKey)], collapseID: "",
+    /// set the badge themselves, and the event it follows.
+    ///
+    /// A push service that allows no push that shows nothing (Web Push: Safari
+    /// revokes the permission, Chrome shows "site updated in the background") shows
+    /// `resolved`'s line instead, in place of the event's own notification (its
+    /// collapse id: the same `Topic` and `tag`): "Approved" where "Approval needed"
+    /// was (issue 72). APNs and FCM send the badge alone, as before.
+    public static func badgeUpdate(serverKey: String, resolved: ResolvedEvent? = nil) -> PushNotification {
+        var data: [String: JSONValue] = ["type": "badge_update", "server_key": .string(serverKey)]
+        data["event_id"] = resolved.map { .string($0.eventID) }
+        data["resolution"] = resolved.map { .string($0.resolution) }
+        return PushNotification(
+            title: resolved?.title ?? "", body: resolved?.line ?? "", data: data,
+            collapseID: resolved?.collapseID ?? "",
             sound: "", showsBadge: true, isBadgeUpdate: true, urgency: .low)
     }
 
@@ -77,7 +92,7 @@ public struct PushNotification: Sendable, Hashable, Codable {
 
     enum CodingKeys: String, CodingKey {
         case title, body, data, collapseID, sound, threadID, interruptionLevel, showsBadge, contentAvailable, urgency,
-            liveActivity
+            liveActivity, sealedIDs
         case isBadgeUpdate = "badgeUpdate"
     }
 
@@ -98,6 +113,7 @@ public struct PushNotification: Sendable, Hashable, Codable {
         // Stored before urgency was: what the event type's default was then, for
         // the one type that is not `normal`.
         liveActivity = try container.decodeIfPresent(LiveActivityPush.self, forKey: .liveActivity)
+        sealedIDs = try container.decodeIfPresent(SealedIDs.self, forKey: .sealedIDs)
         urgency =
             try container.decodeIfPresent(PushUrgency.self, forKey: .urgency)
             ?? (isBadgeUpdate ? .low : (data["type"] == "approval_requested" ? .high : .normal))

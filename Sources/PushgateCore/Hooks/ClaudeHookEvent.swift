@@ -7,21 +7,35 @@ import Foundation
 /// `notification_type` (`permission_prompt`, `idle_prompt`, …).
 ///
 /// A stop becomes `triggerReplyFinished` (the reply's text as its preview, the
-/// session as its conversation); a permission prompt an `approval_requested` event,
-/// an idle prompt a `waiting_for_input` one, any other notification an event named
-/// after its type. A prompt submitted starts a run (`run_started`), and each tool
-/// used is a step of it (`run_progress`: the tool's name and the tools used since the
-/// prompt, counted in the transcript), which drive the agent's Live Activity
-/// (issue 64); the gateway folds the steps, so the hook sends each at once. Every text is made what the gateway accepts (no invisible
-/// characters, the preview's length), so a hook's own input never earns a 400.
+/// session as its conversation) — but a `Stop` that comes while a Stop hook keeps the
+/// agent going (`stop_hook_active`), whose reply was pushed at the first one; a
+/// permission prompt an `approval_requested` event with an `event_id` of the session
+/// and the tool call it asks about (so that reminders, badges and resolving work as
+/// for any approval), an idle prompt or a question (`elicitation_dialog`) a
+/// `waiting_for_input` one, a login (`auth_success`) a passive event that makes no
+/// sound, any other notification an event named after its type. A prompt submitted
+/// starts a run (`run_started`); each tool used, failed or not, and each subagent that
+/// finishes is a step of it (`run_progress`: the tool's name and the tools used since
+/// the prompt, counted in the transcript), which drive the agent's Live Activity
+/// (issue 64); the end of the session ends the run (`run_ended`, the activity's end
+/// and no push: after an interrupt no `Stop` comes). The gateway folds the steps, so
+/// the hook sends each at once. Every text is made what the gateway accepts (no
+/// invisible characters, the preview's length), so a hook's own input never earns a
+/// 400. (Claude Code's hooks reference, code.claude.com/docs/en/hooks.)
 public struct ClaudeHookEvent: Sendable, Equatable {
     public enum Kind: Sendable, Equatable {
-        case stop(subagent: Bool)
+        /// `Stop`: the main agent's turn ended.
+        case stop
+        /// `SubagentStop`: a subagent (the Task tool) finished while the main agent
+        /// goes on: a step of the run, not its end.
+        case subagentStop(type: String?)
         case notification(type: String?)
         /// `UserPromptSubmit`: a run starts.
         case promptSubmitted
-        /// `PreToolUse` / `PostToolUse`: a step of the run.
-        case toolUse(name: String?)
+        /// `PreToolUse` / `PostToolUse` / `PostToolUseFailure`: a step of the run.
+        case toolUse(name: String?, failed: Bool)
+        /// `SessionEnd`: the session is over, and its run with it.
+        case sessionEnded
     }
 
     /// Why standard input is not a hook event Pushgate sends.
@@ -38,17 +52,22 @@ public struct ClaudeHookEvent: Sendable, Equatable {
     public let title: String?
 
     /// Each hook event sent, in Claude Code's name, and what it becomes: what
-    /// `pushgate hook --help` lists, and what any other event is told.
+    /// `pushgate hook --help` and the README list, and what any other event is told.
     public static let mapped: [(event: String, becomes: String)] = [
-        ("Stop", "triggerReplyFinished, the last reply as its preview"),
-        ("SubagentStop", "triggerReplyFinished, as Stop"),
+        (
+            "Stop",
+            "triggerReplyFinished, the last reply as its preview (none while a Stop hook keeps the agent going: stop_hook_active)"
+        ),
+        ("SubagentStop", "triggerEvent run_progress: a subagent finished, a step of the run (not its end)"),
         (
             "Notification",
-            "triggerEvent: permission_prompt an approval_requested event, idle_prompt a waiting_for_input one, any other type an event of its name"
+            "triggerEvent: permission_prompt an approval_requested event (with an event_id), idle_prompt and elicitation_dialog a waiting_for_input one, auth_success a passive one (no sound), any other type an event of its name"
         ),
         ("UserPromptSubmit", "triggerEvent run_started: the agent's Live Activity starts"),
         ("PreToolUse", "triggerEvent run_progress: the tool's name and the tools used since the prompt"),
         ("PostToolUse", "triggerEvent run_progress, as PreToolUse"),
+        ("PostToolUseFailure", "triggerEvent run_progress: the tool's name, failed"),
+        ("SessionEnd", "triggerEvent run_ended: the run's Live Activity ends, no push"),
     ]
 
     /// The most of standard input read: a hook event is a few kilobytes.
@@ -71,11 +90,20 @@ public struct ClaudeHookEvent: Sendable, Equatable {
         }
         let name = object["hook_event_name"]?.stringValue
         switch name {
-        case "Stop": kind = .stop(subagent: false)
-        case "SubagentStop": kind = .stop(subagent: true)
+        case "Stop":
+            guard object["stop_hook_active"] != .bool(true) else {
+                throw Unusable(
+                    description:
+                        "a Stop while a Stop hook keeps the agent going (stop_hook_active): its reply was pushed at the first Stop"
+                )
+            }
+            kind = .stop
+        case "SubagentStop": kind = .subagentStop(type: object["agent_type"]?.stringValue)
         case "Notification": kind = .notification(type: object["notification_type"]?.stringValue)
         case "UserPromptSubmit": kind = .promptSubmitted
-        case "PreToolUse", "PostToolUse": kind = .toolUse(name: object["tool_name"]?.stringValue)
+        case "PreToolUse", "PostToolUse": kind = .toolUse(name: object["tool_name"]?.stringValue, failed: false)
+        case "PostToolUseFailure": kind = .toolUse(name: object["tool_name"]?.stringValue, failed: true)
+        case "SessionEnd": kind = .sessionEnded
         default:
             throw Unusable(
                 description:
@@ -99,26 +127,40 @@ public struct ClaudeHookEvent: Sendable, Equatable {
     /// The gateway function and body this event becomes. `transcriptText` is the
     /// transcript's last assistant text, read only when the event has no
     /// `last_assistant_message`; `toolsUsed` the tools the transcript shows used since
-    /// the last prompt, read only for a tool's step.
-    public func call(now: Date, transcriptText: () -> String?, toolsUsed: () -> Int? = { nil }) -> (
-        function: String, body: [String: JSONValue]
-    ) {
+    /// the last prompt, read only for a tool's step; `lastToolUseID` the id of the
+    /// transcript's last tool call, read only for a permission prompt (the call it
+    /// asks about).
+    public func call(
+        now: Date, transcriptText: () -> String?, toolsUsed: () -> Int? = { nil },
+        lastToolUseID: () -> String? = { nil }
+    ) -> (function: String, body: [String: JSONValue]) {
         switch kind {
-        case .promptSubmitted, .toolUse:
+        case .promptSubmitted, .toolUse, .subagentStop, .sessionEnded:
             var body: [String: JSONValue] = [
                 "cwd": .string(cwd), "occurred_at": .string(RFC3339.format(now)), "wait": false,
             ]
             if let sessionID { body["data"] = ["conversation_id": .string(sessionID)] }
-            guard case .toolUse(let name) = kind else {
+            switch kind {
+            case .promptSubmitted:
                 body["type"] = "run_started"
                 body["progress"] = ["step": "Working"]
-                return ("triggerEvent", body)
+            case .sessionEnded:
+                body["type"] = "run_ended"
+            case .subagentStop(let type):
+                body["type"] = "run_progress"
+                let name = type.flatMap { Self.title(String($0.prefix(64))) }
+                body["progress"] = ["step": .string(name.map { "Subagent \($0) finished" } ?? "Subagent finished")]
+            case .toolUse(let name, let failed):
+                body["type"] = "run_progress"
+                var progress: [String: JSONValue] = [:]
+                let tool = name.flatMap { Self.title(String($0.prefix(64))) }
+                progress["step"] =
+                    tool.map { .string(failed ? "\($0) failed" : $0) } ?? (failed ? "A tool failed" : nil)
+                progress["tools_used"] = toolsUsed().map { .number(Double($0)) }
+                body["progress"] = .object(progress)
+            case .stop, .notification:
+                break
             }
-            body["type"] = "run_progress"
-            var progress: [String: JSONValue] = [:]
-            progress["step"] = name.flatMap { Self.title(String($0.prefix(64))) }.map(JSONValue.string)
-            progress["tools_used"] = toolsUsed().map { .number(Double($0)) }
-            body["progress"] = .object(progress)
             return ("triggerEvent", body)
         case .stop:
             var body: [String: JSONValue] = ["cwd": .string(cwd), "finished_at": .string(RFC3339.format(now))]
@@ -129,22 +171,36 @@ public struct ClaudeHookEvent: Sendable, Equatable {
             body["wait"] = false
             return ("triggerReplyFinished", body)
         case .notification(let type):
+            let eventType = Self.eventType(notificationType: type)
             var body: [String: JSONValue] = [
-                "cwd": .string(cwd), "type": .string(Self.eventType(notificationType: type)),
+                "cwd": .string(cwd), "type": .string(eventType),
                 "occurred_at": .string(RFC3339.format(now)), "wait": false,
             ]
             body["title"] = title.flatMap(Self.title).map(JSONValue.string)
             body["body"] = Self.preview(message).map(JSONValue.string)
             if let sessionID { body["data"] = ["conversation_id": .string(sessionID)] }
+            if eventType == "approval_requested" {
+                body["event_id"] = .string(approvalID(toolUseID: lastToolUseID(), now: now))
+            }
+            // A login that went through is news, not a call: shown, never heard.
+            if type == "auth_success" { body["interruption_level"] = "passive" }
             return ("triggerEvent", body)
         }
+    }
+
+    /// A permission prompt's event id: the session's, and the tool call it asks
+    /// about (the same prompt twice, the same id: the hook sent once more is a
+    /// repeat); without a transcript, the session's and the second it came.
+    func approvalID(toolUseID: String?, now: Date) -> String {
+        let call = toolUseID.flatMap(Self.identifier) ?? "at-\(Int(now.timeIntervalSince1970))"
+        return "claude-" + String(SHA256Hex.digest(of: (sessionID ?? "no-session") + "\n" + call).prefix(32))
     }
 
     /// The event type a notification becomes.
     static func eventType(notificationType: String?) -> String {
         switch notificationType {
         case "permission_prompt": return "approval_requested"
-        case "idle_prompt": return "waiting_for_input"
+        case "idle_prompt", "elicitation_dialog": return "waiting_for_input"
         case let other?:
             // A custom type is what EventType accepts ([a-z][a-z0-9_]*, at most 40):
             // other names are folded to it.

@@ -43,6 +43,24 @@ public enum ClaudeTranscript {
         return nil
     }
 
+    /// The id of the last tool call in `tail` (the last `tool_use` block of the last
+    /// assistant line that has one): what a permission prompt asks about.
+    public static func lastToolUseID(in tail: [UInt8]) -> String? {
+        var end = tail.endIndex
+        while end > tail.startIndex {
+            let start = tail[..<end].lastIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? tail.startIndex
+            if let object = try? JSONValue.parse(tail[start..<end]).objectValue,
+                object["type"]?.stringValue == "assistant",
+                let blocks = object["message"]?.objectValue?["content"]?.arrayValue?.compactMap(\.objectValue),
+                let id = blocks.last(where: { $0["type"]?.stringValue == "tool_use" })?["id"]?.stringValue
+            {
+                return id
+            }
+            end = start > tail.startIndex ? start - 1 : tail.startIndex
+        }
+        return nil
+    }
+
     /// The text of one assistant line, its text blocks joined by blank lines.
     static func assistantText(_ line: ArraySlice<UInt8>) -> String? {
         guard line.count > 2, let object = try? JSONValue.parse(line).objectValue,

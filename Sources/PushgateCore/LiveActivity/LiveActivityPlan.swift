@@ -5,15 +5,18 @@ import PushgateLiveActivity
 /// the trigger read: the run's next state, and the ActivityKit push that shows it —
 /// to whom, and what the end leaves behind.
 ///
-/// - `run_started`: a new run; `start` to each device with a push-to-start token and
-///   no activity running for the agent, with the attributes and an alert.
+/// - `run_started`: a new run; `start` to each device with a push-to-start token (an
+///   activity token still stored is an earlier run's, and is forgotten), with the
+///   attributes, an alert and `input-push-token`, living minutes.
 /// - `run_progress`: the step and counts; `update` at priority 5 to each running
 ///   activity (held by the outbox and folded, the latest state winning:
 ///   ``TriggerPlan``).
-/// - `approval_requested`: waiting; `update` at priority 10 with an alert and sound.
-/// - `reply_finished`, `run_completed`, `run_failed`: done or failed, the preview when
-///   shown; `end` with a dismissal date, and the activity's token removed from the
-///   device in the same write, so that nothing follows the end.
+/// - `approval_requested`: waiting; `update` at priority 10 with a silent alert (the
+///   approval's own push makes the sound).
+/// - `reply_finished`, `run_completed`, `run_failed`, `run_ended` (the session ended
+///   without a reply): done or failed, the preview when
+///   shown; `end` at priority 5 with a dismissal date, and the activity's token
+///   removed from the device in the same write, so that nothing follows the end.
 ///
 /// Other events leave the activity alone. Devices without activity tokens get nothing.
 public struct LiveActivityPlan: Sendable {
@@ -26,13 +29,14 @@ public struct LiveActivityPlan: Sendable {
     public let push: LiveActivityPush?
     /// One per device the push goes to (its activity or push-to-start token).
     public let deliveries: [OutboxDelivery]
-    /// At the end: each device's activity token removed (while it still holds it).
+    /// At the end, each device's activity token removed; at a start, the tokens of
+    /// earlier runs' activities still stored (each while the device still holds it).
     public let tokenRemovals: [DocumentWrite]
 
     /// Whether an event of `type` touches the activity.
     public static func drives(_ type: EventType) -> Bool {
         switch type {
-        case .runStarted, .runProgress, .approvalRequested, .replyFinished, .runCompleted, .runFailed: true
+        case .runStarted, .runProgress, .runEnded, .approvalRequested, .replyFinished, .runCompleted, .runFailed: true
         case .custom: false
         }
     }
@@ -43,7 +47,7 @@ public struct LiveActivityPlan: Sendable {
     public init(
         _ event: EventComposer.Event, agentName: String, serverKey: ServerKey, agentKey: AgentKey,
         devices: [DeviceRecord], previous: AgentRunContentState?, rules: LiveActivityRules, notificationID: String,
-        now: Date
+        sealedIDKey: SealedIDKey? = nil, now: Date
     ) throws {
         let seconds = Int(now.timeIntervalSince1970)
         let progress = event.progress ?? [:]
@@ -70,10 +74,10 @@ public struct LiveActivityPlan: Sendable {
         case .runStarted:
             kind = .start
             alert = .init(title: agentName, body: state.step ?? "Run started")
-            targets = devices.compactMap { device in
-                guard device.activityToken == nil, let token = device.activityStartToken else { return nil }
-                return (device, token)
-            }
+            // Every phone with a push-to-start token: an activity token still stored
+            // is an earlier run's (its end lost, or registered after it), and must
+            // not keep this run off the lock screen. It goes with this start.
+            targets = devices.compactMap { device in device.activityStartToken.map { (device, $0) } }
         case .runProgress:
             // A step after an approval: the run goes on.
             state.phase = .running
@@ -82,9 +86,11 @@ public struct LiveActivityPlan: Sendable {
         case .approvalRequested:
             state.phase = .waitingForApproval
             kind = .update
-            alert = .init(title: agentName, body: text ?? "Approval needed", sound: "default")
+            // Lights the activity without a sound: the approval's own push beside it
+            // makes the one sound (two for one approval would be one too many).
+            alert = .init(title: agentName, body: text ?? "Approval needed")
             targets = Self.running(devices)
-        case .replyFinished, .runCompleted, .runFailed:
+        case .replyFinished, .runCompleted, .runFailed, .runEnded:
             state.phase = event.type == .runFailed ? .failed : .done
             state.preview = text.map { String($0.prefix(240)) }
             kind = .end
@@ -103,10 +109,18 @@ public struct LiveActivityPlan: Sendable {
         let staleDate = kind == .end ? nil : seconds + Int(rules.staleAfter.components.seconds)
         let dismissalDate = kind == .end ? seconds + Int(rules.dismissAfter.components.seconds) : nil
         // Cut before anything is stored: the state kept is the state sent.
-        let (push, sent) = try Self.fitting(state, alert: alert) { state, alert in
+        var (push, sent) = try Self.fitting(state, alert: alert) { state, alert in
             try LiveActivityPush(
                 event: kind, timestamp: seconds, contentState: state, alert: alert, attributes: attributes,
                 staleDate: staleDate, dismissalDate: dismissalDate)
+        }
+        if kind == .start, let sealedIDKey {
+            // Sealed devices' attributes name the server and agent by keyed ids (issue
+            // 72): the agent's is its pushes' keyed thread id, which the app opens with them.
+            push.sealedAttributes = [
+                "serverKey": .string(sealedIDKey.keyed(serverKey.hex)),
+                "agentKey": .string(sealedIDKey.keyed(agentKey.hex)),
+            ]
         }
         state = sent
         self.state = kind == .end ? nil : state
@@ -119,16 +133,16 @@ public struct LiveActivityPlan: Sendable {
                 route: target.device.route,
                 pushID: pushID)
         }
-        tokenRemovals =
-            kind == .end
-            ? targets.map { target in
-                .set(
-                    target.device.path,
-                    [
-                        FieldName.activityToken: .delete, FieldName.activityRunID: .delete,
-                        FieldName.activityRegisteredAt: .delete, FieldName.activitySentAt: .delete,
-                    ], if: .fieldEquals(FieldName.activityToken, .string(target.token)))
-            } : []
+        switch kind {
+        case .end:
+            tokenRemovals = targets.map { Self.activityTokenRemoval(from: $0.device, token: $0.token) }
+        case .start:
+            tokenRemovals = targets.compactMap { target in
+                target.device.activityToken.map { Self.activityTokenRemoval(from: target.device, token: $0) }
+            }
+        case .update:
+            tokenRemovals = []
+        }
     }
 
     /// The push `make` builds from `state` and `alert`, cut until its payload fits
@@ -161,6 +175,33 @@ public struct LiveActivityPlan: Sendable {
             if try push.payload().count <= LiveActivityPush.maxPayloadBytes { return (push, state) }
         }
         throw LiveActivityPush.TooLarge()
+    }
+
+    /// The end of an activity whose token arrived after its run ended (its start
+    /// reached the phone late, or the app registered it late): done, dismissed at
+    /// once, so that it never stays on the lock screen for hours.
+    public static func lateEnd(to device: DeviceRecord, token: String, notificationID: String, now: Date) throws
+        -> (push: LiveActivityPush, delivery: OutboxDelivery)
+    {
+        let seconds = Int(now.timeIntervalSince1970)
+        let push = try LiveActivityPush(
+            event: .end, timestamp: seconds,
+            contentState: AgentRunContentState(phase: .done, startedAt: seconds, updatedAt: seconds),
+            dismissalDate: seconds)
+        let delivery = OutboxDelivery(
+            notificationID: notificationID, installationID: device.installationID,
+            token: DeviceToken(kind: service, value: token), route: device.route)
+        return (push, delivery)
+    }
+
+    /// The write that forgets `device`'s activity token `token` (while it still holds it).
+    static func activityTokenRemoval(from device: DeviceRecord, token: String) -> DocumentWrite {
+        .set(
+            device.path,
+            [
+                FieldName.activityToken: .delete, FieldName.activityRunID: .delete,
+                FieldName.activityRegisteredAt: .delete, FieldName.activitySentAt: .delete,
+            ], if: .fieldEquals(FieldName.activityToken, .string(token)))
     }
 
     /// The devices with an activity running for the agent, and its token.

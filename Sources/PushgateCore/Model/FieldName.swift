@@ -13,6 +13,9 @@ public enum FieldName {
     /// The agent's run as its Live Activity shows it (an `AgentRunContentState`, issue
     /// 64): from its start to its end, which removes it.
     public static let activityState = "activityState"
+    /// When the agent's last run ended (its state removed): an activity token
+    /// registered soon after is that run's, and is ended at once.
+    public static let activityEndedAt = "activityEndedAt"
     // …/agents/{agentKey}/lastEvents/{type}
     public static let lastOccurredAt = "lastOccurredAt"
     // …/devices/{installationId}; its push addresses are `<service>Token`

@@ -66,7 +66,7 @@ public enum EventComposer {
             switch event.type {
             case .replyFinished:
                 body = ReplyNotificationComposer.body(preview: event.body)
-            case .approvalRequested, .runCompleted, .runFailed, .runStarted, .runProgress:
+            case .approvalRequested, .runCompleted, .runFailed, .runStarted, .runProgress, .runEnded:
                 body = ReplyPreview.sanitized(event.body).map { "\(agentName): \($0)" } ?? agentName
             case .custom(let name):
                 body = ReplyPreview.sanitized(event.body) ?? name.replacingOccurrences(of: "_", with: " ")
@@ -85,14 +85,17 @@ public enum EventComposer {
         data["event_id"] = event.eventID.map(JSONValue.string)
         data["app_url"] = event.appURL.map(JSONValue.string)
         data["web_url"] = event.webURL.map(JSONValue.string)
+        let interruptionLevel = event.interruptionLevel ?? event.type.defaultInterruptionLevel
         return PushNotification(
             title: title,
             body: body,
             data: data,
             collapseID: collapseID(for: event, agentKey: agentKey),
+            // Passive: listed without lighting the screen, and without a sound named.
+            sound: interruptionLevel == "passive" ? "" : "default",
             // An agent's pushes group together on the phone unless the caller groups them otherwise.
             threadID: event.threadID ?? agentKey?.hex,
-            interruptionLevel: event.interruptionLevel ?? event.type.defaultInterruptionLevel,
+            interruptionLevel: interruptionLevel,
             showsBadge: event.showsBadge ?? event.type.showsBadgeByDefault,
             // As the production gateway's replies: the app wakes to fetch the reply.
             contentAvailable: event.type == .replyFinished,
@@ -110,7 +113,9 @@ public enum EventComposer {
         return merged
     }
 
-    static func collapseID(for event: Event, agentKey: AgentKey?) -> String {
+    /// The collapse id of `event`'s push (above): what its reminders and, once it is
+    /// resolved, its resolution's line replace.
+    public static func collapseID(for event: Event, agentKey: AgentKey?) -> String {
         guard let agentKey else {
             // APNs takes at most 64 bytes.
             guard let eventID = event.eventID else { return RandomUUID.make() }

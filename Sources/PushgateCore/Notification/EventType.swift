@@ -10,6 +10,9 @@ public enum EventType: Sendable, Hashable, CustomStringConvertible {
     case runStarted
     /// A step of a run: updates its Live Activity, sends no ordinary push.
     case runProgress
+    /// The run is over without a reply (the session ended, an interrupt): ends its
+    /// Live Activity, sends no ordinary push (issue 72).
+    case runEnded
     /// `[a-z][a-z0-9_]{0,39}`, not one of the above.
     case custom(String)
 
@@ -21,6 +24,7 @@ public enum EventType: Sendable, Hashable, CustomStringConvertible {
         case "run_failed": self = .runFailed
         case "run_started": self = .runStarted
         case "run_progress": self = .runProgress
+        case "run_ended": self = .runEnded
         default:
             let bytes = Array(rawValue.utf8)
             guard (1...40).contains(bytes.count), (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(bytes[0]),
@@ -42,6 +46,7 @@ public enum EventType: Sendable, Hashable, CustomStringConvertible {
         case .runFailed: "run_failed"
         case .runStarted: "run_started"
         case .runProgress: "run_progress"
+        case .runEnded: "run_ended"
         case .custom(let name): name
         }
     }
@@ -55,13 +60,14 @@ public enum EventType: Sendable, Hashable, CustomStringConvertible {
         case .runCompleted: "Run completed"
         case .runFailed: "Run failed"
         case .runStarted: "Run started"
-        case .replyFinished, .runProgress, .custom: nil
+        case .replyFinished, .runProgress, .runEnded, .custom: nil
         }
     }
 
     /// Whether the event only drives the agent's Live Activity: no ordinary push
-    /// goes to the devices' tokens (a run's start and its steps, issue 64).
-    public var drivesActivityOnly: Bool { self == .runStarted || self == .runProgress }
+    /// goes to the devices' tokens (a run's start, its steps and an end without a
+    /// reply, issues 64 and 72).
+    public var drivesActivityOnly: Bool { self == .runStarted || self == .runProgress || self == .runEnded }
 
     /// Whether pushes show the device's count of unresolved approvals by default.
     public var showsBadgeByDefault: Bool { self == .approvalRequested }
@@ -85,6 +91,7 @@ public enum EventType: Sendable, Hashable, CustomStringConvertible {
         case .runFailed: "\(count) runs failed"
         case .runStarted: "\(count) runs started"
         case .runProgress: "\(count) steps"
+        case .runEnded: "\(count) runs ended"
         case .custom(let name): "\(count) × \(name.replacingOccurrences(of: "_", with: " "))"
         }
     }

@@ -113,9 +113,9 @@ public enum AlertPayload {
         badge: Int?,
         contentAvailable: Bool
     ) -> JSONValue {
-        var aps: [String: JSONValue] = [
-            "alert": ["title": .string(title), "body": .string(body)], "sound": .string(notification.sound),
-        ]
+        var aps: [String: JSONValue] = ["alert": ["title": .string(title), "body": .string(body)]]
+        // No sound named: none played (a passive push makes none).
+        aps["sound"] = notification.sound.isEmpty ? nil : .string(notification.sound)
         aps["badge"] = (notification.showsBadge ? badge : nil).map { .number(Double($0)) }
         aps["thread-id"] = notification.threadID.map(JSONValue.string)
         aps["interruption-level"] = notification.interruptionLevel.map(JSONValue.string)

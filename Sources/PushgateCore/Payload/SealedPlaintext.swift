@@ -1,23 +1,34 @@
 /// What a sealed push holds (issue 63), and a Web Push's plaintext: `{"title",
-/// "body", "data"}`, `data` holding the same fields, as strings, an FCM message of
-/// the same push carries (`type`, `server_key`, `cwd`, …; `badge` when the push shows
-/// one), within `maxBytes`: the preview cut to fit, never the data
-/// (``AlertPayload``'s rules). A badge update is `{"title": "", "body": "", "data":
-/// {…, "badge"}}`.
+/// "body", "tag"?, "data"}`, `data` holding the same fields, as strings, an FCM
+/// message of the same push carries (`type`, `server_key`, `cwd`, …; `badge` when the
+/// push shows one), within `maxBytes`: the preview cut to fit, never the data
+/// (``AlertPayload``'s rules). `tag` (Web Push) is what a service worker shows the
+/// notification under, so that a newer one with the same tag replaces it, as its
+/// `Topic` replaces an undelivered one. A badge update shows its resolution's line
+/// (``PushNotification/badgeUpdate(serverKey:resolved:)``): a Web Push never shows
+/// nothing.
 public enum SealedPlaintext {
-    public static func encode(_ notification: PushNotification, badge: Int?, maxBytes: Int) throws -> [UInt8] {
+    public static func encode(_ notification: PushNotification, badge: Int?, maxBytes: Int, tag: String? = nil)
+        throws -> [UInt8]
+    {
         if notification.isBadgeUpdate {
             var data = notification.data.mapValues(\.asDataString)
             data["badge"] = .string(String(badge ?? 0))
-            return try JSONValue.object(["title": "", "body": "", "data": .object(data)]).encodedBytes()
+            var object: [String: JSONValue] = [
+                "title": .string(notification.title), "body": .string(notification.body), "data": .object(data),
+            ]
+            object["tag"] = tag.map(JSONValue.string)
+            return try JSONValue.object(object).encodedBytes()
         }
         var withBadge = notification
         if let badge { withBadge.data["badge"] = .string(String(badge)) }
         return try AlertPayload.fitting(withBadge, maxBytes: maxBytes) { fitted in
-            try JSONValue.object([
+            var object: [String: JSONValue] = [
                 "title": .string(fitted.title), "body": .string(fitted.body),
                 "data": .object(fitted.data.mapValues(\.asDataString)),
-            ]).encodedBytes()
+            ]
+            object["tag"] = tag.map(JSONValue.string)
+            return try JSONValue.object(object).encodedBytes()
         }.bytes
     }
 }

@@ -7,7 +7,8 @@ import PushgateSealing
 ///
 /// A sealed push carries, in clear, only what delivery needs: the neutral
 /// ``title`` and ``body`` (generic words, never the agent's), its sound, badge,
-/// interruption level, and collapse and thread ids as hashes. Everything else —
+/// interruption level, and collapse and thread ids keyed (``SealedIDKey``: only the
+/// gateway and the agent side can make or confirm them). Everything else —
 /// the real title and body, `server_key`, `cwd`, the event and conversation ids —
 /// is the plaintext a Web Push carries (``SealedPlaintext``), sealed for the
 /// device's keys as one RFC 8291 record (``SealedRecord``: a fresh key and salt
@@ -36,15 +37,20 @@ public struct PushSealing: Sendable, Hashable {
     }
 
     /// `notification` as it shows in clear when sealed: the neutral text (none for a
-    /// badge update), no custom keys, ids that are not hashes already hashed (a
-    /// caller's thread id or event id could name anything).
+    /// badge update), no custom keys, its ids keyed (``SealedIDs``, issue 72), or, for
+    /// a notification stored before them, hashed when they are not hashes already.
     public func neutral(_ notification: PushNotification) -> PushNotification {
         var neutral = notification
         neutral.title = notification.isBadgeUpdate ? "" : title
         neutral.body = notification.isBadgeUpdate ? "" : body
         neutral.data = [:]
-        neutral.collapseID = Self.hashed(notification.collapseID)
-        neutral.threadID = notification.threadID.map(Self.hashed)
+        if let keyed = notification.sealedIDs {
+            neutral.collapseID = keyed.collapseID
+            neutral.threadID = keyed.threadID
+        } else {
+            neutral.collapseID = Self.hashed(notification.collapseID)
+            neutral.threadID = notification.threadID.map(Self.hashed)
+        }
         return neutral
     }
 

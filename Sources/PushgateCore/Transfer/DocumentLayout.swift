@@ -179,6 +179,7 @@ public enum DocumentLayout {
                 FieldName.createdAt: required(.pastTimestamp), FieldName.updatedAt: required(.pastTimestamp),
                 FieldName.lastTriggeredAt: optional(.pastTimestamp),
                 FieldName.activityState: optional(.activityState),
+                FieldName.activityEndedAt: optional(.pastTimestamp),
             ]
         case .device:
             let addresses = formats.all.map { ($0.documentField, optional(.pushAddress($0))) }

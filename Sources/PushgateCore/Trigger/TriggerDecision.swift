@@ -18,7 +18,7 @@ public enum TriggerDecision: Sendable {
     /// an agent with more is paged.
     public init(
         _ request: TriggerRequest, serverKey: ServerKey, agentKey: AgentKey?, after reads: TriggerReads,
-        rules: TriggerRules, maxListed: Int, now: Date
+        rules: TriggerRules, maxListed: Int, sealedIDKey: SealedIDKey? = nil, now: Date
     ) {
         guard reads.serverExists else {
             self = .unknownServer
@@ -37,7 +37,7 @@ public enum TriggerDecision: Sendable {
             let plan = TriggerPlan(
                 request, serverKey: serverKey, agentKey: agentKey, agentDisplayName: reads.agentDisplayName,
                 devices: [], activityState: reads.activityState, activityDevices: reads.activityDevices ?? [],
-                rules: rules, now: now)
+                rules: rules, sealedIDKey: sealedIDKey, now: now)
             let expansion = OutboxExpansion(
                 notificationID: plan.notification.id, acceptedAt: plan.notification.createdAt,
                 selection: request.selection)
@@ -48,6 +48,6 @@ public enum TriggerDecision: Sendable {
             TriggerPlan(
                 request, serverKey: serverKey, agentKey: agentKey, agentDisplayName: reads.agentDisplayName,
                 devices: reads.devices, activityState: reads.activityState, activityDevices: reads.activityDevices,
-                rules: rules, now: now))
+                rules: rules, sealedIDKey: sealedIDKey, now: now))
     }
 }

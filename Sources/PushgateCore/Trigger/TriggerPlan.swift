@@ -97,6 +97,7 @@ public struct TriggerPlan: Sendable {
         activityState: AgentRunContentState? = nil,
         activityDevices: [DeviceRecord]? = nil,
         rules: TriggerRules,
+        sealedIDKey: SealedIDKey? = nil,
         now: Date
     ) {
         self.serverKey = serverKey
@@ -108,8 +109,10 @@ public struct TriggerPlan: Sendable {
         }
         let event = shown
         previewIncluded = ReplyPreview.sanitized(event.body) != nil
-        let composed = EventComposer.notification(
+        var composed = EventComposer.notification(
             for: event, displayName: agentDisplayName, serverKey: serverKey, agentKey: agentKey)
+        // Its ids as sealed devices get them (issue 72), while the secret is at hand.
+        composed.sealedIDs = sealedIDKey?.ids(of: composed)
         let expiresAt = now.addingTimeInterval(rules.timeToLive)
         let notificationID = RandomUUID.make()
         // A run's start and steps send no ordinary push: their notification is the
@@ -125,9 +128,13 @@ public struct TriggerPlan: Sendable {
             return try? LiveActivityPlan(
                 event, agentName: ReplyNotificationComposer.title(displayName: agentDisplayName, cwd: cwd),
                 serverKey: serverKey, agentKey: agentKey, devices: candidates, previous: activityState,
-                rules: rules.activity, notificationID: activityNotificationID, now: now)
+                rules: rules.activity, notificationID: activityNotificationID, sealedIDKey: sealedIDKey, now: now)
         }
         self.activity = activity
+        // A start lives minutes: one delivered after its run ended must not appear.
+        let activityExpiresAt =
+            activity?.push?.event == .start
+            ? min(expiresAt, now.addingTimeInterval(LiveActivityPush.startTimeToLive)) : expiresAt
         let activityContent = activity?.push.map { push in
             var content = composed
             content.liveActivity = push
@@ -142,7 +149,7 @@ public struct TriggerPlan: Sendable {
             agentKey: agentKey?.hex ?? OutboxNotification.everyAgent,
             content: activityOnly ? activityContent ?? composed : composed,
             createdAt: now,
-            expiresAt: expiresAt
+            expiresAt: activityOnly ? activityExpiresAt : expiresAt
         )
         let (selected, excludedCount) = request.selection.apply(to: devices)
         self.excludedCount = excludedCount
@@ -158,7 +165,7 @@ public struct TriggerPlan: Sendable {
                         OutboxNotification(
                             id: activityNotificationID, serverKey: serverKey.hex,
                             agentKey: agentKey?.hex ?? OutboxNotification.everyAgent, content: content, createdAt: now,
-                            expiresAt: expiresAt),
+                            expiresAt: activityExpiresAt),
                         deliveries: activity.deliveries)
                 }
             }
@@ -166,11 +173,16 @@ public struct TriggerPlan: Sendable {
             agentKey.flatMap { agentKey in
                 activity.map { activity in
                     let state = activity.state.flatMap { try? $0.json }
-                    return [
-                        .set(
-                            NamespacePaths.agent(agentKey, of: serverKey),
-                            [FieldName.activityState: state.map(FieldValue.value) ?? .delete], if: .exists)
-                    ] + activity.tokenRemovals
+                    var fields: [String: FieldValue] = [FieldName.activityState: state.map(FieldValue.value) ?? .delete]
+                    if activity.state == nil, activityState != nil {
+                        // A run ended: an activity token that arrives after it is that
+                        // run's, to be ended at once (`registerActivity`).
+                        fields[FieldName.activityEndedAt] = .value(.string(RFC3339.format(now)))
+                    } else if event.type == .runStarted {
+                        fields[FieldName.activityEndedAt] = .delete
+                    }
+                    return [.set(NamespacePaths.agent(agentKey, of: serverKey), fields, if: .exists)]
+                        + activity.tokenRemovals
                 }
             } ?? []
         idempotency = request.idempotencyKey.map { .init(key: $0, window: rules.idempotencyWindow) }

@@ -119,8 +119,8 @@ final class APNsRequestChecker: Sendable {
         return nil
     }
 
-    /// `apns-topic`: present, a bundle id's characters, and (when the emulator knows
-    /// the team's apps) one of them with the push type's suffix.
+    /// `apns-topic`: present, a bundle id's characters, the push type's suffix, and
+    /// (when the emulator knows the team's apps) one of them with that suffix.
     private func checkTopic(_ topic: String?, pushType: String?) -> Verdict? {
         guard let topic, !topic.isEmpty else { return .badRequest("MissingTopic") }
         let segments = topic.split(separator: ".", omittingEmptySubsequences: false)
@@ -129,10 +129,15 @@ final class APNsRequestChecker: Sendable {
                 !segment.isEmpty && segment.utf8.allSatisfy { $0.isHexDigit || $0.isBundleIDCharacter }
             })
         else { return .badRequest("BadTopic") }
-        guard !configuration.allowedTopics.isEmpty else { return nil }
+        // A push type whose topic carries a suffix (a Live Activity's
+        // `.push-type.liveactivity`) is never right on a topic without it, whatever
+        // apps the team has (issue 72).
         let suffix = Self.topicSuffixes[pushType ?? "alert"] ?? ""
-        guard topic.hasSuffix(suffix), configuration.allowedTopics.contains(String(topic.dropLast(suffix.count)))
-        else { return .badRequest("TopicDisallowed") }
+        guard topic.hasSuffix(suffix), topic.count > suffix.count else { return .badRequest("TopicDisallowed") }
+        guard !configuration.allowedTopics.isEmpty else { return nil }
+        guard configuration.allowedTopics.contains(String(topic.dropLast(suffix.count))) else {
+            return .badRequest("TopicDisallowed")
+        }
         return nil
     }
 

@@ -92,10 +92,10 @@ public struct FCMMessage: Sendable {
         ]
     }
 
-    /// The message of a badge update: no `notification`, APNs's `background` push at
-    /// priority 5 (what FCM requires of a message without one to Apple's devices)
-    /// carrying `{"aps": {"badge": n}}`, and the count in `data` for Android apps,
-    /// which set their badge themselves.
+    /// The message of a badge update: no `notification`, an APNs `alert` push at
+    /// priority 5 carrying `{"aps": {"badge": n}}` and nothing else (Apple's push types
+    /// put a badge under `alert`: a `background` one leaves the badge as it was), and
+    /// the count in `data` for Android apps, which set their badge themselves.
     private static func badgeUpdate(_ notification: PushNotification, badge: Int) -> JSONValue {
         var data = notification.data.mapValues(\.asDataString)
         data["badge"] = .string(String(badge))
@@ -104,7 +104,7 @@ public struct FCMMessage: Sendable {
             "message": [
                 "data": .object(data),
                 "apns": [
-                    "headers": ["apns-push-type": "background", "apns-priority": "5"],
+                    "headers": ["apns-push-type": "alert", "apns-priority": "5"],
                     "payload": BadgePayload.payload(badge: badge),
                 ],
                 "android": ["priority": "normal"],

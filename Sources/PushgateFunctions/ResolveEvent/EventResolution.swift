@@ -50,7 +50,9 @@ struct EventResolution: Sendable {
         for id in Self.strings(record.fields[FieldName.reminderNotificationIDs]) {
             cancelled += try await outbox.cancel(notificationID: id)
         }
-        let updates = try await sendBadgeUpdate(to: badged, eventKey: eventKey, serverKey: serverKey, at: now)
+        let updates = try await sendBadgeUpdate(
+            to: badged, resolved: try await resolvedEvent(record, resolution: resolution, serverKey: serverKey),
+            eventKey: eventKey, serverKey: serverKey, at: now)
         let resolved = try await store.commit([
             .set(
                 record.path,
@@ -66,11 +68,31 @@ struct EventResolution: Sendable {
         return Outcome(remindersCancelled: cancelled, badgeUpdates: updates)
     }
 
+    /// What the badge update says of the event where a push must show something (Web
+    /// Push): the agent's name, the resolution's line, and the event's collapse id.
+    private func resolvedEvent(_ record: Document, resolution: String, serverKey: ServerKey) async throws
+        -> ResolvedEvent
+    {
+        let agentKey = record.string(FieldName.agentKey).flatMap { SHA256Hex.isDigest($0) ? AgentKey(hex: $0) : nil }
+        var agent: Document?
+        if let agentKey { agent = try await store.document(at: NamespacePaths.agent(agentKey, of: serverKey)) }
+        let title =
+            agent?.string(FieldName.cwd).map {
+                ReplyNotificationComposer.title(displayName: agent?.string(FieldName.agentDisplayName), cwd: $0)
+            } ?? "Pushgate"
+        var event = EventComposer.Event(
+            type: record.string(FieldName.type).flatMap(EventType.init(rawValue:)) ?? .approvalRequested, cwd: nil)
+        event.eventID = record.string(FieldName.eventID)
+        return ResolvedEvent(
+            eventID: event.eventID ?? "", resolution: resolution, title: title,
+            collapseID: EventComposer.collapseID(for: event, agentKey: agentKey))
+    }
+
     /// Stores (and starts) one silent push to each installation that still has a
     /// device under the server, each phone once; answers how many.
-    private func sendBadgeUpdate(to installationIDs: [String], eventKey: String, serverKey: ServerKey, at now: Date)
-        async throws -> Int
-    {
+    private func sendBadgeUpdate(
+        to installationIDs: [String], resolved: ResolvedEvent, eventKey: String, serverKey: ServerKey, at now: Date
+    ) async throws -> Int {
         guard !installationIDs.isEmpty else { return 0 }
         let devices = try await store.documents(
             inGroup: NamespacePaths.devices, under: NamespacePaths.server(serverKey),
@@ -79,7 +101,7 @@ struct EventResolution: Sendable {
         let selected = DeviceSelection().apply(to: DeviceRecord.byInstallation(devices)).selected
         let notification = OutboxNotification(
             id: RandomUUID.make(), serverKey: serverKey.hex, agentKey: OutboxNotification.everyAgent,
-            content: .badgeUpdate(serverKey: serverKey.hex), createdAt: now,
+            content: .badgeUpdate(serverKey: serverKey.hex, resolved: resolved), createdAt: now,
             expiresAt: now.addingTimeInterval(policy.triggerRules.timeToLive))
         let deliveries = OutboxDelivery.deliveries(to: selected, of: notification.id)
         guard !deliveries.isEmpty else { return 0 }

@@ -65,7 +65,7 @@ public struct TriggerEventFunction: Sendable {
         let reads = try await read(request, serverKey: serverKey, agentKey: agentKey)
         let decision = TriggerDecision(
             request, serverKey: serverKey, agentKey: agentKey, after: reads, rules: policy.triggerRules,
-            maxListed: policy.answerMaxDevices, now: now())
+            maxListed: policy.answerMaxDevices, sealedIDKey: SealedIDKey(secret: secret), now: now())
         switch decision {
         case .unknownServer:
             // Only a registration makes a namespace: a trigger for a secret nobody

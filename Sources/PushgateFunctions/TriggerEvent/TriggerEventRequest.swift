@@ -43,7 +43,7 @@ public struct TriggerEventRequest: Sendable, Hashable {
         let typeName = try fields.requiredString("type")
         guard let type = EventType(rawValue: typeName) else {
             throw .invalidArgument(
-                "'type' must be reply_finished, approval_requested, run_completed, run_failed, run_started, run_progress, or a name of 1 to 40 of a-z, 0-9 and _ starting with a letter",
+                "'type' must be reply_finished, approval_requested, run_completed, run_failed, run_started, run_progress, run_ended, or a name of 1 to 40 of a-z, 0-9 and _ starting with a letter",
                 field: "type"
             )
         }
