@@ -213,7 +213,9 @@ function renderDevices(answer, now) {
                         device.apns_environment ? h("span", { class: "sub" },
                             `${device.apns_environment}${device.apns_environment_learned ? " (learned)" : ""}`) : null,
                         // Its pushes leave sealed for the app's keys: Apple and Google read only the neutral text.
-                        device.sealed ? h("span", { class: "sub sealed", title: "pushes sealed for the app's keys" }, "sealed") : null]
+                        device.sealed ? h("span", { class: "sub sealed", title: "pushes sealed for the app's keys" }, "sealed") : null,
+                        // Its phone signs allow and deny with a key of its own (never shown).
+                        device.can_decide ? h("span", { class: "sub decides", title: "answers approvals, signed by the phone's key" }, "decides") : null]
                     : h("span", { class: "muted" }, "none"),
                 [device.bundle_id ?? "", device.app_version ? h("span", { class: "sub" }, `version ${device.app_version}`) : null],
                 time(device.updated_at, ago(device.updated_at, now)),

@@ -26,6 +26,10 @@ public struct GatewayParts: Sendable {
     let triggerEvent: TriggerEventFunction
     let triggerReplyFinished: TriggerReplyFinishedFunction
     let resolveEvent: ResolveEventFunction
+    let decideEvent: DecideEventFunction
+    let awaitDecision: AwaitDecisionFunction
+    /// The `awaitDecision` calls this process holds.
+    public let decisionWaits: DecisionWaits
     let unregisterSubscription: UnregisterSubscriptionFunction
     let unregisterInstallation: UnregisterInstallationFunction
     let subscriptions: SubscriptionsFunction
@@ -64,6 +68,10 @@ public struct GatewayParts: Sendable {
             store: store, outbox: outbox, worker: worker, policy: policy, now: now, logger: logger)
         triggerReplyFinished = TriggerReplyFinishedFunction(trigger: triggerEvent)
         resolveEvent = ResolveEventFunction(store: store, outbox: outbox, worker: worker, policy: policy, now: now)
+        decisionWaits = DecisionWaits(store: store, limitPerNamespace: admission.maxWaitingDecisions)
+        decideEvent = DecideEventFunction(
+            store: store, outbox: outbox, worker: worker, waits: decisionWaits, policy: policy, now: now)
+        awaitDecision = AwaitDecisionFunction(store: store, waits: decisionWaits)
         unregisterSubscription = UnregisterSubscriptionFunction(store: store, outbox: outbox, now: now)
         unregisterInstallation = UnregisterInstallationFunction(store: store, outbox: outbox, now: now)
         subscriptions = SubscriptionsFunction(store: store, formats: formats)

@@ -50,6 +50,16 @@ struct DeploymentFilesTests {
     /// Runs the entrypoint with a stand-in `pushgate` that prints its arguments and
     /// the APNs URL it was given.
     func entrypoint(_ arguments: [String], environment: [String: String]) throws -> Run {
+        // A script just written may be held open for writing by a child another test
+        // forked meanwhile (Linux answers its exec ETXTBSY, "Text file busy"): run again.
+        for _ in 0..<4 {
+            let run = try entrypointOnce(arguments, environment: environment)
+            if !run.output.contains("Text file busy") { return run }
+        }
+        return try entrypointOnce(arguments, environment: environment)
+    }
+
+    private func entrypointOnce(_ arguments: [String], environment: [String: String]) throws -> Run {
         let bin = FileManager.default.temporaryDirectory.appendingPathComponent("pushgate-bin-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: bin) }

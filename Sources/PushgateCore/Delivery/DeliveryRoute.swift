@@ -1,6 +1,7 @@
 /// Where a device's push goes beyond its token: the app it registered for, for an
-/// APNs token the environment (production or sandbox) the token came from, and
-/// whether its pushes are sealed (``PayloadSealing``).
+/// APNs token the environment (production or sandbox) the token came from, whether
+/// its pushes are sealed (``PayloadSealing``), and whether its phone can decide an
+/// approval (a decision key, issue 73: its approvals carry buttons).
 ///
 /// A token works only in its own APNs environment. A registration may say which
 /// (`apns_environment`); when it did not, the app's environment is tried first and,
@@ -18,15 +19,19 @@ public struct DeliveryRoute: Sendable, Hashable {
     /// Sealed for the device's keys, or neutral; `nil`: in clear (unless its app is
     /// sealed only, ``PushSealing/sealedOnly``).
     public var sealing: PayloadSealing?
+    /// The phone registered a decision key: its approvals carry the actions that
+    /// answer them (issue 73).
+    public var decides: Bool
 
     public init(
         app: String? = nil, apnsEnvironment: APNsEnvironment? = nil, environmentStated: Bool = false,
-        sealing: PayloadSealing? = nil
+        sealing: PayloadSealing? = nil, decides: Bool = false
     ) {
         self.app = app
         self.apnsEnvironment = apnsEnvironment
         self.environmentStated = environmentStated && apnsEnvironment != nil
         self.sealing = sealing
+        self.decides = decides
     }
 
     /// The app's default environment, and nothing stated.
@@ -37,16 +42,17 @@ public struct DeliveryRoute: Sendable, Hashable {
 
     /// The same app and sealing, delivered in `environment`: learned, not stated.
     public func learned(_ environment: APNsEnvironment) -> DeliveryRoute {
-        DeliveryRoute(app: app, apnsEnvironment: environment, environmentStated: false, sealing: sealing)
+        DeliveryRoute(
+            app: app, apnsEnvironment: environment, environmentStated: false, sealing: sealing, decides: decides)
     }
 
     /// As the outbox stores it: `nil` for ``unstated``, else the environment (with
-    /// `!` when stated), `~` and the sealing when there is one (``PayloadSealing``'s
-    /// text, never holding a space), a space, and the app (`"sandbox! com.example.app"`,
-    /// `" com.example.app"`, `"~BCVx….BTBZ… com.example.app"`).
+    /// `!` when stated), `?` when the phone decides, `~` and the sealing when there is
+    /// one (``PayloadSealing``'s text, never holding a space), a space, and the app
+    /// (`"sandbox! com.example.app"`, `" com.example.app"`, `"?~BCVx….BTBZ… com.example.app"`).
     public var stored: String? {
         guard self != .unstated else { return nil }
-        return (apnsEnvironment?.rawValue ?? "") + (environmentStated ? "!" : "")
+        return (apnsEnvironment?.rawValue ?? "") + (environmentStated ? "!" : "") + (decides ? "?" : "")
             + (sealing.map { "~" + $0.stored } ?? "") + " " + (app ?? "")
     }
 
@@ -67,15 +73,19 @@ public struct DeliveryRoute: Sendable, Hashable {
             sealing = parsed
             environment = environment[..<tilde]
         }
+        let decides = environment.hasSuffix("?")
+        if decides { environment = environment.dropLast() }
         let stated = environment.hasSuffix("!")
         if stated { environment = environment.dropLast() }
         let app = stored[stored.index(after: space)...]
         if environment.isEmpty {
-            self.init(app: app.isEmpty ? nil : String(app), sealing: sealing)
+            guard !stated else { return nil }
+            self.init(app: app.isEmpty ? nil : String(app), sealing: sealing, decides: decides)
             return
         }
         guard let parsed = APNsEnvironment(rawValue: String(environment)) else { return nil }
         self.init(
-            app: app.isEmpty ? nil : String(app), apnsEnvironment: parsed, environmentStated: stated, sealing: sealing)
+            app: app.isEmpty ? nil : String(app), apnsEnvironment: parsed, environmentStated: stated, sealing: sealing,
+            decides: decides)
     }
 }

@@ -7,7 +7,11 @@ public struct FunctionError: Error, Sendable, Hashable, CustomStringConvertible 
     public enum Code: String, Sendable, Hashable, CaseIterable {
         case invalidArgument = "INVALID_ARGUMENT"
         case unauthenticated = "UNAUTHENTICATED"
+        /// The caller is known but may not do this (a phone that was not asked): 403.
+        case permissionDenied = "PERMISSION_DENIED"
         case notFound = "NOT_FOUND"
+        /// Another answer came first (an approval decided or resolved already): 409.
+        case aborted = "ABORTED"
         case methodNotAllowed = "METHOD_NOT_ALLOWED"
         case payloadTooLarge = "PAYLOAD_TOO_LARGE"
         /// A cap on a namespace's growth is reached (devices per agent, agents per server): 409.
@@ -22,12 +26,23 @@ public struct FunctionError: Error, Sendable, Hashable, CustomStringConvertible 
     public let field: String?
     /// Whole seconds after which the same call may succeed (`Retry-After`), for limits.
     public let retryAfter: Int?
+    /// A word for programs, where one status covers several causes (`bad_signature`,
+    /// `not_a_recipient`, `already_decided`, …).
+    public let reason: String?
+    /// What the caller needs beside the reason (the decision that came first, …),
+    /// snake case, beside `status` and `message` in the error JSON.
+    public let details: [String: JSONValue]
 
-    public init(_ code: Code, _ message: String, field: String? = nil, retryAfter: Int? = nil) {
+    public init(
+        _ code: Code, _ message: String, field: String? = nil, retryAfter: Int? = nil, reason: String? = nil,
+        details: [String: JSONValue] = [:]
+    ) {
         self.code = code
         self.message = message
         self.field = field
         self.retryAfter = retryAfter
+        self.reason = reason
+        self.details = details
     }
 
     /// A request field is missing, of the wrong type or out of range.

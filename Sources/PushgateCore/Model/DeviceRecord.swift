@@ -15,7 +15,7 @@ public struct DeviceRecord: Sendable, Hashable {
     /// which send ordinary pushes only, do not read them.
     public static func fieldsRead(_ formats: PushAddressFormats, activities: Bool = false) -> [String] {
         formats.documentFields + [FieldName.bundleID, FieldName.apnsEnvironment, FieldName.apnsEnvironmentLearned]
-            + [FieldName.payloadKeys]
+            + [FieldName.payloadKeys, FieldName.decisionKey]
             + (activities ? [FieldName.activityStartToken, FieldName.activityToken] : [])
     }
 
@@ -42,13 +42,15 @@ public struct DeviceRecord: Sendable, Hashable {
         activityToken = document.string(FieldName.activityToken)
         let sealing = sealsItself ? nil : PayloadSealing(field: document.fields[FieldName.payloadKeys])
         let app = document.string(FieldName.bundleID)
+        let decides = document.string(FieldName.decisionKey) != nil
         self.route =
             environments
             ? DeliveryRoute(
                 app: app,
                 apnsEnvironment: document.string(FieldName.apnsEnvironment).flatMap(APNsEnvironment.init(rawValue:)),
-                environmentStated: document.fields[FieldName.apnsEnvironmentLearned] != .bool(true), sealing: sealing)
-            : DeliveryRoute(app: app, sealing: sealing)
+                environmentStated: document.fields[FieldName.apnsEnvironmentLearned] != .bool(true), sealing: sealing,
+                decides: decides)
+            : DeliveryRoute(app: app, sealing: sealing, decides: decides)
     }
 
     public var installationID: String { path.documentID }

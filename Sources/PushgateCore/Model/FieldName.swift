@@ -29,6 +29,9 @@ public enum FieldName {
     public static let apnsEnvironmentLearned = "apnsEnvironmentLearned"
     /// `{"p256dh", "auth"}`: the keys its pushes are sealed for (issue 63), base64url.
     public static let payloadKeys = "payloadKeys"
+    /// The installation's decision key (issue 73): the base64url of the uncompressed
+    /// P-256 public key its phone signs allow and deny with.
+    public static let decisionKey = "decisionKey"
     /// Its ActivityKit push-to-start token (issue 64, lower-case hex): the
     /// installation's, under every agent, as its device token.
     public static let activityStartToken = "activityStartToken"
@@ -58,4 +61,14 @@ public enum FieldName {
     public static let resolution = "resolution"
     /// When an event nobody resolved is resolved as `expired`; removed once resolved.
     public static let expiresAt = "expiresAt"
+    /// An approval decided from a phone (issue 73): `allow` or `deny`, the deciding
+    /// installation, when, the phone's reason, and the proof — when it was signed,
+    /// the signature, and the decision key it verified with.
+    public static let decision = "decision"
+    public static let decidedBy = "decidedBy"
+    public static let decidedAt = "decidedAt"
+    public static let decisionMessage = "decisionMessage"
+    public static let decisionSignedAt = "decisionSignedAt"
+    public static let decisionSignature = "decisionSignature"
+    public static let decisionKeyUsed = "decisionKeyUsed"
 }

@@ -1,5 +1,6 @@
 import Foundation
 import PushgateLiveActivity
+import PushgateSealing
 
 /// The documents `store/LAYOUT.md` allows, as rules an import checks each record
 /// against: where a document may live (its path and the form of each key), which
@@ -44,6 +45,8 @@ public enum DocumentLayout {
         /// The keys a device's pushes are sealed for, as `registerSubscription` stores
         /// them: `{"p256dh", "auth"}`, base64url without padding.
         case payloadKeys
+        /// A phone's decision key: an uncompressed P-256 point, base64url without padding.
+        case decisionKey
         case oneOf(Set<String>)
         /// One-line text (no control, bidirectional or separator character) of
         /// `characters` characters, as a request's field of that name.
@@ -102,6 +105,7 @@ public enum DocumentLayout {
                 } else {
                     false
                 }
+            case .decisionKey: value.stringValue.map { DecisionKey($0)?.text == $0 } ?? false
             case .anything: true
             case .oneOf(let allowed): value.stringValue.map(allowed.contains) ?? false
             case .eventType: value.stringValue.flatMap(EventType.init(rawValue:)) != nil
@@ -139,6 +143,7 @@ public enum DocumentLayout {
             case .activityState: "a Live Activity's content state (phase, startedAt, updatedAt, …)"
             case .seconds: "a whole number of seconds since 1970"
             case .payloadKeys: #"{"p256dh", "auth"}: a P-256 point (65 bytes) and 16 bytes, base64url without padding"#
+            case .decisionKey: "an uncompressed P-256 public key (65 bytes), base64url without padding"
             case .anything: "any value"
             case .oneOf(let allowed): allowed.sorted().map { "\"\($0)\"" }.joined(separator: " or ")
             case .text(let characters): "a string of \(characters.lowerBound) to \(characters.upperBound) characters"
@@ -190,6 +195,7 @@ public enum DocumentLayout {
                 FieldName.apnsEnvironment: optional(.oneOf(["production", "sandbox"])),
                 FieldName.apnsEnvironmentLearned: optional(.trueFlag),
                 FieldName.payloadKeys: optional(.payloadKeys),
+                FieldName.decisionKey: optional(.decisionKey),
                 FieldName.activityStartToken: optional(.hexToken), FieldName.activityToken: optional(.hexToken),
                 FieldName.activityRunID: optional(.text(characters: 1...128)),
                 FieldName.activityRegisteredAt: optional(.pastTimestamp),

@@ -126,6 +126,29 @@ public struct RequestFields: Sendable {
         }
     }
 
+    /// A whole number within `range`, which may be absent (or `null`); a fraction, a
+    /// string or a number out of range is the error naming the field.
+    public func optionalInteger(_ name: String, in range: ClosedRange<Int64>) throws(FunctionError) -> Int64? {
+        switch object[name] {
+        case nil, .null?: return nil
+        case .number(let value)?:
+            guard let whole = Int64(exactly: value), range.contains(whole) else {
+                throw .invalidArgument(
+                    "'\(name)' must be a whole number from \(range.lowerBound) to \(range.upperBound)", field: name)
+            }
+            return whole
+        case let other?: throw .invalidArgument("'\(name)' must be a number, not \(other.kindName)", field: name)
+        }
+    }
+
+    /// A whole number within `range` that must be there.
+    public func requiredInteger(_ name: String, in range: ClosedRange<Int64>) throws(FunctionError) -> Int64 {
+        guard let value = try optionalInteger(name, in: range) else {
+            throw .invalidArgument("'\(name)' is required", field: name)
+        }
+        return value
+    }
+
     /// A boolean field that may be absent (or `null`).
     public func optionalBool(_ name: String) throws(FunctionError) -> Bool? {
         switch object[name] {

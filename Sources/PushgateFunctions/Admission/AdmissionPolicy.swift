@@ -8,6 +8,8 @@ public struct AdmissionPolicy: Sendable, Hashable {
     public var maxDevicesPerAgent = 10_000
     /// Agents one server may have (`PUSHGATE_MAX_AGENTS_PER_SERVER`); a new one beyond is refused.
     public var maxAgentsPerServer = 10_000
+    /// `awaitDecision` calls one server may hold at once (`PUSHGATE_MAX_WAITING_DECISIONS`).
+    public var maxWaitingDecisions = 100
     /// Schemes `app_url` may use besides `https` (`PUSHGATE_APP_URL_SCHEMES`).
     public var appURLSchemes = TriggerEventRequest.defaultAppURLSchemes
     /// The apps a registration's `bundle_id` may name (the file's `apps:`); `nil`:

@@ -39,7 +39,8 @@ enum AgentDevicesPage {
 
     /// What the device document says: never its whole token, only the kind and a
     /// preview of the one pushes go to (``PushAddressFormat/preview``: its first 8
-    /// characters, a Web Push endpoint's origin), and whether its pushes are sealed.
+    /// characters, a Web Push endpoint's origin), whether its pushes are sealed, and
+    /// whether its phone can decide approvals.
     static func describe(_ device: Document, formats: PushAddressFormats) -> [String: JSONValue] {
         var entry: [String: JSONValue] = ["installation_id": .string(device.path.documentID)]
         let record = DeviceRecord(document: device, formats: formats)
@@ -49,6 +50,8 @@ enum AgentDevicesPage {
         }
         // Its pushes go out sealed for the keys it registered (never the keys themselves).
         if case .sealed? = record.route.sealing { entry["sealed"] = .bool(true) }
+        // Its phone can answer approvals (a decision key; never the key itself).
+        if record.route.decides { entry["can_decide"] = .bool(true) }
         for (name, field) in [
             ("platform", FieldName.platform), ("app_version", FieldName.appVersion), ("bundle_id", FieldName.bundleID),
             ("apns_environment", FieldName.apnsEnvironment), ("created_at", FieldName.createdAt),

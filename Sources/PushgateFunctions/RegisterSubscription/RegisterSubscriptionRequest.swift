@@ -21,6 +21,9 @@ public struct RegisterSubscriptionRequest: Sendable, Hashable {
     /// The installation's ActivityKit push-to-start token (`activity_start_token`,
     /// issue 64), lower-case hex; `nil`: the stored one stays.
     public let activityStartToken: String?
+    /// The key its phone signs decisions with (`decision_key`, issue 73); `nil`: the
+    /// stored one stays.
+    public let decisionKey: DecisionKey?
 
     /// Checks every field of the body (see `functions/registerSubscription/`); the
     /// push addresses are those of `formats`, each checked by its service's rule.
@@ -75,6 +78,9 @@ public struct RegisterSubscriptionRequest: Sendable, Hashable {
         }
         activityStartToken = try fields.optionalString("activity_start_token").map { token throws(FunctionError) in
             try FieldRules.hexToken(token, field: "activity_start_token")
+        }
+        decisionKey = try fields.optionalString("decision_key").map { key throws(FunctionError) in
+            try DecisionKey(registered: key, field: "decision_key")
         }
     }
 

@@ -3,6 +3,7 @@ import Logging
 import Metrics
 import PushgateCore
 import PushgateDelivery
+import PushgateSealing
 import ServiceLifecycle
 
 /// Resolves as `expired` the events nobody resolved once their last push has run
@@ -60,7 +61,11 @@ public struct EventExpiry: Service {
             // servers/{serverKey}/events/{id}
             guard record.path.segments.count == 4 else { continue }
             let serverKey = ServerKey(hex: record.path.segments[1])
-            if try await resolution.resolve(record, serverKey: serverKey, resolution: "expired", at: now) != nil {
+            // Decided on a phone by a process that died before it resolved the event
+            // (the decision made it due at once): resolved as decided, not as expired.
+            let decided = record.string(FieldName.decision).flatMap(SignedDecision.Decision.init(rawValue:))
+            let word = decided.map(EventResolution.resolution(of:)) ?? "expired"
+            if try await resolution.resolve(record, serverKey: serverKey, resolution: word, at: now) != nil {
                 expired += 1
             }
         }

@@ -1,6 +1,7 @@
 import Foundation
 import PushgateCore
 import PushgateDelivery
+import PushgateSealing
 
 /// Resolves an event once, whether `resolveEvent` asks or its time ran out
 /// (``EventExpiry``): the installations it counted lose it from their badge, its
@@ -110,6 +111,14 @@ struct EventResolution: Sendable {
                 notification, deliveries: deliveries,
                 idempotency: .init(key: "badge-update:" + eventKey, window: policy.idempotencyWindow.seconds)))
         return deliveries.count
+    }
+
+    /// The resolution a phone's decision makes: `allowed` or `denied`.
+    static func resolution(of decision: SignedDecision.Decision) -> String {
+        switch decision {
+        case .allow: "allowed"
+        case .deny: "denied"
+        }
     }
 
     private static func strings(_ value: JSONValue?) -> [String] {

@@ -30,6 +30,7 @@ extension SettingSources {
         var policy = AdmissionPolicy()
         policy.maxDevicesPerAgent = try value(.maxDevicesPerAgent)
         policy.maxAgentsPerServer = try value(.maxAgentsPerServer)
+        policy.maxWaitingDecisions = try value(.maxWaitingDecisions)
         policy.appURLSchemes = try value(.appURLSchemes)
         return policy
     }

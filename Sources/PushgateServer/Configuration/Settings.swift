@@ -193,6 +193,11 @@ extension Setting {
             "max_agents_per_server", default: "10000", of: "agents", minimum: 1,
             "Agents one server may have; a new one beyond is refused (409).")
     }
+    public static var maxWaitingDecisions: Setting<Int> {
+        .limit(
+            "max_waiting_decisions", default: "100", of: "waits", minimum: 1,
+            "awaitDecision calls one server may hold at once; one more is refused (429).")
+    }
     public static var appURLSchemes: Setting<Set<String>> {
         Setting<Set<String>>(
             "app_url_schemes", default: "codeagents",
@@ -296,7 +301,7 @@ extension AnySetting {
             Setting<Int>.healthRatePerAddress.erased, Setting<Int>.ipv6Prefix.erased,
             Setting<Int>.newNamespacesPerAddress.erased, Setting<[IPNetwork]>.trustedProxies.erased,
             Setting<Int>.maxDevicesPerAgent.erased, Setting<Int>.maxAgentsPerServer.erased,
-            Setting<Set<String>>.appURLSchemes.erased,
+            Setting<Int>.maxWaitingDecisions.erased, Setting<Set<String>>.appURLSchemes.erased,
             Setting<TimeInterval>.presenceConnected.erased, Setting<TimeInterval>.presenceRecent.erased,
         ]
 }

@@ -24,6 +24,8 @@ struct FunctionRoutes {
             "/triggerReplyFinished": [.post],
             "/triggerEvent": [.post],
             "/resolveEvent": [.post],
+            "/decideEvent": [.post],
+            "/awaitDecision": [.post],
             "/unregisterSubscription": [.post],
             "/unregisterInstallation": [.post],
             "/subscriptions": [.get],
@@ -72,6 +74,20 @@ struct FunctionRoutes {
             let (secret, fields) = try await Self.read(request, receivedAt: parts.now())
             return try JSONAnswer.response(
                 try await parts.resolveEvent(secret: secret, ResolveEventRequest(fields: fields)))
+        }
+        router.post("decideEvent") { request, _ in
+            let (secret, fields) = try await Self.read(request, receivedAt: parts.now())
+            return try JSONAnswer.response(
+                try await parts.decideEvent(secret: secret, DecideEventRequest(fields: fields)))
+        }
+        router.post("awaitDecision") { request, context in
+            let (secret, fields) = try await Self.read(request, receivedAt: parts.now())
+            let call = try AwaitDecisionRequest(fields: fields)
+            // A caller that goes away frees its wait at once.
+            let answer = try await context.untilClientLeaves {
+                try await parts.awaitDecision(secret: secret, call)
+            }
+            return try JSONAnswer.response(json: answer.json)
         }
         router.post("unregisterSubscription") { request, _ in
             let (secret, fields) = try await Self.read(request, receivedAt: parts.now())

@@ -1,0 +1,148 @@
+import Foundation
+import Metrics
+import PushgateCore
+import PushgateDelivery
+import PushgateSealing
+
+/// `decideEvent` (issue 73): a phone answers an approval — allow or deny, and a
+/// reason — signed by its own decision key. Taken only when the event is a pending
+/// approval of the namespace, the installation was pushed it, its registered key
+/// verifies the signature, and the signature is fresh (``SignedDecision/maxClockSkew``).
+/// The first decision wins, atomically, whichever process takes it; it resolves the
+/// event (`allowed` / `denied`: reminders withdrawn, badges down, as `resolveEvent`)
+/// and is kept on the event with its proof, for the waiting hook to check again.
+public struct DecideEventFunction: Sendable {
+    private let store: any DocumentStore
+    private let outbox: any OutboxWriting & OutboxQueries
+    private let resolution: EventResolution
+    private let waits: DecisionWaits
+    private let now: @Sendable () -> Date
+
+    public init(
+        store: any DocumentStore, outbox: any OutboxWriting & OutboxQueries, worker: DeliveryWorker,
+        waits: DecisionWaits, policy: DeliveryPolicy = DeliveryPolicy(), now: @escaping @Sendable () -> Date = Date.init
+    ) {
+        self.store = store
+        self.outbox = outbox
+        self.resolution = EventResolution(store: store, outbox: outbox, worker: worker, policy: policy)
+        self.waits = waits
+        self.now = now
+    }
+
+    public func callAsFunction(secret: PushSecret, _ request: DecideEventRequest) async throws -> DecideEventAnswer {
+        do {
+            let answer = try await decide(secret: secret, request)
+            Self.count(request.decision, outcome: "taken")
+            return answer
+        } catch let error as FunctionError {
+            Self.count(request.decision, outcome: error.reason ?? error.code.rawValue.lowercased())
+            throw error
+        }
+    }
+
+    private func decide(secret: PushSecret, _ request: DecideEventRequest) async throws -> DecideEventAnswer {
+        let serverKey = secret.serverKey
+        let path = NamespacePaths.event(request.eventID, of: serverKey)
+        guard let record = try await store.document(at: path),
+            record.string(FieldName.type) == EventType.approvalRequested.rawValue
+        else {
+            throw FunctionError(.notFound, "no approval with this event_id under this server", field: "event_id")
+        }
+        if let conflict = Self.conflict(record) { throw conflict }
+        guard try await wasPushed(record, to: request.installationID) else {
+            throw FunctionError(
+                .permissionDenied, "this installation was not sent this approval", field: "installation_id",
+                reason: "not_a_recipient")
+        }
+        guard let key = try await decisionKey(of: request.installationID, record: record, serverKey: serverKey) else {
+            throw FunctionError(
+                .permissionDenied, "this installation registered no decision_key", field: "installation_id",
+                reason: "no_decision_key")
+        }
+        let now = self.now()
+        let signed = request.signed(serverKey: serverKey)
+        guard signed.isFresh(at: now) else {
+            throw FunctionError(
+                .invalidArgument,
+                "'signed_at' is more than \(Int(SignedDecision.maxClockSkew)) s from the gateway's clock: sign again",
+                field: "signed_at", reason: "stale")
+        }
+        guard signed.isSigned(by: key) else {
+            throw FunctionError(
+                .unauthenticated, "the signature is not this installation's decision key's over this decision",
+                field: "signature", reason: "bad_signature")
+        }
+        let decidedAt = RFC3339.format(now)
+        var fields: [String: FieldValue] = [
+            FieldName.decision: .value(.string(request.decision.rawValue)),
+            FieldName.decidedBy: .value(.string(request.installationID)),
+            FieldName.decidedAt: .value(.string(decidedAt)),
+            FieldName.decisionSignedAt: .value(.number(Double(request.signedAt))),
+            FieldName.decisionSignature: .value(.string(request.signature)),
+            FieldName.decisionKeyUsed: .value(.string(key.text)),
+            // Due at once: should this process die before it resolves the event, the
+            // expiry sweep of any process resolves it as decided within a minute.
+            FieldName.expiresAt: .value(.string(decidedAt)),
+        ]
+        fields[FieldName.decisionMessage] = request.message.map { .value(.string($0)) }
+        // The first decision wins: the write holds only where none is yet.
+        let claimed = try await store.commit([.set(path, fields, if: .fieldMissing(FieldName.decidedAt))])
+        guard claimed.first?.applied == true else {
+            throw Self.conflict(try await store.document(at: path) ?? record)
+                ?? FunctionError(.aborted, "another answer came first", reason: "already_decided")
+        }
+        if let decided = try await store.document(at: path) { waits.settled(decided) }
+        _ = try await resolution.resolve(
+            record, serverKey: serverKey, resolution: EventResolution.resolution(of: request.decision), at: now)
+        return DecideEventAnswer(
+            eventID: request.eventID, decision: request.decision.rawValue, decidedBy: request.installationID,
+            decidedAt: decidedAt)
+    }
+
+    /// The 409 for a record decided or resolved already; `nil` while it is pending.
+    static func conflict(_ record: Document) -> FunctionError? {
+        if let decision = record.string(FieldName.decision), let decidedAt = record.string(FieldName.decidedAt) {
+            return FunctionError(
+                .aborted, "this approval was decided already: the first decision stands", reason: "already_decided",
+                details: [
+                    "decision": .string(decision), "decided_by": .string(record.string(FieldName.decidedBy) ?? ""),
+                    "decided_at": .string(decidedAt),
+                ])
+        }
+        if let resolution = record.string(FieldName.resolution), record.string(FieldName.resolvedAt) != nil {
+            return FunctionError(
+                .aborted, "this approval was resolved already (\(resolution))", reason: "already_resolved",
+                details: ["resolution": .string(resolution)])
+        }
+        return nil
+    }
+
+    /// Whether the event's push went to `installationID` (its outbox delivery).
+    private func wasPushed(_ record: Document, to installationID: String) async throws -> Bool {
+        guard let notificationID = record.string(FieldName.notificationID) else { return false }
+        return try await outbox.statuses(of: notificationID).contains { $0.installationID == installationID }
+    }
+
+    /// The decision key the installation registered: on its device under the event's
+    /// agent, or, for an event to the whole server, under any agent.
+    private func decisionKey(of installationID: String, record: Document, serverKey: ServerKey) async throws
+        -> DecisionKey?
+    {
+        let devices: [Document]
+        if let agent = record.string(FieldName.agentKey), SHA256Hex.isDigest(agent) {
+            devices = try await store.documents(
+                at: [try NamespacePaths.device(installationID, of: AgentKey(hex: agent), of: serverKey)])
+        } else {
+            devices = try await store.documents(
+                inGroup: NamespacePaths.devices, under: NamespacePaths.server(serverKey),
+                where: .documentIDIn([installationID]))
+        }
+        return devices.lazy.compactMap { $0.string(FieldName.decisionKey).flatMap(DecisionKey.init) }.first
+    }
+
+    /// `pushgate_decisions_total{decision, outcome}`: taken, or why not.
+    private static func count(_ decision: SignedDecision.Decision, outcome: String) {
+        Counter(label: "pushgate_decisions_total", dimensions: [("decision", decision.rawValue), ("outcome", outcome)])
+            .increment()
+    }
+}

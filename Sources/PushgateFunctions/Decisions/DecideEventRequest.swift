@@ -1,0 +1,47 @@
+import PushgateCore
+import PushgateSealing
+
+/// A checked `decideEvent` body (see `functions/decideEvent/`): a phone's signed
+/// answer to an approval (issue 73).
+public struct DecideEventRequest: Sendable, Hashable {
+    public let eventID: String
+    public let installationID: String
+    public let decision: SignedDecision.Decision
+    public let message: String?
+    public let signedAt: Int64
+    public let signature: String
+
+    public init(fields: RequestFields) throws(FunctionError) {
+        eventID = try fields.requiredString("event_id")
+        guard (1...200).contains(eventID.count) else {
+            throw .invalidArgument("'event_id' must be 1 to 200 characters", field: "event_id")
+        }
+        installationID = try FieldRules.installationID(fields.requiredString("installation_id"))
+        let word = try fields.requiredString("decision")
+        guard let decision = SignedDecision.Decision(rawValue: word) else {
+            throw .invalidArgument("'decision' must be allow or deny", field: "decision")
+        }
+        self.decision = decision
+        message = try fields.optionalString("message", multiline: true).map { text throws(FunctionError) in
+            guard text.count <= SignedDecision.maxMessageCharacters else {
+                throw .invalidArgument(
+                    "'message' is \(text.count) characters; at most \(SignedDecision.maxMessageCharacters) are allowed",
+                    field: "message")
+            }
+            return text
+        }.flatMap { $0.isEmpty ? nil : $0 }
+        signedAt = try fields.requiredInteger("signed_at", in: 1...253_402_300_799)
+        signature = try fields.requiredString("signature")
+        guard signature.utf8.count <= 100, let raw = Base64URL.decode(signature), raw.count == 64 else {
+            throw .invalidArgument(
+                "'signature' must be the base64url of a raw 64-byte ECDSA P-256 signature (r‖s)", field: "signature")
+        }
+    }
+
+    /// The decision as the phone signed it, under `serverKey`.
+    public func signed(serverKey: ServerKey) -> SignedDecision {
+        SignedDecision(
+            serverKey: serverKey.hex, eventID: eventID, installationID: installationID, decision: decision,
+            signedAt: signedAt, message: message, signature: signature)
+    }
+}

@@ -1,0 +1,39 @@
+import Foundation
+
+#if canImport(CryptoKit)
+    import CryptoKit
+#else
+    import Crypto
+#endif
+
+/// The public key a phone decides with (issue 73): an uncompressed P-256 point, 65
+/// bytes in X9.63 form — what CryptoKit's `P256.Signing.PublicKey.x963Representation`
+/// gives, and what a Secure Enclave key exports — base64url. Only the phone holds the
+/// private half, so only it can sign an allow or a deny: not a leaked push secret,
+/// not a gateway that lies. Shared by the gateway, the app (`PushgateClient`) and the
+/// hook that checks a decision again.
+public struct DecisionKey: Sendable, Hashable, CustomStringConvertible {
+    public let publicKey: P256.Signing.PublicKey
+    /// Base64url without padding: one spelling per key.
+    public let text: String
+
+    /// `nil` for anything but a point on P-256 in uncompressed form.
+    public init?(_ text: String) {
+        guard text.utf8.count <= 100, let bytes = Base64URL.decode(text), bytes.count == 65, bytes.first == 4,
+            let key = try? P256.Signing.PublicKey(x963Representation: bytes)
+        else { return nil }
+        publicKey = key
+        self.text = Base64URL.encode(bytes)
+    }
+
+    public static func == (left: DecisionKey, right: DecisionKey) -> Bool { left.text == right.text }
+    public func hash(into hasher: inout Hasher) { hasher.combine(text) }
+
+    /// Its SHA-256 fingerprint, first 8 bytes in hex: what a line may name instead
+    /// of the key.
+    public var fingerprint: String {
+        SHA256.hash(data: Data(text.utf8)).prefix(8).map { String(format: "%02x", $0) }.joined()
+    }
+
+    public var description: String { "decision key \(fingerprint)" }
+}

@@ -1,0 +1,96 @@
+import Foundation
+
+#if canImport(CryptoKit)
+    import CryptoKit
+#else
+    import Crypto
+#endif
+
+/// A person's answer to an approval, signed by their phone's decision key (issue
+/// 73): ECDSA P-256 over SHA-256 of the UTF-8 text
+///
+/// ```
+/// pushgate-decision-v1\n<server_key>\n<event_id>\n<installation_id>\n<decision>\n<signed_at>\n<message or empty>
+/// ```
+///
+/// the signature raw `r‖s` (64 bytes), base64url. The gateway checks it before it
+/// takes a decision; the waiting hook checks it again against the key it pinned, so a
+/// gateway that lies cannot allow a command.
+public struct SignedDecision: Sendable, Hashable {
+    public enum Decision: String, Sendable, Hashable, CaseIterable {
+        case allow, deny
+    }
+
+    /// The first line of every signed text: what a signature is for, and its version.
+    public static let label = "pushgate-decision-v1"
+    /// The longest `message`.
+    public static let maxMessageCharacters = 1000
+    /// How far `signed_at` may be from the gateway's clock, either way.
+    public static let maxClockSkew: TimeInterval = 300
+
+    public let serverKey: String
+    public let eventID: String
+    public let installationID: String
+    public let decision: Decision
+    /// Unix seconds.
+    public let signedAt: Int64
+    public let message: String?
+    /// Base64url of the raw 64-byte signature.
+    public let signature: String
+
+    public init(
+        serverKey: String, eventID: String, installationID: String, decision: Decision, signedAt: Int64,
+        message: String?, signature: String
+    ) {
+        self.serverKey = serverKey
+        self.eventID = eventID
+        self.installationID = installationID
+        self.decision = decision
+        self.signedAt = signedAt
+        self.message = message
+        self.signature = signature
+    }
+
+    /// The text the phone signs.
+    public static func signedText(
+        serverKey: String, eventID: String, installationID: String, decision: Decision, signedAt: Int64,
+        message: String?
+    ) -> Data {
+        Data(
+            [label, serverKey, eventID, installationID, decision.rawValue, String(signedAt), message ?? ""]
+                .joined(separator: "\n").utf8)
+    }
+
+    public var signedText: Data {
+        Self.signedText(
+            serverKey: serverKey, eventID: eventID, installationID: installationID, decision: decision,
+            signedAt: signedAt, message: message)
+    }
+
+    /// Whether `key` signed this decision.
+    public func isSigned(by key: DecisionKey) -> Bool {
+        guard let raw = Base64URL.decode(signature), raw.count == 64,
+            let parsed = try? P256.Signing.ECDSASignature(rawRepresentation: raw)
+        else { return false }
+        return key.publicKey.isValidSignature(parsed, for: signedText)
+    }
+
+    /// Whether it was signed within ``maxClockSkew`` of `now`.
+    public func isFresh(at now: Date) -> Bool {
+        abs(Double(signedAt) - now.timeIntervalSince1970) <= Self.maxClockSkew
+    }
+
+    /// Signs as a phone does (the client package, the emulators' phone, `pushgate decide`).
+    public static func sign(
+        with key: P256.Signing.PrivateKey, serverKey: String, eventID: String, installationID: String,
+        decision: Decision, signedAt: Int64, message: String?
+    ) throws -> SignedDecision {
+        let text = signedText(
+            serverKey: serverKey, eventID: eventID, installationID: installationID, decision: decision,
+            signedAt: signedAt, message: message)
+        let signature = try key.signature(for: text)
+        return SignedDecision(
+            serverKey: serverKey, eventID: eventID, installationID: installationID, decision: decision,
+            signedAt: signedAt, message: message, signature: Base64URL.encode(signature.rawRepresentation))
+    }
+}
