@@ -105,7 +105,7 @@ public final class APNsPushProvider: PushProvider, Service {
                 bodies = targets.map { sealing.sealing(of: $0.route) == nil ? whole : redacted }
             } else {
                 bodies = try sealing.payloads(
-                    notification, to: targets, maxBytes: AlertPayload.maxBytes,
+                    notification, to: targets, maxBytes: AlertPayload.maxBytes, actions: configuration.approvalActions,
                     measure: { try Self.payload($0, badge: $1).count },
                     build: { ByteBuffer(bytes: try Self.payload($0, badge: $1)) })
             }

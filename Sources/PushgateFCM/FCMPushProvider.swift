@@ -94,7 +94,7 @@ public final class FCMPushProvider: PushProvider, Service {
         do {
             messages = try configuration.sealing.payloads(
                 notification, to: targets, maxBytes: FCMMessage.maxForwardedBytes,
-                measure: FCMMessage.forwardedBytes, build: FCMMessage.init)
+                actions: configuration.approvalActions, measure: FCMMessage.forwardedBytes, build: FCMMessage.init)
         } catch {
             return targets.map { _ in .failed(reason: "PayloadEncoding") }
         }

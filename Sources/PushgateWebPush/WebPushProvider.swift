@@ -57,8 +57,10 @@ public final class WebPushProvider: PushProvider {
         // with the same collapse id (a reminder, a resolution's line) replaces it.
         let tag = notification.collapseID.isEmpty ? nil : WebPushHeaders.topic(for: notification.collapseID)
         do {
-            plaintexts = try PerBadge.map(targets, of: notification) {
-                try SealedPlaintext.encode(notification, badge: $0, maxBytes: SealedRecord.maxPlaintext, tag: tag)
+            // A browser that can decide an approval gets its actions (the category's
+            // name means nothing to a service worker: the plaintext names them).
+            plaintexts = try PayloadVariant.map(targets, of: notification, actions: ApprovalActions()) { shown, badge in
+                try SealedPlaintext.encode(shown, badge: badge, maxBytes: SealedRecord.maxPlaintext, tag: tag)
             }
         } catch {
             return targets.map { _ in .failed(reason: "PayloadEncoding") }

@@ -42,6 +42,7 @@ extension APNsConfiguration {
             timeToLive: .seconds(try settings.value(.apnsTTL))
         )
         configuration.sealing = try PushSealing.read(from: settings)
+        configuration.approvalActions = try ApprovalActions.read(from: settings)
         configuration.activityAttributesType = try settings.value(.apnsActivityAttributesType)
         configuration.settingNames = .init(
             credentials: credentials.map(settings.name(of:)).joined(separator: ", ") + " and "

@@ -16,6 +16,7 @@ public struct APNsConfiguration: Sendable {
             maxAttempts: maxAttempts, idlePingInterval: idlePingInterval)
         copy.settingNames = settingNames
         copy.sealing = sealing
+        copy.approvalActions = approvalActions
         copy.activityAttributesType = activityAttributesType
         return copy
     }
@@ -68,6 +69,8 @@ public struct APNsConfiguration: Sendable {
     public var settingNames = SettingNames()
     /// The app's rule for sealed pushes: the neutral text, whether keys are required.
     public var sealing = PushSealing()
+    /// What an approval carries to a phone that can decide it (issue 73).
+    public var approvalActions = ApprovalActions()
     /// The `attributes-type` of a Live Activity it starts by push (issue 64).
     public var activityAttributesType = "AgentRunAttributes"
 

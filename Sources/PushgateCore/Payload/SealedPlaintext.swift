@@ -4,7 +4,8 @@
 /// push shows one), within `maxBytes`: the preview cut to fit, never the data
 /// (``AlertPayload``'s rules). `tag` (Web Push) is what a service worker shows the
 /// notification under, so that a newer one with the same tag replaces it, as its
-/// `Topic` replaces an undelivered one. A badge update shows its resolution's line
+/// `Topic` replaces an undelivered one. A browser that can decide an approval gets its
+/// `actions` (`allow`, `deny`) and `require_interaction`. A badge update shows its resolution's line
 /// (``PushNotification/badgeUpdate(serverKey:resolved:)``): a Web Push never shows
 /// nothing.
 public enum SealedPlaintext {
@@ -28,6 +29,12 @@ public enum SealedPlaintext {
                 "data": .object(fitted.data.mapValues(\.asDataString)),
             ]
             object["tag"] = tag.map(JSONValue.string)
+            if notification.category != nil {
+                // A browser that can decide (issue 73): its buttons, and it stays until answered.
+                object["actions"] = .array(
+                    ApprovalActions.actions.map { ["action": .string($0.id), "title": .string($0.title)] })
+                object["require_interaction"] = true
+            }
             return try JSONValue.object(object).encodedBytes()
         }.bytes
     }

@@ -58,35 +58,46 @@ public struct PushSealing: Sendable, Hashable {
     /// notification it is sent (and its badge): the notification itself for a device
     /// in clear, ``neutral(_:)`` for a neutral one, and for a sealed one the neutral
     /// notification with its `encrypted` record, whose plaintext is cut so that the
-    /// payload `measure` counts stays within `maxBytes`. Clear and neutral payloads are
-    /// built once per badge value; a sealed one per device.
+    /// payload `measure` counts stays within `maxBytes`. A phone that can decide an
+    /// approval gets it with `actions`' category (in clear, sealed or not: the phone
+    /// needs it before it opens anything). Clear and neutral payloads are built once
+    /// per variant (``PayloadVariant``); a sealed one per device.
     public func payloads<Payload>(
         _ notification: PushNotification, to targets: [DeliveryTarget], maxBytes: Int,
+        actions: ApprovalActions? = nil,
         measure: (PushNotification, Int?) throws -> Int,
         build: (PushNotification, Int?) throws -> Payload
     ) throws -> [Payload] {
-        var clear: [Int?: Payload] = [:]
-        var neutralPayloads: [Int?: Payload] = [:]
-        var plaintexts: [Int?: [UInt8]] = [:]
+        var clear: [PayloadVariant: Payload] = [:]
+        var neutralPayloads: [PayloadVariant: Payload] = [:]
+        var plaintexts: [PayloadVariant: [UInt8]] = [:]
         let neutral = neutral(notification)
         var payloads: [Payload] = []
         payloads.reserveCapacity(targets.count)
         for target in targets {
-            let badge = notification.badge(for: target)
+            let variant = PayloadVariant(of: notification, for: target, actions: actions)
+            let badge = variant.badge
             switch sealing(of: target.route) {
             case nil:
-                payloads.append(try PerBadge.cached(&clear, badge) { try build(notification, badge) })
+                payloads.append(
+                    try PayloadVariant.cached(&clear, variant) {
+                        try build(variant.applied(to: notification, actions: actions), badge)
+                    })
             case .neutral:
-                payloads.append(try PerBadge.cached(&neutralPayloads, badge) { try build(neutral, badge) })
+                payloads.append(
+                    try PayloadVariant.cached(&neutralPayloads, variant) {
+                        try build(variant.applied(to: neutral, actions: actions), badge)
+                    })
             case .sealed(let keys):
-                let plaintext = try PerBadge.cached(&plaintexts, badge) {
-                    var empty = neutral
+                let shown = variant.applied(to: neutral, actions: actions)
+                let plaintext = try PayloadVariant.cached(&plaintexts, variant) {
+                    var empty = shown
                     empty.encrypted = ""
                     let room = SealedRecord.maxPlaintext(encodedIn: maxBytes - (try measure(empty, badge)))
                     guard room > 0 else { throw PushSealingError.noRoom }
                     return try SealedPlaintext.encode(notification, badge: badge, maxBytes: room)
                 }
-                var sealed = neutral
+                var sealed = shown
                 sealed.encrypted = Base64URL.encode(try SealedRecord.seal(plaintext, for: keys))
                 payloads.append(try build(sealed, badge))
             }

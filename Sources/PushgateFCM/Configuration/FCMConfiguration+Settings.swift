@@ -34,6 +34,7 @@ extension FCMConfiguration {
             connections: try settings.value(.fcmConnections)
         )
         configuration.sealing = try PushSealing.read(from: settings)
+        configuration.approvalActions = try ApprovalActions.read(from: settings)
         configuration.settingNames = .init(
             credentials: settings.name(of: credentials),
             destination: "\(settings.name(of: projectID)) and \(settings.name(of: url))",

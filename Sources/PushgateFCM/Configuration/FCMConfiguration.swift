@@ -27,6 +27,8 @@ public struct FCMConfiguration: Sendable {
     public var settingNames = SettingNames()
     /// The app's rule for sealed pushes: the neutral text, whether keys are required.
     public var sealing = PushSealing()
+    /// What an approval carries to a phone that can decide it (issue 73).
+    public var approvalActions = ApprovalActions()
 
     /// The operator's names for what to check.
     public struct SettingNames: Sendable {

@@ -37,7 +37,7 @@ public struct FCMMessage: Sendable {
     public static func forwardedBytes(_ notification: PushNotification, badge: Int?) throws -> Int {
         guard notification.isBadgeUpdate else {
             return try AlertPayload.encode(
-                notification, badge: badge, contentAvailable: true, maxBytes: maxForwardedBytes
+                withActions(notification), badge: badge, contentAvailable: true, maxBytes: maxForwardedBytes
             ).count
         }
         var forwarded = BadgePayload.payload(badge: badge ?? 0, encrypted: notification.encrypted).objectValue ?? [:]
@@ -68,7 +68,7 @@ public struct FCMMessage: Sendable {
     /// The message of an alert push (above).
     private static func alert(_ notification: PushNotification, badge: Int?) throws -> JSONValue {
         // Stored before thread ids were always set: group by the collapse id.
-        var notification = notification
+        var notification = withActions(notification)
         notification.threadID = notification.threadID ?? notification.collapseID
         let fitted = try AlertPayload.fit(
             notification, badge: badge, contentAvailable: true, maxBytes: Self.maxForwardedBytes)
@@ -90,6 +90,17 @@ public struct FCMMessage: Sendable {
                 "android": ["collapse_key": .string(notification.collapseID), "priority": "high"],
             ]
         ]
+    }
+
+    /// `notification` with, for a phone that can decide it (issue 73), the category
+    /// and the actions in its data, where an Android app reads them to draw its
+    /// buttons (and an iPhone gets them beside `aps.category`): counted in what fits.
+    private static func withActions(_ notification: PushNotification) -> PushNotification {
+        guard let category = notification.category else { return notification }
+        var decidable = notification
+        decidable.data["category"] = .string(category)
+        decidable.data["actions"] = .string(ApprovalActions.actions.map(\.id).joined(separator: ","))
+        return decidable
     }
 
     /// The message of a badge update: no `notification`, an APNs `alert` push at

@@ -22,7 +22,8 @@ import Yams
 public struct AppSettings: Sendable, Hashable {
     /// The keys an app may give, flat (`apns:` + `key_path` is `apns_key_path`).
     public static let keys = Set(
-        (PushServicePlugins.installed().flatMap(\.perAppSettings) + PushSealing.settings).map(\.key))
+        (PushServicePlugins.installed().flatMap(\.perAppSettings) + PushSealing.settings + ApprovalActions.settings)
+            .map(\.key))
 
     public let id: String
     /// Its own values, by flat key.

@@ -289,7 +289,7 @@ extension AnySetting {
             Setting<Int>.maxConnectionsPerAddress.erased, Setting<Int>.idleTimeout.erased,
             Setting<Int>.receiveTimeout.erased,
             Setting<String>.defaultApp.erased,
-        ] + PushServicePlugins.installed().flatMap(\.settings) + PushSealing.settings + [
+        ] + PushServicePlugins.installed().flatMap(\.settings) + PushSealing.settings + ApprovalActions.settings + [
             Setting<Duration>.triggerWait.erased, Setting<Int>.answerMaxDevices.erased,
             Setting<Int>.deliveryMaxAttempts.erased, Setting<Duration>.outboxLease.erased,
             Setting<Int>.outboxRetentionDays.erased, Setting<Int>.storeMinFreeMB.erased,
