@@ -183,7 +183,7 @@ public final class APNsPushProvider: PushProvider, Service {
     /// The payload of `notification` (a badge update's, or an alert's) with `badge`.
     private static func payload(_ notification: PushNotification, badge: Int?) throws -> [UInt8] {
         notification.isBadgeUpdate
-            ? try BadgePayload.encode(badge: badge ?? 0, encrypted: notification.encrypted)
+            ? try BadgePayload.encode(notification, badge: badge ?? 0)
             : try AlertPayload.encode(notification, badge: badge)
     }
 

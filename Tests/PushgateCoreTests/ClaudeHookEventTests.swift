@@ -16,6 +16,7 @@ struct ClaudeHookEventTests {
             ("permission_prompt", "approval_requested"), ("idle_prompt", "waiting_for_input"),
             ("elicitation_dialog", "waiting_for_input"), ("Auth-Success", "auth_success"),
             ("9lives", "notification"), ("", "notification"), ("badge_update", "notification"),
+            ("event_resolved", "notification"),
             ("run_completed", "notification"),
             (String(repeating: "x", count: 90), String(repeating: "x", count: 40)),
         ])

@@ -79,7 +79,7 @@ struct ApprovalsEndToEndTests {
     /// push type for notifications that trigger a user interaction — for example, an
     /// alert, badge, or sound"; `background` for those that trigger none.
     @Test(
-        "resolving sends a silent badge update over APNs: alert (a badge is seen), priority 5, {\"aps\":{\"badge\":n}} alone"
+        "resolving sends a silent badge update over APNs: alert (a badge is seen), priority 5, the badge and what withdraws the banner"
     )
     func badgeUpdateAfterResolve() async throws {
         let emulator = try await RunningEmulator(directory: directory)
@@ -116,7 +116,14 @@ struct ApprovalsEndToEndTests {
             let headers = try #require(update["headers"]?.objectValue)
             #expect(headers["apns-push-type"] == "alert" && headers["apns-priority"] == "5", "\(headers)")
             #expect(headers["apns-collapse-id"] == nil, "replaces no banner: \(headers)")
-            #expect(update["payload"] == ["aps": ["badge": .number(Double(badge))]], "no alert, no sound")
+            // No alert, no sound; the app woken to withdraw the approval's banner (issue 73).
+            #expect(
+                update["payload"]
+                    == [
+                        "aps": ["badge": .number(Double(badge)), "content-available": 1], "type": "event_resolved",
+                        "event_id": "deploy-8", "resolution": "approved",
+                        "server_key": .string(SHA256Hex.digest(of: secret)),
+                    ], "\(update)")
             #expect(update["status"] == 200)
         }
     }

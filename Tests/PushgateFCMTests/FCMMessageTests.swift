@@ -33,6 +33,28 @@ struct FCMMessageTests {
             ])
     }
 
+    @Test("a resolved event's update withdraws it: type event_resolved with its id in data, the iPhone's app woken")
+    func withdrawal() throws {
+        let resolved = ResolvedEvent(eventID: "deploy-8", resolution: "denied", title: "api", collapseID: "c")
+        let json = try decoded(
+            try FCMMessage(.badgeUpdate(serverKey: "s", resolved: resolved), badge: 0), token: "cAbc:APA91b")
+        #expect(
+            json == [
+                "message": [
+                    "token": "cAbc:APA91b",
+                    "data": [
+                        "type": "event_resolved", "server_key": "s", "event_id": "deploy-8", "resolution": "denied",
+                        "badge": "0",
+                    ],
+                    "apns": [
+                        "headers": ["apns-push-type": "alert", "apns-priority": "5"],
+                        "payload": ["aps": ["badge": 0, "content-available": 1]],
+                    ],
+                    "android": ["priority": "normal"],
+                ]
+            ])
+    }
+
     @Test("notification, string data, APNs headers and payload, Android collapse key, and the token")
     func shape() throws {
         let notification = PushNotification(

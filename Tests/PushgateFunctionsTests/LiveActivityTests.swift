@@ -180,6 +180,36 @@ struct LiveActivityTests {
         #expect(activityPushes(fixture).count == before, "no activity runs: nothing to update")
     }
 
+    @Test("an approval resolved (decided, answered, expired): the activity waiting for it runs again, its step kept")
+    func resolvedApprovalResumes() async throws {
+        let fixture = try await fixture()
+        let worker = fixture.worker()
+        _ = try await event("run_started", ["progress": ["step": "deploying"]], fixture, worker: worker)
+        try await registerActivity(fixture)
+        fixture.clock.advance(by: 1)
+        _ = try await event(
+            "approval_requested", ["event_id": "push-1", "body": "May I push?"], fixture, worker: worker)
+        #expect(try state(try #require(activityPushes(fixture).last).push).phase == .waitingForApproval)
+        fixture.clock.advance(by: 1)
+        _ = try await fixture.resolve(["event_id": "push-1", "resolution": "approved"], worker: worker)
+        try await fixture.pass(6, worker: worker)
+        let resumed = try #require(activityPushes(fixture).last)
+        #expect(resumed.push.event == .update && resumed.tokens == [Self.activityToken])
+        let running = try state(resumed.push)
+        #expect(running.phase == .running && running.step == "deploying", "\(running)")
+        let agent = await fixture.store.document(at: NamespacePaths.agent(AgentKey(cwd: cwd), of: fixture.serverKey))
+        let kept = try #require(agent?.fields[FieldName.activityState].flatMap(AgentRunContentState.init(json:)))
+        #expect(kept.phase == .running, "the state kept is the state sent")
+        let withdrawal = try #require(fixture.provider.sends.last { $0.notification.isBadgeUpdate })
+        #expect(withdrawal.notification.data["type"] == "event_resolved" && withdrawal.notification.contentAvailable)
+
+        // Resolved again: nothing more is sent.
+        let before = fixture.provider.sends.count
+        _ = try await fixture.resolve(["event_id": "push-1", "resolution": "approved"], worker: worker)
+        try await fixture.pass(6, worker: worker)
+        #expect(fixture.provider.sends.count == before)
+    }
+
     @Test("an update older than the last delivered is Superseded, never sent")
     func noOlderAfterNewer() async throws {
         let fixture = try await fixture()

@@ -19,8 +19,9 @@ public struct PushNotification: Sendable, Hashable, Codable {
     /// set through FCM, as the production gateway sends it.
     public var contentAvailable: Bool
     /// A silent push that only sets the icon's badge to each device's count
-    /// (``badgeUpdate(serverKey:)``): APNs `alert` at priority 5, `{"aps": {"badge": n}}`
-    /// and no alert or sound.
+    /// (``badgeUpdate(serverKey:resolved:)``): APNs `alert` at priority 5,
+    /// `{"aps": {"badge": n}}` (and what wakes the app, after a resolved event) and no
+    /// alert or sound.
     public var isBadgeUpdate: Bool
     /// How soon the device should wake for it, where the service asks (Web Push's
     /// `Urgency`): set per event type (``EventType/defaultUrgency``).
@@ -78,15 +79,23 @@ public struct PushNotification: Sendable, Hashable, Codable {
     /// revokes the permission, Chrome shows "site updated in the background") shows
     /// `resolved`'s line instead, in place of the event's own notification (its
     /// collapse id: the same `Topic` and `tag`): "Approved" where "Approval needed"
-    /// was (issue 72). APNs and FCM send the badge alone, as before.
+    /// was (issue 72).
+    ///
+    /// After a resolved event it is also the event's withdrawal (issue 73): its
+    /// `type` is `event_resolved`, and it wakes an iPhone's app (`content-available`,
+    /// beside the badge: ``BadgePayload``) so that the app removes the event's
+    /// delivered notification; an Android app does on the data message, a service
+    /// worker on the plaintext.
     public static func badgeUpdate(serverKey: String, resolved: ResolvedEvent? = nil) -> PushNotification {
-        var data: [String: JSONValue] = ["type": "badge_update", "server_key": .string(serverKey)]
+        var data: [String: JSONValue] = [
+            "type": resolved == nil ? "badge_update" : "event_resolved", "server_key": .string(serverKey),
+        ]
         data["event_id"] = resolved.map { .string($0.eventID) }
         data["resolution"] = resolved.map { .string($0.resolution) }
         return PushNotification(
             title: resolved?.title ?? "", body: resolved?.line ?? "", data: data,
             collapseID: resolved?.collapseID ?? "",
-            sound: "", showsBadge: true, isBadgeUpdate: true, urgency: .low)
+            sound: "", showsBadge: true, contentAvailable: resolved != nil, isBadgeUpdate: true, urgency: .low)
     }
 
     /// The badge `target` is sent: its count when the notification shows badges, else none.

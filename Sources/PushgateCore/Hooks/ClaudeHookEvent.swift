@@ -209,8 +209,9 @@ public struct ClaudeHookEvent: Sendable, Equatable {
                     ("a"..."z").contains(scalar) || ("0"..."9").contains(scalar) ? Character(scalar) : "_"
                 }
                 .prefix(40))
-            // A badge update is the gateway's own silent push, not an event.
-            guard case .custom = EventType(rawValue: folded), folded != "badge_update" else { return "notification" }
+            // A badge update and a withdrawal are the gateway's own silent pushes, not events.
+            guard case .custom = EventType(rawValue: folded), folded != "badge_update", folded != "event_resolved"
+            else { return "notification" }
             return folded
         case nil: return "notification"
         }

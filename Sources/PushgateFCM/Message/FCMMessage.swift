@@ -40,7 +40,11 @@ public struct FCMMessage: Sendable {
                 withActions(notification), badge: badge, contentAvailable: true, maxBytes: maxForwardedBytes
             ).count
         }
-        var forwarded = BadgePayload.payload(badge: badge ?? 0, encrypted: notification.encrypted).objectValue ?? [:]
+        var forwarded =
+            BadgePayload.payload(
+                badge: badge ?? 0, encrypted: notification.encrypted,
+                wakingWith: notification.contentAvailable ? [:] : nil
+            ).objectValue ?? [:]
         for (key, value) in notification.data { forwarded[key] = value.asDataString }
         forwarded["badge"] = .string(String(badge ?? 0))
         return try JSONValue.object(forwarded).encodedBytes().count
@@ -106,7 +110,10 @@ public struct FCMMessage: Sendable {
     /// The message of a badge update: no `notification`, an APNs `alert` push at
     /// priority 5 carrying `{"aps": {"badge": n}}` and nothing else (Apple's push types
     /// put a badge under `alert`: a `background` one leaves the badge as it was), and
-    /// the count in `data` for Android apps, which set their badge themselves.
+    /// the count in `data` for Android apps, which set their badge themselves. One
+    /// that follows a resolved event (`type: event_resolved` in its data, issue 73)
+    /// wakes an iPhone's app too (`content-available`), to remove the event's banner,
+    /// as an Android app removes it on the data message.
     private static func badgeUpdate(_ notification: PushNotification, badge: Int) -> JSONValue {
         var data = notification.data.mapValues(\.asDataString)
         data["badge"] = .string(String(badge))
@@ -116,7 +123,9 @@ public struct FCMMessage: Sendable {
                 "data": .object(data),
                 "apns": [
                     "headers": ["apns-push-type": "alert", "apns-priority": "5"],
-                    "payload": BadgePayload.payload(badge: badge),
+                    // The data's keys beside `aps` are FCM's to forward.
+                    "payload": BadgePayload.payload(
+                        badge: badge, wakingWith: notification.contentAvailable ? [:] : nil),
                 ],
                 "android": ["priority": "normal"],
             ]

@@ -1,13 +1,16 @@
 import Foundation
 import PushgateCore
 import PushgateDelivery
+import PushgateLiveActivity
 import PushgateSealing
 
 /// Resolves an event once, whether `resolveEvent` asks or its time ran out
 /// (``EventExpiry``): the installations it counted lose it from their badge, its
 /// reminders not yet sent are withdrawn, and each of those installations is sent a
 /// silent badge update (``PushNotification/badgeUpdate(serverKey:)``) through the
-/// outbox, so the icon is right without opening the app.
+/// outbox, so the icon is right without opening the app; that update also
+/// withdraws an approval's banner (`event_resolved`), and the agent's Live Activity,
+/// waiting for it, goes back to running.
 ///
 /// Every step is safe to repeat, and the record is marked resolved last: a process
 /// that dies half-way leaves the event unresolved, and the caller's retry (or the
@@ -51,9 +54,15 @@ struct EventResolution: Sendable {
         for id in Self.strings(record.fields[FieldName.reminderNotificationIDs]) {
             cancelled += try await outbox.cancel(notificationID: id)
         }
+        let agentKey = record.string(FieldName.agentKey).flatMap { SHA256Hex.isDigest($0) ? AgentKey(hex: $0) : nil }
+        var agent: Document?
+        if let agentKey { agent = try await store.document(at: NamespacePaths.agent(agentKey, of: serverKey)) }
         let updates = try await sendBadgeUpdate(
-            to: badged, resolved: try await resolvedEvent(record, resolution: resolution, serverKey: serverKey),
+            to: badged, resolved: resolvedEvent(record, resolution: resolution, agentKey: agentKey, agent: agent),
             eventKey: eventKey, serverKey: serverKey, at: now)
+        if let agentKey, let agent, record.string(FieldName.type) == EventType.approvalRequested.rawValue {
+            try await resumeActivity(of: agent, agentKey: agentKey, serverKey: serverKey, at: now)
+        }
         let resolved = try await store.commit([
             .set(
                 record.path,
@@ -71,12 +80,9 @@ struct EventResolution: Sendable {
 
     /// What the badge update says of the event where a push must show something (Web
     /// Push): the agent's name, the resolution's line, and the event's collapse id.
-    private func resolvedEvent(_ record: Document, resolution: String, serverKey: ServerKey) async throws
+    private func resolvedEvent(_ record: Document, resolution: String, agentKey: AgentKey?, agent: Document?)
         -> ResolvedEvent
     {
-        let agentKey = record.string(FieldName.agentKey).flatMap { SHA256Hex.isDigest($0) ? AgentKey(hex: $0) : nil }
-        var agent: Document?
-        if let agentKey { agent = try await store.document(at: NamespacePaths.agent(agentKey, of: serverKey)) }
         let title =
             agent?.string(FieldName.cwd).map {
                 ReplyNotificationComposer.title(displayName: agent?.string(FieldName.agentDisplayName), cwd: $0)
@@ -87,6 +93,28 @@ struct EventResolution: Sendable {
         return ResolvedEvent(
             eventID: event.eventID ?? "", resolution: resolution, title: title,
             collapseID: EventComposer.collapseID(for: event, agentKey: agentKey))
+    }
+
+    /// The agent's Live Activity, shown waiting for this approval, goes back to
+    /// running (issue 73): a step that brings no news, planned and stored as the
+    /// trigger of a `run_progress` would be (folded with the run's steps, its state
+    /// kept on the agent), so that a step arriving meanwhile stays in order with it.
+    private func resumeActivity(of agent: Document, agentKey: AgentKey, serverKey: ServerKey, at now: Date)
+        async throws
+    {
+        guard let cwd = agent.string(FieldName.cwd),
+            let state = agent.fields[FieldName.activityState].flatMap(AgentRunContentState.init(json:)),
+            state.phase == .waitingForApproval
+        else { return }
+        let devices = try await store.documents(
+            in: NamespacePaths.devices(of: agentKey, of: serverKey),
+            selecting: DeviceRecord.fieldsRead(worker.formats, activities: true), after: nil, limit: nil
+        ).map { DeviceRecord(document: $0, formats: worker.formats) }
+        let plan = TriggerPlan(
+            TriggerRequest(event: EventComposer.Event(type: .runProgress, cwd: cwd), ordering: .none, wait: false),
+            serverKey: serverKey, agentKey: agentKey, agentDisplayName: agent.string(FieldName.agentDisplayName),
+            devices: devices, activityState: state, rules: policy.triggerRules, now: now)
+        _ = try await worker.submit(plan.enqueueRequest)
     }
 
     /// Stores (and starts) one silent push to each installation that still has a
