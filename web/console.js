@@ -257,7 +257,11 @@ function renderEvents(events, now) {
                             type: "button", class: resolution === "denied" ? "quiet" : undefined,
                             dataset: { focus: `${resolution}-${event.event_id}`, action: resolution },
                             onclick: (e) => resolveEvent(event.event_id, resolution, e.currentTarget),
-                        }, { approved: "Approve", denied: "Deny", resolved: "Resolve" }[resolution]))),
+                        }, { approved: "Approve", denied: "Deny", resolved: "Resolve" }[resolution])),
+                    // Issue 73: only a phone's signed decision is obeyed by a waiting agent hook.
+                    event.type === "approval_requested"
+                        ? h("span", { class: "sub muted" }, "Closes it on the phones; a waiting agent is not answered (only a phone's signed decision is).")
+                        : null),
             ],
         })),
         { empty: "No approval is waiting." }));

@@ -13,10 +13,12 @@ import PushgateCore
     import Darwin
 #endif
 
-/// `pushgate hook`: a Claude Code hook (`Stop`, `SubagentStop`, `Notification`) sent
+/// `pushgate hook`: a Claude Code hook (`Stop`, `SubagentStop`, `Notification`, …) sent
 /// to the gateway. It never holds Claude Code up: whatever happens it exits 0 within
 /// ``deadline``, having written one line to standard error (and nothing to standard
-/// output, which Claude Code would read as the hook's decision).
+/// output, which Claude Code would read as the hook's decision). A `PermissionRequest`
+/// (Claude Code's or Codex's) waits up to `--decision-wait` for a phone's signed
+/// decision and prints it there (``PermissionRequestHook``).
 struct HookCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "hook",
@@ -27,7 +29,10 @@ struct HookCommand: AsyncParsableCommand {
             \(ClaudeHookEvent.mapped.map { "  \($0.event): \($0.becomes)." }.joined(separator: "\n"))
 
             Always exits 0 within a few seconds, with one line on standard error and nothing on standard \
-            output, whatever happens: a mistake in its options too. --settings prints the hooks block for \
+            output, whatever happens: a mistake in its options too. A PermissionRequest waits up to \
+            --decision-wait for a decision signed on a phone, checked against the key pinned for that \
+            phone, and prints it for the agent; without one it prints nothing and the agent's own prompt \
+            goes on. --settings prints the hooks block for \
             .claude/settings.json (and there a mistake in the options fails loudly).
             """
     )
@@ -46,7 +51,8 @@ struct HookCommand: AsyncParsableCommand {
         Foundation.exit(0)
     }
 
-    /// The longest the hook runs, whatever it waits for.
+    /// The longest the hook runs, whatever it waits for, but for a permission
+    /// request's decision (`--decision-wait`, and then this long to tell the gateway).
     static let deadline: Double = 4
 
     @OptionGroup var gateway: GatewayCallOptions
@@ -57,11 +63,25 @@ struct HookCommand: AsyncParsableCommand {
     @Option(help: "Seconds to wait for the gateway's answer (default 2.5; the hook takes 4 s at most in all).")
     var timeout: Double?
 
+    @Option(
+        help: ArgumentHelp(
+            "Seconds a PermissionRequest waits for a decision from a phone (default 120, at most 3600; 0: push only).",
+            discussion:
+                "Claude Code shows its own prompt meanwhile; Codex shows its prompt once the hook is over."))
+    var decisionWait: Double?
+
+    @Option(
+        help:
+            "The file of the decision keys pinned per phone. Default: the secret file's path with .pins, else ~/.config/pushgate/decision-pins.json."
+    )
+    var pins: String?
+
     func run() async throws {
         if settings {
             // A mistake in the options fails here, loudly, rather than in every hook run.
             if let timeout { _ = try GatewayCallOptions.checked(timeout: timeout) }
-            print(HookSettings.block(command: HookSettings.command(options: settingsArguments)))
+            let wait = try Self.checked(decisionWait: decisionWait ?? Self.defaultDecisionWait)
+            print(HookSettings.block(command: HookSettings.command(options: settingsArguments), decisionWait: wait))
             return
         }
         // A reader of standard error that has gone away is no reason to stop: the
@@ -72,20 +92,43 @@ struct HookCommand: AsyncParsableCommand {
         let warning = gateway.secretFile.flatMap(SecretFileExposure.warning(for:)).map { " (warning: \($0))" } ?? ""
         // Whatever blocks (standard input never closed, a transcript on a stalled
         // disk, a machine too busy to connect), the hook is over at the deadline.
-        DispatchQueue.global().asyncAfter(deadline: .now() + Self.deadline) {
-            Self.say("gave up after \(Int(Self.deadline)) s" + warning)
+        let deadline = HookDeadline(seconds: Self.deadline) { seconds in
+            Self.say("gave up after \(Int(seconds)) s" + warning)
             Foundation.exit(0)
         }
-        Self.say(await send() + warning)
+        Self.say(await send(deadline: deadline) + warning)
     }
 
-    /// What happened, as the one line the hook writes.
-    private func send() async -> String {
+    /// What happened, as the one line the hook writes; a permission request's
+    /// decision is printed on standard output first.
+    private func send(deadline: HookDeadline) async -> String {
         let event: ClaudeHookEvent
         do {
             event = try ClaudeHookEvent(json: Self.standardInput(upTo: ClaudeHookEvent.maxInputBytes + 1))
         } catch {
             return "nothing sent: \(error)"
+        }
+        let pending = PendingApprovals(directory: pinsPath + ".pending")
+        let lastToolUseID = { Self.transcriptTail(at: event.transcriptPath).flatMap(ClaudeTranscript.lastToolUseID) }
+        if case .permissionRequest = event.kind {
+            let wait: Double
+            do {
+                wait = try Self.checked(decisionWait: decisionWait ?? Self.defaultDecisionWait)
+            } catch {
+                return "nothing sent: \(error)"
+            }
+            // The wait, and then the calls that end it.
+            deadline.extend(by: wait)
+            let hook = PermissionRequestHook(
+                event: event, gateway: gateway, decisionWait: wait, pinsPath: pinsPath, pending: pending,
+                callTimeout: min(timeout ?? 2.5, Self.deadline - 1))
+            let (output, line) = await hook.run(lastToolUseID: lastToolUseID)
+            // Written at once, unbuffered: the agent reads it as the hook's decision.
+            if let output { FileHandle.standardOutput.write(Data((output + "\n").utf8)) }
+            return line
+        }
+        if event.isPermissionPrompt, !pending.waiting(session: event.sessionID).isEmpty {
+            return "nothing sent: the PermissionRequest hook pushed this prompt and waits on it"
         }
         let client: GatewayClient
         do {
@@ -103,16 +146,53 @@ struct HookCommand: AsyncParsableCommand {
             toolsUsed: {
                 Self.transcriptTail(at: event.transcriptPath).flatMap(ClaudeTranscript.toolUsesSinceLastPrompt)
             },
-            lastToolUseID: { Self.transcriptTail(at: event.transcriptPath).flatMap(ClaudeTranscript.lastToolUseID) })
+            lastToolUseID: lastToolUseID)
+        // A request the terminal answered while its hook waited (the hook was
+        // stopped): resolved beside this event's call, for the phones to withdraw it.
+        async let answeredElsewhere: Void = resolve(
+            pending.takeAbandoned(session: event.sessionID), as: "answered_elsewhere", with: client)
+        let line: String
         do {
             let answer = try await client.post(function, body: body)
-            guard (200..<300).contains(answer.status) else {
-                return "\(function) answered \(answer.status): \(answer.text.prefix(300))"
-            }
-            return "\(function) answered \(answer.status)"
+            line =
+                (200..<300).contains(answer.status)
+                ? "\(function) answered \(answer.status)"
+                : "\(function) answered \(answer.status): \(answer.text.prefix(300))"
         } catch {
-            return "\(function) not sent: \(error)"
+            line = "\(function) not sent: \(error)"
         }
+        await answeredElsewhere
+        return line
+    }
+
+    /// Resolves each of `entries`' events as `resolution`, failures ignored (the
+    /// gateway's expiry resolves what is left).
+    private func resolve(_ entries: [PendingApprovals.Entry], as resolution: String, with client: GatewayClient)
+        async
+    {
+        for entry in entries {
+            _ = try? await client.post(
+                "resolveEvent", body: ["event_id": .string(entry.eventID), "resolution": .string(resolution)])
+        }
+    }
+
+    static let defaultDecisionWait = 120.0
+
+    /// `--decision-wait` when it is seconds a hook can wait.
+    static func checked(decisionWait: Double) throws -> Double {
+        guard decisionWait.isFinite, decisionWait >= 0, decisionWait <= 3_600 else {
+            throw ValidationError("--decision-wait takes seconds from 0 to 3600, not \(decisionWait)")
+        }
+        return decisionWait
+    }
+
+    /// Where the decision keys are pinned: `--pins`, else beside the secret file,
+    /// else in the user's configuration directory.
+    private var pinsPath: String {
+        if let pins { return HookSettings.absolute(pins) }
+        if let file = gateway.secretFile { return HookSettings.absolute(file) + ".pins" }
+        let home = ProcessInfo.processInfo.environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+        return home + "/.config/pushgate/decision-pins.json"
     }
 
     /// Every option this command was given, for `--settings`: the secret file by its
@@ -122,6 +202,8 @@ struct HookCommand: AsyncParsableCommand {
         if let url = gateway.url { arguments += ["--url", url] }
         if let file = gateway.secretFile { arguments += ["--secret-file", HookSettings.absolute(file)] }
         if let timeout { arguments += ["--timeout", "\(timeout)"] }
+        if let decisionWait { arguments += ["--decision-wait", "\(decisionWait)"] }
+        if let pins { arguments += ["--pins", HookSettings.absolute(pins)] }
         return arguments
     }
 

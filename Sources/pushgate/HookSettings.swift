@@ -3,7 +3,8 @@ import Foundation
 /// The `hooks` block `pushgate hook --settings` prints for `.claude/settings.json`:
 /// a push when Claude stops and when it asks for something, and the run's start, its
 /// tools (failed ones too), its subagents and the session's end for its Live
-/// Activity: every event the hook maps (``ClaudeHookEvent/mapped``).
+/// Activity, and a permission request waiting for a phone's decision: every event
+/// the hook maps (``ClaudeHookEvent/mapped``).
 enum HookSettings {
     /// The command line Claude Code runs: this executable by the path it was run as,
     /// made absolute, so that the hook works whatever Claude Code's `PATH` is. A
@@ -48,8 +49,12 @@ enum HookSettings {
         return "/" + parts.joined(separator: "/")
     }
 
-    static func block(command: String) -> String {
+    /// `decisionWait`: the PermissionRequest hook's wait for a phone's decision; its
+    /// `timeout` is above it, so that the agent never stops the hook while it waits.
+    static func block(command: String, decisionWait: Double) -> String {
         let hook: [String: Any] = ["type": "command", "command": command, "timeout": 10]
+        var waiting = hook
+        waiting["timeout"] = Int(decisionWait.rounded(.up)) + 30
         let settings: [String: Any] = [
             "hooks": [
                 "Stop": [["hooks": [hook]]],
@@ -62,6 +67,8 @@ enum HookSettings {
                 // A subagent's end is a step of the run; the session's end ends it.
                 "SubagentStop": [["hooks": [hook]]],
                 "SessionEnd": [["hooks": [hook]]],
+                // An approval answered on a phone (issue 73).
+                "PermissionRequest": [["matcher": "*", "hooks": [waiting]]],
             ]
         ]
         guard

@@ -89,13 +89,14 @@ final class RunningGateway: Sendable {
     var baseURL: String { "http://127.0.0.1:\(port)" }
     var capturedLog: String { process.capturedOutput }
 
+    /// `port`: 0 for a free one; another's, to stand in for a gateway that restarted.
     init(
         database: String, environment: [String: String] = [:], arguments: [String] = [], shellSetup: String? = nil,
-        privateMounts: Bool = false
+        privateMounts: Bool = false, port: Int = 0
     ) async throws {
         // Hummingbird logs the bound address; with --port 0 that is how we learn it.
         process = try await RunningProcess(
-            ["serve", "--port", "0", "--database", database] + arguments,
+            ["serve", "--port", String(port), "--database", database] + arguments,
             environment: environment,
             shellSetup: shellSetup,
             privateMounts: privateMounts,
@@ -103,7 +104,7 @@ final class RunningGateway: Sendable {
         )
         let log = process.capturedOutput
         let range = try #require(log.range(of: "listening on 127.0.0.1:"))
-        port = try #require(Int(log[range.upperBound...].prefix(while: \.isNumber)))
+        self.port = try #require(Int(log[range.upperBound...].prefix(while: \.isNumber)))
     }
 
     /// How long the gateway takes to exit after SIGTERM, and its exit status; `nil`

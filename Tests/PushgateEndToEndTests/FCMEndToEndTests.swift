@@ -149,7 +149,7 @@ struct FCMEndToEndTests {
 
 extension FCMEndToEndTests {
     @Test(
-        "a resolved approval's badge update through FCM: no notification, an APNs alert at priority 5 with the badge alone, the count"
+        "a resolved approval's badge update through FCM: no notification, an APNs alert at priority 5 with the badge and the wake, the count"
     )
     func badgeUpdate() async throws {
         let fcm = try await RunningEmulator(.fcm, directory: directory)
@@ -182,10 +182,12 @@ extension FCMEndToEndTests {
             message["apns"]
                 == [
                     "headers": ["apns-push-type": "alert", "apns-priority": "5"],
-                    "payload": ["aps": ["badge": 1]],
+                    // The iPhone's app woken to withdraw the approval's banner (issue 73).
+                    "payload": ["aps": ["badge": 1, "content-available": 1]],
                 ])
         #expect(
-            message["data"]?.objectValue?["badge"] == "1" && message["data"]?.objectValue?["type"] == "badge_update")
+            message["data"]?.objectValue?["badge"] == "1" && message["data"]?.objectValue?["type"] == "event_resolved"
+                && message["data"]?.objectValue?["event_id"] == "a-1")
         #expect(try await fcm.entries().allSatisfy { $0["status"] == 200 })
     }
 

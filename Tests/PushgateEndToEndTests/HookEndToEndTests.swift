@@ -229,9 +229,12 @@ struct HookEndToEndTests {
         #expect(
             Set(block.keys) == [
                 "Stop", "SubagentStop", "Notification", "UserPromptSubmit", "PreToolUse", "PostToolUse",
-                "PostToolUseFailure", "SessionEnd",
+                "PostToolUseFailure", "SessionEnd", "PermissionRequest",
             ])
         #expect(block["PostToolUse"]?.arrayValue?.first?.objectValue?["matcher"] == "*")
+        // The wait for a phone's decision (default 120 s) within the hook's own time-out.
+        let waiting = block["PermissionRequest"]?.arrayValue?.first?.objectValue?["hooks"]?.arrayValue?.first
+        #expect(waiting?.objectValue?["timeout"] == 150, "\(String(describing: waiting))")
         let command = try #require(
             block["Stop"]?.arrayValue?.first?.objectValue?["hooks"]?.arrayValue?.first?.objectValue?["command"]?
                 .stringValue)

@@ -36,6 +36,10 @@ public struct ClaudeHookEvent: Sendable, Equatable {
         case toolUse(name: String?, failed: Bool)
         /// `SessionEnd`: the session is over, and its run with it.
         case sessionEnded
+        /// `PermissionRequest` (Claude Code's and Codex's, one wire): the agent asks
+        /// to use a tool; the hook pushes an approval and waits for the phone's
+        /// decision (issue 73).
+        case permissionRequest(tool: String?)
     }
 
     /// Why standard input is not a hook event Pushgate sends.
@@ -50,6 +54,12 @@ public struct ClaudeHookEvent: Sendable, Equatable {
     public let lastAssistantMessage: String?
     public let message: String?
     public let title: String?
+    /// A permission request's `tool_input` (Claude Code: the tool's own input;
+    /// Codex: `command` and `description`).
+    public let toolInput: JSONValue?
+    /// Codex's turn, on a permission request: what its event id is made of where
+    /// no transcript names the tool call.
+    public let turnID: String?
 
     /// Each hook event sent, in Claude Code's name, and what it becomes: what
     /// `pushgate hook --help` and the README list, and what any other event is told.
@@ -68,6 +78,10 @@ public struct ClaudeHookEvent: Sendable, Equatable {
         ("PostToolUse", "triggerEvent run_progress, as PreToolUse"),
         ("PostToolUseFailure", "triggerEvent run_progress: the tool's name, failed"),
         ("SessionEnd", "triggerEvent run_ended: the run's Live Activity ends, no push"),
+        (
+            "PermissionRequest",
+            "triggerEvent approval_requested (the tool as its title, its description or command as its body), then waits for a decision signed on a phone and prints it for the agent (Claude Code and Codex)"
+        ),
     ]
 
     /// The most of standard input read: a hook event is a few kilobytes.
@@ -104,6 +118,7 @@ public struct ClaudeHookEvent: Sendable, Equatable {
         case "PreToolUse", "PostToolUse": kind = .toolUse(name: object["tool_name"]?.stringValue, failed: false)
         case "PostToolUseFailure": kind = .toolUse(name: object["tool_name"]?.stringValue, failed: true)
         case "SessionEnd": kind = .sessionEnded
+        case "PermissionRequest": kind = .permissionRequest(tool: object["tool_name"]?.stringValue)
         default:
             throw Unusable(
                 description:
@@ -122,7 +137,13 @@ public struct ClaudeHookEvent: Sendable, Equatable {
         lastAssistantMessage = object["last_assistant_message"]?.stringValue
         message = object["message"]?.stringValue
         title = object["title"]?.stringValue
+        toolInput = object["tool_input"]
+        turnID = object["turn_id"]?.stringValue.flatMap(Self.identifier)
     }
+
+    /// Whether this is a `Notification` of a permission prompt: the prompt a
+    /// `PermissionRequest` hook may be waiting on already.
+    public var isPermissionPrompt: Bool { kind == .notification(type: "permission_prompt") }
 
     /// The gateway function and body this event becomes. `transcriptText` is the
     /// transcript's last assistant text, read only when the event has no
@@ -158,7 +179,7 @@ public struct ClaudeHookEvent: Sendable, Equatable {
                     tool.map { .string(failed ? "\($0) failed" : $0) } ?? (failed ? "A tool failed" : nil)
                 progress["tools_used"] = toolsUsed().map { .number(Double($0)) }
                 body["progress"] = .object(progress)
-            case .stop, .notification:
+            case .stop, .notification, .permissionRequest:
                 break
             }
             return ("triggerEvent", body)
@@ -185,7 +206,46 @@ public struct ClaudeHookEvent: Sendable, Equatable {
             // A login that went through is news, not a call: shown, never heard.
             if type == "auth_success" { body["interruption_level"] = "passive" }
             return ("triggerEvent", body)
+        case .permissionRequest(let tool):
+            let eventID = permissionEventID(toolUseID: lastToolUseID(), now: now)
+            // No `occurred_at`: two requests in one second are two approvals, never a stale one.
+            var body: [String: JSONValue] = [
+                "cwd": .string(cwd), "type": "approval_requested", "event_id": .string(eventID),
+                "idempotency_key": .string(eventID), "wait": false,
+            ]
+            let name = tool.flatMap { Self.title(String($0.prefix(64))) } ?? "A tool"
+            body["title"] = .string(name + "?")
+            // At most 240 characters, as every preview.
+            body["body"] = Self.preview(toolSummary).map(JSONValue.string)
+            if let sessionID { body["data"] = ["conversation_id": .string(sessionID)] }
+            return ("triggerEvent", body)
         }
+    }
+
+    /// What a permission request asks to do, in the agent's words: the tool's
+    /// `description` (Claude Code's Bash, Codex's justification), else its command, the
+    /// file, URL or pattern it names.
+    var toolSummary: String? {
+        let input = toolInput?.objectValue ?? [:]
+        for key in ["description", "command", "file_path", "url", "pattern", "query", "prompt"] {
+            if let text = input[key]?.stringValue, !text.isEmpty { return text }
+        }
+        return nil
+    }
+
+    /// A permission request's event id: the session's, the tool call's (the
+    /// transcript's last, or Codex's turn) and what the tool was asked to do, so that
+    /// two requests of one turn are two approvals, and a decision allows only the
+    /// request it was asked for.
+    func permissionEventID(toolUseID: String?, now: Date) -> String {
+        let call = toolUseID.flatMap(Self.identifier) ?? turnID ?? "at-\(Int(now.timeIntervalSince1970))"
+        let input = (try? (toolInput ?? .null).encodedBytes()).map { String(decoding: $0, as: UTF8.self) } ?? ""
+        let tool: String
+        if case .permissionRequest(let name) = kind { tool = name ?? "" } else { tool = "" }
+        let prefix = turnID == nil ? "claude-" : "codex-"
+        return prefix
+            + String(
+                SHA256Hex.digest(of: [sessionID ?? "no-session", call, tool, input].joined(separator: "\n")).prefix(32))
     }
 
     /// A permission prompt's event id: the session's, and the tool call it asks

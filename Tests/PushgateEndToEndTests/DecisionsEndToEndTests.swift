@@ -1,0 +1,387 @@
+import Foundation
+import PushgateCore
+import PushgateTesting
+import Testing
+
+/// Issue 73 through real processes: `pushgate hook` waiting on a `PermissionRequest`,
+/// the approval at the APNs emulator, a decision signed by PyPI's `cryptography`
+/// (Tests/decisions/phone_signer.py, code nobody here wrote) and sent with curl, and
+/// the hook's output checked against Claude Code's and Codex's documented shape:
+/// `{"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision":
+/// {"behavior": "allow"}}}`, or `deny` with a `message`, or nothing at all.
+@Suite("End to end: answering from the lock screen")
+struct DecisionsEndToEndTests {
+    let secret = PushSecret.generate()
+    let cwd = "/srv/deploy-api"
+    let phoneToken = String(repeating: "7a", count: 32)
+    let tabletToken = String(repeating: "7b", count: 32)
+    let directory: URL
+    private let scratch: ScratchDirectory
+
+    init() throws {
+        scratch = try ScratchDirectory("e2e-decisions")
+        directory = scratch.url
+    }
+
+    var database: String { directory.appendingPathComponent("pushgate.sqlite").path }
+    var pins: String { directory.appendingPathComponent("pins.json").path }
+
+    /// A Claude Code `PermissionRequest` for `command`, as its hooks reference shows one.
+    func permissionRequest(_ command: String, session: String = "0d1f5c6e-1111-2222-3333-444455556666") -> Data {
+        let event: [String: Any] = [
+            "session_id": session, "transcript_path": directory.appendingPathComponent("none.jsonl").path,
+            "cwd": cwd, "hook_event_name": "PermissionRequest", "permission_mode": "default",
+            "tool_name": "Bash", "tool_input": ["command": command, "description": "Run: " + command],
+            "permission_suggestions": [],
+        ]
+        return (try? JSONSerialization.data(withJSONObject: event)) ?? Data()
+    }
+
+    func call(_ gateway: RunningGateway, _ function: String, _ body: String) async throws -> CurlCall {
+        try await CurlCall.run("POST", gateway.baseURL + "/" + function, secret: secret.value, body: body)
+    }
+
+    /// Registers `installationID` with an APNs token and, when given, a decision key.
+    func register(
+        _ gateway: RunningGateway, _ installationID: String, token: String, key: PhoneKey?, cwd: String? = nil
+    ) async throws {
+        var body = #"{"cwd": "\#(cwd ?? self.cwd)", "installation_id": "\#(installationID)", "apns_token": "\#(token)""#
+        if let key { body += #", "decision_key": "\#(key.publicKey)""# }
+        let answer = try await call(gateway, "registerSubscription", body + "}")
+        #expect(answer.status == 200, "\(answer.body)")
+    }
+
+    /// The approval the emulator got for `token` (the one showing `body`, when given): its event id.
+    func approvalEventID(at emulator: RunningEmulator, for token: String, body: String? = nil) async throws -> String {
+        var eventID: String?
+        try await waitUntil("the approval at the emulator", within: .seconds(20), every: .milliseconds(100)) {
+            eventID = try await emulator.entries().compactMap { entry -> [String: JSONValue]? in
+                guard entry["device_token"]?.stringValue == token else { return nil }
+                return entry["payload"]?.objectValue
+            }.first { payload in
+                payload["type"] == "approval_requested"
+                    && (body.map {
+                        payload["aps"]?.objectValue?["alert"]?.objectValue?["body"]?.stringValue?.hasSuffix($0)
+                    }
+                        ?? true) == true
+            }?["event_id"]?.stringValue
+            return eventID != nil
+        }
+        return try #require(eventID)
+    }
+
+    /// What a phone's decision of `eventID` is, signed with `key` as `installationID`.
+    func decide(
+        _ gateway: RunningGateway, _ eventID: String, as installationID: String, with key: PhoneKey,
+        _ decision: String = "allow", message: String? = nil, signedAt: Int? = nil
+    ) async throws -> CurlCall {
+        let body = try await key.sign(
+            serverKey: secret.serverKey.hex, eventID: eventID, installationID: installationID, decision: decision,
+            signedAt: signedAt ?? Int(Date().timeIntervalSince1970), message: message)
+        return try await call(gateway, "decideEvent", body)
+    }
+
+    func environment(_ gateway: RunningGateway) -> [String: String] {
+        ["CODEAGENTS_PUSH_SECRET": secret.value, "CODEAGENTS_PUSH_GATEWAY_BASE_URL": gateway.baseURL]
+    }
+
+    /// The output the agents read, parsed; `nil` when the hook printed nothing.
+    func output(_ result: WaitingHook.Result) throws -> JSONValue? {
+        let text = result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !text.isEmpty else { return nil }
+        #expect(!text.contains("\n"), "one JSON line: \(text)")
+        return try JSONValue.parse(Array(text.utf8))
+    }
+
+    @Test(
+        "a waiting hook prints the phone's allow; a forged, a replayed, an unasked and a late decision change nothing, and the other phone's approval is withdrawn"
+    )
+    func allowFromThePhone() async throws {
+        let emulator = try await RunningEmulator(directory: directory)
+        defer { emulator.terminate() }
+        let gateway = try await RunningGateway(database: database, environment: emulator.settings)
+        defer { gateway.terminate() }
+        let (phone, tablet, stranger) = try await (PhoneKey.make(), PhoneKey.make(), PhoneKey.make())
+        try await register(gateway, "phone", token: phoneToken, key: phone)
+        try await register(gateway, "tablet", token: tabletToken, key: tablet)
+        try await register(
+            gateway, "laptop", token: String(repeating: "7c", count: 32), key: stranger, cwd: "/srv/other")
+
+        let hook = try WaitingHook(
+            ["hook", "--decision-wait", "60", "--pins", pins], environment: environment(gateway),
+            input: permissionRequest("git push --force origin release"))
+        defer { hook.kill() }
+        let eventID = try await approvalEventID(at: emulator, for: phoneToken)
+        let approval = try #require(
+            try await emulator.entries().first { $0["device_token"]?.stringValue == phoneToken }?["payload"]?
+                .objectValue)
+        #expect(approval["aps"]?.objectValue?["category"] == "PUSHGATE_APPROVAL", "\(approval)")
+        let alert = approval["aps"]?.objectValue?["alert"]?.objectValue
+        // The body after the agent's name, as every approval's.
+        #expect(
+            alert?["title"] == "Bash?" && alert?["body"] == "deploy-api: Run: git push --force origin release",
+            "\(approval)")
+
+        // Signed by a key that is not the phone's: 401. By a phone not asked: 403.
+        let forged = try await decide(gateway, eventID, as: "phone", with: stranger)
+        #expect(forged.status == 401 && forged.body.contains("bad_signature"), "\(forged.body)")
+        let unasked = try await decide(gateway, eventID, as: "laptop", with: stranger)
+        #expect(unasked.status == 403 && unasked.body.contains("not_a_recipient"), "\(unasked.body)")
+        // Signed for another event, replayed for this one: 401.
+        let otherEvent = try await phone.sign(
+            serverKey: secret.serverKey.hex, eventID: "another-event", installationID: "phone", decision: "allow",
+            signedAt: Int(Date().timeIntervalSince1970), message: nil)
+        let replayedElsewhere = try await call(
+            gateway, "decideEvent", otherEvent.replacingOccurrences(of: "another-event", with: eventID))
+        #expect(replayedElsewhere.status == 401, "\(replayedElsewhere.body)")
+
+        let signedAt = Int(Date().timeIntervalSince1970)
+        let allowed = try await decide(gateway, eventID, as: "phone", with: phone, signedAt: signedAt)
+        #expect(allowed.status == 200 && allowed.json["decision"] == "allow", "\(allowed.body)")
+        let result = try await hook.result(within: .seconds(30))
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(
+            try output(result)
+                == ["hookSpecificOutput": ["hookEventName": "PermissionRequest", "decision": ["behavior": "allow"]]],
+            "\(result.stdout) \(result.stderr)")
+        #expect(result.stderr.split(separator: "\n").count == 1 && !result.stderr.contains(secret.value))
+
+        // The same decision again, and the tablet late: 409, the first one named.
+        let replayed = try await decide(gateway, eventID, as: "phone", with: phone, signedAt: signedAt)
+        #expect(replayed.status == 409 && replayed.body.contains("already_decided"), "\(replayed.body)")
+        let late = try await decide(gateway, eventID, as: "tablet", with: tablet, "deny")
+        #expect(late.status == 409 && late.body.contains(#""decided_by":"phone""#), "\(late.body)")
+        // The tablet's "Approval needed" is withdrawn.
+        try await waitUntil("the tablet's withdrawal", within: .seconds(20), every: .milliseconds(100)) {
+            try await emulator.entries().contains {
+                $0["device_token"]?.stringValue == tabletToken
+                    && $0["payload"]?.objectValue?["type"] == "event_resolved"
+                    && $0["payload"]?.objectValue?["event_id"]?.stringValue == eventID
+            }
+        }
+        // The phone's key is pinned for the next decision.
+        #expect(try String(contentsOfFile: pins, encoding: .utf8).contains(phone.publicKey))
+    }
+
+    @Test("deny: the phone's reason, else who denied it; no decision in time: nothing printed, the event expired")
+    func denyAndTimeOut() async throws {
+        let emulator = try await RunningEmulator(directory: directory)
+        defer { emulator.terminate() }
+        let gateway = try await RunningGateway(database: database, environment: emulator.settings)
+        defer { gateway.terminate() }
+        let phone = try await PhoneKey.make()
+        try await register(gateway, "phone", token: phoneToken, key: phone)
+
+        for (command, message, expected) in [
+            ("rm -rf build", "Not on the release machine", "Not on the release machine"),
+            ("rm -rf dist", nil, "Denied from phone"),
+        ] {
+            let hook = try WaitingHook(
+                ["hook", "--decision-wait", "60", "--pins", pins], environment: environment(gateway),
+                input: permissionRequest(command))
+            defer { hook.kill() }
+            let eventID = try await approvalEventID(at: emulator, for: phoneToken, body: "Run: " + command)
+            let denied = try await decide(gateway, eventID, as: "phone", with: phone, "deny", message: message)
+            #expect(denied.status == 200, "\(denied.body)")
+            let result = try await hook.result(within: .seconds(30))
+            #expect(
+                try output(result)
+                    == [
+                        "hookSpecificOutput": [
+                            "hookEventName": "PermissionRequest",
+                            "decision": ["behavior": "deny", "message": .string(expected)],
+                        ]
+                    ], "\(result.stdout) \(result.stderr)")
+        }
+
+        let quiet = try WaitingHook(
+            ["hook", "--decision-wait", "2", "--pins", pins], environment: environment(gateway),
+            input: permissionRequest("make deploy"))
+        let result = try await quiet.result(within: .seconds(30))
+        #expect(result.status == 0 && result.stdout.isEmpty, "the agent's own prompt goes on: \(result.stdout)")
+        #expect(result.stderr.contains("no decision within 2 s: resolveEvent answered 200"), "\(result.stderr)")
+        try await waitUntil("the expired approval withdrawn", within: .seconds(20), every: .milliseconds(100)) {
+            try await emulator.entries().contains {
+                $0["payload"]?.objectValue?["type"] == "event_resolved"
+                    && $0["payload"]?.objectValue?["resolution"] == "expired"
+            }
+        }
+    }
+
+    @Test(
+        "the gateway restarts while the hook waits: the hook reconnects and prints the decision; a key that is not the one pinned is refused"
+    )
+    func restartAndPins() async throws {
+        let emulator = try await RunningEmulator(directory: directory)
+        defer { emulator.terminate() }
+        var gateway = try await RunningGateway(database: database, environment: emulator.settings)
+        defer { gateway.terminate() }
+        let phone = try await PhoneKey.make()
+        try await register(gateway, "phone", token: phoneToken, key: phone)
+        let environment = environment(gateway)
+
+        let hook = try WaitingHook(
+            ["hook", "--decision-wait", "90", "--pins", pins], environment: environment,
+            input: permissionRequest("terraform apply"))
+        defer { hook.kill() }
+        let eventID = try await approvalEventID(at: emulator, for: phoneToken)
+        let port = gateway.port
+        #expect(await gateway.stop() == 0)
+        try await Task.sleep(for: .seconds(2))
+        gateway = try await RunningGateway(database: database, environment: emulator.settings, port: port)
+        let allowed = try await decide(gateway, eventID, as: "phone", with: phone)
+        #expect(allowed.status == 200, "\(allowed.body)")
+        let result = try await hook.result(within: .seconds(30))
+        #expect(
+            try output(result)?.objectValue?["hookSpecificOutput"]?.objectValue?["decision"] == ["behavior": "allow"])
+
+        // The phone registers another key (a gateway that lies could, with the secret):
+        // the gateway takes its decision, the hook refuses it.
+        let impostor = try await PhoneKey.make()
+        try await register(gateway, "phone", token: phoneToken, key: impostor)
+        let second = try WaitingHook(
+            ["hook", "--decision-wait", "60", "--pins", pins], environment: environment,
+            input: permissionRequest("terraform destroy"))
+        defer { second.kill() }
+        let secondID = try await approvalEventID(at: emulator, for: phoneToken, body: "Run: terraform destroy")
+        let taken = try await decide(gateway, secondID, as: "phone", with: impostor)
+        #expect(taken.status == 200, "\(taken.body)")
+        let refused = try await second.result(within: .seconds(30))
+        #expect(refused.status == 0 && refused.stdout.isEmpty, "a changed key allows nothing: \(refused.stdout)")
+        #expect(refused.stderr.contains("not the key pinned"), "\(refused.stderr)")
+    }
+
+    @Test(
+        "answered at the terminal: the hook is stopped, the session's next event resolves the approval answered_elsewhere; the prompt's Notification sends no second approval"
+    )
+    func answeredElsewhere() async throws {
+        let emulator = try await RunningEmulator(directory: directory)
+        defer { emulator.terminate() }
+        let gateway = try await RunningGateway(database: database, environment: emulator.settings)
+        defer { gateway.terminate() }
+        let phone = try await PhoneKey.make()
+        try await register(gateway, "phone", token: phoneToken, key: phone)
+        let session = "9a8b7c6d-0000-1111-2222-333344445555"
+        let hook = try WaitingHook(
+            ["hook", "--decision-wait", "60", "--pins", pins], environment: environment(gateway),
+            input: permissionRequest("npm publish", session: session))
+        defer { hook.kill() }
+        let eventID = try await approvalEventID(at: emulator, for: phoneToken)
+
+        // Claude Code's Notification for the same prompt, while the hook waits.
+        let notification = try await BuiltExecutable.run(
+            ["hook", "--pins", pins], environment: environment(gateway),
+            input: .bytes(
+                try JSONSerialization.data(withJSONObject: [
+                    "session_id": session, "cwd": cwd, "hook_event_name": "Notification",
+                    "notification_type": "permission_prompt", "message": "Claude needs your permission to use Bash",
+                ])))
+        #expect(notification.stderr.contains("nothing sent: the PermissionRequest hook pushed this prompt"))
+        let approvals = try await emulator.entries().filter {
+            $0["payload"]?.objectValue?["type"] == "approval_requested"
+        }
+        #expect(approvals.count == 1, "one approval for one prompt")
+
+        // The person answers at the terminal: Claude Code stops the hook.
+        hook.kill()
+        _ = try await hook.result(within: .seconds(10))
+        let next = try await BuiltExecutable.run(
+            ["hook", "--pins", pins], environment: environment(gateway),
+            input: .bytes(
+                try JSONSerialization.data(withJSONObject: [
+                    "session_id": session, "cwd": cwd, "hook_event_name": "PostToolUse", "tool_name": "Bash",
+                ])))
+        #expect(next.status == 0, "\(next.stderr)")
+        let state = try await call(gateway, "awaitDecision", #"{"event_id": "\#(eventID)", "wait": 0}"#)
+        #expect(state.json["resolution"] == "answered_elsewhere", "\(state.body)")
+    }
+}
+
+/// A phone's decision key, made and used by Tests/decisions/phone_signer.py.
+struct PhoneKey: Sendable {
+    let privateKey: String
+    let publicKey: String
+
+    static var signer: String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("decisions/phone_signer.py").path
+    }
+
+    static func make() async throws -> PhoneKey {
+        let made = try await BuiltExecutable.run(
+            ["python3", signer, "keygen"], program: URL(fileURLWithPath: "/usr/bin/env"))
+        let json = try JSONValue.parse(Array(made.stdout.utf8)).objectValue
+        return PhoneKey(
+            privateKey: try #require(json?["private"]?.stringValue, "\(made.stderr)"),
+            publicKey: try #require(json?["public"]?.stringValue))
+    }
+
+    /// The body of `POST /decideEvent`, signed.
+    func sign(
+        serverKey: String, eventID: String, installationID: String, decision: String, signedAt: Int, message: String?
+    ) async throws -> String {
+        var arguments = [
+            "python3", Self.signer, "sign", "--private", privateKey, "--server-key", serverKey, "--event-id", eventID,
+            "--installation-id", installationID, "--decision", decision, "--signed-at", String(signedAt),
+        ]
+        if let message { arguments += ["--message", message] }
+        let signed = try await BuiltExecutable.run(arguments, program: URL(fileURLWithPath: "/usr/bin/env"))
+        #expect(signed.status == 0, "\(signed.stderr)")
+        return signed.stdout
+    }
+}
+
+/// `pushgate` run in the background as an agent runs a hook (its event on standard
+/// input), to be waited for or killed by its own pid.
+final class WaitingHook: @unchecked Sendable {
+    struct Result: Sendable {
+        let status: Int32
+        let stdout: String
+        let stderr: String
+    }
+
+    private let process = Process()
+    private let finished: Task<Result, Never>
+
+    init(_ arguments: [String], environment: [String: String], input: Data) throws {
+        process.executableURL = BuiltExecutable.url
+        process.arguments = arguments
+        process.environment = BuiltExecutable.environment(for: arguments, adding: environment)
+        let (stdin, stdout, stderr) = (Pipe(), Pipe(), Pipe())
+        process.standardInput = stdin
+        process.standardOutput = stdout
+        process.standardError = stderr
+        try process.run()
+        stdin.fileHandleForWriting.write(input)
+        try stdin.fileHandleForWriting.close()
+        let process = self.process
+        finished = Task {
+            (try? await BlockingWork.run {
+                let out = stdout.fileHandleForReading.readDataToEndOfFile()
+                let err = stderr.fileHandleForReading.readDataToEndOfFile()
+                process.waitUntilExit()
+                return Result(
+                    status: process.terminationStatus, stdout: String(decoding: out, as: UTF8.self),
+                    stderr: String(decoding: err, as: UTF8.self))
+            }) ?? Result(status: -1, stdout: "", stderr: "not waited for")
+        }
+    }
+
+    /// Its outcome once it exits; fails when it runs longer than `limit` (and is killed).
+    func result(within limit: Duration) async throws -> Result {
+        let deadline = ContinuousClock.now + limit
+        while process.isRunning, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        if process.isRunning {
+            kill()
+            Issue.record("the hook ran past \(limit)")
+        }
+        return await finished.value
+    }
+
+    /// SIGKILL to its own pid, as an agent stops a hook whose prompt was answered.
+    func kill() {
+        if process.isRunning { Foundation.kill(process.processIdentifier, SIGKILL) }
+    }
+}
