@@ -380,6 +380,7 @@ let package = Package(
                 "PushgateHTTP2",
                 "PushgatePostgres",
                 "PushgateSQLite",
+                "PushgateSealing",
                 "PushgateServices",
                 "PushgateServer",
                 "PushgateWebPush",

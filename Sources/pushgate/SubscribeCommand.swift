@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import PushgateClient
 import PushgateCore
 
 struct SubscribeCommand: AsyncParsableCommand {
@@ -34,6 +35,12 @@ struct SubscribeCommand: AsyncParsableCommand {
     @Option(help: "ios, ipados, macos, android or web. Default: ios.")
     var platform: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "A file of this device's decision key (P-256, PEM), made 0600 when missing: its public half is registered, and pushgate decide signs with it.",
+            valueName: "file"))
+    var decisionKeyFile: String?
+
     @Option(help: "Seconds to wait for the answer.")
     var timeout: Double = 10
 
@@ -50,6 +57,9 @@ struct SubscribeCommand: AsyncParsableCommand {
         body["webpush"] = try webpushFile.map(Self.subscription(in:))
         body["agent_display_name"] = name.map(JSONValue.string)
         body["platform"] = platform.map(JSONValue.string)
+        body["decision_key"] = try decisionKeyFile.map {
+            .string(try DecisionKeyFile(path: $0).loadOrCreate().publicKey)
+        }
         try await gateway.client(timeout: timeout).call("registerSubscription", body: body)
     }
 

@@ -221,6 +221,80 @@ struct ClientEndToEndTests {
             return answer.code == .notFound && answer.field == "installation_id"
         }
     }
+
+    @Test(
+        "an app that decides: its key registered, the approval it gets carries Allow and Deny, its Allow is signed and taken, the other phone's banner withdrawn"
+    )
+    func decideFromTheApp() async throws {
+        let scratch = try TemporaryDirectory(name: "e2e-client-decides")
+        defer { scratch.remove() }
+        let emulator = try await RunningEmulator(directory: scratch.url)
+        defer { emulator.terminate() }
+        let gateway = try await RunningGateway(
+            database: scratch.url.appendingPathComponent("pushgate.sqlite").path, environment: emulator.settings)
+        defer { gateway.terminate() }
+        let store = FileStore(path: scratch.url.appendingPathComponent("app/push.json").path)
+        let push = SubscriptionManager(
+            gateway: PushgateGateway(
+                baseURL: try #require(URL(string: gateway.baseURL)), retry: RetryPolicy(deadline: .seconds(5))),
+            store: store, options: .init(platform: .ios, bundleID: "com.example.app", decides: true))
+        try await push.enablePush(forServer: "home", secret: secret)
+        _ = try await push.tokenChanged(to: .apns(tokenA))
+        guard case .registered = try await push.chatOpened(serverID: "home", cwd: "/srv/deploy") else {
+            Issue.record("the chat registers")
+            return
+        }
+        // A second phone without a decision key: today's push, and the withdrawal.
+        let other = try manager(gateway.baseURL, store: InMemoryStore())
+        try await other.enablePush(forServer: "home", secret: secret)
+        _ = try await other.tokenChanged(to: .apns(tokenB))
+        _ = try await other.chatOpened(serverID: "home", cwd: "/srv/deploy")
+
+        let approval = try await BuiltExecutable.run(
+            ["event", "--cwd", "/srv/deploy", "--type", "approval_requested", "--event-id", "deploy-9"],
+            environment: ["CODEAGENTS_PUSH_SECRET": secret, "CODEAGENTS_PUSH_GATEWAY_BASE_URL": gateway.baseURL])
+        #expect(approval.status == 0, "\(approval.stdout)\(approval.stderr)")
+        var payload: [String: JSONValue]?
+        try await waitUntil("the approval", within: .seconds(20), every: .milliseconds(100)) {
+            payload = try await emulator.entries().first { $0["device_token"]?.stringValue == tokenA }?["payload"]?
+                .objectValue
+            return payload != nil
+        }
+        let pushed = try #require(payload)
+        #expect(pushed["aps"]?.objectValue?["category"] == .string(PushgateNotificationHandler.defaultCategory))
+        let userInfo = try #require(
+            try JSONSerialization.jsonObject(with: JSONValue.object(pushed).encodedData()) as? [AnyHashable: Any])
+        let notification = try #require(PushgateNotification(userInfo: userInfo))
+
+        let handler = PushgateNotificationHandler(subscriptions: push)
+        #expect(
+            try await handler.answer("com.apple.UNNotificationDefaultActionIdentifier", text: nil, to: notification)
+                == nil)
+        let answer = try #require(try await handler.answer("allow", text: nil, to: notification))
+        let installationID = try await push.installationID()
+        #expect(answer.decision == "allow" && answer.decidedBy == installationID)
+        do {
+            _ = try await handler.answer("deny", text: "too late", to: notification)
+            Issue.record("a second decision is refused")
+        } catch let error as PushgateError {
+            guard case .gateway(let refusal) = error else { throw error }
+            #expect(refusal.httpStatus == 409 && refusal.reason == "already_decided", "\(refusal)")
+        }
+        // The other phone's "Approval needed" is withdrawn, and the app reads the withdrawal.
+        var withdrawal: [String: JSONValue]?
+        try await waitUntil("the withdrawal", within: .seconds(20), every: .milliseconds(100)) {
+            withdrawal = try await emulator.entries().first {
+                $0["device_token"]?.stringValue == tokenB && $0["payload"]?.objectValue?["type"] == "event_resolved"
+            }?["payload"]?.objectValue
+            return withdrawal != nil
+        }
+        let withdrawalJSON = JSONValue.object(try #require(withdrawal))
+        let withdrawalInfo = try #require(
+            try JSONSerialization.jsonObject(with: withdrawalJSON.encodedData()) as? [AnyHashable: Any])
+        let withdrawn = try #require(PushgateNotification(userInfo: withdrawalInfo))
+        #expect(PushgateNotificationHandler.withdrawnEventID(withdrawn) == "deploy-9")
+        #expect(withdrawn.kind.isSilent && NotificationRouting.destination(of: withdrawn, secrets: [:]) == nil)
+    }
 }
 
 /// `PushgateClient` in a web app or on a phone with a UnifiedPush distributor: a Web

@@ -295,6 +295,49 @@ struct DecisionsEndToEndTests {
         let state = try await call(gateway, "awaitDecision", #"{"event_id": "\#(eventID)", "wait": 0}"#)
         #expect(state.json["resolution"] == "answered_elsewhere", "\(state.body)")
     }
+
+    @Test(
+        "from a shell: subscribe --decision-key-file makes the key (0600) and registers it; decide --deny answers the waiting hook"
+    )
+    func fromAShell() async throws {
+        let emulator = try await RunningEmulator(directory: directory)
+        defer { emulator.terminate() }
+        let gateway = try await RunningGateway(database: database, environment: emulator.settings)
+        defer { gateway.terminate() }
+        let keyFile = directory.appendingPathComponent("keys/phone.pem").path
+        try FileManager.default.createDirectory(
+            atPath: (keyFile as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        let subscribed = try await BuiltExecutable.run(
+            [
+                "subscribe", "--cwd", cwd, "--installation-id", "phone", "--apns-token", phoneToken,
+                "--decision-key-file", keyFile,
+            ], environment: environment(gateway))
+        #expect(subscribed.status == 0, "\(subscribed.stdout)\(subscribed.stderr)")
+        let mode = try FileManager.default.attributesOfItem(atPath: keyFile)[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+        #expect(try String(contentsOfFile: keyFile, encoding: .utf8).hasPrefix("-----BEGIN PRIVATE KEY-----"))
+
+        let hook = try WaitingHook(
+            ["hook", "--decision-wait", "60", "--pins", pins], environment: environment(gateway),
+            input: permissionRequest("docker system prune -a"))
+        defer { hook.kill() }
+        let eventID = try await approvalEventID(at: emulator, for: phoneToken)
+        let refused = try await BuiltExecutable.run(
+            ["decide", "--event-id", eventID, "--installation-id", "phone", "--decision-key-file", keyFile],
+            environment: environment(gateway))
+        #expect(refused.status != 0 && refused.stderr.contains("--allow or --deny"), "\(refused.stderr)")
+        let decided = try await BuiltExecutable.run(
+            [
+                "decide", "--event-id", eventID, "--installation-id", "phone", "--decision-key-file", keyFile, "--deny",
+                "--message", "Keep the images",
+            ], environment: environment(gateway))
+        #expect(
+            decided.status == 0 && decided.stdout.contains(#""decision":"deny""#), "\(decided.stdout)\(decided.stderr)")
+        let result = try await hook.result(within: .seconds(30))
+        #expect(
+            try output(result)?.objectValue?["hookSpecificOutput"]?.objectValue?["decision"]
+                == ["behavior": "deny", "message": "Keep the images"], "\(result.stdout) \(result.stderr)")
+    }
 }
 
 /// A phone's decision key, made and used by Tests/decisions/phone_signer.py.

@@ -49,6 +49,8 @@ public struct GatewayError: Sendable, Equatable {
         public static let invalidArgument = Code(rawValue: "INVALID_ARGUMENT")
         public static let unauthenticated = Code(rawValue: "UNAUTHENTICATED")
         public static let notFound = Code(rawValue: "NOT_FOUND")
+        public static let permissionDenied = Code(rawValue: "PERMISSION_DENIED")
+        public static let aborted = Code(rawValue: "ABORTED")
         public static let methodNotAllowed = Code(rawValue: "METHOD_NOT_ALLOWED")
         public static let limitReached = Code(rawValue: "LIMIT_REACHED")
         public static let payloadTooLarge = Code(rawValue: "PAYLOAD_TOO_LARGE")
@@ -62,14 +64,20 @@ public struct GatewayError: Sendable, Equatable {
     public let message: String
     /// The request field at fault, when there is one.
     public let field: String?
+    /// Why, in one word, where the gateway says (`already_decided`, `bad_signature`, …).
+    public let reason: String?
     /// How long the gateway asked to wait before trying again (`Retry-After`).
     public let retryAfter: Duration?
 
-    public init(httpStatus: Int, code: Code, message: String, field: String? = nil, retryAfter: Duration? = nil) {
+    public init(
+        httpStatus: Int, code: Code, message: String, field: String? = nil, reason: String? = nil,
+        retryAfter: Duration? = nil
+    ) {
         self.httpStatus = httpStatus
         self.code = code
         self.message = message
         self.field = field
+        self.reason = reason
         self.retryAfter = retryAfter
     }
 
@@ -80,12 +88,13 @@ public struct GatewayError: Sendable, Equatable {
                 let status: String
                 let message: String
                 let field: String?
+                let reason: String?
             }
             let error: Error
         }
         guard let answer = try? JSONDecoder().decode(Answer.self, from: body) else { return nil }
         self.init(
             httpStatus: httpStatus, code: Code(rawValue: answer.error.status), message: answer.error.message,
-            field: answer.error.field, retryAfter: retryAfter)
+            field: answer.error.field, reason: answer.error.reason, retryAfter: retryAfter)
     }
 }

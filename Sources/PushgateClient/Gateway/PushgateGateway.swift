@@ -1,4 +1,5 @@
 import Foundation
+import PushgateSealing
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -95,6 +96,17 @@ public struct PushgateGateway: Sendable {
         var body = ["event_id": eventID]
         body["resolution"] = resolution
         return try await call("POST", "resolveEvent", body: RequestBody(body), secret: secret)
+    }
+
+    /// Sends a phone's signed decision of an approval (`decideEvent`, issue 73).
+    public func decide(_ decision: SignedDecision, secret: String) async throws(PushgateError) -> DecisionAnswer {
+        var body = RequestBody([
+            "event_id": decision.eventID, "installation_id": decision.installationID,
+            "decision": decision.decision.rawValue, "signature": decision.signature,
+        ])
+        body.fields["message"] = decision.message
+        body.integers["signed_at"] = decision.signedAt
+        return try await call("POST", "decideEvent", body: body, secret: secret)
     }
 
     // MARK: - One call

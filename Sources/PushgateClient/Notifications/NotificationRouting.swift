@@ -10,22 +10,22 @@ public enum NotificationRouting {
     }
 
     /// The chat a tap opens: the push's server among the app's, and its `cwd`; `nil`
-    /// for a server the app does not hold, a server-wide event or a badge update.
+    /// for a server the app does not hold, a server-wide event or a silent push.
     public static func destination(of notification: PushgateNotification, secrets: [String: String])
         -> ChatLocation?
     {
-        guard notification.kind != .badgeUpdate, let cwd = notification.cwd,
+        guard !notification.kind.isSilent, let cwd = notification.cwd,
             let serverID = serverID(for: notification.serverKey, secrets: secrets)
         else { return nil }
         return ChatLocation(serverID: serverID, cwd: cwd)
     }
 
     /// Whether a push that arrives while the app is open shows its banner: not when
-    /// its chat is on screen (the reply is already in view), never for a badge update.
+    /// its chat is on screen (the reply is already in view), never for a silent push.
     public static func presentsBanner(
         _ notification: PushgateNotification, secrets: [String: String], chatOnScreen: ChatLocation?
     ) -> Bool {
-        guard notification.kind != .badgeUpdate else { return false }
+        guard !notification.kind.isSilent else { return false }
         guard let chatOnScreen else { return true }
         return destination(of: notification, secrets: secrets) != chatOnScreen
     }

@@ -9,9 +9,15 @@ public struct PushgateNotification: Sendable, Hashable {
         case approvalRequested
         case runCompleted
         case runFailed
-        /// A silent push that only sets the badge (after `resolveEvent`).
+        /// A silent push that only sets the badge.
         case badgeUpdate
+        /// A resolved event's withdrawal (issue 73): the badge set, and the app woken to
+        /// remove the event's delivered notification (``PushgateNotificationHandler``).
+        case eventResolved
         case custom(String)
+
+        /// Whether it shows nothing and leads nowhere: the gateway's own silent pushes.
+        public var isSilent: Bool { self == .badgeUpdate || self == .eventResolved }
 
         init(_ text: String) {
             switch text {
@@ -20,6 +26,7 @@ public struct PushgateNotification: Sendable, Hashable {
             case "run_completed": self = .runCompleted
             case "run_failed": self = .runFailed
             case "badge_update": self = .badgeUpdate
+            case "event_resolved": self = .eventResolved
             default: self = .custom(text)
             }
         }

@@ -19,6 +19,7 @@ enum StoreKey {
     static let token = "push_token"
     static let payloadKeys = "push_payload_keys"
     static let activityStartToken = "push_activity_start_token"
+    static let decisionKey = "push_decision_key"
 
     static func secret(ofServer serverID: String) -> String { secretPrefix + serverID }
 }

@@ -28,6 +28,9 @@ public struct Registration: Sendable, Hashable, Codable {
     /// `Activity<AgentRunAttributes>.pushToStartTokenUpdates`); `nil`: the gateway
     /// keeps what it holds.
     public var activityStartToken: String?
+    /// This installation's decision key (issue 73: ``DecisionKeyPair/publicKey``):
+    /// approvals to it carry Allow and Deny, and only it signs a decision.
+    public var decisionKey: String?
 
     /// `payload_keys`: the public half of a ``PayloadKeyPair``, base64url.
     public struct PayloadKeys: Sendable, Hashable, Codable {
@@ -43,7 +46,8 @@ public struct Registration: Sendable, Hashable, Codable {
     public init(
         cwd: String, installationID: String, token: PushToken, agentDisplayName: String? = nil,
         platform: Platform? = nil, appVersion: String? = nil, bundleID: String? = nil,
-        apnsEnvironment: APNsEnvironment? = nil, payloadKeys: PayloadKeys? = nil, activityStartToken: String? = nil
+        apnsEnvironment: APNsEnvironment? = nil, payloadKeys: PayloadKeys? = nil, activityStartToken: String? = nil,
+        decisionKey: String? = nil
     ) {
         self.cwd = cwd
         self.installationID = installationID
@@ -55,6 +59,7 @@ public struct Registration: Sendable, Hashable, Codable {
         self.apnsEnvironment = apnsEnvironment
         self.payloadKeys = payloadKeys
         self.activityStartToken = activityStartToken
+        self.decisionKey = decisionKey
     }
 
     /// The request body, in the gateway's field names.
@@ -72,6 +77,7 @@ public struct Registration: Sendable, Hashable, Codable {
         body.fields["apns_environment"] = apnsEnvironment?.rawValue
         body.payloadKeys = payloadKeys
         body.fields["activity_start_token"] = activityStartToken
+        body.fields["decision_key"] = decisionKey
         return body
     }
 }

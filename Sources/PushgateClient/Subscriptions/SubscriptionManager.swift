@@ -1,4 +1,5 @@
 import Foundation
+import PushgateSealing
 
 /// The app's half of the seed's design: a stable installation id, each server's push
 /// secret, a registration when a chat opens, every known chat registered again when
@@ -25,6 +26,11 @@ public actor SubscriptionManager {
         /// pushes in a Notification Service Extension (``PushgateNotification/init(sealed:keys:)``);
         /// without one, its pushes show the gateway's neutral text.
         public var sealsPushes: Bool
+        /// Approvals are answered on this phone (issue 73): every registration carries
+        /// this installation's decision key (``SubscriptionManager/decisionKey()``),
+        /// the approvals show Allow and Deny, and ``SubscriptionManager/decide(eventID:_:message:serverKey:)``
+        /// sends the person's answer.
+        public var decides: Bool
         /// A chat opened again within this time, nothing else changed, is not
         /// registered again.
         public var coalescingWindow: Duration
@@ -35,7 +41,7 @@ public actor SubscriptionManager {
 
         public init(
             platform: Registration.Platform? = nil, appVersion: String? = nil, bundleID: String? = nil,
-            apnsEnvironment: Registration.APNsEnvironment? = nil, sealsPushes: Bool = false,
+            apnsEnvironment: Registration.APNsEnvironment? = nil, sealsPushes: Bool = false, decides: Bool = false,
             coalescingWindow: Duration = .seconds(60),
             retryBase: Duration = .seconds(2), retryCap: Duration = .seconds(300)
         ) {
@@ -44,6 +50,7 @@ public actor SubscriptionManager {
             self.bundleID = bundleID
             self.apnsEnvironment = apnsEnvironment
             self.sealsPushes = sealsPushes
+            self.decides = decides
             self.coalescingWindow = coalescingWindow
             self.retryBase = retryBase
             self.retryCap = retryCap
@@ -108,6 +115,47 @@ public actor SubscriptionManager {
         let keys = PayloadKeyPair()
         try store.set(keys.stored, forKey: StoreKey.payloadKeys)
         return keys
+    }
+
+    /// The key this installation decides with: made once (in the Secure Enclave where
+    /// there is one), then kept in the store.
+    public func decisionKey() throws -> DecisionKeyPair {
+        if let kept = try store.string(forKey: StoreKey.decisionKey).flatMap(DecisionKeyPair.init(stored:)) {
+            return kept
+        }
+        let key = DecisionKeyPair()
+        try store.set(key.stored, forKey: StoreKey.decisionKey)
+        return key
+    }
+
+    /// Answers an approval from this phone (issue 73): the decision signed with
+    /// ``decisionKey()`` and sent to the server whose key `serverKey` is (the push's
+    /// `server_key`); without it, to each server push is enabled for until one knows
+    /// the event. `message`: the reason given to the agent (at most 1,000 characters).
+    public func decide(
+        eventID: String, _ decision: SignedDecision.Decision, message: String? = nil, serverKey: String? = nil,
+        now: Date = Date()
+    ) async throws -> DecisionAnswer {
+        let secrets = try secrets().values.filter { secret in
+            serverKey.map { PushgateKeys.serverKey(secret: secret) == $0 } ?? true
+        }.sorted()
+        guard !secrets.isEmpty else { throw PushgateError.invalidRequest("push is not enabled for that server") }
+        let key = try decisionKey()
+        var lastError = PushgateError.invalidRequest("no server knows the event")
+        for secret in secrets {
+            let signed = try key.sign(
+                serverKey: PushgateKeys.serverKey(secret: secret), eventID: eventID,
+                installationID: try installationID(),
+                decision: decision, signedAt: Int64(now.timeIntervalSince1970), message: message)
+            do {
+                return try await gateway.decide(signed, secret: secret)
+            } catch {
+                // Another server's event: the next one is asked.
+                guard case .gateway(let answer) = error, answer.httpStatus == 404 else { throw error }
+                lastError = error
+            }
+        }
+        throw lastError
     }
 
     /// Keeps the server's push secret (read from, or written to, its env file).
@@ -281,7 +329,8 @@ public actor SubscriptionManager {
             agentDisplayName: subscription.agentDisplayName, platform: options.platform,
             appVersion: options.appVersion, bundleID: options.bundleID, apnsEnvironment: options.apnsEnvironment,
             payloadKeys: options.sealsPushes ? try payloadKeys().registered : nil,
-            activityStartToken: try store.string(forKey: StoreKey.activityStartToken))
+            activityStartToken: try store.string(forKey: StoreKey.activityStartToken),
+            decisionKey: options.decides ? try decisionKey().publicKey : nil)
     }
 
     /// One kept call, made with what is current now. A registration of a chat since

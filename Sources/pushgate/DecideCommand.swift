@@ -1,0 +1,64 @@
+import ArgumentParser
+import Foundation
+import PushgateClient
+import PushgateCore
+import PushgateSealing
+
+/// `pushgate decide`: a phone's answer to an approval from a shell (issue 73), signed
+/// with the key `pushgate subscribe --decision-key-file` registered for the
+/// installation, as the app signs it.
+struct DecideCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "decide",
+        abstract: "Allow or deny an approval as a phone does (decideEvent), signed with its decision key.",
+        discussion: """
+            The installation must have been sent the approval and have registered the key's public half \
+            (pushgate subscribe --decision-key-file). A waiting `pushgate hook` prints the decision for its agent.
+            """
+    )
+
+    @OptionGroup var gateway: GatewayCallOptions
+
+    @Option(help: "The approval's event id.")
+    var eventId: String
+
+    @Option(help: "The deciding installation's id.")
+    var installationId: String
+
+    @Option(help: "The file of its decision key (made by pushgate subscribe --decision-key-file).")
+    var decisionKeyFile: String
+
+    @Flag(help: "Allow the request.")
+    var allow = false
+
+    @Flag(help: "Deny the request.")
+    var deny = false
+
+    @Option(help: "The reason given to the agent (at most 1,000 characters).")
+    var message: String?
+
+    @Option(help: "Seconds to wait for the answer.")
+    var timeout: Double = 5
+
+    func validate() throws {
+        guard allow != deny else { throw ValidationError("pass --allow or --deny") }
+        if let message, message.count > SignedDecision.maxMessageCharacters {
+            throw ValidationError("--message takes at most \(SignedDecision.maxMessageCharacters) characters")
+        }
+    }
+
+    func run() async throws {
+        let client = try gateway.client(timeout: timeout)
+        let key = try DecisionKeyFile(path: decisionKeyFile).load()
+        let signed = try key.sign(
+            serverKey: client.secret.serverKey.hex, eventID: eventId, installationID: installationId,
+            decision: allow ? .allow : .deny, signedAt: Int64(Date().timeIntervalSince1970), message: message)
+        var body: [String: JSONValue] = [
+            "event_id": .string(eventId), "installation_id": .string(installationId),
+            "decision": .string(signed.decision.rawValue), "signed_at": .number(Double(signed.signedAt)),
+            "signature": .string(signed.signature),
+        ]
+        body["message"] = message.map(JSONValue.string)
+        try await client.call("decideEvent", body: body)
+    }
+}
