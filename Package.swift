@@ -310,6 +310,7 @@ let package = Package(
         .target(
             name: "PushgateEmulators",
             dependencies: [
+                "PushgateClient",
                 "PushgateSealing",
                 "PushgateCore",
                 "PushgateWeb",

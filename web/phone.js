@@ -3,11 +3,15 @@
 // id, badges on the app icons, time-sensitive pushes marked, each Live Activity's
 // latest state — and each push's raw
 // headers and JSON on demand. The same page serves the APNs, FCM and Web Push emulators.
+// The APNs emulator is also a phone of its own (issue 73, GET /phone): registered with a
+// gateway from the form, its sealed pushes opened with its keys, its approvals
+// answered with Allow and Deny (POST /phone/decide: signed with its decision key, as the
+// app signs), an approval withdrawn once an event_resolved push names it.
 import { ago, callJSON, every, h, render, table } from "./components.js";
 
 const refreshSeconds = 2;
 const byID = (id) => document.getElementById(id);
-const state = { device: "", selected: null, entries: [] };
+const state = { device: "", selected: null, entries: [], phone: null, decided: new Map() };
 
 /** One inbox entry as a phone sees it, from either emulator's record; `index` counts from the oldest. */
 function notification(entry, index) {
@@ -25,10 +29,14 @@ function notification(entry, index) {
                 },
             };
         }
+        // This phone's own pushes, opened with its keys (a sealed one's words are inside).
+        const opened = entry.device_token === state.phone?.token ? state.phone.opened?.[headers["apns-id"]] : undefined;
+        const payload = opened ?? entry.payload ?? {};
         return {
             index, entry, service: "APNs", device: entry.device_token, accepted: entry.status === 200,
             failure: entry.reason, app: headers["apns-topic"] ?? "APNs", collapseID: headers["apns-collapse-id"],
-            ...fromAPS(aps),
+            ...fromAPS(payload.aps ?? aps), type: payload.type, eventID: payload.event_id, category: aps.category,
+            sealed: opened !== undefined,
         };
     }
     if ("subscription" in entry) {
@@ -83,8 +91,12 @@ function fromAPS(aps) {
 function lockScreen(notifications) {
     const shown = [];
     const byCollapse = new Map();
+    // What a withdrawal removed from the screen, as the app's handler removes it.
+    const withdrawn = new Set(notifications.filter((item) => item.accepted && item.type === "event_resolved")
+        .map((item) => JSON.stringify([item.device, item.eventID])));
     for (const item of notifications) {
         if (!item.accepted || (item.title === undefined && item.body === undefined)) continue;
+        if (item.type === "approval_requested" && withdrawn.has(JSON.stringify([item.device, item.eventID]))) continue;
         const key = item.collapseID ? JSON.stringify([item.device, item.app, item.collapseID]) : null;
         if (key && byCollapse.has(key)) {
             byCollapse.get(key).replaced += 1;
@@ -162,7 +174,8 @@ function badges(notifications) {
 }
 
 function banner(item, now) {
-    return h("button", {
+    const decides = item.category && item.eventID && item.device === state.phone?.token;
+    const card = h("button", {
         type: "button", class: "banner", "aria-pressed": String(state.selected === item.index),
         dataset: { focus: `entry-${item.index}`, collapseId: item.collapseID, threadId: item.threadID },
         onclick: () => { state.selected = item.index; draw(); },
@@ -175,6 +188,36 @@ function banner(item, now) {
     item.subtitle ? h("span", { class: "title" }, item.subtitle) : null,
     item.body ? h("span", { class: "body" }, item.body) : null,
     item.replaced > 0 ? h("span", { class: "muted replaced" }, `replaced ${item.replaced} earlier`) : null);
+    if (!decides) return card;
+    const decided = state.decided.get(item.eventID);
+    return h("div", { class: "decidable", dataset: { eventId: item.eventID } }, card,
+        decided
+            ? h("p", { class: "muted decided" }, decided)
+            : h("div", { class: "actions" },
+                h("button", { type: "button", dataset: { action: "allow" }, onclick: () => decide(item, "allow") }, "Allow"),
+                h("button", { type: "button", class: "quiet", dataset: { action: "deny" }, onclick: () => decide(item, "deny") }, "Deny")));
+}
+
+/** Answers an approval as the phone: the emulator signs it with its decision key. */
+async function decide(item, decision) {
+    const answer = await callJSON("/phone/decide", { method: "POST", body: { event_id: item.eventID, decision } });
+    const words = answer.ok
+        ? `${decision === "allow" ? "Allowed" : "Denied"} from this phone`
+        : `Not taken: ${answer.body?.message ?? answer.message}`;
+    state.decided.set(item.eventID, words);
+    draw();
+}
+
+/** Registers the emulator's phone with a gateway, as the app does when a chat opens. */
+async function registerPhone(event) {
+    event.preventDefault();
+    const form = event.target;
+    const body = { gateway_url: form.gateway.value.trim(), secret: form.secret.value.trim(), cwd: form.cwd.value.trim() };
+    const answer = await callJSON("/phone", { method: "POST", body });
+    byID("toast").replaceChildren(h("p", { class: answer.ok ? "notice" : "notice error" },
+        answer.ok ? `This phone is registered for ${body.cwd}.` : `Not registered: ${answer.body?.message ?? answer.message}`));
+    form.secret.value = "";
+    await load();
 }
 
 function draw() {
@@ -237,6 +280,14 @@ function details(item) {
 }
 
 async function load() {
+    // Only the APNs emulator is a phone; the others answer 404.
+    const phone = await callJSON("/phone");
+    state.phone = phone.ok ? phone.body : null;
+    byID("phone-form").hidden = !state.phone;
+    byID("phone-status").textContent = state.phone
+        ? (state.phone.gateway ? `This phone (${short(state.phone.token, 8)}) is registered at ${state.phone.gateway} for ${(state.phone.cwds ?? []).join(", ")}.`
+            : `This phone (${short(state.phone.token, 8)}) is registered nowhere yet.`)
+        : "";
     const answer = await callJSON("/inbox");
     if (!answer.ok) {
         byID("toast").replaceChildren(h("p", { class: "notice error" }, `Could not read the inbox: ${answer.message}`));
@@ -249,6 +300,7 @@ async function load() {
 }
 
 byID("device").addEventListener("change", (event) => { state.device = event.target.value; draw(); });
+byID("phone-form").addEventListener("submit", registerPhone);
 byID("clear").addEventListener("click", async () => {
     await fetch("/inbox", { method: "DELETE" });
     state.selected = null;

@@ -2,6 +2,9 @@ import Foundation
 import PushgateCore
 
 #if canImport(Glibc)
+    // `struct stat` and its fields are declared, for this target, in the module of
+    // Foundation's C headers.
+    import CoreFoundation
     import Glibc
 #elseif canImport(Musl)
     import Musl

@@ -248,15 +248,15 @@ def check_apns_phone(browser, url, shots, problems):
     context, page = open_phone(browser, url, IPHONE_TOKEN, problems, "APNs phone")
     banners = page.locator("#banners .banner")
     # The iPhone follows both agents: two replies (the second replaced the first),
-    # two approvals, two nightly runs in their thread, the test push.
-    expect(banners).to_have_count(6)
+    # one approval (the other, approved in the console, withdrawn by its event_resolved
+    # push as the app's handler removes it), two nightly runs in their thread, the test push.
+    expect(banners).to_have_count(5)
     reply = page.locator("#banners .banner", has_text="all green")
     expect(reply).to_contain_text("replaced 1 earlier")
     expect(page.locator("#banners .banner", has_text="12 tests passed")).to_have_count(0)
     approvals = page.locator("#banners .banner", has_text="Approval needed")
-    expect(approvals).to_have_count(2)
-    for index in range(2):
-        expect(approvals.nth(index).locator(".mark")).to_have_text("Time sensitive")
+    expect(approvals).to_have_count(1)
+    expect(approvals.first.locator(".mark")).to_have_text("Time sensitive")
     expect(page.locator("#banners .group[data-thread='nightly'] .banner")).to_have_count(2)
     # Two approvals raised the badge to 2; approving one in the console sent a badge
     # update (no banner) that lowered it to 1.
@@ -271,6 +271,51 @@ def check_apns_phone(browser, url, shots, problems):
     page.locator("#device").select_option(IPAD_TOKEN)
     expect(page.locator("#banners .banner", has_text="New activity").first).to_be_visible()
     expect(page.locator("#banners .banner", has_text="all green")).to_have_count(0)
+    context.close()
+
+
+def check_phone_decides(browser, base, pushgate, url, directory, shots, problems):
+    """Issue 73: the emulator registered as a phone from its page's form, an agent's
+    PermissionRequest hook waiting, Allow clicked on the phone page: the hook prints
+    allow for its agent."""
+    agent = "/srv/agents/deployer"
+    context, page = open_phone(browser, url, "", problems, "APNs phone, deciding")
+    page.locator("#phone-gateway").fill(base)
+    page.locator("#phone-secret").fill(SECRET)
+    page.locator("#phone-cwd").fill(agent)
+    page.get_by_role("button", name="Register this phone").click()
+    expect(page.locator("#toast")).to_contain_text("This phone is registered")
+    expect(page.locator("#phone-status")).to_contain_text(agent)
+    assert SECRET not in page.content(), "the secret is not kept on the page"
+    phone = json.loads(urllib.request.urlopen(url + "/phone", context=ssl._create_unverified_context(), timeout=10).read())
+    assert SECRET not in json.dumps(phone), "GET /phone never shows the secret"
+
+    event = {"session_id": "b7c1d2e3-0000-4444-8888-123456789abc", "cwd": agent,
+             "hook_event_name": "PermissionRequest", "permission_mode": "default", "tool_name": "Bash",
+             "tool_input": {"command": "kubectl rollout restart deploy/api", "description": "Restart the API"}}
+    environment = {key: value for key, value in os.environ.items() if not key.startswith("CODEAGENTS_")} | {
+        "CODEAGENTS_PUSH_SECRET": SECRET, "CODEAGENTS_PUSH_GATEWAY_BASE_URL": base}
+    event_file = os.path.join(directory, "permission-request.json")
+    with open(event_file, "w") as file:
+        json.dump(event, file)
+    with open(event_file) as stdin:
+        hook = subprocess.Popen(
+            [pushgate, "hook", "--decision-wait", "90", "--pins", os.path.join(directory, "pins.json")],
+            stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=environment, cwd=directory)
+    try:
+        approval = page.locator(".decidable", has_text="Restart the API")
+        expect(approval).to_be_visible(timeout=20000)
+        page.screenshot(path=os.path.join(shots, "phone-approval.png"), full_page=True)
+        approval.get_by_role("button", name="Allow").click()
+        expect(approval.locator(".decided")).to_have_text("Allowed from this phone")
+        stdout, stderr = hook.communicate(timeout=30)
+    finally:
+        if hook.poll() is None:
+            hook.kill()
+    assert hook.returncode == 0, stderr
+    assert json.loads(stdout) == {"hookSpecificOutput": {"hookEventName": "PermissionRequest",
+                                                         "decision": {"behavior": "allow"}}}, (stdout, stderr)
+    assert SECRET.encode() not in stderr
     context.close()
 
 
@@ -432,6 +477,7 @@ def main():
             check_console(browser, base, reference, shots, problems)
             check_apns_phone(browser, apns_url, shots, problems)
             check_live_activity(browser, base, apns_url, shots, problems)
+            check_phone_decides(browser, base, pushgate, apns_url, directory, shots, problems)
             check_fcm_phone(browser, fcm_url, shots, problems)
             check_webpush_phone(browser, webpush_url, browser_subscription, shots, problems)
             browser.close()

@@ -6,6 +6,7 @@ import Logging
 import NIOCore
 import NIOSSL
 import PushgateCore
+import PushgateSealing
 import Synchronization
 
 /// A local server that behaves like APNs on the wire: HTTP/2 over TLS (with or
@@ -18,6 +19,8 @@ import Synchronization
 public final class APNsEmulator: Sendable {
     public let configuration: APNsEmulatorConfiguration
     public let inbox: EmulatorInbox<APNsInboxEntry>
+    /// The emulator as one phone of its own (issue 73).
+    public let phone = EmulatorPhone()
     private let checker: APNsRequestChecker
     private let pushesSeen = Atomic<Int>(0)
     private let goAways = Atomic<Int>(0)
@@ -91,17 +94,64 @@ public final class APNsEmulator: Sendable {
     static func isOwnPage(_ path: String) -> Bool {
         let path = path.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
         return path == "/" || path.hasPrefix("/assets/") || path == "/inbox" || path == "/inbox/count"
+            || path == "/phone" || path == "/phone/decide"
     }
 
     /// The pages and the inbox, and over HTTP/1.1 the APNs API's refusal.
     private func router() -> Router<BasicRequestContext> {
         let router = Router()
         inbox.addRoutes(to: router)
+        addPhoneRoutes(to: router)
         // Reached over HTTP/1.1 only: HTTP/2 streams answer /3/… themselves.
         router.on("3/**", method: .post) { _, _ in
             Self.json(status: .httpVersionNotSupported, ["reason": "APNs speaks HTTP/2 only"])
         }
         return router
+    }
+
+    /// The emulator as a phone (issue 73): `GET /phone` (its token, where it registered,
+    /// its pushes opened), `POST /phone` `{"gateway_url", "secret", "cwd"}` registers it,
+    /// `POST /phone/decide` `{"event_id", "decision", "message"?}` answers an approval.
+    private func addPhoneRoutes(to router: Router<BasicRequestContext>) {
+        router.get("phone") { _, _ in
+            Self.json(status: .ok, self.phone.status(of: self.inbox.entries).objectValue ?? [:])
+        }
+        router.post("phone") { request, _ in
+            let fields = try await Self.fields(of: request)
+            guard let url = fields["gateway_url"]?.stringValue.flatMap(URL.init(string:)), url.scheme != nil,
+                let secret = fields["secret"]?.stringValue, let cwd = fields["cwd"]?.stringValue
+            else {
+                return Self.json(status: .badRequest, ["message": "give gateway_url, secret and cwd"])
+            }
+            do {
+                return Self.json(
+                    status: .ok,
+                    try await self.phone.register(gateway: url, secret: secret, cwd: cwd).objectValue ?? [:])
+            } catch let failure as EmulatorPhone.Failure {
+                return Self.json(status: .init(code: failure.status), ["message": .string(failure.description)])
+            }
+        }
+        router.post("phone/decide") { request, _ in
+            let fields = try await Self.fields(of: request)
+            guard let eventID = fields["event_id"]?.stringValue,
+                let decision = fields["decision"]?.stringValue.flatMap(SignedDecision.Decision.init(rawValue:))
+            else {
+                return Self.json(status: .badRequest, ["message": "give event_id and decision (allow or deny)"])
+            }
+            do {
+                let answer = try await self.phone.decide(
+                    eventID: eventID, decision, message: fields["message"]?.stringValue)
+                return Self.json(status: .ok, answer.objectValue ?? [:])
+            } catch let failure as EmulatorPhone.Failure {
+                return Self.json(status: .init(code: failure.status), ["message": .string(failure.description)])
+            }
+        }
+    }
+
+    /// A page's JSON body: an object, at most 64 KiB.
+    private static func fields(of request: Request) async throws -> [String: JSONValue] {
+        let body = try await request.body.collect(upTo: 64 * 1024)
+        return (try? JSONValue.parse(body.readableBytesView))?.objectValue ?? [:]
     }
 
     private static func json(status: HTTPResponse.Status, _ object: [String: JSONValue]) -> Response {
