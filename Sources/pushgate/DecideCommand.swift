@@ -10,7 +10,7 @@ import PushgateSealing
 struct DecideCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "decide",
-        abstract: "Allow or deny an approval as a phone does (decideEvent), signed with its decision key.",
+        abstract: "Answer an approval as a phone does (decideEvent).",
         discussion: """
             The installation must have been sent the approval and have registered the key's public half \
             (pushgate subscribe --decision-key-file). A waiting `pushgate hook` prints the decision for its agent.

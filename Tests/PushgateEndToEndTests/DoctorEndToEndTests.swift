@@ -117,7 +117,7 @@ struct DoctorEndToEndTests {
                 "outbox",
                 "config",
                 "doctor", "event",
-                "resolve", "diagnostics", "unsubscribe", "backup", "export", "import", "hook", "proxy-env",
+                "resolve", "decide", "diagnostics", "unsubscribe", "backup", "export", "import", "hook", "proxy-env",
             ], "\(result.stdout)")
         #expect(lines.allSatisfy { $0.hasPrefix("  ") && !$0.hasPrefix("   ") }, "no abstract wraps onto a second line")
     }

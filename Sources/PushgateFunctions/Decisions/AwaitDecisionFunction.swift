@@ -3,7 +3,7 @@ import PushgateCore
 
 /// `awaitDecision` (issue 73): answers the moment the approval is decided or
 /// resolved, else when its wait ends — what the waiting hook long-polls. A decision
-/// made through another process on the same database wakes it within a second
+/// made through another process on the same database wakes it within a tenth of a second
 /// (``DecisionWaits``).
 public struct AwaitDecisionFunction: Sendable {
     private let store: any DocumentStore
