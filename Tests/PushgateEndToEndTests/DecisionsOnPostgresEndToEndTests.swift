@@ -61,7 +61,8 @@ struct DecisionsOnPostgresEndToEndTests {
         let loser = try #require(answers.first { $0.status == 409 })
         let decision = try #require(winner.json["decision"]?.stringValue)
         let refusal = loser.json["error"]?.objectValue
-        #expect(refusal?["reason"] == "already_decided" && refusal?["decision"]?.stringValue == decision, "\(loser.body)")
+        #expect(refusal?["reason"] == "already_decided", "\(loser.body)")
+        #expect(refusal?["decision"]?.stringValue == decision, "the loser is told what was decided: \(loser.body)")
         let outcome = try await racing.result(within: .seconds(30))
         let printed = try helper.output(outcome)?.objectValue?["hookSpecificOutput"]?.objectValue?["decision"]
         #expect(printed?.objectValue?["behavior"]?.stringValue == decision, "the hook obeys the one taken: \(outcome)")
