@@ -14,7 +14,7 @@ let package = Package(
     dependencies: [.package(path: gateway.path)],
     targets: [
         "FuzzRequests", "FuzzPreview", "FuzzPayloads", "FuzzJSON", "FuzzDumps", "FuzzTimes", "FuzzHooks", "FuzzFrames",
-        "FuzzEnvFiles", "FuzzWebPush",
+        "FuzzEnvFiles", "FuzzWebPush", "FuzzDecisions",
     ].map {
         name in
         .executableTarget(

@@ -61,6 +61,14 @@ public enum RequestFuzzing {
                 { fields throws(FunctionError) in _ = try ResolveEventRequest(fields: fields) }
             ),
             (
+                "decideEvent", ["event_id", "installation_id", "decision", "message", "signature"],
+                { fields throws(FunctionError) in _ = try DecideEventRequest(fields: fields) }
+            ),
+            (
+                "awaitDecision", ["event_id"],
+                { fields throws(FunctionError) in _ = try AwaitDecisionRequest(fields: fields) }
+            ),
+            (
                 "unregisterSubscription", ["cwd", "installation_id"],
                 { fields throws(FunctionError) in _ = try UnregisterSubscriptionRequest(fields: fields) }
             ),
