@@ -284,7 +284,7 @@ def check_phone_decides(browser, base, pushgate, url, directory, shots, problems
     page.locator("#phone-secret").fill(SECRET)
     page.locator("#phone-cwd").fill(agent)
     page.get_by_role("button", name="Register this phone").click()
-    expect(page.locator("#toast")).to_contain_text("This phone is registered")
+    expect(page.locator("#toast")).to_contain_text("This phone is registered", timeout=30_000)
     expect(page.locator("#phone-status")).to_contain_text(agent)
     assert SECRET not in page.content(), "the secret is not kept on the page"
     phone = json.loads(urllib.request.urlopen(url + "/phone", context=ssl._create_unverified_context(), timeout=10).read())

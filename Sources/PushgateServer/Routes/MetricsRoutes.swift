@@ -3,10 +3,11 @@ import HTTPTypes
 import Hummingbird
 import Metrics
 import PushgateCore
+import PushgateFunctions
 
 /// `GET /metrics`: every counter and histogram the gateway keeps, and gauges read
 /// from the store when scraped (outbox backlog and its oldest due delivery, devices
-/// and agents stored), in Prometheus's text format. On the main port, or alone on
+/// and agents stored) and the `awaitDecision` calls held, in Prometheus's text format. On the main port, or alone on
 /// `PUSHGATE_METRICS_PORT` when that is set.
 struct MetricsRoutes<Context: RequestContext> {
     let parts: GatewayParts
@@ -17,6 +18,7 @@ struct MetricsRoutes<Context: RequestContext> {
     func add(to router: Router<Context>) {
         router.get("metrics") { _, _ in
             await refreshStoreGauges()
+            gauge("pushgate_decision_waits", parts.decisionWaits.count)
             var headers = HTTPFields()
             headers[.contentType] = "text/plain; version=0.0.4; charset=utf-8"
             return Response(
