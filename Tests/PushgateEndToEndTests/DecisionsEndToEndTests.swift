@@ -363,11 +363,14 @@ struct PhoneKey: Sendable {
     func sign(
         serverKey: String, eventID: String, installationID: String, decision: String, signedAt: Int, message: String?
     ) async throws -> String {
+        // Each value joined to its option: a base64url key may begin with "-", which
+        // argparse would take for an option of its own.
         var arguments = [
-            "python3", Self.signer, "sign", "--private", privateKey, "--server-key", serverKey, "--event-id", eventID,
-            "--installation-id", installationID, "--decision", decision, "--signed-at", String(signedAt),
+            "python3", Self.signer, "sign", "--private=\(privateKey)", "--server-key=\(serverKey)",
+            "--event-id=\(eventID)", "--installation-id=\(installationID)", "--decision=\(decision)",
+            "--signed-at=\(signedAt)",
         ]
-        if let message { arguments += ["--message", message] }
+        if let message { arguments.append("--message=\(message)") }
         let signed = try await BuiltExecutable.run(arguments, program: URL(fileURLWithPath: "/usr/bin/env"))
         #expect(signed.status == 0, "\(signed.stderr)")
         return signed.stdout
