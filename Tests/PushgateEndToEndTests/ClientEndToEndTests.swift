@@ -12,13 +12,13 @@ struct ClientEndToEndTests {
     let tokenA = String(repeating: "a1", count: 32)
     let tokenB = String(repeating: "b2", count: 32)
 
-    func manager(_ baseURL: String, store: any SecureStore) throws -> SubscriptionManager {
+    func manager(_ baseURL: String, store: any SecureStore, decides: Bool = false) throws -> SubscriptionManager {
         let gateway = PushgateGateway(
             baseURL: try #require(URL(string: baseURL)), retry: RetryPolicy(deadline: .seconds(5)))
         return SubscriptionManager(
             gateway: gateway, store: store,
             options: .init(
-                platform: .ios, bundleID: "com.example.app", retryBase: .milliseconds(200),
+                platform: .ios, bundleID: "com.example.app", decides: decides, retryBase: .milliseconds(200),
                 retryCap: .seconds(1)))
     }
 
@@ -234,10 +234,7 @@ struct ClientEndToEndTests {
             database: scratch.url.appendingPathComponent("pushgate.sqlite").path, environment: emulator.settings)
         defer { gateway.terminate() }
         let store = FileStore(path: scratch.url.appendingPathComponent("app/push.json").path)
-        let push = SubscriptionManager(
-            gateway: PushgateGateway(
-                baseURL: try #require(URL(string: gateway.baseURL)), retry: RetryPolicy(deadline: .seconds(5))),
-            store: store, options: .init(platform: .ios, bundleID: "com.example.app", decides: true))
+        let push = try manager(gateway.baseURL, store: store, decides: true)
         try await push.enablePush(forServer: "home", secret: secret)
         _ = try await push.tokenChanged(to: .apns(tokenA))
         guard case .registered = try await push.chatOpened(serverID: "home", cwd: "/srv/deploy") else {
