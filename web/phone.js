@@ -91,12 +91,14 @@ function fromAPS(aps) {
 function lockScreen(notifications) {
     const shown = [];
     const byCollapse = new Map();
-    // What a withdrawal removed from the screen, as the app's handler removes it.
+    // What a withdrawal removed from the screen, as the app's handler removes it; an
+    // approval answered on this page stays, with what was answered, until the page reloads.
     const withdrawn = new Set(notifications.filter((item) => item.accepted && item.type === "event_resolved")
         .map((item) => JSON.stringify([item.device, item.eventID])));
     for (const item of notifications) {
         if (!item.accepted || (item.title === undefined && item.body === undefined)) continue;
-        if (item.type === "approval_requested" && withdrawn.has(JSON.stringify([item.device, item.eventID]))) continue;
+        if (item.type === "approval_requested" && !state.decided.has(item.eventID)
+            && withdrawn.has(JSON.stringify([item.device, item.eventID]))) continue;
         const key = item.collapseID ? JSON.stringify([item.device, item.app, item.collapseID]) : null;
         if (key && byCollapse.has(key)) {
             byCollapse.get(key).replaced += 1;
