@@ -54,7 +54,7 @@ public final class PostgresDatabasePool: Service, Sendable {
     /// not less than ``shortestLeaseWait`` (a group commit's lock wait may be nearly
     /// spent when it starts); `nil`: as long as it takes. Whether the database was
     /// reachable is noted for ``renewAfterRecovery()``.
-    private func withConnection<T: Sendable>(
+    func withConnection<T: Sendable>(
         within limit: Duration?, _ body: @escaping @Sendable (PostgresConnection) async throws -> T
     ) async throws -> T {
         let client = self.client

@@ -48,6 +48,7 @@ public func buildApplication(
     let parts = GatewayParts(
         store: backend.store,
         outbox: backend.outbox,
+        changes: backend.changes,
         provider: push.provider,
         formats: setup.formats,
         documents: setup.documents,
@@ -64,7 +65,8 @@ public func buildApplication(
     services.append(
         AfterListening(
             service: EventExpiry(
-                store: backend.store, outbox: backend.outbox, worker: parts.worker, policy: policy, logger: logger),
+                store: backend.store, outbox: backend.outbox, worker: parts.worker, waits: parts.decisionWaits,
+                policy: policy, logger: logger),
             listening: listening))
     if let space = backend.space, let minimumRoom = policy.minimumStoreRoom {
         services.append(

@@ -40,6 +40,7 @@ public struct GatewayParts: Sendable {
     public init(
         store: any DocumentStore,
         outbox: any Outbox,
+        changes: (any DocumentChangeFeed)? = nil,
         provider: any PushProvider,
         formats: PushAddressFormats = .installed,
         documents: [String: JSONValue] = [:],
@@ -67,11 +68,13 @@ public struct GatewayParts: Sendable {
         triggerEvent = TriggerEventFunction(
             store: store, outbox: outbox, worker: worker, policy: policy, now: now, logger: logger)
         triggerReplyFinished = TriggerReplyFinishedFunction(trigger: triggerEvent)
-        resolveEvent = ResolveEventFunction(store: store, outbox: outbox, worker: worker, policy: policy, now: now)
-        decisionWaits = DecisionWaits(store: store, limitPerNamespace: admission.maxWaitingDecisions)
+        decisionWaits = DecisionWaits(store: store, feed: changes, limitPerNamespace: admission.maxWaitingDecisions)
+        resolveEvent = ResolveEventFunction(
+            store: store, outbox: outbox, worker: worker, waits: decisionWaits, policy: policy, now: now)
         decideEvent = DecideEventFunction(
             store: store, outbox: outbox, worker: worker, waits: decisionWaits, policy: policy, now: now)
-        awaitDecision = AwaitDecisionFunction(store: store, waits: decisionWaits)
+        awaitDecision = AwaitDecisionFunction(
+            store: store, waits: decisionWaits, longestWait: .seconds(admission.maxDecisionWait))
         unregisterSubscription = UnregisterSubscriptionFunction(store: store, outbox: outbox, now: now)
         unregisterInstallation = UnregisterInstallationFunction(store: store, outbox: outbox, now: now)
         subscriptions = SubscriptionsFunction(store: store, formats: formats)

@@ -12,6 +12,9 @@ public struct StoreBackend: Sendable {
     public let outbox: any Outbox
     /// Export and import of the whole store (`pushgate export`, `pushgate import`).
     public let transfer: any StoreTransfer
+    /// How the gateway processes sharing the store tell one another of a change
+    /// (PostgreSQL's NOTIFY); `nil` for SQLite.
+    public let changes: (any DocumentChangeFeed)?
     /// What must run as long as the gateway does: PostgreSQL's connection pool;
     /// SQLite's log truncated at a clean stop.
     public let service: (any Service)?
@@ -48,13 +51,15 @@ public struct StoreBackend: Sendable {
             logger.info("store: SQLite", metadata: ["database": "\(database)"])
             return StoreBackend(
                 store: SQLiteDocumentStore(database: sqlite), outbox: SQLiteOutbox(database: sqlite),
-                transfer: SQLiteTransfer(database: sqlite), service: SQLiteLogAtStop(database: sqlite, logger: logger),
+                transfer: SQLiteTransfer(database: sqlite), changes: nil,
+                service: SQLiteLogAtStop(database: sqlite, logger: logger),
                 space: SQLiteStoreSpace(database: sqlite))
         }
         let postgres = try await PostgresDatabasePool(url: url, logger: logger)
         logger.info("store: PostgreSQL", metadata: ["database": "\(url)"])
         return StoreBackend(
             store: PostgresDocumentStore(database: postgres), outbox: PostgresOutbox(database: postgres),
-            transfer: PostgresTransfer(database: postgres), service: postgres, space: nil)
+            transfer: PostgresTransfer(database: postgres), changes: PostgresChangeFeed(database: postgres),
+            service: postgres, space: nil)
     }
 }

@@ -115,7 +115,7 @@ struct DecisionTests {
     func allowTaken() async throws {
         let fixture = try FunctionsFixture()
         let worker = fixture.worker()
-        let waits = DecisionWaits(store: fixture.store, limitPerNamespace: 10)
+        let waits = DecisionWaits(store: fixture.store, feed: nil, limitPerNamespace: 10)
         try await approved(fixture, worker: worker)
         let waiting = Task {
             try await AwaitDecisionFunction(store: fixture.store, waits: waits)(
@@ -157,7 +157,7 @@ struct DecisionTests {
     func refusals() async throws {
         let fixture = try FunctionsFixture()
         let worker = fixture.worker()
-        let waits = DecisionWaits(store: fixture.store, limitPerNamespace: 10)
+        let waits = DecisionWaits(store: fixture.store, feed: nil, limitPerNamespace: 10)
         try await approved(fixture, worker: worker)
         let before = try await fixture.store.allDocuments()
         let now = Int64(fixture.clock.now().timeIntervalSince1970)
@@ -210,7 +210,7 @@ struct DecisionTests {
     func firstWins() async throws {
         let fixture = try FunctionsFixture()
         let worker = fixture.worker()
-        let waits = DecisionWaits(store: fixture.store, limitPerNamespace: 10)
+        let waits = DecisionWaits(store: fixture.store, feed: nil, limitPerNamespace: 10)
         try await approved(fixture, worker: worker)
         // Both at once: exactly one is taken.
         async let phone = refusal { try await decide(fixture, worker: worker, waits: waits, decision: .deny) }
@@ -233,23 +233,27 @@ struct DecisionTests {
         #expect(resolved?.reason == "already_resolved" && resolved?.details["resolution"] == "approved")
     }
 
+    /// `awaitDecision` for deploy-42 through `waits`, held up to `wait` seconds.
+    func awaitDecision(_ fixture: FunctionsFixture, waits: DecisionWaits, wait: Int) async throws -> JSONValue {
+        try await AwaitDecisionFunction(store: fixture.store, waits: waits)(
+            secret: fixture.secret,
+            AwaitDecisionRequest(fields: RequestFields(["event_id": "deploy-42", "wait": .number(Double(wait))]))
+        )
+        .json
+    }
+
     @Test(
-        "a wait: answered at once when nothing waits, at its end when nothing comes, by another process's decision within a second; bounded per namespace"
+        "a wait: answered at once when nothing waits, at its end when nothing comes, by another process's decision heard on the change feed; bounded per namespace"
     )
     func waits() async throws {
         let fixture = try FunctionsFixture()
         let worker = fixture.worker()
         try await approved(fixture, worker: worker)
-        let here = DecisionWaits(store: fixture.store, limitPerNamespace: 2)
-        let there = DecisionWaits(store: fixture.store, limitPerNamespace: 2)
-        let awaiting = AwaitDecisionFunction(store: fixture.store, waits: here)
-        func call(_ wait: Int) async throws -> JSONValue {
-            try await awaiting(
-                secret: fixture.secret,
-                AwaitDecisionRequest(fields: RequestFields(["event_id": "deploy-42", "wait": .number(Double(wait))]))
-            )
-            .json
-        }
+        // Two processes on one database: only the feed can wake this one's waits (it never polls in a test's time).
+        let feed = InProcessChangeFeed()
+        let here = DecisionWaits(store: fixture.store, feed: feed, limitPerNamespace: 2, pollInterval: .seconds(3600))
+        let there = DecisionWaits(store: fixture.store, feed: feed, limitPerNamespace: 2)
+        func call(_ wait: Int) async throws -> JSONValue { try await awaitDecision(fixture, waits: here, wait: wait) }
         #expect(try await call(0) == ["decided": false])
         let started = ContinuousClock.now
         #expect(try await call(1) == ["decided": false])
@@ -265,11 +269,52 @@ struct DecisionTests {
         second.cancel()
         try await waitUntil("a cancelled wait is given back", within: .seconds(10)) { here.count == 1 }
 
-        let decidedAt = ContinuousClock.now
+        #expect(feed.listening == 1, "one listener while waits are held")
         _ = try await decide(fixture, worker: worker, waits: there, decision: .deny, message: "not today")
         let answer = try await held.value
-        #expect(ContinuousClock.now - decidedAt < .seconds(1) + DecisionWaits.pollInterval)
         #expect(answer.objectValue?["decision"] == "deny" && answer.objectValue?["message"] == "not today")
+        try await waitUntil("no listener once no wait is held", within: .seconds(10)) { feed.listening == 0 }
+    }
+
+    @Test("a wait longer than the gateway holds one (PUSHGATE_MAX_DECISION_WAIT) ends at the gateway's longest")
+    func longestWait() async throws {
+        let fixture = try FunctionsFixture()
+        try await approved(fixture, worker: fixture.worker())
+        let waits = DecisionWaits(store: fixture.store, feed: nil, limitPerNamespace: 2)
+        let started = ContinuousClock.now
+        let answer = try await AwaitDecisionFunction(store: fixture.store, waits: waits, longestWait: .seconds(1))(
+            secret: fixture.secret, AwaitDecisionRequest(fields: RequestFields(["event_id": "deploy-42", "wait": 300])))
+        #expect(answer.json == ["decided": false])
+        let took = ContinuousClock.now - started
+        #expect(took >= .seconds(1) && took < .seconds(60), "held \(took)")
+    }
+
+    @Test(
+        "a resolution elsewhere (answered at the terminal) wakes the wait through the feed; with no feed, the poll finds a decision"
+    )
+    func resolvedElsewhereAndPolled() async throws {
+        let fixture = try FunctionsFixture()
+        let worker = fixture.worker()
+        try await approved(fixture, worker: worker)
+        let feed = InProcessChangeFeed()
+        let here = DecisionWaits(store: fixture.store, feed: feed, limitPerNamespace: 2, pollInterval: .seconds(3600))
+        let there = DecisionWaits(store: fixture.store, feed: feed, limitPerNamespace: 2)
+        let held = Task { try await awaitDecision(fixture, waits: here, wait: 60) }
+        try await waitUntil("the wait is held", within: .seconds(10)) { here.count == 1 }
+        _ = try await fixture.resolve(["event_id": "deploy-42", "resolution": "answered_elsewhere"], waits: there)
+        #expect(try await held.value == ["decided": false, "resolution": "answered_elsewhere"])
+
+        // A SQLite file's second process: no feed, the poll reads the waited records.
+        let other = try FunctionsFixture()
+        let otherWorker = other.worker()
+        try await approved(other, worker: otherWorker)
+        let polling = DecisionWaits(
+            store: other.store, feed: nil, limitPerNamespace: 2, pollInterval: .milliseconds(100))
+        let polled = Task { try await awaitDecision(other, waits: polling, wait: 60) }
+        try await waitUntil("the polled wait is held", within: .seconds(10)) { polling.count == 1 }
+        let elsewhere = DecisionWaits(store: other.store, feed: nil, limitPerNamespace: 2)
+        _ = try await decide(other, worker: otherWorker, waits: elsewhere)
+        #expect(try await polled.value.objectValue?["decision"] == "allow")
     }
 
     @Test("diagnostics mark a device that can decide, never its key")

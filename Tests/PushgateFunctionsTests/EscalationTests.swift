@@ -148,7 +148,8 @@ struct EscalationTests {
         let fixture = try await fixture(devices: ["phone"])
         let worker = fixture.worker()
         let expiry = EventExpiry(
-            store: fixture.store, outbox: fixture.outbox, worker: worker, now: fixture.clock.now,
+            store: fixture.store, outbox: fixture.outbox, worker: worker,
+            waits: DecisionWaits(store: fixture.store, feed: nil, limitPerNamespace: 10), now: fixture.clock.now,
             logger: Logger(label: "test"))
         _ = try await fixture.event(approval("late"), worker: worker)
         _ = try await fixture.event(approval("answered"), worker: worker)

@@ -114,9 +114,12 @@ final class FunctionsFixture: Sendable {
 
     /// `resolveEvent` with `body` through the real request checks; its badge update's
     /// first try (through `worker`) recorded before it answers.
-    func resolve(_ body: [String: JSONValue], worker: DeliveryWorker? = nil) async throws -> ResolveEventAnswer {
+    func resolve(_ body: [String: JSONValue], worker: DeliveryWorker? = nil, waits: DecisionWaits? = nil)
+        async throws -> ResolveEventAnswer
+    {
         let worker = worker ?? self.worker()
-        let function = ResolveEventFunction(store: store, outbox: outbox, worker: worker, now: clock.now)
+        let waits = waits ?? DecisionWaits(store: store, feed: nil, limitPerNamespace: 10)
+        let function = ResolveEventFunction(store: store, outbox: outbox, worker: worker, waits: waits, now: clock.now)
         let answer = try await function(secret: secret, ResolveEventRequest(fields: RequestFields(body)))
         await worker.runningTriesFinished()
         return answer

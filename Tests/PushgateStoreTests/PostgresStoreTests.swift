@@ -1,4 +1,5 @@
 import Foundation
+import NIOConcurrencyHelpers
 import PostgresNIO
 import PushgateAPNs
 import PushgateCore
@@ -55,6 +56,38 @@ struct PostgresStoreTests {
         defer { pool.cancel() }
         let store = PostgresDocumentStore(database: third)
         #expect(try await store.count(inGroup: "devices") == 0)
+    }
+
+    @Test(
+        "a change announced by one process is heard by another's listener, which listens again after its session is closed",
+        .enabled(if: ScratchPostgresDatabase.serverURL != nil, "needs PUSHGATE_TEST_POSTGRES_URL (CI sets it)"))
+    func changeFeed() async throws {
+        let scratch = try await ScratchPostgresDatabase.create()
+        defer { Task { await scratch.drop() } }
+        let (announcing, listening) = (try await scratch.open(), try await scratch.open())
+        let pools = [Task { try await announcing.run() }, Task { try await listening.run() }]
+        defer { for pool in pools { pool.cancel() } }
+        let heard = NIOLockedValueBox([DocumentPath?]())
+        let listener = Task {
+            await PostgresChangeFeed(database: listening).listen { path in heard.withLockedValue { $0.append(path) } }
+        }
+        defer { listener.cancel() }
+        try await waitUntil("listening", within: .seconds(20)) { heard.withLockedValue { $0 == [nil] } }
+        let path = try DocumentPath(rawValue: "servers/abc/events/deploy-42")
+        await PostgresChangeFeed(database: announcing).announce(path)
+        try await waitUntil("the path heard", within: .seconds(20)) { heard.withLockedValue { $0 == [nil, path] } }
+
+        // The listener's session closed (a failover): it listens again, and says so (nil: anything may have changed).
+        try await scratch.takeAway(refusing: true)
+        try await scratch.takeAway(refusing: false)
+        try await waitUntil("listening again", within: .seconds(30)) {
+            heard.withLockedValue { $0.count >= 3 && $0.last == .some(nil) }
+        }
+        let again = try DocumentPath(rawValue: "servers/abc/events/deploy-43")
+        try await waitUntil("a path heard after the failover", within: .seconds(30), every: .milliseconds(200)) {
+            await PostgresChangeFeed(database: announcing).announce(again)
+            return heard.withLockedValue { $0.last == again }
+        }
     }
 
     @Test(

@@ -10,6 +10,10 @@ public struct AdmissionPolicy: Sendable, Hashable {
     public var maxAgentsPerServer = 10_000
     /// `awaitDecision` calls one server may hold at once (`PUSHGATE_MAX_WAITING_DECISIONS`).
     public var maxWaitingDecisions = 100
+    /// Seconds one `awaitDecision` call is held at most, whatever it asks
+    /// (`PUSHGATE_MAX_DECISION_WAIT`): below a reverse proxy's read timeout, so the
+    /// proxy never cuts a wait (the hook asks again until its own time is up).
+    public var maxDecisionWait = 300
     /// Schemes `app_url` may use besides `https` (`PUSHGATE_APP_URL_SCHEMES`).
     public var appURLSchemes = TriggerEventRequest.defaultAppURLSchemes
     /// The apps a registration's `bundle_id` may name (the file's `apps:`); `nil`:

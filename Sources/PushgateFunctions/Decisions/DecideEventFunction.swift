@@ -24,7 +24,7 @@ public struct DecideEventFunction: Sendable {
     ) {
         self.store = store
         self.outbox = outbox
-        self.resolution = EventResolution(store: store, outbox: outbox, worker: worker, policy: policy)
+        self.resolution = EventResolution(store: store, outbox: outbox, worker: worker, waits: waits, policy: policy)
         self.waits = waits
         self.now = now
     }
@@ -91,7 +91,7 @@ public struct DecideEventFunction: Sendable {
             throw Self.conflict(try await store.document(at: path) ?? record)
                 ?? FunctionError(.aborted, "another answer came first", reason: "already_decided")
         }
-        if let decided = try await store.document(at: path) { waits.settled(decided) }
+        await waits.settled(at: path)
         _ = try await resolution.resolve(
             record, serverKey: serverKey, resolution: EventResolution.resolution(of: request.decision), at: now)
         return DecideEventAnswer(

@@ -3,19 +3,25 @@ import NIOConcurrencyHelpers
 import PushgateCore
 
 /// The `awaitDecision` calls held by this process (issue 73): each waits, at most
-/// its time, for its approval to be decided or resolved. A decision or resolution
-/// made here wakes its waits at once (``settled(_:)``); one made by another process
-/// on the same database is seen by a poll that reads every waited record, all in one
-/// read, twenty times a second while any wait is held — so within a tenth of a second
-/// (the hook's answer is what a person waits for; one batched read of the waited
-/// records is cheap beside it, and none is made while no wait is held).
+/// its time, for its approval to be decided or resolved.
+///
+/// A decision or resolution made here wakes its waits at once (``settled(at:)``),
+/// and is announced on the store's change feed (PostgreSQL's NOTIFY), which wakes
+/// those another process on the same database holds: each process listens while it
+/// holds any wait and reads only the record it hears of. Words can be lost (a
+/// process that stops between its commit and its announcement, a listener between
+/// connections; a SQLite file has no feed at all, for the rare second process on
+/// it), so every waited record is also read once a ``pollInterval`` (a second),
+/// all in one read — the one cost that grows with the waits, a thousand small reads
+/// a second for a thousand waits. While no wait is held nothing is read and nothing listens.
 ///
 /// A wait costs a ``Completion`` and two dictionary entries; waits are bounded per
 /// namespace (`PUSHGATE_MAX_WAITING_DECISIONS`: one more is 429), and one whose caller
 /// went away is given back at once.
 public final class DecisionWaits: Sendable {
-    /// How often the waited records are read while any wait is held.
-    public static let pollInterval = Duration.milliseconds(50)
+    /// How often every waited record is read while any wait is held, for what no
+    /// announcement told.
+    public let pollInterval: Duration
 
     private struct Wait {
         let serverKey: String
@@ -26,16 +32,25 @@ public final class DecisionWaits: Sendable {
         var waits: [DocumentPath: [Int: Wait]] = [:]
         var perNamespace: [String: Int] = [:]
         var nextID = 0
-        var polling = false
+        /// Listens and polls while any wait is held.
+        var watcher: Task<Void, Never>?
     }
 
     private let store: any DocumentStore
+    private let feed: (any DocumentChangeFeed)?
     private let limitPerNamespace: Int
     private let state = NIOLockedValueBox(State())
 
-    public init(store: any DocumentStore, limitPerNamespace: Int) {
+    /// `feed`: how the processes sharing `store` tell one another of a decision;
+    /// `nil` where one process is all there usually is (SQLite).
+    public init(
+        store: any DocumentStore, feed: (any DocumentChangeFeed)?, limitPerNamespace: Int,
+        pollInterval: Duration = .seconds(1)
+    ) {
         self.store = store
+        self.feed = feed
         self.limitPerNamespace = limitPerNamespace
+        self.pollInterval = pollInterval
     }
 
     /// Waits held now, every namespace's.
@@ -48,36 +63,40 @@ public final class DecisionWaits: Sendable {
         -> Document?
     {
         let completion = Completion<Document>()
-        let registered: (id: Int, poll: Bool)? = state.withLockedValue { state in
+        let id: Int? = state.withLockedValue { state in
             guard state.perNamespace[serverKey, default: 0] < limitPerNamespace else { return nil }
             let id = state.nextID
             state.nextID += 1
             state.waits[path, default: [:]][id] = Wait(serverKey: serverKey, completion: completion)
             state.perNamespace[serverKey, default: 0] += 1
-            defer { state.polling = true }
-            return (id, !state.polling)
+            if state.watcher == nil { state.watcher = startWatching() }
+            return id
         }
-        guard let registered else {
+        guard let id else {
             throw FunctionError(
                 .resourceExhausted,
                 "this server holds \(limitPerNamespace) waits for decisions, the most this gateway allows (PUSHGATE_MAX_WAITING_DECISIONS); retry shortly",
                 retryAfter: 1)
         }
-        if registered.poll { startPolling() }
         let settled = await completion.wait(upTo: limit)
-        state.withLockedValue { state in
-            guard state.waits[path]?.removeValue(forKey: registered.id) != nil else { return }
+        let watcher: Task<Void, Never>? = state.withLockedValue { state in
+            guard state.waits[path]?.removeValue(forKey: id) != nil else { return nil }
             if state.waits[path]?.isEmpty == true { state.waits[path] = nil }
             let left = state.perNamespace[serverKey, default: 1] - 1
             state.perNamespace[serverKey] = left > 0 ? left : nil
+            guard state.waits.isEmpty else { return nil }
+            defer { state.watcher = nil }
+            return state.watcher
         }
+        watcher?.cancel()
         return settled
     }
 
-    /// `record` was decided or resolved here: its waits answer at once.
-    public func settled(_ record: Document) {
-        let completions = state.withLockedValue { $0.waits[record.path]?.values.map(\.completion) ?? [] }
-        for completion in completions { completion.complete(record) }
+    /// The record at `path` was decided or resolved here: its waits in this process
+    /// answer at once, and those of the other processes once they hear of it.
+    public func settled(at path: DocumentPath) async {
+        await answer([path])
+        await feed?.announce(path)
     }
 
     /// Whether a record is over: decided, or resolved.
@@ -85,23 +104,39 @@ public final class DecisionWaits: Sendable {
         record.string(FieldName.decidedAt) != nil || record.string(FieldName.resolvedAt) != nil
     }
 
-    /// Reads every waited record each ``pollInterval`` while any wait is held, and
-    /// answers the waits of those settled (by another process, or a decision here).
-    private func startPolling() {
-        Task { [weak self] in
-            while let self {
-                try? await Task.sleep(for: Self.pollInterval)
-                let paths: [DocumentPath]? = self.state.withLockedValue { state in
-                    guard !state.waits.isEmpty else {
-                        state.polling = false
-                        return nil
+    /// Answers the waits on `paths` (every waited path when `nil`) whose records are
+    /// settled; the records are read only when a wait is held on them. A store that
+    /// fails now leaves them to the next poll.
+    private func answer(_ paths: [DocumentPath]?) async {
+        let waited: [DocumentPath] = state.withLockedValue { state in
+            guard let paths else { return Array(state.waits.keys) }
+            return paths.filter { state.waits[$0] != nil }
+        }
+        guard !waited.isEmpty, let records = try? await store.documents(at: waited) else { return }
+        for record in records where Self.isSettled(record) {
+            let completions = state.withLockedValue { $0.waits[record.path]?.values.map(\.completion) ?? [] }
+            for completion in completions { completion.complete(record) }
+        }
+    }
+
+    /// Listens on the feed and polls until cancelled, once the last wait is given
+    /// back (it holds `self` until then, as the waits do).
+    private func startWatching() -> Task<Void, Never> {
+        Task {
+            await withDiscardingTaskGroup { group in
+                if let feed {
+                    group.addTask {
+                        // nil: listening (again), anything may have changed: every waited record.
+                        await feed.listen { path in await self.answer(path.map { [$0] }) }
                     }
-                    return Array(state.waits.keys)
                 }
-                guard let paths else { return }
-                // A store that fails now is asked again at the next poll.
-                guard let records = try? await self.store.documents(at: paths) else { continue }
-                for record in records where Self.isSettled(record) { self.settled(record) }
+                group.addTask {
+                    while !Task.isCancelled {
+                        try? await Task.sleep(for: self.pollInterval)
+                        guard !Task.isCancelled else { return }
+                        await self.answer(nil)
+                    }
+                }
             }
         }
     }

@@ -28,13 +28,14 @@ public struct EventExpiry: Service {
         store: any DocumentStore,
         outbox: any OutboxWriting,
         worker: DeliveryWorker,
+        waits: DecisionWaits,
         policy: DeliveryPolicy = DeliveryPolicy(),
         interval: Duration = .seconds(60),
         now: @escaping @Sendable () -> Date = Date.init,
         logger: Logger
     ) {
         self.store = store
-        self.resolution = EventResolution(store: store, outbox: outbox, worker: worker, policy: policy)
+        self.resolution = EventResolution(store: store, outbox: outbox, worker: worker, waits: waits, policy: policy)
         self.interval = interval
         self.now = now
         self.logger = logger

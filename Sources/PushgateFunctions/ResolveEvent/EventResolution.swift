@@ -21,6 +21,8 @@ struct EventResolution: Sendable {
     let store: any DocumentStore
     let outbox: any OutboxWriting
     let worker: DeliveryWorker
+    /// Told of each approval resolved: the agent waiting for it hears at once.
+    let waits: DecisionWaits
     let policy: DeliveryPolicy
 
     /// What a resolution did.
@@ -75,6 +77,9 @@ struct EventResolution: Sendable {
             )
         ])
         guard resolved.first?.applied == true else { return nil }
+        if record.string(FieldName.type) == EventType.approvalRequested.rawValue {
+            await waits.settled(at: record.path)
+        }
         return Outcome(remindersCancelled: cancelled, badgeUpdates: updates)
     }
 

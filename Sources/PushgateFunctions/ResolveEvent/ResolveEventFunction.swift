@@ -14,11 +14,12 @@ public struct ResolveEventFunction: Sendable {
         store: any DocumentStore,
         outbox: any OutboxWriting,
         worker: DeliveryWorker,
+        waits: DecisionWaits,
         policy: DeliveryPolicy = DeliveryPolicy(),
         now: @escaping @Sendable () -> Date = Date.init
     ) {
         self.store = store
-        self.resolution = EventResolution(store: store, outbox: outbox, worker: worker, policy: policy)
+        self.resolution = EventResolution(store: store, outbox: outbox, worker: worker, waits: waits, policy: policy)
         self.now = now
     }
 

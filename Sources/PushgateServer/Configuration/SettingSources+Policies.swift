@@ -31,6 +31,7 @@ extension SettingSources {
         policy.maxDevicesPerAgent = try value(.maxDevicesPerAgent)
         policy.maxAgentsPerServer = try value(.maxAgentsPerServer)
         policy.maxWaitingDecisions = try value(.maxWaitingDecisions)
+        policy.maxDecisionWait = try value(.maxDecisionWait)
         policy.appURLSchemes = try value(.appURLSchemes)
         return policy
     }

@@ -198,6 +198,12 @@ extension Setting {
             "max_waiting_decisions", default: "100", of: "waits", minimum: 1,
             "awaitDecision calls one server may hold at once; one more is refused (429).")
     }
+    public static var maxDecisionWait: Setting<Int> {
+        .number(
+            "max_decision_wait", default: "300", in: 1...300, expected: "seconds, 1 to 300",
+            "Seconds one awaitDecision call is held at most, whatever it asks (the hook asks again): under a proxy's read timeout."
+        )
+    }
     public static var appURLSchemes: Setting<Set<String>> {
         Setting<Set<String>>(
             "app_url_schemes", default: "codeagents",
@@ -301,7 +307,8 @@ extension AnySetting {
             Setting<Int>.healthRatePerAddress.erased, Setting<Int>.ipv6Prefix.erased,
             Setting<Int>.newNamespacesPerAddress.erased, Setting<[IPNetwork]>.trustedProxies.erased,
             Setting<Int>.maxDevicesPerAgent.erased, Setting<Int>.maxAgentsPerServer.erased,
-            Setting<Int>.maxWaitingDecisions.erased, Setting<Set<String>>.appURLSchemes.erased,
+            Setting<Int>.maxWaitingDecisions.erased, Setting<Int>.maxDecisionWait.erased,
+            Setting<Set<String>>.appURLSchemes.erased,
             Setting<TimeInterval>.presenceConnected.erased, Setting<TimeInterval>.presenceRecent.erased,
         ]
 }
