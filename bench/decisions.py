@@ -132,7 +132,8 @@ class HeldWaits:
 
 def hook_run(pushgate, waiting, deciding, key, n, emulator, directory):
     """One `pushgate hook` PermissionRequest on `waiting`, allowed through `deciding`:
-    seconds from the decideEvent call to the hook's printed line."""
+    seconds from the decideEvent call to the hook's printed line (read as it comes,
+    whether or not decideEvent has answered the phone yet), and to decideEvent's answer."""
     emulator.clear()
     command = f"make deploy-{n}-{time.time_ns()}"
     event = {"session_id": "9e0c6d1a-0000-4000-8000-00000000bench", "cwd": CWD,
@@ -158,14 +159,22 @@ def hook_run(pushgate, waiting, deciding, key, n, emulator, directory):
     until("the hook's approval at the emulator", pushed, 30)
     until("the hook waiting", lambda: waits_held(waiting) > before, 30)
     body = decision_body(key, event_id)
+    printed = {}
+
+    def read_line():
+        printed["line"] = hook.stdout.readline()
+        printed["at"] = time.monotonic()
+    reader = threading.Thread(target=read_line, daemon=True)
+    reader.start()
     started = time.monotonic()
     checked(deciding, "decideEvent", body)
-    line = hook.stdout.readline()
-    took = time.monotonic() - started
+    answered = time.monotonic() - started
+    reader.join(timeout=30)
     hook.wait(timeout=30)
+    line = printed.get("line", b"")
     if b'"allow"' not in line:
         raise SystemExit(f"the hook printed {line!r}: {hook.stderr.read()[-500:]!r}")
-    return took
+    return printed["at"] - started, answered
 
 
 def measure(label, pushgate, database_url, processes, arguments, directory):
@@ -187,10 +196,13 @@ def measure(label, pushgate, database_url, processes, arguments, directory):
                                               "body": "Deploy?"})
         other_answers(waiting, 20, "warm")
         time.sleep(2)
-        rss_before, cpu_before, at = waiting.resident_mib(), cpu_seconds(waiting.process.pid), time.monotonic()
+        cpu_before, at = cpu_seconds(waiting.process.pid), time.monotonic()
         time.sleep(5)
         idle_cpu = (cpu_seconds(waiting.process.pid) - cpu_before) / (time.monotonic() - at)
         alone = other_answers(waiting, arguments.others, "alone")
+        # After the answers alone: what they left in memory is not the waits'.
+        time.sleep(2)
+        rss_before = waiting.resident_mib()
 
         held = HeldWaits(waiting.port, event_ids)
         until(f"{arguments.waits} waits held", lambda: waits_held(waiting) == arguments.waits)
@@ -210,7 +222,8 @@ def measure(label, pushgate, database_url, processes, arguments, directory):
             if status != "200":
                 raise SystemExit(f"awaitDecision answered {status}")
             answered.append(at_answer - started)
-        hooks = [hook_run(pushgate, waiting, deciding, key, n, emulator, directory) for n in range(arguments.hooks)]
+        hook_runs = [hook_run(pushgate, waiting, deciding, key, n, emulator, directory) for n in range(arguments.hooks)]
+        hooks, phone_answers = [run[0] for run in hook_runs], [run[1] for run in hook_runs]
         per_wait_kb = (rss_held - rss_before) * 1024 / arguments.waits
         print(f"{label}:")
         print(f"  {arguments.waits} waits held: {per_wait_kb:.1f} KB resident each "
@@ -220,7 +233,8 @@ def measure(label, pushgate, database_url, processes, arguments, directory):
               f"{milliseconds(alone)} before; p50 ratio {statistics.median(beside) / statistics.median(alone):.2f}, "
               f"p99 ratio {percentile(beside, 0.99) / percentile(alone, 0.99):.2f}")
         print(f"  decideEvent → the waiting call answered (× {len(answered)}): {milliseconds(answered)}")
-        print(f"  decideEvent → pushgate hook's printed decision (× {len(hooks)}): {milliseconds(hooks)}")
+        print(f"  decideEvent → pushgate hook's printed decision (× {len(hooks)}): {milliseconds(hooks)}; "
+              f"decideEvent's own answer to the phone: {milliseconds(phone_answers)}")
     finally:
         if held:
             held.stop()
@@ -236,7 +250,7 @@ def main():
     parser.add_argument("--waits", type=int, default=1000)
     parser.add_argument("--samples", type=int, default=200)
     parser.add_argument("--hooks", type=int, default=50)
-    parser.add_argument("--others", type=int, default=200)
+    parser.add_argument("--others", type=int, default=1000)
     arguments = parser.parse_args()
     print(f"CPU: {cpu_model()}, {os.cpu_count()} cores; {arguments.pushgate}")
     with tempfile.TemporaryDirectory(prefix="pushgate-decisions.") as directory:

@@ -194,6 +194,22 @@ struct DecisionsEndToEndTests {
                     ], "\(result.stdout) \(result.stderr)")
         }
 
+        // A hook that goes away (its agent stopped) frees its wait at once.
+        func waitsHeld() async throws -> Double? {
+            let metrics = try await CurlCall.run("GET", gateway.baseURL + "/metrics", secret: nil).body
+            return try PrometheusText(metrics).samples.first { $0.name == "pushgate_decision_waits" }?.value
+        }
+        let leaving = try WaitingHook(
+            ["hook", "--decision-wait", "60", "--pins", pins], environment: environment(gateway),
+            input: permissionRequest("make clean"))
+        try await waitUntil("the hook's wait held", within: .seconds(20), every: .milliseconds(100)) {
+            try await waitsHeld() == 1
+        }
+        leaving.kill()
+        try await waitUntil("the wait given back", within: .seconds(20), every: .milliseconds(100)) {
+            try await waitsHeld() == 0
+        }
+
         let quiet = try WaitingHook(
             ["hook", "--decision-wait", "2", "--pins", pins], environment: environment(gateway),
             input: permissionRequest("make deploy"))

@@ -33,31 +33,54 @@ public final class Completion<Value: Sendable>: Sendable {
 
     public var value: Value? { withState { $0.value } }
 
-    /// The value once completed, or `nil` when `duration` passed first.
+    /// The value once completed, or `nil` when `duration` passed first (or the
+    /// waiting task is cancelled). The time is a dispatch timer rather than a
+    /// sleeping child task: a thousand held `awaitDecision` calls each wait here,
+    /// and two tasks apiece were a third of a held call's memory.
     public func wait(upTo duration: Duration) async -> Value? {
-        await withTaskGroup(of: Value?.self) { group in
-            group.addTask { await self.waitUntilCancelled() }
-            group.addTask {
-                try? await Task.sleep(for: duration)
-                return nil
-            }
-            let first = await group.next() ?? nil
-            group.cancelAll()
-            return first ?? self.value
-        }
+        let id = newWaiterID()
+        let timer = DispatchWorkItem { [weak self] in self?.giveUp(id) }
+        DispatchQueue.global().asyncAfter(deadline: .now() + Self.dispatchInterval(duration), execute: timer)
+        defer { timer.cancel() }
+        return await waitUntilCancelled(id: id) ?? value
+    }
+
+    /// `duration` as a dispatch interval: none below zero, at most a year (no
+    /// conversion can overflow).
+    static func dispatchInterval(_ duration: Duration) -> DispatchTimeInterval {
+        let bounded = min(max(duration, .zero), .seconds(366 * 86_400))
+        let (seconds, attoseconds) = bounded.components
+        return .nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
     }
 
     /// The value once completed, or `nil` when the waiting task is cancelled first.
     public func wait() async -> Value? {
-        await waitUntilCancelled()
+        await waitUntilCancelled(id: newWaiterID())
     }
 
-    /// The value, or `nil` once the waiting task is cancelled.
-    private func waitUntilCancelled() async -> Value? {
-        let id = withState { state in
+    private func newWaiterID() -> Int {
+        withState { state in
             defer { state.nextID += 1 }
             return state.nextID
         }
+    }
+
+    /// The waiter `id` stops waiting (cancelled, or its time is up): it is answered
+    /// `nil` now, or at once when it starts waiting later.
+    private func giveUp(_ id: Int) {
+        let waiter = withState { state in
+            guard let waiter = state.waiters.removeValue(forKey: id) else {
+                // Not waiting yet: told not to wait once it starts (unless answered already).
+                if state.value == nil { state.cancelled.insert(id) }
+                return nil as CheckedContinuation<Value?, Never>?
+            }
+            return waiter
+        }
+        waiter?.resume(returning: nil)
+    }
+
+    /// The value, or `nil` once the waiting task is cancelled (or ``giveUp(_:)``).
+    private func waitUntilCancelled(id: Int) async -> Value? {
         return await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 let resumeNow: Value?? = withState { state in
@@ -69,15 +92,7 @@ public final class Completion<Value: Sendable>: Sendable {
                 if case .some(let value) = resumeNow { continuation.resume(returning: value) }
             }
         } onCancel: {
-            let waiter = withState { state in
-                guard let waiter = state.waiters.removeValue(forKey: id) else {
-                    // Cancelled before the continuation was stored: tell it not to wait.
-                    state.cancelled.insert(id)
-                    return nil as CheckedContinuation<Value?, Never>?
-                }
-                return waiter
-            }
-            waiter?.resume(returning: nil)
+            giveUp(id)
         }
     }
 }

@@ -49,6 +49,7 @@ struct GuardedHTTP1Channel: ServerChildChannel {
         }
         let receiveTimeout = TimeAmount(limits.receiveTimeout)
         return channel.eventLoop.makeCompletedFuture {
+            try channel.pipeline.syncOperations.addHandler(ClientDeparture(), position: .first)
             try channel.pipeline.syncOperations.addHandler(
                 ConnectionGate(admitted: admitted, receiveTimeout: receiveTimeout), position: .first)
         }.flatMap { [http1] in
