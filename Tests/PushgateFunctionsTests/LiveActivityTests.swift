@@ -210,6 +210,28 @@ struct LiveActivityTests {
         #expect(fixture.provider.sends.count == before)
     }
 
+    @Test(
+        "two approvals of one agent pending: resolving one keeps the activity waiting; resolving the other resumes it")
+    func secondApprovalKeepsWaiting() async throws {
+        let fixture = try await fixture()
+        let worker = fixture.worker()
+        _ = try await event("run_started", ["progress": ["step": "deploying"]], fixture, worker: worker)
+        try await registerActivity(fixture)
+        for eventID in ["push-1", "push-2"] {
+            fixture.clock.advance(by: 1)
+            _ = try await event(
+                "approval_requested", ["event_id": .string(eventID), "body": "May I push?"], fixture, worker: worker)
+        }
+        fixture.clock.advance(by: 1)
+        _ = try await fixture.resolve(["event_id": "push-1", "resolution": "approved"], worker: worker)
+        try await fixture.pass(6, worker: worker)
+        #expect(try state(try #require(activityPushes(fixture).last).push).phase == .waitingForApproval)
+
+        _ = try await fixture.resolve(["event_id": "push-2", "resolution": "denied"], worker: worker)
+        try await fixture.pass(6, worker: worker)
+        #expect(try state(try #require(activityPushes(fixture).last).push).phase == .running)
+    }
+
     @Test("an update older than the last delivered is Superseded, never sent")
     func noOlderAfterNewer() async throws {
         let fixture = try await fixture()

@@ -62,7 +62,9 @@ struct EventResolution: Sendable {
         let updates = try await sendBadgeUpdate(
             to: badged, resolved: resolvedEvent(record, resolution: resolution, agentKey: agentKey, agent: agent),
             eventKey: eventKey, serverKey: serverKey, at: now)
-        if let agentKey, let agent, record.string(FieldName.type) == EventType.approvalRequested.rawValue {
+        if let agentKey, let agent, record.string(FieldName.type) == EventType.approvalRequested.rawValue,
+            try await !otherApprovalPending(of: agentKey, serverKey: serverKey, counting: badged, except: eventKey)
+        {
             try await resumeActivity(of: agent, agentKey: agentKey, serverKey: serverKey, at: now)
         }
         let resolved = try await store.commit([
@@ -120,6 +122,26 @@ struct EventResolution: Sendable {
             serverKey: serverKey, agentKey: agentKey, agentDisplayName: agent.string(FieldName.agentDisplayName),
             devices: devices, activityState: state, rules: policy.triggerRules, now: now)
         _ = try await worker.submit(plan.enqueueRequest)
+    }
+
+    /// Whether another approval of the agent is still pending: its Live Activity then
+    /// keeps waiting. Looked for among the approvals the installations sent this one
+    /// still count (each phone's badge), not in every event the server has kept.
+    private func otherApprovalPending(
+        of agentKey: AgentKey, serverKey: ServerKey, counting installationIDs: [String], except eventKey: String
+    ) async throws -> Bool {
+        guard !installationIDs.isEmpty else { return false }
+        let installations = try await store.documents(
+            at: installationIDs.map { NamespacePaths.installation($0, serverKeyHex: serverKey.hex) })
+        let pending = Set(installations.flatMap { Self.strings($0.fields[FieldName.pendingApprovals]) })
+            .subtracting([eventKey])
+        guard !pending.isEmpty, let events = try? NamespacePaths.server(serverKey).collection(NamespacePaths.events)
+        else { return false }
+        let records = try await store.documents(at: pending.compactMap { try? events.document($0) })
+        return records.contains {
+            $0.string(FieldName.agentKey) == agentKey.hex && $0.string(FieldName.resolvedAt) == nil
+                && $0.string(FieldName.type) == EventType.approvalRequested.rawValue
+        }
     }
 
     /// Stores (and starts) one silent push to each installation that still has a
