@@ -78,6 +78,9 @@ public final class DecisionWaits: Sendable {
                 "this server holds \(limitPerNamespace) waits for decisions, the most this gateway allows (PUSHGATE_MAX_WAITING_DECISIONS); retry shortly",
                 retryAfter: 1)
         }
+        // Read once more now that the wait is in place: a decision committed since the
+        // caller's read, announced before the wait was there to hear it, is not missed.
+        await answer([path])
         let settled = await completion.wait(upTo: limit)
         let watcher: Task<Void, Never>? = state.withLockedValue { state in
             guard state.waits[path]?.removeValue(forKey: id) != nil else { return nil }
