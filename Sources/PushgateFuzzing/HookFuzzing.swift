@@ -2,8 +2,8 @@ import Foundation
 import PushgateCore
 import PushgateFunctions
 
-/// One input of the hook fuzzer, read two ways: as a Claude Code hook event on
-/// standard input, and as a transcript's tail (its last assistant text, the tools used
+/// One input of the hook fuzzer, read three ways: as a Claude Code hook event on
+/// standard input, as Codex's notify argument, and as a transcript's tail (its last assistant text, the tools used
 /// since its last prompt, its last tool call's id). What must hold: nothing traps; an
 /// event that is read becomes a call the gateway accepts as it is (the function's own
 /// request checks pass: `pushgate hook` never earns a 400 from its input); a
@@ -15,10 +15,20 @@ public enum HookFuzzing {
         let tools = ClaudeTranscript.toolUsesSinceLastPrompt(in: bytes)
         require(tools.map { $0 >= 0 } ?? true, "a negative count of tools")
         let toolUseID = ClaudeTranscript.lastToolUseID(in: bytes)
-        guard let event = try? ClaudeHookEvent(json: bytes) else { return }
         let now = Date(timeIntervalSince1970: 1_795_000_000)
+        // The same bytes as Codex's notify argument: a finished turn's reply is one the gateway takes.
+        if let turn = try? CodexNotification(json: bytes) {
+            let (function, body) = turn.call(now: now)
+            requireAccepted(function, body, at: now)
+        }
+        guard let event = try? ClaudeHookEvent(json: bytes) else { return }
         let (function, body) = event.call(
             now: now, transcriptText: { text }, toolsUsed: { tools }, lastToolUseID: { toolUseID })
+        requireAccepted(function, body, at: now)
+    }
+
+    /// `function`'s own request checks pass on `body`: the hook never earns a 400 from its input.
+    private static func requireAccepted(_ function: String, _ body: [String: JSONValue], at now: Date) {
         let fields = RequestFields(body, receivedAt: now)
         do throws(FunctionError) {
             switch function {

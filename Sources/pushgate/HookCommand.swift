@@ -18,7 +18,8 @@ import PushgateCore
 /// ``deadline``, having written one line to standard error (and nothing to standard
 /// output, which Claude Code would read as the hook's decision). A `PermissionRequest`
 /// (Claude Code's or Codex's) waits up to `--decision-wait` for a phone's signed
-/// decision and prints it there (``PermissionRequestHook``).
+/// decision and prints it there (``PermissionRequestHook``). Codex's `notify` runs it
+/// with a finished turn as its last argument (``CodexNotification``).
 struct HookCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "hook",
@@ -34,6 +35,11 @@ struct HookCommand: AsyncParsableCommand {
             phone, and prints it for the agent; without one it prints nothing and the agent's own prompt \
             goes on. --settings prints the hooks block for \
             .claude/settings.json (and there a mistake in the options fails loudly).
+
+            Codex: as its notify program (--agent codex, the finished turn as the last argument) it sends \
+            the turn's last message as a reply's preview, within the 1.5 s Codex allows; Codex's \
+            PermissionRequest hook is read from standard input as Claude Code's is. --settings --agent \
+            codex prints the config.toml lines.
             """
     )
 
@@ -76,12 +82,33 @@ struct HookCommand: AsyncParsableCommand {
     )
     var pins: String?
 
+    @Option(help: "The agent that runs the hook: claude-code (default) or codex (what --settings prints).")
+    var agent: HookAgent = .claudeCode
+
+    @Argument(
+        help:
+            "Codex's notify argument (a finished turn as JSON), which Codex adds last; else the event is read from standard input."
+    )
+    var notification: String?
+
+    /// The longest Codex's `notify` program may run: Codex kills it at 1.5 s.
+    static let notifyDeadline: Double = 1.4
+
     func run() async throws {
         if settings {
             // A mistake in the options fails here, loudly, rather than in every hook run.
             if let timeout { _ = try GatewayCallOptions.checked(timeout: timeout) }
             let wait = try Self.checked(decisionWait: decisionWait ?? Self.defaultDecisionWait)
-            print(HookSettings.block(command: HookSettings.command(options: settingsArguments), decisionWait: wait))
+            switch agent {
+            case .claudeCode:
+                print(HookSettings.block(command: HookSettings.command(options: settingsArguments), decisionWait: wait))
+            case .codex:
+                let options = ["--agent", "codex"] + settingsArguments
+                print(
+                    CodexSettings.lines(
+                        notifyArguments: [HookSettings.invokedExecutable(), "hook"] + options,
+                        hookCommand: HookSettings.command(options: options), decisionWait: wait))
+            }
             return
         }
         // A reader of standard error that has gone away is no reason to stop: the
@@ -92,11 +119,41 @@ struct HookCommand: AsyncParsableCommand {
         let warning = gateway.secretFile.flatMap(SecretFileExposure.warning(for:)).map { " (warning: \($0))" } ?? ""
         // Whatever blocks (standard input never closed, a transcript on a stalled
         // disk, a machine too busy to connect), the hook is over at the deadline.
-        let deadline = HookDeadline(seconds: Self.deadline) { seconds in
-            Self.say("gave up after \(Int(seconds)) s" + warning)
+        let deadline = HookDeadline(seconds: notification == nil ? Self.deadline : Self.notifyDeadline) { seconds in
+            Self.say("gave up after \(String(format: "%g", seconds)) s" + warning)
             Foundation.exit(0)
         }
+        if let notification {
+            Self.say(await sendTurn(notification) + warning)
+            return
+        }
         Self.say(await send(deadline: deadline) + warning)
+    }
+
+    /// Codex's finished turn (its `notify` argument) sent as `triggerReplyFinished`,
+    /// within the time Codex gives: what happened, as the hook's one line.
+    private func sendTurn(_ argument: String) async -> String {
+        let turn: CodexNotification
+        do {
+            turn = try CodexNotification(json: Array(argument.utf8.prefix(CodexNotification.maxInputBytes + 1)))
+        } catch {
+            return "nothing sent: \(error)"
+        }
+        let (function, body) = turn.call(now: Date())
+        let client: GatewayClient
+        do {
+            client = try gateway.client(timeout: min(timeout ?? 1.2, Self.notifyDeadline - 0.2), warning: false)
+        } catch {
+            return "nothing sent: \(error)"
+        }
+        do {
+            let answer = try await client.post(function, body: body)
+            return (200..<300).contains(answer.status)
+                ? "\(function) answered \(answer.status)"
+                : "\(function) answered \(answer.status): \(answer.text.prefix(300))"
+        } catch {
+            return "\(function) not sent: \(error)"
+        }
     }
 
     /// What happened, as the one line the hook writes; a permission request's

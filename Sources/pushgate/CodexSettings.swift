@@ -1,0 +1,46 @@
+/// The `config.toml` lines `pushgate hook --settings --agent codex` prints (issue 74):
+/// `notify`, the program Codex runs with each finished turn as its last argument (a
+/// root key, so it must come before any table), and a `PermissionRequest` hook in
+/// Codex's inline `[hooks]` tables, waiting for a phone's decision. Codex's other
+/// hooks are left out: the finished turn is `notify`'s, and a `Stop` hook as well
+/// would push each reply twice.
+enum CodexSettings {
+    /// `notifyArguments`: the notify program's words (this executable, `hook` and
+    /// its options); `hookCommand`: the same as one shell command line.
+    static func lines(notifyArguments: [String], hookCommand: String, decisionWait: Double) -> String {
+        """
+        # ~/.codex/config.toml: notify is a root key, above every [table].
+        notify = [\(notifyArguments.map(tomlString).joined(separator: ", "))]
+
+        # A permission request answered on a phone (Codex waits for the hook before it prompts).
+        [[hooks.PermissionRequest]]
+
+        [[hooks.PermissionRequest.hooks]]
+        type = "command"
+        command = \(tomlString(hookCommand))
+        timeout = \(Int(decisionWait.rounded(.up)) + 30)
+        """
+    }
+
+    /// `text` as a TOML basic string: quotes, backslashes and control characters escaped.
+    static func tomlString(_ text: String) -> String {
+        var quoted = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": quoted += "\\\""
+            case "\\": quoted += "\\\\"
+            case "\n": quoted += "\\n"
+            case "\t": quoted += "\\t"
+            case "\r": quoted += "\\r"
+            default:
+                if scalar.value < 0x20 || scalar.value == 0x7F {
+                    let hex = String(scalar.value, radix: 16, uppercase: true)
+                    quoted += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                } else {
+                    quoted.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return quoted + "\""
+    }
+}
