@@ -28,6 +28,7 @@ public struct GatewayParts: Sendable {
     let resolveEvent: ResolveEventFunction
     let decideEvent: DecideEventFunction
     let awaitDecision: AwaitDecisionFunction
+    let claudeHook: ClaudeHookFunction
     /// The `awaitDecision` calls this process holds.
     public let decisionWaits: DecisionWaits
     let unregisterSubscription: UnregisterSubscriptionFunction
@@ -75,6 +76,9 @@ public struct GatewayParts: Sendable {
             store: store, outbox: outbox, worker: worker, waits: decisionWaits, policy: policy, now: now)
         awaitDecision = AwaitDecisionFunction(
             store: store, waits: decisionWaits, longestWait: .seconds(admission.maxDecisionWait))
+        claudeHook = ClaudeHookFunction(
+            triggerEvent: triggerEvent, resolveEvent: resolveEvent, awaitDecision: awaitDecision,
+            appURLSchemes: admission.appURLSchemes, now: now)
         unregisterSubscription = UnregisterSubscriptionFunction(store: store, outbox: outbox, now: now)
         unregisterInstallation = UnregisterInstallationFunction(store: store, outbox: outbox, now: now)
         subscriptions = SubscriptionsFunction(store: store, formats: formats)

@@ -82,6 +82,12 @@ struct HookCommand: AsyncParsableCommand {
     )
     var pins: String?
 
+    @Flag(
+        help:
+            "With --settings: Claude Code HTTP hooks posting to the gateway's /hooks/claude-code (the secret from Claude Code's CODEAGENTS_PUSH_SECRET) instead of this command."
+    )
+    var http = false
+
     @Option(help: "The agent that runs the hook: claude-code (default) or codex (what --settings prints).")
     var agent: HookAgent = .claudeCode
 
@@ -100,6 +106,13 @@ struct HookCommand: AsyncParsableCommand {
             if let timeout { _ = try GatewayCallOptions.checked(timeout: timeout) }
             let wait = try Self.checked(decisionWait: decisionWait ?? Self.defaultDecisionWait)
             switch agent {
+            case .claudeCode where http:
+                // The gateway holds a request at most 300 s (awaitDecision's longest).
+                guard wait <= 300 else {
+                    throw ValidationError("--decision-wait takes seconds from 0 to 300 with --http, not \(wait)")
+                }
+                let url = gateway.baseURL(environment: ProcessInfo.processInfo.environment)
+                print(HookSettings.httpBlock(gatewayURL: url, decisionWait: Int(wait.rounded(.up))))
             case .claudeCode:
                 print(HookSettings.block(command: HookSettings.command(options: settingsArguments), decisionWait: wait))
             case .codex:

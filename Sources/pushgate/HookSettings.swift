@@ -1,4 +1,5 @@
 import Foundation
+import PushgateClient
 
 /// The `hooks` block `pushgate hook --settings` prints for `.claude/settings.json`:
 /// a push when Claude stops and when it asks for something, and the run's start, its
@@ -55,6 +56,30 @@ enum HookSettings {
         let hook: [String: Any] = ["type": "command", "command": command, "timeout": 10]
         var waiting = hook
         waiting["timeout"] = Int(decisionWait.rounded(.up)) + 30
+        return block(hook: hook, waiting: waiting)
+    }
+
+    /// The same events as HTTP hooks (issue 74): posted to the gateway's
+    /// `/hooks/claude-code`, the secret read from Claude Code's environment
+    /// (`CODEAGENTS_PUSH_SECRET`, the one variable the header may use); the
+    /// PermissionRequest hook held there up to `decisionWait` (`?wait=`).
+    static func httpBlock(gatewayURL: String, decisionWait: Int) -> String {
+        let url = gatewayURL.hasSuffix("/") ? String(gatewayURL.dropLast()) : gatewayURL
+        let hook: [String: Any] = [
+            "type": "http", "url": url + "/hooks/claude-code", "timeout": 10,
+            "headers": ["Authorization": "Bearer $\(secretVariable)"], "allowedEnvVars": [secretVariable],
+        ]
+        var waiting = hook
+        waiting["url"] = url + "/hooks/claude-code?wait=\(decisionWait)"
+        waiting["timeout"] = decisionWait + 30
+        return block(hook: hook, waiting: waiting)
+    }
+
+    /// The environment variable an HTTP hook's header reads the push secret from.
+    static let secretVariable = ProxyEnvironmentFile.secretKey
+
+    /// `hook` for every event the hook maps, `waiting` for the PermissionRequest.
+    private static func block(hook: [String: Any], waiting: [String: Any]) -> String {
         let settings: [String: Any] = [
             "hooks": [
                 "Stop": [["hooks": [hook]]],

@@ -225,6 +225,91 @@ struct DecisionsEndToEndTests {
     }
 
     @Test(
+        "Claude Code's HTTP hooks: a Stop posted becomes the reply's push; a PermissionRequest is held until the phone allows and answered with the decision; the rest refused or left alone"
+    )
+    func httpHooks() async throws {
+        let emulator = try await RunningEmulator(directory: directory)
+        defer { emulator.terminate() }
+        let gateway = try await RunningGateway(database: database, environment: emulator.settings)
+        defer { gateway.terminate() }
+        let phone = try await PhoneKey.make()
+        try await register(gateway, "phone", token: phoneToken, key: phone)
+        let url = gateway.baseURL + "/hooks/claude-code"
+        func post(_ event: [String: Any], query: String = "", secret: String? = nil) async throws -> CurlCall {
+            let body = String(decoding: try JSONSerialization.data(withJSONObject: event), as: UTF8.self)
+            return try await CurlCall.run("POST", url + query, secret: secret ?? self.secret.value, body: body)
+        }
+
+        // As Claude Code posts a Stop: a 2xx with an empty body is "no output".
+        let stop = try await post([
+            "session_id": "7c1d2e3f-0000-4444-8888-123456789abc", "cwd": cwd, "hook_event_name": "Stop",
+            "stop_hook_active": false, "last_assistant_message": "Deployed to staging.",
+        ])
+        #expect(stop.status == 200 && stop.body.isEmpty, "\(stop.status) \(stop.body)")
+        try await waitUntil("the reply at the emulator", within: .seconds(20), every: .milliseconds(100)) {
+            try await emulator.entries().contains {
+                $0["payload"]?.objectValue?["aps"]?.objectValue?["alert"]?.objectValue?["body"]
+                    == "Deployed to staging."
+            }
+        }
+
+        // A PermissionRequest held until the phone decides: the body is the decision.
+        let request: [String: Any] = [
+            "session_id": "7c1d2e3f-0000-4444-8888-123456789abc", "cwd": cwd, "hook_event_name": "PermissionRequest",
+            "permission_mode": "default", "tool_name": "Bash",
+            "tool_input": ["command": "make release", "description": "Release the build"],
+        ]
+        let requestBody = String(decoding: try JSONSerialization.data(withJSONObject: request), as: UTF8.self)
+        let secretValue = secret.value
+        let held = Task { try await CurlCall.run("POST", url + "?wait=60", secret: secretValue, body: requestBody) }
+        let eventID = try await approvalEventID(at: emulator, for: phoneToken, body: "Release the build")
+        let allowed = try await decide(gateway, eventID, as: "phone", with: phone)
+        #expect(allowed.status == 200, "\(allowed.body)")
+        let answer = try await held.value
+        #expect(answer.status == 200, "\(answer.body)")
+        #expect(
+            try JSONValue.parse(Array(answer.body.utf8))
+                == ["hookSpecificOutput": ["hookEventName": "PermissionRequest", "decision": ["behavior": "allow"]]])
+
+        // No decision within its wait: no output (the agent's own prompt goes on), the approval expired.
+        var other = request
+        other["tool_input"] = ["command": "make clean", "description": "Clean the build"]
+        let quiet = try await post(other, query: "?wait=1")
+        #expect(quiet.status == 200 && quiet.body.isEmpty, "\(quiet.body)")
+
+        // Refused: no secret, a body that is no event, a wait past 300 s; left alone: an event the hook does not map.
+        #expect(try await post(request, secret: "").status == 401)
+        let notJSON = try await CurlCall.run("POST", url, secret: secret.value, body: "[1, 2")
+        #expect(notJSON.status == 400 && notJSON.errorStatus == "INVALID_ARGUMENT", "\(notJSON.body)")
+        let tooLong = try await post(request, query: "?wait=301")
+        #expect(tooLong.status == 400 && tooLong.errorField == "wait", "\(tooLong.body)")
+        let other2 = try await post(["cwd": cwd, "hook_event_name": "SessionStart"])
+        #expect(other2.status == 200 && other2.body.isEmpty)
+        // A file written whole is in the event: taken up to 1 MiB, as the command hook takes it.
+        let bigEvent = directory.appendingPathComponent("write-event.json")
+        try JSONSerialization.data(withJSONObject: [
+            "session_id": "7c1d2e3f-0000-4444-8888-123456789abc", "cwd": cwd, "hook_event_name": "PreToolUse",
+            "tool_name": "Write",
+            "tool_input": ["file_path": "/srv/deploy-api/big.txt", "content": String(repeating: "x", count: 300_000)],
+        ]).write(to: bigEvent)
+        // curl reads a body given as @file from the file.
+        let write = try await CurlCall.run("POST", url, secret: secret.value, body: "@" + bigEvent.path)
+        #expect(write.status == 200 && write.body.isEmpty, "\(write.status) \(write.body.prefix(300))")
+
+        // What --settings --http prints points here, the secret read from Claude Code's environment.
+        let settings = try await BuiltExecutable.run(
+            ["hook", "--settings", "--http", "--decision-wait", "60"],
+            environment: ["CODEAGENTS_PUSH_GATEWAY_BASE_URL": gateway.baseURL])
+        let hooks = try JSONValue.parse(Array(settings.stdout.utf8)).objectValue?["hooks"]?.objectValue
+        let waiting = hooks?["PermissionRequest"]?.arrayValue?.first?.objectValue?["hooks"]?.arrayValue?.first
+        #expect(waiting?.objectValue?["url"] == .string(url + "?wait=60"), "\(settings.stdout)")
+        #expect(waiting?.objectValue?["timeout"] == 90 && waiting?.objectValue?["type"] == "http")
+        #expect(
+            waiting?.objectValue?["headers"]?.objectValue?["Authorization"] == "Bearer $CODEAGENTS_PUSH_SECRET"
+                && waiting?.objectValue?["allowedEnvVars"] == ["CODEAGENTS_PUSH_SECRET"])
+    }
+
+    @Test(
         "the gateway restarts while the hook waits: the hook reconnects and prints the decision; a key that is not the one pinned is refused"
     )
     func restartAndPins() async throws {

@@ -26,6 +26,7 @@ struct FunctionRoutes {
             "/resolveEvent": [.post],
             "/decideEvent": [.post],
             "/awaitDecision": [.post],
+            "/hooks/claude-code": [.post],
             "/unregisterSubscription": [.post],
             "/unregisterInstallation": [.post],
             "/subscriptions": [.get],
@@ -89,6 +90,17 @@ struct FunctionRoutes {
             }
             return try JSONAnswer.response(json: answer.json)
         }
+        router.post("hooks/claude-code") { request, context in
+            let secret = try Self.secret(of: request)
+            let wait = try Self.hookDecisionWait(request.uri.queryParameters.get("wait"))
+            let event = try await request.body.collect(upTo: ClaudeHookEvent.maxInputBytes)
+            // A caller that goes away (the terminal's dialog answered) ends a held request.
+            let output = try await context.untilClientLeaves {
+                try await parts.claudeHook(secret: secret, event: Array(event.readableBytesView), decisionWait: wait)
+            }
+            guard let output else { return Response(status: .ok) }
+            return try JSONAnswer.response(json: try JSONValue.parse(Array(output.utf8)))
+        }
         router.post("unregisterSubscription") { request, _ in
             let (secret, fields) = try await Self.read(request, receivedAt: parts.now())
             return try JSONAnswer.response(
@@ -135,6 +147,16 @@ struct FunctionRoutes {
         let body = try await request.body.collect(upTo: maxBodyBytes)
         if emptyBodyAllowed, body.readableBytes == 0 { return (secret, RequestFields([:], receivedAt: receivedAt)) }
         return (secret, try RequestFields(body: body.readableBytesView, receivedAt: receivedAt))
+    }
+
+    /// A held `PermissionRequest`'s wait (`?wait=` seconds, 0 to 300; default 120, as
+    /// `pushgate hook --decision-wait`).
+    private static func hookDecisionWait(_ text: String?) throws(FunctionError) -> Duration {
+        guard let text else { return .seconds(120) }
+        guard let seconds = Int(text), (0...300).contains(seconds) else {
+            throw FunctionError(.invalidArgument, "'wait' takes seconds from 0 to 300", field: "wait")
+        }
+        return .seconds(seconds)
     }
 
     /// The push secret of `Authorization: Bearer <secret>`.
