@@ -11,7 +11,7 @@ import Testing
 struct CoalescingTests {
     let cwd = "/srv/agent"
     let policy: DeliveryPolicy = {
-        var policy = DeliveryPolicy()
+        var policy = FunctionsFixture.patientPolicy
         policy.coalesceWindow = .seconds(3)
         return policy
     }()

@@ -95,7 +95,7 @@ struct DeliveryTests {
     func givingUp() async throws {
         let fixture = try FunctionsFixture()
         try await register(fixture, devices: 1)
-        var policy = DeliveryPolicy()
+        var policy = FunctionsFixture.patientPolicy
         policy.maxAttempts = 3
         let provider = SequencedProvider(script: [:], always: .retryLater(reason: "ServiceUnavailable", after: nil))
         let worker = fixture.worker(provider: provider, policy: policy)
@@ -126,7 +126,7 @@ struct DeliveryTests {
         try await register(fixture, devices: 2)
         _ = try await fixture.register(["cwd": "/srv/other", "installation_id": "x", "fcm_token": "t-x"])
         _ = try await fixture.register(["cwd": "/srv/other", "installation_id": "y", "fcm_token": "t-y"])
-        var policy = DeliveryPolicy()
+        var policy = FunctionsFixture.patientPolicy
         policy.claimLimit = 3
         policy.triggerWait = .milliseconds(50)
         let gated = GatedProvider()
@@ -155,7 +155,7 @@ struct DeliveryTests {
     @Test("retries never claim past the claim limit, counting the tries still running; the rest wait on disk")
     func retriesWithinClaimLimit() async throws {
         let fixture = try FunctionsFixture()
-        var policy = DeliveryPolicy()
+        var policy = FunctionsFixture.patientPolicy
         policy.claimLimit = 3
         for index in 0..<3 {
             let notification = OutboxNotification(
@@ -218,7 +218,7 @@ struct DeliveryTests {
     @Test("a worker that claimed several notifications keeps every one leased while it sends them")
     func claimedNotificationsStayLeased() async throws {
         let fixture = try FunctionsFixture()
-        var policy = DeliveryPolicy()
+        var policy = FunctionsFixture.patientPolicy
         policy.lease = .milliseconds(300)
         // Two notifications waiting unleased, as a trigger past the claim limit leaves them.
         for (index, token) in ["t-a", "t-b"].enumerated() {
@@ -255,7 +255,7 @@ struct DeliveryTests {
         try await register(fixture, devices: 2)
         let stalled = SequencedProvider(script: [:], stallFor: .seconds(30))
         let worker = fixture.worker(provider: stalled)
-        var policy = DeliveryPolicy()
+        var policy = FunctionsFixture.patientPolicy
         policy.triggerWait = .milliseconds(50)
         let answer = try await fixture.trigger(["cwd": .string(cwd)], worker: worker, policy: policy)
         #expect(answer.pendingCount == 2)

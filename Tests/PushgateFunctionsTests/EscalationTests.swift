@@ -225,7 +225,7 @@ struct EscalationTests {
     @Test("the schedule is configurable; none turns reminders off")
     func schedule() async throws {
         let fixture = try await fixture()
-        var policy = DeliveryPolicy()
+        var policy = FunctionsFixture.patientPolicy
         policy.escalation = [.seconds(60)]
         let worker = fixture.worker(policy: policy)
         _ = try await fixture.event(approval("quick"), worker: worker, policy: policy)

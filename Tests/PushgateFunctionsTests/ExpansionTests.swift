@@ -47,7 +47,7 @@ struct ExpansionTests {
         let fixture = try FunctionsFixture(fanOut: FanOut(chunkSize: 100, maxConcurrentChunks: 2))
         try await seed(fixture)
         let gated = GatedProvider()
-        var policy = DeliveryPolicy()
+        var policy = FunctionsFixture.patientPolicy
         policy.triggerWait = .milliseconds(50)
         let worker = fixture.worker(provider: gated, policy: policy)
         let answer = try await fixture.trigger(body, worker: worker, policy: policy)
@@ -103,7 +103,7 @@ struct ExpansionTests {
         let statuses = try await fixture.outbox.statuses(of: notificationID)
         #expect(statuses.count == Self.devices - 2 && statuses.allSatisfy { $0.state == .delivered })
         #expect(!statuses.contains { ["device-0100", "device-0900", "device-5000"].contains($0.installationID) })
-        var waiting = DeliveryPolicy()
+        var waiting = FunctionsFixture.patientPolicy
         waiting.triggerWait = .seconds(60)
         let done = try await fixture.trigger(
             ["cwd": .string(cwd), "exclude_installation_id": "device-0900"], policy: waiting)
@@ -121,8 +121,8 @@ struct ExpansionTests {
         let store = CommitHookStore(
             fixture.store, onCollectionRead: { _, limit in limits.withLockedValue { $0.append(limit) } })
         let trigger = TriggerEventFunction(
-            store: store, outbox: fixture.outbox, worker: fixture.worker(), now: fixture.clock.now,
-            logger: Logger(label: "test"))
+            store: store, outbox: fixture.outbox, worker: fixture.worker(), policy: FunctionsFixture.patientPolicy,
+            now: fixture.clock.now, logger: Logger(label: "test"))
         let request = try TriggerEventRequest(
             fields: RequestFields([
                 "cwd": .string(cwd), "type": .string("approval_requested"), "event_id": .string("e1"),
@@ -141,7 +141,7 @@ struct ExpansionTests {
     func repeatIsRecognised() async throws {
         let fixture = try FunctionsFixture()
         try await seed(fixture)
-        var policy = DeliveryPolicy()
+        var policy = FunctionsFixture.patientPolicy
         policy.triggerWait = .seconds(60)
         let first = try await fixture.trigger(["cwd": .string(cwd)], idempotencyKey: "run-1", policy: policy)
         let again = try await fixture.trigger(["cwd": .string(cwd)], idempotencyKey: "run-1", policy: policy)
@@ -163,7 +163,7 @@ struct ExpansionTests {
             ],
             fanOut: FanOut(chunkSize: 100, maxConcurrentChunks: 2))
         try await seed(fixture)
-        var policy = DeliveryPolicy()
+        var policy = FunctionsFixture.patientPolicy
         policy.triggerWait = .seconds(60)
         let worker = fixture.worker(policy: policy)
 
@@ -222,7 +222,7 @@ struct ExpansionTests {
         try await seed(fixture)
         let (notification, expansion, leasedUntil) = try await storeExpansion(fixture, leasedTo: "w#1")
         // Page 1 (device-0100 …) meets the dead token; deleting its device fails.
-        var policy = DeliveryPolicy()
+        var policy = FunctionsFixture.patientPolicy
         policy.fanOut = FanOut(chunkSize: 100, maxConcurrentChunks: 3)
         let runner = DeliveryRunner(
             store: CommitHookStore(fixture.store) { writes, _ in

@@ -25,6 +25,16 @@ final class FunctionsFixture: Sendable {
 
     private let fanOut: FanOut
 
+    /// The policy the functions run with here: a trigger's answer waits for its whole
+    /// first try (a cap, not a measure of speed). With the default 2 s, the target's
+    /// suites running side by side on two cores answered "pending" before the try
+    /// was over (the tests that test `triggerWait` set their own).
+    static var patientPolicy: DeliveryPolicy {
+        var policy = DeliveryPolicy()
+        policy.triggerWait = .seconds(300)
+        return policy
+    }
+
     var serverKey: ServerKey { secret.serverKey }
 
     func register(_ body: [String: JSONValue], admission: AdmissionPolicy = AdmissionPolicy()) async throws
@@ -37,7 +47,9 @@ final class FunctionsFixture: Sendable {
 
     /// A worker over this fixture's store and outbox, delivering through `provider`
     /// with `policy` and the fixture's fan-out.
-    func worker(provider: (any PushProvider)? = nil, policy: DeliveryPolicy = DeliveryPolicy()) -> DeliveryWorker {
+    func worker(provider: (any PushProvider)? = nil, policy: DeliveryPolicy = FunctionsFixture.patientPolicy)
+        -> DeliveryWorker
+    {
         var policy = policy
         policy.fanOut = fanOut
         return DeliveryWorker(
@@ -50,7 +62,7 @@ final class FunctionsFixture: Sendable {
         idempotencyKey: String? = nil,
         provider: (any PushProvider)? = nil,
         worker: DeliveryWorker? = nil,
-        policy: DeliveryPolicy = DeliveryPolicy()
+        policy: DeliveryPolicy = FunctionsFixture.patientPolicy
     ) async throws -> TriggerAnswer {
         try await triggerResult(
             body, idempotencyKey: idempotencyKey, provider: provider, worker: worker, policy: policy
@@ -63,7 +75,7 @@ final class FunctionsFixture: Sendable {
         idempotencyKey: String? = nil,
         provider: (any PushProvider)? = nil,
         worker: DeliveryWorker? = nil,
-        policy: DeliveryPolicy = DeliveryPolicy()
+        policy: DeliveryPolicy = FunctionsFixture.patientPolicy
     ) async throws -> TriggerEventFunction.Result {
         let function = TriggerReplyFinishedFunction(
             trigger: eventFunction(provider: provider, worker: worker, policy: policy))
@@ -74,7 +86,7 @@ final class FunctionsFixture: Sendable {
     func eventFunction(
         provider: (any PushProvider)? = nil,
         worker: DeliveryWorker? = nil,
-        policy: DeliveryPolicy = DeliveryPolicy()
+        policy: DeliveryPolicy = FunctionsFixture.patientPolicy
     ) -> TriggerEventFunction {
         TriggerEventFunction(
             store: store,
@@ -92,7 +104,7 @@ final class FunctionsFixture: Sendable {
         idempotencyKey: String? = nil,
         provider: (any PushProvider)? = nil,
         worker: DeliveryWorker? = nil,
-        policy: DeliveryPolicy = DeliveryPolicy()
+        policy: DeliveryPolicy = FunctionsFixture.patientPolicy
     ) async throws -> TriggerAnswer {
         let request = try TriggerEventRequest(fields: RequestFields(body), idempotencyKey: idempotencyKey)
         return try await eventFunction(provider: provider, worker: worker, policy: policy)(secret: secret, request)
@@ -106,7 +118,7 @@ final class FunctionsFixture: Sendable {
     {
         let worker = worker ?? self.worker()
         let answer = try await RegisterActivityFunction(
-            store: store, worker: worker, policy: DeliveryPolicy(), now: clock.now)(
+            store: store, worker: worker, policy: FunctionsFixture.patientPolicy, now: clock.now)(
                 secret: secret, RegisterActivityRequest(fields: RequestFields(body)))
         await worker.runningTriesFinished()
         return answer

@@ -99,7 +99,7 @@ struct TriggerReplyFinishedTests {
         try await fixture.store.commit(writes)
         // The answer comes once every page is tried; a long wait only keeps a starved
         // test process (the whole suite in parallel on two cores) from answering first.
-        var policy = DeliveryPolicy()
+        var policy = FunctionsFixture.patientPolicy
         policy.triggerWait = .seconds(60)
         let answer = try await fixture.trigger(["cwd": .string(cwd)], policy: policy)
         #expect(answer.deviceCount == 1201 && answer.successCount == 1201)
@@ -119,7 +119,7 @@ struct TriggerReplyFinishedTests {
         )
         let provider = ConcurrencyProbeProvider()
         // The answer waits for every chunk, however loaded the machine: this is about concurrency, not time.
-        var policy = DeliveryPolicy()
+        var policy = FunctionsFixture.patientPolicy
         policy.triggerWait = .seconds(120)
         let answer = try await fixture.trigger(["cwd": .string(cwd)], provider: provider, policy: policy)
         #expect(answer.successCount == 100)
@@ -182,7 +182,7 @@ struct TriggerReplyFinishedTests {
                 "apns_token": .string(FunctionsFixture.apnsToken(n)),
             ])
         }
-        var policy = DeliveryPolicy()
+        var policy = FunctionsFixture.patientPolicy
         policy.answerMaxDevices = limit
         // The counts are the first try's: it must finish within the wait on a loaded
         // machine too (the whole suite, 2 cores: 2 s was once not enough).
