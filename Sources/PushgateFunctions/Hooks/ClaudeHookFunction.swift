@@ -50,7 +50,8 @@ public struct ClaudeHookFunction: Sendable {
         case "triggerReplyFinished":
             _ = try await triggerEvent.notify(secret: secret, TriggerReplyFinishedRequest(fields: fields).trigger)
         default:
-            _ = try await triggerEvent(secret: secret, TriggerEventRequest(fields: fields, appURLSchemes: appURLSchemes))
+            _ = try await triggerEvent(
+                secret: secret, TriggerEventRequest(fields: fields, appURLSchemes: appURLSchemes))
         }
         guard case .permissionRequest = event.kind, let eventID = body["event_id"]?.stringValue else { return nil }
         return try await decision(on: eventID, secret: secret, askedAt: now, within: decisionWait)
@@ -65,7 +66,8 @@ public struct ClaudeHookFunction: Sendable {
         let seconds = max(0, Int(limit.components.seconds))
         let answer = try await awaitDecision(
             secret: secret,
-            AwaitDecisionRequest(fields: RequestFields(["event_id": .string(eventID), "wait": .number(Double(seconds))])))
+            AwaitDecisionRequest(
+                fields: RequestFields(["event_id": .string(eventID), "wait": .number(Double(seconds))])))
         var pins = DecisionPins()
         let verdict = PermissionVerdict(
             answer: answer.json, serverKey: secret.serverKey.hex, eventID: eventID, askedAt: askedAt, pins: &pins)
