@@ -159,6 +159,13 @@ struct HookCommand: AsyncParsableCommand {
         } catch {
             return "nothing sent: \(error)"
         }
+        return await Self.send(function, body, with: client)
+    }
+
+    /// Posts `body` to `function`: the hook's line for what the gateway answered.
+    private static func send(_ function: String, _ body: [String: JSONValue], with client: GatewayClient) async
+        -> String
+    {
         do {
             let answer = try await client.post(function, body: body)
             return (200..<300).contains(answer.status)
@@ -221,16 +228,7 @@ struct HookCommand: AsyncParsableCommand {
         // stopped): resolved beside this event's call, for the phones to withdraw it.
         async let answeredElsewhere: Void = resolve(
             pending.takeAbandoned(session: event.sessionID), as: "answered_elsewhere", with: client)
-        let line: String
-        do {
-            let answer = try await client.post(function, body: body)
-            line =
-                (200..<300).contains(answer.status)
-                ? "\(function) answered \(answer.status)"
-                : "\(function) answered \(answer.status): \(answer.text.prefix(300))"
-        } catch {
-            line = "\(function) not sent: \(error)"
-        }
+        let line = await Self.send(function, body, with: client)
         await answeredElsewhere
         return line
     }

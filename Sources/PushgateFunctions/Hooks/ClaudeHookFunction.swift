@@ -38,11 +38,14 @@ public struct ClaudeHookFunction: Sendable {
     public func callAsFunction(secret: PushSecret, event bytes: [UInt8], decisionWait: Duration) async throws
         -> String?
     {
-        // Not a JSON object: the poster's mistake. A hook event the hook leaves alone: no output.
-        guard (try? JSONValue.parse(bytes))?.objectValue != nil else {
-            throw FunctionError(.invalidArgument, "the body is not a Claude Code hook event (a JSON object)")
+        // A hook event the hook leaves alone: no output. Not a JSON object (read again only
+        // then): the poster's mistake.
+        guard let event = try? ClaudeHookEvent(json: bytes) else {
+            guard (try? JSONValue.parse(bytes))?.objectValue != nil else {
+                throw FunctionError(.invalidArgument, "the body is not a Claude Code hook event (a JSON object)")
+            }
+            return nil
         }
-        guard let event = try? ClaudeHookEvent(json: bytes) else { return nil }
         let now = self.now()
         let (function, body) = event.call(now: now, transcriptText: { nil })
         let fields = RequestFields(body, receivedAt: now)
