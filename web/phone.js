@@ -291,11 +291,14 @@ async function load() {
             : `This phone (${short(state.phone.token, 8)}) is registered nowhere yet.`)
         : "";
     const answer = await callJSON("/inbox");
+    const toast = byID("toast");
     if (!answer.ok) {
-        byID("toast").replaceChildren(h("p", { class: "notice error" }, `Could not read the inbox: ${answer.message}`));
+        toast.replaceChildren(h("p", { class: "notice error", dataset: { source: "inbox" } }, `Could not read the inbox: ${answer.message}`));
         return;
     }
-    byID("toast").replaceChildren();
+    // Only the inbox's own error goes once the inbox reads again: a registration's notice
+    // stays (the poll would otherwise wipe it a moment after it was shown).
+    if (toast.querySelector("[data-source='inbox']")) toast.replaceChildren();
     state.entries = answer.body ?? [];
     if (state.selected !== null && state.selected > state.entries.length) state.selected = null;
     draw();
