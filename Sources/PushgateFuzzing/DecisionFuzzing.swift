@@ -44,14 +44,25 @@ public enum DecisionFuzzing {
 
     static func checkHookVerdict(_ bytes: [UInt8]) {
         guard let answer = try? JSONValue.parse(bytes) else { return }
+        for kind in [DecisionKind.approval, .answer] {
+            checkHookVerdict(answer, kind: kind)
+        }
+    }
+
+    /// The verdict of a hook waiting for a decision of `kind` on `answer`.
+    private static func checkHookVerdict(_ answer: JSONValue, kind: DecisionKind) {
         let askedAt = receivedAt
         var pins = DecisionPins(keys: [pinnedInstallation: pinnedKey])
         let verdict = PermissionVerdict(
-            answer: answer, serverKey: serverKey, eventID: "deploy-42", askedAt: askedAt, pins: &pins)
+            answer: answer, serverKey: serverKey, eventID: "deploy-42", askedAt: askedAt, kind: kind, pins: &pins)
         switch verdict {
-        case .allow, .deny:
+        case .allow, .deny, .answer:
             let object = answer.objectValue
             let decidedBy = object?["decided_by"]?.stringValue
+            require(
+                object?["decision"]?.stringValue.flatMap(SignedDecision.Decision.init(rawValue:))
+                    .map(kind.decisions.contains) == true,
+                "the hook obeyed a decision of another kind than it waits for")
             require(
                 decidedBy != pinnedInstallation || object?["decision_key"]?.stringValue == pinnedKey,
                 "the hook obeyed a pinned phone's decision signed by another key")
@@ -62,10 +73,16 @@ public enum DecisionFuzzing {
             }
             let output = verdict.output ?? ""
             require(!output.isEmpty && !output.contains("\n"), "the hook's output is not one line: \(output)")
-            let printed = try? JSONValue.parse(Array(output.utf8))
-            require(
-                printed?.objectValue?["hookSpecificOutput"]?.objectValue?["hookEventName"] == "PermissionRequest",
-                "the hook printed what Claude Code and Codex do not read: \(output)")
+            let printed = try? JSONValue.parse(Array(output.utf8)).objectValue
+            if case .answer = verdict {
+                require(
+                    printed?["decision"] == "block" && printed?["reason"]?.stringValue?.isEmpty == false,
+                    "the Stop hook printed what Claude Code and Codex do not read: \(output)")
+            } else {
+                require(
+                    printed?["hookSpecificOutput"]?.objectValue?["hookEventName"] == "PermissionRequest",
+                    "the hook printed what Claude Code and Codex do not read: \(output)")
+            }
         case .pending, .resolved, .refused:
             require(verdict.output == nil, "the hook printed a decision it did not take")
         }

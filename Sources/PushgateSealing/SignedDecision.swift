@@ -6,8 +6,8 @@ import Foundation
     import Crypto
 #endif
 
-/// A person's answer to an approval, signed by their phone's decision key (issue
-/// 73): ECDSA P-256 over SHA-256 of the UTF-8 text
+/// A person's answer to an approval (issue 73) or, in words, to a question or a
+/// reply (issue 74), signed by their phone's decision key: ECDSA P-256 over SHA-256 of the UTF-8 text
 ///
 /// ```
 /// pushgate-decision-v1\n<server_key>\n<event_id>\n<installation_id>\n<decision>\n<signed_at>\n<message or empty>
@@ -19,12 +19,21 @@ import Foundation
 public struct SignedDecision: Sendable, Hashable {
     public enum Decision: String, Sendable, Hashable, CaseIterable {
         case allow, deny
+        /// Words in answer to a question or a reply (issue 74): the words are `message`.
+        case answer
+
+        /// The longest `message` this decision takes.
+        public var maxMessageCharacters: Int {
+            self == .answer ? SignedDecision.maxAnswerCharacters : SignedDecision.maxMessageCharacters
+        }
     }
 
     /// The first line of every signed text: what a signature is for, and its version.
     public static let label = "pushgate-decision-v1"
-    /// The longest `message`.
+    /// The longest `message` of an allow or a deny: a reason.
     public static let maxMessageCharacters = 1000
+    /// The longest answer in words.
+    public static let maxAnswerCharacters = 4000
     /// How far `signed_at` may be from the gateway's clock, either way.
     public static let maxClockSkew: TimeInterval = 300
 

@@ -28,6 +28,7 @@ public struct GatewayParts: Sendable {
     let resolveEvent: ResolveEventFunction
     let decideEvent: DecideEventFunction
     let awaitDecision: AwaitDecisionFunction
+    let replies: RepliesFunction
     let claudeHook: ClaudeHookFunction
     /// The `awaitDecision` calls this process holds.
     public let decisionWaits: DecisionWaits
@@ -76,6 +77,7 @@ public struct GatewayParts: Sendable {
             store: store, outbox: outbox, worker: worker, waits: decisionWaits, policy: policy, now: now)
         awaitDecision = AwaitDecisionFunction(
             store: store, waits: decisionWaits, longestWait: .seconds(admission.maxDecisionWait))
+        replies = RepliesFunction(store: store)
         claudeHook = ClaudeHookFunction(
             triggerEvent: triggerEvent, resolveEvent: resolveEvent, awaitDecision: awaitDecision,
             appURLSchemes: admission.appURLSchemes, now: now)

@@ -10,10 +10,11 @@ import PushgateSealing
 struct DecideCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "decide",
-        abstract: "Answer an approval as a phone does (decideEvent).",
+        abstract: "Answer an approval, a question or a reply as a phone does (decideEvent).",
         discussion: """
-            The installation must have been sent the approval and have registered the key's public half \
-            (pushgate subscribe --decision-key-file). A waiting `pushgate hook` prints the decision for its agent.
+            The installation must have been sent the event and have registered the key's public half \
+            (pushgate subscribe --decision-key-file). A waiting `pushgate hook` prints the decision for its agent. \
+            --answer answers a question (or an answerable reply) in words.
             """
     )
 
@@ -37,22 +38,37 @@ struct DecideCommand: AsyncParsableCommand {
     @Option(help: "The reason given to the agent (at most 1,000 characters).")
     var message: String?
 
+    @Option(help: "Answer a question or a reply with these words (at most 4,000 characters).")
+    var answer: String?
+
     @Option(help: "Seconds to wait for the answer.")
     var timeout: Double = 5
 
     func validate() throws {
-        guard allow != deny else { throw ValidationError("pass --allow or --deny") }
+        guard [allow, deny, answer != nil].filter({ $0 }).count == 1 else {
+            throw ValidationError("pass one of --allow, --deny and --answer")
+        }
         if let message, message.count > SignedDecision.maxMessageCharacters {
             throw ValidationError("--message takes at most \(SignedDecision.maxMessageCharacters) characters")
         }
+        if let answer {
+            guard message == nil else { throw ValidationError("--answer is the message: leave --message out") }
+            guard answer.contains(where: { !$0.isWhitespace }), answer.count <= SignedDecision.maxAnswerCharacters
+            else { throw ValidationError("--answer takes 1 to \(SignedDecision.maxAnswerCharacters) characters") }
+        }
+    }
+
+    private var decision: SignedDecision.Decision {
+        answer != nil ? .answer : allow ? .allow : .deny
     }
 
     func run() async throws {
         let client = try gateway.client(timeout: timeout)
         let key = try DecisionKeyFile(path: decisionKeyFile).load()
+        let message = answer ?? message
         let signed = try key.sign(
             serverKey: client.secret.serverKey.hex, eventID: eventId, installationID: installationId,
-            decision: allow ? .allow : .deny, signedAt: Int64(Date().timeIntervalSince1970), message: message)
+            decision: decision, signedAt: Int64(Date().timeIntervalSince1970), message: message)
         var body: [String: JSONValue] = [
             "event_id": .string(eventId), "installation_id": .string(installationId),
             "decision": .string(signed.decision.rawValue), "signed_at": .number(Double(signed.signedAt)),

@@ -77,6 +77,14 @@ struct HookCommand: AsyncParsableCommand {
     var decisionWait: Double?
 
     @Option(
+        help: ArgumentHelp(
+            "Seconds a Stop waits for the person's reply typed on a phone (default 0: the reply is only pushed; at most 3600).",
+            discussion:
+                "An answer goes to the agent as the Stop hook's reason to go on; meanwhile Claude Code shows the Stop hook running."
+        ))
+    var replyWait: Double?
+
+    @Option(
         help:
             "The file of the decision keys pinned per phone. Default: the secret file's path with .pins, else ~/.config/pushgate/decision-pins.json."
     )
@@ -105,6 +113,7 @@ struct HookCommand: AsyncParsableCommand {
             // A mistake in the options fails here, loudly, rather than in every hook run.
             if let timeout { _ = try GatewayCallOptions.checked(timeout: timeout) }
             let wait = try Self.checked(decisionWait: decisionWait ?? Self.defaultDecisionWait)
+            let replyWait = try Self.checked(decisionWait: replyWait ?? 0, option: "--reply-wait")
             switch agent {
             case .claudeCode where http:
                 // The gateway holds a request at most 300 s (awaitDecision's longest).
@@ -114,7 +123,10 @@ struct HookCommand: AsyncParsableCommand {
                 let url = gateway.baseURL(environment: ProcessInfo.processInfo.environment)
                 print(HookSettings.httpBlock(gatewayURL: url, decisionWait: Int(wait.rounded(.up))))
             case .claudeCode:
-                print(HookSettings.block(command: HookSettings.command(options: settingsArguments), decisionWait: wait))
+                print(
+                    HookSettings.block(
+                        command: HookSettings.command(options: settingsArguments), decisionWait: wait,
+                        replyWait: replyWait))
             case .codex:
                 let options = ["--agent", "codex"] + settingsArguments
                 print(
@@ -180,8 +192,11 @@ struct HookCommand: AsyncParsableCommand {
     /// decision is printed on standard output first.
     private func send(deadline: HookDeadline) async -> String {
         let event: ClaudeHookEvent
+        let replyWait: Double
         do {
-            event = try ClaudeHookEvent(json: Self.standardInput(upTo: ClaudeHookEvent.maxInputBytes + 1))
+            replyWait = try Self.checked(decisionWait: self.replyWait ?? 0, option: "--reply-wait")
+            event = try ClaudeHookEvent(
+                json: Self.standardInput(upTo: ClaudeHookEvent.maxInputBytes + 1), continuingStops: replyWait > 0)
         } catch {
             return "nothing sent: \(error)"
         }
@@ -228,7 +243,19 @@ struct HookCommand: AsyncParsableCommand {
         // stopped): resolved beside this event's call, for the phones to withdraw it.
         async let answeredElsewhere: Void = resolve(
             pending.takeAbandoned(session: event.sessionID), as: "answered_elsewhere", with: client)
-        let line = await Self.send(function, body, with: client)
+        let line: String
+        if case .stop = event.kind, replyWait > 0 {
+            // The wait, and then the time to pass the answer on.
+            deadline.extend(by: replyWait)
+            let hook = StopReplyHook(
+                call: (function, body), gateway: gateway, replyWait: replyWait, pinsPath: pinsPath,
+                callTimeout: min(timeout ?? 2.5, Self.deadline - 1))
+            let (output, said) = await hook.run()
+            if let output { FileHandle.standardOutput.write(Data((output + "\n").utf8)) }
+            line = said
+        } else {
+            line = await Self.send(function, body, with: client)
+        }
         await answeredElsewhere
         return line
     }
@@ -246,10 +273,10 @@ struct HookCommand: AsyncParsableCommand {
 
     static let defaultDecisionWait = 120.0
 
-    /// `--decision-wait` when it is seconds a hook can wait.
-    static func checked(decisionWait: Double) throws -> Double {
+    /// `--decision-wait` (or `option`'s value) when it is seconds a hook can wait.
+    static func checked(decisionWait: Double, option: String = "--decision-wait") throws -> Double {
         guard decisionWait.isFinite, decisionWait >= 0, decisionWait <= 3_600 else {
-            throw ValidationError("--decision-wait takes seconds from 0 to 3600, not \(decisionWait)")
+            throw ValidationError("\(option) takes seconds from 0 to 3600, not \(decisionWait)")
         }
         return decisionWait
     }
@@ -271,6 +298,7 @@ struct HookCommand: AsyncParsableCommand {
         if let file = gateway.secretFile { arguments += ["--secret-file", HookSettings.absolute(file)] }
         if let timeout { arguments += ["--timeout", "\(timeout)"] }
         if let decisionWait { arguments += ["--decision-wait", "\(decisionWait)"] }
+        if let replyWait { arguments += ["--reply-wait", "\(replyWait)"] }
         if let pins { arguments += ["--pins", HookSettings.absolute(pins)] }
         return arguments
     }

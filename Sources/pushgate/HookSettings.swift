@@ -50,13 +50,16 @@ enum HookSettings {
         return "/" + parts.joined(separator: "/")
     }
 
-    /// `decisionWait`: the PermissionRequest hook's wait for a phone's decision; its
-    /// `timeout` is above it, so that the agent never stops the hook while it waits.
-    static func block(command: String, decisionWait: Double) -> String {
+    /// `decisionWait`: the PermissionRequest hook's wait for a phone's decision;
+    /// `replyWait`: the Stop hook's for the person's words (0: none). Each `timeout`
+    /// is above its wait, so that the agent never stops the hook while it waits.
+    static func block(command: String, decisionWait: Double, replyWait: Double = 0) -> String {
         let hook: [String: Any] = ["type": "command", "command": command, "timeout": 10]
         var waiting = hook
         waiting["timeout"] = Int(decisionWait.rounded(.up)) + 30
-        return block(hook: hook, waiting: waiting)
+        var stop = hook
+        if replyWait > 0 { stop["timeout"] = Int(replyWait.rounded(.up)) + 30 }
+        return block(hook: hook, waiting: waiting, stop: stop)
     }
 
     /// The same events as HTTP hooks (issue 74): posted to the gateway's
@@ -72,17 +75,18 @@ enum HookSettings {
         var waiting = hook
         waiting["url"] = url + "/hooks/claude-code?wait=\(decisionWait)"
         waiting["timeout"] = decisionWait + 30
-        return block(hook: hook, waiting: waiting)
+        return block(hook: hook, waiting: waiting, stop: hook)
     }
 
     /// The environment variable an HTTP hook's header reads the push secret from.
     static let secretVariable = ProxyEnvironmentFile.secretKey
 
-    /// `hook` for every event the hook maps, `waiting` for the PermissionRequest.
-    private static func block(hook: [String: Any], waiting: [String: Any]) -> String {
+    /// `hook` for every event the hook maps, `waiting` for the PermissionRequest,
+    /// `stop` for the Stop (which may wait for the person's reply).
+    private static func block(hook: [String: Any], waiting: [String: Any], stop: [String: Any]) -> String {
         let settings: [String: Any] = [
             "hooks": [
-                "Stop": [["hooks": [hook]]],
+                "Stop": [["hooks": [stop]]],
                 "Notification": [["hooks": [hook]]],
                 // A run on the lock screen (issue 64): its start, and each tool as a step.
                 "UserPromptSubmit": [["hooks": [hook]]],

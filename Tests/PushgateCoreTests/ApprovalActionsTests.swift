@@ -12,7 +12,7 @@ import Testing
 /// without a decision key gets today's push.
 @Suite("Approval actions")
 struct ApprovalActionsTests {
-    let actions = ApprovalActions(category: "EXAMPLE_APPROVAL")
+    let actions = ApprovalActions(category: "EXAMPLE_APPROVAL", replyCategory: "EXAMPLE_REPLY")
 
     static let approval = PushNotification(
         title: "Approval needed", body: "builder: Deploy?",
@@ -51,7 +51,12 @@ struct ApprovalActionsTests {
                 && aps[2]["alert"] == ["title": "Agent news", "body": "Open to read"])
         var reply = Self.approval
         reply.data["type"] = "reply_finished"
-        #expect(try apns(reply, [target("decides", decides: true)])[0]["category"] == nil, "only an approval")
+        #expect(try apns(reply, [target("decides", decides: true)])[0]["category"] == nil, "a reply nobody answers")
+        // An answerable reply (issue 74): the text input's category, sealed or not.
+        reply.data["answerable"] = true
+        let answerable = try apns(
+            reply, [target("decides", decides: true), target("sealed", decides: true, sealing: .sealed(keys))])
+        #expect(answerable.map { $0["category"] } == ["EXAMPLE_REPLY", "EXAMPLE_REPLY"])
         var noID = Self.approval
         noID.data["event_id"] = nil
         #expect(try apns(noID, [target("decides", decides: true)])[0]["category"] == nil, "no id: nothing to decide")
@@ -61,6 +66,7 @@ struct ApprovalActionsTests {
     func fcmAndWebPush() throws {
         var decidable = Self.approval
         decidable.category = actions.category
+        decidable.offeredDecision = .approval
         let message = try JSONValue.parse(
             Array(FCMMessage.bodies([(try FCMMessage(decidable, badge: 1), "t")])[0].readableBytesView))
         let data = try #require(message.objectValue?["message"]?.objectValue?["data"]?.objectValue)
@@ -79,5 +85,30 @@ struct ApprovalActionsTests {
         let plain = try JSONValue.parse(
             try SealedPlaintext.encode(Self.approval, badge: 1, maxBytes: SealedRecord.maxPlaintext, tag: "t0"))
         #expect(plain.objectValue?["actions"] == nil && plain.objectValue?["require_interaction"] == nil)
+    }
+
+    @Test("a question: FCM's one action is answer; Web Push's is a text box, and it stays until answered")
+    func answerInWords() throws {
+        var question = Self.approval
+        question.data["type"] = "question_asked"
+        question.data["answerable"] = true
+        #expect(question.decisionKind == .answer)
+        question.category = actions.replyCategory
+        question.offeredDecision = .answer
+        let message = try JSONValue.parse(
+            Array(FCMMessage.bodies([(try FCMMessage(question, badge: nil), "t")])[0].readableBytesView))
+        let data = try #require(message.objectValue?["message"]?.objectValue?["data"]?.objectValue)
+        #expect(data["category"] == "EXAMPLE_REPLY" && data["actions"] == "answer" && data["answerable"] == "true")
+        let plaintext = try JSONValue.parse(
+            try SealedPlaintext.encode(question, badge: nil, maxBytes: SealedRecord.maxPlaintext, tag: "t0"))
+        #expect(
+            plaintext.objectValue?["actions"]
+                == [["action": "answer", "title": "Reply", "type": "text", "placeholder": "Answer the agent"]])
+        #expect(plaintext.objectValue?["require_interaction"] == true)
+        // An answerable reply does not hold the screen.
+        question.data["type"] = "reply_finished"
+        let reply = try JSONValue.parse(
+            try SealedPlaintext.encode(question, badge: nil, maxBytes: SealedRecord.maxPlaintext, tag: "t0"))
+        #expect(reply.objectValue?["require_interaction"] == nil && reply.objectValue?["actions"] != nil)
     }
 }

@@ -5,7 +5,7 @@ nobody here wrote), for the end-to-end tests of issue 73.
     phone_signer.py keygen
         {"private": "<base64url P-256 scalar>", "public": "<base64url 65-byte X9.63 point>"}
     phone_signer.py sign --private B64 --server-key HEX --event-id ID \
-            --installation-id ID --decision allow|deny --signed-at SECONDS [--message TEXT]
+            --installation-id ID --decision allow|deny|answer --signed-at SECONDS [--message TEXT]
         the body of POST /decideEvent, signed: ECDSA P-256 / SHA-256 over
         pushgate-decision-v1\\n<server_key>\\n<event_id>\\n<installation_id>\\n<decision>\\n<signed_at>\\n<message>,
         the signature raw r||s (64 bytes) in base64url.
@@ -57,7 +57,7 @@ def main():
     signing.add_argument("--server-key", required=True)
     signing.add_argument("--event-id", required=True)
     signing.add_argument("--installation-id", required=True)
-    signing.add_argument("--decision", required=True, choices=["allow", "deny"])
+    signing.add_argument("--decision", required=True, choices=["allow", "deny", "answer"])
     signing.add_argument("--signed-at", required=True, type=int)
     signing.add_argument("--message")
     arguments = parser.parse_args()

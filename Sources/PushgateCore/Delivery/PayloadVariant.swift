@@ -1,23 +1,25 @@
 /// What makes the payloads of one notification differ between its targets: the
-/// badge each is sent (its own count), and whether its phone can answer an approval
-/// (a decision key, issue 73: the push then carries the approval's actions). A
+/// badge each is sent (its own count), and whether its phone can answer it (a
+/// decision key, issues 73 and 74: the push then carries its actions' category). A
 /// chunk's payloads are built once per variant, not once per device.
 public struct PayloadVariant: Sendable, Hashable {
     public var badge: Int?
-    public var decides: Bool
+    /// What its phone can answer on it; `nil`: nothing.
+    public var offers: DecisionKind?
 
     /// `target`'s variant of `notification`: its badge, and whether it decides (a
     /// decidable notification, a phone with a decision key, and actions to show).
     public init(of notification: PushNotification, for target: DeliveryTarget, actions: ApprovalActions?) {
         badge = notification.badge(for: target)
-        decides = actions != nil && target.route.decides && notification.isDecidable
+        offers = actions != nil && target.route.decides ? notification.decisionKind : nil
     }
 
     /// `notification` as this variant sends it: with the approval's category when it decides.
     public func applied(to notification: PushNotification, actions: ApprovalActions?) -> PushNotification {
-        guard decides, let actions else { return notification }
+        guard let offers, let actions else { return notification }
         var decidable = notification
-        decidable.category = actions.category
+        decidable.category = actions.category(for: offers)
+        decidable.offeredDecision = offers
         return decidable
     }
 

@@ -31,10 +31,11 @@ public struct PushNotification: Sendable, Hashable, Codable {
     /// `encrypted` with `mutable-content`, so that the app's Notification Service
     /// Extension opens it. Set per device as it is sent; never stored.
     public var encrypted: String?
-    /// The notification category that shows an approval's actions (`aps.category`,
-    /// FCM `data.category`), for a phone that can decide it (``PayloadVariant``);
-    /// set per device as it is sent, never stored.
+    /// The notification category that shows the actions of what the phone can answer
+    /// (`aps.category`, FCM `data.category`), for a phone that can (``PayloadVariant``),
+    /// and which answer it offers; set per device as it is sent, never stored.
     public var category: String?
+    public var offeredDecision: DecisionKind?
     /// The collapse and thread ids its sealed devices get in clear, keyed
     /// (``SealedIDKey``, issue 72); `nil` for a notification stored before, or one
     /// made without the push secret (a badge update): those ids are then hashed.

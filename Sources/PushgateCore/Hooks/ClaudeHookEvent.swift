@@ -87,7 +87,10 @@ public struct ClaudeHookEvent: Sendable, Equatable {
     /// The most of standard input read: a hook event is a few kilobytes.
     public static let maxInputBytes = 1 << 20
 
-    public init(json bytes: some Collection<UInt8>) throws(Unusable) {
+    /// `continuingStops`: a `Stop` while a Stop hook keeps the agent going
+    /// (`stop_hook_active`) is taken too — a hook that waits for the person's reply
+    /// (`--reply-wait`) made it go on, and its next reply is news; else it is refused.
+    public init(json bytes: some Collection<UInt8>, continuingStops: Bool = false) throws(Unusable) {
         guard bytes.count <= Self.maxInputBytes else {
             throw Unusable(description: "the hook event is over \(Self.maxInputBytes) bytes")
         }
@@ -105,7 +108,7 @@ public struct ClaudeHookEvent: Sendable, Equatable {
         let name = object["hook_event_name"]?.stringValue
         switch name {
         case "Stop":
-            guard object["stop_hook_active"] != .bool(true) else {
+            guard continuingStops || object["stop_hook_active"] != .bool(true) else {
                 throw Unusable(
                     description:
                         "a Stop while a Stop hook keeps the agent going (stop_hook_active): its reply was pushed at the first Stop"

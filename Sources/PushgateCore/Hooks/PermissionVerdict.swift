@@ -11,6 +11,8 @@ public enum PermissionVerdict: Sendable, Equatable {
     case allow
     /// The phone's reason, else who denied it.
     case deny(message: String)
+    /// The person's words, in answer to a question or a reply (issue 74).
+    case answer(message: String)
     /// No decision yet: wait on.
     case pending
     /// Settled without a decision (`resolveEvent`: the proxy, the console; its expiry):
@@ -20,9 +22,11 @@ public enum PermissionVerdict: Sendable, Equatable {
     case refused(String)
 
     /// The verdict on `answer` for the event `eventID` of `serverKey`, pushed at
-    /// `askedAt`; `pins` gains the deciding key when its installation had none.
+    /// `askedAt`, which takes decisions of `kind` only; `pins` gains the deciding key
+    /// when its installation had none.
     public init(
-        answer: JSONValue, serverKey: String, eventID: String, askedAt: Date, pins: inout DecisionPins
+        answer: JSONValue, serverKey: String, eventID: String, askedAt: Date, kind: DecisionKind = .approval,
+        pins: inout DecisionPins
     ) {
         guard let object = answer.objectValue, case .bool(let decided)? = object["decided"] else {
             self = .refused("the gateway's answer is not awaitDecision's")
@@ -39,6 +43,10 @@ public enum PermissionVerdict: Sendable, Equatable {
             let key = object["decision_key"]?.stringValue.flatMap(DecisionKey.init)
         else {
             self = .refused("the decision lacks its proof (decision, decided_by, signed_at, signature, decision_key)")
+            return
+        }
+        guard kind.decisions.contains(decision) else {
+            self = .refused("'\(decision.rawValue)' is no answer to this event")
             return
         }
         let message = object["message"]?.stringValue
@@ -69,19 +77,33 @@ public enum PermissionVerdict: Sendable, Equatable {
                 $0.isEmpty ? nil : $0
             }
             self = .deny(message: reason ?? "Denied from \(who)")
+        case .answer:
+            guard let words = message, words.contains(where: { !$0.isWhitespace }) else {
+                self = .refused("the answer of \(who) has no words")
+                return
+            }
+            self = .answer(message: words)
         }
     }
 
     /// The line the hook prints for the agent (Claude Code's and Codex's
-    /// `PermissionRequest` output); `nil` when it prints nothing.
+    /// `PermissionRequest` output, a `Stop` hook's for an answer); `nil` when it
+    /// prints nothing.
     public var output: String? {
         let decision: JSONValue
         switch self {
         case .allow: decision = ["behavior": "allow"]
         case .deny(let message): decision = ["behavior": "deny", "message": .string(message)]
+        case .answer(let message):
+            // A Stop hook's output (Claude Code's and Codex's): the agent is not let
+            // stop, and goes on with the person's words as its reason to.
+            return Self.line(["decision": "block", "reason": .string(message)])
         case .pending, .resolved, .refused: return nil
         }
-        let output: JSONValue = ["hookSpecificOutput": ["hookEventName": "PermissionRequest", "decision": decision]]
-        return (try? output.encodedBytes()).map { String(decoding: $0, as: UTF8.self) }
+        return Self.line(["hookSpecificOutput": ["hookEventName": "PermissionRequest", "decision": decision]])
+    }
+
+    private static func line(_ output: JSONValue) -> String? {
+        (try? output.encodedBytes()).map { String(decoding: $0, as: UTF8.self) }
     }
 }

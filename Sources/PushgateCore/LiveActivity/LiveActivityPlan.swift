@@ -37,7 +37,7 @@ public struct LiveActivityPlan: Sendable {
     public static func drives(_ type: EventType) -> Bool {
         switch type {
         case .runStarted, .runProgress, .runEnded, .approvalRequested, .replyFinished, .runCompleted, .runFailed: true
-        case .custom: false
+        case .custom, .questionAsked: false
         }
     }
 
@@ -95,7 +95,7 @@ public struct LiveActivityPlan: Sendable {
             state.preview = text.map { String($0.prefix(240)) }
             kind = .end
             targets = Self.running(devices)
-        case .custom:
+        case .custom, .questionAsked:
             self.state = previous
             push = nil
             deliveries = []

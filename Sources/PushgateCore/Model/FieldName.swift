@@ -71,4 +71,11 @@ public enum FieldName {
     public static let decisionSignedAt = "decisionSignedAt"
     public static let decisionSignature = "decisionSignature"
     public static let decisionKeyUsed = "decisionKeyUsed"
+    /// An event the person can answer in words (issue 74), and the installations it
+    /// reached (whose pushes the first answer withdraws).
+    public static let answerable = "answerable"
+    public static let answerableBy = "answerableBy"
+    /// An answer the agent's side has not read yet: its agent's key, removed once
+    /// `GET /replies` or a waiting `awaitDecision` hands it over.
+    public static let unreadAnswerOf = "unreadAnswerOf"
 }

@@ -41,15 +41,22 @@ public enum EventComposer {
         /// `{"step": "running tests", "tools_used": 14}`), carried into its Live
         /// Activity's content state.
         public var progress: [String: JSONValue]?
+        /// The person can answer it in words from the lock screen (issue 74): a
+        /// question always, another event when its trigger says `answerable`. It then
+        /// has an `event_id` (the gateway makes one when the caller gave none).
+        public var answerable: Bool
 
         public init(type: EventType, cwd: String?) {
             self.type = type
             self.cwd = cwd
+            answerable = type.isAnswerableByDefault
         }
     }
 
     /// Custom data keys that would hide the keys Pushgate sets.
-    public static let reservedDataKeys: Set = ["aps", "type", "server_key", "cwd", "event_id", "app_url", "web_url"]
+    public static let reservedDataKeys: Set = [
+        "aps", "type", "server_key", "cwd", "event_id", "app_url", "web_url", "answerable",
+    ]
 
     /// `agentKey`: the key of the event's `cwd`; `nil` for a server-wide event.
     public static func notification(
@@ -66,7 +73,7 @@ public enum EventComposer {
             switch event.type {
             case .replyFinished:
                 body = ReplyNotificationComposer.body(preview: event.body)
-            case .approvalRequested, .runCompleted, .runFailed, .runStarted, .runProgress, .runEnded:
+            case .approvalRequested, .questionAsked, .runCompleted, .runFailed, .runStarted, .runProgress, .runEnded:
                 body = ReplyPreview.sanitized(event.body).map { "\(agentName): \($0)" } ?? agentName
             case .custom(let name):
                 body = ReplyPreview.sanitized(event.body) ?? name.replacingOccurrences(of: "_", with: " ")
@@ -85,6 +92,8 @@ public enum EventComposer {
         data["event_id"] = event.eventID.map(JSONValue.string)
         data["app_url"] = event.appURL.map(JSONValue.string)
         data["web_url"] = event.webURL.map(JSONValue.string)
+        // What tells the phone it may answer in words (``PushNotification/decisionKind``).
+        data["answerable"] = event.answerable && event.eventID != nil ? .bool(true) : nil
         let interruptionLevel = event.interruptionLevel ?? event.type.defaultInterruptionLevel
         return PushNotification(
             title: title,

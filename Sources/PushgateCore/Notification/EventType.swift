@@ -13,6 +13,9 @@ public enum EventType: Sendable, Hashable, CustomStringConvertible {
     /// The run is over without a reply (the session ended, an interrupt): ends its
     /// Live Activity, sends no ordinary push (issue 72).
     case runEnded
+    /// The agent asks its person something and waits for words back (issue 74):
+    /// answerable from the lock screen, like an approval it is time-sensitive.
+    case questionAsked
     /// `[a-z][a-z0-9_]{0,39}`, not one of the above.
     case custom(String)
 
@@ -25,6 +28,7 @@ public enum EventType: Sendable, Hashable, CustomStringConvertible {
         case "run_started": self = .runStarted
         case "run_progress": self = .runProgress
         case "run_ended": self = .runEnded
+        case "question_asked": self = .questionAsked
         default:
             let bytes = Array(rawValue.utf8)
             guard (1...40).contains(bytes.count), (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(bytes[0]),
@@ -47,6 +51,7 @@ public enum EventType: Sendable, Hashable, CustomStringConvertible {
         case .runStarted: "run_started"
         case .runProgress: "run_progress"
         case .runEnded: "run_ended"
+        case .questionAsked: "question_asked"
         case .custom(let name): name
         }
     }
@@ -60,6 +65,7 @@ public enum EventType: Sendable, Hashable, CustomStringConvertible {
         case .runCompleted: "Run completed"
         case .runFailed: "Run failed"
         case .runStarted: "Run started"
+        case .questionAsked: "Question"
         case .replyFinished, .runProgress, .runEnded, .custom: nil
         }
     }
@@ -73,11 +79,18 @@ public enum EventType: Sendable, Hashable, CustomStringConvertible {
     public var showsBadgeByDefault: Bool { self == .approvalRequested }
 
     /// `aps.interruption-level` by default.
-    public var defaultInterruptionLevel: String? { self == .approvalRequested ? "time-sensitive" : nil }
+    public var defaultInterruptionLevel: String? { waitsOnThePerson ? "time-sensitive" : nil }
 
     /// How soon a device should wake for it (Web Push's `Urgency`): an approval
     /// waits on the person, the rest can wait for the device's next wake-up.
-    public var defaultUrgency: PushUrgency { self == .approvalRequested ? .high : .normal }
+    public var defaultUrgency: PushUrgency { waitsOnThePerson ? .high : .normal }
+
+    /// Whether an agent is held until its person answers (an approval, a question).
+    public var waitsOnThePerson: Bool { self == .approvalRequested || self == .questionAsked }
+
+    /// Whether every event of this type can be answered in words (issue 74); others
+    /// only when their trigger says `answerable`.
+    public var isAnswerableByDefault: Bool { self == .questionAsked }
 
     /// Whether an event of this type with an `event_id` is reminded until resolved.
     public var escalates: Bool { self == .approvalRequested }
@@ -92,6 +105,7 @@ public enum EventType: Sendable, Hashable, CustomStringConvertible {
         case .runStarted: "\(count) runs started"
         case .runProgress: "\(count) steps"
         case .runEnded: "\(count) runs ended"
+        case .questionAsked: "\(count) questions"
         case .custom(let name): "\(count) × \(name.replacingOccurrences(of: "_", with: " "))"
         }
     }

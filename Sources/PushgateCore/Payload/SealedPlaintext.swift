@@ -5,7 +5,8 @@
 /// (``AlertPayload``'s rules). `tag` (Web Push) is what a service worker shows the
 /// notification under, so that a newer one with the same tag replaces it, as its
 /// `Topic` replaces an undelivered one. A browser that can decide an approval gets its
-/// `actions` (`allow`, `deny`) and `require_interaction`. A badge update shows its resolution's line
+/// `actions` (`allow`, `deny`) and `require_interaction`; one that can answer in words
+/// an `answer` action of `type: text`. A badge update shows its resolution's line
 /// (``PushNotification/badgeUpdate(serverKey:resolved:)``): a Web Push never shows
 /// nothing.
 public enum SealedPlaintext {
@@ -29,13 +30,26 @@ public enum SealedPlaintext {
                 "data": .object(fitted.data.mapValues(\.asDataString)),
             ]
             object["tag"] = tag.map(JSONValue.string)
-            if notification.category != nil {
-                // A browser that can decide (issue 73): its buttons, and it stays until answered.
-                object["actions"] = .array(
-                    ApprovalActions.actions.map { ["action": .string($0.id), "title": .string($0.title)] })
-                object["require_interaction"] = true
+            if let kind = notification.offeredDecision {
+                // A browser that can answer (issues 73, 74): its buttons or its text
+                // box; what holds an agent up stays until answered.
+                object["actions"] = .array(kind.actions.map(Self.action))
+                if kind == .approval || notification.data["type"] == .string(EventType.questionAsked.rawValue) {
+                    object["require_interaction"] = true
+                }
             }
             return try JSONValue.object(object).encodedBytes()
         }.bytes
+    }
+
+    /// A Web Push action: a button, or (`type: text`) a text box whose words the
+    /// service worker reads from the click event's `reply`.
+    private static func action(_ action: (id: String, title: String, takesText: Bool)) -> JSONValue {
+        var object: [String: JSONValue] = ["action": .string(action.id), "title": .string(action.title)]
+        if action.takesText {
+            object["type"] = "text"
+            object["placeholder"] = "Answer the agent"
+        }
+        return .object(object)
     }
 }

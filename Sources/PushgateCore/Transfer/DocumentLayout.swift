@@ -51,6 +51,8 @@ public enum DocumentLayout {
         /// One-line text (no control, bidirectional or separator character) of
         /// `characters` characters, as a request's field of that name.
         case text(characters: ClosedRange<Int>)
+        /// Text that may span lines (a person's answer), as a request's multi-line field.
+        case message(characters: ClosedRange<Int>)
         /// The agent's working directory: as `registerSubscription` takes it.
         case cwd
         /// An event type: reply_finished, approval_requested, … or 1 to 40 of a-z, 0-9, _.
@@ -77,6 +79,13 @@ public enum DocumentLayout {
                     return "must be \(description)"
                 }
                 return Self.apiRefusal { () throws(FunctionError) in try FieldRules.printable(text, field: name) }
+            case .message(let characters):
+                guard let text = value.stringValue, characters.contains(text.count) else {
+                    return "must be \(description)"
+                }
+                return Self.apiRefusal { () throws(FunctionError) in
+                    try FieldRules.printable(text, field: name, multiline: true)
+                }
             case .cwd:
                 guard let text = value.stringValue else { return "must be \(description)" }
                 return Self.apiRefusal { () throws(FunctionError) in
@@ -114,7 +123,7 @@ public enum DocumentLayout {
             case .identifiers: Self.all(value, DumpRow.isIdentifier)
             case .keys: Self.all(value, DocumentLayout.isKey)
             case .installationIDs: Self.all(value, DocumentLayout.isInstallationID)
-            case .timestamp, .pastTimestamp, .text, .cwd, .timestamps: false
+            case .timestamp, .pastTimestamp, .text, .message, .cwd, .timestamps: false
             }
         }
 
@@ -146,7 +155,8 @@ public enum DocumentLayout {
             case .decisionKey: "an uncompressed P-256 public key (65 bytes), base64url without padding"
             case .anything: "any value"
             case .oneOf(let allowed): allowed.sorted().map { "\"\($0)\"" }.joined(separator: " or ")
-            case .text(let characters): "a string of \(characters.lowerBound) to \(characters.upperBound) characters"
+            case .text(let characters), .message(let characters):
+                "a string of \(characters.lowerBound) to \(characters.upperBound) characters"
             case .cwd: "a string of 1 to 1024 bytes"
             case .eventType: "an event type (1 to 40 of a-z, 0-9 and _, starting with a letter)"
             case .identifier: "1 to 128 visible ASCII characters"
@@ -216,6 +226,17 @@ public enum DocumentLayout {
                 FieldName.expiresAt: optional(.timestamp), FieldName.createdAt: required(.pastTimestamp),
                 FieldName.resolvedAt: optional(.pastTimestamp),
                 FieldName.resolution: optional(.text(characters: 1...100)),
+                // Decided or answered from a phone (issues 73, 74), with its proof.
+                FieldName.decision: optional(.oneOf(Set(SignedDecision.Decision.allCases.map(\.rawValue)))),
+                FieldName.decidedBy: optional(.text(characters: 1...128)),
+                FieldName.decidedAt: optional(.pastTimestamp),
+                FieldName.decisionMessage: optional(.message(characters: 1...SignedDecision.maxAnswerCharacters)),
+                FieldName.decisionSignedAt: optional(.seconds),
+                FieldName.decisionSignature: optional(.text(characters: 86...88)),
+                FieldName.decisionKeyUsed: optional(.decisionKey),
+                FieldName.answerable: optional(.trueFlag),
+                FieldName.answerableBy: optional(.installationIDs),
+                FieldName.unreadAnswerOf: optional(.keyOrEveryone),
             ]
         case .installation:
             return [FieldName.pendingApprovals: required(.keys), FieldName.updatedAt: required(.pastTimestamp)]

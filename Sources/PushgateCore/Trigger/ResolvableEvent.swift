@@ -19,12 +19,15 @@ public struct ResolvableEvent: Sendable {
     public let expiresAt: Date
 
     /// `escalates`: reminded until resolved (`PUSHGATE_ESCALATION_SCHEDULE`); the
-    /// badge counts when the push shows one.
+    /// badge counts when the push shows one. `answerable`: answered in words from a
+    /// phone (issue 74): the record says so and names the installations it reached,
+    /// whose pushes the first answer withdraws.
     public init(
         _ eventID: String,
         notification: OutboxNotification,
         deliveries: [OutboxDelivery],
         escalates: Bool,
+        answerable: Bool = false,
         rules: TriggerRules
     ) {
         reminders =
@@ -64,6 +67,10 @@ public struct ResolvableEvent: Sendable {
         ]
         if counts {
             record[FieldName.badgedInstallations] = .value(.array(deliveries.map { .string($0.installationID) }))
+        }
+        if answerable {
+            record[FieldName.answerable] = .value(.bool(true))
+            record[FieldName.answerableBy] = .value(.array(deliveries.map { .string($0.installationID) }))
         }
         let path = NamespacePaths.event(eventID, of: ServerKey(hex: notification.serverKey))
         var writes: [DocumentWrite] = [.set(path, record)]

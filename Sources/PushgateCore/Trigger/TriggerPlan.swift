@@ -69,19 +69,21 @@ public struct TriggerPlan: Sendable {
     /// the answer lists when this is true, all of them when it is not.
     public static func mayExpand(_ request: TriggerRequest, agentKey: AgentKey?, rules: TriggerRules) -> Bool {
         agentKey != nil && request.selection.onlyInstallationID == nil && !request.event.type.drivesActivityOnly
-            && !coalesces(request.event.type, rules: rules) && !keepsRecord(of: request.event, coalesced: false)
+            && !coalesces(request.event, rules: rules) && !keepsRecord(of: request.event, coalesced: false)
     }
 
-    /// Whether events of `type` wait for a coalescing window; approvals never wait.
-    static func coalesces(_ type: EventType, rules: TriggerRules) -> Bool {
-        rules.coalesceWindow != nil && type != .approvalRequested
+    /// Whether an event waits for a coalescing window; approvals and what can be
+    /// answered (each its own event, answered on its own) never wait.
+    static func coalesces(_ event: EventComposer.Event, rules: TriggerRules) -> Bool {
+        rules.coalesceWindow != nil && event.type != .approvalRequested && !event.answerable
     }
 
     /// Whether an event keeps a record of its deliveries for `resolveEvent`: it has an
-    /// id, and it escalates (unless coalesced) or shows a badge.
+    /// id, and it escalates (unless coalesced), shows a badge or can be answered.
     static func keepsRecord(of event: EventComposer.Event, coalesced: Bool) -> Bool {
         event.eventID != nil
-            && ((event.type.escalates && !coalesced) || (event.showsBadge ?? event.type.showsBadgeByDefault))
+            && ((event.type.escalates && !coalesced) || (event.showsBadge ?? event.type.showsBadgeByDefault)
+                || event.answerable)
     }
 
     /// `agentKey`: the key of the event's `cwd`, `nil` for a server-wide event
@@ -199,7 +201,7 @@ public struct TriggerPlan: Sendable {
                 } : nil
         } else {
             coalescing = rules.coalesceWindow.flatMap { window in
-                guard Self.coalesces(event.type, rules: rules) else { return nil }
+                guard Self.coalesces(event, rules: rules) else { return nil }
                 return OutboxCoalescing(
                     key: [serverKey.hex, agentKey?.hex ?? OutboxNotification.everyAgent, event.type.rawValue].joined(
                         separator: ":"),
@@ -211,7 +213,7 @@ public struct TriggerPlan: Sendable {
         if let eventID = event.eventID, Self.keepsRecord(of: event, coalesced: coalescing != nil) {
             resolvable = ResolvableEvent(
                 eventID, notification: notification, deliveries: deliveries,
-                escalates: event.type.escalates && coalescing == nil, rules: rules)
+                escalates: event.type.escalates && coalescing == nil, answerable: event.answerable, rules: rules)
         } else {
             resolvable = nil
         }

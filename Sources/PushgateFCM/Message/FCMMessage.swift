@@ -100,10 +100,10 @@ public struct FCMMessage: Sendable {
     /// and the actions in its data, where an Android app reads them to draw its
     /// buttons (and an iPhone gets them beside `aps.category`): counted in what fits.
     private static func withActions(_ notification: PushNotification) -> PushNotification {
-        guard let category = notification.category else { return notification }
+        guard let category = notification.category, let kind = notification.offeredDecision else { return notification }
         var decidable = notification
         decidable.data["category"] = .string(category)
-        decidable.data["actions"] = .string(ApprovalActions.actions.map(\.id).joined(separator: ","))
+        decidable.data["actions"] = .string(kind.actions.map(\.id).joined(separator: ","))
         return decidable
     }
 

@@ -5,12 +5,15 @@ import PushgateDelivery
 import PushgateSealing
 
 /// `decideEvent` (issue 73): a phone answers an approval — allow or deny, and a
-/// reason — signed by its own decision key. Taken only when the event is a pending
-/// approval of the namespace, the installation was pushed it, its registered key
+/// reason — or, in words, a question or an answerable reply (issue 74), signed by its
+/// own decision key. Taken only when the event is pending in the namespace and takes
+/// that decision, the installation was pushed it, its registered key
 /// verifies the signature, and the signature is fresh (``SignedDecision/maxClockSkew``).
 /// The first decision wins, atomically, whichever process takes it; it resolves the
-/// event (`allowed` / `denied`: reminders withdrawn, badges down, as `resolveEvent`)
-/// and is kept on the event with its proof, for the waiting hook to check again.
+/// event (`allowed` / `denied` / `answered`: reminders withdrawn, badges down, the
+/// other phones' pushes withdrawn, as `resolveEvent`) and is kept on the event with
+/// its proof, for the waiting hook to check again; an answer also stays unread for the
+/// agent's side (`GET /replies`).
 public struct DecideEventFunction: Sendable {
     private let store: any DocumentStore
     private let outbox: any OutboxWriting & OutboxQueries
@@ -43,15 +46,22 @@ public struct DecideEventFunction: Sendable {
     private func decide(secret: PushSecret, _ request: DecideEventRequest) async throws -> DecideEventAnswer {
         let serverKey = secret.serverKey
         let path = NamespacePaths.event(request.eventID, of: serverKey)
-        guard let record = try await store.document(at: path),
-            record.string(FieldName.type) == EventType.approvalRequested.rawValue
-        else {
-            throw FunctionError(.notFound, "no approval with this event_id under this server", field: "event_id")
+        guard let record = try await store.document(at: path), let kind = Self.kind(of: record) else {
+            throw FunctionError(
+                .notFound, "no approval or answerable event with this event_id under this server", field: "event_id")
+        }
+        guard kind.decisions.contains(request.decision) else {
+            throw FunctionError(
+                .invalidArgument,
+                kind == .answer
+                    ? "this event is answered in words: 'decision' must be answer"
+                    : "an approval is decided with allow or deny, not answer",
+                field: "decision", reason: "wrong_decision")
         }
         if let conflict = Self.conflict(record) { throw conflict }
         guard try await wasPushed(record, to: request.installationID) else {
             throw FunctionError(
-                .permissionDenied, "this installation was not sent this approval", field: "installation_id",
+                .permissionDenied, "this installation was not sent this event", field: "installation_id",
                 reason: "not_a_recipient")
         }
         guard let key = try await decisionKey(of: request.installationID, record: record, serverKey: serverKey) else {
@@ -85,6 +95,10 @@ public struct DecideEventFunction: Sendable {
             FieldName.expiresAt: .value(.string(decidedAt)),
         ]
         fields[FieldName.decisionMessage] = request.message.map { .value(.string($0)) }
+        if kind == .answer {
+            // Kept for the agent's side until a wait or `GET /replies` hands it over.
+            fields[FieldName.unreadAnswerOf] = .value(.string(record.string(FieldName.agentKey) ?? ""))
+        }
         // The first decision wins: the write holds only where none is yet.
         let claimed = try await store.commit([.set(path, fields, if: .fieldMissing(FieldName.decidedAt))])
         guard claimed.first?.applied == true else {
@@ -99,11 +113,17 @@ public struct DecideEventFunction: Sendable {
             decidedAt: decidedAt)
     }
 
+    /// What a phone can answer on the event `record` keeps; `nil`: nothing.
+    static func kind(of record: Document) -> DecisionKind? {
+        DecisionKind(
+            type: record.string(FieldName.type), answerable: record.fields[FieldName.answerable] == .bool(true))
+    }
+
     /// The 409 for a record decided or resolved already; `nil` while it is pending.
     static func conflict(_ record: Document) -> FunctionError? {
         if let decision = record.string(FieldName.decision), let decidedAt = record.string(FieldName.decidedAt) {
             return FunctionError(
-                .aborted, "this approval was decided already: the first decision stands", reason: "already_decided",
+                .aborted, "this event was decided already: the first decision stands", reason: "already_decided",
                 details: [
                     "decision": .string(decision), "decided_by": .string(record.string(FieldName.decidedBy) ?? ""),
                     "decided_at": .string(decidedAt),
@@ -111,7 +131,7 @@ public struct DecideEventFunction: Sendable {
         }
         if let resolution = record.string(FieldName.resolution), record.string(FieldName.resolvedAt) != nil {
             return FunctionError(
-                .aborted, "this approval was resolved already (\(resolution))", reason: "already_resolved",
+                .aborted, "this event was resolved already (\(resolution))", reason: "already_resolved",
                 details: ["resolution": .string(resolution)])
         }
         return nil

@@ -2,7 +2,7 @@ import PushgateCore
 import PushgateSealing
 
 /// A checked `decideEvent` body (see `functions/decideEvent/`): a phone's signed
-/// answer to an approval (issue 73).
+/// answer to an approval (issue 73), or its words in answer to a question (issue 74).
 public struct DecideEventRequest: Sendable, Hashable {
     public let eventID: String
     public let installationID: String
@@ -19,17 +19,21 @@ public struct DecideEventRequest: Sendable, Hashable {
         installationID = try FieldRules.installationID(fields.requiredString("installation_id"))
         let word = try fields.requiredString("decision")
         guard let decision = SignedDecision.Decision(rawValue: word) else {
-            throw .invalidArgument("'decision' must be allow or deny", field: "decision")
+            throw .invalidArgument("'decision' must be allow, deny or answer", field: "decision")
         }
         self.decision = decision
         message = try fields.optionalString("message", multiline: true).map { text throws(FunctionError) in
-            guard text.count <= SignedDecision.maxMessageCharacters else {
+            guard text.count <= decision.maxMessageCharacters else {
                 throw .invalidArgument(
-                    "'message' is \(text.count) characters; at most \(SignedDecision.maxMessageCharacters) are allowed",
+                    "'message' is \(text.count) characters; at most \(decision.maxMessageCharacters) are allowed",
                     field: "message")
             }
             return text
         }.flatMap { $0.isEmpty ? nil : $0 }
+        // An answer is its words.
+        if decision == .answer, message?.contains(where: { !$0.isWhitespace }) != true {
+            throw .invalidArgument("an answer needs its words in 'message'", field: "message")
+        }
         signedAt = try fields.requiredInteger("signed_at", in: 1...253_402_300_799)
         signature = try fields.requiredString("signature")
         guard signature.utf8.count <= 100, let raw = Base64URL.decode(signature), raw.count == 64 else {

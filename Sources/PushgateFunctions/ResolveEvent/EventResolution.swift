@@ -59,8 +59,11 @@ struct EventResolution: Sendable {
         let agentKey = record.string(FieldName.agentKey).flatMap { SHA256Hex.isDigest($0) ? AgentKey(hex: $0) : nil }
         var agent: Document?
         if let agentKey { agent = try await store.document(at: NamespacePaths.agent(agentKey, of: serverKey)) }
+        // An answerable event's other phones lose its push too (the first answer wins).
+        let answerable = Self.strings(record.fields[FieldName.answerableBy])
         let updates = try await sendBadgeUpdate(
-            to: badged, resolved: resolvedEvent(record, resolution: resolution, agentKey: agentKey, agent: agent),
+            to: Array(Set(badged + answerable)).sorted(),
+            resolved: resolvedEvent(record, resolution: resolution, agentKey: agentKey, agent: agent),
             eventKey: eventKey, serverKey: serverKey, at: now)
         if let agentKey, let agent, record.string(FieldName.type) == EventType.approvalRequested.rawValue,
             try await !otherApprovalPending(of: agentKey, serverKey: serverKey, counting: badged, except: eventKey)
@@ -79,7 +82,7 @@ struct EventResolution: Sendable {
             )
         ])
         guard resolved.first?.applied == true else { return nil }
-        if record.string(FieldName.type) == EventType.approvalRequested.rawValue {
+        if DecideEventFunction.kind(of: record) != nil {
             await waits.settled(at: record.path)
         }
         return Outcome(remindersCancelled: cancelled, badgeUpdates: updates)
@@ -168,11 +171,12 @@ struct EventResolution: Sendable {
         return deliveries.count
     }
 
-    /// The resolution a phone's decision makes: `allowed` or `denied`.
+    /// The resolution a phone's decision makes: `allowed`, `denied` or `answered`.
     static func resolution(of decision: SignedDecision.Decision) -> String {
         switch decision {
         case .allow: "allowed"
         case .deny: "denied"
+        case .answer: "answered"
         }
     }
 

@@ -90,6 +90,9 @@ public struct TriggerAnswer: Sendable, Hashable, Encodable {
     /// `true` when the devices were too many to list (more than
     /// `PUSHGATE_ANSWER_MAX_DEVICES`): `responses` is empty, the counts are whole.
     public var responsesOmitted: Bool? = nil
+    /// The event's id: the caller's `event_id`, or the one the gateway made for an
+    /// event that can be answered (issue 74); absent when it has none.
+    public var eventID: String? = nil
     /// Coalescing: how many events the push that carries this one holds so far.
     public var coalescedCount: Int? = nil
     /// Coalescing: when that push goes out (RFC 3339).

@@ -43,7 +43,7 @@ public struct TriggerEventRequest: Sendable, Hashable {
         let typeName = try fields.requiredString("type")
         guard let type = EventType(rawValue: typeName) else {
             throw .invalidArgument(
-                "'type' must be reply_finished, approval_requested, run_completed, run_failed, run_started, run_progress, run_ended, or a name of 1 to 40 of a-z, 0-9 and _ starting with a letter",
+                "'type' must be reply_finished, approval_requested, question_asked, run_completed, run_failed, run_started, run_progress, run_ended, or a name of 1 to 40 of a-z, 0-9 and _ starting with a letter",
                 field: "type"
             )
         }
@@ -89,6 +89,7 @@ public struct TriggerEventRequest: Sendable, Hashable {
         event.webURL = try fields.optionalString("web_url").map { url throws(FunctionError) in
             try Self.link(url, field: "web_url", schemes: ["http", "https"])
         }
+        event.answerable = try Self.answerable(fields, type: type, cwd: cwd)
         let occurredAt = try fields.optionalTimestamp("occurred_at")
         // Events of one type are ordered by `occurred_at` per agent, or per ordering key when given.
         let orderingKey = try fields.optionalString("ordering_key").map { key throws(FunctionError) in
@@ -106,6 +107,30 @@ public struct TriggerEventRequest: Sendable, Hashable {
             selection: DeviceSelection(onlyInstallationID: only),
             wait: try fields.optionalBool("wait") ?? true
         )
+    }
+
+    /// Whether the event can be answered in words (issue 74): a question always, any
+    /// other event that shows a push when `answerable` says so; an answer goes back to
+    /// one agent, and an approval is decided, not answered.
+    static func answerable(_ fields: RequestFields, type: EventType, cwd: String?) throws(FunctionError) -> Bool {
+        let asked = try fields.optionalBool("answerable")
+        if asked == false, type.isAnswerableByDefault {
+            throw .invalidArgument("a question is always answerable", field: "answerable")
+        }
+        guard type.isAnswerableByDefault || asked == true else { return false }
+        guard cwd != nil else {
+            throw .invalidArgument(
+                "an answer goes back to one agent: an answerable event needs its 'cwd', not scope server",
+                field: type.isAnswerableByDefault ? "scope" : "answerable")
+        }
+        guard type != .approvalRequested, !type.drivesActivityOnly else {
+            throw .invalidArgument(
+                type == .approvalRequested
+                    ? "an approval is decided with allow or deny, not answered in words"
+                    : "'\(type)' shows no push to answer",
+                field: "answerable")
+        }
+        return true
     }
 
     /// Values keep their JSON type (APNs carries them as sent); a key set to `null`

@@ -20,6 +20,9 @@ public struct TriggerReplyFinishedRequest: Sendable, Hashable {
     public let wait: Bool
     /// From the `Idempotency-Key` header (prefixed): a repeat within 24 h does not notify again.
     public let idempotencyKey: String?
+    /// `answerable`: the person can answer the reply in words from the lock screen
+    /// (issue 74); the answer then names the event's id.
+    public let answerable: Bool
 
     /// Checks every field of the body and the `Idempotency-Key` header's value.
     /// The app's counts are taken as JSON numbers or decimal strings and ignored
@@ -56,6 +59,7 @@ public struct TriggerReplyFinishedRequest: Sendable, Hashable {
         selection = DeviceSelection(
             excludedInstallationID: excludedInstallation, excludedTokens: Set([excludedToken].compactMap { $0 }))
         wait = try fields.optionalBool("wait") ?? true
+        answerable = try fields.optionalBool("answerable") ?? false
         self.idempotencyKey = try FieldRules.idempotencyKeyHeader(idempotencyKey)
     }
 
@@ -71,6 +75,7 @@ public struct TriggerReplyFinishedRequest: Sendable, Hashable {
         // Strings, as the production gateway sends them and the app reads them.
         event.data = appData.mapValues(JSONValue.string)
         if let conversationID { event.data["conversation_id"] = .string(conversationID) }
+        event.answerable = answerable
         var key = idempotencyKey
         if key == nil, let completionID {
             key = "reply:\(agentKey.hex):completion:" + completionID

@@ -26,6 +26,7 @@ struct FunctionRoutes {
             "/resolveEvent": [.post],
             "/decideEvent": [.post],
             "/awaitDecision": [.post],
+            "/replies": [.get],
             "/hooks/claude-code": [.post],
             "/unregisterSubscription": [.post],
             "/unregisterInstallation": [.post],
@@ -89,6 +90,11 @@ struct FunctionRoutes {
                 try await parts.awaitDecision(secret: secret, call)
             }
             return try JSONAnswer.response(json: answer.json)
+        }
+        router.get("replies") { request, _ in
+            let secret = try Self.secret(of: request)
+            let query = try RepliesRequest(cwd: request.uri.queryParameters.get("cwd"))
+            return try JSONAnswer.response(try await parts.replies(secret: secret, query))
         }
         router.post("hooks/claude-code") { request, context in
             let secret = try Self.secret(of: request)
