@@ -5,13 +5,15 @@
 // headers and JSON on demand. The same page serves the APNs, FCM and Web Push emulators.
 // The APNs emulator is also a phone of its own (issue 73, GET /phone): registered with a
 // gateway from the form, its sealed pushes opened with its keys, its approvals
-// answered with Allow and Deny (POST /phone/decide: signed with its decision key, as the
-// app signs), an approval withdrawn once an event_resolved push names it.
+// answered with Allow and Deny and its questions and answerable replies in words (POST
+// /phone/decide: signed with its decision key, as the app signs), an approval withdrawn
+// once an event_resolved push names it.
 import { ago, callJSON, every, h, render, table } from "./components.js";
 
 const refreshSeconds = 2;
 const byID = (id) => document.getElementById(id);
-const state = { device: "", selected: null, entries: [], phone: null, decided: new Map() };
+// `drafts`: what is typed in a reply's box, kept while the lock screen is drawn again.
+const state = { device: "", selected: null, entries: [], phone: null, decided: new Map(), drafts: new Map() };
 
 /** One inbox entry as a phone sees it, from either emulator's record; `index` counts from the oldest. */
 function notification(entry, index) {
@@ -36,7 +38,8 @@ function notification(entry, index) {
             index, entry, service: "APNs", device: entry.device_token, accepted: entry.status === 200,
             failure: entry.reason, app: headers["apns-topic"] ?? "APNs", collapseID: headers["apns-collapse-id"],
             ...fromAPS(payload.aps ?? aps), type: payload.type, eventID: payload.event_id, category: aps.category,
-            sealed: opened !== undefined,
+            // A sealed push's data comes out of its record as strings, as FCM's.
+            answerable: payload.answerable === true || payload.answerable === "true", sealed: opened !== undefined,
         };
     }
     if ("subscription" in entry) {
@@ -97,7 +100,7 @@ function lockScreen(notifications) {
         .map((item) => JSON.stringify([item.device, item.eventID])));
     for (const item of notifications) {
         if (!item.accepted || (item.title === undefined && item.body === undefined)) continue;
-        if (item.type === "approval_requested" && !state.decided.has(item.eventID)
+        if ((item.type === "approval_requested" || item.answerable) && !state.decided.has(item.eventID)
             && withdrawn.has(JSON.stringify([item.device, item.eventID]))) continue;
         const key = item.collapseID ? JSON.stringify([item.device, item.app, item.collapseID]) : null;
         if (key && byCollapse.has(key)) {
@@ -195,17 +198,37 @@ function banner(item, now) {
     return h("div", { class: "decidable", dataset: { eventId: item.eventID } }, card,
         decided
             ? h("p", { class: "muted decided" }, decided)
+            : item.answerable ? replyForm(item)
             : h("div", { class: "actions" },
                 h("button", { type: "button", dataset: { action: "allow" }, onclick: () => decide(item, "allow") }, "Allow"),
                 h("button", { type: "button", class: "quiet", dataset: { action: "deny" }, onclick: () => decide(item, "deny") }, "Deny")));
 }
 
-/** Answers an approval as the phone: the emulator signs it with its decision key. */
-async function decide(item, decision) {
-    const answer = await callJSON("/phone/decide", { method: "POST", body: { event_id: item.eventID, decision } });
-    const words = answer.ok
-        ? `${decision === "allow" ? "Allowed" : "Denied"} from this phone`
-        : `Not taken: ${answer.body?.message ?? answer.message}`;
+/** A question's or an answerable reply's text box (issue 74), as iOS shows a text input action. */
+function replyForm(item) {
+    const label = `Reply to ${item.title ?? "the agent"}`;
+    return h("form", {
+        class: "actions reply", "aria-label": label,
+        onsubmit: (event) => {
+            event.preventDefault();
+            const words = event.target.words.value.trim();
+            if (words) decide(item, "answer", words);
+        },
+    },
+    h("input", {
+        name: "words", type: "text", maxlength: "4000", placeholder: "Answer the agent", "aria-label": label, required: true,
+        value: state.drafts.get(item.eventID) ?? "", dataset: { focus: `reply-${item.eventID}` },
+        oninput: (event) => state.drafts.set(item.eventID, event.target.value),
+    }),
+    h("button", { type: "submit", dataset: { action: "answer" } }, "Send"));
+}
+
+const decidedWords = { allow: "Allowed from this phone", deny: "Denied from this phone", answer: "Answered from this phone" };
+
+/** Answers an approval, or in words a question, as the phone: the emulator signs it with its decision key. */
+async function decide(item, decision, message) {
+    const answer = await callJSON("/phone/decide", { method: "POST", body: { event_id: item.eventID, decision, message } });
+    const words = answer.ok ? decidedWords[decision] : `Not taken: ${answer.body?.message ?? answer.message}`;
     state.decided.set(item.eventID, words);
     draw();
 }

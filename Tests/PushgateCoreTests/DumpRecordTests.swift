@@ -176,4 +176,17 @@ struct DumpRecordTests {
                 formats: .installed, now: now)
         }
     }
+
+    @Test("an event decided or answered on a phone reads back with its proof; a decision of another word is refused")
+    func decidedEvent() throws {
+        let path = "servers/\(Self.server)/events/\(SHA256Hex.digest(of: "ask-7"))"
+        let signature = String(repeating: "A", count: 86)
+        let key = "BL18c7iLLptM7aYgIrLai-Exk6W1btwm5994QuJM0LXrBgWtp72oOsaiuA1-MUBA-kf_Frg7rIXO2wFEUbt85xo"
+        func line(decision: String) -> String {
+            #"{"path":"\#(path)","fields":{"eventId":"ask-7","agentKey":"\#(Self.agent)","type":"question_asked","notificationId":"n-1","reminderNotificationIds":[],"createdAt":"\#(Self.stamp)","answerable":true,"answerableBy":["phone-1","tablet"],"decision":"\#(decision)","decidedBy":"phone-1","decidedAt":"\#(Self.stamp)","decisionMessage":"Use the staging one.\nNot prod.","decisionSignedAt":1795000000,"decisionSignature":"\#(signature)","decisionKeyUsed":"\#(key)","unreadAnswerOf":"\#(Self.agent)","resolvedAt":"\#(Self.stamp)","resolution":"answered"}}"#
+        }
+        let parsed = try record(line(decision: "answer"))
+        #expect(try record(String(decoding: try parsed.line(), as: UTF8.self)) == parsed)
+        #expect(throws: DumpError.self) { try record(line(decision: "maybe")) }
+    }
 }

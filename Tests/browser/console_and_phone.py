@@ -28,6 +28,7 @@ import sys
 import tempfile
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 
 from playwright.sync_api import expect, sync_playwright
@@ -319,6 +320,56 @@ def check_phone_decides(browser, base, pushgate, url, directory, shots, problems
     context.close()
 
 
+def check_phone_replies(browser, base, pushgate, url, directory, shots, problems):
+    """Issue 74: an agent's Stop hook waiting for the person's words; a reply typed in
+    the phone page's text box reaches it as the Stop hook's block; a question nobody
+    waited for, answered there too, is listed once at GET /replies."""
+    agent = "/srv/agents/deployer"
+    context, page = open_phone(browser, url, "", problems, "APNs phone, replying")
+    event = {"session_id": "c8d2e3f4-0000-4444-8888-123456789abc", "cwd": agent, "hook_event_name": "Stop",
+             "stop_hook_active": False, "permission_mode": "default",
+             "last_assistant_message": "Migrations written. Which database should I run them on?"}
+    environment = {key: value for key, value in os.environ.items() if not key.startswith("CODEAGENTS_")} | {
+        "CODEAGENTS_PUSH_SECRET": SECRET, "CODEAGENTS_PUSH_GATEWAY_BASE_URL": base}
+    event_file = os.path.join(directory, "stop.json")
+    with open(event_file, "w") as file:
+        json.dump(event, file)
+    with open(event_file) as stdin:
+        hook = subprocess.Popen(
+            [pushgate, "hook", "--reply-wait", "90", "--pins", os.path.join(directory, "pins.json")],
+            stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=environment, cwd=directory)
+    words = "The staging one, please"
+    try:
+        reply = page.locator(".decidable", has_text="Which database should I run them on?")
+        expect(reply).to_be_visible(timeout=20000)
+        reply.get_by_role("textbox").fill(words)
+        page.screenshot(path=os.path.join(shots, "phone-reply.png"), full_page=True)
+        reply.get_by_role("button", name="Send").click()
+        expect(reply.locator(".decided")).to_have_text("Answered from this phone")
+        stdout, stderr = hook.communicate(timeout=30)
+    finally:
+        if hook.poll() is None:
+            hook.kill()
+    assert hook.returncode == 0, stderr
+    assert json.loads(stdout) == {"decision": "block", "reason": words}, (stdout, stderr)
+    assert SECRET.encode() not in stderr
+
+    question = must(call(base, "/triggerEvent", {
+        "cwd": agent, "type": "question_asked", "body": "Tag the release as 2.1.0?"}), "question")
+    asked = page.locator(".decidable", has_text="Tag the release as 2.1.0?")
+    expect(asked).to_be_visible(timeout=20000)
+    asked.get_by_role("textbox").fill("Yes, and push the tag")
+    asked.get_by_role("button", name="Send").click()
+    expect(asked.locator(".decided")).to_have_text("Answered from this phone")
+    replies_path = "/replies?cwd=" + urllib.parse.quote(agent, safe="")
+    status, unread = call(base, replies_path)
+    assert status == 200 and [(r["event_id"], r["message"]) for r in unread["replies"]] == [
+        (question["event_id"], "Yes, and push the tag")], unread
+    status, again = call(base, replies_path)
+    assert status == 200 and again["replies"] == [], "an answer is handed over once"
+    context.close()
+
+
 def check_live_activity(browser, base, url, shots, problems):
     """An agent's run on the lock screen (issue 64): started by push, then ended by the
     run's completion; the phone page shows each activity's latest state."""
@@ -478,6 +529,7 @@ def main():
             check_apns_phone(browser, apns_url, shots, problems)
             check_live_activity(browser, base, apns_url, shots, problems)
             check_phone_decides(browser, base, pushgate, apns_url, directory, shots, problems)
+            check_phone_replies(browser, base, pushgate, apns_url, directory, shots, problems)
             check_fcm_phone(browser, fcm_url, shots, problems)
             check_webpush_phone(browser, webpush_url, browser_subscription, shots, problems)
             browser.close()

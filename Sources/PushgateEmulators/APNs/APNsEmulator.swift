@@ -111,7 +111,8 @@ public final class APNsEmulator: Sendable {
 
     /// The emulator as a phone (issue 73): `GET /phone` (its token, where it registered,
     /// its pushes opened), `POST /phone` `{"gateway_url", "secret", "cwd"}` registers it,
-    /// `POST /phone/decide` `{"event_id", "decision", "message"?}` answers an approval.
+    /// `POST /phone/decide` `{"event_id", "decision", "message"?}` answers an approval
+    /// (allow, deny) or a question in words (answer, the words in `message`).
     private func addPhoneRoutes(to router: Router<BasicRequestContext>) {
         router.get("phone") { _, _ in
             Self.json(status: .ok, self.phone.status(of: self.inbox.entries).objectValue ?? [:])
@@ -136,7 +137,7 @@ public final class APNsEmulator: Sendable {
             guard let eventID = fields["event_id"]?.stringValue,
                 let decision = fields["decision"]?.stringValue.flatMap(SignedDecision.Decision.init(rawValue:))
             else {
-                return Self.json(status: .badRequest, ["message": "give event_id and decision (allow or deny)"])
+                return Self.json(status: .badRequest, ["message": "give event_id and decision (allow, deny or answer)"])
             }
             do {
                 let answer = try await self.phone.decide(
