@@ -29,6 +29,7 @@ FUNCTIONS = [
     ("resolveEvent", "post", [404]),
     ("decideEvent", "post", [403, 404, 409]),
     ("awaitDecision", "post", [404]),
+    ("replies", "get", []),
     ("unregisterSubscription", "post", []),
     ("unregisterInstallation", "post", []),
     ("subscriptions", "get", []),

@@ -26,7 +26,7 @@ struct EventCommand: AsyncParsableCommand {
 
     @Option(
         help:
-            "reply_finished, approval_requested, run_completed, run_failed, run_started, run_progress, run_ended, or a custom [a-z][a-z0-9_]* name."
+            "reply_finished, approval_requested, question_asked, run_completed, run_failed, run_started, run_progress, run_ended, or a custom [a-z][a-z0-9_]* name."
     )
     var type: String
 
@@ -59,6 +59,9 @@ struct EventCommand: AsyncParsableCommand {
 
     @Option(help: "A web link.")
     var webUrl: String?
+
+    @Flag(help: "A phone with a decision key may answer it in words (a question always may); see GET /replies.")
+    var answerable = false
 
     @Flag(help: "Answer as soon as the gateway stored the notification (202).")
     var noWait = false
@@ -98,6 +101,7 @@ struct EventCommand: AsyncParsableCommand {
         body["app_url"] = appUrl.map(JSONValue.string)
         body["web_url"] = webUrl.map(JSONValue.string)
         if noWait { body["wait"] = false }
+        if answerable { body["answerable"] = true }
         try await gateway.client(timeout: timeout).call("triggerEvent", body: body)
     }
 }

@@ -291,6 +291,37 @@ struct ClientEndToEndTests {
         let withdrawn = try #require(PushgateNotification(userInfo: withdrawalInfo))
         #expect(PushgateNotificationHandler.withdrawnEventID(withdrawn) == "deploy-9")
         #expect(withdrawn.kind.isSilent && NotificationRouting.destination(of: withdrawn, secrets: [:]) == nil)
+
+        // A question (issue 74): the reply category, its words signed and sent by the
+        // handler, and read by the agent's side at GET /replies.
+        let question = try await BuiltExecutable.run(
+            [
+                "event", "--cwd", "/srv/deploy", "--type", "question_asked", "--event-id", "ask-3", "--body",
+                "Which region?",
+            ],
+            environment: ["CODEAGENTS_PUSH_SECRET": secret, "CODEAGENTS_PUSH_GATEWAY_BASE_URL": gateway.baseURL])
+        #expect(question.status == 0, "\(question.stdout)\(question.stderr)")
+        var asked: [String: JSONValue]?
+        try await waitUntil("the question", within: .seconds(20), every: .milliseconds(100)) {
+            asked = try await emulator.entries().first {
+                $0["device_token"]?.stringValue == tokenA && $0["payload"]?.objectValue?["type"] == "question_asked"
+            }?["payload"]?.objectValue
+            return asked != nil
+        }
+        let askedPayload = try #require(asked)
+        #expect(
+            askedPayload["aps"]?.objectValue?["category"] == .string(PushgateNotificationHandler.defaultReplyCategory))
+        let askedInfo = try #require(
+            try JSONSerialization.jsonObject(with: JSONValue.object(askedPayload).encodedData()) as? [AnyHashable: Any])
+        let asking = try #require(PushgateNotification(userInfo: askedInfo))
+        #expect(asking.kind == .questionAsked && asking.isAnswerable)
+        #expect(try await handler.answer("allow", text: nil, to: asking) == nil, "a question takes words")
+        #expect(try await handler.answer("answer", text: "  ", to: asking) == nil, "no words, no answer")
+        let answered = try #require(try await handler.answer("answer", text: "eu-west-1", to: asking))
+        #expect(answered.decision == "answer")
+        let replies = try await CurlCall.run("GET", gateway.baseURL + "/replies?cwd=/srv/deploy", secret: secret)
+        #expect(
+            replies.json["replies"]?.arrayValue?.first?.objectValue?["message"] == "eu-west-1", "\(replies.body)")
     }
 }
 

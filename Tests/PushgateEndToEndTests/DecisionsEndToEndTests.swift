@@ -426,7 +426,8 @@ struct DecisionsEndToEndTests {
         let refused = try await BuiltExecutable.run(
             ["decide", "--event-id", eventID, "--installation-id", "phone", "--decision-key-file", keyFile],
             environment: environment(gateway))
-        #expect(refused.status != 0 && refused.stderr.contains("one of --allow, --deny and --answer"), "\(refused.stderr)")
+        #expect(
+            refused.status != 0 && refused.stderr.contains("one of --allow, --deny and --answer"), "\(refused.stderr)")
         let decided = try await BuiltExecutable.run(
             [
                 "decide", "--event-id", eventID, "--installation-id", "phone", "--decision-key-file", keyFile, "--deny",

@@ -9,6 +9,8 @@ public struct PushgateNotification: Sendable, Hashable {
         case approvalRequested
         case runCompleted
         case runFailed
+        /// The agent asks its person something (issue 74): answered in words.
+        case questionAsked
         /// A silent push that only sets the badge.
         case badgeUpdate
         /// A resolved event's withdrawal (issue 73): the badge set, and the app woken to
@@ -25,6 +27,7 @@ public struct PushgateNotification: Sendable, Hashable {
             case "approval_requested": self = .approvalRequested
             case "run_completed": self = .runCompleted
             case "run_failed": self = .runFailed
+            case "question_asked": self = .questionAsked
             case "badge_update": self = .badgeUpdate
             case "event_resolved": self = .eventResolved
             default: self = .custom(text)
@@ -53,6 +56,14 @@ public struct PushgateNotification: Sendable, Hashable {
 
     /// The agent's key, from its `cwd`.
     public var agentKey: String? { cwd.map(PushgateKeys.agentKey(cwd:)) }
+
+    /// Whether the person can answer it in words (issue 74: a question, or a reply the
+    /// agent side marked `answerable`): `true` in its data, which JSON gives as a
+    /// boolean (text `1` once read from `userInfo` on Apple's platforms), FCM and a
+    /// sealed record as the text `true`.
+    public var isAnswerable: Bool {
+        eventID != nil && ["true", "1"].contains(data["answerable"] ?? "")
+    }
 
     /// `nil` when `userInfo` is not a Pushgate push (no `server_key`), or a badge
     /// update sent straight through APNs (its payload is `aps.badge` alone: see

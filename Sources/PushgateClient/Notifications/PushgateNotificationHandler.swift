@@ -7,6 +7,7 @@ import PushgateSealing
 
 /// The app's answers to an approval (issue 73): the person's tap on Allow or Deny
 /// signed with this phone's decision key and sent (``SubscriptionManager/decide(eventID:_:message:serverKey:)``),
+/// or their words typed in answer to a question or an answerable reply (issue 74),
 /// and a withdrawal (`event_resolved`: the approval was decided elsewhere, answered at
 /// the terminal, or expired) removing the approval's notification from the screen.
 ///
@@ -29,6 +30,10 @@ public struct PushgateNotificationHandler: Sendable {
     /// Push `actions`).
     public static let allowAction = "allow"
     public static let denyAction = "deny"
+    /// The category of a question or an answerable reply (`PUSHGATE_REPLY_CATEGORY`,
+    /// per app `reply_category`), and its one action: a text input.
+    public static let defaultReplyCategory = "PUSHGATE_REPLY"
+    public static let answerAction = "answer"
 
     let subscriptions: SubscriptionManager
 
@@ -43,17 +48,19 @@ public struct PushgateNotificationHandler: Sendable {
     }
 
     /// Answers `notification` with the action the person chose (`text`: what a text
-    /// action's field held, the agent's reason); `nil` when the action is no decision
-    /// or the push is no approval.
+    /// action's field held, the agent's reason, or the answer's words); `nil` when the
+    /// action is no decision, the push does not take it, or an answer has no words.
     public func answer(_ actionIdentifier: String, text: String?, to notification: PushgateNotification)
         async throws -> DecisionAnswer?
     {
-        guard notification.kind == .approvalRequested, let eventID = notification.eventID,
-            let decision = Self.decision(forAction: actionIdentifier)
+        guard let eventID = notification.eventID, let decision = Self.decision(forAction: actionIdentifier),
+            decision == .answer ? notification.isAnswerable : notification.kind == .approvalRequested
         else { return nil }
         let message = text.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.flatMap {
-            $0.isEmpty ? nil : String($0.prefix(SignedDecision.maxMessageCharacters))
+            $0.isEmpty ? nil : String($0.prefix(decision.maxMessageCharacters))
         }
+        // An answer is its words: an empty one is no answer.
+        if decision == .answer, message == nil { return nil }
         return try await subscriptions.decide(
             eventID: eventID, decision, message: message, serverKey: notification.serverKey)
     }
@@ -65,15 +72,24 @@ public struct PushgateNotificationHandler: Sendable {
     }
 
     #if canImport(UserNotifications)
-        /// The category to register at launch: Allow needs the phone unlocked, Deny
-        /// is destructive and takes a reason.
-        public static func categories(named category: String = defaultCategory) -> Set<UNNotificationCategory> {
+        /// The categories to register at launch: an approval's Allow needs the phone
+        /// unlocked, its Deny is destructive and takes a reason; a question's Reply
+        /// takes the words, and needs the phone unlocked too (the agent acts on them).
+        public static func categories(
+            named category: String = defaultCategory, replyCategory: String = defaultReplyCategory
+        ) -> Set<UNNotificationCategory> {
             let allow = UNNotificationAction(
                 identifier: allowAction, title: "Allow", options: [.authenticationRequired])
             let deny = UNTextInputNotificationAction(
                 identifier: denyAction, title: "Deny", options: [.destructive],
                 textInputButtonTitle: "Deny", textInputPlaceholder: "Why not? (optional)")
-            return [UNNotificationCategory(identifier: category, actions: [allow, deny], intentIdentifiers: [])]
+            let reply = UNTextInputNotificationAction(
+                identifier: answerAction, title: "Reply", options: [.authenticationRequired],
+                textInputButtonTitle: "Send", textInputPlaceholder: "Answer the agent")
+            return [
+                UNNotificationCategory(identifier: category, actions: [allow, deny], intentIdentifiers: []),
+                UNNotificationCategory(identifier: replyCategory, actions: [reply], intentIdentifiers: []),
+            ]
         }
 
         /// Removes the delivered notifications of the event `notification` withdraws.
