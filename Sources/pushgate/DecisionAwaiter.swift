@@ -35,7 +35,8 @@ struct DecisionAwaiter {
     ) async -> PermissionVerdict {
         while true {
             let left = ContinuousClock.now.duration(to: deadline)
-            guard left > .zero else { return .pending }
+            // Cancelled (an MCP client that gave up): no sleep would wait any more.
+            guard left > .zero, !Task.isCancelled else { return .pending }
             let seconds = min(Self.maxWaitPerCall, Double(left.components.seconds))
             let answer: (status: UInt, text: String)
             do {
@@ -68,6 +69,15 @@ struct DecisionAwaiter {
 }
 
 extension DecisionPins {
+    /// Where the decision keys are pinned: `option` (`--pins`), else beside the secret
+    /// file, else in the user's configuration directory.
+    static func path(option: String?, secretFile: String?) -> String {
+        if let option { return HookSettings.absolute(option) }
+        if let secretFile { return HookSettings.absolute(secretFile) + ".pins" }
+        let home = ProcessInfo.processInfo.environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+        return home + "/.config/pushgate/decision-pins.json"
+    }
+
     /// The pins at `path`; none when there is no file yet.
     static func read(at path: String) throws -> DecisionPins {
         guard FileManager.default.fileExists(atPath: path) else { return DecisionPins() }

@@ -28,13 +28,18 @@ struct GatewayClient {
 
     /// GETs `function` with `query`, like ``call(_:body:)`` otherwise.
     func get(_ function: String, query: [String: String] = [:]) async throws {
+        try printed(await fetch(function, query: query))
+    }
+
+    /// GETs `function` with `query`: the answer's status and text, printed nowhere.
+    func fetch(_ function: String, query: [String: String] = [:]) async throws -> (status: UInt, text: String) {
         var components = URLComponents()
         components.queryItems =
             query.isEmpty ? nil : query.keys.sorted().map { URLQueryItem(name: $0, value: query[$0]) }
         var request = HTTPClientRequest(
             url: url(of: function) + (components.percentEncodedQuery.map { "?" + $0 } ?? ""))
         request.method = .GET
-        try printed(await send(request))
+        return try await send(request)
     }
 
     /// Prints an answer; exit status 1 unless it is a success.

@@ -281,14 +281,7 @@ struct HookCommand: AsyncParsableCommand {
         return decisionWait
     }
 
-    /// Where the decision keys are pinned: `--pins`, else beside the secret file,
-    /// else in the user's configuration directory.
-    private var pinsPath: String {
-        if let pins { return HookSettings.absolute(pins) }
-        if let file = gateway.secretFile { return HookSettings.absolute(file) + ".pins" }
-        let home = ProcessInfo.processInfo.environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
-        return home + "/.config/pushgate/decision-pins.json"
-    }
+    private var pinsPath: String { DecisionPins.path(option: pins, secretFile: gateway.secretFile) }
 
     /// Every option this command was given, for `--settings`: the secret file by its
     /// absolute path, since Claude Code runs the hook from the project's directory.

@@ -14,7 +14,7 @@ struct Pushgate: AsyncParsableCommand {
             DecideCommand.self,
             DiagnosticsCommand.self,
             UnsubscribeCommand.self, BackupCommand.self, ExportCommand.self, ImportCommand.self, HookCommand.self,
-            ProxyEnvCommand.self,
+            ProxyEnvCommand.self, MCPCommand.self,
         ],
         defaultSubcommand: nil
     )

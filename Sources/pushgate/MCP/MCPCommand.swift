@@ -1,0 +1,58 @@
+import ArgumentParser
+import Foundation
+import MCP
+import PushgateCore
+
+/// `pushgate mcp` (issue 74): a Model Context Protocol server over standard input
+/// and output, so that any agent with MCP reaches its person: `notify_user`,
+/// `ask_user` (answered in words from the lock screen) and `list_devices`
+/// (``AgentTools``). It reaches the gateway as `pushgate trigger` does.
+struct MCPCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "mcp",
+        abstract:
+            "Serve the Model Context Protocol over standard input and output (notify_user, ask_user, list_devices).",
+        discussion: """
+            Add it to an agent's MCP servers, e.g. for Claude Code:
+              claude mcp add pushgate -- pushgate mcp --secret-file ~/.config/pushgate/secret
+            Every tool takes an optional cwd: by default this server's working directory, which is the agent's. \
+            Nothing but the protocol is written to standard output; what goes wrong is said on standard error \
+            and in the tool's answer.
+            """
+    )
+
+    /// The version of the tools it serves (their names and arguments), told to clients.
+    static let toolsVersion = "1.0.0"
+
+    @OptionGroup var gateway: GatewayCallOptions
+
+    @Option(help: "Seconds a call to the gateway may take (default 10).")
+    var timeout: Double = 10
+
+    @Option(
+        help:
+            "The file of the decision keys pinned per phone (as pushgate hook's). Default: the secret file's path with .pins, else ~/.config/pushgate/decision-pins.json."
+    )
+    var pins: String?
+
+    @Option(help: "The agent's folder when a tool names none (default: this server's working directory).")
+    var cwd: String?
+
+    func run() async throws {
+        // Refused here, loudly, rather than in every tool call.
+        _ = try gateway.client(timeout: GatewayCallOptions.checked(timeout: timeout))
+        let tools = AgentTools(
+            gateway: gateway, callTimeout: timeout,
+            pinsPath: DecisionPins.path(option: pins, secretFile: gateway.secretFile),
+            defaultCwd: cwd.map(HookSettings.absolute) ?? FileManager.default.currentDirectoryPath)
+        let server = Server(
+            name: "pushgate", version: Self.toolsVersion,
+            instructions: "Reach the person who runs this agent on their phone: notify_user tells them something, "
+                + "ask_user asks and waits for their answer typed on the lock screen, list_devices shows where they get pushes.",
+            capabilities: .init(tools: .init(listChanged: false)))
+        await server.withMethodHandler(ListTools.self) { _ in ListTools.Result(tools: AgentTools.definitions) }
+        await server.withMethodHandler(CallTool.self) { call in try await tools.call(call.name, call.arguments ?? [:]) }
+        try await server.start(transport: StdioTransport())
+        await server.waitUntilCompleted()
+    }
+}

@@ -1,0 +1,200 @@
+#!/usr/bin/env python3
+"""`pushgate mcp` driven by PyPI's `mcp` client (code nobody here wrote, issue 74):
+the tools listed; notify_user answering what became of the push on each device
+(delivered at the APNs emulator, failed with its reason for a device no push
+service serves, nobody subscribed); list_devices; ask_user answered by a phone's
+signed words (PyPI's `cryptography`, Tests/decisions/phone_signer.py) and returned
+to the agent; ask_user with no answer in time, whose later answer GET /replies lists
+once; arguments it cannot read refused.
+
+    python3 Tests/mcp/mcp_tools.py --pushgate .build/debug/pushgate
+"""
+
+import argparse
+import asyncio
+import json
+import os
+import re
+import ssl
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+from mcp import MCPError
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "compat"))
+from emulator_process import check, start, stop, summary  # noqa: E402
+
+SIGNER = os.path.join(HERE, "..", "decisions", "phone_signer.py")
+SECRET = "mcp-tools-test-secret-0001-abcdefghij"
+PHONE_TOKEN = "ab" * 32
+
+
+def call(base, path, body=None):
+    request = urllib.request.Request(
+        base + path, method="POST" if body is not None else "GET",
+        data=None if body is None else json.dumps(body).encode(),
+        headers={"Authorization": f"Bearer {SECRET}", "Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return response.status, json.loads(response.read() or b"null")
+    except urllib.error.HTTPError as error:
+        return error.code, json.loads(error.read() or b"null")
+
+
+def signer(*arguments):
+    made = subprocess.run([sys.executable, SIGNER, *arguments], capture_output=True, text=True, timeout=30)
+    if made.returncode != 0:
+        raise SystemExit(f"phone_signer.py failed: {made.stderr}")
+    return made.stdout
+
+
+def answer(base, server_key, key, event_id, words):
+    """The phone's signed words, as the app sends them."""
+    body = signer("sign", f"--private={key['private']}", f"--server-key={server_key}", f"--event-id={event_id}",
+                  "--installation-id=phone", "--decision=answer", f"--signed-at={int(time.time())}",
+                  f"--message={words}")
+    return call(base, "/decideEvent", json.loads(body))
+
+
+def question_event_id(apns_url, question, seconds=20):
+    """The event id of the question the emulator got for the phone."""
+    context = ssl._create_unverified_context()
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        with urllib.request.urlopen(apns_url + "/inbox", context=context, timeout=5) as response:
+            for entry in json.loads(response.read()):
+                payload = entry.get("payload") or {}
+                body = ((payload.get("aps") or {}).get("alert") or {}).get("body", "")
+                if entry.get("device_token") == PHONE_TOKEN and payload.get("type") == "question_asked" \
+                        and body.endswith(question):
+                    return payload["event_id"], payload
+        time.sleep(0.1)
+    raise SystemExit(f"the question {question!r} did not reach the emulator")
+
+
+def text(result):
+    return "\n".join(item.text for item in result.content if getattr(item, "type", "") == "text")
+
+
+async def drive(pushgate, base, apns_url, agent, server_key, key):
+    environment = {name: value for name, value in os.environ.items() if not name.startswith("CODEAGENTS_")} | {
+        "CODEAGENTS_PUSH_SECRET": SECRET, "CODEAGENTS_PUSH_GATEWAY_BASE_URL": base}
+    server = StdioServerParameters(
+        command=pushgate, args=["mcp", "--pins", os.path.join(agent, "..", "pins.json")], env=environment, cwd=agent)
+    async with stdio_client(server) as (read, write):
+        async with ClientSession(read, write) as session:
+            await asyncio.wait_for(session.initialize(), 30)
+            tools = {tool.name: tool for tool in (await session.list_tools()).tools}
+            check("the three tools are listed", set(tools) == {"notify_user", "ask_user", "list_devices"}, set(tools))
+            check("ask_user takes a question", "question" in tools["ask_user"].input_schema.get("required", []),
+                  tools["ask_user"].input_schema)
+
+            sent = await session.call_tool("notify_user", {"message": "The nightly build is green.", "title": "CI"})
+            words = text(sent)
+            check("notify_user: the phone's push delivered", "phone (apns): delivered" in words, words)
+            check("notify_user: the other device failed with its reason",
+                  re.search(r"pixel \(fcm\): failed: \S+", words) is not None, words)
+            check("notify_user: not an error when a device got it", not sent.is_error, words)
+            check("notify_user: counts in its structured answer",
+                  (sent.structured_content or {}).get("delivered") == 1, sent.structured_content)
+
+            nobody = await session.call_tool("notify_user", {"message": "Anyone?", "cwd": "/srv/nobody-here"})
+            check("notify_user: nobody subscribed is said, as an error",
+                  nobody.is_error and "Nobody is subscribed to /srv/nobody-here" in text(nobody), text(nobody))
+
+            listed = await session.call_tool("list_devices", {})
+            check("list_devices: the phone, which can answer", "- phone: ios, apns, can answer" in text(listed),
+                  text(listed))
+
+            question = "Which database should the migration use?"
+            asking = asyncio.create_task(session.call_tool("ask_user", {"question": question, "wait": 60}))
+            event_id, payload = await asyncio.to_thread(question_event_id, apns_url, question)
+            check("ask_user: the question carries the reply category",
+                  payload["aps"].get("category") == "PUSHGATE_REPLY", payload)
+            status, decided = await asyncio.to_thread(answer, base, server_key, key, event_id, "The staging one")
+            check("the phone's answer is taken", status == 200, decided)
+            answered = await asyncio.wait_for(asking, 30)
+            check("ask_user returns the person's words", text(answered) == "The staging one", text(answered))
+            check("ask_user: answered in its structured answer",
+                  (answered.structured_content or {}).get("answered") is True, answered.structured_content)
+
+            late_question = "Deploy tonight?"
+            unanswered = await session.call_tool("ask_user", {"question": late_question, "wait": 1})
+            check("ask_user: no answer in time is said", text(unanswered).startswith("No answer in 1 s"),
+                  text(unanswered))
+            late_id, _ = await asyncio.to_thread(question_event_id, apns_url, late_question)
+            status, _ = await asyncio.to_thread(answer, base, server_key, key, late_id, "No, tomorrow")
+            status, replies = call(base, "/replies?cwd=" + urllib.parse.quote(agent, safe=""))
+            check("the late answer is listed at GET /replies",
+                  [(reply["event_id"], reply["message"]) for reply in replies.get("replies", [])]
+                  == [(late_id, "No, tomorrow")], replies)
+
+            try:
+                refused = await session.call_tool("ask_user", {"wait": 5})
+                check("ask_user without a question is refused", refused.is_error, text(refused))
+            except MCPError as error:
+                check("ask_user without a question is refused", "question" in str(error), error)
+            try:
+                refused = await session.call_tool("ask_user", {"question": "x", "wait": 99999})
+                check("a wait over an hour is refused", refused.is_error, text(refused))
+            except MCPError as error:
+                check("a wait over an hour is refused", "wait" in str(error), error)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--pushgate", required=True)
+    arguments = parser.parse_args()
+    pushgate = os.path.abspath(arguments.pushgate)
+    with tempfile.TemporaryDirectory(prefix="pushgate-mcp-") as directory:
+        emulator_directory = os.path.join(directory, "apns")
+        os.makedirs(emulator_directory)
+        settings, emulator = start(pushgate, "apns-emulator", emulator_directory, "PUSHGATE_APNS_URL")
+        agent = os.path.join(directory, "agent")
+        os.makedirs(agent)
+        log = open(os.path.join(directory, "gateway.log"), "w")
+        environment = {name: value for name, value in os.environ.items() if not name.startswith("PUSHGATE_")} \
+            | settings | {"PUSHGATE_PORT": "0", "PUSHGATE_DATABASE": os.path.join(directory, "pushgate.sqlite"),
+                          "PUSHGATE_METRICS_LISTEN": "off", "PUSHGATE_DELIVERY_MAX_ATTEMPTS": "1"}
+        gateway = subprocess.Popen([pushgate, "serve"], stdout=log, stderr=subprocess.STDOUT, env=environment,
+                                   cwd=directory)
+        try:
+            deadline = time.monotonic() + 60
+            port = None
+            while port is None and time.monotonic() < deadline and gateway.poll() is None:
+                found = re.search(r"listening on 127\.0\.0\.1:(\d+)", open(log.name).read())
+                port = found and found.group(1)
+                time.sleep(0.1)
+            if port is None:
+                raise SystemExit("the gateway did not start: " + open(log.name).read()[-3000:])
+            base = f"http://127.0.0.1:{port}"
+            key = json.loads(signer("keygen"))
+            for installation, token in [("phone", {"apns_token": PHONE_TOKEN, "decision_key": key["public"]}),
+                                        ("pixel", {"fcm_token": "pixel-fcm-token-0001", "platform": "android"})]:
+                status, body = call(base, "/registerSubscription", {"cwd": agent, "installation_id": installation,
+                                                                   **token})
+                if status != 200:
+                    raise SystemExit(f"register {installation}: {status} {body}")
+            server_key = body["server_key"]
+            asyncio.run(asyncio.wait_for(drive(pushgate, base, settings["PUSHGATE_APNS_URL"], agent, server_key, key),
+                                         180))
+        finally:
+            gateway.terminate()
+            try:
+                gateway.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                gateway.kill()
+            stop(emulator)
+    return summary()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
