@@ -1,25 +1,45 @@
 /// The `config.toml` lines `pushgate hook --settings --agent codex` prints (issue 74):
 /// `notify`, the program Codex runs with each finished turn as its last argument (a
 /// root key, so it must come before any table), and a `PermissionRequest` hook in
-/// Codex's inline `[hooks]` tables, waiting for a phone's decision. Codex's other
-/// hooks are left out: the finished turn is `notify`'s, and a `Stop` hook as well
-/// would push each reply twice.
+/// Codex's inline `[hooks]` tables, waiting for a phone's decision. With a reply wait
+/// the finished turn goes to a `Stop` hook instead of `notify` (Codex's Stop hook
+/// takes `{"decision": "block", "reason": …}` and goes on with the reason, as Claude
+/// Code's does): both would push each reply twice.
 enum CodexSettings {
     /// `notifyArguments`: the notify program's words (this executable, `hook` and
     /// its options); `hookCommand`: the same as one shell command line.
-    static func lines(notifyArguments: [String], hookCommand: String, decisionWait: Double) -> String {
-        """
-        # ~/.codex/config.toml: notify is a root key, above every [table].
-        notify = [\(notifyArguments.map(tomlString).joined(separator: ", "))]
+    static func lines(notifyArguments: [String], hookCommand: String, decisionWait: Double, replyWait: Double = 0)
+        -> String
+    {
+        let permission = """
+            # A permission request answered on a phone (Codex waits for the hook before it prompts).
+            [[hooks.PermissionRequest]]
 
-        # A permission request answered on a phone (Codex waits for the hook before it prompts).
-        [[hooks.PermissionRequest]]
+            [[hooks.PermissionRequest.hooks]]
+            type = "command"
+            command = \(tomlString(hookCommand))
+            timeout = \(Int(decisionWait.rounded(.up)) + 30)
+            """
+        guard replyWait > 0 else {
+            return """
+                # ~/.codex/config.toml: notify is a root key, above every [table].
+                notify = [\(notifyArguments.map(tomlString).joined(separator: ", "))]
 
-        [[hooks.PermissionRequest.hooks]]
-        type = "command"
-        command = \(tomlString(hookCommand))
-        timeout = \(Int(decisionWait.rounded(.up)) + 30)
-        """
+                \(permission)
+                """
+        }
+        return """
+            # ~/.codex/config.toml. Each reply is pushed by the Stop hook, which waits for the person's answer:
+            # no notify line (it would push each reply twice).
+            \(permission)
+
+            [[hooks.Stop]]
+
+            [[hooks.Stop.hooks]]
+            type = "command"
+            command = \(tomlString(hookCommand))
+            timeout = \(Int(replyWait.rounded(.up)) + 30)
+            """
     }
 
     /// `text` as a TOML basic string: quotes, backslashes and control characters escaped.

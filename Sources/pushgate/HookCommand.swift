@@ -117,11 +117,13 @@ struct HookCommand: AsyncParsableCommand {
             switch agent {
             case .claudeCode where http:
                 // The gateway holds a request at most 300 s (awaitDecision's longest).
-                guard wait <= 300 else {
-                    throw ValidationError("--decision-wait takes seconds from 0 to 300 with --http, not \(wait)")
+                guard wait <= 300, replyWait <= 300 else {
+                    throw ValidationError("--decision-wait and --reply-wait take seconds from 0 to 300 with --http")
                 }
                 let url = gateway.baseURL(environment: ProcessInfo.processInfo.environment)
-                print(HookSettings.httpBlock(gatewayURL: url, decisionWait: Int(wait.rounded(.up))))
+                print(
+                    HookSettings.httpBlock(
+                        gatewayURL: url, decisionWait: Int(wait.rounded(.up)), replyWait: Int(replyWait.rounded(.up))))
             case .claudeCode:
                 print(
                     HookSettings.block(
@@ -132,7 +134,8 @@ struct HookCommand: AsyncParsableCommand {
                 print(
                     CodexSettings.lines(
                         notifyArguments: [HookSettings.invokedExecutable(), "hook"] + options,
-                        hookCommand: HookSettings.command(options: options), decisionWait: wait))
+                        hookCommand: HookSettings.command(options: options), decisionWait: wait,
+                        replyWait: replyWait))
             }
             return
         }

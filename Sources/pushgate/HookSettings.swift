@@ -65,8 +65,9 @@ enum HookSettings {
     /// The same events as HTTP hooks (issue 74): posted to the gateway's
     /// `/hooks/claude-code`, the secret read from Claude Code's environment
     /// (`CODEAGENTS_PUSH_SECRET`, the one variable the header may use); the
-    /// PermissionRequest hook held there up to `decisionWait` (`?wait=`).
-    static func httpBlock(gatewayURL: String, decisionWait: Int) -> String {
+    /// PermissionRequest hook held there up to `decisionWait` (`?wait=`), the Stop hook
+    /// up to `replyWait` for the person's words (`?reply_wait=`).
+    static func httpBlock(gatewayURL: String, decisionWait: Int, replyWait: Int = 0) -> String {
         let url = gatewayURL.hasSuffix("/") ? String(gatewayURL.dropLast()) : gatewayURL
         let hook: [String: Any] = [
             "type": "http", "url": url + "/hooks/claude-code", "timeout": 10,
@@ -75,7 +76,12 @@ enum HookSettings {
         var waiting = hook
         waiting["url"] = url + "/hooks/claude-code?wait=\(decisionWait)"
         waiting["timeout"] = decisionWait + 30
-        return block(hook: hook, waiting: waiting, stop: hook)
+        var stop = hook
+        if replyWait > 0 {
+            stop["url"] = url + "/hooks/claude-code?reply_wait=\(replyWait)"
+            stop["timeout"] = replyWait + 30
+        }
+        return block(hook: hook, waiting: waiting, stop: stop)
     }
 
     /// The environment variable an HTTP hook's header reads the push secret from.

@@ -119,5 +119,19 @@ struct CodexEndToEndTests {
             hook?["command"]?.stringValue
                 == "\(BuiltExecutable.url.path) hook --agent codex --secret-file '/etc/codex \"proxy\".env' --decision-wait 30.0"
         )
+
+        // With a reply wait: the Stop hook pushes the reply and waits; no notify.
+        let replying = try await BuiltExecutable.run([
+            "hook", "--settings", "--agent", "codex", "--reply-wait", "600",
+        ])
+        let reread = try await BuiltExecutable.run(
+            ["python3", "-c", "import json, sys, tomllib; print(json.dumps(tomllib.loads(sys.stdin.read())))"],
+            program: URL(fileURLWithPath: "/usr/bin/env"), input: .bytes(Data(replying.stdout.utf8)))
+        let withStop = try JSONValue.parse(Array(reread.stdout.utf8)).objectValue
+        #expect(withStop?["notify"] == nil, "\(replying.stdout)")
+        let stop = withStop?["hooks"]?.objectValue?["Stop"]?.arrayValue?.first?.objectValue?["hooks"]?.arrayValue?
+            .first?.objectValue
+        #expect(stop?["timeout"] == 630, "\(replying.stdout)")
+        #expect(stop?["command"]?.stringValue?.hasSuffix("hook --agent codex --reply-wait 600.0") == true)
     }
 }

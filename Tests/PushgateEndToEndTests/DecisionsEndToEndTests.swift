@@ -298,11 +298,14 @@ struct DecisionsEndToEndTests {
 
         // What --settings --http prints points here, the secret read from Claude Code's environment.
         let settings = try await BuiltExecutable.run(
-            ["hook", "--settings", "--http", "--decision-wait", "60"],
+            ["hook", "--settings", "--http", "--decision-wait", "60", "--reply-wait", "120"],
             environment: ["CODEAGENTS_PUSH_GATEWAY_BASE_URL": gateway.baseURL])
         let hooks = try JSONValue.parse(Array(settings.stdout.utf8)).objectValue?["hooks"]?.objectValue
         let waiting = hooks?["PermissionRequest"]?.arrayValue?.first?.objectValue?["hooks"]?.arrayValue?.first
         #expect(waiting?.objectValue?["url"] == .string(url + "?wait=60"), "\(settings.stdout)")
+        // The Stop waits for the person's words (issue 74).
+        let stopHook = hooks?["Stop"]?.arrayValue?.first?.objectValue?["hooks"]?.arrayValue?.first?.objectValue
+        #expect(stopHook?["url"] == .string(url + "?reply_wait=120") && stopHook?["timeout"] == 150)
         #expect(waiting?.objectValue?["timeout"] == 90 && waiting?.objectValue?["type"] == "http")
         #expect(
             waiting?.objectValue?["headers"]?.objectValue?["Authorization"] == "Bearer $CODEAGENTS_PUSH_SECRET"

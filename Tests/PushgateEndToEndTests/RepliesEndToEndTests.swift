@@ -91,6 +91,32 @@ struct RepliesEndToEndTests {
         #expect(replies.status == 200 && replies.json["replies"] == [], "\(replies.body)")
     }
 
+    @Test("an HTTP hook's Stop held with ?reply_wait= answers the phone's words as the Stop hook's block")
+    func httpStopHearsTheReply() async throws {
+        let emulator = try await RunningEmulator(directory: decisions.directory)
+        defer { emulator.terminate() }
+        let gateway = try await RunningGateway(database: decisions.database, environment: emulator.settings)
+        defer { gateway.terminate() }
+        let phone = try await PhoneKey.make()
+        try await decisions.register(gateway, "phone", token: decisions.phoneToken, key: phone)
+        let body = String(decoding: stop("Released 2.1.0. Anything else?"), as: UTF8.self)
+        let url = gateway.baseURL + "/hooks/claude-code?reply_wait=60"
+        let secret = decisions.secret.value
+        let held = Task { try await CurlCall.run("POST", url, secret: secret, body: body) }
+        let reply = try await payload(
+            at: emulator, for: decisions.phoneToken, type: "reply_finished", body: "Anything else?")
+        let eventID = try #require(reply["event_id"]?.stringValue)
+        let answered = try await decisions.decide(
+            gateway, eventID, as: "phone", with: phone, "answer", message: "Write the changelog")
+        #expect(answered.status == 200, "\(answered.body)")
+        let hook = try await held.value
+        #expect(
+            hook.status == 200 && hook.json == ["decision": "block", "reason": "Write the changelog"], "\(hook.body)")
+        let badWait = try await CurlCall.run(
+            "POST", gateway.baseURL + "/hooks/claude-code?reply_wait=301", secret: secret, body: body)
+        #expect(badWait.status == 400 && badWait.body.contains("reply_wait"), "\(badWait.body)")
+    }
+
     @Test("a question answered after nobody waited is listed once at GET /replies, oldest first")
     func unreadAnswersForTheProxy() async throws {
         let emulator = try await RunningEmulator(directory: decisions.directory)

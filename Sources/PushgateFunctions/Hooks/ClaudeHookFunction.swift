@@ -7,7 +7,9 @@ import PushgateCore
 /// same trigger calls. A `PermissionRequest` pushes the approval and is held until a
 /// phone decides (or `wait` passes), and the answer's body is the decision as the
 /// command hook prints it; Claude Code reads a 2xx body that is a JSON object as the
-/// hook's output, an empty one as no output.
+/// hook's output, an empty one as no output. With `?reply_wait=N` a `Stop` pushes
+/// its reply answerable and is held up to N s for the person's words (issue 74),
+/// answered as the Stop hook's `{"decision": "block", "reason": …}`.
 ///
 /// What the gateway cannot see is left out: the transcript (a stop without
 /// `last_assistant_message` is pushed without its preview, a tool's step without the
@@ -35,26 +37,39 @@ public struct ClaudeHookFunction: Sendable {
     /// The hook's output for the agent (`nil`: none, an empty 200). An event the hook
     /// leaves alone (another hook, a Stop a Stop hook caused) has none; one that is no
     /// JSON object is a 400; a trigger's refusal is its own error.
-    public func callAsFunction(secret: PushSecret, event bytes: [UInt8], decisionWait: Duration) async throws
-        -> String?
-    {
+    /// `replyWait`: how long a `Stop` waits for the person's words (`?reply_wait=`, 0:
+    /// the reply is only pushed), as `pushgate hook --reply-wait` does.
+    public func callAsFunction(
+        secret: PushSecret, event bytes: [UInt8], decisionWait: Duration, replyWait: Duration = .zero
+    ) async throws -> String? {
         // A hook event the hook leaves alone: no output. Not a JSON object (read again only
         // then): the poster's mistake.
-        guard let event = try? ClaudeHookEvent(json: bytes) else {
+        guard let event = try? ClaudeHookEvent(json: bytes, continuingStops: replyWait > .zero) else {
             guard (try? JSONValue.parse(bytes))?.objectValue != nil else {
                 throw FunctionError(.invalidArgument, "the body is not a Claude Code hook event (a JSON object)")
             }
             return nil
         }
         let now = self.now()
-        let (function, body) = event.call(now: now, transcriptText: { nil })
+        var (function, body) = event.call(now: now, transcriptText: { nil })
+        let waitsForReply = replyWait > .zero && function == "triggerReplyFinished"
+        if waitsForReply { body["answerable"] = true }
         let fields = RequestFields(body, receivedAt: now)
+        let trigger: TriggerAnswer
         switch function {
         case "triggerReplyFinished":
-            _ = try await triggerEvent.notify(secret: secret, TriggerReplyFinishedRequest(fields: fields).trigger)
+            trigger = try await triggerEvent.notify(
+                secret: secret, TriggerReplyFinishedRequest(fields: fields).trigger
+            ).answer
         default:
-            _ = try await triggerEvent(
-                secret: secret, TriggerEventRequest(fields: fields, appURLSchemes: appURLSchemes))
+            trigger = try await triggerEvent(
+                secret: secret, TriggerEventRequest(fields: fields, appURLSchemes: appURLSchemes)
+            ).answer
+        }
+        if waitsForReply, let eventID = trigger.eventID, trigger.deviceCount > 0 {
+            // An answer that comes later waits at `GET /replies`: the reply is not withdrawn.
+            return try await verdict(on: eventID, kind: .answer, secret: secret, askedAt: now, within: replyWait)
+                .output
         }
         guard case .permissionRequest = event.kind, let eventID = body["event_id"]?.stringValue else { return nil }
         return try await decision(on: eventID, secret: secret, askedAt: now, within: decisionWait)
@@ -66,14 +81,8 @@ public struct ClaudeHookFunction: Sendable {
     private func decision(on eventID: String, secret: PushSecret, askedAt: Date, within limit: Duration)
         async throws -> String?
     {
-        let seconds = max(0, Int(limit.components.seconds))
-        let answer = try await awaitDecision(
-            secret: secret,
-            AwaitDecisionRequest(
-                fields: RequestFields(["event_id": .string(eventID), "wait": .number(Double(seconds))])))
-        var pins = DecisionPins()
-        let verdict = PermissionVerdict(
-            answer: answer.json, serverKey: secret.serverKey.hex, eventID: eventID, askedAt: askedAt, pins: &pins)
+        let verdict = try await verdict(
+            on: eventID, kind: .approval, secret: secret, askedAt: askedAt, within: limit)
         if case .pending = verdict {
             // The hook's caller gone (Claude Code stops waiting once the terminal's dialog
             // is answered): answered elsewhere; else its time is up. The phones withdraw it.
@@ -84,5 +93,20 @@ public struct ClaudeHookFunction: Sendable {
             await Task { _ = try? await resolveEvent(secret: secret, request) }.value
         }
         return verdict.output
+    }
+
+    /// What the phone decided (or answered) on `eventID` within `limit`, checked.
+    private func verdict(
+        on eventID: String, kind: DecisionKind, secret: PushSecret, askedAt: Date, within limit: Duration
+    ) async throws -> PermissionVerdict {
+        let seconds = max(0, Int(limit.components.seconds))
+        let answer = try await awaitDecision(
+            secret: secret,
+            AwaitDecisionRequest(
+                fields: RequestFields(["event_id": .string(eventID), "wait": .number(Double(seconds))])))
+        var pins = DecisionPins()
+        return PermissionVerdict(
+            answer: answer.json, serverKey: secret.serverKey.hex, eventID: eventID, askedAt: askedAt, kind: kind,
+            pins: &pins)
     }
 }

@@ -99,10 +99,13 @@ struct FunctionRoutes {
         router.post("hooks/claude-code") { request, context in
             let secret = try Self.secret(of: request)
             let wait = try Self.hookDecisionWait(request.uri.queryParameters.get("wait"))
+            let replyWait = try Self.hookDecisionWait(
+                request.uri.queryParameters.get("reply_wait"), field: "reply_wait", default: 0)
             let event = try await request.body.collect(upTo: ClaudeHookEvent.maxInputBytes)
             // A caller that goes away (the terminal's dialog answered) ends a held request.
             let output = try await context.untilClientLeaves {
-                try await parts.claudeHook(secret: secret, event: Array(event.readableBytesView), decisionWait: wait)
+                try await parts.claudeHook(
+                    secret: secret, event: Array(event.readableBytesView), decisionWait: wait, replyWait: replyWait)
             }
             guard let output else { return Response(status: .ok) }
             return try JSONAnswer.response(json: try JSONValue.parse(Array(output.utf8)))
@@ -156,11 +159,13 @@ struct FunctionRoutes {
     }
 
     /// A held `PermissionRequest`'s wait (`?wait=` seconds, 0 to 300; default 120, as
-    /// `pushgate hook --decision-wait`).
-    private static func hookDecisionWait(_ text: String?) throws(FunctionError) -> Duration {
-        guard let text else { return .seconds(120) }
+    /// `pushgate hook --decision-wait`), or a held `Stop`'s (`?reply_wait=`, default 0).
+    private static func hookDecisionWait(_ text: String?, field: String = "wait", default value: Int = 120)
+        throws(FunctionError) -> Duration
+    {
+        guard let text else { return .seconds(value) }
         guard let seconds = Int(text), (0...300).contains(seconds) else {
-            throw FunctionError(.invalidArgument, "'wait' takes seconds from 0 to 300", field: "wait")
+            throw FunctionError(.invalidArgument, "'\(field)' takes seconds from 0 to 300", field: field)
         }
         return .seconds(seconds)
     }
