@@ -10,7 +10,7 @@ import PushgateSealing
 struct DecideCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "decide",
-        abstract: "Answer an approval, a question or a reply as a phone does (decideEvent).",
+        abstract: "Answer an approval or a question (decideEvent).",
         discussion: """
             The installation must have been sent the event and have registered the key's public half \
             (pushgate subscribe --decision-key-file). A waiting `pushgate hook` prints the decision for its agent. \

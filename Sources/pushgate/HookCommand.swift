@@ -33,8 +33,10 @@ struct HookCommand: AsyncParsableCommand {
             output, whatever happens: a mistake in its options too. A PermissionRequest waits up to \
             --decision-wait for a decision signed on a phone, checked against the key pinned for that \
             phone, and prints it for the agent; without one it prints nothing and the agent's own prompt \
-            goes on. --settings prints the hooks block for \
-            .claude/settings.json (and there a mistake in the options fails loudly).
+            goes on. With --reply-wait a Stop pushes its reply answerable and waits that long for the person's \
+            words typed on a phone, printed as the Stop hook's block so that the agent goes on with them. \
+            --settings prints the hooks block for .claude/settings.json (and there a mistake in the options \
+            fails loudly).
 
             Codex: as its notify program (--agent codex, the finished turn as the last argument) it sends \
             the turn's last message as a reply's preview, within the 1.5 s Codex allows; Codex's \

@@ -85,6 +85,14 @@ struct RepliesEndToEndTests {
             try decisions.output(result) == ["decision": "block", "reason": .string(words)],
             "\(result.stdout) \(result.stderr)")
         #expect(result.stderr.split(separator: "\n").count == 1 && !result.stderr.contains(decisions.secret.value))
+        // The other phone's reply is withdrawn: the first answer won.
+        try await waitUntil("the tablet's withdrawal", within: .seconds(20), every: .milliseconds(100)) {
+            try await emulator.entries().contains {
+                $0["device_token"]?.stringValue == decisions.tabletToken
+                    && $0["payload"]?.objectValue?["type"] == "event_resolved"
+                    && $0["payload"]?.objectValue?["event_id"]?.stringValue == eventID
+            }
+        }
         // The waiting hook had it: the agent's side has nothing left to read.
         let replies = try await CurlCall.run(
             "GET", gateway.baseURL + "/replies?cwd=" + decisions.cwd, secret: decisions.secret.value)

@@ -143,6 +143,19 @@ struct EscalationTests {
         #expect(badgeUpdates(fixture).count == 1)
     }
 
+    @Test("a question resolved unanswered is withdrawn from its phones; an answerable reply is left on them")
+    func answerableWithdrawals() async throws {
+        let fixture = try await fixture(devices: ["phone", "ipad"])
+        _ = try await fixture.event(["cwd": .string(cwd), "type": "question_asked", "event_id": "q1", "body": "Why?"])
+        let question = try await fixture.resolve(["event_id": "q1", "resolution": "expired"])
+        #expect(question.badgeUpdates == 2, "the question's push withdrawn from both")
+        _ = try await fixture.event([
+            "cwd": .string(cwd), "type": "run_completed", "event_id": "r1", "body": "Done.", "answerable": true,
+        ])
+        let reply = try await fixture.resolve(["event_id": "r1", "resolution": "expired"])
+        #expect(reply.badgeUpdates == 0, "a reply stays on the phones when nobody answered it")
+    }
+
     @Test("an approval nobody resolves expires when its last reminder's time to live ends: badge down, update sent")
     func expiry() async throws {
         let fixture = try await fixture(devices: ["phone"])

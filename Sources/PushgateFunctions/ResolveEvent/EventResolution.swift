@@ -59,8 +59,13 @@ struct EventResolution: Sendable {
         let agentKey = record.string(FieldName.agentKey).flatMap { SHA256Hex.isDigest($0) ? AgentKey(hex: $0) : nil }
         var agent: Document?
         if let agentKey { agent = try await store.document(at: NamespacePaths.agent(agentKey, of: serverKey)) }
-        // An answerable event's other phones lose its push too (the first answer wins).
-        let answerable = Self.strings(record.fields[FieldName.answerableBy])
+        // An answerable event's other phones lose its push too once it is answered (the
+        // first answer wins); a question also when it can no longer be answered. A reply
+        // nobody answered stays on the phones, as any reply does.
+        let withdrawsAnswerable =
+            resolution == Self.resolution(of: .answer)
+            || record.string(FieldName.type) == EventType.questionAsked.rawValue
+        let answerable = withdrawsAnswerable ? Self.strings(record.fields[FieldName.answerableBy]) : []
         let updates = try await sendBadgeUpdate(
             to: Array(Set(badged + answerable)).sorted(),
             resolved: resolvedEvent(record, resolution: resolution, agentKey: agentKey, agent: agent),

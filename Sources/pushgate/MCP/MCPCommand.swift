@@ -10,8 +10,7 @@ import PushgateCore
 struct MCPCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "mcp",
-        abstract:
-            "Serve the Model Context Protocol over standard input and output (notify_user, ask_user, list_devices).",
+        abstract: "Serve MCP tools: notify_user, ask_user, list_devices.",
         discussion: """
             Add it to an agent's MCP servers, e.g. for Claude Code:
               claude mcp add pushgate -- pushgate mcp --secret-file ~/.config/pushgate/secret
