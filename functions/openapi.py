@@ -30,6 +30,7 @@ FUNCTIONS = [
     ("decideEvent", "post", [403, 404, 409]),
     ("awaitDecision", "post", [404]),
     ("replies", "get", []),
+    ("eventStatus", "post", [404]),
     ("unregisterSubscription", "post", []),
     ("unregisterInstallation", "post", []),
     ("subscriptions", "get", []),

@@ -40,6 +40,7 @@ extension InMemoryOutbox {
             case .delivered:
                 row.state = .delivered
                 row.lastReason = nil
+                row.finishedAt = OutboxRows.milliseconds(now)
                 if let route = update.route {
                     let delivered = row.delivery
                     row.delivery = OutboxDelivery(
@@ -50,6 +51,7 @@ extension InMemoryOutbox {
                 row.state = .failed
                 row.lastReason = reason
                 row.removed = removed
+                row.finishedAt = OutboxRows.milliseconds(now)
             case .retry(let reason, let date):
                 row.lastReason = reason
                 row.nextAttemptAt = OutboxRows.milliseconds(date)

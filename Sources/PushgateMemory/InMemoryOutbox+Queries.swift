@@ -57,6 +57,24 @@ extension InMemoryOutbox {
         return statuses
     }
 
+    public func history(ofEvent trackingID: String, serverKey: String) -> [DeliveryHistory] {
+        let pushes = notifications.values.filter { $0.serverKey == serverKey && $0.content.trackingID == trackingID }
+        let byID = Dictionary(pushes.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        return deliveries.values.compactMap { row -> DeliveryHistory? in
+            guard let notification = byID[row.delivery.notificationID] else { return nil }
+            return DeliveryHistory(
+                notificationID: notification.id, reminderOf: notification.reminderOf,
+                isLiveActivity: notification.content.liveActivity != nil, installationID: row.delivery.installationID,
+                service: row.delivery.token.kind, pushID: row.delivery.pushID, state: row.state,
+                attempts: row.attempts, enqueuedAt: OutboxRows.date(row.enqueuedAt),
+                nextAttemptAt: OutboxRows.date(row.nextAttemptAt), finishedAt: row.finishedAt.map(OutboxRows.date),
+                lastReason: row.lastReason, removed: row.removed)
+        }.sorted { left, right in
+            (left.installationID, left.enqueuedAt, left.notificationID)
+                < (right.installationID, right.enqueuedAt, right.notificationID)
+        }.prefix(DeliveryHistory.maxRows).map { $0 }
+    }
+
     public func stats(now: Date) -> OutboxStats {
         let now = OutboxRows.milliseconds(now)
         let pending = deliveries.values.filter { $0.state == .pending }

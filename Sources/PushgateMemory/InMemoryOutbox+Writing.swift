@@ -103,6 +103,7 @@ extension InMemoryOutbox {
         }.keys
         for key in withdrawn {
             deliveries[key]?.state = .cancelled
+            deliveries[key]?.finishedAt = OutboxRows.milliseconds(withdrawal.at)
             deliveries[key]?.lastReason = DeliveryWithdrawal.reason
             deliveries[key]?.leaseOwner = nil
             deliveries[key]?.leaseUntil = nil

@@ -17,6 +17,7 @@ public actor InMemoryOutbox: Outbox {
         var leaseUntil: Int64?
         var lastReason: String?
         var removed = false
+        var finishedAt: Int64?
 
         func status() -> DeliveryStatus {
             DeliveryStatus(

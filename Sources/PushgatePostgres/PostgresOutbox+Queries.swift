@@ -49,6 +49,33 @@ extension PostgresOutbox {
         }
     }
 
+    public func history(ofEvent trackingID: String, serverKey: String) async throws -> [DeliveryHistory] {
+        try await database.query(
+            """
+            SELECT n.id, n.reminder_of, n.content ? 'liveActivity', d.installation_id, d.token_kind, d.push_id,
+                d.state, d.attempts, d.enqueued_at, d.next_attempt_at, d.finished_at, d.last_reason, d.removed
+            FROM outbox_notifications n JOIN outbox_deliveries d ON d.notification_id = n.id
+            WHERE n.server_key = \(serverKey) AND n.content ->> 'trackingID' = \(trackingID)
+                AND n.content ->> 'trackingID' IS NOT NULL
+            ORDER BY d.installation_id COLLATE "C", d.enqueued_at, n.id
+            LIMIT \(DeliveryHistory.maxRows)
+            """
+        ).map { row in
+            let (
+                id, reminderOf, live, installationID, kind, pushID, state, attempts, enqueued, next, finished, reason,
+                removed
+            ) = try row.decode(
+                (String, String?, Bool, String, String, String, String, Int32, Int64, Int64, Int64?, String?, Bool)
+                    .self)
+            return DeliveryHistory(
+                notificationID: id, reminderOf: reminderOf, isLiveActivity: live, installationID: installationID,
+                service: try OutboxRows.tokenKind(kind), pushID: pushID,
+                state: DeliveryState(rawValue: state) ?? .pending, attempts: Int(attempts),
+                enqueuedAt: OutboxRows.date(enqueued), nextAttemptAt: OutboxRows.date(next),
+                finishedAt: finished.map(OutboxRows.date), lastReason: reason, removed: removed)
+        }
+    }
+
     public func stats(now: Date) async throws -> OutboxStats {
         let row = try await database.query(
             """

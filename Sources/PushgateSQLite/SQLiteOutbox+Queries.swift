@@ -84,6 +84,32 @@ extension SQLiteOutbox {
         }
     }
 
+    public func history(ofEvent trackingID: String, serverKey: String) async throws -> [DeliveryHistory] {
+        try await database.read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT n.id, n.reminder_of, json_extract(n.content, '$.liveActivity') IS NOT NULL,
+                        d.installation_id, d.token_kind, d.push_id, d.state, d.attempts, d.enqueued_at,
+                        d.next_attempt_at, d.finished_at, d.last_reason, d.removed
+                    FROM outbox_notifications n JOIN outbox_deliveries d ON d.notification_id = n.id
+                    WHERE n.server_key = ? AND json_extract(n.content, '$.trackingID') = ?
+                        AND json_extract(n.content, '$.trackingID') IS NOT NULL
+                    ORDER BY d.installation_id, d.enqueued_at, n.id
+                    LIMIT ?
+                    """,
+                arguments: [serverKey, trackingID, DeliveryHistory.maxRows]
+            ).map { row in
+                DeliveryHistory(
+                    notificationID: row[0], reminderOf: row[1], isLiveActivity: row[2], installationID: row[3],
+                    service: try OutboxRows.tokenKind(row[4]), pushID: row[5],
+                    state: DeliveryState(rawValue: row[6]) ?? .pending, attempts: row[7],
+                    enqueuedAt: OutboxRows.date(row[8]), nextAttemptAt: OutboxRows.date(row[9]),
+                    finishedAt: (row[10] as Int64?).map(OutboxRows.date), lastReason: row[11], removed: row[12])
+            }
+        }
+    }
+
     public func stats(now: Date) async throws -> OutboxStats {
         let now = OutboxRows.milliseconds(now)
         return try await database.read { db in

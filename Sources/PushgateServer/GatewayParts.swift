@@ -29,6 +29,7 @@ public struct GatewayParts: Sendable {
     let decideEvent: DecideEventFunction
     let awaitDecision: AwaitDecisionFunction
     let replies: RepliesFunction
+    let eventStatus: EventStatusFunction
     let claudeHook: ClaudeHookFunction
     /// The `awaitDecision` calls this process holds.
     public let decisionWaits: DecisionWaits
@@ -78,6 +79,7 @@ public struct GatewayParts: Sendable {
         awaitDecision = AwaitDecisionFunction(
             store: store, waits: decisionWaits, longestWait: .seconds(admission.maxDecisionWait))
         replies = RepliesFunction(store: store)
+        eventStatus = EventStatusFunction(store: store, outbox: outbox, formats: formats)
         claudeHook = ClaudeHookFunction(
             triggerEvent: triggerEvent, resolveEvent: resolveEvent, awaitDecision: awaitDecision,
             appURLSchemes: admission.appURLSchemes, now: now)

@@ -11,7 +11,7 @@ struct Pushgate: AsyncParsableCommand {
             ServeCommand.self, KeygenCommand.self, SubscribeCommand.self, TriggerCommand.self, APNsEmulatorCommand.self,
             FCMEmulatorCommand.self, WebPushEmulatorCommand.self,
             OutboxCommand.self, ConfigCommand.self, DoctorCommand.self, EventCommand.self, ResolveCommand.self,
-            DecideCommand.self,
+            DecideCommand.self, StatusCommand.self,
             DiagnosticsCommand.self,
             UnsubscribeCommand.self, BackupCommand.self, ExportCommand.self, ImportCommand.self, HookCommand.self,
             ProxyEnvCommand.self, MCPCommand.self,

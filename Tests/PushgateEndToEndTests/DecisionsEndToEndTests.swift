@@ -81,6 +81,22 @@ struct DecisionsEndToEndTests {
         return try await call(gateway, "decideEvent", body)
     }
 
+    /// An APNs emulator, a gateway sending to it, and "phone" registered with a new
+    /// decision key: what the tests of answers start from. Both are to be terminated.
+    func startedWithPhone() async throws -> (RunningEmulator, RunningGateway, PhoneKey) {
+        let emulator = try await RunningEmulator(directory: directory)
+        let gateway: RunningGateway
+        do {
+            gateway = try await RunningGateway(database: database, environment: emulator.settings)
+        } catch {
+            emulator.terminate()
+            throw error
+        }
+        let phone = try await PhoneKey.make()
+        try await register(gateway, "phone", token: phoneToken, key: phone)
+        return (emulator, gateway, phone)
+    }
+
     func environment(_ gateway: RunningGateway) -> [String: String] {
         ["CODEAGENTS_PUSH_SECRET": secret.value, "CODEAGENTS_PUSH_GATEWAY_BASE_URL": gateway.baseURL]
     }

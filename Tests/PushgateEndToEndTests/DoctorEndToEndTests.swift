@@ -117,7 +117,8 @@ struct DoctorEndToEndTests {
                 "outbox",
                 "config",
                 "doctor", "event",
-                "resolve", "decide", "diagnostics", "unsubscribe", "backup", "export", "import", "hook", "proxy-env",
+                "resolve", "decide", "status", "diagnostics", "unsubscribe", "backup", "export", "import", "hook",
+                "proxy-env",
                 "mcp",
             ], "\(result.stdout)")
         #expect(lines.allSatisfy { $0.hasPrefix("  ") && !$0.hasPrefix("   ") }, "no abstract wraps onto a second line")

@@ -49,12 +49,9 @@ struct RepliesEndToEndTests {
         "a Stop waits for the phone's words and the agent goes on with them; a phone without a key gets the plain reply"
     )
     func stopHookHearsTheReply() async throws {
-        let emulator = try await RunningEmulator(directory: decisions.directory)
+        let (emulator, gateway, phone) = try await decisions.startedWithPhone()
         defer { emulator.terminate() }
-        let gateway = try await RunningGateway(database: decisions.database, environment: emulator.settings)
         defer { gateway.terminate() }
-        let phone = try await PhoneKey.make()
-        try await decisions.register(gateway, "phone", token: decisions.phoneToken, key: phone)
         try await decisions.register(gateway, "tablet", token: decisions.tabletToken, key: nil)
 
         let hook = try WaitingHook(
@@ -101,12 +98,9 @@ struct RepliesEndToEndTests {
 
     @Test("an HTTP hook's Stop held with ?reply_wait= answers the phone's words as the Stop hook's block")
     func httpStopHearsTheReply() async throws {
-        let emulator = try await RunningEmulator(directory: decisions.directory)
+        let (emulator, gateway, phone) = try await decisions.startedWithPhone()
         defer { emulator.terminate() }
-        let gateway = try await RunningGateway(database: decisions.database, environment: emulator.settings)
         defer { gateway.terminate() }
-        let phone = try await PhoneKey.make()
-        try await decisions.register(gateway, "phone", token: decisions.phoneToken, key: phone)
         let body = String(decoding: stop("Released 2.1.0. Anything else?"), as: UTF8.self)
         let url = gateway.baseURL + "/hooks/claude-code?reply_wait=60"
         let secret = decisions.secret.value
@@ -127,12 +121,9 @@ struct RepliesEndToEndTests {
 
     @Test("a question answered after nobody waited is listed once at GET /replies, oldest first")
     func unreadAnswersForTheProxy() async throws {
-        let emulator = try await RunningEmulator(directory: decisions.directory)
+        let (emulator, gateway, phone) = try await decisions.startedWithPhone()
         defer { emulator.terminate() }
-        let gateway = try await RunningGateway(database: decisions.database, environment: emulator.settings)
         defer { gateway.terminate() }
-        let phone = try await PhoneKey.make()
-        try await decisions.register(gateway, "phone", token: decisions.phoneToken, key: phone)
 
         var eventIDs: [String] = []
         for question in ["Which database?", "Deploy now?"] {

@@ -90,7 +90,13 @@ struct EventTests {
         _ = try await fixture.event([
             "cwd": .string(cwd), "type": "reply_finished", "body": "Done.", "data": ["conversation_id": "c"],
         ])
-        let sends = fixture.provider.sends.map(\.notification)
+        // The same push, but for the id each trigger's answer made to look it up by.
+        let sends = fixture.provider.sends.map(\.notification).map { push in
+            var sent = push
+            #expect(sent.trackingID != nil)
+            sent.trackingID = nil
+            return sent
+        }
         #expect(sends.count == 2 && sends[0] == sends[1])
     }
 

@@ -431,6 +431,60 @@ struct OutboxConformanceTests {
         }
     }
 
+    @Test(
+        "an event's history: its push's and its reminder's deliveries found by its tracking id, another server's not",
+        arguments: StoreKind.allCases)
+    func eventHistory(kind: StoreKind) async throws {
+        try await kind.withDatabase { open in
+            let outbox = try await open().outbox
+            var content = PushNotification(title: "T", body: "B", data: ["type": "x"], collapseID: "agent")
+            content.trackingID = "deploy-9"
+            let push = OutboxNotification(
+                id: "push", serverKey: "server", agentKey: "agent", content: content, createdAt: start,
+                expiresAt: start + 86_400)
+            let reminder = OutboxNotification(
+                id: "reminder", serverKey: "server", agentKey: "agent", content: content, createdAt: start,
+                expiresAt: start + 86_400, reminderOf: "push")
+            let elsewhere = OutboxNotification(
+                id: "elsewhere", serverKey: "other", agentKey: "agent", content: content, createdAt: start,
+                expiresAt: start + 86_400)
+            let deliveries = try deliveries(of: push, count: 2)
+            _ = try await outbox.enqueue(
+                EnqueueRequest(
+                    push, deliveries: deliveries, lease: .init(owner: "w", until: start + 30),
+                    reminders: [
+                        EnqueueRequest(
+                            reminder,
+                            deliveries: deliveries.map {
+                                OutboxDelivery(
+                                    notificationID: "reminder", installationID: $0.installationID, token: $0.token)
+                            }, dueAt: start + 900)
+                    ]))
+            _ = try await outbox.enqueue(
+                EnqueueRequest(elsewhere, deliveries: try self.deliveries(of: elsewhere, count: 1)))
+            try await outbox.record(
+                [
+                    .init(notificationID: "push", installationID: "device-0", change: .delivered),
+                    .init(
+                        notificationID: "push", installationID: "device-1",
+                        change: .retry(reason: "TooManyRequests", at: start + 5)),
+                ], owner: "w", now: start + 1)
+            let history = try await outbox.history(ofEvent: "deploy-9", serverKey: "server")
+            #expect(history.map(\.installationID) == ["device-0", "device-0", "device-1", "device-1"])
+            let sent = try #require(history.first { $0.notificationID == "push" && $0.installationID == "device-0" })
+            #expect(sent.state == .delivered && sent.finishedAt == start + 1 && sent.enqueuedAt == start)
+            #expect(sent.pushID == deliveries[0].pushID && sent.service.rawValue == "apns" && sent.reminderOf == nil)
+            let retrying = try #require(
+                history.first { $0.notificationID == "push" && $0.installationID == "device-1" })
+            #expect(retrying.state == .pending && retrying.attempts == 1 && retrying.nextAttemptAt == start + 5)
+            #expect(retrying.lastReason == "TooManyRequests" && retrying.finishedAt == nil)
+            #expect(
+                history.filter { $0.reminderOf == "push" }.allSatisfy { $0.state == .pending && !$0.isLiveActivity })
+            #expect(try await outbox.history(ofEvent: "deploy-9", serverKey: "nobody").isEmpty)
+            #expect(try await outbox.history(ofEvent: "other", serverKey: "server").isEmpty)
+        }
+    }
+
     @Test("tallies count a notification's deliveries as its statuses do, in one query", arguments: StoreKind.allCases)
     func tallies(kind: StoreKind) async throws {
         try await kind.withDatabase { open in

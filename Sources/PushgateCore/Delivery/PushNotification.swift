@@ -40,6 +40,11 @@ public struct PushNotification: Sendable, Hashable, Codable {
     /// (``SealedIDKey``, issue 72); `nil` for a notification stored before, or one
     /// made without the push secret (a badge update): those ids are then hashed.
     public var sealedIDs: SealedIDs?
+    /// The event id `eventStatus` finds the push by (issue 75): the caller's
+    /// `event_id`, or one the gateway made for a trigger that had none; the same on
+    /// the event's reminders and its Live Activity push. Kept with the stored
+    /// content, never sent (the push names the caller's `event_id` in its data).
+    public var trackingID: String?
     /// An ActivityKit push (issue 64) instead of an alert: sent to Live Activity
     /// tokens as `apns-push-type: liveactivity`, its payload the push's own
     /// (``LiveActivityPush/payload()``); title, body and data are then not sent.
@@ -106,7 +111,7 @@ public struct PushNotification: Sendable, Hashable, Codable {
 
     enum CodingKeys: String, CodingKey {
         case title, body, data, collapseID, sound, threadID, interruptionLevel, showsBadge, contentAvailable, urgency,
-            liveActivity, sealedIDs
+            liveActivity, sealedIDs, trackingID
         case isBadgeUpdate = "badgeUpdate"
     }
 
@@ -128,6 +133,7 @@ public struct PushNotification: Sendable, Hashable, Codable {
         // the one type that is not `normal`.
         liveActivity = try container.decodeIfPresent(LiveActivityPush.self, forKey: .liveActivity)
         sealedIDs = try container.decodeIfPresent(SealedIDs.self, forKey: .sealedIDs)
+        trackingID = try container.decodeIfPresent(String.self, forKey: .trackingID)
         urgency =
             try container.decodeIfPresent(PushUrgency.self, forKey: .urgency)
             ?? (isBadgeUpdate ? .low : (data["type"] == "approval_requested" ? .high : .normal))

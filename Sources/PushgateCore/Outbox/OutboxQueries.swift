@@ -25,6 +25,11 @@ public protocol OutboxQueries: Sendable {
     /// it had none), in one query.
     func statuses(of notificationIDs: [String], installationID: String) async throws -> [String: DeliveryStatus]
 
+    /// Every delivery of the pushes of the event `trackingID` of `serverKey` (its
+    /// push, reminders, Live Activity step: ``PushNotification/trackingID``), at most
+    /// ``DeliveryHistory/maxRows``, by installation id then time stored.
+    func history(ofEvent trackingID: String, serverKey: String) async throws -> [DeliveryHistory]
+
     /// Backlog figures for health checks, as of `now`.
     func stats(now: Date) async throws -> OutboxStats
 

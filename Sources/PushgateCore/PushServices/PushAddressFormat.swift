@@ -25,6 +25,9 @@ public struct PushAddressFormat: Sendable {
     /// used, and a sealed-only app (``PushSealing/sealedOnly``) takes its
     /// registrations without them.
     public let sealsItself: Bool
+    /// The service knows a push by the id the gateway gives each delivery (APNs'
+    /// `apns-id`): `eventStatus` names it as the push's message id (issue 75).
+    public let namesPushByItsID: Bool
     /// The setting that configures the service's provider, which the log names when
     /// devices of the service have none to go through (`PUSHGATE_APNS_KEY_PATH`).
     public let configuredBy: String
@@ -45,7 +48,8 @@ public struct PushAddressFormat: Sendable {
 
     public init(
         service: PushServiceID, name: String, registrationField: String, storedForm: String,
-        hasEnvironments: Bool = false, sealsItself: Bool = false, configuredBy: String,
+        hasEnvironments: Bool = false, sealsItself: Bool = false, namesPushByItsID: Bool = false,
+        configuredBy: String,
         registered: @escaping @Sendable (_ body: RequestFields, _ field: String) throws(FunctionError) -> String?,
         stored: @escaping @Sendable (_ text: String) -> String?,
         admitted: (@Sendable (_ stored: String) async throws(FunctionError) -> Void)? = nil,
@@ -58,6 +62,7 @@ public struct PushAddressFormat: Sendable {
         self.storedForm = storedForm
         self.hasEnvironments = hasEnvironments
         self.sealsItself = sealsItself
+        self.namesPushByItsID = namesPushByItsID
         self.configuredBy = configuredBy
         self.registered = registered
         self.stored = stored

@@ -115,6 +115,7 @@ public struct TriggerPlan: Sendable {
             for: event, displayName: agentDisplayName, serverKey: serverKey, agentKey: agentKey)
         // Its ids as sealed devices get them (issue 72), while the secret is at hand.
         composed.sealedIDs = sealedIDKey?.ids(of: composed)
+        composed.trackingID = request.trackingID
         let expiresAt = now.addingTimeInterval(rules.timeToLive)
         let notificationID = RandomUUID.make()
         // A run's start and steps send no ordinary push: their notification is the

@@ -27,6 +27,12 @@ public struct TriggerRequest: Sendable, Hashable {
     public var includePreview: Bool?
     public var selection: DeviceSelection
     public var wait: Bool
+    /// The id the gateway made for an event whose caller gave none (issue 75): what
+    /// its answer names and `eventStatus` finds it by; `nil` when the event has its own.
+    public var madeEventID: String?
+
+    /// The id the event is looked up by: its own, else the one the gateway made.
+    public var trackingID: String? { event.eventID ?? madeEventID }
 
     public init(
         event: EventComposer.Event,

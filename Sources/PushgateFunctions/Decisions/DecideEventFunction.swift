@@ -50,14 +50,6 @@ public struct DecideEventFunction: Sendable {
             throw FunctionError(
                 .notFound, "no approval or answerable event with this event_id under this server", field: "event_id")
         }
-        guard kind.decisions.contains(request.decision) else {
-            throw FunctionError(
-                .invalidArgument,
-                kind == .answer
-                    ? "this event is answered in words: 'decision' must be answer"
-                    : "an approval is decided with allow or deny, not answer",
-                field: "decision", reason: "wrong_decision")
-        }
         if let conflict = Self.conflict(record) { throw conflict }
         guard try await wasPushed(record, to: request.installationID) else {
             throw FunctionError(
@@ -68,6 +60,15 @@ public struct DecideEventFunction: Sendable {
             throw FunctionError(
                 .permissionDenied, "this installation registered no decision_key", field: "installation_id",
                 reason: "no_decision_key")
+        }
+        // After who may decide: a stranger learns nothing of the event from it.
+        guard kind.decisions.contains(request.decision) else {
+            throw FunctionError(
+                .invalidArgument,
+                kind == .answer
+                    ? "this event is answered in words: 'decision' must be answer"
+                    : "an approval is decided with allow or deny, not answer",
+                field: "decision", reason: "wrong_decision")
         }
         let now = self.now()
         let signed = request.signed(serverKey: serverKey)

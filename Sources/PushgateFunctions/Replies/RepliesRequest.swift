@@ -8,5 +8,7 @@ public struct RepliesRequest: Sendable, Hashable {
     public init(cwd: String?) throws(FunctionError) {
         guard let cwd else { throw .invalidArgument("'cwd' is required", field: "cwd") }
         self.cwd = try FieldRules.cwd(cwd)
+        // A query parameter is not read through a body's checks: the same rule here.
+        try FieldRules.printable(self.cwd, field: "cwd")
     }
 }

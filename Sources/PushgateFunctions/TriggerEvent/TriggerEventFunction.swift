@@ -56,25 +56,27 @@ public struct TriggerEventFunction: Sendable {
     }
 
     /// Any trigger, whichever function's body asked for it. Its answer names the
-    /// event's id: the caller's, or the one the gateway made for an event that can be
-    /// answered (the answer's key for `awaitDecision`, issue 74).
+    /// event's id (issue 75): the caller's, or one the gateway made — the key to
+    /// `eventStatus`, and for an event that can be answered to `awaitDecision` (issue
+    /// 74: that one is the push's own `event_id`, which the phone answers by).
     public func notify(secret: PushSecret, _ request: TriggerRequest) async throws -> Result {
         var request = request
-        if request.event.answerable, request.event.eventID == nil {
-            request.event.eventID = Self.madeEventID(of: request, serverKey: secret.serverKey)
+        if request.event.eventID == nil {
+            let made = Self.madeEventID(of: request, serverKey: secret.serverKey)
+            if request.event.answerable { request.event.eventID = made } else { request.madeEventID = made }
         }
         let result = try await plannedAndSent(secret: secret, request)
         var answer = result.answer
-        answer.eventID = request.event.eventID
+        answer.eventID = request.trackingID
         return Result(answer: answer, accepted: result.accepted)
     }
 
-    /// The id the gateway gives an answerable event that came without one: the same
-    /// for a repeat of the trigger (its idempotency key), so that the repeat's answer
-    /// names the event the first one made; else a new one.
+    /// The id the gateway gives an event that came without one: the same for a
+    /// repeat of the trigger (its idempotency key), so that the repeat's answer names
+    /// the event the first one made; else a new one.
     static func madeEventID(of request: TriggerRequest, serverKey: ServerKey) -> String {
         guard let key = request.idempotencyKey else { return RandomUUID.make() }
-        return "answerable-" + SHA256Hex.digest(of: serverKey.hex + "\n" + key).prefix(32)
+        return "made-" + SHA256Hex.digest(of: serverKey.hex + "\n" + key).prefix(32)
     }
 
     private func plannedAndSent(secret: PushSecret, _ request: TriggerRequest) async throws -> Result {

@@ -27,6 +27,7 @@ struct FunctionRoutes {
             "/decideEvent": [.post],
             "/awaitDecision": [.post],
             "/replies": [.get],
+            "/eventStatus": [.post],
             "/hooks/claude-code": [.post],
             "/unregisterSubscription": [.post],
             "/unregisterInstallation": [.post],
@@ -90,6 +91,11 @@ struct FunctionRoutes {
                 try await parts.awaitDecision(secret: secret, call)
             }
             return try JSONAnswer.response(json: answer.json)
+        }
+        router.post("eventStatus") { request, _ in
+            let (secret, fields) = try await Self.read(request, receivedAt: parts.now())
+            return try JSONAnswer.response(
+                try await parts.eventStatus(secret: secret, EventStatusRequest(fields: fields)))
         }
         router.get("replies") { request, _ in
             let secret = try Self.secret(of: request)

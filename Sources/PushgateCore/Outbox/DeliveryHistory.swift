@@ -1,0 +1,51 @@
+import Foundation
+
+/// One delivery of an event's push as the outbox remembers it (issue 75): what
+/// `eventStatus` draws an installation's timeline from — when it was stored, how its
+/// tries went, and the push's id at the service.
+public struct DeliveryHistory: Sendable, Hashable {
+    public let notificationID: String
+    /// For a reminder's delivery: the notification it reminds of.
+    public let reminderOf: String?
+    /// An ActivityKit push (the event's Live Activity step) rather than its alert.
+    public let isLiveActivity: Bool
+    public let installationID: String
+    /// The push service (the token's kind).
+    public let service: PushServiceID
+    /// The id the push carries at the service where the gateway chooses it (APNs'
+    /// `apns-id`: the same on every try).
+    public let pushID: String
+    public let state: DeliveryState
+    public let attempts: Int
+    public let enqueuedAt: Date
+    public let nextAttemptAt: Date
+    /// When it was delivered, given up or withdrawn.
+    public let finishedAt: Date?
+    public let lastReason: String?
+    public let removed: Bool
+
+    public init(
+        notificationID: String, reminderOf: String?, isLiveActivity: Bool, installationID: String,
+        service: PushServiceID,
+        pushID: String, state: DeliveryState, attempts: Int, enqueuedAt: Date, nextAttemptAt: Date, finishedAt: Date?,
+        lastReason: String?, removed: Bool
+    ) {
+        self.notificationID = notificationID
+        self.reminderOf = reminderOf
+        self.isLiveActivity = isLiveActivity
+        self.installationID = installationID
+        self.service = service
+        self.pushID = pushID
+        self.state = state
+        self.attempts = attempts
+        self.enqueuedAt = enqueuedAt
+        self.nextAttemptAt = nextAttemptAt
+        self.finishedAt = finishedAt
+        self.lastReason = lastReason
+        self.removed = removed
+    }
+
+    /// The most deliveries one event's history reads: an agent's devices, each with
+    /// its reminders and its Live Activity push.
+    public static let maxRows = 10_000
+}
