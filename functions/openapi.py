@@ -31,6 +31,7 @@ FUNCTIONS = [
     ("awaitDecision", "post", [404]),
     ("replies", "get", []),
     ("eventStatus", "post", [404]),
+    ("receipts", "post", [403]),
     ("unregisterSubscription", "post", []),
     ("unregisterInstallation", "post", []),
     ("subscriptions", "get", []),

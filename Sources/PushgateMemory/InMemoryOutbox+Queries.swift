@@ -68,7 +68,9 @@ extension InMemoryOutbox {
                 service: row.delivery.token.kind, pushID: row.delivery.pushID, state: row.state,
                 attempts: row.attempts, enqueuedAt: OutboxRows.date(row.enqueuedAt),
                 nextAttemptAt: OutboxRows.date(row.nextAttemptAt), finishedAt: row.finishedAt.map(OutboxRows.date),
-                lastReason: row.lastReason, removed: row.removed)
+                lastReason: row.lastReason, removed: row.removed,
+                deliveredReceiptAt: row.deliveredReceiptAt.map(OutboxRows.date),
+                openedReceiptAt: row.openedReceiptAt.map(OutboxRows.date))
         }.sorted { left, right in
             (left.installationID, left.enqueuedAt, left.notificationID)
                 < (right.installationID, right.enqueuedAt, right.notificationID)

@@ -110,4 +110,27 @@ extension InMemoryOutbox {
         }
         return DeliveryWithdrawal.Result(writes: results, cancelled: withdrawn.count)
     }
+
+    public func record(_ receipt: DeliveryReceipt) -> DeliveryReceipt.Outcome {
+        let named = Set(receipt.eventIDs)
+        let keys = deliveries.keys.filter { key in
+            guard key.installationID == receipt.installationID, let notification = notifications[key.notificationID],
+                notification.serverKey == receipt.serverKey, let id = notification.content.trackingID
+            else { return false }
+            return named.contains(id)
+        }
+        let sent = Set(keys.compactMap { notifications[$0.notificationID]?.content.trackingID })
+        let missing = receipt.eventIDs.filter { !sent.contains($0) }
+        guard missing.isEmpty else { return .notSent(missing) }
+        let at = OutboxRows.milliseconds(receipt.at)
+        for key in keys {
+            guard var row = deliveries[key] else { continue }
+            switch receipt.kind {
+            case .delivered: row.deliveredReceiptAt = row.deliveredReceiptAt ?? at
+            case .opened: row.openedReceiptAt = row.openedReceiptAt ?? at
+            }
+            deliveries[key] = row
+        }
+        return .recorded
+    }
 }

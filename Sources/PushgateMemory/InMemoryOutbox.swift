@@ -18,6 +18,8 @@ public actor InMemoryOutbox: Outbox {
         var lastReason: String?
         var removed = false
         var finishedAt: Int64?
+        var deliveredReceiptAt: Int64?
+        var openedReceiptAt: Int64?
 
         func status() -> DeliveryStatus {
             DeliveryStatus(

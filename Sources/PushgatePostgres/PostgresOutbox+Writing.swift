@@ -146,4 +146,37 @@ extension PostgresOutbox {
             return DeliveryWithdrawal.Result(writes: results, cancelled: cancelled)
         }
     }
+
+    public func record(_ receipt: DeliveryReceipt) async throws -> DeliveryReceipt.Outcome {
+        let database = self.database
+        let at = OutboxRows.milliseconds(receipt.at)
+        let delivered = receipt.kind == .delivered
+        return try await database.transaction { connection in
+            // The events sent to the installation, among those named.
+            let sent = try await Set(
+                connection.query(
+                    """
+                    SELECT DISTINCT n.content ->> 'trackingID'
+                    FROM outbox_notifications n JOIN outbox_deliveries d ON d.notification_id = n.id
+                    WHERE n.server_key = \(receipt.serverKey) AND n.content ->> 'trackingID' = ANY(\(receipt.eventIDs))
+                        AND n.content ->> 'trackingID' IS NOT NULL AND d.installation_id = \(receipt.installationID)
+                    """, logger: database.logger
+                ).collect().map { try $0.decode(String.self) })
+            let missing = receipt.eventIDs.filter { !sent.contains($0) }
+            guard missing.isEmpty else { return .notSent(missing) }
+            try await connection.query(
+                """
+                UPDATE outbox_deliveries SET
+                    delivered_receipt_at = CASE WHEN \(delivered) THEN coalesce(delivered_receipt_at, \(at))
+                        ELSE delivered_receipt_at END,
+                    opened_receipt_at = CASE WHEN \(delivered) THEN opened_receipt_at
+                        ELSE coalesce(opened_receipt_at, \(at)) END
+                WHERE installation_id = \(receipt.installationID) AND notification_id IN (
+                    SELECT id FROM outbox_notifications
+                    WHERE server_key = \(receipt.serverKey) AND content ->> 'trackingID' = ANY(\(receipt.eventIDs))
+                        AND content ->> 'trackingID' IS NOT NULL)
+                """, logger: database.logger)
+            return .recorded
+        }
+    }
 }

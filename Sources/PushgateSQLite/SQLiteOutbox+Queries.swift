@@ -91,7 +91,8 @@ extension SQLiteOutbox {
                 sql: """
                     SELECT n.id, n.reminder_of, json_extract(n.content, '$.liveActivity') IS NOT NULL,
                         d.installation_id, d.token_kind, d.push_id, d.state, d.attempts, d.enqueued_at,
-                        d.next_attempt_at, d.finished_at, d.last_reason, d.removed
+                        d.next_attempt_at, d.finished_at, d.last_reason, d.removed, d.delivered_receipt_at,
+                        d.opened_receipt_at
                     FROM outbox_notifications n JOIN outbox_deliveries d ON d.notification_id = n.id
                     WHERE n.server_key = ? AND json_extract(n.content, '$.trackingID') = ?
                         AND json_extract(n.content, '$.trackingID') IS NOT NULL
@@ -105,7 +106,9 @@ extension SQLiteOutbox {
                     service: try OutboxRows.tokenKind(row[4]), pushID: row[5],
                     state: DeliveryState(rawValue: row[6]) ?? .pending, attempts: row[7],
                     enqueuedAt: OutboxRows.date(row[8]), nextAttemptAt: OutboxRows.date(row[9]),
-                    finishedAt: (row[10] as Int64?).map(OutboxRows.date), lastReason: row[11], removed: row[12])
+                    finishedAt: (row[10] as Int64?).map(OutboxRows.date), lastReason: row[11], removed: row[12],
+                    deliveredReceiptAt: (row[13] as Int64?).map(OutboxRows.date),
+                    openedReceiptAt: (row[14] as Int64?).map(OutboxRows.date))
             }
         }
     }

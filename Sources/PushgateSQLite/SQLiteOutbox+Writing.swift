@@ -132,4 +132,34 @@ extension SQLiteOutbox {
             return DeliveryWithdrawal.Result(writes: results, cancelled: db.changesCount)
         }
     }
+
+    public func record(_ receipt: DeliveryReceipt) async throws -> DeliveryReceipt.Outcome {
+        let ids = String(decoding: try JSONEncoder().encode(receipt.eventIDs), as: UTF8.self)
+        let column = receipt.kind == .delivered ? "delivered_receipt_at" : "opened_receipt_at"
+        return try await database.write { db in
+            // The events sent to the installation, among those named.
+            let sent = try Set(
+                String.fetchAll(
+                    db,
+                    sql: """
+                        SELECT DISTINCT json_extract(n.content, '$.trackingID')
+                        FROM outbox_notifications n JOIN outbox_deliveries d ON d.notification_id = n.id
+                        WHERE n.server_key = ? AND json_extract(n.content, '$.trackingID') IN (SELECT value FROM json_each(?))
+                            AND json_extract(n.content, '$.trackingID') IS NOT NULL AND d.installation_id = ?
+                        """,
+                    arguments: [receipt.serverKey, ids, receipt.installationID]))
+            let missing = receipt.eventIDs.filter { !sent.contains($0) }
+            guard missing.isEmpty else { return .notSent(missing) }
+            try db.execute(
+                sql: """
+                    UPDATE outbox_deliveries SET \(column) = coalesce(\(column), ?)
+                    WHERE installation_id = ? AND notification_id IN (
+                        SELECT id FROM outbox_notifications
+                        WHERE server_key = ? AND json_extract(content, '$.trackingID') IN (SELECT value FROM json_each(?))
+                            AND json_extract(content, '$.trackingID') IS NOT NULL)
+                    """,
+                arguments: [OutboxRows.milliseconds(receipt.at), receipt.installationID, receipt.serverKey, ids])
+            return .recorded
+        }
+    }
 }

@@ -30,6 +30,7 @@ public struct GatewayParts: Sendable {
     let awaitDecision: AwaitDecisionFunction
     let replies: RepliesFunction
     let eventStatus: EventStatusFunction
+    let receipts: ReceiptsFunction
     let claudeHook: ClaudeHookFunction
     /// The `awaitDecision` calls this process holds.
     public let decisionWaits: DecisionWaits
@@ -80,6 +81,7 @@ public struct GatewayParts: Sendable {
             store: store, waits: decisionWaits, longestWait: .seconds(admission.maxDecisionWait))
         replies = RepliesFunction(store: store)
         eventStatus = EventStatusFunction(store: store, outbox: outbox, formats: formats)
+        receipts = ReceiptsFunction(outbox: outbox, now: now)
         claudeHook = ClaudeHookFunction(
             triggerEvent: triggerEvent, resolveEvent: resolveEvent, awaitDecision: awaitDecision,
             appURLSchemes: admission.appURLSchemes, now: now)

@@ -263,6 +263,10 @@ struct ClientEndToEndTests {
             try JSONSerialization.jsonObject(with: JSONValue.object(pushed).encodedData()) as? [AnyHashable: Any])
         let notification = try #require(PushgateNotification(userInfo: userInfo))
 
+        // The Notification Service Extension's receipt (issue 75): by the push's own event id.
+        let confirmed = try await push.confirm(
+            .delivered, eventIDs: [try #require(notification.eventID)], serverKey: notification.serverKey)
+        #expect(confirmed.recorded == 1 && confirmed.kind == "delivered")
         let handler = PushgateNotificationHandler(subscriptions: push)
         #expect(
             try await handler.answer("com.apple.UNNotificationDefaultActionIdentifier", text: nil, to: notification)

@@ -45,18 +45,30 @@ struct EventStatusEndToEndTests {
         let apnsID = try #require(
             try await emulator.entries().first { $0["device_token"]?.stringValue == decisions.phoneToken }?["headers"]?
                 .objectValue?["apns-id"]?.stringValue)
+        // The phone's receipts: delivered, then opened; one naming an event it was not
+        // sent is refused and records nothing.
+        for kind in ["delivered", "opened"] {
+            let receipt = try await decisions.call(
+                gateway, "receipts", #"{"installation_id": "phone", "event_ids": ["ship-7"], "kind": "\#(kind)"}"#)
+            #expect(receipt.status == 200 && receipt.json["recorded"] == 1, "\(receipt.body)")
+        }
+        let stray = try await decisions.call(
+            gateway, "receipts", #"{"installation_id": "pixel", "event_ids": ["ship-7", "x"], "kind": "opened"}"#)
+        #expect(stray.status == 403 && stray.body.contains("not_a_recipient"), "\(stray.body)")
         let decided = try await decisions.decide(gateway, eventID, as: "phone", with: phone, "allow")
         #expect(decided.status == 200, "\(decided.body)")
 
         let timelines = try await status(gateway, "ship-7")
         let phoneSteps = try #require(timelines["phone"])
-        #expect(phoneSteps.map { $0["state"]?.stringValue } == ["accepted", "sent", "decided"], "\(phoneSteps)")
+        #expect(
+            phoneSteps.map { $0["state"]?.stringValue } == ["accepted", "sent", "delivered", "opened", "decided"],
+            "\(phoneSteps)")
         #expect(phoneSteps[1]["service"] == "apns" && phoneSteps[1]["message_id"] == .string(apnsID), "\(phoneSteps)")
-        #expect(phoneSteps[2]["reason"] == "allow", "\(phoneSteps)")
+        #expect(phoneSteps[4]["reason"] == "allow", "\(phoneSteps)")
         let times = phoneSteps.compactMap { $0["at"]?.stringValue }
-        #expect(times == times.sorted() && times.count == 3, "oldest first: \(times)")
+        #expect(times == times.sorted() && times.count == 5, "oldest first: \(times)")
         let pixelSteps = try #require(timelines["pixel"])
-        #expect(pixelSteps.map { $0["state"]?.stringValue } == ["accepted", "refused"], "\(pixelSteps)")
+        #expect(pixelSteps.map { $0["state"]?.stringValue } == ["accepted", "refused"], "nothing kept: \(pixelSteps)")
         #expect(pixelSteps[1]["reason"] == "no_fcm_provider" && pixelSteps[1]["service"] == "fcm", "\(pixelSteps)")
 
         // A reply with no event id of its own: found by the id its answer made.

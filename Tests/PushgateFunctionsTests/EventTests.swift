@@ -93,8 +93,9 @@ struct EventTests {
         // The same push, but for the id each trigger's answer made to look it up by.
         let sends = fixture.provider.sends.map(\.notification).map { push in
             var sent = push
-            #expect(sent.trackingID != nil)
+            #expect(sent.trackingID != nil && sent.data["event_id"] == sent.trackingID.map(JSONValue.string))
             sent.trackingID = nil
+            sent.data["event_id"] = nil
             return sent
         }
         #expect(sends.count == 2 && sends[0] == sends[1])

@@ -167,6 +167,10 @@ private struct SlowlyStoringOutbox: OutboxWriting, OutboxLeases, OutboxExpansion
         -> DeliveryWithdrawal.Result
     { try await outbox.withdraw(withdrawal, committing: writes) }
 
+    func record(_ receipt: DeliveryReceipt) async throws -> DeliveryReceipt.Outcome {
+        try await outbox.record(receipt)
+    }
+
     func claim(owner: String, now: Date, leaseUntil: Date, limit: Int) async throws -> [OutboxDelivery] {
         try await outbox.claim(owner: owner, now: now, leaseUntil: leaseUntil, limit: limit)
     }

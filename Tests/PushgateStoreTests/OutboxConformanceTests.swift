@@ -482,6 +482,29 @@ struct OutboxConformanceTests {
                 history.filter { $0.reminderOf == "push" }.allSatisfy { $0.state == .pending && !$0.isLiveActivity })
             #expect(try await outbox.history(ofEvent: "deploy-9", serverKey: "nobody").isEmpty)
             #expect(try await outbox.history(ofEvent: "other", serverKey: "server").isEmpty)
+
+            // Receipts: kept on the installation's deliveries of the event, the first
+            // of each kind standing; one naming an event not sent records nothing.
+            func receipt(_ kind: DeliveryReceipt.Kind, _ ids: [String], at offset: TimeInterval, device: String)
+                -> DeliveryReceipt
+            {
+                DeliveryReceipt(
+                    kind: kind, serverKey: "server", installationID: device, eventIDs: ids, at: start + offset)
+            }
+            #expect(try await outbox.record(receipt(.delivered, ["deploy-9"], at: 2, device: "device-0")) == .recorded)
+            #expect(try await outbox.record(receipt(.delivered, ["deploy-9"], at: 9, device: "device-0")) == .recorded)
+            #expect(
+                try await outbox.record(receipt(.opened, ["deploy-9", "never"], at: 3, device: "device-0"))
+                    == .notSent(["never"]))
+            #expect(
+                try await outbox.record(receipt(.opened, ["deploy-9"], at: 3, device: "device-7"))
+                    == .notSent(["deploy-9"]))
+            let confirmed = try await outbox.history(ofEvent: "deploy-9", serverKey: "server")
+            #expect(
+                confirmed.filter { $0.installationID == "device-0" }.allSatisfy {
+                    $0.deliveredReceiptAt == start + 2 && $0.openedReceiptAt == nil
+                })
+            #expect(confirmed.filter { $0.installationID == "device-1" }.allSatisfy { $0.deliveredReceiptAt == nil })
         }
     }
 

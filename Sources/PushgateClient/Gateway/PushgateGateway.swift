@@ -109,6 +109,16 @@ public struct PushgateGateway: Sendable {
         return try await call("POST", "decideEvent", body: body, secret: secret)
     }
 
+    /// `POST /receipts` (issue 75): this installation's word that the pushes of
+    /// `eventIDs` (at most 100) reached it (`delivered`) or were opened (`opened`).
+    public func receipts(
+        _ kind: String, eventIDs: [String], installationID: String, secret: String
+    ) async throws(PushgateError) -> ReceiptsAnswer {
+        var body = RequestBody(["installation_id": installationID, "kind": kind])
+        body.lists["event_ids"] = eventIDs
+        return try await call("POST", "receipts", body: body, secret: secret)
+    }
+
     // MARK: - One call
 
     private func call<Answer: Decodable>(

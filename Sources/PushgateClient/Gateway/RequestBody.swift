@@ -3,6 +3,7 @@
 struct RequestBody: Encodable, Sendable {
     var fields: [String: String]
     var integers: [String: Int64] = [:]
+    var lists: [String: [String]] = [:]
     var webpush: WebPushSubscription?
     var payloadKeys: Registration.PayloadKeys?
 
@@ -22,6 +23,7 @@ struct RequestBody: Encodable, Sendable {
         var container = encoder.container(keyedBy: Key.self)
         for (name, value) in fields { try container.encode(value, forKey: Key(stringValue: name)) }
         for (name, value) in integers { try container.encode(value, forKey: Key(stringValue: name)) }
+        for (name, value) in lists { try container.encode(value, forKey: Key(stringValue: name)) }
         if let webpush { try container.encode(webpush, forKey: Key(stringValue: "webpush")) }
         if let payloadKeys { try container.encode(payloadKeys, forKey: Key(stringValue: "payload_keys")) }
     }

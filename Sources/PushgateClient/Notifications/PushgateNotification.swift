@@ -35,6 +35,11 @@ public struct PushgateNotification: Sendable, Hashable {
         }
     }
 
+    /// What a phone says of a push it was sent (`POST /receipts`, issue 75).
+    public enum Receipt: String, Sendable, Hashable {
+        case delivered, opened
+    }
+
     public let kind: Kind
     /// The server's key: SHA-256 of its push secret (``NotificationRouting`` finds
     /// the app's server by it).

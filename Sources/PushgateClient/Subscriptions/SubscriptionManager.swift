@@ -158,6 +158,20 @@ public actor SubscriptionManager {
         throw lastError
     }
 
+    /// Tells the server whose key `serverKey` is (the push's `server_key`) that the
+    /// pushes of `eventIDs` reached this phone (`delivered`: from the app's
+    /// Notification Service Extension) or were opened (`opened`: as the person taps
+    /// one), issue 75; `eventStatus` shows it. At most 100 events a call.
+    public func confirm(_ kind: PushgateNotification.Receipt, eventIDs: [String], serverKey: String) async throws
+        -> ReceiptsAnswer
+    {
+        guard let secret = try secrets().values.first(where: { PushgateKeys.serverKey(secret: $0) == serverKey }) else {
+            throw PushgateError.invalidRequest("push is not enabled for that server")
+        }
+        return try await gateway.receipts(
+            kind.rawValue, eventIDs: eventIDs, installationID: try installationID(), secret: secret)
+    }
+
     /// Keeps the server's push secret (read from, or written to, its env file).
     public func enablePush(forServer serverID: String, secret: String) throws {
         guard PushSecretGenerator.isAcceptable(secret) else {

@@ -23,12 +23,15 @@ public struct DeliveryHistory: Sendable, Hashable {
     public let finishedAt: Date?
     public let lastReason: String?
     public let removed: Bool
+    /// When the phone said it reached it, and when the person opened it (receipts).
+    public let deliveredReceiptAt: Date?
+    public let openedReceiptAt: Date?
 
     public init(
         notificationID: String, reminderOf: String?, isLiveActivity: Bool, installationID: String,
         service: PushServiceID,
         pushID: String, state: DeliveryState, attempts: Int, enqueuedAt: Date, nextAttemptAt: Date, finishedAt: Date?,
-        lastReason: String?, removed: Bool
+        lastReason: String?, removed: Bool, deliveredReceiptAt: Date? = nil, openedReceiptAt: Date? = nil
     ) {
         self.notificationID = notificationID
         self.reminderOf = reminderOf
@@ -43,6 +46,8 @@ public struct DeliveryHistory: Sendable, Hashable {
         self.finishedAt = finishedAt
         self.lastReason = lastReason
         self.removed = removed
+        self.deliveredReceiptAt = deliveredReceiptAt
+        self.openedReceiptAt = openedReceiptAt
     }
 
     /// The most deliveries one event's history reads: an agent's devices, each with

@@ -21,4 +21,10 @@ public protocol OutboxWriting: Sendable {
     /// recorded over the cancellation.
     func withdraw(_ withdrawal: DeliveryWithdrawal, committing writes: [DocumentWrite]) async throws
         -> DeliveryWithdrawal.Result
+
+    /// Keeps a phone's receipt on its deliveries of each event it names (all of the
+    /// event's pushes to that installation; the first time of each kind stands), in
+    /// one transaction: when one of the events was never sent to the installation,
+    /// nothing is recorded and those events are answered.
+    func record(_ receipt: DeliveryReceipt) async throws -> DeliveryReceipt.Outcome
 }

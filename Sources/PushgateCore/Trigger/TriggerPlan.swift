@@ -116,6 +116,9 @@ public struct TriggerPlan: Sendable {
         // Its ids as sealed devices get them (issue 72), while the secret is at hand.
         composed.sealedIDs = sealedIDKey?.ids(of: composed)
         composed.trackingID = request.trackingID
+        // The phone confirms a push by the id its trigger's answer named (receipts,
+        // issue 75): a made one rides in the data as the caller's would.
+        if composed.data["event_id"] == nil { composed.data["event_id"] = request.madeEventID.map(JSONValue.string) }
         let expiresAt = now.addingTimeInterval(rules.timeToLive)
         let notificationID = RandomUUID.make()
         // A run's start and steps send no ordinary push: their notification is the

@@ -48,6 +48,24 @@ public struct RequestFields: Sendable {
         return value
     }
 
+    /// An array of one-line strings that must be present (it may be empty).
+    public func requiredStrings(_ name: String) throws(FunctionError) -> [String] {
+        guard case .array(let items)? = object[name] else {
+            throw object[name] == nil || object[name] == .null
+                ? .invalidArgument("'\(name)' is required", field: name)
+                : .invalidArgument("'\(name)' must be an array of strings", field: name)
+        }
+        var strings: [String] = []
+        for item in items {
+            guard let text = item.stringValue else {
+                throw .invalidArgument("'\(name)' must be an array of strings", field: name)
+            }
+            try FieldRules.printable(text, field: name)
+            strings.append(text)
+        }
+        return strings
+    }
+
     /// A string field that may be absent (or `null`). `multiline` text (a message,
     /// a preview) may hold tabs and line breaks; no text holds another C0 control.
     public func optionalString(_ name: String, multiline: Bool = false) throws(FunctionError) -> String? {

@@ -3,7 +3,7 @@ import PushgateCore
 
 /// `eventStatus` (issue 75): what became of an event's push on each installation —
 /// accepted, sent (the service and its message id), refused (why), retrying (why,
-/// and when next), decided — drawn from the outbox's deliveries of the event's push,
+/// and when next), delivered and opened (the phone's receipts), decided — drawn from the outbox's deliveries of the event's push,
 /// its reminders' sends, and the decision kept on its record; kept as long as the
 /// outbox keeps finished deliveries. The event is found by the id its trigger's
 /// answer named (``PushNotification/trackingID``). The event's Live Activity step
@@ -27,9 +27,23 @@ public struct EventStatusFunction: Sendable {
             throw FunctionError(.notFound, "no push of this event_id under this server", field: "event_id")
         }
         var timelines: [String: [EventStatusAnswer.Step]] = [:]
+        var receipts: [String: (delivered: Date?, opened: Date?)] = [:]
         for row in rows where !row.isLiveActivity {
             let namesPushByItsID = formats.format(named: row.service.rawValue)?.namesPushByItsID ?? false
             timelines[row.installationID, default: []] += Self.steps(of: row, messageID: namesPushByItsID)
+            // The phone's word, once per installation: its first receipt of each kind.
+            let known = receipts[row.installationID] ?? (nil, nil)
+            receipts[row.installationID] = (
+                Self.earliest(known.delivered, row.deliveredReceiptAt), Self.earliest(known.opened, row.openedReceiptAt)
+            )
+        }
+        for (installationID, receipt) in receipts {
+            if let delivered = receipt.delivered {
+                timelines[installationID, default: []].append(.init(.delivered, at: RFC3339.format(delivered)))
+            }
+            if let opened = receipt.opened {
+                timelines[installationID, default: []].append(.init(.opened, at: RFC3339.format(opened)))
+            }
         }
         if let record, let decidedBy = record.string(FieldName.decidedBy),
             let decidedAt = record.string(FieldName.decidedAt)
@@ -74,6 +88,10 @@ public struct EventStatusFunction: Sendable {
             }
         }
         return steps
+    }
+
+    private static func earliest(_ first: Date?, _ second: Date?) -> Date? {
+        [first, second].compactMap { $0 }.min()
     }
 
     /// Oldest first; steps at one time in the order they happen.

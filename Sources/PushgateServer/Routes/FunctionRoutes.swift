@@ -28,6 +28,7 @@ struct FunctionRoutes {
             "/awaitDecision": [.post],
             "/replies": [.get],
             "/eventStatus": [.post],
+            "/receipts": [.post],
             "/hooks/claude-code": [.post],
             "/unregisterSubscription": [.post],
             "/unregisterInstallation": [.post],
@@ -96,6 +97,10 @@ struct FunctionRoutes {
             let (secret, fields) = try await Self.read(request, receivedAt: parts.now())
             return try JSONAnswer.response(
                 try await parts.eventStatus(secret: secret, EventStatusRequest(fields: fields)))
+        }
+        router.post("receipts") { request, _ in
+            let (secret, fields) = try await Self.read(request, receivedAt: parts.now())
+            return try JSONAnswer.response(try await parts.receipts(secret: secret, ReceiptsRequest(fields: fields)))
         }
         router.get("replies") { request, _ in
             let secret = try Self.secret(of: request)
