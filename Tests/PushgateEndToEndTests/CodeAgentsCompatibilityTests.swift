@@ -154,10 +154,11 @@ struct CodeAgentsCompatibilityTests {
         // Production's data, and the id the answer named for receipts (issue 75), which
         // the app may ignore as it ignores any key it does not know.
         #expect(
-            full["data"]?.objectValue?.filter { ["type", "server_key", "cwd", "event_id"].contains($0.key) == false } == [
-                "conversation_id": "conv-42", "renderable_assistant_count": "7", "assistant_message_cursor": "41",
-                "cursor_version": "2", "completion_id": "cmpl-0001",
-            ])
+            full["data"]?.objectValue?.filter { ["type", "server_key", "cwd", "event_id"].contains($0.key) == false }
+                == [
+                    "conversation_id": "conv-42", "renderable_assistant_count": "7", "assistant_message_cursor": "41",
+                    "cursor_version": "2", "completion_id": "cmpl-0001",
+                ])
         #expect(full["data"]?.objectValue?["event_id"] == answer["event_id"] && answer["event_id"] != nil)
 
         // The same completion again sends nothing.
