@@ -42,6 +42,8 @@ struct TriggerReplyFinishedTests {
             send.notification.data == [
                 "type": "reply_finished", "server_key": .string(fixture.serverKey.hex), "cwd": .string(cwd),
                 "conversation_id": "conv-9",
+                // The id the answer named, for the phone's receipts (issue 75).
+                "event_id": .string(try #require(answer.eventID)),
             ]
         )
         // The two services' chunks go out at once, in either order.
