@@ -275,6 +275,20 @@ def check_apns_phone(browser, url, shots, problems):
     context.close()
 
 
+def start_hook(pushgate, base, directory, event, *options):
+    """`pushgate hook` as an agent runs it: `event` on standard input, the gateway in
+    its environment, the decision keys pinned in the test's folder."""
+    environment = {key: value for key, value in os.environ.items() if not key.startswith("CODEAGENTS_")} | {
+        "CODEAGENTS_PUSH_SECRET": SECRET, "CODEAGENTS_PUSH_GATEWAY_BASE_URL": base}
+    event_file = os.path.join(directory, event["hook_event_name"] + ".json")
+    with open(event_file, "w") as file:
+        json.dump(event, file)
+    with open(event_file) as stdin:
+        return subprocess.Popen(
+            [pushgate, "hook", *options, "--pins", os.path.join(directory, "pins.json")],
+            stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=environment, cwd=directory)
+
+
 def check_phone_decides(browser, base, pushgate, url, directory, shots, problems):
     """Issue 73: the emulator registered as a phone from its page's form, an agent's
     PermissionRequest hook waiting, Allow clicked on the phone page: the hook prints
@@ -294,15 +308,7 @@ def check_phone_decides(browser, base, pushgate, url, directory, shots, problems
     event = {"session_id": "b7c1d2e3-0000-4444-8888-123456789abc", "cwd": agent,
              "hook_event_name": "PermissionRequest", "permission_mode": "default", "tool_name": "Bash",
              "tool_input": {"command": "kubectl rollout restart deploy/api", "description": "Restart the API"}}
-    environment = {key: value for key, value in os.environ.items() if not key.startswith("CODEAGENTS_")} | {
-        "CODEAGENTS_PUSH_SECRET": SECRET, "CODEAGENTS_PUSH_GATEWAY_BASE_URL": base}
-    event_file = os.path.join(directory, "permission-request.json")
-    with open(event_file, "w") as file:
-        json.dump(event, file)
-    with open(event_file) as stdin:
-        hook = subprocess.Popen(
-            [pushgate, "hook", "--decision-wait", "90", "--pins", os.path.join(directory, "pins.json")],
-            stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=environment, cwd=directory)
+    hook = start_hook(pushgate, base, directory, event, "--decision-wait", "90")
     try:
         approval = page.locator(".decidable", has_text="Restart the API")
         expect(approval).to_be_visible(timeout=20000)
@@ -329,15 +335,7 @@ def check_phone_replies(browser, base, pushgate, url, directory, shots, problems
     event = {"session_id": "c8d2e3f4-0000-4444-8888-123456789abc", "cwd": agent, "hook_event_name": "Stop",
              "stop_hook_active": False, "permission_mode": "default",
              "last_assistant_message": "Migrations written. Which database should I run them on?"}
-    environment = {key: value for key, value in os.environ.items() if not key.startswith("CODEAGENTS_")} | {
-        "CODEAGENTS_PUSH_SECRET": SECRET, "CODEAGENTS_PUSH_GATEWAY_BASE_URL": base}
-    event_file = os.path.join(directory, "stop.json")
-    with open(event_file, "w") as file:
-        json.dump(event, file)
-    with open(event_file) as stdin:
-        hook = subprocess.Popen(
-            [pushgate, "hook", "--reply-wait", "90", "--pins", os.path.join(directory, "pins.json")],
-            stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=environment, cwd=directory)
+    hook = start_hook(pushgate, base, directory, event, "--reply-wait", "90")
     words = "The staging one, please"
     try:
         reply = page.locator(".decidable", has_text="Which database should I run them on?")
