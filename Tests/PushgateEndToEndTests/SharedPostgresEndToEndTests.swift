@@ -84,7 +84,10 @@ struct SharedPostgresEndToEndTests {
     @Test("kill -9 one of two gateways right after it accepted a 10,000-device trigger: the other delivers it all")
     func killOneOfTwo() async throws {
         let scratch = try await ScratchPostgresDatabase.create()
-        let emulator = try await RunningEmulator(directory: directory)
+        // Each push answered after 0.2 s: with the pushes a process keeps in flight, the
+        // doomed one needs seconds for 10,000, so it is surely killed mid fan-out however
+        // slowly this test reaches the kill (on a loaded machine it once came too late).
+        let emulator = try await RunningEmulator(directory: directory, arguments: ["--latency", "0.2"])
         defer { emulator.terminate() }
         try await seed(scratch, agents: ["/srv/big-agent"], devicesEach: 10_000)
         var environment = emulator.settings
