@@ -32,6 +32,7 @@ FUNCTIONS = [
     ("replies", "get", []),
     ("eventStatus", "post", [404]),
     ("receipts", "post", [403]),
+    ("appState", "post", [404]),
     ("unregisterSubscription", "post", []),
     ("unregisterInstallation", "post", []),
     ("subscriptions", "get", []),

@@ -64,7 +64,8 @@ extension InMemoryOutbox {
             guard let notification = byID[row.delivery.notificationID] else { return nil }
             return DeliveryHistory(
                 notificationID: notification.id, reminderOf: notification.reminderOf,
-                isLiveActivity: notification.content.liveActivity != nil, installationID: row.delivery.installationID,
+                isLiveActivity: notification.content.liveActivity != nil, heldBack: notification.content.heldBack,
+                installationID: row.delivery.installationID,
                 service: row.delivery.token.kind, pushID: row.delivery.pushID, state: row.state,
                 attempts: row.attempts, enqueuedAt: OutboxRows.date(row.enqueuedAt),
                 nextAttemptAt: OutboxRows.date(row.nextAttemptAt), finishedAt: row.finishedAt.map(OutboxRows.date),

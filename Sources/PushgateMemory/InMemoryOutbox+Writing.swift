@@ -67,8 +67,8 @@ extension InMemoryOutbox {
                 delivery: OutboxDelivery(
                     notificationID: rows.notificationID, installationID: delivery.installationID,
                     token: delivery.token, route: delivery.route, pushID: delivery.pushID),
-                enqueuedAt: rows.enqueuedAt, nextAttemptAt: rows.due, leaseOwner: rows.leaseOwner,
-                leaseUntil: rows.leaseUntil)
+                state: rows.state, enqueuedAt: rows.enqueuedAt, nextAttemptAt: rows.due, leaseOwner: rows.leaseOwner,
+                leaseUntil: rows.leaseUntil, lastReason: rows.withheldBecause?.rawValue, finishedAt: rows.finishedAt)
         }
         if let expansion, let row = writes.expansion {
             expansions[expansion.notificationID] = ExpansionState(

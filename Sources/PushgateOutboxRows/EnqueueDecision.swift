@@ -95,7 +95,8 @@ public enum EnqueueDecision: Sendable {
                 deliveries: DeliveryRows(
                     reminder.deliveries, of: reminder.notification.id,
                     enqueuedAt: OutboxRows.milliseconds(reminder.notification.createdAt),
-                    due: OutboxRows.milliseconds(reminder.dueAt), lease: nil, skippingExisting: false),
+                    due: OutboxRows.milliseconds(reminder.dueAt), lease: nil, skippingExisting: false,
+                    withheldBecause: reminder.withheldBecause),
                 expansion: nil, reminders: [], documentWrites: [], result: .created)
         }
     }
@@ -190,10 +191,12 @@ public struct DeliveryRows: Sendable {
     public let leaseUntil: Int64?
     /// Rows already there (a device the holder has) are left as they are.
     public let skippingExisting: Bool
+    /// Set for rows stored as not sent (``EnqueueRequest/withheldBecause``).
+    public let withheldBecause: HoldBack?
 
     init(
         _ deliveries: [OutboxDelivery], of notificationID: String, enqueuedAt: Int64, due: Int64,
-        lease: EnqueueRequest.Lease?, skippingExisting: Bool
+        lease: EnqueueRequest.Lease?, skippingExisting: Bool, withheldBecause: HoldBack? = nil
     ) {
         self.deliveries = deliveries
         self.notificationID = notificationID
@@ -202,7 +205,14 @@ public struct DeliveryRows: Sendable {
         leaseOwner = lease?.owner
         leaseUntil = lease.map { OutboxRows.milliseconds($0.until) }
         self.skippingExisting = skippingExisting
+        self.withheldBecause = withheldBecause
     }
+
+    /// The state the rows are stored in: `cancelled` (finished as they are stored,
+    /// with their reason) when withheld, else `pending`.
+    public var state: DeliveryState { withheldBecause == nil ? .pending : .cancelled }
+    /// When withheld rows finished: as they were stored.
+    public var finishedAt: Int64? { withheldBecause == nil ? nil : enqueuedAt }
 
     /// The rows as one JSON array (``OutboxRows/deliveries(_:)``) that the database
     /// unpacks itself: one statement for a whole fan-out.

@@ -54,7 +54,7 @@ extension PostgresOutbox {
             """
             SELECT n.id, n.reminder_of, n.content ? 'liveActivity', d.installation_id, d.token_kind, d.push_id,
                 d.state, d.attempts, d.enqueued_at, d.next_attempt_at, d.finished_at, d.last_reason, d.removed,
-                d.delivered_receipt_at, d.opened_receipt_at
+                d.delivered_receipt_at, d.opened_receipt_at, n.content ->> 'heldBack'
             FROM outbox_notifications n JOIN outbox_deliveries d ON d.notification_id = n.id
             WHERE n.server_key = \(serverKey) AND n.content ->> 'trackingID' = \(trackingID)
                 AND n.content ->> 'trackingID' IS NOT NULL
@@ -64,14 +64,15 @@ extension PostgresOutbox {
         ).map { row in
             let (
                 id, reminderOf, live, installationID, kind, pushID, state, attempts, enqueued, next, finished, reason,
-                removed, deliveredReceipt, openedReceipt
+                removed, deliveredReceipt, openedReceipt, heldBack
             ) = try row.decode(
                 (
                     String, String?, Bool, String, String, String, String, Int32, Int64, Int64, Int64?, String?, Bool,
-                    Int64?, Int64?
+                    Int64?, Int64?, String?
                 ).self)
             return DeliveryHistory(
-                notificationID: id, reminderOf: reminderOf, isLiveActivity: live, installationID: installationID,
+                notificationID: id, reminderOf: reminderOf, isLiveActivity: live,
+                heldBack: heldBack.flatMap(HoldBack.init(rawValue:)), installationID: installationID,
                 service: try OutboxRows.tokenKind(kind), pushID: pushID,
                 state: DeliveryState(rawValue: state) ?? .pending, attempts: Int(attempts),
                 enqueuedAt: OutboxRows.date(enqueued), nextAttemptAt: OutboxRows.date(next),

@@ -80,10 +80,11 @@ extension PostgresOutbox {
         let rows = writes.deliveries
         var insert: PostgresQuery = """
             INSERT INTO outbox_deliveries (notification_id, installation_id, token_kind, token, push_id, route, state,
-                attempts, enqueued_at, next_attempt_at, lease_owner, lease_until)
-            SELECT \(rows.notificationID), r ->> 0, r ->> 1, r ->> 2, r ->> 3, NULLIF(r ->> 4, ''), 'pending', 0,
-                \(rows.enqueuedAt),
-                \(rows.due), \(rows.leaseOwner), \(rows.leaseUntil.map { $0 + leaseOffset })
+                attempts, enqueued_at, next_attempt_at, lease_owner, lease_until, finished_at, last_reason)
+            SELECT \(rows.notificationID), r ->> 0, r ->> 1, r ->> 2, r ->> 3, NULLIF(r ->> 4, ''),
+                \(rows.state.rawValue), 0, \(rows.enqueuedAt),
+                \(rows.due), \(rows.leaseOwner), \(rows.leaseUntil.map { $0 + leaseOffset }), \(rows.finishedAt),
+                \(rows.withheldBecause?.rawValue)
             FROM jsonb_array_elements(\(rows.json)::jsonb) AS r
             """
         if rows.skippingExisting { insert.sql += " ON CONFLICT DO NOTHING" }

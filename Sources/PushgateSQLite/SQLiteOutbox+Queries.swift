@@ -92,7 +92,7 @@ extension SQLiteOutbox {
                     SELECT n.id, n.reminder_of, json_extract(n.content, '$.liveActivity') IS NOT NULL,
                         d.installation_id, d.token_kind, d.push_id, d.state, d.attempts, d.enqueued_at,
                         d.next_attempt_at, d.finished_at, d.last_reason, d.removed, d.delivered_receipt_at,
-                        d.opened_receipt_at
+                        d.opened_receipt_at, json_extract(n.content, '$.heldBack')
                     FROM outbox_notifications n JOIN outbox_deliveries d ON d.notification_id = n.id
                     WHERE n.server_key = ? AND json_extract(n.content, '$.trackingID') = ?
                         AND json_extract(n.content, '$.trackingID') IS NOT NULL
@@ -102,7 +102,8 @@ extension SQLiteOutbox {
                 arguments: [serverKey, trackingID, DeliveryHistory.maxRows]
             ).map { row in
                 DeliveryHistory(
-                    notificationID: row[0], reminderOf: row[1], isLiveActivity: row[2], installationID: row[3],
+                    notificationID: row[0], reminderOf: row[1], isLiveActivity: row[2],
+                    heldBack: (row[15] as String?).flatMap(HoldBack.init(rawValue:)), installationID: row[3],
                     service: try OutboxRows.tokenKind(row[4]), pushID: row[5],
                     state: DeliveryState(rawValue: row[6]) ?? .pending, attempts: row[7],
                     enqueuedAt: OutboxRows.date(row[8]), nextAttemptAt: OutboxRows.date(row[9]),

@@ -67,12 +67,15 @@ extension SQLiteOutbox {
             sql: """
                 INSERT \(rows.skippingExisting ? "OR IGNORE " : "")INTO outbox_deliveries (notification_id,
                     installation_id, token_kind, token, push_id, route, state, attempts, enqueued_at, next_attempt_at,
-                    lease_owner, lease_until)
-                SELECT ?, value ->> 0, value ->> 1, value ->> 2, value ->> 3, NULLIF(value ->> 4, ''), 'pending', 0,
-                    ?, ?, ?, ?
+                    lease_owner, lease_until, finished_at, last_reason)
+                SELECT ?, value ->> 0, value ->> 1, value ->> 2, value ->> 3, NULLIF(value ->> 4, ''), ?, 0,
+                    ?, ?, ?, ?, ?, ?
                 FROM json_each(?)
                 """,
-            arguments: [rows.notificationID, rows.enqueuedAt, rows.due, rows.leaseOwner, rows.leaseUntil, rows.json]
+            arguments: [
+                rows.notificationID, rows.state.rawValue, rows.enqueuedAt, rows.due, rows.leaseOwner, rows.leaseUntil,
+                rows.finishedAt, rows.withheldBecause?.rawValue, rows.json,
+            ]
         )
         if let expansion = writes.expansion {
             try db.execute(

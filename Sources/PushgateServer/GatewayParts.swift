@@ -31,6 +31,7 @@ public struct GatewayParts: Sendable {
     let replies: RepliesFunction
     let eventStatus: EventStatusFunction
     let receipts: ReceiptsFunction
+    let appState: AppStateFunction
     let claudeHook: ClaudeHookFunction
     /// The `awaitDecision` calls this process holds.
     public let decisionWaits: DecisionWaits
@@ -82,6 +83,7 @@ public struct GatewayParts: Sendable {
         replies = RepliesFunction(store: store)
         eventStatus = EventStatusFunction(store: store, outbox: outbox, formats: formats)
         receipts = ReceiptsFunction(outbox: outbox, now: now)
+        appState = AppStateFunction(store: store, now: now)
         claudeHook = ClaudeHookFunction(
             triggerEvent: triggerEvent, resolveEvent: resolveEvent, awaitDecision: awaitDecision,
             appURLSchemes: admission.appURLSchemes, now: now)

@@ -27,7 +27,7 @@ public enum WebPushAddress {
         }
         return PushAddressFormat(
             service: .webpush, name: "Web Push", registrationField: "webpush",
-            storedForm: #"a JSON object {"endpoint","p256dh","auth"}"#, sealsItself: true,
+            storedForm: #"a JSON object {"endpoint","p256dh","auth"}"#, sealsItself: true, allowsSilentPushes: false,
             configuredBy: Setting<String>.webPushVAPIDKeyPath.environmentName,
             registered: { body, field throws(FunctionError) in
                 // Members other than the endpoint and keys are ignored, as unknown fields are.

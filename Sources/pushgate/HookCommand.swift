@@ -235,7 +235,11 @@ struct HookCommand: AsyncParsableCommand {
         } catch {
             return "nothing sent: \(error)"
         }
-        let (function, body) = event.call(
+        // A request the terminal answered while its hook waited (the hook was
+        // stopped): the person is at the keyboard, and the request is resolved beside
+        // this event's call, for the phones to withdraw it.
+        let abandoned = pending.takeAbandoned(session: event.sessionID)
+        var (function, body) = event.call(
             now: Date(),
             transcriptText: {
                 Self.transcriptTail(at: event.transcriptPath).flatMap(ClaudeTranscript.lastAssistantText)
@@ -244,10 +248,8 @@ struct HookCommand: AsyncParsableCommand {
                 Self.transcriptTail(at: event.transcriptPath).flatMap(ClaudeTranscript.toolUsesSinceLastPrompt)
             },
             lastToolUseID: lastToolUseID)
-        // A request the terminal answered while its hook waited (the hook was
-        // stopped): resolved beside this event's call, for the phones to withdraw it.
-        async let answeredElsewhere: Void = resolve(
-            pending.takeAbandoned(session: event.sessionID), as: "answered_elsewhere", with: client)
+        if !abandoned.isEmpty, function == "triggerEvent" { body["at_keyboard"] = true }
+        async let answeredElsewhere: Void = resolve(abandoned, as: "answered_elsewhere", with: client)
         let line: String
         if case .stop = event.kind, replyWait > 0 {
             // The wait, and then the time to pass the answer on.

@@ -143,8 +143,8 @@ struct ClaudeHookEventTests {
         #expect(
             started.body == [
                 "cwd": "/a", "type": "run_started", "occurred_at": "2026-11-22T05:04:32.000Z", "wait": false,
-                "data": ["conversation_id": "s-1"], "progress": ["step": "Working"],
-            ], "the prompt's own words are not sent")
+                "data": ["conversation_id": "s-1"], "progress": ["step": "Working"], "at_keyboard": true,
+            ], "the prompt's own words are not sent; its person is at the keyboard")
         for name in ["PreToolUse", "PostToolUse"] {
             let tool = try ClaudeHookEvent(
                 json: Array(#"{"hook_event_name":"\#(name)","cwd":"/a","tool_name":"Bash","tool_input":{}}"#.utf8))

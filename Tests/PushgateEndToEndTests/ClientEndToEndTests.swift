@@ -326,6 +326,26 @@ struct ClientEndToEndTests {
         let replies = try await CurlCall.run("GET", gateway.baseURL + "/replies?cwd=/srv/deploy", secret: secret)
         #expect(
             replies.json["replies"]?.arrayValue?.first?.objectValue?["message"] == "eu-west-1", "\(replies.body)")
+
+        // The chat shown in the foreground (issue 75): the next reply is a silent update
+        // the app reads; gone from the chat, a banner again.
+        let shown = try await push.reportForeground(serverID: "home", cwd: "/srv/deploy")
+        #expect(shown.foregroundCWD == "/srv/deploy" && shown.foregroundUntil != nil)
+        let environment = ["CODEAGENTS_PUSH_SECRET": secret, "CODEAGENTS_PUSH_GATEWAY_BASE_URL": gateway.baseURL]
+        let quiet = try await BuiltExecutable.run(
+            ["trigger", "--cwd", "/srv/deploy", "--message", "Deployed."], environment: environment)
+        #expect(quiet.status == 0, "\(quiet.stdout)\(quiet.stderr)")
+        var update: [String: JSONValue]?
+        try await waitUntil("the silent update", within: .seconds(20), every: .milliseconds(100)) {
+            update = try await emulator.entries().first {
+                $0["device_token"]?.stringValue == tokenA && $0["payload"]?.objectValue?["type"] == "reply_finished"
+            }?["payload"]?.objectValue
+            return update != nil
+        }
+        let silent = try #require(update)
+        #expect(silent["aps"]?.objectValue?["alert"] == nil && silent["body"] == "Deployed.", "\(silent)")
+        let gone = try await push.reportForeground(serverID: "home", cwd: nil)
+        #expect(gone.foregroundCWD == nil && gone.foregroundUntil == nil)
     }
 }
 

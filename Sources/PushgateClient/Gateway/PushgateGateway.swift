@@ -119,6 +119,16 @@ public struct PushgateGateway: Sendable {
         return try await call("POST", "receipts", body: body, secret: secret)
     }
 
+    /// `POST /appState` (issue 75): the chat of `foregroundCWD` is shown in the
+    /// foreground (`nil`: none).
+    public func appState(
+        foregroundCWD: String?, installationID: String, secret: String
+    ) async throws(PushgateError) -> AppStateAnswer {
+        var fields = ["installation_id": installationID]
+        fields["foreground_cwd"] = foregroundCWD
+        return try await call("POST", "appState", body: RequestBody(fields), secret: secret)
+    }
+
     // MARK: - One call
 
     private func call<Answer: Decodable>(

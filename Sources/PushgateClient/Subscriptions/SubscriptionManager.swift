@@ -172,6 +172,19 @@ public actor SubscriptionManager {
             kind.rawValue, eventIDs: eventIDs, installationID: try installationID(), secret: secret)
     }
 
+    /// Tells the server that the app shows the chat of `cwd` in the foreground, or
+    /// none (`nil`: it left the chat or went to the background), issue 75: while it
+    /// does, that agent's replies come as a silent update the app shows in the chat,
+    /// not as a banner. The word holds 60 s: say it again every 30 s or so while the
+    /// chat stays open, and `nil` as the app leaves it.
+    @discardableResult
+    public func reportForeground(serverID: String, cwd: String?) async throws -> AppStateAnswer {
+        guard let secret = try secret(forServer: serverID) else {
+            throw PushgateError.invalidRequest("push is not enabled for that server")
+        }
+        return try await gateway.appState(foregroundCWD: cwd, installationID: try installationID(), secret: secret)
+    }
+
     /// Keeps the server's push secret (read from, or written to, its env file).
     public func enablePush(forServer serverID: String, secret: String) throws {
         guard PushSecretGenerator.isAcceptable(secret) else {

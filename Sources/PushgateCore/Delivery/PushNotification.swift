@@ -45,6 +45,10 @@ public struct PushNotification: Sendable, Hashable, Codable {
     /// the event's reminders and its Live Activity push. Kept with the stored
     /// content, never sent (the push names the caller's `event_id` in its data).
     public var trackingID: String?
+    /// Why the installations of this push get it silently or not at all (issue 75):
+    /// set on the twin of an event's push that goes to them. Kept with the stored
+    /// content, never sent.
+    public var heldBack: HoldBack?
     /// An ActivityKit push (issue 64) instead of an alert: sent to Live Activity
     /// tokens as `apns-push-type: liveactivity`, its payload the push's own
     /// (``LiveActivityPush/payload()``); title, body and data are then not sent.
@@ -104,6 +108,23 @@ public struct PushNotification: Sendable, Hashable, Codable {
             sound: "", showsBadge: true, contentAvailable: resolved != nil, isBadgeUpdate: true, urgency: .low)
     }
 
+    /// What an installation whose app shows the agent's chat gets instead of
+    /// `notification` (issue 75): no alert, no sound, the event's data for the app to
+    /// show in the chat — the same silent push as a resolved event's (an APNs `alert`
+    /// at priority 5 carrying the badge and `content-available`, an FCM data message),
+    /// with each device's count of approvals as its badge.
+    public static func silentUpdate(of notification: PushNotification, heldBack reason: HoldBack) -> PushNotification {
+        var update = PushNotification(
+            title: "", body: "", data: notification.data, collapseID: "", sound: "", showsBadge: true,
+            contentAvailable: true, isBadgeUpdate: true, urgency: .low)
+        // What the alert would have shown, for the chat (the caller's own keys win).
+        update.data["title"] = update.data["title"] ?? .string(notification.title)
+        update.data["body"] = update.data["body"] ?? .string(notification.body)
+        update.trackingID = notification.trackingID
+        update.heldBack = reason
+        return update
+    }
+
     /// The badge `target` is sent: its count when the notification shows badges, else none.
     public func badge(for target: DeliveryTarget) -> Int? {
         showsBadge ? target.badge : nil
@@ -111,7 +132,7 @@ public struct PushNotification: Sendable, Hashable, Codable {
 
     enum CodingKeys: String, CodingKey {
         case title, body, data, collapseID, sound, threadID, interruptionLevel, showsBadge, contentAvailable, urgency,
-            liveActivity, sealedIDs, trackingID
+            liveActivity, sealedIDs, trackingID, heldBack
         case isBadgeUpdate = "badgeUpdate"
     }
 
@@ -134,6 +155,7 @@ public struct PushNotification: Sendable, Hashable, Codable {
         liveActivity = try container.decodeIfPresent(LiveActivityPush.self, forKey: .liveActivity)
         sealedIDs = try container.decodeIfPresent(SealedIDs.self, forKey: .sealedIDs)
         trackingID = try container.decodeIfPresent(String.self, forKey: .trackingID)
+        heldBack = try container.decodeIfPresent(HoldBack.self, forKey: .heldBack)
         urgency =
             try container.decodeIfPresent(PushUrgency.self, forKey: .urgency)
             ?? (isBadgeUpdate ? .low : (data["type"] == "approval_requested" ? .high : .normal))

@@ -73,7 +73,10 @@ public struct ClaudeHookEvent: Sendable, Equatable {
             "Notification",
             "triggerEvent: permission_prompt an approval_requested event (with an event_id), idle_prompt and elicitation_dialog a waiting_for_input one, auth_success a passive one (no sound), any other type an event of its name"
         ),
-        ("UserPromptSubmit", "triggerEvent run_started: the agent's Live Activity starts"),
+        (
+            "UserPromptSubmit",
+            "triggerEvent run_started: the agent's Live Activity starts; at_keyboard (its replies may be held back)"
+        ),
         ("PreToolUse", "triggerEvent run_progress: the tool's name and the tools used since the prompt"),
         ("PostToolUse", "triggerEvent run_progress, as PreToolUse"),
         ("PostToolUseFailure", "triggerEvent run_progress: the tool's name, failed"),
@@ -168,6 +171,8 @@ public struct ClaudeHookEvent: Sendable, Equatable {
             case .promptSubmitted:
                 body["type"] = "run_started"
                 body["progress"] = ["step": "Working"]
+                // A prompt typed: the person is at the keyboard (issue 75).
+                body["at_keyboard"] = true
             case .sessionEnded:
                 body["type"] = "run_ended"
             case .subagentStop(let type):

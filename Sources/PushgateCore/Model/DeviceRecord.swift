@@ -1,3 +1,5 @@
+import Foundation
+
 /// A device document read back: one installation subscribed to one agent.
 public struct DeviceRecord: Sendable, Hashable {
     public let path: DocumentPath
@@ -9,13 +11,17 @@ public struct DeviceRecord: Sendable, Hashable {
     /// Live Activity running for this agent on it (issue 64).
     public let activityStartToken: String?
     public let activityToken: String?
+    /// Until when its app shows this agent's chat (`appState`, issue 75).
+    public let foregroundUntil: Date?
+    /// Its delivery address's service lets a push show nothing (``PushAddressFormat/allowsSilentPushes``).
+    public let allowsSilentPushes: Bool
 
     /// The fields a record reads: a fan-out asks the store for these only. A trigger's
     /// own read adds the Live Activity tokens (`activities`); an expansion's pages,
     /// which send ordinary pushes only, do not read them.
     public static func fieldsRead(_ formats: PushAddressFormats, activities: Bool = false) -> [String] {
         formats.documentFields + [FieldName.bundleID, FieldName.apnsEnvironment, FieldName.apnsEnvironmentLearned]
-            + [FieldName.payloadKeys, FieldName.decisionKey]
+            + [FieldName.payloadKeys, FieldName.decisionKey, FieldName.foregroundUntil]
             + (activities ? [FieldName.activityStartToken, FieldName.activityToken] : [])
     }
 
@@ -29,17 +35,21 @@ public struct DeviceRecord: Sendable, Hashable {
         var addresses: [DeviceToken] = []
         var environments = false
         var sealsItself = false
+        var allowsSilentPushes = true
         for format in formats.all {
             guard let value = document.string(format.documentField) else { continue }
             if addresses.isEmpty {
                 environments = format.hasEnvironments
                 sealsItself = format.sealsItself
+                allowsSilentPushes = format.allowsSilentPushes
             }
             addresses.append(DeviceToken(kind: format.service, value: value))
         }
         self.addresses = addresses
         activityStartToken = document.string(FieldName.activityStartToken)
         activityToken = document.string(FieldName.activityToken)
+        self.allowsSilentPushes = allowsSilentPushes
+        foregroundUntil = document.string(FieldName.foregroundUntil).flatMap(RFC3339.parse)
         let sealing = sealsItself ? nil : PayloadSealing(field: document.fields[FieldName.payloadKeys])
         let app = document.string(FieldName.bundleID)
         let decides = document.string(FieldName.decisionKey) != nil

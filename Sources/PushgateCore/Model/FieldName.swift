@@ -16,6 +16,10 @@ public enum FieldName {
     /// When the agent's last run ended (its state removed): an activity token
     /// registered soon after is that run's, and is ended at once.
     public static let activityEndedAt = "activityEndedAt"
+    /// When the agent's person was last seen at its own keyboard (a prompt typed, a
+    /// tool answered at the terminal: a trigger's `at_keyboard`, issue 75): its
+    /// replies within `PUSHGATE_AT_KEYBOARD_WINDOW` are held back.
+    public static let atKeyboardAt = "atKeyboardAt"
     // …/agents/{agentKey}/lastEvents/{type}
     public static let lastOccurredAt = "lastOccurredAt"
     // …/devices/{installationId}; its push addresses are `<service>Token`
@@ -44,6 +48,9 @@ public enum FieldName {
     /// The `timestamp` (seconds) of the last push delivered to that activity: an
     /// older state is never sent after it.
     public static let activitySentAt = "activitySentAt"
+    /// Until when the installation's app shows this agent's chat in the foreground
+    /// (`appState`, issue 75): its replies come as a silent update meanwhile.
+    public static let foregroundUntil = "foregroundUntil"
     // servers/{serverKey}/installations/{installationId}
     /// The events counted on the badge not yet resolved, under every agent (their
     /// document ids, `sha256(eventId)`): how many is `aps.badge`.

@@ -9,6 +9,9 @@ public struct DeliveryHistory: Sendable, Hashable {
     public let reminderOf: String?
     /// An ActivityKit push (the event's Live Activity step) rather than its alert.
     public let isLiveActivity: Bool
+    /// Set for the twin of an event's push that goes to the installations it is held
+    /// back from (a silent update, or nothing: ``PushNotification/heldBack``).
+    public let heldBack: HoldBack?
     public let installationID: String
     /// The push service (the token's kind).
     public let service: PushServiceID
@@ -28,14 +31,15 @@ public struct DeliveryHistory: Sendable, Hashable {
     public let openedReceiptAt: Date?
 
     public init(
-        notificationID: String, reminderOf: String?, isLiveActivity: Bool, installationID: String,
-        service: PushServiceID,
+        notificationID: String, reminderOf: String?, isLiveActivity: Bool, heldBack: HoldBack? = nil,
+        installationID: String, service: PushServiceID,
         pushID: String, state: DeliveryState, attempts: Int, enqueuedAt: Date, nextAttemptAt: Date, finishedAt: Date?,
         lastReason: String?, removed: Bool, deliveredReceiptAt: Date? = nil, openedReceiptAt: Date? = nil
     ) {
         self.notificationID = notificationID
         self.reminderOf = reminderOf
         self.isLiveActivity = isLiveActivity
+        self.heldBack = heldBack
         self.installationID = installationID
         self.service = service
         self.pushID = pushID

@@ -48,6 +48,10 @@ public struct EnqueueRequest: Sendable {
     /// counts it raises): what the notification's first try reads is there when it
     /// starts, and a crash keeps both or neither. Not made for a duplicate.
     public let documentWrites: [DocumentWrite]
+    /// Set for deliveries stored as not sent (issue 75): born withdrawn, finished, with
+    /// the reason as their last, for the installations' timelines. Only a reminder's
+    /// (``reminders``) may be.
+    public let withheldBecause: HoldBack?
 
     /// `dueAt` defaults to the notification's creation.
     public init(
@@ -59,7 +63,8 @@ public struct EnqueueRequest: Sendable {
         coalescing: OutboxCoalescing? = nil,
         expansion: OutboxExpansion? = nil,
         reminders: [EnqueueRequest] = [],
-        documentWrites: [DocumentWrite] = []
+        documentWrites: [DocumentWrite] = [],
+        withheldBecause: HoldBack? = nil
     ) {
         precondition(expansion == nil || (deliveries.isEmpty && coalescing == nil))
         self.notification = notification
@@ -71,5 +76,6 @@ public struct EnqueueRequest: Sendable {
         self.expansion = expansion
         self.reminders = reminders
         self.documentWrites = documentWrites
+        self.withheldBecause = withheldBecause
     }
 }

@@ -28,6 +28,10 @@ public struct PushAddressFormat: Sendable {
     /// The service knows a push by the id the gateway gives each delivery (APNs'
     /// `apns-id`): `eventStatus` names it as the push's message id (issue 75).
     public let namesPushByItsID: Bool
+    /// The service lets a push show nothing (APNs, FCM: a silent update the app
+    /// handles); Web Push does not (Safari revokes the permission). An installation
+    /// whose app shows the agent's chat then gets no push at all (issue 75).
+    public let allowsSilentPushes: Bool
     /// The setting that configures the service's provider, which the log names when
     /// devices of the service have none to go through (`PUSHGATE_APNS_KEY_PATH`).
     public let configuredBy: String
@@ -49,7 +53,7 @@ public struct PushAddressFormat: Sendable {
     public init(
         service: PushServiceID, name: String, registrationField: String, storedForm: String,
         hasEnvironments: Bool = false, sealsItself: Bool = false, namesPushByItsID: Bool = false,
-        configuredBy: String,
+        allowsSilentPushes: Bool = true, configuredBy: String,
         registered: @escaping @Sendable (_ body: RequestFields, _ field: String) throws(FunctionError) -> String?,
         stored: @escaping @Sendable (_ text: String) -> String?,
         admitted: (@Sendable (_ stored: String) async throws(FunctionError) -> Void)? = nil,
@@ -63,6 +67,7 @@ public struct PushAddressFormat: Sendable {
         self.hasEnvironments = hasEnvironments
         self.sealsItself = sealsItself
         self.namesPushByItsID = namesPushByItsID
+        self.allowsSilentPushes = allowsSilentPushes
         self.configuredBy = configuredBy
         self.registered = registered
         self.stored = stored

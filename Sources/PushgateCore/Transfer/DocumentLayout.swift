@@ -195,6 +195,7 @@ public enum DocumentLayout {
                 FieldName.lastTriggeredAt: optional(.pastTimestamp),
                 FieldName.activityState: optional(.activityState),
                 FieldName.activityEndedAt: optional(.pastTimestamp),
+                FieldName.atKeyboardAt: optional(.pastTimestamp),
             ]
         case .device:
             let addresses = formats.all.map { ($0.documentField, optional(.pushAddress($0))) }
@@ -210,6 +211,8 @@ public enum DocumentLayout {
                 FieldName.activityRunID: optional(.text(characters: 1...128)),
                 FieldName.activityRegisteredAt: optional(.pastTimestamp),
                 FieldName.activitySentAt: optional(.seconds),
+                // Minutes ahead at most: an app's state lasts a minute.
+                FieldName.foregroundUntil: optional(.timestamp),
                 FieldName.createdAt: required(.pastTimestamp), FieldName.updatedAt: required(.pastTimestamp),
             ].merging(addresses) { general, _ in general }
         case .agentLastEvent, .serverLastEvent:

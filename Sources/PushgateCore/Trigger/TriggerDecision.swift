@@ -12,6 +12,7 @@ public enum TriggerDecision: Sendable {
     case whole(TriggerPlan)
     /// An agent of more devices than the answer lists: stored with an expansion whose
     /// pages read the devices (`plan` has no deliveries); `deviceCount` as read.
+    /// Nothing is held back from its devices (issue 75): the rules fail open.
     case paged(TriggerPlan, OutboxExpansion, deviceCount: Int)
 
     /// `maxListed`: how many devices an answer lists (`PUSHGATE_ANSWER_MAX_DEVICES`);
@@ -48,6 +49,6 @@ public enum TriggerDecision: Sendable {
             TriggerPlan(
                 request, serverKey: serverKey, agentKey: agentKey, agentDisplayName: reads.agentDisplayName,
                 devices: reads.devices, activityState: reads.activityState, activityDevices: reads.activityDevices,
-                rules: rules, sealedIDKey: sealedIDKey, now: now))
+                atKeyboardAt: reads.atKeyboardAt, rules: rules, sealedIDKey: sealedIDKey, now: now))
     }
 }

@@ -17,6 +17,11 @@ public struct TriggerPlan: Sendable {
     public let deliveries: [OutboxDelivery]
     /// Devices with a token the selection left out: excluded, or the same phone again.
     public let excludedCount: Int
+    /// What goes to the devices the event is held back from (issue 75), stored with
+    /// the notification and due at once: a silent update to those whose app shows the
+    /// agent's chat, and deliveries stored as not sent (with their reason) for the
+    /// rest, so that each is in its installation's timeline.
+    public let heldBack: [EnqueueRequest]
     /// The push's body is the caller's preview (a reply's preview may be hidden).
     public let previewIncluded: Bool
     public let idempotency: EnqueueRequest.Idempotency?
@@ -98,6 +103,7 @@ public struct TriggerPlan: Sendable {
         devices: [DeviceRecord],
         activityState: AgentRunContentState? = nil,
         activityDevices: [DeviceRecord]? = nil,
+        atKeyboardAt: Date? = nil,
         rules: TriggerRules,
         sealedIDKey: SealedIDKey? = nil,
         now: Date
@@ -159,9 +165,22 @@ public struct TriggerPlan: Sendable {
         )
         let (selected, excludedCount) = request.selection.apply(to: devices)
         self.excludedCount = excludedCount
+        let held = Self.holdBack(
+            event, from: selected, agentKey: agentKey, atKeyboardAt: atKeyboardAt, rules: rules, now: now)
         deliveries =
             activityOnly
-            ? activity?.deliveries ?? [] : OutboxDelivery.deliveries(to: selected, of: notificationID)
+            ? activity?.deliveries ?? [] : OutboxDelivery.deliveries(to: held.sent, of: notificationID)
+        heldBack = held.twins.map { reason, silent, devices in
+            var content = silent ? PushNotification.silentUpdate(of: composed, heldBack: reason) : composed
+            content.heldBack = reason
+            let twin = OutboxNotification(
+                id: RandomUUID.make(), serverKey: serverKey.hex,
+                agentKey: agentKey?.hex ?? OutboxNotification.everyAgent, content: content, createdAt: now,
+                expiresAt: expiresAt)
+            return EnqueueRequest(
+                twin, deliveries: OutboxDelivery.deliveries(to: devices, of: twin.id),
+                withheldBecause: silent ? nil : reason)
+        }
         activityCompanion =
             activityOnly
             ? nil
@@ -223,10 +242,11 @@ public struct TriggerPlan: Sendable {
         }
         var bookkeeping: [DocumentWrite] = []
         if let agentKey {
-            bookkeeping.append(
-                .set(
-                    NamespacePaths.agent(agentKey, of: serverKey),
-                    [FieldName.lastTriggeredAt: .value(.string(RFC3339.format(now)))], if: .exists))
+            var fields: [String: FieldValue] = [FieldName.lastTriggeredAt: .value(.string(RFC3339.format(now)))]
+            if request.atKeyboard, rules.atKeyboardWindow != nil {
+                fields[FieldName.atKeyboardAt] = .value(.string(RFC3339.format(now)))
+            }
+            bookkeeping.append(.set(NamespacePaths.agent(agentKey, of: serverKey), fields, if: .exists))
         }
         if let occurredAt = request.occurredAt,
             let state = Self.orderingState(of: request, agentKey: agentKey, serverKey: serverKey)
@@ -236,13 +256,41 @@ public struct TriggerPlan: Sendable {
         self.bookkeeping = bookkeeping
     }
 
+    /// Which of `selected` an event goes to as it is, and which get it another way or
+    /// not at all (``HoldBack``): all of them while the person is at the agent's
+    /// keyboard, else those whose app shows the agent's chat — silently where their
+    /// service allows it. Only an agent's events that can wait are held back.
+    static func holdBack(
+        _ event: EventComposer.Event, from selected: [DeviceRecord], agentKey: AgentKey?, atKeyboardAt: Date?,
+        rules: TriggerRules, now: Date
+    ) -> (sent: [DeviceRecord], twins: [(reason: HoldBack, silent: Bool, devices: [DeviceRecord])]) {
+        guard agentKey != nil, HoldBack.applies(to: event), !selected.isEmpty else { return (selected, []) }
+        if let window = rules.atKeyboardWindow, let atKeyboardAt, now.timeIntervalSince(atKeyboardAt) <= window {
+            return ([], [(.atKeyboard, false, selected)])
+        }
+        var sent: [DeviceRecord] = []
+        var silent: [DeviceRecord] = []
+        var withheld: [DeviceRecord] = []
+        for device in selected {
+            guard let until = device.foregroundUntil, until > now else {
+                sent.append(device)
+                continue
+            }
+            if device.allowsSilentPushes { silent.append(device) } else { withheld.append(device) }
+        }
+        return (
+            sent,
+            [(HoldBack.inApp, true, silent), (HoldBack.inApp, false, withheld)].filter { !$0.devices.isEmpty }
+        )
+    }
+
     /// What the outbox stores in one atomic write (the worker leases it when it tries
-    /// it at once): the notification, its deliveries, and a resolvable event's
-    /// reminders, record and badge counts.
+    /// it at once): the notification, its deliveries, what goes to the devices it is
+    /// held back from, and a resolvable event's reminders, record and badge counts.
     public var enqueueRequest: EnqueueRequest {
         EnqueueRequest(
             notification, deliveries: deliveries, idempotency: idempotency, coalescing: coalescing,
-            reminders: (resolvable?.reminders ?? []) + (activityCompanion.map { [$0] } ?? []),
+            reminders: (resolvable?.reminders ?? []) + (activityCompanion.map { [$0] } ?? []) + heldBack,
             documentWrites: (resolvable?.writes ?? []) + activityWrites)
     }
 

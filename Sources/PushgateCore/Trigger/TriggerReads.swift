@@ -17,6 +17,8 @@ public struct TriggerReads: Sendable {
     /// key within its window, which makes the event a late repeat rather than stale.
     public var earlierNotificationID: String?
     public var agentDisplayName: String?
+    /// When the agent's person was last at its keyboard (``FieldName/atKeyboardAt``).
+    public var atKeyboardAt: Date?
     /// The agent's devices, all of them, counted once: only for an event that may be
     /// paged (``TriggerPlan/mayExpand(_:agentKey:rules:)``).
     public var deviceCount: Int?

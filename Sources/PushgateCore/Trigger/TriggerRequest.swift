@@ -30,6 +30,10 @@ public struct TriggerRequest: Sendable, Hashable {
     /// The id the gateway made for an event whose caller gave none (issue 75): what
     /// its answer names and `eventStatus` finds it by; `nil` when the event has its own.
     public var madeEventID: String?
+    /// The agent's person is at its keyboard now (`at_keyboard`: the hook saw a
+    /// prompt typed or a permission answered at the terminal, issue 75): recorded on
+    /// the agent, and the agent's replies for `PUSHGATE_AT_KEYBOARD_WINDOW` are held back.
+    public var atKeyboard = false
 
     /// The id the event is looked up by: its own, else the one the gateway made.
     public var trackingID: String? { event.eventID ?? madeEventID }

@@ -15,6 +15,9 @@ public struct TriggerRules: Sendable, Hashable {
     /// Whether a reply whose caller does not say (`include_preview` absent) shows its
     /// preview (`PUSHGATE_PREVIEW_DEFAULT`).
     public var showsPreviewByDefault: Bool
+    /// How long after its person was last at the agent's keyboard its replies are
+    /// held back (`PUSHGATE_AT_KEYBOARD_WINDOW`, issue 75); `nil`: never.
+    public var atKeyboardWindow: TimeInterval?
     /// How an agent's Live Activity is driven (issue 64).
     public var activity = LiveActivityRules()
 

@@ -43,6 +43,10 @@ public struct DeliveryPolicy: Sendable, Hashable {
     /// approvals) wait this long from the first of them and go out as one push
     /// ("3 replies ready"). Off by default: each event is pushed at once.
     public var coalesceWindow: Duration? = nil
+    /// When set (`PUSHGATE_AT_KEYBOARD_WINDOW`), an agent's replies and other events
+    /// that can wait are held back for this long after its hook saw its person at
+    /// the keyboard (issue 75). Off by default.
+    public var atKeyboardWindow: Duration? = nil
     /// Whether a reply whose caller does not send `include_preview` shows its text
     /// (`PUSHGATE_PREVIEW_DEFAULT`: seed 003 shows it).
     public var showsPreviewByDefault = true
@@ -67,6 +71,7 @@ public struct DeliveryPolicy: Sendable, Hashable {
             coalesceWindow: coalesceWindow?.seconds, escalation: escalation.map(\.seconds),
             showsPreviewByDefault: showsPreviewByDefault)
         rules.activity = activity
+        rules.atKeyboardWindow = atKeyboardWindow?.seconds
         return rules
     }
 

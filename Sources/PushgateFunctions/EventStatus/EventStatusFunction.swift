@@ -2,8 +2,9 @@ import Foundation
 import PushgateCore
 
 /// `eventStatus` (issue 75): what became of an event's push on each installation —
-/// accepted, sent (the service and its message id), refused (why), retrying (why,
-/// and when next), delivered and opened (the phone's receipts), decided — drawn from the outbox's deliveries of the event's push,
+/// accepted, suppressed (why it was held back), sent (the service and its message
+/// id), refused (why), retrying (why, and when next), delivered and opened (the
+/// phone's receipts), decided — drawn from the outbox's deliveries of the event's push,
 /// its reminders' sends, and the decision kept on its record; kept as long as the
 /// outbox keeps finished deliveries. The event is found by the id its trigger's
 /// answer named (``PushNotification/trackingID``). The event's Live Activity step
@@ -64,14 +65,19 @@ public struct EventStatusFunction: Sendable {
         let isReminder = row.reminderOf != nil
         var steps: [EventStatusAnswer.Step] = []
         if !isReminder { steps.append(.init(.accepted, at: RFC3339.format(row.enqueuedAt))) }
+        if let heldBack = row.heldBack {
+            // Held back (issue 75): then a silent update's tries, or nothing sent.
+            steps.append(.init(.suppressed, at: RFC3339.format(row.enqueuedAt), reason: heldBack.rawValue))
+            if row.state == .cancelled, row.lastReason == heldBack.rawValue { return steps }
+        }
         let finished = RFC3339.format(row.finishedAt ?? row.enqueuedAt)
         let service = row.service.rawValue
         switch row.state {
         case .delivered:
             steps.append(
                 .init(
-                    .sent, at: finished, reason: isReminder ? "reminder" : nil, service: service,
-                    messageID: messageID ? row.pushID : nil))
+                    .sent, at: finished, reason: isReminder ? "reminder" : row.heldBack.map { _ in "silent_update" },
+                    service: service, messageID: messageID ? row.pushID : nil))
         case .failed:
             steps.append(.init(.refused, at: finished, reason: row.lastReason ?? "unknown", service: service))
         case .cancelled:

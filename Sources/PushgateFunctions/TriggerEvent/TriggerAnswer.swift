@@ -93,6 +93,10 @@ public struct TriggerAnswer: Sendable, Hashable, Encodable {
     /// The event's id: the caller's `event_id`, or the one the gateway made for an
     /// event that can be answered (issue 74); absent when it has none.
     public var eventID: String? = nil
+    /// Devices the event was held back from, by reason (`in_app`, `at_keyboard`;
+    /// issue 75): not counted among `device_count`, each in its timeline
+    /// (`eventStatus`); absent when none was.
+    public var heldBack: [String: Int]? = nil
     /// Coalescing: how many events the push that carries this one holds so far.
     public var coalescedCount: Int? = nil
     /// Coalescing: when that push goes out (RFC 3339).
@@ -223,6 +227,11 @@ extension TriggerAnswer {
     mutating func describe(_ plan: TriggerPlan) {
         excluded = plan.excludedCount
         previewIncluded = plan.previewIncluded
+        var held: [String: Int] = [:]
+        for twin in plan.heldBack {
+            held[twin.notification.content.heldBack?.rawValue ?? "unknown", default: 0] += twin.deliveries.count
+        }
+        heldBack = held.isEmpty ? nil : held
     }
 
     /// The answer to a stale event: nothing sent.

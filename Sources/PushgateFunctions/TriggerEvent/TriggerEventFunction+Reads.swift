@@ -41,6 +41,7 @@ extension TriggerEventFunction {
         }
         let agentDocument = try await agent
         reads.agentDisplayName = agentDocument?.string(FieldName.agentDisplayName)
+        reads.atKeyboardAt = agentDocument?.string(FieldName.atKeyboardAt).flatMap(RFC3339.parse)
         reads.activityState = agentDocument?.fields[FieldName.activityState].flatMap(AgentRunContentState.init(json:))
         if let agentKey, reads.activityState != nil, reads.deviceCount.map({ $0 > policy.answerMaxDevices }) == true,
             LiveActivityPlan.drives(request.event.type)

@@ -99,7 +99,7 @@ public struct TriggerEventRequest: Sendable, Hashable {
             return try FieldRules.text(key, field: "ordering_key", maxCharacters: 200)
         }
         let idempotencyKey = try FieldRules.idempotencyKeyHeader(header) ?? event.eventID.map { "event:" + $0 }
-        trigger = TriggerRequest(
+        var trigger = TriggerRequest(
             event: event,
             occurredAt: occurredAt,
             ordering: orderingKey.map(TriggerRequest.Ordering.byKey) ?? .byType,
@@ -107,6 +107,9 @@ public struct TriggerEventRequest: Sendable, Hashable {
             selection: DeviceSelection(onlyInstallationID: only),
             wait: try fields.optionalBool("wait") ?? true
         )
+        // A server-wide event names no agent whose keyboard it could be.
+        trigger.atKeyboard = try fields.optionalBool("at_keyboard") ?? false
+        self.trigger = trigger
     }
 
     /// Whether the event can be answered in words (issue 74): a question always, any

@@ -19,6 +19,7 @@ extension SettingSources {
         policy.shutdownGrace = try value(.shutdownGrace)
         policy.escalation = try value(.escalationSchedule)
         policy.coalesceWindow = try value(.coalesceWindow)
+        policy.atKeyboardWindow = try value(.atKeyboardWindow)
         policy.activity.updateInterval = .seconds(try value(.activityUpdateInterval))
         policy.showsPreviewByDefault = try value(.previewDefault)
         policy.staleDeviceAge = try value(.staleDeviceDays)

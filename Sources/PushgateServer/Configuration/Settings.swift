@@ -110,16 +110,24 @@ extension Setting {
         )
     }
     public static var coalesceWindow: Setting<Duration?> {
-        Setting<Duration?>(
-            "coalesce_window", default: "off",
-            "Seconds in which events of one type for one agent go out as one push."
-        ) { text in
+        window(
+            "coalesce_window", in: 0.1...300, expected: "seconds from 0.1 to 300.0",
+            "Seconds in which events of one type for one agent go out as one push.")
+    }
+    public static var atKeyboardWindow: Setting<Duration?> {
+        window(
+            "at_keyboard_window", in: 1...3600, expected: "seconds from 1 to 3600, or off",
+            "Seconds after the agent's hook saw its person at the keyboard in which its replies are held back.")
+    }
+    /// A window of seconds (`30`, `30s`) in `range`, or none (`off`, `0`, blank): off by default.
+    private static func window(
+        _ key: String, in range: ClosedRange<Double>, expected: String, _ help: String
+    ) -> Setting<Duration?> {
+        Setting<Duration?>(key, default: "off", help) { text in
             let window = text.trimmingCharacters(in: .whitespaces)
             if ["", "0", "off"].contains(window) { return .success(nil) }
             let seconds = Double(window.hasSuffix("s") ? String(window.dropLast()) : window)
-            guard let seconds, (0.1...300).contains(seconds) else {
-                return .failure(.mustBe("seconds from 0.1 to 300.0", not: window))
-            }
+            guard let seconds, range.contains(seconds) else { return .failure(.mustBe(expected, not: window)) }
             return .success(.milliseconds(Int64(seconds * 1000)))
         }
     }
@@ -300,7 +308,8 @@ extension AnySetting {
             Setting<Int>.deliveryMaxAttempts.erased, Setting<Duration>.outboxLease.erased,
             Setting<Int>.outboxRetentionDays.erased, Setting<Int>.storeMinFreeMB.erased,
             Setting<Duration>.shutdownGrace.erased, Setting<[Duration]>.escalationSchedule.erased,
-            Setting<Duration?>.coalesceWindow.erased, Setting<Int>.activityUpdateInterval.erased,
+            Setting<Duration?>.coalesceWindow.erased, Setting<Duration?>.atKeyboardWindow.erased,
+            Setting<Int>.activityUpdateInterval.erased,
             Setting<Bool>.previewDefault.erased,
             Setting<Duration?>.staleDeviceDays.erased,
             Setting<Int>.ratePerSecret.erased, Setting<Int>.ratePerAddress.erased,

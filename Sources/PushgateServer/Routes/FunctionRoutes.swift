@@ -29,6 +29,7 @@ struct FunctionRoutes {
             "/replies": [.get],
             "/eventStatus": [.post],
             "/receipts": [.post],
+            "/appState": [.post],
             "/hooks/claude-code": [.post],
             "/unregisterSubscription": [.post],
             "/unregisterInstallation": [.post],
@@ -101,6 +102,10 @@ struct FunctionRoutes {
         router.post("receipts") { request, _ in
             let (secret, fields) = try await Self.read(request, receivedAt: parts.now())
             return try JSONAnswer.response(try await parts.receipts(secret: secret, ReceiptsRequest(fields: fields)))
+        }
+        router.post("appState") { request, _ in
+            let (secret, fields) = try await Self.read(request, receivedAt: parts.now())
+            return try JSONAnswer.response(try await parts.appState(secret: secret, AppStateRequest(fields: fields)))
         }
         router.get("replies") { request, _ in
             let secret = try Self.secret(of: request)

@@ -1,0 +1,120 @@
+import Foundation
+import PushgateCore
+import PushgateTesting
+import Testing
+
+/// Issue 75's "quiet when the person is there" through real processes: a phone whose
+/// app shows the agent's chat gets a silent update at the APNs emulator instead of a
+/// banner, a person at the keyboard (as `pushgate hook` reports a prompt typed) gets
+/// no reply push, an approval rings all the same, and each push held back is in its
+/// timeline with the reason.
+@Suite("End to end: held back while the person is there")
+struct HoldBackEndToEndTests {
+    let decisions: DecisionsEndToEndTests
+
+    init() throws {
+        decisions = try DecisionsEndToEndTests()
+    }
+
+    /// The APNs pushes the emulator took for the phone, oldest first, once there are `count`.
+    func phonePushes(_ emulator: RunningEmulator, count: Int) async throws -> [[String: JSONValue]] {
+        var pushes: [[String: JSONValue]] = []
+        try await waitUntil("\(count) pushes to the phone", within: .seconds(20), every: .milliseconds(100)) {
+            pushes = try await emulator.entries().filter { $0["device_token"]?.stringValue == decisions.phoneToken }
+                .reversed()
+            return pushes.count >= count
+        }
+        return pushes
+    }
+
+    func timeline(_ gateway: RunningGateway, _ eventID: String) async throws -> [String] {
+        let answer = try await decisions.call(gateway, "eventStatus", #"{"event_id": "\#(eventID)"}"#)
+        let installation = answer.json["installations"]?.arrayValue?.first?.objectValue
+        #expect(installation?["installation_id"] == "phone", "\(answer.body)")
+        return (installation?["timeline"]?.arrayValue ?? []).compactMap { step in
+            let state = step.objectValue?["state"]?.stringValue ?? "?"
+            return step.objectValue?["reason"]?.stringValue.map { "\(state):\($0)" } ?? state
+        }
+    }
+
+    @Test("in the app's chat: a silent update, not a banner; the app leaves: a banner again")
+    func inApp() async throws {
+        let (emulator, gateway, _) = try await decisions.startedWithPhone()
+        defer { emulator.terminate() }
+        defer { gateway.terminate() }
+        let shown = try await decisions.call(
+            gateway, "appState", #"{"installation_id": "phone", "foreground_cwd": "\#(decisions.cwd)"}"#)
+        #expect(shown.status == 200 && shown.json["foreground_until"] != nil, "\(shown.body)")
+        let stranger = try await decisions.call(
+            gateway, "appState", #"{"installation_id": "phone", "foreground_cwd": "/somewhere/else"}"#)
+        #expect(stranger.status == 404 && stranger.json["error"]?.objectValue?["field"] == "foreground_cwd")
+
+        let reply = try await decisions.call(
+            gateway, "triggerReplyFinished", #"{"cwd": "\#(decisions.cwd)", "message_preview": "Tests pass."}"#)
+        #expect(reply.json["held_back"]?.objectValue?["in_app"] == 1, "\(reply.body)")
+        let silent = try #require(try await phonePushes(emulator, count: 1).first)
+        let headers = silent["headers"]?.objectValue ?? [:]
+        let payload = silent["payload"]?.objectValue ?? [:]
+        #expect(headers["apns-priority"] == "5" && headers["apns-collapse-id"] == nil, "\(headers)")
+        #expect(payload["aps"]?.objectValue?["alert"] == nil, "no banner: \(payload)")
+        #expect(payload["aps"]?.objectValue?["content-available"] == 1, "the app wakes: \(payload)")
+        #expect(payload["type"] == "reply_finished" && payload["body"] == "Tests pass.", "\(payload)")
+        let eventID = try #require(reply.json["event_id"]?.stringValue)
+        try await waitUntil("the silent update recorded sent", within: .seconds(20), every: .milliseconds(100)) {
+            try await timeline(gateway, eventID).contains("sent:silent_update")
+        }
+        #expect(try await timeline(gateway, eventID) == ["accepted", "suppressed:in_app", "sent:silent_update"])
+
+        // An approval rings while the chat is shown.
+        let approval = try await decisions.call(
+            gateway, "triggerEvent",
+            #"{"cwd": "\#(decisions.cwd)", "type": "approval_requested", "event_id": "ap-1", "body": "Deploy?"}"#)
+        #expect(approval.json["held_back"] == nil, "\(approval.body)")
+        let rung = try await phonePushes(emulator, count: 2)[1]
+        #expect(rung["payload"]?.objectValue?["aps"]?.objectValue?["alert"] != nil, "\(rung)")
+
+        // The app leaves the chat: the next reply is a banner.
+        let left = try await decisions.call(
+            gateway, "appState", #"{"installation_id": "phone", "foreground_cwd": null}"#)
+        #expect(left.status == 200 && left.json["foreground_until"] == nil, "\(left.body)")
+        _ = try await decisions.call(
+            gateway, "triggerReplyFinished", #"{"cwd": "\#(decisions.cwd)", "message_preview": "Done."}"#)
+        let banner = try await phonePushes(emulator, count: 3)[2]
+        #expect(banner["payload"]?.objectValue?["aps"]?.objectValue?["alert"] != nil, "\(banner)")
+    }
+
+    @Test("a prompt typed at the terminal: the reply within the window is not pushed, an approval is")
+    func atKeyboard() async throws {
+        let emulator = try await RunningEmulator(directory: decisions.directory)
+        defer { emulator.terminate() }
+        var settings = emulator.settings
+        settings["PUSHGATE_AT_KEYBOARD_WINDOW"] = "300"
+        let gateway = try await RunningGateway(database: decisions.database, environment: settings)
+        defer { gateway.terminate() }
+        try await decisions.register(gateway, "phone", token: decisions.phoneToken, key: nil)
+
+        // What Claude Code gives the hook when its person submits a prompt.
+        let prompt: [String: Any] = [
+            "session_id": "s-keyboard", "cwd": decisions.cwd, "hook_event_name": "UserPromptSubmit",
+            "prompt": "run the tests",
+        ]
+        let hook = try await BuiltExecutable.run(
+            ["hook"], environment: decisions.environment(gateway),
+            input: .bytes(try JSONSerialization.data(withJSONObject: prompt)))
+        #expect(hook.status == 0, "\(hook.stderr)")
+
+        let reply = try await decisions.call(
+            gateway, "triggerReplyFinished", #"{"cwd": "\#(decisions.cwd)", "message_preview": "Tests pass."}"#)
+        #expect(reply.json["held_back"]?.objectValue?["at_keyboard"] == 1, "\(reply.body)")
+        #expect(reply.json["device_count"] == 0, "\(reply.body)")
+        let eventID = try #require(reply.json["event_id"]?.stringValue)
+        #expect(try await timeline(gateway, eventID) == ["accepted", "suppressed:at_keyboard"])
+
+        let approval = try await decisions.call(
+            gateway, "triggerEvent",
+            #"{"cwd": "\#(decisions.cwd)", "type": "approval_requested", "event_id": "ap-2", "body": "Deploy?"}"#)
+        #expect(approval.json["held_back"] == nil && approval.json["device_count"] == 1, "\(approval.body)")
+        let pushes = try await phonePushes(emulator, count: 1)
+        #expect(pushes.count == 1 && pushes[0]["payload"]?.objectValue?["type"] == "approval_requested")
+    }
+}
