@@ -90,6 +90,7 @@ public final class APNsPushProvider: PushProvider, Service {
     }
 
     public func send(_ notification: PushNotification, to targets: [DeliveryTarget]) async -> [DeliveryOutcome] {
+        let notification = configuration.urgencies.applied(to: notification)
         let sealing = configuration.sealing
         let bodies: [ByteBuffer]
         do {

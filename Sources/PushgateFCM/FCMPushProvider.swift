@@ -90,6 +90,7 @@ public final class FCMPushProvider: PushProvider, Service {
     }
 
     public func send(_ notification: PushNotification, to targets: [DeliveryTarget]) async -> [DeliveryOutcome] {
+        let notification = configuration.urgencies.applied(to: notification)
         let messages: [FCMMessage]
         do {
             messages = try configuration.sealing.payloads(

@@ -86,7 +86,8 @@ public enum EnqueueDecision: Sendable {
     }
 
     /// The rows of a request's reminders: each a notification of its own, due at its
-    /// time, unleased (the worker claims it then).
+    /// time, unleased (the worker claims it then) unless the worker leased it to try
+    /// it with the push (``EnqueueRequest/sentWithThePush``).
     private static func reminders(of request: EnqueueRequest) -> [EnqueueWrites] {
         request.reminders.map { reminder in
             EnqueueWrites(
@@ -95,7 +96,7 @@ public enum EnqueueDecision: Sendable {
                 deliveries: DeliveryRows(
                     reminder.deliveries, of: reminder.notification.id,
                     enqueuedAt: OutboxRows.milliseconds(reminder.notification.createdAt),
-                    due: OutboxRows.milliseconds(reminder.dueAt), lease: nil, skippingExisting: false,
+                    due: OutboxRows.milliseconds(reminder.dueAt), lease: reminder.lease, skippingExisting: false,
                     withheldBecause: reminder.withheldBecause),
                 expansion: nil, reminders: [], documentWrites: [], result: .created)
         }

@@ -52,6 +52,7 @@ public final class WebPushProvider: PushProvider {
     }
 
     public func send(_ notification: PushNotification, to targets: [DeliveryTarget]) async -> [DeliveryOutcome] {
+        let notification = configuration.urgencies.applied(to: notification)
         let plaintexts: [[UInt8]]
         // The tag a service worker shows it under: its Topic, so that a newer push
         // with the same collapse id (a reminder, a resolution's line) replaces it.

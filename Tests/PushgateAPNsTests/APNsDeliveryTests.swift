@@ -46,7 +46,10 @@ struct APNsDeliveryTests {
         #expect(entry.headers["authorization"]?.hasPrefix("bearer ") == true)
         #expect(
             entry.payload == [
-                "aps": ["alert": ["title": "My Agent", "body": "All tests pass."], "sound": "default"],
+                "aps": [
+                    "alert": ["title": "My Agent", "body": "All tests pass."], "sound": "default",
+                    "relevance-score": .number(0.7),
+                ],
                 "type": "reply_finished", "server_key": .string(String(repeating: "5", count: 64)), "cwd": "/srv/agent",
             ]
         )

@@ -12,13 +12,16 @@ struct HoldBackTests {
 
     /// A device of the agent: `a…` APNs, `f…` FCM, `w…` Web Push; in the app's
     /// foreground until `foregroundUntil` when given.
-    static func device(_ token: String, number: Int, foregroundUntil: Date? = nil) throws -> DeviceRecord {
+    static func device(
+        _ token: String, number: Int, foregroundUntil: Date? = nil, quietHours: QuietHours? = nil
+    ) throws -> DeviceRecord {
         var fields: [String: JSONValue] = [:]
         let service = ["a": "apns", "f": "fcm", "w": "webpush"][String(token.prefix(1))] ?? "apns"
         fields[service + "Token"] =
             service == "webpush"
             ? .string(#"{"endpoint":"https://push.example/\#(token)","p256dh":"x","auth":"y"}"#) : .string(token)
         fields[FieldName.foregroundUntil] = foregroundUntil.map { .string(RFC3339.format($0)) }
+        fields[FieldName.quietHours] = quietHours?.stored
         return DeviceRecord(
             document: Document(
                 path: try NamespacePaths.devices(of: Plans.agent, of: Plans.server).document("device-\(number)"),
@@ -27,10 +30,12 @@ struct HoldBackTests {
     }
 
     static func plan(
-        _ request: TriggerRequest, devices: [DeviceRecord], atKeyboardAt: Date? = nil, window: TimeInterval? = nil
+        _ request: TriggerRequest, devices: [DeviceRecord], atKeyboardAt: Date? = nil, window: TimeInterval? = nil,
+        holds: Bool = false
     ) -> TriggerPlan {
         var rules = Plans.rules()
         rules.atKeyboardWindow = window
+        rules.holdsInQuietHours = holds
         return TriggerPlan(
             request, serverKey: Plans.server, agentKey: Plans.agent, agentDisplayName: "My Agent", devices: devices,
             atKeyboardAt: atKeyboardAt, rules: rules, now: now)
@@ -71,6 +76,41 @@ struct HoldBackTests {
         // Outside the window, or with the setting off: pushed.
         #expect(Self.plan(request, devices: devices, atKeyboardAt: Self.now - 121, window: 120).deliveries.count == 2)
         #expect(Self.plan(request, devices: devices, atKeyboardAt: Self.now, window: nil).deliveries.count == 2)
+    }
+
+    @Test("quiet hours: passive at once by default; held until each device's hours end with hold")
+    func quietHours() throws {
+        // The plans' clock reads 2026-11-22 05:04 UTC.
+        let night = try QuietHours(from: "22:00", to: "07:00", timeZone: "UTC")
+        let earlyBird = try QuietHours(from: "04:00", to: "06:00", timeZone: "UTC")
+        let daytime = try QuietHours(from: "12:00", to: "13:00", timeZone: "UTC")
+        let devices = [
+            try Self.device("a1", number: 1, quietHours: night), try Self.device("f2", number: 2, quietHours: daytime),
+            try Self.device("a3", number: 3, quietHours: earlyBird),
+        ]
+        let passive = Self.plan(Plans.request(.replyFinished), devices: devices)
+        #expect(passive.deliveries.map(\.installationID) == ["device-2"])
+        let quiet = try #require(passive.heldBack.first)
+        #expect(passive.heldBack.count == 1 && quiet.notification.content.heldBack == .quietHoursPassive)
+        #expect(quiet.deliveries.map(\.installationID) == ["device-1", "device-3"])
+        #expect(quiet.notification.content.interruptionLevel == "passive" && quiet.notification.content.sound == "")
+        #expect(quiet.dueAt == Self.now && quiet.withheldBecause == nil, "sent at once")
+
+        let held = Self.plan(Plans.request(.replyFinished), devices: devices, holds: true)
+        #expect(
+            held.heldBack.map(\.dueAt) == [
+                try #require(RFC3339.parse("2026-11-22T06:00:00Z")),
+                try #require(RFC3339.parse("2026-11-22T07:00:00Z")),
+            ])
+        #expect(held.heldBack.map { $0.deliveries.map(\.installationID) } == [["device-3"], ["device-1"]])
+        #expect(
+            held.heldBack.allSatisfy { $0.notification.content.heldBack == .quietHours && $0.withheldBecause == nil })
+        #expect(
+            held.heldBack.allSatisfy { $0.notification.expiresAt.timeIntervalSince($0.dueAt) >= 86_400 - 1 },
+            "a held push lives its time to live from the hours' end")
+
+        let approval = Self.plan(Plans.request(.approvalRequested, eventID: "e1"), devices: devices, holds: true)
+        #expect(approval.heldBack.isEmpty && approval.deliveries.count == 3, "an approval breaks through")
     }
 
     @Test("approvals, questions, answerable replies and a run's activity are never held back")

@@ -38,7 +38,9 @@ struct FCMEndToEndTests {
 
         #expect(result["send"]?.stringValue?.hasPrefix("projects/pushgate-emulator/messages/") == true)
         #expect(result["dry_run"] == "projects/pushgate-emulator/messages/fake_message_id")
-        #expect(result["multicast"] == ["success_count": 500, "failure_count": 0, "message_ids": 500])
+        #expect(
+            result["multicast"] == ["success_count": 500, "failure_count": 0, "message_ids": 500],
+            "failures: \(result["multicast_failures"] ?? [])")
         #expect(
             result["errors"] == [
                 "unregistered-sdk-token": "UnregisteredError", "quota-sdk-token": "QuotaExceededError",

@@ -71,7 +71,10 @@ struct HoldBackEndToEndTests {
             #"{"cwd": "\#(decisions.cwd)", "type": "approval_requested", "event_id": "ap-1", "body": "Deploy?"}"#)
         #expect(approval.json["held_back"] == nil, "\(approval.body)")
         let rung = try await phonePushes(emulator, count: 2)[1]
-        #expect(rung["payload"]?.objectValue?["aps"]?.objectValue?["alert"] != nil, "\(rung)")
+        let rungAPS = rung["payload"]?.objectValue?["aps"]?.objectValue ?? [:]
+        #expect(rungAPS["alert"] != nil, "\(rung)")
+        // Its row of the urgency table.
+        #expect(rungAPS["interruption-level"] == "time-sensitive" && rungAPS["relevance-score"] == 1, "\(rungAPS)")
 
         // The app leaves the chat: the next reply is a banner.
         let left = try await decisions.call(
@@ -83,12 +86,54 @@ struct HoldBackEndToEndTests {
         #expect(banner["payload"]?.objectValue?["aps"]?.objectValue?["alert"] != nil, "\(banner)")
     }
 
+    @Test("in the phone's quiet hours: the reply goes passive, without a sound; an approval rings time-sensitive")
+    func quietHours() async throws {
+        let (emulator, gateway, _) = try await decisions.startedWithPhone()
+        defer { emulator.terminate() }
+        defer { gateway.terminate() }
+        // Hours around the machine's clock, in UTC: from the hour before to the hour after.
+        let hour =
+            Calendar(identifier: .gregorian).dateComponents(in: .gmt, from: Date()).hour ?? 0
+        let from = String(format: "%02d:00", (hour + 23) % 24)
+        let to = String(format: "%02d:00", (hour + 2) % 24)
+        let registered = try await decisions.call(
+            gateway, "registerSubscription",
+            #"{"cwd": "\#(decisions.cwd)", "installation_id": "phone", "apns_token": "\#(decisions.phoneToken)", "quiet_hours": {"from": "\#(from)", "to": "\#(to)", "time_zone": "Etc/UTC"}}"#
+        )
+        #expect(registered.status == 200, "\(registered.body)")
+        let refused = try await decisions.call(
+            gateway, "registerSubscription",
+            #"{"cwd": "\#(decisions.cwd)", "installation_id": "phone", "apns_token": "\#(decisions.phoneToken)", "quiet_hours": {"from": "22:00", "to": "07:00", "time_zone": "Moon/Base"}}"#
+        )
+        #expect(refused.status == 400 && refused.json["error"]?.objectValue?["field"] == "quiet_hours")
+
+        let reply = try await decisions.call(
+            gateway, "triggerReplyFinished", #"{"cwd": "\#(decisions.cwd)", "message_preview": "Night build done."}"#)
+        #expect(reply.json["held_back"]?.objectValue?["quiet_hours"] == 1, "\(reply.body)")
+        let quiet = try #require(try await phonePushes(emulator, count: 1).first)
+        let quietAPS = quiet["payload"]?.objectValue?["aps"]?.objectValue ?? [:]
+        #expect(quietAPS["interruption-level"] == "passive" && quietAPS["sound"] == nil, "\(quietAPS)")
+        #expect(quietAPS["alert"]?.objectValue?["body"] == "Night build done.", "listed, to read in the morning")
+        let eventID = try #require(reply.json["event_id"]?.stringValue)
+        try await waitUntil("the passive push recorded sent", within: .seconds(20), every: .milliseconds(100)) {
+            try await timeline(gateway, eventID) == ["accepted", "sent:passive"]
+        }
+
+        let approval = try await decisions.call(
+            gateway, "triggerEvent",
+            #"{"cwd": "\#(decisions.cwd)", "type": "approval_requested", "event_id": "ap-3", "body": "Deploy?"}"#)
+        #expect(approval.json["held_back"] == nil, "\(approval.body)")
+        let rung = try await phonePushes(emulator, count: 2)[1]["payload"]?.objectValue?["aps"]?.objectValue ?? [:]
+        #expect(rung["interruption-level"] == "time-sensitive" && rung["sound"] == "default", "\(rung)")
+    }
+
     @Test("a prompt typed at the terminal: the reply within the window is not pushed, an approval is")
     func atKeyboard() async throws {
         let emulator = try await RunningEmulator(directory: decisions.directory)
         defer { emulator.terminate() }
         var settings = emulator.settings
         settings["PUSHGATE_AT_KEYBOARD_WINDOW"] = "300"
+        settings["PUSHGATE_EVENT_URGENCY"] = "approval_requested=time-sensitive/0.95/high"
         let gateway = try await RunningGateway(database: decisions.database, environment: settings)
         defer { gateway.terminate() }
         try await decisions.register(gateway, "phone", token: decisions.phoneToken, key: nil)
@@ -116,5 +161,8 @@ struct HoldBackEndToEndTests {
         #expect(approval.json["held_back"] == nil && approval.json["device_count"] == 1, "\(approval.body)")
         let pushes = try await phonePushes(emulator, count: 1)
         #expect(pushes.count == 1 && pushes[0]["payload"]?.objectValue?["type"] == "approval_requested")
+        #expect(
+            pushes[0]["payload"]?.objectValue?["aps"]?.objectValue?["relevance-score"] == .number(0.95),
+            "the urgency table's row as the setting changed it")
     }
 }

@@ -66,7 +66,11 @@ struct SharedPostgresEndToEndTests {
         try await waitUntil("the outbox to settle", within: .seconds(120), every: .milliseconds(200)) {
             try await outbox.stats(now: Date()).isSettled
         }
-        #expect(await [first.stop(), second.stop()] == [0, 0])
+        let exits = await [first.stop(), second.stop()]
+        #expect(
+            exits == [0, 0],
+            "exit statuses \(exits); the logs' ends: \(first.capturedLog.suffix(1500)) | \(second.capturedLog.suffix(1500))"
+        )
         let perToken = Dictionary(grouping: try await emulator.inbox().all, by: { $0 }).mapValues(\.count)
         #expect(perToken.count == 10_000, "every device got a push")
         // Once each, but for a try whose answer never came back (a time-out on a loaded

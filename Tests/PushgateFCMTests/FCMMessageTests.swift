@@ -94,6 +94,22 @@ struct FCMMessageTests {
         #expect(aps?.objectValue?["thread-id"] == "c")
     }
 
+    @Test("a passive push (quiet hours): Android shows it at the least priority, wakes nothing; the iPhone lists it")
+    func passive() throws {
+        var reply = PushNotification(title: "a", body: "b", data: ["type": "reply_finished"], collapseID: "c")
+        reply.interruptionLevel = "passive"
+        reply.sound = ""
+        let message = try decoded(try FCMMessage(reply, badge: nil), token: "t").objectValue?["message"]?.objectValue
+        let android = message?["android"]?.objectValue
+        #expect(android?["priority"] == "normal")
+        #expect(android?["notification"]?.objectValue?["notification_priority"] == "PRIORITY_MIN")
+        let aps = message?["apns"]?.objectValue?["payload"]?.objectValue?["aps"]?.objectValue
+        #expect(aps?["interruption-level"] == "passive" && aps?["sound"] == nil)
+        let loud = try decoded(
+            try FCMMessage(PushNotification(title: "a", body: "b", data: [:], collapseID: "c"), badge: nil), token: "t")
+        #expect(loud.objectValue?["message"]?.objectValue?["android"]?.objectValue?["priority"] == "high")
+    }
+
     @Test("a token JSON would escape is escaped, not spliced raw")
     func escapedToken() throws {
         let json = try decoded(

@@ -41,7 +41,8 @@ struct EventTests {
         #expect(sent.title == title)
         #expect(sent.body == body)
         #expect(sent.showsBadge == badge)
-        #expect(sent.interruptionLevel == level)
+        // The level each push service sends: its type's row of the urgency table.
+        #expect(EventUrgencies.defaults.applied(to: sent).interruptionLevel == level)
         #expect(
             sent.data["type"] == .string(type) && sent.data["server_key"] == .string(fixture.serverKey.hex)
                 && sent.data["cwd"] == .string(cwd))

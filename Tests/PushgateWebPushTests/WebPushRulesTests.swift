@@ -86,10 +86,22 @@ struct WebPushRulesTests {
         #expect(PushVerdict(WebPushAnswer.transportFailure(.goAway(debugData: nil))) == .resend(reason: "GoAway"))
     }
 
+    @Test("a passive push (quiet hours) is shown silent: no sound, no vibration; others are not marked")
+    func silentWhenPassive() throws {
+        var notification = PushNotification(title: "t", body: "b", data: [:], collapseID: "c")
+        let loud = try JSONValue.parse(
+            try SealedPlaintext.encode(notification, badge: nil, maxBytes: SealedRecord.maxPlaintext))
+        #expect(loud.objectValue?["silent"] == nil)
+        notification.interruptionLevel = "passive"
+        let quiet = try JSONValue.parse(
+            try SealedPlaintext.encode(notification, badge: nil, maxBytes: SealedRecord.maxPlaintext))
+        #expect(quiet.objectValue?["silent"] == true)
+    }
+
     @Test("urgency per event type: high for approvals, low for badge updates, normal otherwise")
     func urgency() {
-        #expect(EventType.approvalRequested.defaultUrgency == .high)
-        #expect(EventType.replyFinished.defaultUrgency == .normal)
+        #expect(EventUrgencies.defaults.urgency(of: "approval_requested").webPushUrgency == .high)
+        #expect(EventUrgencies.defaults.urgency(of: "reply_finished").webPushUrgency == .normal)
         #expect(PushNotification.badgeUpdate(serverKey: "k").urgency == .low)
     }
 }

@@ -48,6 +48,9 @@ def main() -> int:
         "success_count": batch.success_count, "failure_count": batch.failure_count,
         "message_ids": sum(1 for r in batch.responses if r.success and r.message_id),
     }
+    # Why any failed, for the test's message (not compared).
+    result["multicast_failures"] = sorted({
+        "%s: %s" % (type(r.exception).__name__, str(r.exception)[:200]) for r in batch.responses if not r.success})
 
     expected = {
         "unregistered-sdk-token": messaging.UnregisteredError,

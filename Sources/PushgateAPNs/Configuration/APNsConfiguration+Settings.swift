@@ -43,6 +43,7 @@ extension APNsConfiguration {
         )
         configuration.sealing = try PushSealing.read(from: settings)
         configuration.approvalActions = try ApprovalActions.read(from: settings)
+        configuration.urgencies = try EventUrgencies.read(from: settings)
         configuration.activityAttributesType = try settings.value(.apnsActivityAttributesType)
         configuration.settingNames = .init(
             credentials: credentials.map(settings.name(of:)).joined(separator: ", ") + " and "

@@ -17,6 +17,7 @@ public struct APNsConfiguration: Sendable {
         copy.settingNames = settingNames
         copy.sealing = sealing
         copy.approvalActions = approvalActions
+        copy.urgencies = urgencies
         copy.activityAttributesType = activityAttributesType
         return copy
     }
@@ -71,6 +72,8 @@ public struct APNsConfiguration: Sendable {
     public var sealing = PushSealing()
     /// What an approval carries to a phone that can decide it (issue 73).
     public var approvalActions = ApprovalActions()
+    /// Each event type's interruption level, relevance score and urgency (issue 75).
+    public var urgencies = EventUrgencies.defaults
     /// The `attributes-type` of a Live Activity it starts by push (issue 64).
     public var activityAttributesType = "AgentRunAttributes"
 

@@ -24,8 +24,12 @@ public struct PushNotification: Sendable, Hashable, Codable {
     /// alert or sound.
     public var isBadgeUpdate: Bool
     /// How soon the device should wake for it, where the service asks (Web Push's
-    /// `Urgency`): set per event type (``EventType/defaultUrgency``).
+    /// `Urgency`): set per event type (``EventUrgencies/defaults``), then by the
+    /// app's urgency table as it is sent (``EventUrgencies``).
     public var urgency: PushUrgency
+    /// `aps.relevance-score` (0 to 1: the notification summary's order), from the
+    /// app's urgency table as it is sent (``EventUrgencies``); never stored.
+    public var relevanceScore: Double? = nil
     /// The sealed record (base64url) of what this push holds, for one device that
     /// registered payload keys (``PushSealing``): sent beside the neutral text as
     /// `encrypted` with `mutable-content`, so that the app's Notification Service

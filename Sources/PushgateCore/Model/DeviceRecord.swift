@@ -13,6 +13,8 @@ public struct DeviceRecord: Sendable, Hashable {
     public let activityToken: String?
     /// Until when its app shows this agent's chat (`appState`, issue 75).
     public let foregroundUntil: Date?
+    /// Its installation's quiet hours (`quiet_hours`, issue 75).
+    public let quietHours: QuietHours?
     /// Its delivery address's service lets a push show nothing (``PushAddressFormat/allowsSilentPushes``).
     public let allowsSilentPushes: Bool
 
@@ -22,6 +24,7 @@ public struct DeviceRecord: Sendable, Hashable {
     public static func fieldsRead(_ formats: PushAddressFormats, activities: Bool = false) -> [String] {
         formats.documentFields + [FieldName.bundleID, FieldName.apnsEnvironment, FieldName.apnsEnvironmentLearned]
             + [FieldName.payloadKeys, FieldName.decisionKey, FieldName.foregroundUntil]
+            + [FieldName.quietHours]
             + (activities ? [FieldName.activityStartToken, FieldName.activityToken] : [])
     }
 
@@ -50,6 +53,7 @@ public struct DeviceRecord: Sendable, Hashable {
         activityToken = document.string(FieldName.activityToken)
         self.allowsSilentPushes = allowsSilentPushes
         foregroundUntil = document.string(FieldName.foregroundUntil).flatMap(RFC3339.parse)
+        quietHours = document.fields[FieldName.quietHours].flatMap { QuietHours(stored: $0) }
         let sealing = sealsItself ? nil : PayloadSealing(field: document.fields[FieldName.payloadKeys])
         let app = document.string(FieldName.bundleID)
         let decides = document.string(FieldName.decisionKey) != nil

@@ -51,6 +51,9 @@ public enum FieldName {
     /// Until when the installation's app shows this agent's chat in the foreground
     /// (`appState`, issue 75): its replies come as a silent update meanwhile.
     public static let foregroundUntil = "foregroundUntil"
+    /// `{"from", "to", "timeZone"}`: the installation's quiet hours (issue 75), spread
+    /// under every agent of the installation as a token is.
+    public static let quietHours = "quietHours"
     // servers/{serverKey}/installations/{installationId}
     /// The events counted on the badge not yet resolved, under every agent (their
     /// document ids, `sha256(eventId)`): how many is `aps.badge`.

@@ -94,7 +94,9 @@ public enum EventComposer {
         data["web_url"] = event.webURL.map(JSONValue.string)
         // What tells the phone it may answer in words (``PushNotification/decisionKind``).
         data["answerable"] = event.answerable && event.eventID != nil ? .bool(true) : nil
-        let interruptionLevel = event.interruptionLevel ?? event.type.defaultInterruptionLevel
+        // The caller's level, if any: the type's comes from the app's urgency table
+        // as the push is sent (``EventUrgencies``).
+        let interruptionLevel = event.interruptionLevel
         return PushNotification(
             title: title,
             body: body,
@@ -108,7 +110,7 @@ public enum EventComposer {
             showsBadge: event.showsBadge ?? event.type.showsBadgeByDefault,
             // As the production gateway's replies: the app wakes to fetch the reply.
             contentAvailable: event.type == .replyFinished,
-            urgency: event.type.defaultUrgency
+            urgency: EventUrgencies.defaults.urgency(of: event.type.rawValue).webPushUrgency
         )
     }
 

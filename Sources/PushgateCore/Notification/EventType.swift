@@ -78,13 +78,6 @@ public enum EventType: Sendable, Hashable, CustomStringConvertible {
     /// Whether pushes show the device's count of unresolved approvals by default.
     public var showsBadgeByDefault: Bool { self == .approvalRequested }
 
-    /// `aps.interruption-level` by default.
-    public var defaultInterruptionLevel: String? { waitsOnThePerson ? "time-sensitive" : nil }
-
-    /// How soon a device should wake for it (Web Push's `Urgency`): an approval
-    /// waits on the person, the rest can wait for the device's next wake-up.
-    public var defaultUrgency: PushUrgency { waitsOnThePerson ? .high : .normal }
-
     /// Whether an agent is held until its person answers (an approval, a question).
     public var waitsOnThePerson: Bool { self == .approvalRequested || self == .questionAsked }
 

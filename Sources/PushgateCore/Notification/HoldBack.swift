@@ -15,8 +15,30 @@ public enum HoldBack: String, Sendable, Hashable, Codable, CaseIterable {
     /// The person was at the agent's own keyboard within `PUSHGATE_AT_KEYBOARD_WINDOW`
     /// (a prompt typed, a permission answered at the terminal): nothing goes.
     case atKeyboard = "at_keyboard"
-    /// The installation's quiet hours.
+    /// The installation's quiet hours, with `PUSHGATE_QUIET_HOURS=hold`: it waits in
+    /// the outbox until they end.
     case quietHours = "quiet_hours"
+    /// The installation's quiet hours (`PUSHGATE_QUIET_HOURS=passive`, the default):
+    /// sent at once, passive — no sound, no banner, only listed.
+    case quietHoursPassive = "quiet_hours_passive"
+
+    /// The reason a timeline and a trigger's answer give.
+    public var reason: String { self == .quietHoursPassive ? HoldBack.quietHours.rawValue : rawValue }
+
+    /// Whether the event's own push did not go (`suppressed` in the timeline): all
+    /// but a passive one in quiet hours, which went, quietly.
+    public var suppresses: Bool { self != .quietHoursPassive }
+
+    /// What the twin's send is, in the timeline: a silent update, a passive push, the
+    /// push the quiet hours held; nothing for what was not sent at all.
+    public var sentAs: String? {
+        switch self {
+        case .inApp: "silent_update"
+        case .quietHoursPassive: "passive"
+        case .quietHours: "after_quiet_hours"
+        case .atKeyboard: nil
+        }
+    }
 
     /// Whether an event may be held back at all.
     public static func applies(to event: EventComposer.Event) -> Bool {

@@ -42,12 +42,24 @@ public struct EnqueueRequest: Sendable {
     /// stored with `lease`, `deliveries` empty; not with coalescing.
     public let expansion: OutboxExpansion?
     /// Notifications stored with this one, each due at its own time (an event's
-    /// reminders): only their notification, deliveries and `dueAt` are used.
-    public let reminders: [EnqueueRequest]
+    /// reminders): only their notification, deliveries, `dueAt`, `lease` and
+    /// `withheldBecause` are used.
+    public var reminders: [EnqueueRequest]
     /// Document writes committed with the notification (an event's record, the badge
     /// counts it raises): what the notification's first try reads is there when it
     /// starts, and a crash keeps both or neither. Not made for a duplicate.
     public let documentWrites: [DocumentWrite]
+    /// What the event's push leaves to the devices it is held back from (issue 75),
+    /// sent at once: its twins due now and not withheld, which the worker leases and
+    /// tries with the push itself.
+    public var sentWithThePush: [Int] {
+        reminders.indices.filter { index in
+            let twin = reminders[index]
+            return twin.notification.content.heldBack != nil && twin.withheldBecause == nil
+                && twin.dueAt <= notification.createdAt
+        }
+    }
+
     /// Set for deliveries stored as not sent (issue 75): born withdrawn, finished, with
     /// the reason as their last, for the installations' timelines. Only a reminder's
     /// (``reminders``) may be.

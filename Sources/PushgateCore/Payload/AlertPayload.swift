@@ -119,6 +119,7 @@ public enum AlertPayload {
         aps["badge"] = (notification.showsBadge ? badge : nil).map { .number(Double($0)) }
         aps["thread-id"] = notification.threadID.map(JSONValue.string)
         aps["interruption-level"] = notification.interruptionLevel.map(JSONValue.string)
+        aps["relevance-score"] = notification.relevanceScore.map(JSONValue.number)
         // A phone that can decide: its Allow and Deny, under the app's category (issue 73).
         aps["category"] = notification.category.map(JSONValue.string)
         if contentAvailable || notification.contentAvailable { aps["content-available"] = 1 }

@@ -6,7 +6,7 @@
 /// notification under, so that a newer one with the same tag replaces it, as its
 /// `Topic` replaces an undelivered one. A browser that can decide an approval gets its
 /// `actions` (`allow`, `deny`) and `require_interaction`; one that can answer in words
-/// an `answer` action of `type: text`. A badge update shows its resolution's line
+/// an `answer` action of `type: text`. A passive push is `silent`. A badge update shows its resolution's line
 /// (``PushNotification/badgeUpdate(serverKey:resolved:)``): a Web Push never shows
 /// nothing.
 public enum SealedPlaintext {
@@ -30,6 +30,8 @@ public enum SealedPlaintext {
                 "data": .object(fitted.data.mapValues(\.asDataString)),
             ]
             object["tag"] = tag.map(JSONValue.string)
+            // A passive push (quiet hours, issue 75): shown without a sound or a vibration.
+            if notification.interruptionLevel == "passive" { object["silent"] = true }
             if let kind = notification.offeredDecision {
                 // A browser that can answer (issues 73, 74): its buttons or its text
                 // box; what holds an agent up stays until answered.

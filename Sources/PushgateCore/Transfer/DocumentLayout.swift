@@ -47,6 +47,8 @@ public enum DocumentLayout {
         case payloadKeys
         /// A phone's decision key: an uncompressed P-256 point, base64url without padding.
         case decisionKey
+        /// An installation's quiet hours, as a registration stores them (``QuietHours``).
+        case quietHours
         case oneOf(Set<String>)
         /// One-line text (no control, bidirectional or separator character) of
         /// `characters` characters, as a request's field of that name.
@@ -115,6 +117,7 @@ public enum DocumentLayout {
                     false
                 }
             case .decisionKey: value.stringValue.map { DecisionKey($0)?.text == $0 } ?? false
+            case .quietHours: QuietHours(stored: value)?.stored == value
             case .anything: true
             case .oneOf(let allowed): value.stringValue.map(allowed.contains) ?? false
             case .eventType: value.stringValue.flatMap(EventType.init(rawValue:)) != nil
@@ -153,6 +156,7 @@ public enum DocumentLayout {
             case .seconds: "a whole number of seconds since 1970"
             case .payloadKeys: #"{"p256dh", "auth"}: a P-256 point (65 bytes) and 16 bytes, base64url without padding"#
             case .decisionKey: "an uncompressed P-256 public key (65 bytes), base64url without padding"
+            case .quietHours: #"{"from": "HH:MM", "to": "HH:MM", "timeZone": "<IANA zone>"}, from and to differing"#
             case .anything: "any value"
             case .oneOf(let allowed): allowed.sorted().map { "\"\($0)\"" }.joined(separator: " or ")
             case .text(let characters), .message(let characters):
@@ -213,6 +217,7 @@ public enum DocumentLayout {
                 FieldName.activitySentAt: optional(.seconds),
                 // Minutes ahead at most: an app's state lasts a minute.
                 FieldName.foregroundUntil: optional(.timestamp),
+                FieldName.quietHours: optional(.quietHours),
                 FieldName.createdAt: required(.pastTimestamp), FieldName.updatedAt: required(.pastTimestamp),
             ].merging(addresses) { general, _ in general }
         case .agentLastEvent, .serverLastEvent:

@@ -165,21 +165,13 @@ public struct TriggerPlan: Sendable {
         )
         let (selected, excludedCount) = request.selection.apply(to: devices)
         self.excludedCount = excludedCount
-        let held = Self.holdBack(
-            event, from: selected, agentKey: agentKey, atKeyboardAt: atKeyboardAt, rules: rules, now: now)
+        let (sent, held) = HeldBackGroup.partition(
+            selected, for: event, agentKey: agentKey, atKeyboardAt: atKeyboardAt, rules: rules, now: now)
         deliveries =
             activityOnly
-            ? activity?.deliveries ?? [] : OutboxDelivery.deliveries(to: held.sent, of: notificationID)
-        heldBack = held.twins.map { reason, silent, devices in
-            var content = silent ? PushNotification.silentUpdate(of: composed, heldBack: reason) : composed
-            content.heldBack = reason
-            let twin = OutboxNotification(
-                id: RandomUUID.make(), serverKey: serverKey.hex,
-                agentKey: agentKey?.hex ?? OutboxNotification.everyAgent, content: content, createdAt: now,
-                expiresAt: expiresAt)
-            return EnqueueRequest(
-                twin, deliveries: OutboxDelivery.deliveries(to: devices, of: twin.id),
-                withheldBecause: silent ? nil : reason)
+            ? activity?.deliveries ?? [] : OutboxDelivery.deliveries(to: sent, of: notificationID)
+        heldBack = held.map { group in
+            group.enqueueRequest(of: composed, serverKey: serverKey, agentKey: agentKey, now: now, expiresAt: expiresAt)
         }
         activityCompanion =
             activityOnly
@@ -254,34 +246,6 @@ public struct TriggerPlan: Sendable {
             bookkeeping.append(.set(state, [FieldName.lastOccurredAt: .value(.string(RFC3339.format(occurredAt)))]))
         }
         self.bookkeeping = bookkeeping
-    }
-
-    /// Which of `selected` an event goes to as it is, and which get it another way or
-    /// not at all (``HoldBack``): all of them while the person is at the agent's
-    /// keyboard, else those whose app shows the agent's chat — silently where their
-    /// service allows it. Only an agent's events that can wait are held back.
-    static func holdBack(
-        _ event: EventComposer.Event, from selected: [DeviceRecord], agentKey: AgentKey?, atKeyboardAt: Date?,
-        rules: TriggerRules, now: Date
-    ) -> (sent: [DeviceRecord], twins: [(reason: HoldBack, silent: Bool, devices: [DeviceRecord])]) {
-        guard agentKey != nil, HoldBack.applies(to: event), !selected.isEmpty else { return (selected, []) }
-        if let window = rules.atKeyboardWindow, let atKeyboardAt, now.timeIntervalSince(atKeyboardAt) <= window {
-            return ([], [(.atKeyboard, false, selected)])
-        }
-        var sent: [DeviceRecord] = []
-        var silent: [DeviceRecord] = []
-        var withheld: [DeviceRecord] = []
-        for device in selected {
-            guard let until = device.foregroundUntil, until > now else {
-                sent.append(device)
-                continue
-            }
-            if device.allowsSilentPushes { silent.append(device) } else { withheld.append(device) }
-        }
-        return (
-            sent,
-            [(HoldBack.inApp, true, silent), (HoldBack.inApp, false, withheld)].filter { !$0.devices.isEmpty }
-        )
     }
 
     /// What the outbox stores in one atomic write (the worker leases it when it tries

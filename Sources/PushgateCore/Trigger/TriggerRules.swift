@@ -18,6 +18,9 @@ public struct TriggerRules: Sendable, Hashable {
     /// How long after its person was last at the agent's keyboard its replies are
     /// held back (`PUSHGATE_AT_KEYBOARD_WINDOW`, issue 75); `nil`: never.
     public var atKeyboardWindow: TimeInterval?
+    /// In an installation's quiet hours, what can wait waits in the outbox until they
+    /// end (`PUSHGATE_QUIET_HOURS=hold`); else it goes out passive.
+    public var holdsInQuietHours = false
     /// How an agent's Live Activity is driven (issue 64).
     public var activity = LiveActivityRules()
 

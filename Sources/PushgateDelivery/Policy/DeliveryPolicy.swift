@@ -47,6 +47,9 @@ public struct DeliveryPolicy: Sendable, Hashable {
     /// that can wait are held back for this long after its hook saw its person at
     /// the keyboard (issue 75). Off by default.
     public var atKeyboardWindow: Duration? = nil
+    /// Whether what can wait waits in the outbox until an installation's quiet hours
+    /// end (`PUSHGATE_QUIET_HOURS=hold`) rather than going out passive (issue 75).
+    public var holdsInQuietHours = false
     /// Whether a reply whose caller does not send `include_preview` shows its text
     /// (`PUSHGATE_PREVIEW_DEFAULT`: seed 003 shows it).
     public var showsPreviewByDefault = true
@@ -72,6 +75,7 @@ public struct DeliveryPolicy: Sendable, Hashable {
             showsPreviewByDefault: showsPreviewByDefault)
         rules.activity = activity
         rules.atKeyboardWindow = atKeyboardWindow?.seconds
+        rules.holdsInQuietHours = holdsInQuietHours
         return rules
     }
 

@@ -79,7 +79,9 @@ public final class DeliveryWorker: Service, Sendable {
     /// first try starts, so the try reads it.
     public func submit(_ request: EnqueueRequest) async throws -> Submission {
         var request = request
-        let count = request.deliveries.count
+        // The twins that go at once to the devices the push is held back from: tried with it.
+        let twins = request.coalescing == nil ? request.sentWithThePush : []
+        let count = request.deliveries.count + twins.reduce(0) { $0 + request.reminders[$1].deliveries.count }
         let admitted =
             request.coalescing == nil
             && load.withLockedValue { load in
@@ -88,6 +90,7 @@ public final class DeliveryWorker: Service, Sendable {
                 return true
             }
         request.lease = admitted ? .init(owner: tryOwner(), until: now().addingTimeInterval(policy.lease.seconds)) : nil
+        for index in twins { request.reminders[index].lease = request.lease }
         let stored: EnqueueResult
         do {
             stored = try await outbox.enqueue(request)
@@ -101,12 +104,19 @@ public final class DeliveryWorker: Service, Sendable {
         }
         guard let lease = request.lease else { return Submission(stored: stored, firstTry: nil) }
         let (notification, deliveries, expansion) = (request.notification, request.deliveries, request.expansion)
+        let twinSends = twins.map { (request.reminders[$0].notification, request.reminders[$0].deliveries) }
         let firstTry = inBackground(load: count) { [runner] in
-            if let expansion {
-                try await runner.expand(expansion, of: notification, owner: lease.owner, leasedUntil: lease.until)
-            } else {
-                try await runner.run(deliveries, of: notification, owner: lease.owner, leasedUntil: lease.until)
+            let report =
+                if let expansion {
+                    try await runner.expand(expansion, of: notification, owner: lease.owner, leasedUntil: lease.until)
+                } else {
+                    try await runner.run(deliveries, of: notification, owner: lease.owner, leasedUntil: lease.until)
+                }
+            // The answer reports the push's own deliveries: the twins' are their timelines'.
+            for (twin, twinDeliveries) in twinSends where !twinDeliveries.isEmpty {
+                _ = try await runner.run(twinDeliveries, of: twin, owner: lease.owner, leasedUntil: lease.until)
             }
+            return report
         }
         return Submission(stored: stored, firstTry: firstTry)
     }

@@ -35,6 +35,7 @@ extension FCMConfiguration {
         )
         configuration.sealing = try PushSealing.read(from: settings)
         configuration.approvalActions = try ApprovalActions.read(from: settings)
+        configuration.urgencies = try EventUrgencies.read(from: settings)
         configuration.settingNames = .init(
             credentials: settings.name(of: credentials),
             destination: "\(settings.name(of: projectID)) and \(settings.name(of: url))",

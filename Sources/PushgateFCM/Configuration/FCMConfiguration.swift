@@ -29,6 +29,8 @@ public struct FCMConfiguration: Sendable {
     public var sealing = PushSealing()
     /// What an approval carries to a phone that can decide it (issue 73).
     public var approvalActions = ApprovalActions()
+    /// Each event type's interruption level, relevance score and urgency (issue 75).
+    public var urgencies = EventUrgencies.defaults
 
     /// The operator's names for what to check.
     public struct SettingNames: Sendable {

@@ -91,8 +91,21 @@ public struct FCMMessage: Sendable {
                     ],
                     "payload": ["aps": aps],
                 ],
-                "android": ["collapse_key": .string(notification.collapseID), "priority": "high"],
+                "android": android(notification),
             ]
+        ]
+    }
+
+    /// The `android` block of an alert: its collapse key, and its priority — high,
+    /// but for a passive push (quiet hours, issue 75), which wakes nothing and is
+    /// shown at the least priority (`notification_priority: PRIORITY_MIN`).
+    private static func android(_ notification: PushNotification) -> JSONValue {
+        guard notification.interruptionLevel == "passive" else {
+            return ["collapse_key": .string(notification.collapseID), "priority": "high"]
+        }
+        return [
+            "collapse_key": .string(notification.collapseID), "priority": "normal",
+            "notification": ["notification_priority": "PRIORITY_MIN"],
         ]
     }
 

@@ -66,8 +66,11 @@ public struct EventStatusFunction: Sendable {
         var steps: [EventStatusAnswer.Step] = []
         if !isReminder { steps.append(.init(.accepted, at: RFC3339.format(row.enqueuedAt))) }
         if let heldBack = row.heldBack {
-            // Held back (issue 75): then a silent update's tries, or nothing sent.
-            steps.append(.init(.suppressed, at: RFC3339.format(row.enqueuedAt), reason: heldBack.rawValue))
+            // Held back (issue 75): then a silent update's or a held push's tries, or
+            // nothing sent; a passive push in quiet hours was sent, quietly.
+            if heldBack.suppresses {
+                steps.append(.init(.suppressed, at: RFC3339.format(row.enqueuedAt), reason: heldBack.reason))
+            }
             if row.state == .cancelled, row.lastReason == heldBack.rawValue { return steps }
         }
         let finished = RFC3339.format(row.finishedAt ?? row.enqueuedAt)
@@ -76,7 +79,7 @@ public struct EventStatusFunction: Sendable {
         case .delivered:
             steps.append(
                 .init(
-                    .sent, at: finished, reason: isReminder ? "reminder" : row.heldBack.map { _ in "silent_update" },
+                    .sent, at: finished, reason: isReminder ? "reminder" : row.heldBack?.sentAs,
                     service: service, messageID: messageID ? row.pushID : nil))
         case .failed:
             steps.append(.init(.refused, at: finished, reason: row.lastReason ?? "unknown", service: service))

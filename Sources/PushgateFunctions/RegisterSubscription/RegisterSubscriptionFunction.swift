@@ -60,14 +60,17 @@ public struct RegisterSubscriptionFunction: Sendable {
         let timestamp = JSONValue.string(RFC3339.format(now))
         let devicePath = try NamespacePaths.device(request.installationID, of: agentKey, of: serverKey)
 
-        // The addresses, and the payload keys, push-to-start token and decision key
-        // when given: what one installation holds under every agent, and a rotation spreads.
+        // The addresses, and the payload keys, push-to-start token, decision key and
+        // quiet hours when given: what one installation holds under every agent, and a
+        // rotation spreads.
         var tokenFields = Dictionary(
             request.addresses.map { ($0.documentField, $0.address.map { FieldValue.value(.string($0)) } ?? .delete) }
         ) { first, _ in first }
         tokenFields[FieldName.payloadKeys] = request.payloadKeys.map { .value(PayloadSealing.field($0)) }
         tokenFields[FieldName.activityStartToken] = request.activityStartToken.map { .value(.string($0)) }
         tokenFields[FieldName.decisionKey] = request.decisionKey.map { .value(.string($0.text)) }
+        tokenFields[FieldName.quietHours] = request.quietHours.map { hours in hours.map { .value($0.stored) } ?? .delete
+        }
 
         var agentFields: [String: FieldValue] = [
             FieldName.cwd: .value(.string(request.cwd)),
@@ -134,6 +137,7 @@ public struct RegisterSubscriptionFunction: Sendable {
             && request.payloadKeys.map { device.fields[FieldName.payloadKeys] == PayloadSealing.field($0) } ?? true
             && request.activityStartToken.map { device.string(FieldName.activityStartToken) == $0 } ?? true
             && request.decisionKey.map { device.string(FieldName.decisionKey) == $0.text } ?? true
+            && request.quietHours.map { device.fields[FieldName.quietHours] == $0?.stored } ?? true
     }
 
     /// The device's APNs environment: the one the registration states (no longer

@@ -24,6 +24,9 @@ public struct RegisterSubscriptionRequest: Sendable, Hashable {
     /// The key its phone signs decisions with (`decision_key`, issue 73); `nil`: the
     /// stored one stays.
     public let decisionKey: DecisionKey?
+    /// The installation's quiet hours (`quiet_hours`, issue 75): `.some(nil)` when an
+    /// empty object turns them off; `nil`: the stored ones stay.
+    public let quietHours: QuietHours??
 
     /// Checks every field of the body (see `functions/registerSubscription/`); the
     /// push addresses are those of `formats`, each checked by its service's rule.
@@ -81,6 +84,26 @@ public struct RegisterSubscriptionRequest: Sendable, Hashable {
         }
         decisionKey = try fields.optionalString("decision_key").map { key throws(FunctionError) in
             try DecisionKey(registered: key, field: "decision_key")
+        }
+        quietHours = try fields.optionalObject("quiet_hours").map { hours throws(FunctionError) -> QuietHours? in
+            try Self.quietHours(hours)
+        }
+    }
+
+    /// `{"from": "HH:MM", "to": "HH:MM", "time_zone": "<IANA zone>"}`, or `{}` (none).
+    static func quietHours(_ object: [String: JSONValue]) throws(FunctionError) -> QuietHours? {
+        guard !object.isEmpty else { return nil }
+        guard let from = object["from"]?.stringValue, let to = object["to"]?.stringValue,
+            let zone = object["time_zone"]?.stringValue
+        else {
+            throw .invalidArgument(
+                "'quiet_hours' must be {\"from\": \"HH:MM\", \"to\": \"HH:MM\", \"time_zone\": \"<IANA zone>\"}, or {} to turn them off",
+                field: "quiet_hours")
+        }
+        do {
+            return try QuietHours(from: from, to: to, timeZone: zone)
+        } catch {
+            throw .invalidArgument("'quiet_hours': \(error.description)", field: "quiet_hours")
         }
     }
 

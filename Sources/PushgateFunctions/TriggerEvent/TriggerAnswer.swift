@@ -229,7 +229,7 @@ extension TriggerAnswer {
         previewIncluded = plan.previewIncluded
         var held: [String: Int] = [:]
         for twin in plan.heldBack {
-            held[twin.notification.content.heldBack?.rawValue ?? "unknown", default: 0] += twin.deliveries.count
+            held[twin.notification.content.heldBack?.reason ?? "unknown", default: 0] += twin.deliveries.count
         }
         heldBack = held.isEmpty ? nil : held
     }

@@ -22,7 +22,8 @@ import Yams
 public struct AppSettings: Sendable, Hashable {
     /// The keys an app may give, flat (`apns:` + `key_path` is `apns_key_path`).
     public static let keys = Set(
-        (PushServicePlugins.installed().flatMap(\.perAppSettings) + PushSealing.settings + ApprovalActions.settings)
+        (PushServicePlugins.installed().flatMap(\.perAppSettings) + PushSealing.settings + ApprovalActions.settings
+            + EventUrgencies.settings)
             .map(\.key))
 
     public let id: String

@@ -20,6 +20,7 @@ extension SettingSources {
         policy.escalation = try value(.escalationSchedule)
         policy.coalesceWindow = try value(.coalesceWindow)
         policy.atKeyboardWindow = try value(.atKeyboardWindow)
+        policy.holdsInQuietHours = try value(.quietHours)
         policy.activity.updateInterval = .seconds(try value(.activityUpdateInterval))
         policy.showsPreviewByDefault = try value(.previewDefault)
         policy.staleDeviceAge = try value(.staleDeviceDays)

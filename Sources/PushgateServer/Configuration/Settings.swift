@@ -119,6 +119,12 @@ extension Setting {
             "at_keyboard_window", in: 1...3600, expected: "seconds from 1 to 3600, or off",
             "Seconds after the agent's hook saw its person at the keyboard in which its replies are held back.")
     }
+    public static var quietHours: Setting<Bool> {
+        .choice(
+            "quiet_hours", default: "passive", "passive or hold",
+            "In an installation's quiet hours: passive (sent at once, no sound or banner) or hold (sent as they end)."
+        ) { ["passive": false, "hold": true][$0] }
+    }
     /// A window of seconds (`30`, `30s`) in `range`, or none (`off`, `0`, blank): off by default.
     private static func window(
         _ key: String, in range: ClosedRange<Double>, expected: String, _ help: String
@@ -303,12 +309,14 @@ extension AnySetting {
             Setting<Int>.maxConnectionsPerAddress.erased, Setting<Int>.idleTimeout.erased,
             Setting<Int>.receiveTimeout.erased,
             Setting<String>.defaultApp.erased,
-        ] + PushServicePlugins.installed().flatMap(\.settings) + PushSealing.settings + ApprovalActions.settings + [
+        ] + PushServicePlugins.installed().flatMap(\.settings) + PushSealing.settings + ApprovalActions.settings
+        + EventUrgencies.settings + [
             Setting<Duration>.triggerWait.erased, Setting<Int>.answerMaxDevices.erased,
             Setting<Int>.deliveryMaxAttempts.erased, Setting<Duration>.outboxLease.erased,
             Setting<Int>.outboxRetentionDays.erased, Setting<Int>.storeMinFreeMB.erased,
             Setting<Duration>.shutdownGrace.erased, Setting<[Duration]>.escalationSchedule.erased,
             Setting<Duration?>.coalesceWindow.erased, Setting<Duration?>.atKeyboardWindow.erased,
+            Setting<Bool>.quietHours.erased,
             Setting<Int>.activityUpdateInterval.erased,
             Setting<Bool>.previewDefault.erased,
             Setting<Duration?>.staleDeviceDays.erased,

@@ -31,6 +31,7 @@ extension WebPushConfiguration {
             endpointRules: try rules(from: settings),
             timeToLive: try settings.value(.webPushTTL), connectionsPerOrigin: try settings.value(.webPushConnections))
         configuration.caFileSetting = settings.name(of: Setting<String>.webPushCAFile.erased)
+        configuration.urgencies = try EventUrgencies.read(from: settings)
         return configuration
     }
 

@@ -1,3 +1,5 @@
+import PushgateCore
+
 /// Everything the Web Push provider needs, checked when it is read: the VAPID key
 /// parsed, the rules endpoints are held to.
 public struct WebPushConfiguration: Sendable {
@@ -20,6 +22,9 @@ public struct WebPushConfiguration: Sendable {
     public let maxAttempts: Int
     /// What errors call the CA file's setting.
     public var caFileSetting = "the extra CA file"
+    /// Each event type's `Urgency` (issue 75): the gateway's table (Web Push serves
+    /// every app through one VAPID key).
+    public var urgencies = EventUrgencies.defaults
 
     public init(
         vapidKey: VAPIDKey, subject: String, extraTrustedCAFile: String? = nil,
