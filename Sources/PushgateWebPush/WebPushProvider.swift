@@ -53,25 +53,18 @@ public final class WebPushProvider: PushProvider {
 
     public func send(_ notification: PushNotification, to targets: [DeliveryTarget]) async -> [DeliveryOutcome] {
         let notification = configuration.urgencies.applied(to: notification)
-        let plaintexts: [[UInt8]]
-        // The tag a service worker shows it under: its Topic, so that a newer push
-        // with the same collapse id (a reminder, a resolution's line) replaces it.
-        let tag = notification.collapseID.isEmpty ? nil : WebPushHeaders.topic(for: notification.collapseID)
-        do {
-            // A browser that can decide an approval gets its actions (the category's
-            // name means nothing to a service worker: the plaintext names them).
-            plaintexts = try PayloadVariant.map(targets, of: notification, actions: ApprovalActions()) { shown, badge in
-                try SealedPlaintext.encode(shown, badge: badge, maxBytes: SealedRecord.maxPlaintext, tag: tag)
-            }
-        } catch {
-            return targets.map { _ in .failed(reason: "PayloadEncoding") }
-        }
         // Each device's subscription read once for the chunk; one that does not read
         // (not a stored subscription) fails on its own.
         var subscriptions: [WebPushSubscription?] = []
         subscriptions.reserveCapacity(targets.count)
         for target in targets {
             subscriptions.append(target.token.kind == .webpush ? WebPushSubscription(stored: target.token.value) : nil)
+        }
+        let plaintexts: [[UInt8]]
+        do {
+            plaintexts = try self.plaintexts(of: notification, to: targets, subscriptions: subscriptions)
+        } catch {
+            return targets.map { _ in .failed(reason: "PayloadEncoding") }
         }
         let headers = WebPushHeaders(notification, timeToLive: configuration.timeToLive)
         let rounds = SendRounds<Void>(
@@ -82,6 +75,44 @@ public final class WebPushProvider: PushProvider {
             indices, _, _ in
             await self.round(indices, subscriptions: subscriptions, plaintexts: plaintexts, headers: headers)
         }
+    }
+
+    /// What each target's record holds: the plaintext a service worker reads, or, for a
+    /// subscription of a push service that shows Declarative Web Push (Safari's) when
+    /// the push has a page to open, the declarative message, shown with no service
+    /// worker running. A browser that can decide an approval gets its actions (the
+    /// category's name means nothing to a service worker: the plaintext names them).
+    private func plaintexts(
+        of notification: PushNotification, to targets: [DeliveryTarget], subscriptions: [WebPushSubscription?]
+    ) throws -> [[UInt8]] {
+        // The tag it is shown under: its Topic, so that a newer push with the same
+        // collapse id (a reminder, a resolution's line) replaces it.
+        let tag = notification.collapseID.isEmpty ? nil : WebPushHeaders.topic(for: notification.collapseID)
+        let navigate = notification.data["web_url"]?.stringValue ?? configuration.navigateURL
+        let declarative = subscriptions.map { subscription in
+            navigate != nil
+                && subscription.map { configuration.declarativeHosts.contains($0.endpoint.host.lowercased()) }
+                    == true
+        }
+        guard let navigate, declarative.contains(true) else {
+            return try PayloadVariant.map(targets, of: notification, actions: ApprovalActions()) { shown, badge in
+                try SealedPlaintext.encode(shown, badge: badge, maxBytes: SealedRecord.maxPlaintext, tag: tag)
+            }
+        }
+        let indices = targets.indices
+        let forms = try [false, true].map { isDeclarative in
+            let subset = indices.filter { declarative[$0] == isDeclarative }
+            let built = try PayloadVariant.map(subset.map { targets[$0] }, of: notification, actions: ApprovalActions())
+            {
+                shown, badge in
+                isDeclarative
+                    ? try DeclarativeMessage.encode(
+                        shown, badge: badge, navigate: navigate, tag: tag, maxBytes: SealedRecord.maxPlaintext)
+                    : try SealedPlaintext.encode(shown, badge: badge, maxBytes: SealedRecord.maxPlaintext, tag: tag)
+            }
+            return Dictionary(uniqueKeysWithValues: zip(subset, built))
+        }
+        return indices.map { forms[declarative[$0] ? 1 : 0][$0] ?? [] }
     }
 
     /// One round: the pushes at `indices`, each origin's on its own pool, all at once.

@@ -56,6 +56,28 @@ struct WebPushEndToEndTests {
         return path
     }
 
+    /// A gateway sending to `emulator` (with `settings` beside the emulator's), its
+    /// clients' environment, and a subscription the emulator made for the gateway's
+    /// VAPID key. The gateway is the caller's to terminate.
+    func subscribed(to emulator: RunningEmulator, settings: [String: String] = [:]) async throws
+        -> (RunningGateway, [String: String], String)
+    {
+        let gateway = try await RunningGateway(
+            database: directory.appendingPathComponent("pushgate.sqlite").path,
+            environment: emulator.settings.merging(settings) { _, given in given })
+        do {
+            let published = try JSONValue.parse(
+                Array(try await APNsEndToEndTests.curl([gateway.baseURL + "/webpush/vapid-public-key"]).utf8))
+            let file = try await subscription(
+                from: emulator, for: try #require(published.objectValue?["public_key"]?.stringValue))
+            let client = ["CODEAGENTS_PUSH_SECRET": Self.secret, "CODEAGENTS_PUSH_GATEWAY_BASE_URL": gateway.baseURL]
+            return (gateway, client, file)
+        } catch {
+            gateway.terminate()
+            throw error
+        }
+    }
+
     @Test(
         "a browser subscribes with the gateway's VAPID key; a trigger reaches it sealed; once gone it is removed")
     func deliveredThroughTheGateway() async throws {
@@ -222,14 +244,8 @@ struct WebPushEndToEndTests {
     func resolvedApprovalShowsALine() async throws {
         let emulator = try await RunningEmulator(.webpush, directory: directory)
         defer { emulator.terminate() }
-        let gateway = try await RunningGateway(
-            database: directory.appendingPathComponent("pushgate.sqlite").path, environment: emulator.settings)
+        let (gateway, client, file) = try await subscribed(to: emulator)
         defer { gateway.terminate() }
-        let client = ["CODEAGENTS_PUSH_SECRET": Self.secret, "CODEAGENTS_PUSH_GATEWAY_BASE_URL": gateway.baseURL]
-        let published = try JSONValue.parse(
-            Array(try await APNsEndToEndTests.curl([gateway.baseURL + "/webpush/vapid-public-key"]).utf8))
-        let file = try await subscription(
-            from: emulator, for: try #require(published.objectValue?["public_key"]?.stringValue))
         for arguments in [
             [
                 "subscribe", "--cwd", "/srv/deploy", "--installation-id", "browser-1", "--platform", "web",
@@ -264,5 +280,71 @@ struct WebPushEndToEndTests {
             }
             #expect((Int(size) - 86 - 16) % 256 == 0, "padded: a record of \(size) bytes")
         }
+    }
+
+    /// Whether `message` is a declarative push message as the Push API's parser reads
+    /// one (what Safari 18.4 shows with no service worker running): `web_push` 8030, a
+    /// `notification` object with a string `title`, an absolute `navigate` URL, and
+    /// members of the types the format gives them; `nil` when it is one, else why not.
+    static func declarativeProblem(_ message: [String: JSONValue]) -> String? {
+        guard message["web_push"] == 8030 else { return "web_push is not 8030" }
+        guard let notification = message["notification"]?.objectValue else { return "no notification object" }
+        guard notification["title"]?.stringValue != nil else { return "no title string" }
+        guard let navigate = notification["navigate"]?.stringValue, let url = URL(string: navigate),
+            url.scheme == "https", url.host != nil
+        else { return "navigate is not an absolute https URL" }
+        for (name, value) in notification {
+            switch (name, value) {
+            case ("title", .string), ("body", .string), ("navigate", .string), ("tag", .string), ("lang", .string),
+                ("dir", .string), ("silent", .bool), ("mutable", .bool), ("data", _), ("require_interaction", .bool):
+                continue
+            case ("app_badge", .number(let badge)) where badge >= 0 && badge == badge.rounded():
+                continue
+            default: return "\(name) is not what the format allows: \(value)"
+            }
+        }
+        return nil
+    }
+
+    @Test(
+        "a Declarative Web Push service's subscription gets the declarative message, shown with no service worker; others keep the plaintext"
+    )
+    func declarative() async throws {
+        let emulator = try await RunningEmulator(.webpush, directory: directory)
+        defer { emulator.terminate() }
+        // The emulator stands in for Apple's service (web.push.apple.com by default).
+        let (gateway, client, file) = try await subscribed(
+            to: emulator, settings: ["PUSHGATE_WEBPUSH_DECLARATIVE_HOSTS": "127.0.0.1"])
+        defer { gateway.terminate() }
+        for arguments in [
+            [
+                "subscribe", "--cwd", "/srv/deploy", "--installation-id", "safari-1", "--platform", "web",
+                "--webpush-file", file,
+            ],
+            [
+                "event", "--cwd", "/srv/deploy", "--type", "approval_requested", "--event-id", "deploy-8",
+                "--body", "May I deploy?", "--web-url", "https://console.example/approvals/deploy-8",
+            ],
+            // No page to open: the service worker's form.
+            ["trigger", "--cwd", "/srv/deploy", "--message", "Deployed."],
+        ] {
+            let result = try await BuiltExecutable.run(arguments, environment: client)
+            #expect(result.status == 0, "\(arguments[0]): \(result.stdout)\(result.stderr)")
+        }
+        try await waitUntil("both pushes at the emulator", within: .seconds(20)) {
+            try await emulator.entries().filter { $0["status"] == 201 }.count >= 2
+        }
+        let entries = try await emulator.entries().filter { $0["status"] == 201 }
+        let (reply, approval) = (entries[0], entries[1])
+        let message = try #require(approval["payload"]?.objectValue)
+        #expect(Self.declarativeProblem(message) == nil, "\(Self.declarativeProblem(message) ?? ""): \(message)")
+        let shown = message["notification"]?.objectValue ?? [:]
+        #expect(shown["title"] == "Approval needed" && shown["body"] == "deploy: May I deploy?", "\(shown)")
+        #expect(shown["navigate"] == "https://console.example/approvals/deploy-8")
+        #expect(shown["app_badge"] == 1, "the device's count of approvals")
+        #expect(shown["tag"] == approval["headers"]?.objectValue?["topic"], "shown under its Topic")
+        #expect(shown["mutable"] == true && shown["data"]?.objectValue?["event_id"] == "deploy-8")
+        let plain = try #require(reply["payload"]?.objectValue)
+        #expect(plain["web_push"] == nil && plain["body"] == "Deployed.", "\(plain)")
     }
 }

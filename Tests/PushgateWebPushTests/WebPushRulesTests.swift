@@ -98,6 +98,31 @@ struct WebPushRulesTests {
         #expect(quiet.objectValue?["silent"] == true)
     }
 
+    @Test("the declarative message: its marker, the page to open, the badge, silent when passive, cut to fit")
+    func declarativeMessage() throws {
+        var approval = PushNotification(
+            title: "Approval needed", body: String(repeating: "é", count: 5000),
+            data: ["type": "approval_requested", "event_id": "e1", "count": 3], collapseID: "c", showsBadge: true)
+        let bytes = try DeclarativeMessage.encode(
+            approval, badge: 2, navigate: "https://app.example/e1", tag: "t", maxBytes: SealedRecord.maxPlaintext)
+        #expect(bytes.count <= SealedRecord.maxPlaintext)
+        let message = try #require(try JSONValue.parse(bytes).objectValue)
+        #expect(message["web_push"] == 8030)
+        let shown = try #require(message["notification"]?.objectValue)
+        #expect(shown["title"] == "Approval needed" && shown["navigate"] == "https://app.example/e1")
+        #expect(shown["app_badge"] == 2 && shown["tag"] == "t" && shown["mutable"] == true && shown["silent"] == nil)
+        #expect(shown["data"]?.objectValue?["count"] == "3" && shown["data"]?.objectValue?["badge"] == "2")
+        #expect((shown["body"]?.stringValue?.count ?? 0) > 1000, "the preview cut to fit, not dropped")
+
+        approval.showsBadge = false
+        approval.interruptionLevel = "passive"
+        let quiet = try JSONValue.parse(
+            try DeclarativeMessage.encode(
+                approval, badge: 2, navigate: "https://app.example/", tag: nil, maxBytes: SealedRecord.maxPlaintext))
+        let quietShown = quiet.objectValue?["notification"]?.objectValue
+        #expect(quietShown?["silent"] == true && quietShown?["app_badge"] == nil && quietShown?["tag"] == nil)
+    }
+
     @Test("urgency per event type: high for approvals, low for badge updates, normal otherwise")
     func urgency() {
         #expect(EventUrgencies.defaults.urgency(of: "approval_requested").webPushUrgency == .high)

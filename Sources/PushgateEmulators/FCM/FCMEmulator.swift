@@ -67,8 +67,12 @@ public final class FCMEmulator: Sendable {
         logger: Logger,
         onRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) throws -> some ApplicationProtocol {
+        // The Admin SDK's send_each opens a connection per message, up to 500 at once,
+        // as FCM takes them: more from one address than the other emulators allow (on
+        // a loaded machine the 65th was closed, and the SDK saw "Connection aborted").
         try EmulatorServer.application(
-            router: router(), host: host, port: port, identity: identity, serverName: "pushgate-fcm-emulator",
+            router: router(), host: host, port: port, identity: identity,
+            limits: EmulatorConnectionLimits(maxConnectionsPerAddress: 600), serverName: "pushgate-fcm-emulator",
             logger: logger, onRunning: onRunning)
     }
 

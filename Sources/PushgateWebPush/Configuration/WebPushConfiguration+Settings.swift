@@ -32,6 +32,8 @@ extension WebPushConfiguration {
             timeToLive: try settings.value(.webPushTTL), connectionsPerOrigin: try settings.value(.webPushConnections))
         configuration.caFileSetting = settings.name(of: Setting<String>.webPushCAFile.erased)
         configuration.urgencies = try EventUrgencies.read(from: settings)
+        configuration.declarativeHosts = try settings.value(.webPushDeclarativeHosts)
+        configuration.navigateURL = try settings.optional(.webPushNavigateURL)
         return configuration
     }
 

@@ -25,6 +25,12 @@ public struct WebPushConfiguration: Sendable {
     /// Each event type's `Urgency` (issue 75): the gateway's table (Web Push serves
     /// every app through one VAPID key).
     public var urgencies = EventUrgencies.defaults
+    /// The push services whose subscriptions get Declarative Web Push (Apple's:
+    /// `web.push.apple.com`), by host name, lower case.
+    public var declarativeHosts: Set<String> = ["web.push.apple.com"]
+    /// The page a declarative push opens when its event names no `web_url`; `nil`:
+    /// such a push goes in the service worker's form.
+    public var navigateURL: String?
 
     public init(
         vapidKey: VAPIDKey, subject: String, extraTrustedCAFile: String? = nil,
