@@ -18,9 +18,9 @@ public struct TriggerPlan: Sendable {
     /// Devices with a token the selection left out: excluded, or the same phone again.
     public let excludedCount: Int
     /// What goes to the devices the event is held back from (issue 75), stored with
-    /// the notification and due at once: a silent update to those whose app shows the
-    /// agent's chat, and deliveries stored as not sent (with their reason) for the
-    /// rest, so that each is in its installation's timeline.
+    /// the notification (``HeldBackGroup``): a silent update, a passive push, the push
+    /// held until quiet hours end, or deliveries stored as not sent (with their
+    /// reason), so that each is in its installation's timeline.
     public let heldBack: [EnqueueRequest]
     /// The push's body is the caller's preview (a reply's preview may be hidden).
     public let previewIncluded: Bool
