@@ -1,6 +1,6 @@
 // The console: one namespace seen through the gateway's public functions only
-// (GET /ping, GET /diagnostics, GET /healthz (status only); triggerEvent, unregisterSubscription,
-// resolveEvent for its actions). The push secret stays in this tab's sessionStorage
+// (GET /ping, GET /diagnostics, GET /healthz (status only); eventStatus for a push's
+// timeline; triggerEvent, unregisterSubscription, resolveEvent for its actions). The push secret stays in this tab's sessionStorage
 // and travels only as the Authorization header.
 import { ago, callJSON, chip, confirmButton, every, fromNow, h, light, render, table, time } from "./components.js";
 
@@ -17,6 +17,8 @@ const state = {
     selectedAgent: null,
     devicesPageToken: null,
     agents: [],
+    /** The event whose timeline is shown (read again with every refresh), or null. */
+    timelineEvent: null,
 };
 
 const statusWords = { connected: "connected", recent: "recent", not_connected: "not connected" };
@@ -81,10 +83,11 @@ async function refresh() {
     if (!state.secret) return;
     const query = new URLSearchParams({ page_size: "100" });
     if (state.agentsPageToken) query.set("page_token", state.agentsPageToken);
-    const [diagnostics, health, devices] = await Promise.all([
+    const [diagnostics, health, devices, timeline] = await Promise.all([
         callJSON(`/diagnostics?${query}`, { secret: state.secret }),
         callJSON("/healthz"),
         state.selectedAgent ? loadDevices() : Promise.resolve(null),
+        state.timelineEvent ? loadTimeline(state.timelineEvent) : Promise.resolve(null),
     ]);
     if (diagnostics.status === 401) return showSignIn(`The gateway refused this secret: ${diagnostics.message}`);
     if (!diagnostics.ok) {
@@ -100,6 +103,7 @@ async function refresh() {
     renderAgents(answer, now);
     renderDevices(devices, now);
     renderEvents(answer.pending_events ?? [], now);
+    renderTimeline(timeline, now);
     renderOwnFigures(answer, health);
     byID("refreshed").textContent =
         `Read at ${new Date(now).toLocaleTimeString()}; the page reads again every ${refreshSeconds} s.`;
@@ -252,6 +256,10 @@ function renderEvents(events, now) {
                         ? h("span", { class: "muted" }, "none left")
                         : h("ul", { class: "lights" }, event.next_reminders_at.map((at) => h("li", {}, time(at, fromNow(at, now))))),
                 h("div", { class: "actions" },
+                    h("button", {
+                        type: "button", class: "quiet", dataset: { focus: `timeline-${event.event_id}`, action: "timeline" },
+                        onclick: () => showTimeline(event.event_id),
+                    }, "Timeline"),
                     (event.type === "approval_requested" ? ["approved", "denied"] : ["resolved"]).map((resolution) =>
                         h("button", {
                             type: "button", class: resolution === "denied" ? "quiet" : undefined,
@@ -305,6 +313,7 @@ async function sendTestPush(agent, button) {
     const failed = result.failure_count > 0;
     toast(`Test push to ${agentName(agent)}: ${result.success_count} delivered, ${result.failure_count} failed, ` +
         `${result.pending_count} pending, of ${result.device_count} devices${reasons.length ? ` (${reasons.join(", ")})` : ""}.`, failed);
+    if (result.event_id) return showTimeline(result.event_id);
     refresh();
 }
 
@@ -330,6 +339,54 @@ async function resolveEvent(eventID, resolution, button) {
     refresh();
 }
 
+function loadTimeline(eventID) {
+    return callJSON("/eventStatus", { method: "POST", secret: state.secret, body: { event_id: eventID } });
+}
+
+/** Shows `eventID`'s timeline, and keeps it fresh while the page refreshes. */
+function showTimeline(eventID) {
+    state.timelineEvent = eventID;
+    byID("timeline-event").value = eventID;
+    refresh();
+}
+
+/** What each step of a timeline is called on the page. */
+const stepWords = {
+    accepted: "accepted", suppressed: "held back", sent: "sent", refused: "refused", retrying: "retrying",
+    delivered: "on the phone", opened: "opened", decided: "decided",
+};
+const stepKinds = { sent: "delivered", delivered: "delivered", opened: "delivered", refused: "failed", retrying: "pending", suppressed: "pending" };
+
+function renderTimeline(answer, now) {
+    if (!state.timelineEvent) return render(byID("timeline"), null, () => []);
+    if (!answer?.ok) {
+        return render(byID("timeline"), ["error", state.timelineEvent, answer?.message], () =>
+            h("p", { class: "notice error" }, `No timeline for ${state.timelineEvent}: ${answer?.message}`));
+    }
+    const installations = answer.body.installations ?? [];
+    const data = [answer.body, installations.map((i) => i.timeline.map((step) => ago(step.at, now)))];
+    render(byID("timeline"), data, () => [
+        h("p", {}, "Event ", h("span", { class: "mono", dataset: { timelineEvent: answer.body.event_id } }, answer.body.event_id)),
+        installations.length === 0 ? h("p", { class: "muted" }, "No installation was pushed this event.") : null,
+        installations.map((installation) => table(["When", "Step", "Service", "Why", "Service's id"],
+            installation.timeline.map((step) => ({
+                class: "step",
+                cells: [
+                    time(step.at, step.state === "retrying" ? fromNow(step.at, now) : ago(step.at, now)),
+                    chip(stepWords[step.state] ?? step.state, stepKinds[step.state] ?? ""),
+                    step.service ? (serviceNames[step.service] ?? step.service).trim() : "",
+                    step.reason ?? "",
+                    step.message_id ? h("span", { class: "mono" }, step.message_id) : "",
+                ],
+            })), { caption: `Installation ${installation.installation_id}`, empty: "Nothing happened yet." })),
+    ]);
+}
+
+byID("timeline-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    const eventID = byID("timeline-event").value.trim();
+    if (eventID) showTimeline(eventID);
+});
 byID("sign-in-form").addEventListener("submit", signIn);
 byID("sign-out").addEventListener("click", () => showSignIn());
 if (state.secret) showDashboard(); else showSignIn();

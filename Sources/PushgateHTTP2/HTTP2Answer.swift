@@ -2,9 +2,10 @@ import NIOCore
 
 /// What the server (or the connection to it) answered to one request.
 public enum HTTP2Answer: Sendable, Hashable {
-    /// An HTTP answer: its status, its `Retry-After` header, and its body (when it had
-    /// one and the status is not a success: no push service puts anything needed there).
-    case response(status: Int, retryAfter: String?, body: ByteBuffer?)
+    /// An HTTP answer: its status, its `Retry-After` header, its body (up to
+    /// 64 KiB: FCM names a message it took there, the others explain a refusal), and
+    /// its `Location` (RFC 8030 names a push it took there).
+    case response(status: Int, retryAfter: String?, body: ByteBuffer?, location: String? = nil)
     /// No answer: the connection could not be made, was lost, or timed out.
     case transportFailure(HTTP2TransportFailure)
 }

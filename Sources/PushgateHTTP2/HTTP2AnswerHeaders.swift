@@ -1,8 +1,8 @@
 import NIOCore
 import NIOHPACK
 
-/// The two fields a push client reads from an answer's header block: `:status` and
-/// `retry-after`.
+/// The fields a push client reads from an answer's header block: `:status`,
+/// `retry-after` and `location` (a Web Push service's name for the push it took).
 ///
 /// The client's SETTINGS give the server's HPACK encoder a table of 0 bytes
 /// (SETTINGS_HEADER_TABLE_SIZE, RFC 7541 §4.2), so no block refers to an earlier one
@@ -15,6 +15,7 @@ import NIOHPACK
 struct HTTP2AnswerHeaders: Hashable {
     var status: Int?
     var retryAfter: String?
+    var location: String?
 
     /// Reads `block`; `decoder` (made with a table of 0 bytes) reads the blocks this
     /// reading cannot. Anything malformed, or a reference to a table entry the
@@ -28,6 +29,7 @@ struct HTTP2AnswerHeaders: Hashable {
                 guard (1...staticTableCount).contains(index) else { throw violation("field index \(index)") }
                 if let status = staticStatuses[index] { headers.status = status }
                 if index == retryAfterIndex { headers.retryAfter = "" }
+                if index == locationIndex { headers.location = "" }
             } else if first & 0xe0 == 0x20 {  // a table size update: to 0, the only size allowed
                 guard try integer(&bytes, prefix: 5) == 0 else { throw violation("a table size above 0") }
             } else {  // a literal, indexed (01) or not (0000, 0001)
@@ -43,7 +45,12 @@ struct HTTP2AnswerHeaders: Hashable {
                 guard name != .other else { continue }
                 guard !value.huffmanCoded else { return try decoded(block, decoder: &decoder) }
                 let text = String(buffer: value.bytes)
-                if name == .status { headers.status = Int(text) } else { headers.retryAfter = text }
+                switch name {
+                case .status: headers.status = Int(text)
+                case .retryAfter: headers.retryAfter = text
+                case .location: headers.location = text
+                case .other: break
+                }
             }
         }
         return headers
@@ -58,31 +65,38 @@ struct HTTP2AnswerHeaders: Hashable {
             let headers = try decoder.decodeHeaders(from: &block)
             return Self(
                 status: headers.first(name: ":status").flatMap { Int($0) },
-                retryAfter: headers.first(name: "retry-after"))
+                retryAfter: headers.first(name: "retry-after"), location: headers.first(name: "location"))
         } catch {
             throw violation("an undecodable header block: \(error)")
         }
     }
 
     private enum Name {
-        case status, retryAfter, other
+        case status, retryAfter, location, other
 
         init(staticIndex: Int) {
-            self = staticStatuses[staticIndex] != nil ? .status : staticIndex == retryAfterIndex ? .retryAfter : .other
+            if staticStatuses[staticIndex] != nil {
+                self = .status
+            } else {
+                self = staticIndex == retryAfterIndex ? .retryAfter : staticIndex == locationIndex ? .location : .other
+            }
         }
 
         /// A literal name, known by its bytes, plain or Huffman-coded (a string has
         /// one Huffman coding, padding included).
         init(literal: (bytes: ByteBuffer, huffmanCoded: Bool)) {
             let bytes = literal.bytes.readableBytesView
-            let (status, retryAfter) =
-                literal.huffmanCoded ? (huffmanStatus, huffmanRetryAfter) : (plainStatus, plainRetryAfter)
+            let (status, retryAfter, location) =
+                literal.huffmanCoded
+                ? (huffmanStatus, huffmanRetryAfter, huffmanLocation) : (plainStatus, plainRetryAfter, plainLocation)
             if bytes.isEmpty {
                 self = .other
             } else if bytes.elementsEqual(status) {
                 self = .status
             } else if bytes.elementsEqual(retryAfter) {
                 self = .retryAfter
+            } else if bytes.elementsEqual(location) {
+                self = .location
             } else {
                 self = .other
             }
@@ -123,15 +137,19 @@ struct HTTP2AnswerHeaders: Hashable {
         HTTP2ProtocolViolation(code: .compressionError, message: message)
     }
 
-    /// RFC 7541 Appendix A: 61 entries; 8–14 are `:status` with these values, 53 is `retry-after`.
+    /// RFC 7541 Appendix A: 61 entries; 8–14 are `:status` with these values, 46 is
+    /// `location`, 53 is `retry-after`.
     private static let staticTableCount = 61
     private static let staticStatuses: [Int: Int] = [8: 200, 9: 204, 10: 206, 11: 304, 12: 400, 13: 404, 14: 500]
     private static let retryAfterIndex = 53
+    private static let locationIndex = 46
 
     private static let plainStatus = Array(":status".utf8)
     private static let plainRetryAfter = Array("retry-after".utf8)
+    private static let plainLocation = Array("location".utf8)
     private static let huffmanStatus = huffmanCoded(":status")
     private static let huffmanRetryAfter = huffmanCoded("retry-after")
+    private static let huffmanLocation = huffmanCoded("location")
 
     /// `text` Huffman-coded by NIOHPACK's encoder: the value of a literal field
     /// whose name it does not index.

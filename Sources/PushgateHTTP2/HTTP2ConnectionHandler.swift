@@ -206,7 +206,8 @@ package final class HTTP2ConnectionHandler: ChannelInboundHandler, RemovableChan
         case .headers(let streamID, let block, let endStream):
             // Every block is read, a stream's or not: a malformed one ends the connection.
             let headers = try HTTP2AnswerHeaders.read(block, decoder: &decoder)
-            state.receivedHeaders(streamID, status: headers.status, retryAfter: headers.retryAfter)
+            state.receivedHeaders(
+                streamID, status: headers.status, retryAfter: headers.retryAfter, location: headers.location)
             if endStream { finish(streamID) }
         case .data(let streamID, let payload, let endStream, let windowUsed):
             receiveWindow -= windowUsed

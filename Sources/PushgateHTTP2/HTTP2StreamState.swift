@@ -26,6 +26,7 @@ struct HTTP2StreamState<Item> {
         let startedAt: NIODeadline
         var status: Int?
         var retryAfter: String?
+        var location: String?
         var body: ByteBuffer?
     }
 
@@ -136,7 +137,7 @@ struct HTTP2StreamState<Item> {
     }
 
     /// An answer's HEADERS (the first; trailers change nothing).
-    mutating func receivedHeaders(_ streamID: StreamID, status: Int?, retryAfter: String?) {
+    mutating func receivedHeaders(_ streamID: StreamID, status: Int?, retryAfter: String?, location: String? = nil) {
         // An informational (1xx) HEADERS comes before the answer's own.
         guard let status, status >= 200, let index = inFlight.index(forKey: streamID),
             inFlight.values[index].status == nil
@@ -144,16 +145,17 @@ struct HTTP2StreamState<Item> {
         // Changed in place through the index: one lookup, no copy of the stream.
         inFlight.values[index].status = status
         inFlight.values[index].retryAfter = retryAfter
+        inFlight.values[index].location = location
     }
 
     /// Some of an answer's body; what passes ``maxBodySize`` is dropped (an answer
-    /// is read for a reason, not kept whole), and so is a success's body, which no
-    /// push service puts anything needed in (FCM's message name, nothing at APNs).
+    /// is read for a reason, not kept whole; a success's for FCM's name of the
+    /// message, at most ``maxSuccessBodySize``: APNs sends none).
     mutating func receivedData(_ streamID: StreamID, _ bytes: ByteBuffer) {
-        guard bytes.readableBytes > 0, let index = inFlight.index(forKey: streamID),
-            !(200..<300).contains(inFlight.values[index].status ?? 0)
-        else { return }
-        let room = Self.maxBodySize - (inFlight.values[index].body?.readableBytes ?? 0)
+        guard bytes.readableBytes > 0, let index = inFlight.index(forKey: streamID) else { return }
+        let limit =
+            (200..<300).contains(inFlight.values[index].status ?? 0) ? Self.maxSuccessBodySize : Self.maxBodySize
+        let room = limit - (inFlight.values[index].body?.readableBytes ?? 0)
         guard room > 0 else { return }
         let kept = bytes.readableBytesView.prefix(room)
         // Copied into storage of its own: a slice would keep the whole read buffer
@@ -170,6 +172,10 @@ struct HTTP2StreamState<Item> {
     /// The most of an answer's body kept.
     static var maxBodySize: Int { 64 * 1024 }
 
+    /// The most of a success's body kept: FCM's `{"name": "projects/…/messages/…"}`
+    /// fits many times over.
+    static var maxSuccessBodySize: Int { 1024 }
+
     /// The answer ended (END_STREAM): the request with its answer, if it was ours.
     mutating func finish(_ streamID: StreamID) -> (finished: Finished, startedAt: NIODeadline)? {
         guard let stream = inFlight.removeValue(forKey: streamID) else { return nil }
@@ -177,7 +183,10 @@ struct HTTP2StreamState<Item> {
             return ((stream.item, .transportFailure(.streamReset("no status"))), stream.startedAt)
         }
         return (
-            (stream.item, .response(status: status, retryAfter: stream.retryAfter, body: stream.body)), stream.startedAt
+            (
+                stream.item,
+                .response(status: status, retryAfter: stream.retryAfter, body: stream.body, location: stream.location)
+            ), stream.startedAt
         )
     }
 

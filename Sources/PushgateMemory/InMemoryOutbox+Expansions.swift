@@ -24,7 +24,7 @@ extension InMemoryOutbox {
                     route: tried.route, pushID: delivery.pushID),
                 state: tried.state, attempts: tried.attempts, enqueuedAt: notification.createdAt,
                 nextAttemptAt: tried.retryAt ?? notification.createdAt, lastReason: tried.reason,
-                removed: tried.removed)
+                removed: tried.removed, messageID: tried.messageID)
         }
         return true
     }

@@ -40,6 +40,7 @@ extension InMemoryOutbox {
             case .delivered:
                 row.state = .delivered
                 row.lastReason = nil
+                row.messageID = update.messageID
                 row.finishedAt = OutboxRows.milliseconds(now)
                 if let route = update.route {
                     let delivered = row.delivery

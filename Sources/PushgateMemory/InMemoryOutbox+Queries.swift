@@ -71,7 +71,7 @@ extension InMemoryOutbox {
                 nextAttemptAt: OutboxRows.date(row.nextAttemptAt), finishedAt: row.finishedAt.map(OutboxRows.date),
                 lastReason: row.lastReason, removed: row.removed,
                 deliveredReceiptAt: row.deliveredReceiptAt.map(OutboxRows.date),
-                openedReceiptAt: row.openedReceiptAt.map(OutboxRows.date))
+                openedReceiptAt: row.openedReceiptAt.map(OutboxRows.date), messageID: row.messageID)
         }.sorted { left, right in
             (left.installationID, left.enqueuedAt, left.notificationID)
                 < (right.installationID, right.enqueuedAt, right.notificationID)

@@ -20,6 +20,8 @@ public actor InMemoryOutbox: Outbox {
         var finishedAt: Int64?
         var deliveredReceiptAt: Int64?
         var openedReceiptAt: Int64?
+        /// The service's name for the push (``DeliveryHistory/messageID``).
+        var messageID: String?
 
         func status() -> DeliveryStatus {
             DeliveryStatus(

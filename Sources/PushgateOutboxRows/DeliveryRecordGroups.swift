@@ -23,14 +23,29 @@ public struct DeliveryRecordGroups: Sendable {
         public let at: Int64
     }
 
+    /// A delivery the push service named (``DeliveryUpdate/messageID``): stored before
+    /// its group finishes it, while it is still leased.
+    public struct Named: Sendable {
+        public let notificationID: String
+        public let installationID: String
+        public let messageID: String
+    }
+
     /// Installation ids by how they ended.
     public private(set) var finished: [Finished: [String]] = [:]
     public private(set) var retries: [Retry] = []
+    public private(set) var named: [Named] = []
 
     public init(_ updates: [DeliveryUpdate]) {
         for update in updates {
             switch update.change {
             case .delivered:
+                if let messageID = update.messageID {
+                    named.append(
+                        Named(
+                            notificationID: update.notificationID, installationID: update.installationID,
+                            messageID: messageID))
+                }
                 finished[
                     Finished(notificationID: update.notificationID, state: .delivered, route: update.route?.stored),
                     default: []

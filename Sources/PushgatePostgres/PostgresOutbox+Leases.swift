@@ -51,6 +51,17 @@ extension PostgresOutbox {
         let recorded = DeliveryRecordGroups(updates)
         let logger = self.logger
         try await database.transaction { connection in
+            let named = recorded.named
+            if !named.isEmpty {
+                try await connection.query(
+                    """
+                    UPDATE outbox_deliveries AS d SET message_id = n.message_id
+                    FROM unnest(\(named.map(\.notificationID))::text[], \(named.map(\.installationID))::text[],
+                        \(named.map(\.messageID))::text[]) AS n(notification_id, installation_id, message_id)
+                    WHERE d.notification_id = n.notification_id AND d.installation_id = n.installation_id
+                        AND d.state || '' = 'pending' AND d.lease_owner = \(owner)
+                    """, logger: logger)
+            }
             for (group, installationIDs) in recorded.finished {
                 try await connection.query(
                     """

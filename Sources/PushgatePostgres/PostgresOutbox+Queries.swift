@@ -54,7 +54,7 @@ extension PostgresOutbox {
             """
             SELECT n.id, n.reminder_of, n.content ? 'liveActivity', d.installation_id, d.token_kind, d.push_id,
                 d.state, d.attempts, d.enqueued_at, d.next_attempt_at, d.finished_at, d.last_reason, d.removed,
-                d.delivered_receipt_at, d.opened_receipt_at, n.content ->> 'heldBack'
+                d.delivered_receipt_at, d.opened_receipt_at, n.content ->> 'heldBack', d.message_id
             FROM outbox_notifications n JOIN outbox_deliveries d ON d.notification_id = n.id
             WHERE n.server_key = \(serverKey) AND n.content ->> 'trackingID' = \(trackingID)
                 AND n.content ->> 'trackingID' IS NOT NULL
@@ -64,11 +64,11 @@ extension PostgresOutbox {
         ).map { row in
             let (
                 id, reminderOf, live, installationID, kind, pushID, state, attempts, enqueued, next, finished, reason,
-                removed, deliveredReceipt, openedReceipt, heldBack
+                removed, deliveredReceipt, openedReceipt, heldBack, messageID
             ) = try row.decode(
                 (
                     String, String?, Bool, String, String, String, String, Int32, Int64, Int64, Int64?, String?, Bool,
-                    Int64?, Int64?, String?
+                    Int64?, Int64?, String?, String?
                 ).self)
             return DeliveryHistory(
                 notificationID: id, reminderOf: reminderOf, isLiveActivity: live,
@@ -78,7 +78,7 @@ extension PostgresOutbox {
                 enqueuedAt: OutboxRows.date(enqueued), nextAttemptAt: OutboxRows.date(next),
                 finishedAt: finished.map(OutboxRows.date), lastReason: reason, removed: removed,
                 deliveredReceiptAt: deliveredReceipt.map(OutboxRows.date),
-                openedReceiptAt: openedReceipt.map(OutboxRows.date))
+                openedReceiptAt: openedReceipt.map(OutboxRows.date), messageID: messageID)
         }
     }
 

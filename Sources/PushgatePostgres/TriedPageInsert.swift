@@ -32,26 +32,26 @@ struct TriedPageInsert: PostgresPreparedStatement {
             SELECT n.id AS notification_id, r.installation_id COLLATE "C" AS installation_id, r.token_kind,
                 r.token, r.push_id, NULLIF(r.route, '') AS route, r.state, r.attempts, n.created_at AS enqueued_at,
                 coalesce(NULLIF(r.next_attempt_at, 0), n.created_at) AS next_attempt_at,
-                NULLIF(r.last_reason, '') AS last_reason, r.removed,
+                NULLIF(r.last_reason, '') AS last_reason, r.removed, NULLIF(r.message_id, '') AS message_id,
                 CASE r.state WHEN 'pending' THEN NULL ELSE $5::bigint END AS finished_at,
                 r.installation_id COLLATE "C" > previous.cursor COLLATE "C" AS after_cursor
             FROM held, previous, outbox_notifications AS n,
                 unnest($6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[], $12::integer[],
-                    $13::bigint[], $14::text[], $15::boolean[])
+                    $13::bigint[], $14::text[], $15::boolean[], $16::text[])
                     AS r (installation_id, token_kind, token, push_id, route, state, attempts, next_attempt_at,
-                        last_reason, removed)
+                        last_reason, removed, message_id)
             WHERE n.id = $1::text
         ), after_cursor AS (
             INSERT INTO outbox_deliveries (notification_id, installation_id, token_kind, token, push_id, route,
-                state, attempts, enqueued_at, next_attempt_at, last_reason, removed, finished_at)
+                state, attempts, enqueued_at, next_attempt_at, last_reason, removed, finished_at, message_id)
             SELECT notification_id, installation_id, token_kind, token, push_id, route, state, attempts,
-                enqueued_at, next_attempt_at, last_reason, removed, finished_at
+                enqueued_at, next_attempt_at, last_reason, removed, finished_at, message_id
             FROM page WHERE after_cursor
         ), up_to_cursor AS (
             INSERT INTO outbox_deliveries (notification_id, installation_id, token_kind, token, push_id, route,
-                state, attempts, enqueued_at, next_attempt_at, last_reason, removed, finished_at)
+                state, attempts, enqueued_at, next_attempt_at, last_reason, removed, finished_at, message_id)
             SELECT notification_id, installation_id, token_kind, token, push_id, route, state, attempts,
-                enqueued_at, next_attempt_at, last_reason, removed, finished_at
+                enqueued_at, next_attempt_at, last_reason, removed, finished_at, message_id
             FROM page WHERE NOT after_cursor
             ON CONFLICT DO NOTHING
         )
@@ -67,7 +67,7 @@ struct TriedPageInsert: PostgresPreparedStatement {
     let deliveries: [TriedDelivery]
 
     func makeBindings() throws -> PostgresBindings {
-        var bindings = PostgresBindings(capacity: 15)
+        var bindings = PostgresBindings(capacity: 16)
         bindings.append(notificationID)
         bindings.append(owner)
         bindings.append(cursor)
@@ -83,6 +83,7 @@ struct TriedPageInsert: PostgresPreparedStatement {
         bindings.append(deliveries.map { $0.retryAt ?? 0 })
         bindings.append(deliveries.map { $0.reason ?? "" })
         bindings.append(deliveries.map(\.removed))
+        bindings.append(deliveries.map { $0.messageID ?? "" })
         return bindings
     }
 

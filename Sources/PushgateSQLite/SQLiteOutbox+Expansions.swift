@@ -40,7 +40,7 @@ extension SQLiteOutbox {
         }
     }
 
-    /// Rows bound to one statement: ten arguments each, well under SQLite's limit; a
+    /// Rows bound to one statement: eleven arguments each, well under SQLite's limit; a
     /// page's worth, so that pages stored together go in as full pages' statements.
     private static let pageRowsPerStatement = PushProviderLimits.maxTargetsPerSend
 
@@ -67,15 +67,16 @@ extension SQLiteOutbox {
     /// outer side each row goes straight to the insert, the notification found by its
     /// key for each.
     private static func makePageInsert(rows count: Int) -> String {
-        let rows = repeatElement("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", count: count).joined(separator: ", ")
+        let rows = repeatElement("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", count: count).joined(separator: ", ")
         return """
             WITH page (installation_id, token_kind, token, push_id, route, state, attempts, next_attempt_at,
-                last_reason, removed) AS (VALUES \(rows))
+                last_reason, removed, message_id) AS (VALUES \(rows))
             INSERT OR IGNORE INTO outbox_deliveries (notification_id, installation_id, token_kind, token,
-                push_id, route, state, attempts, enqueued_at, next_attempt_at, last_reason, removed, finished_at)
+                push_id, route, state, attempts, enqueued_at, next_attempt_at, last_reason, removed, finished_at,
+                message_id)
             SELECT n.id, page.installation_id, page.token_kind, page.token, page.push_id, page.route, page.state,
                 page.attempts, n.created_at, coalesce(page.next_attempt_at, n.created_at), page.last_reason,
-                page.removed, CASE page.state WHEN 'pending' THEN NULL ELSE ? END
+                page.removed, CASE page.state WHEN 'pending' THEN NULL ELSE ? END, page.message_id
             FROM page CROSS JOIN outbox_notifications AS n WHERE n.id = ?
             """
     }
@@ -88,7 +89,7 @@ extension SQLiteOutbox {
     ) throws {
         guard !deliveries.isEmpty else { return }
         var values = SQLiteValueBinder(
-            try db.cachedStatement(sql: pageInsert(rows: deliveries.count)), values: deliveries.count * 10 + 2,
+            try db.cachedStatement(sql: pageInsert(rows: deliveries.count)), values: deliveries.count * 11 + 2,
             textBytes: deliveries.count * Self.textBytesPerRow)
         for tried in deliveries {
             let delivery = tried.delivery
@@ -102,6 +103,7 @@ extension SQLiteOutbox {
             values.bind(tried.retryAt)
             values.bind(tried.reason)
             values.bind(tried.removed)
+            values.bind(tried.messageID)
         }
         values.bind(finishedAt)
         values.bind(notificationID)

@@ -48,6 +48,14 @@ extension SQLiteOutbox {
         let recorded = DeliveryRecordGroups(updates)
         let groups = recorded.finished.map { group, ids in (group, JSONText.array(ids)) }
         try await database.write { db in
+            let name = try db.cachedStatement(
+                sql: """
+                    UPDATE outbox_deliveries SET message_id = ?
+                    WHERE notification_id = ? AND installation_id = ? AND +state = 'pending' AND lease_owner = ?
+                    """)
+            for named in recorded.named {
+                try name.execute(arguments: [named.messageID, named.notificationID, named.installationID, owner])
+            }
             let finish = try db.cachedStatement(
                 sql: """
                     UPDATE outbox_deliveries SET state = ?, attempts = attempts + 1, finished_at = ?, last_reason = ?,

@@ -92,7 +92,7 @@ extension SQLiteOutbox {
                     SELECT n.id, n.reminder_of, json_extract(n.content, '$.liveActivity') IS NOT NULL,
                         d.installation_id, d.token_kind, d.push_id, d.state, d.attempts, d.enqueued_at,
                         d.next_attempt_at, d.finished_at, d.last_reason, d.removed, d.delivered_receipt_at,
-                        d.opened_receipt_at, json_extract(n.content, '$.heldBack')
+                        d.opened_receipt_at, json_extract(n.content, '$.heldBack'), d.message_id
                     FROM outbox_notifications n JOIN outbox_deliveries d ON d.notification_id = n.id
                     WHERE n.server_key = ? AND json_extract(n.content, '$.trackingID') = ?
                         AND json_extract(n.content, '$.trackingID') IS NOT NULL
@@ -109,7 +109,7 @@ extension SQLiteOutbox {
                     enqueuedAt: OutboxRows.date(row[8]), nextAttemptAt: OutboxRows.date(row[9]),
                     finishedAt: (row[10] as Int64?).map(OutboxRows.date), lastReason: row[11], removed: row[12],
                     deliveredReceiptAt: (row[13] as Int64?).map(OutboxRows.date),
-                    openedReceiptAt: (row[14] as Int64?).map(OutboxRows.date))
+                    openedReceiptAt: (row[14] as Int64?).map(OutboxRows.date), messageID: row[16])
             }
         }
     }

@@ -25,7 +25,11 @@ struct FCMVerdictTests {
     }
 
     static let rows: [(Int, String?, String?, PushVerdict)] = [
-        (200, #"{"name":"projects/p/messages/1"}"#, nil, .delivered),
+        (200, #"{"name":"projects/p/messages/1"}"#, nil, .deliveredAs(messageID: "projects/p/messages/1")),
+        // A name that could not be one (a control character, over 512 bytes) is not kept.
+        (200, #"{"name":"projects/p/\n"}"#, nil, .delivered),
+        (200, #"{"name":"\#(String(repeating: "m", count: 513))"}"#, nil, .delivered),
+        (200, "", nil, .delivered),
         (
             404, status(404, "NOT_FOUND", "Requested entity was not found.", errorCode: "UNREGISTERED"), nil,
             .deleteToken(reason: "UNREGISTERED")

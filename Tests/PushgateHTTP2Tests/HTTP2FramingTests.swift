@@ -206,7 +206,7 @@ struct HTTP2AnswerHeadersTests {
     }
 
     @Test(
-        "the status and Retry-After read are NIOHPACK's, whatever the encoding",
+        "the status, Retry-After and Location read are NIOHPACK's, whatever the encoding",
         arguments: [true, false], [HPACKIndexing.indexable, .nonIndexable, .neverIndexed])
     func agreesWithNIOHPACK(huffman: Bool, indexing: HPACKIndexing) throws {
         let answers: [[(String, String)]] = [
@@ -217,6 +217,8 @@ struct HTTP2AnswerHeadersTests {
             [(":status", "404"), ("retry-after", "")],
             [("apns-unique-id", "u"), (":status", "500")],
             [("grpc-status", "0")],
+            [(":status", "201"), ("location", "https://push.example/message/q0a9Xk"), ("ttl", "60")],
+            [("location", "/m/1"), (":status", "201"), ("retry-after", "1")],
         ]
         for answer in answers {
             let block = try Self.encoded(answer, huffman: huffman, indexing: indexing)
@@ -226,6 +228,7 @@ struct HTTP2AnswerHeadersTests {
             let read = try HTTP2AnswerHeaders.read(block, decoder: &decoder)
             #expect(read.status == expected.first(name: ":status").flatMap { Int($0) }, "\(answer)")
             #expect(read.retryAfter == expected.first(name: "retry-after"), "\(answer)")
+            #expect(read.location == expected.first(name: "location"), "\(answer)")
         }
     }
 

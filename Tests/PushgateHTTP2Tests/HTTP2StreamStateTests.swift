@@ -68,18 +68,28 @@ struct HTTP2StreamStateTests {
         #expect(state.inFlight.isEmpty)
     }
 
-    @Test("a success's body is not kept; an error's is, in storage of its own")
+    @Test("bodies are kept in storage of their own, a success's up to 1 KiB; a Location with its answer")
     func bodiesKept() {
         var state = state(initial: 10)
-        for item in 0..<2 { _ = state.enqueue(item, at: start) }
+        for item in 0..<3 { _ = state.enqueue(item, at: start) }
         _ = state.streamsToOpen(at: start)
         var read = ByteBuffer(string: #"{"name":"projects/p/messages/1"}{"error":2}"#)
         let storage = read.withUnsafeReadableBytes { $0.baseAddress }
-        state.receivedHeaders(1, status: 200, retryAfter: nil)
+        state.receivedHeaders(1, status: 200, retryAfter: nil, location: "https://push.example/m/1")
         state.receivedData(1, read.readSlice(length: 32) ?? ByteBuffer())
         state.receivedHeaders(3, status: 400, retryAfter: nil)
         state.receivedData(3, read.readSlice(length: 11) ?? ByteBuffer())
-        #expect(state.finish(1)?.finished.answer == .response(status: 200, retryAfter: nil, body: nil))
+        state.receivedHeaders(5, status: 201, retryAfter: nil)
+        state.receivedData(5, ByteBuffer(repeating: 0x61, count: 800))
+        state.receivedData(5, ByteBuffer(repeating: 0x61, count: 800))
+        #expect(
+            state.finish(1)?.finished.answer
+                == .response(
+                    status: 200, retryAfter: nil, body: ByteBuffer(string: #"{"name":"projects/p/messages/1"}"#),
+                    location: "https://push.example/m/1"))
+        #expect(
+            state.finish(5)?.finished.answer
+                == .response(status: 201, retryAfter: nil, body: ByteBuffer(repeating: 0x61, count: 1024)))
         let error = state.finish(3)?.finished.answer
         #expect(error == .response(status: 400, retryAfter: nil, body: ByteBuffer(string: #"{"error":2}"#)))
         // The read buffer is the only owner of its storage again: reusing it does not
@@ -189,7 +199,7 @@ struct HTTP2StreamStateTests {
         state.receivedHeaders(1, status: 400, retryAfter: nil)
         state.receivedData(1, ByteBuffer(repeating: 0x61, count: 50_000))
         state.receivedData(1, ByteBuffer(repeating: 0x62, count: 50_000))
-        guard case .response(let status, _, let body) = state.finish(1)?.finished.answer else {
+        guard case .response(let status, _, let body, _) = state.finish(1)?.finished.answer else {
             Issue.record("no answer")
             return
         }

@@ -464,7 +464,9 @@ struct OutboxConformanceTests {
                 EnqueueRequest(elsewhere, deliveries: try self.deliveries(of: elsewhere, count: 1)))
             try await outbox.record(
                 [
-                    .init(notificationID: "push", installationID: "device-0", change: .delivered),
+                    .init(
+                        notificationID: "push", installationID: "device-0", change: .delivered,
+                        messageID: "projects/p/messages/0:1"),
                     .init(
                         notificationID: "push", installationID: "device-1",
                         change: .retry(reason: "TooManyRequests", at: start + 5)),
@@ -474,10 +476,11 @@ struct OutboxConformanceTests {
             let sent = try #require(history.first { $0.notificationID == "push" && $0.installationID == "device-0" })
             #expect(sent.state == .delivered && sent.finishedAt == start + 1 && sent.enqueuedAt == start)
             #expect(sent.pushID == deliveries[0].pushID && sent.service.rawValue == "apns" && sent.reminderOf == nil)
+            #expect(sent.messageID == "projects/p/messages/0:1")
             let retrying = try #require(
                 history.first { $0.notificationID == "push" && $0.installationID == "device-1" })
             #expect(retrying.state == .pending && retrying.attempts == 1 && retrying.nextAttemptAt == start + 5)
-            #expect(retrying.lastReason == "TooManyRequests" && retrying.finishedAt == nil)
+            #expect(retrying.lastReason == "TooManyRequests" && retrying.finishedAt == nil && retrying.messageID == nil)
             #expect(
                 history.filter { $0.reminderOf == "push" }.allSatisfy { $0.state == .pending && !$0.isLiveActivity })
             #expect(try await outbox.history(ofEvent: "deploy-9", serverKey: "nobody").isEmpty)
@@ -505,6 +508,26 @@ struct OutboxConformanceTests {
                     $0.deliveredReceiptAt == start + 2 && $0.openedReceiptAt == nil
                 })
             #expect(confirmed.filter { $0.installationID == "device-1" }.allSatisfy { $0.deliveredReceiptAt == nil })
+
+            // A big agent's page, stored after its try: the service's names kept too.
+            var paged = content
+            paged.trackingID = "deploy-10"
+            let expanded = OutboxNotification(
+                id: "paged", serverKey: "server", agentKey: "agent", content: paged, createdAt: start,
+                expiresAt: start + 86_400)
+            _ = try await outbox.enqueue(
+                EnqueueRequest(
+                    expanded, deliveries: [], lease: .init(owner: "a#1", until: start + 30),
+                    expansion: OutboxExpansion(notificationID: "paged", acceptedAt: start, selection: .init())))
+            let page = try self.deliveries(of: expanded, count: 2)
+            #expect(
+                try await outbox.storeTriedPage(
+                    [
+                        TriedDelivery(page[0], change: .delivered, messageID: "https://push.example/m/1"),
+                        TriedDelivery(page[1], change: .delivered),
+                    ], of: "paged", owner: "a#1", cursor: nil, finished: true, leaseUntil: start + 30, now: start + 1))
+            let pageHistory = try await outbox.history(ofEvent: "deploy-10", serverKey: "server")
+            #expect(pageHistory.map(\.messageID) == ["https://push.example/m/1", nil])
         }
     }
 

@@ -75,6 +75,12 @@ struct WebPushRulesTests {
         }
         #expect(verdict(201) == .delivered)
         #expect(verdict(202) == .delivered)
+        // RFC 8030 §5: the push's URL at the service, its name in the event's timeline.
+        #expect(
+            PushVerdict(WebPushAnswer.response(status: 201, retryAfter: nil, location: "https://push.example/m/7"))
+                == .deliveredAs(messageID: "https://push.example/m/7"))
+        #expect(
+            PushVerdict(WebPushAnswer.response(status: 201, retryAfter: nil, location: "https://x/ y")) == .delivered)
         #expect(verdict(410) == .deleteToken(reason: "Gone"))
         #expect(verdict(404) == .deleteToken(reason: "NotFound"))
         #expect(verdict(429, "7") == .retry(reason: "TooManyRequests", after: .seconds(7)))

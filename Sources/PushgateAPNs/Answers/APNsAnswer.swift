@@ -26,7 +26,7 @@ public enum APNsAnswer: Sendable, Hashable {
         switch answer {
         case .transportFailure(let failure):
             self = .transportFailure(failure)
-        case .response(let status, let retryAfter, let body):
+        case .response(let status, let retryAfter, let body, _):
             let error = body.flatMap { try? JSONDecoder().decode(ErrorBody.self, from: Data($0.readableBytesView)) }
             self = .response(status: status, reason: error?.reason, retryAfter: retryAfter, timestamp: error?.timestamp)
         }

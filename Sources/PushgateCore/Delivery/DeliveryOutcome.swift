@@ -3,6 +3,9 @@
 public enum DeliveryOutcome: Sendable, Hashable {
     /// The push service accepted it.
     case delivered
+    /// The push service accepted it and named it (FCM's message name, a Web Push
+    /// service's `Location`).
+    case deliveredAs(messageID: String)
     /// APNs accepted it in the other environment than the device's route named,
     /// after `BadDeviceToken` in that one: the device's environment is learned.
     case deliveredIn(APNsEnvironment)
@@ -19,7 +22,7 @@ public enum DeliveryOutcome: Sendable, Hashable {
 
     public var isDelivered: Bool {
         switch self {
-        case .delivered, .deliveredIn: true
+        case .delivered, .deliveredAs, .deliveredIn: true
         default: false
         }
     }
@@ -33,7 +36,7 @@ public enum DeliveryOutcome: Sendable, Hashable {
     /// The provider's reason, `nil` when delivered.
     public var reason: String? {
         switch self {
-        case .delivered, .deliveredIn: nil
+        case .delivered, .deliveredAs, .deliveredIn: nil
         case .tokenInvalid(let reason), .retryLater(let reason, _), .failed(let reason),
             .configurationError(let reason):
             reason

@@ -4,6 +4,9 @@
 public enum PushVerdict: Sendable, Hashable {
     /// Accepted.
     case delivered
+    /// Accepted, and named by the service (FCM's message `name`, a Web Push
+    /// service's `Location`): the name the event's timeline shows.
+    case deliveredAs(messageID: String)
     /// The token is dead or not this app's: delete the device.
     case deleteToken(reason: String)
     /// Passing trouble: send again after a backoff (at least `after` when given).
@@ -23,6 +26,19 @@ public enum PushVerdict: Sendable, Hashable {
 }
 
 extension PushVerdict {
+    /// Accepted, named `messageID` when the service named it sensibly: printable
+    /// ASCII of at most ``maxMessageIDLength`` characters (a service's answer is
+    /// stored and shown, never trusted); otherwise accepted unnamed.
+    public static func accepted(messageID: String?) -> PushVerdict {
+        guard let messageID, !messageID.isEmpty, messageID.utf8.count <= maxMessageIDLength,
+            messageID.utf8.allSatisfy({ (0x21...0x7e).contains($0) })
+        else { return .delivered }
+        return .deliveredAs(messageID: messageID)
+    }
+
+    /// The longest message id kept.
+    public static let maxMessageIDLength = 512
+
     /// A request that got no HTTP answer: sent again at once when the server never
     /// saw it (`unprocessed`: GOAWAY, never written), else retried after a backoff;
     /// `silent` when the server said nothing at all (a time-out, a connection lost or

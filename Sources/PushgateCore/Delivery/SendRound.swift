@@ -25,12 +25,16 @@ public struct SendRound: Sendable {
     public mutating func record(_ verdict: PushVerdict, for index: Int, renewCredential: () -> Bool) {
         switch verdict {
         case .resend, .unanswered: break
-        case .delivered, .deleteToken, .permanentFailure, .configurationError, .retry, .renewToken: anyAnswered = true
+        case .delivered, .deliveredAs, .deleteToken, .permanentFailure, .configurationError, .retry, .renewToken:
+            anyAnswered = true
         }
         switch verdict {
         case .delivered:
             anyDelivered = true
             outcomes.append((index, .delivered))
+        case .deliveredAs(let messageID):
+            anyDelivered = true
+            outcomes.append((index, .deliveredAs(messageID: messageID)))
         case .deleteToken(let reason):
             outcomes.append((index, .tokenInvalid(reason: reason)))
         case .permanentFailure(let reason):

@@ -19,7 +19,7 @@ public enum MetricLabel {
     /// The outcome's kind: `delivered`, `token_invalid`, `retry`, `failed` or `configuration_error`.
     public static func outcome(_ outcome: DeliveryOutcome) -> String {
         switch outcome {
-        case .delivered, .deliveredIn: "delivered"
+        case .delivered, .deliveredAs, .deliveredIn: "delivered"
         case .tokenInvalid: "token_invalid"
         case .retryLater: "retry"
         case .failed: "failed"

@@ -18,6 +18,9 @@ public struct DeliveryHistory: Sendable, Hashable {
     /// The id the push carries at the service where the gateway chooses it (APNs'
     /// `apns-id`: the same on every try).
     public let pushID: String
+    /// The service's own name for the push where it names one (FCM's message name, a
+    /// Web Push service's `Location`).
+    public let messageID: String?
     public let state: DeliveryState
     public let attempts: Int
     public let enqueuedAt: Date
@@ -34,7 +37,8 @@ public struct DeliveryHistory: Sendable, Hashable {
         notificationID: String, reminderOf: String?, isLiveActivity: Bool, heldBack: HoldBack? = nil,
         installationID: String, service: PushServiceID,
         pushID: String, state: DeliveryState, attempts: Int, enqueuedAt: Date, nextAttemptAt: Date, finishedAt: Date?,
-        lastReason: String?, removed: Bool, deliveredReceiptAt: Date? = nil, openedReceiptAt: Date? = nil
+        lastReason: String?, removed: Bool, deliveredReceiptAt: Date? = nil, openedReceiptAt: Date? = nil,
+        messageID: String? = nil
     ) {
         self.notificationID = notificationID
         self.reminderOf = reminderOf
@@ -43,6 +47,7 @@ public struct DeliveryHistory: Sendable, Hashable {
         self.installationID = installationID
         self.service = service
         self.pushID = pushID
+        self.messageID = messageID
         self.state = state
         self.attempts = attempts
         self.enqueuedAt = enqueuedAt

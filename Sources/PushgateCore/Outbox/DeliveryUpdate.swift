@@ -16,11 +16,19 @@ public struct DeliveryUpdate: Sendable, Hashable {
     /// The route to keep from now on (the environment that took a push after the
     /// other answered `BadDeviceToken`); `nil`: unchanged.
     public let route: DeliveryRoute?
+    /// The push service's name for the push it took (FCM's message name, a Web Push
+    /// service's `Location`); `nil` when it named none, or names it by the push's own
+    /// id (APNs' `apns-id`).
+    public let messageID: String?
 
-    public init(notificationID: String, installationID: String, change: Change, route: DeliveryRoute? = nil) {
+    public init(
+        notificationID: String, installationID: String, change: Change, route: DeliveryRoute? = nil,
+        messageID: String? = nil
+    ) {
         self.notificationID = notificationID
         self.installationID = installationID
         self.change = change
         self.route = route
+        self.messageID = messageID
     }
 }

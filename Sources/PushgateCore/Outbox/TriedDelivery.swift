@@ -7,11 +7,17 @@ public struct TriedDelivery: Sendable, Hashable {
     public let change: DeliveryUpdate.Change?
     /// The route to store: a learned one (``DeliveryUpdate/route``), else the delivery's.
     public let route: DeliveryRoute
+    /// The service's name for the push (``DeliveryUpdate/messageID``).
+    public let messageID: String?
 
-    public init(_ delivery: OutboxDelivery, change: DeliveryUpdate.Change?, route: DeliveryRoute? = nil) {
+    public init(
+        _ delivery: OutboxDelivery, change: DeliveryUpdate.Change?, route: DeliveryRoute? = nil,
+        messageID: String? = nil
+    ) {
         self.delivery = delivery
         self.change = change
         self.route = route ?? delivery.route
+        self.messageID = messageID
     }
 
     /// Where it stands once stored.

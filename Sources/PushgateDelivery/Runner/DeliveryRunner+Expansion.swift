@@ -176,7 +176,9 @@ extension DeliveryRunner {
         var changes = [DeliveryUpdate?](repeating: nil, count: deliveries.count)
         for (delivery, update) in zip(tried, updates) { changes[delivery.position] = update }
         return SentPage(
-            deliveries: zip(deliveries, changes).map { TriedDelivery($0, change: $1?.change, route: $1?.route) },
+            deliveries: zip(deliveries, changes).map {
+                TriedDelivery($0, change: $1?.change, route: $1?.route, messageID: $1?.messageID)
+            },
             finishedAt: finishedAt,
             report: Report(configurationError: tried.lazy.compactMap(\.outcome.configurationErrorReason).first))
     }

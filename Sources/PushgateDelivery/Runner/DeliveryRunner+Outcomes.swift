@@ -87,7 +87,7 @@ extension DeliveryRunner {
                     activity == nil
                         ? .deadToken(delivery.token, installationID: delivery.installationID)
                         : .deadActivityToken(delivery.token, installationID: delivery.installationID))
-            case .delivered where activity?.event == .update:
+            case .delivered where activity?.event == .update, .deliveredAs where activity?.event == .update:
                 findings.append(
                     .activitySent(
                         delivery.token, installationID: delivery.installationID, timestamp: activity?.timestamp ?? 0))
@@ -106,9 +106,13 @@ extension DeliveryRunner {
             let (delivery, outcome) = pair
             let change: DeliveryUpdate.Change
             var route: DeliveryRoute?
+            var messageID: String?
             switch outcome {
             case .delivered:
                 change = .delivered
+            case .deliveredAs(let id):
+                change = .delivered
+                messageID = id
             case .deliveredIn(let environment):
                 change = .delivered
                 route = delivery.route.learned(environment)
@@ -127,7 +131,7 @@ extension DeliveryRunner {
             }
             return DeliveryUpdate(
                 notificationID: delivery.notificationID, installationID: delivery.installationID, change: change,
-                route: route)
+                route: route, messageID: messageID)
         }
     }
 }

@@ -10,8 +10,11 @@ import PushgateHTTP2
 public enum FCMAnswer: Sendable, Hashable {
     /// An HTTP answer. `errorCode` is the FcmError's (`UNREGISTERED`, `QUOTA_EXCEEDED`,
     /// …), `status` the canonical code's name (`NOT_FOUND`, `UNAUTHENTICATED`, …);
-    /// `aboutToken` tells whether the error names the registration token.
-    case response(status: Int, errorCode: String?, rpcStatus: String?, aboutToken: Bool, retryAfter: String?)
+    /// `aboutToken` tells whether the error names the registration token; `name` is
+    /// a sent message's (`projects/{project}/messages/{id}`).
+    case response(
+        status: Int, errorCode: String?, rpcStatus: String?, aboutToken: Bool, retryAfter: String?,
+        name: String? = nil)
     /// No answer: the connection could not be made, was lost, or timed out.
     case transportFailure(HTTP2TransportFailure)
 
@@ -27,9 +30,11 @@ public enum FCMAnswer: Sendable, Hashable {
         switch answer {
         case .transportFailure(let failure):
             self = .transportFailure(failure)
-        case .response(let status, let retryAfter, let body):
+        case .response(let status, let retryAfter, let body, _):
             guard status != 200 else {
-                self = .response(status: 200, errorCode: nil, rpcStatus: nil, aboutToken: false, retryAfter: nil)
+                let sent = body.flatMap { try? JSONDecoder().decode(SentBody.self, from: Data($0.readableBytesView)) }
+                self = .response(
+                    status: 200, errorCode: nil, rpcStatus: nil, aboutToken: false, retryAfter: nil, name: sent?.name)
                 return
             }
             let error = body.flatMap { try? JSONDecoder().decode(ErrorBody.self, from: Data($0.readableBytesView)) }?
@@ -43,6 +48,11 @@ public enum FCMAnswer: Sendable, Hashable {
                 status: status, errorCode: errorCode, rpcStatus: error?.status, aboutToken: aboutToken,
                 retryAfter: retryAfter)
         }
+    }
+
+    /// A sent message: `{"name": "projects/…/messages/…"}`.
+    private struct SentBody: Decodable {
+        let name: String?
     }
 
     private struct ErrorBody: Decodable {

@@ -12,7 +12,9 @@ extension PushVerdict {
         case .transportFailure(let failure):
             self = .noAnswer(
                 reason: failure.reason, unprocessed: failure.isUnprocessed, silent: failure.isSilence)
-        case .response(let status, let errorCode, let rpcStatus, let aboutToken, let retryAfter):
+        case .response(let status, _, _, _, _, let name) where status == 200:
+            self = .accepted(messageID: name)
+        case .response(let status, let errorCode, let rpcStatus, let aboutToken, let retryAfter, _):
             self = PushVerdict.classify(
                 status: status, code: errorCode ?? rpcStatus, aboutToken: aboutToken,
                 retryAfter: retryAfter.flatMap(RetryAfter.parse), afterFreshToken: afterFreshToken)

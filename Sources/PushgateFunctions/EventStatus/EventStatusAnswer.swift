@@ -22,7 +22,8 @@ public struct EventStatusAnswer: Sendable, Hashable, Encodable {
         public let reason: String?
         /// The push service (sent, refused, retrying).
         public let service: String?
-        /// The push's id at the service (sent): APNs' `apns-id`.
+        /// The push's id at the service (sent): APNs' `apns-id`, FCM's message `name`, a
+        /// Web Push service's `Location`.
         public let messageID: String?
 
         init(_ state: State, at: String, reason: String? = nil, service: String? = nil, messageID: String? = nil) {

@@ -60,7 +60,8 @@ public struct EventStatusFunction: Sendable {
 
     /// What one delivery says happened: the push stored (not a reminder's, stored
     /// ahead of its time), then how its tries went; `messageID`: its push id is the
-    /// service's name for it.
+    /// service's name for it (APNs), where the service did not name it itself (FCM,
+    /// Web Push).
     static func steps(of row: DeliveryHistory, messageID: Bool) -> [EventStatusAnswer.Step] {
         let isReminder = row.reminderOf != nil
         var steps: [EventStatusAnswer.Step] = []
@@ -80,7 +81,7 @@ public struct EventStatusFunction: Sendable {
             steps.append(
                 .init(
                     .sent, at: finished, reason: isReminder ? "reminder" : row.heldBack?.sentAs,
-                    service: service, messageID: messageID ? row.pushID : nil))
+                    service: service, messageID: row.messageID ?? (messageID ? row.pushID : nil)))
         case .failed:
             steps.append(.init(.refused, at: finished, reason: row.lastReason ?? "unknown", service: service))
         case .cancelled:

@@ -4,12 +4,14 @@ import PushgateHTTP2
 /// A push service's answer to one push, as RFC 8030 and the UnifiedPush server
 /// specification read it.
 public enum WebPushAnswer: Sendable, Hashable {
-    case response(status: Int, retryAfter: String?)
+    /// `location`: the service's URL of the push it took (RFC 8030 §5).
+    case response(status: Int, retryAfter: String?, location: String? = nil)
     case transportFailure(HTTP2TransportFailure)
 
     public init(_ answer: HTTP2Answer) {
         switch answer {
-        case .response(let status, let retryAfter, _): self = .response(status: status, retryAfter: retryAfter)
+        case .response(let status, let retryAfter, _, let location):
+            self = .response(status: status, retryAfter: retryAfter, location: location)
         case .transportFailure(let failure): self = .transportFailure(failure)
         }
     }
@@ -26,9 +28,9 @@ extension PushVerdict {
         switch answer {
         case .transportFailure(let failure):
             self = .noAnswer(reason: failure.reason, unprocessed: failure.isUnprocessed, silent: failure.isSilence)
-        case .response(let status, let retryAfter):
+        case .response(let status, let retryAfter, let location):
             switch status {
-            case 200...299: self = .delivered
+            case 200...299: self = .accepted(messageID: location)
             // The subscription expired or was withdrawn: delete it, as a dead token.
             case 404: self = .deleteToken(reason: "NotFound")
             case 410: self = .deleteToken(reason: "Gone")

@@ -92,7 +92,8 @@ final class WebPushHTTP1Client: Sendable {
             // service puts anything needed there.
             _ = try? await response.body.collect(upTo: 64 * 1024)
             return .response(
-                status: Int(response.status.code), retryAfter: response.headers.first(name: "retry-after"), body: nil)
+                status: Int(response.status.code), retryAfter: response.headers.first(name: "retry-after"), body: nil,
+                location: response.headers.first(name: "location"))
         } catch let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout {
             return .transportFailure(.timedOut)
         } catch let error as HTTPClientError where error == .remoteConnectionClosed {
