@@ -59,15 +59,17 @@ extension InMemoryOutbox {
 
     public func history(ofEvent trackingID: String, serverKey: String) -> [DeliveryHistory] {
         let pushes = notifications.values.filter { $0.serverKey == serverKey && $0.content.trackingID == trackingID }
-        let byID = Dictionary(pushes.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        // By the push that carries each: its own, or the one it was folded into.
+        let byCarrier = Dictionary(
+            pushes.map { ($0.coalescedInto ?? $0.id, $0) }, uniquingKeysWith: { first, _ in first })
         return deliveries.values.compactMap { row -> DeliveryHistory? in
-            guard let notification = byID[row.delivery.notificationID] else { return nil }
+            guard let notification = byCarrier[row.delivery.notificationID] else { return nil }
             return DeliveryHistory(
                 notificationID: notification.id, reminderOf: notification.reminderOf,
                 isLiveActivity: notification.content.liveActivity != nil, heldBack: notification.content.heldBack,
                 installationID: row.delivery.installationID,
                 service: row.delivery.token.kind, pushID: row.delivery.pushID, state: row.state,
-                attempts: row.attempts, enqueuedAt: OutboxRows.date(row.enqueuedAt),
+                attempts: row.attempts, enqueuedAt: OutboxRows.date(max(row.enqueuedAt, notification.createdAt)),
                 nextAttemptAt: OutboxRows.date(row.nextAttemptAt), finishedAt: row.finishedAt.map(OutboxRows.date),
                 lastReason: row.lastReason, removed: row.removed,
                 deliveredReceiptAt: row.deliveredReceiptAt.map(OutboxRows.date),

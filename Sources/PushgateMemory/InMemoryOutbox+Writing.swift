@@ -17,10 +17,11 @@ extension InMemoryOutbox {
             }.map { ($0.id, $0.createdAt) }
         }
         if let coalescing = request.coalescing {
-            reads.holder = notifications.values
-                .filter { $0.coalesceKey == coalescing.key && ($0.heldUntil ?? .min) > created }
-                .min { $0.heldUntil! < $1.heldUntil! }
-                .map { ($0.id, $0.coalescedCount ?? 1, $0.heldUntil!) }
+            reads.holder = holder(of: coalescing.key, after: created)
+        }
+        for reminder in request.reminders {
+            guard let key = reminder.coalescing?.key else { continue }
+            reads.reminderHolders[key] = holder(of: key, after: created)
         }
         switch EnqueueDecision(request, after: reads) {
         case .duplicate(let earlier):
@@ -43,6 +44,17 @@ extension InMemoryOutbox {
                 throw error
             }
             return writes.result
+        }
+    }
+
+    /// The notification holding `key`'s window open at `time`, if any.
+    private func holder(of key: String, after time: Int64) -> EnqueueDecision.Holder? {
+        notifications.values.compactMap { row -> (NotificationRow, Int64)? in
+            guard row.coalesceKey == key, let heldUntil = row.heldUntil, heldUntil > time else { return nil }
+            return (row, heldUntil)
+        }.min { $0.1 < $1.1 }.map { row, heldUntil in
+            EnqueueDecision.Holder(
+                id: row.id, count: row.coalescedCount ?? 1, heldUntil: heldUntil, trackingID: row.content.trackingID)
         }
     }
 
@@ -113,13 +125,17 @@ extension InMemoryOutbox {
 
     public func record(_ receipt: DeliveryReceipt) -> DeliveryReceipt.Outcome {
         let named = Set(receipt.eventIDs)
-        let keys = deliveries.keys.filter { key in
-            guard key.installationID == receipt.installationID, let notification = notifications[key.notificationID],
-                notification.serverKey == receipt.serverKey, let id = notification.content.trackingID
-            else { return false }
-            return named.contains(id)
+        // The events' pushes: their own, or the push each was folded into.
+        var keys: [DeliveryKey] = []
+        var sent: Set<String> = []
+        for push in notifications.values where push.serverKey == receipt.serverKey {
+            guard let id = push.content.trackingID, named.contains(id) else { continue }
+            let key = DeliveryKey(
+                notificationID: push.coalescedInto ?? push.id, installationID: receipt.installationID)
+            guard deliveries[key] != nil else { continue }
+            keys.append(key)
+            sent.insert(id)
         }
-        let sent = Set(keys.compactMap { notifications[$0.notificationID]?.content.trackingID })
         let missing = receipt.eventIDs.filter { !sent.contains($0) }
         guard missing.isEmpty else { return .notSent(missing) }
         let at = OutboxRows.milliseconds(receipt.at)

@@ -9,24 +9,46 @@ import PushgateCore
 /// event into its holder's push (the holder's content and count change, the event
 /// keeps a row of its own, devices the holder lacks are added); else the
 /// notification and its deliveries are inserted. Either way its reminders are
-/// inserted after it and its document writes committed in the same transaction.
+/// inserted after it — each folded the same way when it coalesces (a push held
+/// through quiet hours, issue 75) — and its document writes committed in the same
+/// transaction.
 public enum EnqueueDecision: Sendable {
     case duplicate(notificationID: String)
     case store(EnqueueWrites)
+
+    /// A notification holding a coalescing window open: `count` is the events folded
+    /// into it so far, `trackingID` the event it was stored for (kept as events fold
+    /// in: its timeline and receipts still find it).
+    public struct Holder: Sendable, Hashable {
+        public let id: String
+        public let count: Int
+        public let heldUntil: Int64
+        public let trackingID: String?
+
+        public init(id: String, count: Int, heldUntil: Int64, trackingID: String?) {
+            self.id = id
+            self.count = count
+            self.heldUntil = heldUntil
+            self.trackingID = trackingID
+        }
+    }
 
     /// What the transaction reads first, under its locks.
     public struct Reads: Sendable {
         /// The notification stored under the request's idempotency key, if any.
         public var earlier: (id: String, createdAt: Int64)?
-        /// The notification holding the request's coalescing window open, if any;
-        /// `count` is the events folded into it so far.
-        public var holder: (id: String, count: Int, heldUntil: Int64)?
+        /// The notification holding the request's coalescing window open, if any.
+        public var holder: Holder?
+        /// The holders of its reminders' windows, by coalescing key.
+        public var reminderHolders: [String: Holder]
 
         public init(
-            earlier: (id: String, createdAt: Int64)? = nil, holder: (id: String, count: Int, heldUntil: Int64)? = nil
+            earlier: (id: String, createdAt: Int64)? = nil, holder: Holder? = nil,
+            reminderHolders: [String: Holder] = [:]
         ) {
             self.earlier = earlier
             self.holder = holder
+            self.reminderHolders = reminderHolders
         }
     }
 
@@ -42,24 +64,42 @@ public enum EnqueueDecision: Sendable {
             // Outside the window the key is free again.
             freedKeyOf = earlier.id
         }
+        let reminders = request.reminders.map { reminder in
+            Self.writes(of: reminder, holder: reminder.coalescing.flatMap { reads.reminderHolders[$0.key] })
+        }
+        self = .store(
+            Self.writes(
+                of: request, holder: reads.holder, freeingIdempotencyKeyOf: freedKeyOf, reminders: reminders))
+    }
+
+    /// What stores `request`: folded into `holder`'s push when it coalesces and a
+    /// window is open, else inserted (held until its window's end when it opens one).
+    /// A reminder's rows are due at its time, unleased (the worker claims it then)
+    /// unless the worker leased it to try it with the push
+    /// (``EnqueueRequest/sentWithThePush``).
+    private static func writes(
+        of request: EnqueueRequest, holder: Holder?, freeingIdempotencyKeyOf freedKeyOf: String? = nil,
+        reminders: [EnqueueWrites] = []
+    ) -> EnqueueWrites {
+        let notification = request.notification
+        let created = OutboxRows.milliseconds(notification.createdAt)
         var row = NotificationRow(notification, idempotencyKey: request.idempotency?.key)
-        if let coalescing = request.coalescing, let holder = reads.holder {
+        if let coalescing = request.coalescing, let holder {
             let count = holder.count + 1
             row.coalescedInto = holder.id
-            self = .store(
-                EnqueueWrites(
-                    freeIdempotencyKeyOf: freedKeyOf,
-                    holderUpdate: .init(id: holder.id, content: coalescing.merged(count), count: count),
-                    notification: row,
-                    deliveries: DeliveryRows(
-                        request.deliveries, of: holder.id, enqueuedAt: created, due: holder.heldUntil, lease: nil,
-                        skippingExisting: true),
-                    expansion: nil,
-                    reminders: Self.reminders(of: request),
-                    documentWrites: request.documentWrites,
-                    result: .held(notificationID: holder.id, count: count, heldUntil: OutboxRows.date(holder.heldUntil))
-                ))
-            return
+            var merged = coalescing.merged(count)
+            merged.trackingID = holder.trackingID ?? merged.trackingID
+            return EnqueueWrites(
+                freeIdempotencyKeyOf: freedKeyOf,
+                holderUpdate: .init(id: holder.id, content: merged, count: count),
+                notification: row,
+                deliveries: DeliveryRows(
+                    request.deliveries, of: holder.id, enqueuedAt: created, due: holder.heldUntil, lease: nil,
+                    skippingExisting: true),
+                expansion: nil,
+                reminders: reminders,
+                documentWrites: request.documentWrites,
+                result: .held(notificationID: holder.id, count: count, heldUntil: OutboxRows.date(holder.heldUntil)))
         }
         let due = OutboxRows.milliseconds(request.coalescing?.heldUntil ?? request.dueAt)
         if let coalescing = request.coalescing {
@@ -67,39 +107,20 @@ public enum EnqueueDecision: Sendable {
             row.heldUntil = due
             row.coalescedCount = 1
         }
-        self = .store(
-            EnqueueWrites(
-                freeIdempotencyKeyOf: freedKeyOf,
-                holderUpdate: nil,
-                notification: row,
-                deliveries: DeliveryRows(
-                    request.deliveries, of: notification.id, enqueuedAt: created, due: due,
-                    // A held notification's deliveries are claimed at the window's end.
-                    lease: request.coalescing == nil ? request.lease : nil,
-                    skippingExisting: false),
-                expansion: request.expansion.map { ExpansionRow($0, lease: request.lease) },
-                reminders: Self.reminders(of: request),
-                documentWrites: request.documentWrites,
-                result: request.coalescing == nil
-                    ? .created : .held(notificationID: notification.id, count: 1, heldUntil: OutboxRows.date(due))
-            ))
-    }
-
-    /// The rows of a request's reminders: each a notification of its own, due at its
-    /// time, unleased (the worker claims it then) unless the worker leased it to try
-    /// it with the push (``EnqueueRequest/sentWithThePush``).
-    private static func reminders(of request: EnqueueRequest) -> [EnqueueWrites] {
-        request.reminders.map { reminder in
-            EnqueueWrites(
-                freeIdempotencyKeyOf: nil, holderUpdate: nil,
-                notification: NotificationRow(reminder.notification, idempotencyKey: nil),
-                deliveries: DeliveryRows(
-                    reminder.deliveries, of: reminder.notification.id,
-                    enqueuedAt: OutboxRows.milliseconds(reminder.notification.createdAt),
-                    due: OutboxRows.milliseconds(reminder.dueAt), lease: reminder.lease, skippingExisting: false,
-                    withheldBecause: reminder.withheldBecause),
-                expansion: nil, reminders: [], documentWrites: [], result: .created)
-        }
+        return EnqueueWrites(
+            freeIdempotencyKeyOf: freedKeyOf,
+            holderUpdate: nil,
+            notification: row,
+            deliveries: DeliveryRows(
+                request.deliveries, of: notification.id, enqueuedAt: created, due: due,
+                // A held notification's deliveries are claimed at the window's end.
+                lease: request.coalescing == nil ? request.lease : nil,
+                skippingExisting: false, withheldBecause: request.withheldBecause),
+            expansion: request.expansion.map { ExpansionRow($0, lease: request.lease) },
+            reminders: reminders,
+            documentWrites: request.documentWrites,
+            result: request.coalescing == nil
+                ? .created : .held(notificationID: notification.id, count: 1, heldUntil: OutboxRows.date(due)))
     }
 }
 

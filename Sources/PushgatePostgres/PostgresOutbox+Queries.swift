@@ -53,9 +53,11 @@ extension PostgresOutbox {
         try await database.query(
             """
             SELECT n.id, n.reminder_of, n.content ? 'liveActivity', d.installation_id, d.token_kind, d.push_id,
-                d.state, d.attempts, d.enqueued_at, d.next_attempt_at, d.finished_at, d.last_reason, d.removed,
-                d.delivered_receipt_at, d.opened_receipt_at, n.content ->> 'heldBack', d.message_id
-            FROM outbox_notifications n JOIN outbox_deliveries d ON d.notification_id = n.id
+                d.state, d.attempts, greatest(d.enqueued_at, n.created_at), d.next_attempt_at, d.finished_at,
+                d.last_reason, d.removed, d.delivered_receipt_at, d.opened_receipt_at, n.content ->> 'heldBack',
+                d.message_id
+            FROM outbox_notifications n
+                JOIN outbox_deliveries d ON d.notification_id = coalesce(n.coalesced_into, n.id)
             WHERE n.server_key = \(serverKey) AND n.content ->> 'trackingID' = \(trackingID)
                 AND n.content ->> 'trackingID' IS NOT NULL
             ORDER BY d.installation_id COLLATE "C", d.enqueued_at, n.id

@@ -13,11 +13,11 @@ extension PostgresOutbox {
         // process is being decided under the key's lock, and this one's true answer
         // (a duplicate of it) comes once that decision is stored.
         return try await database.transaction(lockWait: nil) { connection in
-            let keys = [
-                request.idempotency.map { "idempotency:\(notification.serverKey):\($0.key)" },
-                request.coalescing.map { "coalesce:\($0.key)" },
-            ].compactMap { $0 }.sorted()
-            for key in keys {
+            // Taken in one order (sorted) by every process: no two wait on each other.
+            let keys =
+                (request.idempotency.map { ["idempotency:\(notification.serverKey):\($0.key)"] } ?? [])
+                + Set(request.coalescingKeys).map { "coalesce:\($0)" }
+            for key in keys.sorted() {
                 try await connection.query("SELECT pg_advisory_xact_lock(hashtextextended(\(key), 0))", logger: logger)
             }
             var reads = EnqueueDecision.Reads()
@@ -29,17 +29,14 @@ extension PostgresOutbox {
                     """, logger: logger
                 ).collect().first.map { try $0.decode((String, Int64).self) }
             }
+            let created = OutboxRows.milliseconds(notification.createdAt)
             if let coalescing = request.coalescing {
-                reads.holder = try await connection.query(
-                    """
-                    SELECT id, coalesced_count, held_until FROM outbox_notifications
-                    WHERE coalesce_key = \(coalescing.key) AND held_until > \(OutboxRows.milliseconds(notification.createdAt))
-                    ORDER BY held_until LIMIT 1
-                    """, logger: logger
-                ).collect().first.map {
-                    let (id, count, heldUntil) = try $0.decode((String, Int32?, Int64).self)
-                    return (id, Int(count ?? 1), heldUntil)
-                }
+                reads.holder = try await Self.holder(of: coalescing.key, after: created, on: connection, logger: logger)
+            }
+            for reminder in request.reminders {
+                guard let key = reminder.coalescing?.key else { continue }
+                reads.reminderHolders[key] = try await Self.holder(
+                    of: key, after: created, on: connection, logger: logger)
             }
             switch EnqueueDecision(request, after: reads) {
             case .duplicate(let earlier):
@@ -49,6 +46,22 @@ extension PostgresOutbox {
                 _ = try await PostgresDocumentStore.apply(writes.documentWrites, on: connection, database)
                 return writes.result
             }
+        }
+    }
+
+    /// The notification holding `key`'s window open at `time`, if any.
+    private static func holder(
+        of key: String, after time: Int64, on connection: PostgresConnection, logger: Logger
+    ) async throws -> EnqueueDecision.Holder? {
+        try await connection.query(
+            """
+            SELECT id, coalesced_count, held_until, content ->> 'trackingID' FROM outbox_notifications
+            WHERE coalesce_key = \(key) AND held_until > \(time)
+            ORDER BY held_until LIMIT 1
+            """, logger: logger
+        ).collect().first.map {
+            let (id, count, heldUntil, trackingID) = try $0.decode((String, Int32?, Int64, String?).self)
+            return EnqueueDecision.Holder(id: id, count: Int(count ?? 1), heldUntil: heldUntil, trackingID: trackingID)
         }
     }
 
@@ -158,7 +171,8 @@ extension PostgresOutbox {
                 connection.query(
                     """
                     SELECT DISTINCT n.content ->> 'trackingID'
-                    FROM outbox_notifications n JOIN outbox_deliveries d ON d.notification_id = n.id
+                    FROM outbox_notifications n
+                        JOIN outbox_deliveries d ON d.notification_id = coalesce(n.coalesced_into, n.id)
                     WHERE n.server_key = \(receipt.serverKey) AND n.content ->> 'trackingID' = ANY(\(receipt.eventIDs))
                         AND n.content ->> 'trackingID' IS NOT NULL AND d.installation_id = \(receipt.installationID)
                     """, logger: database.logger
@@ -173,7 +187,7 @@ extension PostgresOutbox {
                     opened_receipt_at = CASE WHEN \(delivered) THEN opened_receipt_at
                         ELSE coalesce(opened_receipt_at, \(at)) END
                 WHERE installation_id = \(receipt.installationID) AND notification_id IN (
-                    SELECT id FROM outbox_notifications
+                    SELECT coalesce(coalesced_into, id) FROM outbox_notifications
                     WHERE server_key = \(receipt.serverKey) AND content ->> 'trackingID' = ANY(\(receipt.eventIDs))
                         AND content ->> 'trackingID' IS NOT NULL)
                 """, logger: database.logger)

@@ -90,10 +90,11 @@ extension SQLiteOutbox {
                 db,
                 sql: """
                     SELECT n.id, n.reminder_of, json_extract(n.content, '$.liveActivity') IS NOT NULL,
-                        d.installation_id, d.token_kind, d.push_id, d.state, d.attempts, d.enqueued_at,
-                        d.next_attempt_at, d.finished_at, d.last_reason, d.removed, d.delivered_receipt_at,
-                        d.opened_receipt_at, json_extract(n.content, '$.heldBack'), d.message_id
-                    FROM outbox_notifications n JOIN outbox_deliveries d ON d.notification_id = n.id
+                        d.installation_id, d.token_kind, d.push_id, d.state, d.attempts,
+                        max(d.enqueued_at, n.created_at), d.next_attempt_at, d.finished_at, d.last_reason, d.removed,
+                        d.delivered_receipt_at, d.opened_receipt_at, json_extract(n.content, '$.heldBack'), d.message_id
+                    FROM outbox_notifications n
+                        JOIN outbox_deliveries d ON d.notification_id = coalesce(n.coalesced_into, n.id)
                     WHERE n.server_key = ? AND json_extract(n.content, '$.trackingID') = ?
                         AND json_extract(n.content, '$.trackingID') IS NOT NULL
                     ORDER BY d.installation_id, d.enqueued_at, n.id

@@ -15,15 +15,13 @@ extension SQLiteOutbox {
                     arguments: [request.notification.serverKey, idempotency.key]
                 ).map { ($0["id"], $0["created_at"]) }
             }
+            let created = OutboxRows.milliseconds(request.notification.createdAt)
             if let coalescing = request.coalescing {
-                reads.holder = try Row.fetchOne(
-                    db,
-                    sql: """
-                        SELECT id, coalesced_count, held_until FROM outbox_notifications
-                        WHERE coalesce_key = ? AND held_until > ? ORDER BY held_until LIMIT 1
-                        """,
-                    arguments: [coalescing.key, OutboxRows.milliseconds(request.notification.createdAt)]
-                ).map { ($0["id"], $0["coalesced_count"] ?? 1, $0["held_until"]) }
+                reads.holder = try Self.holder(of: coalescing.key, after: created, in: db)
+            }
+            for reminder in request.reminders {
+                guard let key = reminder.coalescing?.key else { continue }
+                reads.reminderHolders[key] = try Self.holder(of: key, after: created, in: db)
             }
             switch EnqueueDecision(request, after: reads) {
             case .duplicate(let earlier):
@@ -33,6 +31,23 @@ extension SQLiteOutbox {
                 _ = try SQLiteDocumentStore.apply(writes.documentWrites, in: db)
                 return writes.result
             }
+        }
+    }
+
+    /// The notification holding `key`'s window open at `time`, if any.
+    private static func holder(of key: String, after time: Int64, in db: Database) throws -> EnqueueDecision.Holder? {
+        try Row.fetchOne(
+            db,
+            sql: """
+                SELECT id, coalesced_count, held_until, json_extract(content, '$.trackingID') AS tracking_id
+                FROM outbox_notifications
+                WHERE coalesce_key = ? AND held_until > ? ORDER BY held_until LIMIT 1
+                """,
+            arguments: [key, time]
+        ).map {
+            EnqueueDecision.Holder(
+                id: $0["id"], count: $0["coalesced_count"] ?? 1, heldUntil: $0["held_until"],
+                trackingID: $0["tracking_id"])
         }
     }
 
@@ -146,7 +161,8 @@ extension SQLiteOutbox {
                     db,
                     sql: """
                         SELECT DISTINCT json_extract(n.content, '$.trackingID')
-                        FROM outbox_notifications n JOIN outbox_deliveries d ON d.notification_id = n.id
+                        FROM outbox_notifications n
+                            JOIN outbox_deliveries d ON d.notification_id = coalesce(n.coalesced_into, n.id)
                         WHERE n.server_key = ? AND json_extract(n.content, '$.trackingID') IN (SELECT value FROM json_each(?))
                             AND json_extract(n.content, '$.trackingID') IS NOT NULL AND d.installation_id = ?
                         """,
@@ -157,7 +173,7 @@ extension SQLiteOutbox {
                 sql: """
                     UPDATE outbox_deliveries SET \(column) = coalesce(\(column), ?)
                     WHERE installation_id = ? AND notification_id IN (
-                        SELECT id FROM outbox_notifications
+                        SELECT coalesce(coalesced_into, id) FROM outbox_notifications
                         WHERE server_key = ? AND json_extract(content, '$.trackingID') IN (SELECT value FROM json_each(?))
                             AND json_extract(content, '$.trackingID') IS NOT NULL)
                     """,

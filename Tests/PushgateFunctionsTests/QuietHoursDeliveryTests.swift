@@ -84,6 +84,51 @@ struct QuietHoursDeliveryTests {
             try await timeline(fixture, eventID) == ["accepted", "suppressed:quiet_hours", "sent:after_quiet_hours"])
     }
 
+    @Test("hold: three replies in the night go as one at the hours' end, each in its timeline, each confirmable")
+    func foldedAtTheEnd() async throws {
+        let fixture = try await fixture()
+        var policy = FunctionsFixture.patientPolicy
+        policy.holdsInQuietHours = true
+        let worker = fixture.worker(policy: policy)
+        var eventIDs: [String] = []
+        for preview in ["Done.", "Tests pass.", "Pushed."] {
+            let answer = try await fixture.trigger(
+                ["cwd": .string(cwd), "message_preview": .string(preview)], worker: worker, policy: policy)
+            #expect(answer.heldBack == ["quiet_hours": 1])
+            eventIDs.append(try #require(answer.eventID))
+            try await fixture.pass(10 * 60, worker: worker)
+        }
+        // A run's end is another type: held apart, sent as itself.
+        _ = try await fixture.event(
+            ["cwd": .string(cwd), "type": "run_completed", "body": "Nightly done."], worker: worker, policy: policy)
+        let phone = { sends(fixture, to: "phone") }
+        #expect(phone().isEmpty && sends(fixture, to: "desk").count == 4)
+        try await fixture.pass(30 * 60, worker: worker)
+        #expect(
+            phone().map(\.body).sorted() == ["3 replies ready while you slept", "agent: Nightly done."],
+            "07:00 in Berlin: one push for the replies")
+        let folded = try #require(phone().first { $0.data["type"] == "reply_finished" })
+        #expect(folded.data["coalesced_count"] == "3" && folded.interruptionLevel == nil)
+        for eventID in eventIDs {
+            #expect(
+                try await timeline(fixture, eventID) == [
+                    "accepted", "suppressed:quiet_hours", "sent:after_quiet_hours",
+                ],
+                "\(eventID)")
+        }
+        // The phone confirms the push by the id it carries (the latest event's), or by any.
+        let receipts = ReceiptsFunction(outbox: fixture.outbox)
+        for eventID in [eventIDs[2], eventIDs[0]] {
+            _ = try await receipts(
+                secret: fixture.secret,
+                ReceiptsRequest(
+                    fields: RequestFields([
+                        "installation_id": "phone", "event_ids": [.string(eventID)], "kind": "opened",
+                    ])))
+        }
+        #expect(try await timeline(fixture, eventIDs[1]).last == "opened")
+    }
+
     @Test("a registration's quiet hours: refused whole when they do not read; {} turns them off")
     func registration() async throws {
         let fixture = try await fixture()

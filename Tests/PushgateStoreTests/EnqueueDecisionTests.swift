@@ -82,10 +82,11 @@ struct EnqueueDecisionTests {
             writes(
                 EnqueueDecision(
                     Self.request(key: "k", coalesce: true),
-                    after: .init(holder: (id: "holder", count: 2, heldUntil: holderEnd)))))
+                    after: .init(holder: .init(id: "holder", count: 2, heldUntil: holderEnd, trackingID: "first")))))
         #expect(folded.result == .held(notificationID: "holder", count: 3, heldUntil: OutboxRows.date(holderEnd)))
         #expect(folded.holderUpdate?.id == "holder" && folded.holderUpdate?.count == 3)
         #expect(folded.holderUpdate?.content.body == "3 replies ready")
+        #expect(folded.holderUpdate?.content.trackingID == "first", "the holder's event still finds it")
         #expect(folded.notification.id == "new" && folded.notification.coalescedInto == "holder")
         #expect(folded.notification.idempotencyKey == "k", "its key is still recognised")
         #expect(folded.notification.coalesceKey == nil, "only the holder holds the window")
@@ -93,12 +94,36 @@ struct EnqueueDecisionTests {
         #expect(folded.deliveries.due == holderEnd && folded.deliveries.leaseOwner == nil)
     }
 
+    @Test("a reminder that coalesces (a push held through quiet hours) folds into its own key's holder, or opens it")
+    func reminderFolds() throws {
+        let held = Self.request(coalesce: true)
+        var request = Self.request()
+        request.reminders = [held]
+        let opened = try #require(writes(EnqueueDecision(request, after: .init())))
+        #expect(opened.reminders.first?.notification.coalesceKey == "s:a:reply_finished")
+        #expect(opened.reminders.first?.deliveries.due == Self.createdMS + 30_000)
+        let holderEnd = Self.createdMS + 20_000
+        let folded = try #require(
+            writes(
+                EnqueueDecision(
+                    request,
+                    after: .init(reminderHolders: [
+                        "s:a:reply_finished": .init(id: "held", count: 1, heldUntil: holderEnd, trackingID: nil)
+                    ]))))
+        #expect(folded.result == .created && folded.holderUpdate == nil, "the push itself is not folded")
+        let twin = try #require(folded.reminders.first)
+        #expect(twin.holderUpdate?.id == "held" && twin.holderUpdate?.content.body == "2 replies ready")
+        #expect(twin.notification.coalescedInto == "held" && twin.deliveries.notificationID == "held")
+        #expect(twin.deliveries.due == holderEnd && twin.deliveries.skippingExisting)
+    }
+
     @Test("a duplicate wins over an open window: nothing is folded")
     func duplicateBeforeFold() {
         let decision = EnqueueDecision(
             Self.request(key: "k", coalesce: true),
             after: .init(
-                earlier: (id: "old", createdAt: Self.createdMS), holder: (id: "holder", count: 1, heldUntil: 0)))
+                earlier: (id: "old", createdAt: Self.createdMS),
+                holder: .init(id: "holder", count: 1, heldUntil: 0, trackingID: nil)))
         guard case .duplicate(let id) = decision else {
             Issue.record("a duplicate")
             return

@@ -802,6 +802,59 @@ struct OutboxConformanceTests {
             #expect(claimed.count == 4 && claimed.allSatisfy { $0.notificationID == holder })
         }
     }
+
+    @Test(
+        "held twins of one key fold into the first (quiet hours): each event finds the push that carries it, and confirms it",
+        arguments: StoreKind.allCases)
+    func heldTwinsFold(kind: StoreKind) async throws {
+        try await kind.withDatabase { open in
+            let outbox = try await open().outbox
+            let end = start + 3_600
+            var held: [String] = []
+            for n in 0..<3 {
+                let pushed = notification(at: start + Double(n))
+                var content = pushed.content
+                content.trackingID = "reply-\(n)"
+                content.heldBack = .quietHours
+                let twin = OutboxNotification(
+                    id: RandomUUID.make(), serverKey: "server", agentKey: "agent", content: content,
+                    createdAt: start + Double(n), expiresAt: end + 86_400)
+                held.append(twin.id)
+                let merged = content
+                _ = try await outbox.enqueue(
+                    EnqueueRequest(
+                        pushed, deliveries: [],
+                        reminders: [
+                            EnqueueRequest(
+                                twin, deliveries: try deliveries(of: twin, count: n == 2 ? 2 : 1), dueAt: end,
+                                coalescing: OutboxCoalescing(key: "server:agent:quiet_hours:x", heldUntil: end) {
+                                    var folded = merged
+                                    folded.body = "\($0) replies"
+                                    return folded
+                                })
+                        ]))
+            }
+            let holder = try #require(try await outbox.notification(id: held[0]))
+            #expect(holder.content.body == "3 replies" && holder.content.trackingID == "reply-0")
+            #expect(try await outbox.claim(owner: "w", now: end - 1, leaseUntil: end + 60, limit: 10).isEmpty)
+            // Every event shows the carrying push's devices (device-1 came with the third).
+            for n in 0..<3 {
+                let history = try await outbox.history(ofEvent: "reply-\(n)", serverKey: "server")
+                #expect(history.map(\.installationID) == ["device-0", "device-1"], "reply-\(n)")
+                #expect(history.allSatisfy { $0.heldBack == .quietHours && $0.state == .pending }, "reply-\(n)")
+                #expect(history.first?.enqueuedAt == start + Double(n), "accepted when it came")
+            }
+            #expect(
+                try await outbox.record(
+                    DeliveryReceipt(
+                        kind: .opened, serverKey: "server", installationID: "device-1", eventIDs: ["reply-1"],
+                        at: end + 5)) == .recorded)
+            #expect(
+                try await outbox.history(ofEvent: "reply-0", serverKey: "server").last?.openedReceiptAt == end + 5)
+            let claimed = try await outbox.claim(owner: "w", now: end, leaseUntil: end + 60, limit: 10)
+            #expect(claimed.count == 2 && claimed.allSatisfy { $0.notificationID == held[0] })
+        }
+    }
 }
 
 @Suite("JSON text for SQLite")

@@ -124,6 +124,17 @@ public enum EventComposer {
         return merged
     }
 
+    /// The push that carries `count` events of one type held through an
+    /// installation's quiet hours (issue 75), sent as they end: as ``coalesced(_:type:count:)``,
+    /// its body saying when ("3 replies ready while you slept").
+    public static func heldThroughQuietHours(_ latest: PushNotification, type: EventType, count: Int)
+        -> PushNotification
+    {
+        var merged = coalesced(latest, type: type, count: count)
+        merged.body = "\(type.summary(of: count)) while you slept"
+        return merged
+    }
+
     /// The collapse id of `event`'s push (above): what its reminders and, once it is
     /// resolved, its resolution's line replace.
     public static func collapseID(for event: Event, agentKey: AgentKey?) -> String {

@@ -42,9 +42,15 @@ public struct EnqueueRequest: Sendable {
     /// stored with `lease`, `deliveries` empty; not with coalescing.
     public let expansion: OutboxExpansion?
     /// Notifications stored with this one, each due at its own time (an event's
-    /// reminders): only their notification, deliveries, `dueAt`, `lease` and
-    /// `withheldBecause` are used.
+    /// reminders, its pushes held back): only their notification, deliveries,
+    /// `dueAt`, `lease`, `withheldBecause` and `coalescing` (a push held through
+    /// quiet hours folds into the one held before it) are used.
     public var reminders: [EnqueueRequest]
+
+    /// The coalescing keys whose windows the write reads: its own, then its reminders'.
+    public var coalescingKeys: [String] {
+        ([coalescing] + reminders.map(\.coalescing)).compactMap { $0?.key }
+    }
     /// Document writes committed with the notification (an event's record, the badge
     /// counts it raises): what the notification's first try reads is there when it
     /// starts, and a crash keeps both or neither. Not made for a duplicate.

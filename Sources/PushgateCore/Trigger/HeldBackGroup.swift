@@ -58,9 +58,12 @@ public struct HeldBackGroup: Sendable {
 
     /// The twin of `composed` these devices get, stored with the event's push: a
     /// silent update; a passive push; the push itself, due when their quiet hours end
-    /// (and living its time to live from then); or deliveries stored as not sent.
+    /// (and living its time to live from then) — folded into the one of the same
+    /// agent and type held there before it, if any, which then says how many ("3
+    /// replies ready while you slept"); or deliveries stored as not sent.
     public func enqueueRequest(
-        of composed: PushNotification, serverKey: ServerKey, agentKey: AgentKey?, now: Date, expiresAt: Date
+        of composed: PushNotification, type: EventType, serverKey: ServerKey, agentKey: AgentKey?, now: Date,
+        expiresAt: Date
     ) -> EnqueueRequest {
         var content = silent ? PushNotification.silentUpdate(of: composed, heldBack: reason) : composed
         content.heldBack = reason
@@ -73,8 +76,19 @@ public struct HeldBackGroup: Sendable {
             content: content, createdAt: now,
             expiresAt: dueAt.map { expiresAt.addingTimeInterval($0.timeIntervalSince(now)) } ?? expiresAt)
         let sends = silent || reason == .quietHoursPassive || reason == .quietHours
+        // Held pushes of one agent and type that end together fold into one.
+        let coalescing = dueAt.map { end in
+            let twinContent = content
+            return OutboxCoalescing(
+                key: [
+                    serverKey.hex, agentKey?.hex ?? OutboxNotification.everyAgent, "quiet_hours", type.rawValue,
+                    String(Int64((end.timeIntervalSince1970 * 1000).rounded())),
+                ].joined(separator: ":"),
+                heldUntil: end,
+                merged: { count in EventComposer.heldThroughQuietHours(twinContent, type: type, count: count) })
+        }
         return EnqueueRequest(
             twin, deliveries: OutboxDelivery.deliveries(to: devices, of: twin.id), dueAt: dueAt,
-            withheldBecause: sends ? nil : reason)
+            coalescing: coalescing, withheldBecause: sends ? nil : reason)
     }
 }

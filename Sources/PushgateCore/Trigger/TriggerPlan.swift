@@ -171,7 +171,9 @@ public struct TriggerPlan: Sendable {
             activityOnly
             ? activity?.deliveries ?? [] : OutboxDelivery.deliveries(to: sent, of: notificationID)
         heldBack = held.map { group in
-            group.enqueueRequest(of: composed, serverKey: serverKey, agentKey: agentKey, now: now, expiresAt: expiresAt)
+            group.enqueueRequest(
+                of: composed, type: event.type, serverKey: serverKey, agentKey: agentKey, now: now,
+                expiresAt: expiresAt)
         }
         activityCompanion =
             activityOnly
