@@ -165,4 +165,43 @@ struct HoldBackEndToEndTests {
             pushes[0]["payload"]?.objectValue?["aps"]?.objectValue?["relevance-score"] == .number(0.95),
             "the urgency table's row as the setting changed it")
     }
+
+    @Test("Claude Code's HTTP hook: a permission request answered at the terminal marks the person at the keyboard")
+    func answeredAtTheTerminal() async throws {
+        let emulator = try await RunningEmulator(directory: decisions.directory)
+        defer { emulator.terminate() }
+        var settings = emulator.settings
+        settings["PUSHGATE_AT_KEYBOARD_WINDOW"] = "300"
+        let gateway = try await RunningGateway(database: decisions.database, environment: settings)
+        defer { gateway.terminate() }
+        try await decisions.register(gateway, "phone", token: decisions.phoneToken, key: nil)
+
+        // Claude Code posts the request and, once its person answers the dialog at the
+        // terminal, stops waiting: here curl gives up after 4 s.
+        let request = String(
+            decoding: try JSONSerialization.data(withJSONObject: [
+                "session_id": "s-terminal", "cwd": decisions.cwd, "hook_event_name": "PermissionRequest",
+                "permission_mode": "default", "tool_name": "Bash",
+                "tool_input": ["command": "make release", "description": "Release the build"],
+            ]), as: UTF8.self)
+        let secret = decisions.secret.value
+        let held = Task {
+            try await BuiltExecutable.run(
+                [
+                    "curl", "-sS", "--max-time", "4", "-X", "POST", gateway.baseURL + "/hooks/claude-code?wait=60",
+                    "-H", "Authorization: Bearer \(secret)", "-H", "Content-Type: application/json",
+                    "--data-binary", request,
+                ], program: URL(fileURLWithPath: "/usr/bin/env"))
+        }
+        let eventID = try await decisions.approvalEventID(at: emulator, for: decisions.phoneToken)
+        #expect(try await held.value.status == 28, "curl stopped waiting")
+        try await waitUntil("the approval answered elsewhere", within: .seconds(20), every: .milliseconds(100)) {
+            let state = try await decisions.call(gateway, "awaitDecision", #"{"event_id": "\#(eventID)", "wait": 0}"#)
+            return state.json["resolution"] == "answered_elsewhere"
+        }
+
+        let reply = try await decisions.call(
+            gateway, "triggerReplyFinished", #"{"cwd": "\#(decisions.cwd)", "message_preview": "Released."}"#)
+        #expect(reply.json["held_back"]?.objectValue?["at_keyboard"] == 1, "\(reply.body)")
+    }
 }

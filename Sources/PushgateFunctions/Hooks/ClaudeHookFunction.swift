@@ -72,15 +72,16 @@ public struct ClaudeHookFunction: Sendable {
                 .output
         }
         guard case .permissionRequest = event.kind, let eventID = body["event_id"]?.stringValue else { return nil }
-        return try await decision(on: eventID, secret: secret, askedAt: now, within: decisionWait)
+        return try await decision(on: eventID, cwd: event.cwd, secret: secret, askedAt: now, within: decisionWait)
     }
 
     /// The phone's decision on `eventID`, as the hook's output; `nil` when none came
     /// within `limit` (the approval is then resolved `expired`, and the agent's own
-    /// prompt goes on) or the approval was settled without one.
-    private func decision(on eventID: String, secret: PushSecret, askedAt: Date, within limit: Duration)
-        async throws -> String?
-    {
+    /// prompt goes on) or the approval was settled without one. Answered at the
+    /// terminal (the caller gone): the person is at the keyboard of `cwd`'s agent.
+    private func decision(
+        on eventID: String, cwd: String, secret: PushSecret, askedAt: Date, within limit: Duration
+    ) async throws -> String? {
         let verdict = try await verdict(
             on: eventID, kind: .approval, secret: secret, askedAt: askedAt, within: limit)
         if case .pending = verdict {
@@ -89,8 +90,13 @@ public struct ClaudeHookFunction: Sendable {
             let resolution = Task.isCancelled ? "answered_elsewhere" : "expired"
             let request = try ResolveEventRequest(
                 fields: RequestFields(["event_id": .string(eventID), "resolution": .string(resolution)]))
-            let resolveEvent = self.resolveEvent
-            await Task { _ = try? await resolveEvent(secret: secret, request) }.value
+            let (resolveEvent, triggerEvent) = (self.resolveEvent, self.triggerEvent)
+            let answeredHere = Task.isCancelled
+            // Marked first: once the approval reads resolved, the mark is there.
+            await Task {
+                if answeredHere { try? await triggerEvent.markAtKeyboard(secret: secret, cwd: cwd) }
+                _ = try? await resolveEvent(secret: secret, request)
+            }.value
         }
         return verdict.output
     }

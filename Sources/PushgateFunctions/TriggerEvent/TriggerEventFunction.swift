@@ -55,6 +55,18 @@ public struct TriggerEventFunction: Sendable {
         try await notify(secret: secret, request.trigger)
     }
 
+    /// Marks the person at `cwd`'s agent's keyboard now (issue 75), as a trigger's
+    /// `at_keyboard: true` does, with no push: a permission request answered at the
+    /// terminal says so. Nothing when `PUSHGATE_AT_KEYBOARD_WINDOW` is off, or the
+    /// agent has no document.
+    public func markAtKeyboard(secret: PushSecret, cwd: String) async throws {
+        guard policy.triggerRules.atKeyboardWindow != nil else { return }
+        let agent = NamespacePaths.agent(AgentKey(cwd: cwd), of: secret.serverKey)
+        _ = try await store.commit([
+            .set(agent, [FieldName.atKeyboardAt: .value(.string(RFC3339.format(now())))], if: .exists)
+        ])
+    }
+
     /// Any trigger, whichever function's body asked for it. Its answer names the
     /// event's id (issue 75): the caller's, or one the gateway made — the key to
     /// `eventStatus`, and for an event that can be answered to `awaitDecision` (issue
