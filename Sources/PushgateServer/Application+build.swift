@@ -104,7 +104,7 @@ public func buildApplication(
         router: buildRouter(
             parts: parts, readiness: readiness, healthDetails: configuration.healthDetails,
             servesMetrics: configuration.metrics == .main, servesConsole: configuration.servesConsole,
-            rateLimiter: rateLimiter, logger: logger),
+            corsOrigins: configuration.corsOrigins, rateLimiter: rateLimiter, logger: logger),
         server: GuardedHTTP1Channel.builder(
             limits: connections, clientAddress: rateLimiter.clientAddress, shutdownGrace: policy.shutdownGrace),
         configuration: .init(
@@ -121,13 +121,15 @@ public func buildApplication(
 /// With `healthDetails`, `/healthz` and `/readyz` tell the backlog and the delivery mode.
 /// Without `servesMetrics`, `GET /metrics` is left to ``MetricsServer`` (or to no one).
 /// With `servesConsole`, the web console's page and files are served at `/console`.
-/// Without a `rateLimiter`, nothing is rate-limited.
+/// Pages of `corsOrigins` may call it from a browser (``AllowedOrigins``). Without a
+/// `rateLimiter`, nothing is rate-limited.
 public func buildRouter(
     parts: GatewayParts,
     readiness: Readiness = Readiness(),
     healthDetails: Bool = false,
     servesMetrics: Bool = true,
     servesConsole: Bool = false,
+    corsOrigins: Set<String> = [],
     rateLimiter: RateLimiter? = nil,
     logger: Logger
 ) -> Router<GatewayRequestContext> {
@@ -140,7 +142,10 @@ public func buildRouter(
         for path in WebPages.paths(at: consolePath) { allowedMethods[path] = [.get, .head] }
     }
     for path in parts.documents.keys { allowedMethods[path] = [.get] }
+    allowedMethods[serviceWorkerPath] = [.get, .head]
     let router = Router(context: GatewayRequestContext.self)
+    // First: every answer to an allowed origin carries its headers, errors too.
+    if !corsOrigins.isEmpty { router.add(middleware: AllowedOrigins(corsOrigins)) }
     router.add(middleware: CanonicalPathMiddleware())
     router.add(middleware: RequestLogMiddleware())
     router.add(middleware: RequestMetricsMiddleware(paths: allowedMethods.keys))
@@ -159,8 +164,12 @@ public func buildRouter(
         router.get(RouterPath(path)) { _, _ in try JSONAnswer.response(json: document) }
     }
     if servesConsole { WebPages.add("console.html", at: consolePath, to: router) }
+    WebPages.addFile("pushgate-sw.js", at: serviceWorkerPath, to: router)
     return router
 }
 
 /// Where the web console is served: its page reads the public functions only.
 let consolePath = "/console"
+
+/// Where a web app's service worker imports Pushgate's from (`importScripts`).
+let serviceWorkerPath = "/pushgate-sw.js"

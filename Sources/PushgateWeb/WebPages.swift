@@ -45,6 +45,13 @@ public enum WebPages {
         }
     }
 
+    /// Serves one file of `web/` (e.g. a service worker's script) at `path`, for GET and HEAD.
+    public static func addFile<Context: RequestContext>(_ name: String, at path: String, to router: Router<Context>) {
+        precondition(files[name] != nil, "web/\(name) is not embedded")
+        router.get(RouterPath(path)) { request, _ in response(for: name, request: request) }
+        router.head(RouterPath(path)) { request, _ in response(for: name, request: request) }
+    }
+
     /// Every file but the pages themselves.
     static var assetNames: [String] { files.keys.filter { !$0.hasSuffix(".html") }.sorted() }
 

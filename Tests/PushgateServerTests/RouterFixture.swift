@@ -56,6 +56,7 @@ final class RouterFixture: Sendable {
         admission: AdmissionPolicy = AdmissionPolicy(),
         rateLimiter: RateLimiter? = nil,
         servesConsole: Bool = false,
+        corsOrigins: Set<String> = [],
         documents: [String: JSONValue] = [:],
         testing: TestingSetup = .router,
         _ body: @Sendable (any TestClientProtocol) async throws -> Value
@@ -75,7 +76,7 @@ final class RouterFixture: Sendable {
         )
         let router = buildRouter(
             parts: parts, readiness: readiness, healthDetails: healthDetails, servesConsole: servesConsole,
-            rateLimiter: rateLimiter,
+            corsOrigins: corsOrigins, rateLimiter: rateLimiter,
             logger: Logger(label: "test"))
         return try await Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
             .test(testing, body)

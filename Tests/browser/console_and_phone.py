@@ -17,6 +17,7 @@ error fails it. A screenshot of each page is saved and named in the output.
 import argparse
 import datetime
 import hashlib
+import http.server
 import json
 import os
 import re
@@ -26,6 +27,7 @@ import ssl
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.error
 import urllib.parse
@@ -42,6 +44,7 @@ SEALING_KEYS = {"p256dh": "BCVxsr7N_eNgVRqvHtD0zTZsEc6-VV-JvLexhqUzORcxaOzi6-AYW
                 "auth": "BTBZMqHH6r4Tts7J_aSIgg"}
 BUILDER = "/srv/agents/builder"
 DOCS = "/srv/agents/docs"
+WEB_APP = "/srv/agents/web-app"
 
 
 def rfc3339(moment):
@@ -474,6 +477,113 @@ def check_webpush_phone(browser, url, subscription, shots, problems):
     context.close()
 
 
+def serve_web_app(gateway):
+    """A web app's origin of its own (a loopback port), as a real one is: a page that
+    registers its service worker and tells it where to confirm, and a service worker
+    that imports Pushgate's from the gateway (`gateway["url"]`, known once it runs).
+    Answers the server and its origin."""
+    files = {
+        "/sw.js": ("text/javascript", 'importScripts("{url}/pushgate-sw.js");\n'),
+        "/index.html": ("text/html", """<!doctype html><meta charset="utf-8"><title>starting</title>
+<script>
+navigator.serviceWorker.addEventListener("message", (event) => {
+    if (event.data?.pushgate === "configured") document.title = "configured";
+});
+navigator.serviceWorker.register("/sw.js").then(() => navigator.serviceWorker.ready).then((registration) => {
+    const config = JSON.parse(decodeURIComponent(location.hash.slice(1)));
+    registration.active.postMessage({ pushgate: config });
+}).catch((error) => { document.title = "failed: " + error; });
+</script>"""),
+    }
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            kind, text = files.get(self.path.split("?")[0], (None, None))
+            if kind is None:
+                self.send_error(404)
+                return
+            body = (text.format(url=gateway["url"]) if self.path == "/sw.js" else text).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", kind)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *_):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, f"http://127.0.0.1:{server.server_address[1]}"
+
+
+def check_service_worker(browser, base, webpush_url, app_origin, problems):
+    """Pushgate's service worker in a web app (issue 75): a push delivered to it is
+    shown and confirmed, and the event's timeline says "delivered"."""
+    subscription = json.loads(urllib.request.urlopen(urllib.request.Request(
+        webpush_url + "/subscriptions", data=b"", method="POST"),
+        context=ssl._create_unverified_context(), timeout=10).read())
+    must(call(base, "/registerSubscription", {
+        "cwd": WEB_APP, "installation_id": "web-app", "webpush": subscription, "platform": "web"}), "register web-app")
+    # A preflight from the app's origin is allowed; another origin's gets no CORS header.
+    for origin, allowed in [(app_origin, True), ("http://127.0.0.1:1", False)]:
+        request = urllib.request.Request(base + "/receipts", method="OPTIONS", headers={
+            "Origin": origin, "Access-Control-Request-Method": "POST",
+            "Access-Control-Request-Headers": "authorization,content-type"})
+        try:
+            with urllib.request.urlopen(request, timeout=10) as response:
+                headers = response.headers
+        except urllib.error.HTTPError as error:
+            headers = error.headers
+        assert (headers.get("Access-Control-Allow-Origin") == origin) == allowed, (origin, dict(headers))
+
+    context = browser.new_context()
+    context.grant_permissions(["notifications"], origin=app_origin)
+    page = context.new_page()
+    watch(page, problems, "web app")
+    config = {"gateway": base, "secret": SECRET, "installationID": "web-app"}
+    page.goto(app_origin + "/index.html#" + urllib.parse.quote(json.dumps(config)))
+    expect(page).to_have_title("configured", timeout=20_000)
+
+    answer = must(call(base, "/triggerReplyFinished", {"cwd": WEB_APP, "message_preview": "Built for the web"}), "reply")
+    event_id = answer["event_id"]
+    # What the browser would have decrypted: the plaintext the push service took.
+    deadline = time.monotonic() + 15
+    plaintext = None
+    while plaintext is None and time.monotonic() < deadline:
+        entries = json.loads(urllib.request.urlopen(
+            webpush_url + "/inbox", context=ssl._create_unverified_context(), timeout=5).read())
+        entries = entries.get("entries", entries) if isinstance(entries, dict) else entries
+        plaintext = next((e["payload"] for e in entries
+                          if isinstance(e.get("payload"), dict) and e["payload"].get("data", {}).get("event_id") == event_id), None)
+        time.sleep(0.1)
+    assert plaintext is not None, f"the push of {event_id} did not reach the push service"
+
+    # Chromium hands the push to the service worker as its push service would.
+    cdp = context.new_cdp_session(page)
+    registrations = []
+    cdp.on("ServiceWorker.workerRegistrationUpdated", lambda event: registrations.extend(event["registrations"]))
+    cdp.send("ServiceWorker.enable")
+    deadline = time.monotonic() + 10
+    while not registrations and time.monotonic() < deadline:
+        page.wait_for_timeout(100)
+    registration = next(r for r in registrations if r["scopeURL"].startswith(app_origin))
+    cdp.send("ServiceWorker.deliverPushMessage", {
+        "origin": app_origin, "registrationId": registration["registrationId"], "data": json.dumps(plaintext)})
+
+    page.wait_for_function(
+        "async () => (await (await navigator.serviceWorker.ready).getNotifications()).some(n => n.body === 'Built for the web')",
+        polling=100, timeout=20_000)
+    deadline = time.monotonic() + 20
+    states = []
+    while "delivered" not in states and time.monotonic() < deadline:
+        status = must(call(base, "/eventStatus", {"event_id": event_id}), "eventStatus")
+        states = [step["state"] for i in status["installations"] if i["installation_id"] == "web-app" for step in i["timeline"]]
+        time.sleep(0.1)
+    assert states[:2] == ["accepted", "sent"] and "delivered" in states, states
+    context.close()
+
+
 def watch(page, problems, name):
     """Collects script errors and CSP reports: a page that breaks its own policy fails.
     Chromium also logs each answer of 4xx as an error: the wrong secrets' are expected."""
@@ -496,6 +606,7 @@ def main():
     shots = os.path.join(directory, "screenshots")
     os.makedirs(shots)
     processes = []
+    app_server = None
     try:
         apns, apns_url, apns_settings = start_emulator(pushgate, "apns-emulator", directory)
         processes.append(apns)
@@ -507,16 +618,19 @@ def main():
             webpush_url + "/subscriptions", data=b"", method="POST"),
             context=ssl._create_unverified_context(), timeout=10).read())
         database = os.path.join(directory, "pushgate.sqlite")
+        gateway_url = {"url": None}
+        app_server, app_origin = serve_web_app(gateway_url)
         environment = {
             key: value for key, value in os.environ.items() if not key.startswith("PUSHGATE_")
         } | apns_settings | fcm_settings | webpush_settings | {
             "PUSHGATE_PORT": "0", "PUSHGATE_DATABASE": database, "PUSHGATE_METRICS_LISTEN": "off",
-            "PUSHGATE_DELIVERY_MAX_ATTEMPTS": "2",
+            "PUSHGATE_DELIVERY_MAX_ATTEMPTS": "2", "PUSHGATE_CORS_ORIGINS": app_origin,
         }
         gateway = Process("gateway", [pushgate, "serve"], directory, environment)
         processes.append(gateway)
         port = gateway.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1)
         base = f"http://127.0.0.1:{port}"
+        gateway_url["url"] = base
 
         for cwd, name, installation, token in [
             (BUILDER, "builder@ci", "iphone", {"apns_token": IPHONE_TOKEN}),
@@ -556,6 +670,7 @@ def main():
             check_phone_replies(browser, base, pushgate, apns_url, directory, shots, problems)
             check_fcm_phone(browser, fcm_url, shots, problems)
             check_webpush_phone(browser, webpush_url, browser_subscription, shots, problems)
+            check_service_worker(browser, base, webpush_url, app_origin, problems)
             browser.close()
         if problems:
             raise SystemExit("the pages reported errors:\n" + "\n".join(problems))
@@ -565,6 +680,8 @@ def main():
                 shutil.copy(os.path.join(shots, name), arguments.screenshots)
         print(f"browser test passed; screenshots in {shots}: {', '.join(sorted(os.listdir(shots)))}")
     finally:
+        if app_server:
+            app_server.shutdown()
         for process in reversed(processes):
             process.stop()
 

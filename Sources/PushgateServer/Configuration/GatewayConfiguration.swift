@@ -25,6 +25,8 @@ public struct GatewayConfiguration: Sendable, Hashable {
     public var metrics: MetricsListen
     /// Whether `/console` is served on the main port (`PUSHGATE_CONSOLE`).
     public var servesConsole: Bool
+    /// Web apps' origins that may call the gateway from a browser (`PUSHGATE_CORS_ORIGINS`).
+    public var corsOrigins: Set<String> = []
     /// Whether `/healthz` and `/readyz` on the main port tell the backlog and the
     /// delivery mode (`PUSHGATE_HEALTH_DETAILS`); the metrics port always does.
     public var healthDetails: Bool

@@ -148,6 +148,7 @@ public struct SettingSources: SettingReading, Hashable {
             readyMaxBacklog: try value(.readyMaxBacklog),
             metrics: metrics,
             servesConsole: try value(.console),
+            corsOrigins: try optional(.corsOrigins) ?? [],
             healthDetails: try value(.healthDetails),
             connections: connections
         )

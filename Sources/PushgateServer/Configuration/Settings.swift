@@ -37,6 +37,25 @@ extension Setting {
     public static var console: Setting<Bool> {
         .onOff("console", default: "on", "The web console at /console on the main port: on or off.")
     }
+    public static var corsOrigins: Setting<Set<String>> {
+        Setting<Set<String>>(
+            "cors_origins",
+            "Web apps' origins (https://app.example.com, comma-separated) whose pages and service workers may call the gateway from a browser."
+        ) { text in
+            var origins: Set<String> = []
+            for item in text.split(separator: ",") {
+                let text = item.trimmingCharacters(in: .whitespaces)
+                guard let origin = WebOrigin.normalized(text) else {
+                    return .failure(
+                        SettingProblem(
+                            " must be origins like https://app.example.com or http://localhost:8080 (no path, no *), comma-separated; '\(text)' is not one"
+                        ))
+                }
+                origins.insert(origin)
+            }
+            return .success(origins)
+        }
+    }
     public static var healthDetails: Setting<Bool> {
         .onOff(
             "health_details", default: "off",
@@ -305,7 +324,8 @@ extension AnySetting {
             Setting<String>.host.erased, Setting<Int>.port.erased, Setting<String>.database.erased,
             Setting<Logger.Level>.logLevel.erased, Setting<LogSettings.Format>.logFormat.erased,
             Setting<Int>.readyMaxBacklog.erased, Setting<MetricsListen>.metricsListen.erased,
-            Setting<Bool>.console.erased, Setting<Bool>.healthDetails.erased, Setting<Int>.maxConnections.erased,
+            Setting<Bool>.console.erased, Setting<Set<String>>.corsOrigins.erased, Setting<Bool>.healthDetails.erased,
+            Setting<Int>.maxConnections.erased,
             Setting<Int>.maxConnectionsPerAddress.erased, Setting<Int>.idleTimeout.erased,
             Setting<Int>.receiveTimeout.erased,
             Setting<String>.defaultApp.erased,

@@ -1,0 +1,125 @@
+// Pushgate's service worker for web apps: shows each Web Push as Pushgate sends it
+// and tells the gateway what became of it (POST /receipts, issue 75): "delivered"
+// as it is shown, "opened" as the person clicks it.
+//
+// A web app imports it into its own service worker, served from its own origin:
+//
+//     importScripts("https://push.example.com/pushgate-sw.js");
+//
+// and, once it has registered the browser's subscription, tells it where to confirm
+// (the gateway must list the app's origin in PUSHGATE_CORS_ORIGINS):
+//
+//     registration.active.postMessage({ pushgate: { gateway, secret, installationID } });
+//
+// The worker keeps that in IndexedDB (it is stopped and started again between pushes)
+// and answers { pushgate: "configured" } to the message's sender. Without it, pushes
+// are still shown; nothing is confirmed.
+//
+// What it reads is the plaintext the gateway encrypts for a browser: {title, body,
+// tag?, data, actions?, require_interaction?, silent?}, or Declarative Web Push's
+// {web_push: 8030, notification: {title, body, navigate, app_badge, tag}}. The data's
+// `event_id` names the push in a receipt; `web_url` is the page a click opens. An
+// approval's Allow or Deny opens the app with `#pushgate-event=<id>&pushgate-action=<action>`:
+// only the app holds the key that signs a decision (issue 73).
+"use strict";
+
+const pushgateDatabase = "pushgate";
+const pushgateStore = "config";
+
+function pushgateOpen() {
+    return new Promise((resolve, reject) => {
+        const request = indexedDB.open(pushgateDatabase, 1);
+        request.onupgradeneeded = () => request.result.createObjectStore(pushgateStore);
+        request.onsuccess = () => resolve(request.result);
+        request.onerror = () => reject(request.error);
+    });
+}
+
+async function pushgateConfig(value) {
+    const database = await pushgateOpen();
+    try {
+        return await new Promise((resolve, reject) => {
+            const transaction = database.transaction(pushgateStore, value === undefined ? "readonly" : "readwrite");
+            const store = transaction.objectStore(pushgateStore);
+            const request = value === undefined ? store.get("config") : store.put(value, "config");
+            transaction.oncomplete = () => resolve(value === undefined ? request.result : value);
+            transaction.onerror = () => reject(transaction.error);
+        });
+    } finally {
+        database.close();
+    }
+}
+
+/** What the push shows, read from its plaintext; null when it is not Pushgate's. */
+function pushgateMessage(data) {
+    let message;
+    try { message = data?.json(); } catch { return null; }
+    if (!message || typeof message !== "object") return null;
+    if (message.web_push === 8030 && message.notification && typeof message.notification === "object") {
+        const shown = message.notification;
+        return {
+            title: String(shown.title ?? ""), body: String(shown.body ?? ""), tag: shown.tag,
+            data: { navigate: shown.navigate }, badge: shown.app_badge,
+        };
+    }
+    const data_ = message.data && typeof message.data === "object" ? message.data : {};
+    return {
+        title: String(message.title ?? ""), body: String(message.body ?? ""), tag: message.tag, data: data_,
+        actions: Array.isArray(message.actions) ? message.actions : undefined,
+        requireInteraction: message.require_interaction === true, silent: message.silent === true,
+        badge: data_.badge === undefined ? undefined : Number(data_.badge),
+    };
+}
+
+/** Tells the gateway what became of `eventID`'s push; a failure changes nothing shown. */
+async function pushgateConfirm(kind, eventID) {
+    if (!eventID) return;
+    const config = await pushgateConfig().catch(() => undefined);
+    if (!config?.gateway || !config?.secret || !config?.installationID) return;
+    await fetch(new URL("/receipts", config.gateway), {
+        method: "POST",
+        headers: { Authorization: `Bearer ${config.secret}`, "Content-Type": "application/json" },
+        body: JSON.stringify({ installation_id: config.installationID, event_ids: [eventID], kind }),
+    }).catch(() => undefined);
+}
+
+self.addEventListener("message", (event) => {
+    const given = event.data?.pushgate;
+    if (!given || typeof given !== "object") return;
+    const config = { gateway: String(given.gateway), secret: String(given.secret), installationID: String(given.installationID) };
+    event.waitUntil(pushgateConfig(config).then(() => event.source?.postMessage({ pushgate: "configured" })));
+});
+
+self.addEventListener("push", (event) => {
+    const message = pushgateMessage(event.data);
+    if (!message) return;
+    const options = {
+        body: message.body, tag: message.tag || undefined, data: message.data,
+        requireInteraction: message.requireInteraction, silent: message.silent,
+    };
+    // Browsers that show buttons take a few; the others ignore them.
+    if (message.actions && "maxActions" in Notification) {
+        options.actions = message.actions.slice(0, Notification.maxActions)
+            .filter((action) => action && typeof action.action === "string")
+            .map((action) => ({ action: action.action, title: String(action.title ?? action.action) }));
+    }
+    const shown = self.registration.showNotification(message.title, options);
+    const badge = Number.isInteger(message.badge) && self.navigator.setAppBadge
+        ? (message.badge > 0 ? self.navigator.setAppBadge(message.badge) : self.navigator.clearAppBadge())
+            .catch(() => undefined)
+        : undefined;
+    event.waitUntil(Promise.all([shown, badge, shown.then(() => pushgateConfirm("delivered", message.data.event_id))]));
+});
+
+self.addEventListener("notificationclick", (event) => {
+    const data = event.notification.data ?? {};
+    event.notification.close();
+    const target = new URL(data.web_url || data.navigate || self.registration.scope, self.registration.scope);
+    if (event.action && data.event_id) {
+        target.hash = new URLSearchParams({ "pushgate-event": data.event_id, "pushgate-action": event.action }).toString();
+    }
+    event.waitUntil(Promise.all([
+        pushgateConfirm("opened", data.event_id),
+        self.clients.openWindow(target.href).catch(() => undefined),
+    ]));
+});
