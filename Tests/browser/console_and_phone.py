@@ -517,6 +517,19 @@ navigator.serviceWorker.register("/sw.js").then(() => navigator.serviceWorker.re
     return server, f"http://127.0.0.1:{server.server_address[1]}"
 
 
+def timeline_until(base, event_id, installation, state, seconds=20):
+    """The states of `installation`'s timeline of `event_id` once `state` is among
+    them, or as they are after `seconds`."""
+    deadline = time.monotonic() + seconds
+    while True:
+        status = must(call(base, "/eventStatus", {"event_id": event_id}), "eventStatus")
+        states = [step["state"] for entry in status["installations"] if entry["installation_id"] == installation
+                  for step in entry["timeline"]]
+        if state in states or time.monotonic() > deadline:
+            return states
+        time.sleep(0.1)
+
+
 def check_service_worker(browser, base, webpush_url, app_origin, problems):
     """Pushgate's service worker in a web app (issue 75): a push delivered to it is
     shown and confirmed, and the event's timeline says "delivered"."""
@@ -574,13 +587,19 @@ def check_service_worker(browser, base, webpush_url, app_origin, problems):
     page.wait_for_function(
         "async () => (await (await navigator.serviceWorker.ready).getNotifications()).some(n => n.body === 'Built for the web')",
         polling=100, timeout=20_000)
-    deadline = time.monotonic() + 20
-    states = []
-    while "delivered" not in states and time.monotonic() < deadline:
-        status = must(call(base, "/eventStatus", {"event_id": event_id}), "eventStatus")
-        states = [step["state"] for i in status["installations"] if i["installation_id"] == "web-app" for step in i["timeline"]]
-        time.sleep(0.1)
+    states = timeline_until(base, event_id, "web-app", "delivered")
     assert states[:2] == ["accepted", "sent"] and "delivered" in states, states
+
+    # The person clicks it: headless Chromium clicks no notification, so the worker
+    # is handed the click event its browser would dispatch, for the notification shown.
+    worker = next((w for w in context.service_workers if w.url.startswith(app_origin)), None) \
+        or context.wait_for_event("serviceworker", timeout=10_000)
+    worker.evaluate("""async () => {
+        const [shown] = await self.registration.getNotifications();
+        self.dispatchEvent(new NotificationEvent("notificationclick", { notification: shown }));
+    }""")
+    states = timeline_until(base, event_id, "web-app", "opened")
+    assert states[-1] == "opened", states
     context.close()
 
 
