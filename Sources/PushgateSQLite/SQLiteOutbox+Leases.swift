@@ -48,13 +48,18 @@ extension SQLiteOutbox {
         let recorded = DeliveryRecordGroups(updates)
         let groups = recorded.finished.map { group, ids in (group, JSONText.array(ids)) }
         try await database.write { db in
+            // The services' names, a notification's in one statement (a fan-out's
+            // chunk through FCM names every push): SQLite walks the pairs itself.
             let name = try db.cachedStatement(
                 sql: """
-                    UPDATE outbox_deliveries SET message_id = ?
-                    WHERE notification_id = ? AND installation_id = ? AND +state = 'pending' AND lease_owner = ?
+                    UPDATE outbox_deliveries SET message_id = named.value ->> 1
+                    FROM json_each(?) AS named
+                    WHERE notification_id = ? AND installation_id = named.value ->> 0 AND +state = 'pending'
+                        AND lease_owner = ?
                     """)
-            for named in recorded.named {
-                try name.execute(arguments: [named.messageID, named.notificationID, named.installationID, owner])
+            for (notificationID, named) in Dictionary(grouping: recorded.named, by: \.notificationID) {
+                let pairs = JSONText.array(named.map { [$0.installationID, $0.messageID] })
+                try name.execute(arguments: [pairs, notificationID, owner])
             }
             let finish = try db.cachedStatement(
                 sql: """
