@@ -38,10 +38,8 @@ public enum WebPages {
     /// Serves the HTML file `page` (a name in `web/`, e.g. `console.html`) at `path`
     /// (e.g. `/console`, or `/`), and every asset of `web/` under `path/assets/`.
     public static func add<Context: RequestContext>(_ page: String, at path: String, to router: Router<Context>) {
-        precondition(files[page] != nil, "web/\(page) is not embedded")
         for (name, route) in [(page, path)] + assetNames.map({ ($0, assetsPath(at: path) + $0) }) {
-            router.get(RouterPath(route)) { request, _ in response(for: name, request: request) }
-            router.head(RouterPath(route)) { request, _ in response(for: name, request: request) }
+            addFile(name, at: route, to: router)
         }
     }
 

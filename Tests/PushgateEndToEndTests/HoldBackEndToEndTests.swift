@@ -127,16 +127,34 @@ struct HoldBackEndToEndTests {
         #expect(rung["interruption-level"] == "time-sensitive" && rung["sound"] == "default", "\(rung)")
     }
 
+    /// The APNs emulator, and a gateway with `PUSHGATE_AT_KEYBOARD_WINDOW=300` (and
+    /// `more` settings) to which "phone" is subscribed; the caller stops both.
+    func atKeyboardGateway(_ more: [String: String] = [:]) async throws -> (RunningEmulator, RunningGateway) {
+        let emulator = try await RunningEmulator(directory: decisions.directory)
+        var settings = emulator.settings.merging(more) { _, given in given }
+        settings["PUSHGATE_AT_KEYBOARD_WINDOW"] = "300"
+        do {
+            let gateway = try await RunningGateway(database: decisions.database, environment: settings)
+            do {
+                try await decisions.register(gateway, "phone", token: decisions.phoneToken, key: nil)
+            } catch {
+                gateway.terminate()
+                throw error
+            }
+            return (emulator, gateway)
+        } catch {
+            emulator.terminate()
+            throw error
+        }
+    }
+
     @Test("a prompt typed at the terminal: the reply within the window is not pushed, an approval is")
     func atKeyboard() async throws {
-        let emulator = try await RunningEmulator(directory: decisions.directory)
+        let (emulator, gateway) = try await atKeyboardGateway([
+            "PUSHGATE_EVENT_URGENCY": "approval_requested=time-sensitive/0.95/high"
+        ])
         defer { emulator.terminate() }
-        var settings = emulator.settings
-        settings["PUSHGATE_AT_KEYBOARD_WINDOW"] = "300"
-        settings["PUSHGATE_EVENT_URGENCY"] = "approval_requested=time-sensitive/0.95/high"
-        let gateway = try await RunningGateway(database: decisions.database, environment: settings)
         defer { gateway.terminate() }
-        try await decisions.register(gateway, "phone", token: decisions.phoneToken, key: nil)
 
         // What Claude Code gives the hook when its person submits a prompt.
         let prompt: [String: Any] = [
@@ -168,13 +186,9 @@ struct HoldBackEndToEndTests {
 
     @Test("Claude Code's HTTP hook: a permission request answered at the terminal marks the person at the keyboard")
     func answeredAtTheTerminal() async throws {
-        let emulator = try await RunningEmulator(directory: decisions.directory)
+        let (emulator, gateway) = try await atKeyboardGateway()
         defer { emulator.terminate() }
-        var settings = emulator.settings
-        settings["PUSHGATE_AT_KEYBOARD_WINDOW"] = "300"
-        let gateway = try await RunningGateway(database: decisions.database, environment: settings)
         defer { gateway.terminate() }
-        try await decisions.register(gateway, "phone", token: decisions.phoneToken, key: nil)
 
         // Claude Code posts the request and, once its person answers the dialog at the
         // terminal, stops waiting: here curl gives up after 4 s.

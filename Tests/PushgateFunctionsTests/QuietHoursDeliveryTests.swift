@@ -29,6 +29,13 @@ struct QuietHoursDeliveryTests {
         return fixture
     }
 
+    /// `PUSHGATE_QUIET_HOURS=hold`, with the fixture's patient waits.
+    static var holding: DeliveryPolicy {
+        var policy = FunctionsFixture.patientPolicy
+        policy.holdsInQuietHours = true
+        return policy
+    }
+
     func sends(_ fixture: FunctionsFixture, to installationID: String) -> [PushNotification] {
         fixture.provider.sends.filter { $0.targets.contains { $0.installationID == installationID } }.map(
             \.notification)
@@ -58,8 +65,7 @@ struct QuietHoursDeliveryTests {
     @Test("hold: the reply waits until 07:00 in Berlin, an approval breaks through, the hours' end sends it")
     func hold() async throws {
         let fixture = try await fixture()
-        var policy = FunctionsFixture.patientPolicy
-        policy.holdsInQuietHours = true
+        let policy = Self.holding
         let worker = fixture.worker(policy: policy)
         let answer = try await fixture.trigger(
             ["cwd": .string(cwd), "message_preview": "Done."], worker: worker, policy: policy)
@@ -87,8 +93,7 @@ struct QuietHoursDeliveryTests {
     @Test("hold: three replies in the night go as one at the hours' end, each in its timeline, each confirmable")
     func foldedAtTheEnd() async throws {
         let fixture = try await fixture()
-        var policy = FunctionsFixture.patientPolicy
-        policy.holdsInQuietHours = true
+        let policy = Self.holding
         let worker = fixture.worker(policy: policy)
         var eventIDs: [String] = []
         for preview in ["Done.", "Tests pass.", "Pushed."] {

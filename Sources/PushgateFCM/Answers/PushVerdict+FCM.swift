@@ -12,22 +12,21 @@ extension PushVerdict {
         case .transportFailure(let failure):
             self = .noAnswer(
                 reason: failure.reason, unprocessed: failure.isUnprocessed, silent: failure.isSilence)
-        case .response(let status, _, _, _, _, let name) where status == 200:
-            self = .accepted(messageID: name)
-        case .response(let status, let errorCode, let rpcStatus, let aboutToken, let retryAfter, _):
+        case .response(let status, let errorCode, let rpcStatus, let aboutToken, let retryAfter, let name):
             self = PushVerdict.classify(
                 status: status, code: errorCode ?? rpcStatus, aboutToken: aboutToken,
-                retryAfter: retryAfter.flatMap(RetryAfter.parse), afterFreshToken: afterFreshToken)
+                retryAfter: retryAfter.flatMap(RetryAfter.parse), afterFreshToken: afterFreshToken, name: name)
         }
     }
 
-    static func classify(status: Int, code: String?, aboutToken: Bool, retryAfter: Duration?, afterFreshToken: Bool)
-        -> PushVerdict
-    {
+    /// `name`: a sent message's, FCM's id for it.
+    static func classify(
+        status: Int, code: String?, aboutToken: Bool, retryAfter: Duration?, afterFreshToken: Bool, name: String?
+    ) -> PushVerdict {
         let reason = code ?? "HTTP\(status)"
         switch (status, code) {
         case (200, _):
-            return .delivered
+            return .accepted(messageID: name)
         case (_, "UNREGISTERED"), (_, "SENDER_ID_MISMATCH"):
             // The app was uninstalled or the token belongs to another project: delete it.
             return .deleteToken(reason: reason)
