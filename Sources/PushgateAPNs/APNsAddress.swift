@@ -17,7 +17,7 @@ public enum APNsAddress {
     public static let format = PushAddressFormat(
         service: .apns, name: "APNs", registrationField: "apns_token", storedForm: "64 to 200 lower-case hex digits",
         // A delivery's push id is sent as `apns-id`, which APNs names the push by.
-        hasEnvironments: true, namesPushByItsID: true,
+        environments: APNsEnvironment.declared, liveActivities: .apns, namesPushByItsID: true,
         configuredBy: Setting<String>.apnsKeyPath.environmentName,
         registered: { body, field throws(FunctionError) in
             try body.optionalString(field).map { token throws(FunctionError) in try validated(token, field: field) }

@@ -60,7 +60,8 @@ public final class APNsEnvironments: Service {
     public func routes(of app: String) -> [PushRoute] {
         APNsEnvironment.allCases.map { environment in
             PushRoute(
-                PushRoute.Key(app: app, service: .apns, environment: environment), provider: provider(of: environment),
+                PushRoute.Key(app: app, service: .apns, environment: environment.pushEnvironment),
+                provider: provider(of: environment),
                 isDefaultEnvironment: environment == defaultEnvironment)
         }
     }
@@ -78,10 +79,4 @@ public final class APNsEnvironments: Service {
         try? await gracefulShutdown()
         await shutdown()
     }
-}
-
-extension EnvironmentFallback {
-    /// APNs's: a token refused `BadDeviceToken` in the environment guessed for it is
-    /// tried in the other once.
-    public static let afterBadDeviceToken = EnvironmentFallback(refusal: .tokenInvalid(reason: "BadDeviceToken"))
 }

@@ -13,7 +13,6 @@ public final class APNsPlugin: PushServicePlugin {
     public var format: PushAddressFormat { APNsAddress.format }
     public var settings: [AnySetting] { APNsSettings.all }
     public var perAppSettings: [AnySetting] { APNsSettings.perApp }
-    public var fallback: EnvironmentFallback? { .afterBadDeviceToken }
 
     public func prepare(from settings: some SettingReading) throws(ConfigurationError) -> PreparedPushService? {
         guard let configuration = try APNsConfiguration.read(from: settings) else { return nil }

@@ -101,8 +101,8 @@ public final class APNsPushProvider: PushProvider, Service {
                 if activity.event == .start, activity.attributesType == nil {
                     activity.attributesType = configuration.activityAttributesType
                 }
-                let whole = ByteBuffer(bytes: try activity.payload())
-                let redacted = ByteBuffer(bytes: try activity.redacted(by: sealing).payload())
+                let whole = ByteBuffer(bytes: try activity.apnsPayload())
+                let redacted = ByteBuffer(bytes: try activity.redacted(by: sealing).apnsPayload())
                 bodies = targets.map { sealing.sealing(of: $0.route) == nil ? whole : redacted }
             } else {
                 bodies = try sealing.payloads(

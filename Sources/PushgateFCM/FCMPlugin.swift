@@ -9,7 +9,6 @@ public struct FCMPlugin: PushServicePlugin {
     public var format: PushAddressFormat { FCMAddress.format }
     public var settings: [AnySetting] { FCMSettings.all }
     public var perAppSettings: [AnySetting] { FCMSettings.perApp }
-    public var fallback: EnvironmentFallback? { nil }
 
     public func prepare(from settings: some SettingReading) throws(ConfigurationError) -> PreparedPushService? {
         guard let configuration = try FCMConfiguration.read(from: settings) else { return nil }

@@ -42,7 +42,7 @@ struct PushServices {
                 "apps", metadata: ["apps": "\(apps.ids.joined(separator: ","))", "default": "\(apps.defaultApp)"])
         }
         provider = PushRoutingTable(
-            routes: routes, apps: apps ?? .single, formats: .installed, fallbacks: setup.fallbacks, logger: logger)
+            routes: routes, apps: apps ?? .single, formats: .installed, logger: logger)
         self.services = services
         self.apps = apps
     }

@@ -14,7 +14,6 @@ public struct WebPushPlugin: PushServicePlugin {
     public var format: PushAddressFormat { WebPushAddress.format }
     public var settings: [AnySetting] { WebPushSettings.all }
     public var perAppSettings: [AnySetting] { WebPushSettings.perApp }
-    public var fallback: EnvironmentFallback? { nil }
 
     public func format(from settings: some SettingReading) throws(ConfigurationError) -> PushAddressFormat {
         WebPushAddress.format(rules: try WebPushConfiguration.rules(from: settings))

@@ -103,6 +103,6 @@ struct OutboxCommand: AsyncParsableCommand {
     /// an address of a service with environments, APNs, has one); `nil`: the
     /// gateway's default.
     private static func environment(of entry: OutboxEntry) -> String? {
-        entry.route.apnsEnvironment?.rawValue
+        entry.route.environment?.rawValue
     }
 }

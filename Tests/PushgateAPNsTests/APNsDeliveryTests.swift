@@ -71,7 +71,7 @@ struct APNsDeliveryTests {
         #expect(entry.status == 200 && entry.headers["apns-push-type"] == "liveactivity")
         #expect(entry.headers["apns-topic"] == APNsFixture.topic + ".push-type.liveactivity")
         #expect(entry.headers["apns-priority"] == "5" && entry.headers["apns-collapse-id"] == nil)
-        #expect(entry.payload == (try JSONValue.parse(try #require(push.liveActivity).payload())))
+        #expect(entry.payload == (try JSONValue.parse(try #require(push.liveActivity).apnsPayload())))
     }
 
     @Test("ExpiredProviderToken: a token 20 minutes old is renewed and the push retried once")

@@ -44,7 +44,7 @@ struct APNsEnvironmentsTests {
         // As the gateway routes them: each environment a leaf, APNs's fallback the policy.
         let provider = PushRoutingTable(
             routes: environments.routes(of: ConfiguredApps.single.defaultApp), formats: .installed,
-            fallbacks: [.apns: .afterBadDeviceToken], logger: logger)
+            logger: logger)
 
         let productionToken = APNsFixture.token(1, prefix: Self.productionPrefix)
         let sandboxToken = APNsFixture.token(2, prefix: Self.sandboxPrefix)
@@ -53,16 +53,16 @@ struct APNsEnvironmentsTests {
             ("store build", productionToken, .unstated, .delivered),
             ("Xcode build, unstated", sandboxToken, .unstated, .deliveredIn(.sandbox)),
             (
-                "Xcode build, stated", sandboxToken, DeliveryRoute(apnsEnvironment: .sandbox, environmentStated: true),
+                "Xcode build, stated", sandboxToken, DeliveryRoute(environment: .sandbox, environmentStated: true),
                 .delivered
             ),
             (
-                "stated wrongly", sandboxToken, DeliveryRoute(apnsEnvironment: .production, environmentStated: true),
+                "stated wrongly", sandboxToken, DeliveryRoute(environment: .production, environmentStated: true),
                 .tokenInvalid(reason: "BadDeviceToken")
             ),
             ("neither", neither, .unstated, .tokenInvalid(reason: "BadDeviceToken")),
             (
-                "learned sandbox, now a production token", productionToken, DeliveryRoute(apnsEnvironment: .sandbox),
+                "learned sandbox, now a production token", productionToken, DeliveryRoute(environment: .sandbox),
                 .deliveredIn(.production)
             ),
         ]
@@ -90,17 +90,20 @@ struct APNsEnvironmentsTests {
     }
 
     @Test("a stored route reads back as written; other text is refused")
-    func storedRoutes() {
+    func storedRoutes() throws {
         for route in [
             DeliveryRoute.unstated, DeliveryRoute(app: "com.example.app"),
-            DeliveryRoute(app: "com.example.app", apnsEnvironment: .sandbox, environmentStated: true),
-            DeliveryRoute(apnsEnvironment: .production),
-            DeliveryRoute(app: "an app with spaces", apnsEnvironment: .sandbox),
+            DeliveryRoute(app: "com.example.app", environment: .sandbox, environmentStated: true),
+            DeliveryRoute(environment: .production),
+            DeliveryRoute(app: "an app with spaces", environment: .sandbox),
         ] {
             #expect(DeliveryRoute(stored: route.stored) == route, "\(route.stored ?? "nil")")
         }
         #expect(DeliveryRoute.unstated.stored == nil)
-        #expect(DeliveryRoute(app: "x", apnsEnvironment: .sandbox, environmentStated: true).stored == "sandbox! x")
-        for bad in ["sandbox", "staging x", "!x y"] { #expect(DeliveryRoute(stored: bad) == nil, "\(bad)") }
+        #expect(DeliveryRoute(app: "x", environment: .sandbox, environmentStated: true).stored == "sandbox! x")
+        for bad in ["sandbox", "Staging x", "!x y"] { #expect(DeliveryRoute(stored: bad) == nil, "\(bad)") }
+        // An environment is the service's word: APNs's format refuses another one.
+        #expect(try APNsAddress.format.admits(#require(DeliveryRoute(stored: "sandbox x"))))
+        #expect(try !APNsAddress.format.admits(#require(DeliveryRoute(stored: "staging x"))))
     }
 }

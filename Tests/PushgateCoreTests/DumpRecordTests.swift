@@ -1,4 +1,5 @@
 import Foundation
+import PushgateAPNs
 import PushgateCore
 import PushgateFCM
 import PushgateServices
@@ -66,6 +67,22 @@ struct DumpRecordTests {
             try record(line.replacingOccurrences(of: #""attempts":2"#, with: #""attempts":2,"lease_owner":"w""#))
         }
         #expect(throws: DumpError.self) { try record(line.replacingOccurrences(of: #""push_id":"p1","#, with: "")) }
+        // A route's environment is its token's service's word: APNs's for an APNs
+        // token, none for FCM's.
+        let hex = String(repeating: "ab", count: 32)
+        let sandbox = DumpedDelivery(
+            notificationID: "n1", installationID: "phone-1", token: .apns(hex), pushID: "p1", route: "sandbox! app",
+            attempts: 0, enqueuedAt: 1_795_323_872_000, nextAttemptAt: 1_795_323_872_000, lastReason: nil)
+        let apnsLine = String(decoding: try DumpRecord.delivery(sandbox).line(), as: UTF8.self)
+        #expect(try record(apnsLine) == .delivery(sandbox))
+        #expect {
+            try record(apnsLine.replacingOccurrences(of: "sandbox!", with: "staging!"))
+        } throws: { error in
+            "\(error)".contains("names an environment apns does not have")
+        }
+        #expect(throws: DumpError.self) {
+            try record(line.replacingOccurrences(of: #""push_id""#, with: #""route":"sandbox app","push_id""#))
+        }
     }
 
     @Test(

@@ -53,7 +53,7 @@ struct PushAddressFormatsTests {
             formats: .installed)
         #expect(both.deliveryToken == .apns(hex))
         #expect(both.addresses == [.apns(hex), .fcm("f")])
-        #expect(both.route.apnsEnvironment == .sandbox)
+        #expect(both.route.environment == .sandbox)
         let fcmOnly = DeviceRecord(
             document: Document(path: path, fields: ["fcmToken": "f", "apnsEnvironment": "sandbox", "bundleId": "b"]),
             formats: .installed)

@@ -175,7 +175,7 @@ struct PushSealingTests {
     @Test("a route keeps its sealing through the outbox's text and a learned environment; a broken one is corruption")
     func storedRoute() throws {
         let sealed = DeliveryRoute(
-            app: "com.example.app", apnsEnvironment: .sandbox, environmentStated: true, sealing: .sealed(keys))
+            app: "com.example.app", environment: .sandbox, environmentStated: true, sealing: .sealed(keys))
         for route in [sealed, DeliveryRoute(sealing: .neutral), DeliveryRoute(app: "a b~c", sealing: .sealed(keys))] {
             #expect(DeliveryRoute(stored: route.stored) == route, "\(route.stored ?? "nil")")
         }

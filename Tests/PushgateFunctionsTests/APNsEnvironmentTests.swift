@@ -1,4 +1,5 @@
 import Foundation
+import PushgateAPNs
 import PushgateCore
 import PushgateMemory
 import PushgateServices
@@ -36,13 +37,15 @@ struct APNsEnvironmentTests {
         #expect(response.apnsEnvironment == "sandbox" && response.app == "com.example.app")
         for cwd in ["/srv/a", "/srv/b"] {
             let stored = try #require(try await device(fixture, cwd: cwd), "\(cwd)")
-            #expect(stored.fields[FieldName.apnsEnvironment] == "sandbox", "every registration of the token learns it")
-            #expect(stored.fields[FieldName.apnsEnvironmentLearned] == .bool(true))
+            #expect(
+                stored.fields[APNsEnvironment.declared.documentField] == "sandbox",
+                "every registration of the token learns it")
+            #expect(stored.fields[APNsEnvironment.declared.learnedField] == .bool(true))
         }
         // The next push goes straight to the sandbox, and may still fall back.
         _ = try await fixture.trigger(["cwd": "/srv/b", "message_preview": "again"])
         let route = try #require(fixture.provider.sends.last?.targets.first?.route)
-        #expect(route == DeliveryRoute(app: "com.example.app", apnsEnvironment: .sandbox, environmentStated: false))
+        #expect(route == DeliveryRoute(app: "com.example.app", environment: .sandbox, environmentStated: false))
         #expect(route.mayFallBack)
     }
 
@@ -57,31 +60,33 @@ struct APNsEnvironmentTests {
         stated["apns_environment"] = "development"
         _ = try await fixture.register(stated)
         var stored = try #require(try await device(fixture))
-        #expect(stored.fields[FieldName.apnsEnvironment] == "sandbox")
+        #expect(stored.fields[APNsEnvironment.declared.documentField] == "sandbox")
         #expect(DeviceRecord(document: stored, formats: .installed).route.environmentStated)
         _ = try await fixture.register(body)
         stored = try #require(try await device(fixture))
-        #expect(stored.fields[FieldName.apnsEnvironment] == "sandbox", "the same token, nothing said: kept")
+        #expect(
+            stored.fields[APNsEnvironment.declared.documentField] == "sandbox", "the same token, nothing said: kept")
 
         // Learned, as the delivery worker writes it.
         _ = try await fixture.store.commit([
             .set(
                 stored.path,
                 [
-                    FieldName.apnsEnvironment: .value("production"),
-                    FieldName.apnsEnvironmentLearned: .value(.bool(true)),
+                    APNsEnvironment.declared.documentField: .value("production"),
+                    APNsEnvironment.declared.learnedField: .value(.bool(true)),
                 ])
         ])
         _ = try await fixture.register(body)
         stored = try #require(try await device(fixture))
         #expect(
-            DeviceRecord(document: stored, formats: .installed).route == DeliveryRoute(apnsEnvironment: .production))
+            DeviceRecord(document: stored, formats: .installed).route == DeliveryRoute(environment: .production))
         var otherToken = body
         otherToken["apns_token"] = .string(FunctionsFixture.apnsToken(0x77))
         _ = try await fixture.register(otherToken)
         stored = try #require(try await device(fixture))
         #expect(
-            stored.fields[FieldName.apnsEnvironment] == nil && stored.fields[FieldName.apnsEnvironmentLearned] == nil)
+            stored.fields[APNsEnvironment.declared.documentField] == nil
+                && stored.fields[APNsEnvironment.declared.learnedField] == nil)
 
         var wrong = body
         wrong["apns_environment"] = "Sandbox"

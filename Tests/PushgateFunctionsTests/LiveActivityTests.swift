@@ -1,4 +1,5 @@
 import Foundation
+import PushgateAPNs
 import PushgateCore
 import PushgateLiveActivity
 import PushgateMemory
@@ -100,8 +101,8 @@ struct LiveActivityTests {
         let pushes = activityPushes(fixture)
         #expect(pushes.count >= 4, "start, steps, the approval, the end")
         for (push, _) in pushes {
-            let size = try push.payload().count
-            #expect(size <= LiveActivityPush.maxPayloadBytes, "\(push.event) of \(size) bytes")
+            let size = try push.apnsPayload().count
+            #expect(size <= LiveActivityPush.maxAPNsPayloadBytes, "\(push.event) of \(size) bytes")
         }
         let approval = try #require(
             pushes.first { (try? state($0.push))?.phase == .waitingForApproval && $0.push.alert != nil }?.push)

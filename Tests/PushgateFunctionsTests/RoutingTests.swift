@@ -168,17 +168,17 @@ extension RoutingTests {
                     .init(app: "com.example.shop", service: .apns, environment: .sandbox), provider: sandbox,
                     isDefaultEnvironment: false),
                 PushRoute(.init(app: "com.example.chess", service: .fcm), provider: chessFCM),
-            ], apps: apps, formats: .installed, fallbacks: [.apns: .afterBadDeviceToken], logger: Logger(label: "test"))
+            ], apps: apps, formats: .installed, logger: Logger(label: "test"))
         let shop = "com.example.shop"
         let targets = [
             DeliveryTarget(installationID: "store", token: .apns("production-token"), route: DeliveryRoute(app: shop)),
             DeliveryTarget(installationID: "xcode", token: .apns("sandbox-token"), route: DeliveryRoute(app: shop)),
             DeliveryTarget(
                 installationID: "stated", token: .apns("sandbox-token"),
-                route: DeliveryRoute(app: shop, apnsEnvironment: .production, environmentStated: true)),
+                route: DeliveryRoute(app: shop, environment: .production, environmentStated: true)),
             DeliveryTarget(
                 installationID: "learned", token: .apns("sandbox-token"),
-                route: DeliveryRoute(app: shop, apnsEnvironment: .sandbox)),
+                route: DeliveryRoute(app: shop, environment: .sandbox)),
             DeliveryTarget(
                 installationID: "chess", token: .fcm("f"), route: DeliveryRoute(app: "com.example.chess")),
             DeliveryTarget(

@@ -146,8 +146,8 @@ struct OutboxConformanceTests {
             let outbox = try await open().outbox
             let routes: [DeliveryRoute] = [
                 .unstated, DeliveryRoute(app: "com.example.app"),
-                DeliveryRoute(app: "com.example.app", apnsEnvironment: .sandbox, environmentStated: true),
-                DeliveryRoute(apnsEnvironment: .production),
+                DeliveryRoute(app: "com.example.app", environment: .sandbox, environmentStated: true),
+                DeliveryRoute(environment: .production),
             ]
             let whole = notification()
             let expanded = notification()
@@ -177,7 +177,7 @@ struct OutboxConformanceTests {
                 let n = Int(delivery.installationID.dropFirst("device-".count))!
                 #expect(delivery.route == routes[n])
             }
-            let learned = DeliveryRoute(app: "com.example.app", apnsEnvironment: .sandbox)
+            let learned = DeliveryRoute(app: "com.example.app", environment: .sandbox)
             try await outbox.record(
                 [
                     DeliveryUpdate(
@@ -325,7 +325,7 @@ struct OutboxConformanceTests {
                     now: start + 1), "not its holder: nothing stored")
             #expect(try await !other.holdExpansion(owner: "b#1", notificationID: stored.id, until: start + 60))
             #expect(try await outbox.statuses(of: stored.id).isEmpty)
-            let learned = DeliveryRoute(apnsEnvironment: .sandbox)
+            let learned = DeliveryRoute(environment: .sandbox)
             let tried = [
                 TriedDelivery(page[0], change: .delivered, route: learned),
                 TriedDelivery(page[1], change: .retry(reason: "TooManyRequests", at: start + 100)),

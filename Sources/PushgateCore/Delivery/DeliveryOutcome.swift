@@ -6,9 +6,10 @@ public enum DeliveryOutcome: Sendable, Hashable {
     /// The push service accepted it and named it (FCM's message name, a Web Push
     /// service's `Location`).
     case deliveredAs(messageID: String)
-    /// APNs accepted it in the other environment than the device's route named,
-    /// after `BadDeviceToken` in that one: the device's environment is learned.
-    case deliveredIn(APNsEnvironment)
+    /// The service accepted it in the other environment than the device's route
+    /// named, after refusing it in that one (``EnvironmentFallback``): the device's
+    /// environment is learned.
+    case deliveredIn(PushEnvironment)
     /// The token is dead (unregistered, malformed, for another app): delete the device.
     case tokenInvalid(reason: String)
     /// A passing failure (throttled, service down, connection lost): try again, not

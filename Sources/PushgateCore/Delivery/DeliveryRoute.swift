@@ -1,19 +1,18 @@
 /// Where a device's push goes beyond its token: the app it registered for, for an
-/// APNs token the environment (production or sandbox) the token came from, whether
+/// address of a service with environments the one it belongs to, whether
 /// its pushes are sealed (``PayloadSealing``), and whether its phone can decide an
 /// approval (a decision key, issue 73: its approvals carry buttons).
 ///
-/// A token works only in its own APNs environment. A registration may say which
-/// (`apns_environment`); when it did not, the app's environment is tried first and,
-/// on `BadDeviceToken`, the other one once before the device is deleted — an app
-/// built from Xcode holds a sandbox token — and the environment that took it is
-/// stored on the device as learned (later pushes go straight there, and may still
-/// fall back, since the next token of that installation may come from the other).
+/// A registration may state the environment (``PushEnvironments``); when it did not,
+/// the app's default is tried first and, on its service's refusal, the other one
+/// once (``EnvironmentFallback``), and the environment that took it is stored on the
+/// device as learned (later pushes go straight there, and may still fall back, since
+/// the next token of that installation may come from the other).
 public struct DeliveryRoute: Sendable, Hashable {
     /// The app's id (the bundle id the device registered with); `nil`: the default app.
     public var app: String?
     /// The environment to send to first; `nil`: the app's.
-    public var apnsEnvironment: APNsEnvironment?
+    public var environment: PushEnvironment?
     /// The registration stated the environment: a `BadDeviceToken` there is final.
     public var environmentStated: Bool
     /// Sealed for the device's keys, or neutral; `nil`: in clear (unless its app is
@@ -24,12 +23,12 @@ public struct DeliveryRoute: Sendable, Hashable {
     public var decides: Bool
 
     public init(
-        app: String? = nil, apnsEnvironment: APNsEnvironment? = nil, environmentStated: Bool = false,
+        app: String? = nil, environment: PushEnvironment? = nil, environmentStated: Bool = false,
         sealing: PayloadSealing? = nil, decides: Bool = false
     ) {
         self.app = app
-        self.apnsEnvironment = apnsEnvironment
-        self.environmentStated = environmentStated && apnsEnvironment != nil
+        self.environment = environment
+        self.environmentStated = environmentStated && environment != nil
         self.sealing = sealing
         self.decides = decides
     }
@@ -37,13 +36,13 @@ public struct DeliveryRoute: Sendable, Hashable {
     /// The app's default environment, and nothing stated.
     public static let unstated = DeliveryRoute()
 
-    /// May the other environment be tried after a `BadDeviceToken`?
+    /// May the other environment be tried after its service's refusal?
     public var mayFallBack: Bool { !environmentStated }
 
     /// The same app and sealing, delivered in `environment`: learned, not stated.
-    public func learned(_ environment: APNsEnvironment) -> DeliveryRoute {
+    public func learned(_ environment: PushEnvironment) -> DeliveryRoute {
         DeliveryRoute(
-            app: app, apnsEnvironment: environment, environmentStated: false, sealing: sealing, decides: decides)
+            app: app, environment: environment, environmentStated: false, sealing: sealing, decides: decides)
     }
 
     /// As the outbox stores it: `nil` for ``unstated``, else the environment (with
@@ -52,7 +51,7 @@ public struct DeliveryRoute: Sendable, Hashable {
     /// (`"sandbox! com.example.app"`, `" com.example.app"`, `"?~BCVx….BTBZ… com.example.app"`).
     public var stored: String? {
         guard self != .unstated else { return nil }
-        return (apnsEnvironment?.rawValue ?? "") + (environmentStated ? "!" : "") + (decides ? "?" : "")
+        return (environment?.rawValue ?? "") + (environmentStated ? "!" : "") + (decides ? "?" : "")
             + (sealing.map { "~" + $0.stored } ?? "") + " " + (app ?? "")
     }
 
@@ -83,9 +82,9 @@ public struct DeliveryRoute: Sendable, Hashable {
             self.init(app: app.isEmpty ? nil : String(app), sealing: sealing, decides: decides)
             return
         }
-        guard let parsed = APNsEnvironment(rawValue: String(environment)) else { return nil }
+        guard let parsed = PushEnvironment(rawValue: String(environment)) else { return nil }
         self.init(
-            app: app.isEmpty ? nil : String(app), apnsEnvironment: parsed, environmentStated: stated, sealing: sealing,
+            app: app.isEmpty ? nil : String(app), environment: parsed, environmentStated: stated, sealing: sealing,
             decides: decides)
     }
 }

@@ -20,9 +20,6 @@ import PushgateLiveActivity
 ///
 /// Other events leave the activity alone. Devices without activity tokens get nothing.
 public struct LiveActivityPlan: Sendable {
-    /// ActivityKit pushes go through APNs only, to tokens of Apple's format.
-    public static let service = PushServiceID(declared: "apns")
-
     /// The state to keep on the agent document; `nil` once the run ended.
     public let state: AgentRunContentState?
     /// The push; `nil` when the event does not touch the activity.
@@ -46,7 +43,8 @@ public struct LiveActivityPlan: Sendable {
     ///   - previous: the run's state as the agent document keeps it.
     public init(
         _ event: EventComposer.Event, agentName: String, serverKey: ServerKey, agentKey: AgentKey,
-        devices: [DeviceRecord], previous: AgentRunContentState?, rules: LiveActivityRules, notificationID: String,
+        devices: [DeviceRecord], previous: AgentRunContentState?, rules: LiveActivityRules,
+        carrier: LiveActivityCarrier, notificationID: String,
         sealedIDKey: SealedIDKey? = nil, now: Date
     ) throws {
         let seconds = Int(now.timeIntervalSince1970)
@@ -109,7 +107,7 @@ public struct LiveActivityPlan: Sendable {
         let staleDate = kind == .end ? nil : seconds + Int(rules.staleAfter.components.seconds)
         let dismissalDate = kind == .end ? seconds + Int(rules.dismissAfter.components.seconds) : nil
         // Cut before anything is stored: the state kept is the state sent.
-        var (push, sent) = try Self.fitting(state, alert: alert) { state, alert in
+        var (push, sent) = try Self.fitting(state, alert: alert, carrier: carrier) { state, alert in
             try LiveActivityPush(
                 event: kind, timestamp: seconds, contentState: state, alert: alert, attributes: attributes,
                 staleDate: staleDate, dismissalDate: dismissalDate)
@@ -128,7 +126,7 @@ public struct LiveActivityPlan: Sendable {
         deliveries = zip(targets, RandomUUID.make(count: targets.count)).map { target, pushID in
             OutboxDelivery(
                 notificationID: notificationID, installationID: target.device.installationID,
-                token: DeviceToken(kind: Self.service, value: target.token),
+                token: DeviceToken(kind: carrier.service, value: target.token),
                 // Its sealing kept: a sealed device's activity is left the agent's words.
                 route: target.device.route,
                 pushID: pushID)
@@ -146,12 +144,12 @@ public struct LiveActivityPlan: Sendable {
     }
 
     /// The push `make` builds from `state` and `alert`, cut until its payload fits
-    /// ``LiveActivityPush/maxPayloadBytes`` (APNs refuses a larger one, and would
+    /// its carrier's (``LiveActivityCarrier``; APNs refuses a larger one, and would
     /// refuse every retry of it): the details go first, then the preview, the step
     /// and the alert's body are shortened, then left out. Throws
     /// ``LiveActivityPush/TooLarge`` when even that does not fit.
     static func fitting(
-        _ state: AgentRunContentState, alert: LiveActivityPush.Alert?,
+        _ state: AgentRunContentState, alert: LiveActivityPush.Alert?, carrier: LiveActivityCarrier,
         _ make: (AgentRunContentState, LiveActivityPush.Alert?) throws -> LiveActivityPush
     ) throws -> (LiveActivityPush, AgentRunContentState) {
         var state = state
@@ -172,7 +170,7 @@ public struct LiveActivityPlan: Sendable {
                 break
             }
             let push = try make(state, alert)
-            if try push.payload().count <= LiveActivityPush.maxPayloadBytes { return (push, state) }
+            if try carrier.fits(push) { return (push, state) }
         }
         throw LiveActivityPush.TooLarge()
     }
@@ -180,7 +178,9 @@ public struct LiveActivityPlan: Sendable {
     /// The end of an activity whose token arrived after its run ended (its start
     /// reached the phone late, or the app registered it late): done, dismissed at
     /// once, so that it never stays on the lock screen for hours.
-    public static func lateEnd(to device: DeviceRecord, token: String, notificationID: String, now: Date) throws
+    public static func lateEnd(
+        to device: DeviceRecord, token: DeviceToken, notificationID: String, now: Date
+    ) throws
         -> (push: LiveActivityPush, delivery: OutboxDelivery)
     {
         let seconds = Int(now.timeIntervalSince1970)
@@ -190,7 +190,7 @@ public struct LiveActivityPlan: Sendable {
             dismissalDate: seconds)
         let delivery = OutboxDelivery(
             notificationID: notificationID, installationID: device.installationID,
-            token: DeviceToken(kind: service, value: token), route: device.route)
+            token: token, route: device.route)
         return (push, delivery)
     }
 
@@ -215,10 +215,16 @@ public struct LiveActivityRules: Sendable, Hashable {
     /// At most one update a run's progress sends per this long, the latest state
     /// winning (`PUSHGATE_ACTIVITY_UPDATE_INTERVAL`).
     public var updateInterval: Duration = .seconds(5)
+    /// The push service that carries the activity's pushes (APNs's module declares
+    /// it, ``PushAddressFormats/liveActivities``); `nil`: no activity is driven.
+    public var carrier: LiveActivityCarrier?
+
     /// How long an ended activity stays on the lock screen (`dismissal-date`).
     public var dismissAfter: Duration = .seconds(15 * 60)
     /// When a state not updated since is shown as out of date (`stale-date`).
     public var staleAfter: Duration = .seconds(15 * 60)
 
-    public init() {}
+    public init(carrier: LiveActivityCarrier? = nil) {
+        self.carrier = carrier
+    }
 }

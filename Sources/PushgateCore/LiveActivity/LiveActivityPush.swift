@@ -1,8 +1,8 @@
 import PushgateLiveActivity
 
-/// One ActivityKit push (`apns-push-type: liveactivity`, topic
-/// `<bundle id>.push-type.liveactivity`; issue 64): a start to a device's
-/// push-to-start token, an update or the end to a running activity's token.
+/// One ActivityKit push (issue 64): a start to a device's push-to-start token, an
+/// update or the end to a running activity's token. Its carrier's module writes it
+/// (APNs's: `apns-push-type: liveactivity`, topic `<bundle id>.push-type.liveactivity`):
 ///
 /// ```json
 /// {"aps": {"timestamp": 1795324051, "event": "update", "content-state": {…},
@@ -35,12 +35,8 @@ public struct LiveActivityPush: Sendable, Hashable, Codable {
         }
     }
 
-    /// The most an ActivityKit push's payload may take: 4 KB, as an alert's (Apple
-    /// refuses a larger one `PayloadTooLarge`; `ActivityAuthorizationError.attributesTooLarge`
-    /// says the same of a start's attributes).
-    public static let maxPayloadBytes = 4096
-
-    /// A push that does not fit ``maxPayloadBytes`` however it is cut.
+    /// A push that does not fit its carrier's payload (``LiveActivityCarrier``)
+    /// however it is cut.
     public struct TooLarge: Error, Hashable {}
 
     public var event: Event
@@ -121,26 +117,5 @@ public struct LiveActivityPush: Sendable, Hashable, Codable {
             copy.attributes = .object(attributes)
         }
         return copy
-    }
-
-    /// The APNs payload.
-    public func payload() throws -> [UInt8] {
-        var aps: [String: JSONValue] = [
-            "timestamp": .number(Double(timestamp)), "event": .string(event.rawValue), "content-state": contentState,
-        ]
-        if let alert {
-            var object: [String: JSONValue] = ["title": .string(alert.title), "body": .string(alert.body)]
-            object["sound"] = alert.sound.map(JSONValue.string)
-            aps["alert"] = .object(object)
-        }
-        aps["attributes-type"] = attributesType.map(JSONValue.string)
-        aps["attributes"] = attributes
-        aps["stale-date"] = staleDate.map { .number(Double($0)) }
-        aps["dismissal-date"] = dismissalDate.map { .number(Double($0)) }
-        aps["relevance-score"] = relevanceScore.map { .number(Double($0)) }
-        // iOS 18 hands the app the new activity's update token only when the start
-        // asks for it; without it no update and no end reaches the activity.
-        if event == .start { aps["input-push-token"] = .number(1) }
-        return try JSONValue.object(["aps": .object(aps)]).encodedBytes()
     }
 }

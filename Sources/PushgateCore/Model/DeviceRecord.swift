@@ -5,7 +5,7 @@ public struct DeviceRecord: Sendable, Hashable {
     public let path: DocumentPath
     /// Every push address it holds, in the formats' delivery order.
     public let addresses: [DeviceToken]
-    /// Its app and APNs environment.
+    /// Its app, and its address's environment when its service has them.
     public let route: DeliveryRoute
     /// Its installation's ActivityKit push-to-start token, and the update token of the
     /// Live Activity running for this agent on it (issue 64).
@@ -22,7 +22,7 @@ public struct DeviceRecord: Sendable, Hashable {
     /// own read adds the Live Activity tokens (`activities`); an expansion's pages,
     /// which send ordinary pushes only, do not read them.
     public static func fieldsRead(_ formats: PushAddressFormats, activities: Bool = false) -> [String] {
-        formats.documentFields + [FieldName.bundleID, FieldName.apnsEnvironment, FieldName.apnsEnvironmentLearned]
+        formats.documentFields + [FieldName.bundleID] + formats.environmentFields
             + [FieldName.payloadKeys, FieldName.decisionKey, FieldName.foregroundUntil]
             + [FieldName.quietHours]
             + (activities ? [FieldName.activityStartToken, FieldName.activityToken] : [])
@@ -36,13 +36,13 @@ public struct DeviceRecord: Sendable, Hashable {
         // environment, and whether it seals pushes itself (Web Push: the device's
         // payload keys are not used).
         var addresses: [DeviceToken] = []
-        var environments = false
+        var environments: PushEnvironments?
         var sealsItself = false
         var allowsSilentPushes = true
         for format in formats.all {
             guard let value = document.string(format.documentField) else { continue }
             if addresses.isEmpty {
-                environments = format.hasEnvironments
+                environments = format.environments
                 sealsItself = format.sealsItself
                 allowsSilentPushes = format.allowsSilentPushes
             }
@@ -58,13 +58,12 @@ public struct DeviceRecord: Sendable, Hashable {
         let app = document.string(FieldName.bundleID)
         let decides = document.string(FieldName.decisionKey) != nil
         self.route =
-            environments
-            ? DeliveryRoute(
-                app: app,
-                apnsEnvironment: document.string(FieldName.apnsEnvironment).flatMap(APNsEnvironment.init(rawValue:)),
-                environmentStated: document.fields[FieldName.apnsEnvironmentLearned] != .bool(true), sealing: sealing,
-                decides: decides)
-            : DeliveryRoute(app: app, sealing: sealing, decides: decides)
+            environments.map { environments in
+                DeliveryRoute(
+                    app: app, environment: document.string(environments.documentField).flatMap(environments.stored),
+                    environmentStated: document.fields[environments.learnedField] != .bool(true), sealing: sealing,
+                    decides: decides)
+            } ?? DeliveryRoute(app: app, sealing: sealing, decides: decides)
     }
 
     public var installationID: String { path.documentID }

@@ -27,10 +27,8 @@ public enum FieldName {
     public static let platform = "platform"
     public static let appVersion = "appVersion"
     public static let bundleID = "bundleId"
-    /// `production` or `sandbox`: stated by the registration, or learned from a push
-    /// that `BadDeviceToken` sent to the other environment (then `apnsEnvironmentLearned`).
-    public static let apnsEnvironment = "apnsEnvironment"
-    public static let apnsEnvironmentLearned = "apnsEnvironmentLearned"
+    // A service's environment fields (`apnsEnvironment`) are its address format's
+    // (``PushEnvironments``).
     /// `{"p256dh", "auth"}`: the keys its pushes are sealed for (issue 63), base64url.
     public static let payloadKeys = "payloadKeys"
     /// The installation's decision key (issue 73): the base64url of the uncompressed

@@ -16,10 +16,13 @@ public struct PushAddressFormat: Sendable {
     /// How a stored address reads, for the dump's errors ("64 to 200 lower-case hex
     /// digits").
     public let storedForm: String
-    /// Its addresses belong to one environment of the service (APNs: production or
-    /// sandbox): a registration's `apns_environment` applies to them, and one learned
-    /// from a push lasts while the address does.
-    public let hasEnvironments: Bool
+    /// Its addresses each belong to one environment of the service (APNs: production
+    /// or sandbox): how a registration states one, where a device keeps it, what a
+    /// refusal in a guessed one does. `nil` for a service without environments.
+    public let environments: PushEnvironments?
+    /// The service carries Live Activities (APNs: ActivityKit pushes to a device's
+    /// activity tokens); `nil` for one that does not.
+    public let liveActivities: LiveActivityCarrier?
     /// Its pushes are end-to-end encrypted by the service's own protocol (Web Push:
     /// RFC 8291, for the subscription's keys): a device's `payload_keys` are not
     /// used, and a sealed-only app (``PushSealing/sealedOnly``) takes its
@@ -52,7 +55,8 @@ public struct PushAddressFormat: Sendable {
 
     public init(
         service: PushServiceID, name: String, registrationField: String, storedForm: String,
-        hasEnvironments: Bool = false, sealsItself: Bool = false, namesPushByItsID: Bool = false,
+        environments: PushEnvironments? = nil, liveActivities: LiveActivityCarrier? = nil, sealsItself: Bool = false,
+        namesPushByItsID: Bool = false,
         allowsSilentPushes: Bool = true, configuredBy: String,
         registered: @escaping @Sendable (_ body: RequestFields, _ field: String) throws(FunctionError) -> String?,
         stored: @escaping @Sendable (_ text: String) -> String?,
@@ -64,7 +68,8 @@ public struct PushAddressFormat: Sendable {
         self.name = name
         self.registrationField = registrationField
         self.storedForm = storedForm
-        self.hasEnvironments = hasEnvironments
+        self.environments = environments
+        self.liveActivities = liveActivities
         self.sealsItself = sealsItself
         self.namesPushByItsID = namesPushByItsID
         self.allowsSilentPushes = allowsSilentPushes
@@ -78,6 +83,14 @@ public struct PushAddressFormat: Sendable {
     /// What a device of the service fails with while the gateway has no provider for
     /// it (`no_apns_provider`): no retry can fix it.
     public var unconfiguredReason: String { service.unconfiguredReason }
+
+    /// Whether a route may go with an address of this service: its environment, when
+    /// it names one, is one the service declares (a dump's delivery naming `staging`
+    /// is refused where it is read, not failed when it is sent).
+    public func admits(_ route: DeliveryRoute) -> Bool {
+        guard let environment = route.environment else { return true }
+        return environments?.stored(environment.rawValue) != nil
+    }
 
     /// Whether `text` is an address as stored.
     public func isStored(_ text: String) -> Bool { stored(text) == text }

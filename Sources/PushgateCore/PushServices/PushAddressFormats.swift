@@ -25,6 +25,15 @@ public struct PushAddressFormats: Sendable {
     /// The device document's fields that hold addresses, in delivery order.
     public var documentFields: [String] { all.map(\.documentField) }
 
+    /// The service that carries Live Activities, when one is installed.
+    public var liveActivities: LiveActivityCarrier? { all.lazy.compactMap(\.liveActivities).first }
+
+    /// The device document's fields that keep the services' environments (each
+    /// service's stated or learned one, and its flag).
+    public var environmentFields: [String] {
+        all.compactMap(\.environments).flatMap { [$0.documentField, $0.learnedField] }
+    }
+
     /// The registration's fields, for messages: `'apns_token' or 'fcm_token'`.
     public var registrationFieldsInWords: String { Self.inWords(all.map { "'\($0.registrationField)'" }) }
 

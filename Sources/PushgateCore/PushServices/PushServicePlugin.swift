@@ -10,9 +10,6 @@ public protocol PushServicePlugin: Sendable {
     var settings: [AnySetting] { get }
     /// Those of its settings one app of `apps:` may give for itself.
     var perAppSettings: [AnySetting] { get }
-    /// What the routing table does when an environment guessed for an address is
-    /// refused; `nil` for a service without environments.
-    var fallback: EnvironmentFallback? { get }
 
     /// Its address format as the gateway's settings shape what a registration may
     /// give (Web Push's endpoint rules); ``format`` unless the service has such settings.

@@ -203,12 +203,16 @@ public enum DocumentLayout {
             ]
         case .device:
             let addresses = formats.all.map { ($0.documentField, optional(.pushAddress($0))) }
+            let environments = formats.all.compactMap(\.environments).flatMap { environments in
+                [
+                    (environments.documentField, optional(.oneOf(Set(environments.all.map(\.rawValue))))),
+                    (environments.learnedField, optional(.trueFlag)),
+                ]
+            }
             return [
                 FieldName.platform: required(.oneOf(["ios", "ipados", "macos", "android", "web"])),
                 FieldName.appVersion: optional(.text(characters: 0...100)),
                 FieldName.bundleID: optional(.text(characters: 0...100)),
-                FieldName.apnsEnvironment: optional(.oneOf(["production", "sandbox"])),
-                FieldName.apnsEnvironmentLearned: optional(.trueFlag),
                 FieldName.payloadKeys: optional(.payloadKeys),
                 FieldName.decisionKey: optional(.decisionKey),
                 FieldName.activityStartToken: optional(.hexToken), FieldName.activityToken: optional(.hexToken),
@@ -219,7 +223,7 @@ public enum DocumentLayout {
                 FieldName.foregroundUntil: optional(.timestamp),
                 FieldName.quietHours: optional(.quietHours),
                 FieldName.createdAt: required(.pastTimestamp), FieldName.updatedAt: required(.pastTimestamp),
-            ].merging(addresses) { general, _ in general }
+            ].merging(addresses + environments) { general, _ in general }
         case .agentLastEvent, .serverLastEvent:
             return [FieldName.lastOccurredAt: required(.pastTimestamp)]
         case .event:

@@ -54,8 +54,11 @@ public struct DumpedDelivery: Sendable, Hashable {
         token = try row.token(kind: "token_kind", value: "token", formats: formats)
         pushID = try row.identifier("push_id")
         route = try row.optionalString("route")
-        guard DeliveryRoute(stored: route) != nil else {
+        guard let parsed = DeliveryRoute(stored: route) else {
             throw DumpError("delivery: 'route' is not a route (\"sandbox! com.example.app\")")
+        }
+        guard formats.format(named: token.kind.rawValue)?.admits(parsed) ?? true else {
+            throw DumpError("delivery: 'route' names an environment \(token.kind) does not have")
         }
         guard try row.string("state") == DeliveryState.pending.rawValue else {
             throw DumpError("delivery: 'state' must be \"pending\": a dump carries only deliveries not made yet")

@@ -132,7 +132,8 @@ public struct TriggerPlan: Sendable {
         let activityOnly = event.type.drivesActivityOnly
         let activityNotificationID = activityOnly ? notificationID : RandomUUID.make()
         let activity: LiveActivityPlan? = agentKey.flatMap { agentKey in
-            guard LiveActivityPlan.drives(event.type), let cwd = event.cwd else { return nil }
+            guard LiveActivityPlan.drives(event.type), let cwd = event.cwd, let carrier = rules.activity.carrier
+            else { return nil }
             let candidates = (activityDevices ?? devices).filter { device in
                 request.selection.onlyInstallationID.map { $0 == device.installationID } ?? true
             }
@@ -140,7 +141,8 @@ public struct TriggerPlan: Sendable {
             return try? LiveActivityPlan(
                 event, agentName: ReplyNotificationComposer.title(displayName: agentDisplayName, cwd: cwd),
                 serverKey: serverKey, agentKey: agentKey, devices: candidates, previous: activityState,
-                rules: rules.activity, notificationID: activityNotificationID, sealedIDKey: sealedIDKey, now: now)
+                rules: rules.activity, carrier: carrier, notificationID: activityNotificationID,
+                sealedIDKey: sealedIDKey, now: now)
         }
         self.activity = activity
         // A start lives minutes: one delivered after its run ended must not appear.

@@ -67,13 +67,15 @@ public struct DeliveryPolicy: Sendable, Hashable {
 
     public init() {}
 
-    /// The settings a trigger's plan uses.
-    package var triggerRules: TriggerRules {
+    /// The settings a trigger's plan uses, with the installed services' carrier of
+    /// Live Activities.
+    package func triggerRules(_ formats: PushAddressFormats) -> TriggerRules {
         var rules = TriggerRules(
             timeToLive: timeToLive.seconds, idempotencyWindow: idempotencyWindow.seconds,
             coalesceWindow: coalesceWindow?.seconds, escalation: escalation.map(\.seconds),
             showsPreviewByDefault: showsPreviewByDefault)
         rules.activity = activity
+        rules.activity.carrier = formats.liveActivities
         rules.atKeyboardWindow = atKeyboardWindow?.seconds
         rules.holdsInQuietHours = holdsInQuietHours
         return rules

@@ -4,9 +4,9 @@ import PushgateCore
 /// Sends each device through its leaf provider, looked up in one table keyed by
 /// (app, push service, environment) (``PushRoute/Key``): its app as
 /// ``ConfiguredApps/app(of:)`` picks it, its token's service, and for a service with
-/// environments the one its route states, else the app's default. A service with an
-/// ``EnvironmentFallback`` tries a device whose environment was a guess once in the
-/// other after the refusal the policy names.
+/// environments the one its route states, else the app's default. A service with
+/// environments (``PushEnvironments``) tries a device whose environment was a guess
+/// once in the other after the refusal its ``EnvironmentFallback`` names.
 ///
 /// A device whose app has no provider for its service fails with the service's
 /// ``PushAddressFormat/unconfiguredReason`` (`no_apns_provider`), which no retry can
@@ -16,8 +16,9 @@ import PushgateCore
 public struct PushRoutingTable: PushProvider {
     private let routes: [PushRoute.Key: any PushProvider]
     /// Each (app, service with environments)'s default environment.
-    private let defaultEnvironments: [PushRoute.Key: APNsEnvironment]
-    private let fallbacks: [PushServiceID: EnvironmentFallback]
+    private let defaultEnvironments: [PushRoute.Key: PushEnvironment]
+    /// The services with environments: where a refused guess is tried again.
+    private let environments: [PushServiceID: PushEnvironments]
     private let apps: ConfiguredApps
     private let formats: PushAddressFormats
     /// The leaves in order (apps in order, services in delivery order, default
@@ -29,13 +30,14 @@ public struct PushRoutingTable: PushProvider {
     public let reasons: Set<String>
 
     /// `routes`: every app's leaves (a route of an app `apps` lacks is never taken);
-    /// `formats`: the installed services, which name the unconfigured ones' reasons.
+    /// `formats`: the installed services, which name the unconfigured ones' reasons
+    /// and declare their environments.
     public init(
         routes: [PushRoute], apps: ConfiguredApps = .single, formats: PushAddressFormats,
-        fallbacks: [PushServiceID: EnvironmentFallback] = [:], logger: Logger
+        logger: Logger
     ) {
         var table: [PushRoute.Key: any PushProvider] = [:]
-        var defaults: [PushRoute.Key: APNsEnvironment] = [:]
+        var defaults: [PushRoute.Key: PushEnvironment] = [:]
         for route in routes where table[route.key] == nil {
             table[route.key] = route.provider
             if let environment = route.key.environment, route.isDefaultEnvironment {
@@ -44,7 +46,9 @@ public struct PushRoutingTable: PushProvider {
         }
         self.routes = table
         defaultEnvironments = defaults
-        self.fallbacks = fallbacks
+        environments = Dictionary(
+            formats.all.compactMap { format in format.environments.map { (format.service, $0) } },
+            uniquingKeysWith: { first, _ in first })
         self.apps = apps
         self.formats = formats
         self.logger = logger
@@ -72,7 +76,7 @@ public struct PushRoutingTable: PushProvider {
         let service = target.token.kind
         let defaultEnvironment = defaultEnvironments[PushRoute.Key(app: app, service: service)]
         return PushRoute.Key(
-            app: app, service: service, environment: defaultEnvironment.map { target.route.apnsEnvironment ?? $0 })
+            app: app, service: service, environment: defaultEnvironment.map { target.route.environment ?? $0 })
     }
 
     /// Each target's key. Targets alike (a fan-out's chunk mostly is: one service, one
@@ -84,7 +88,7 @@ public struct PushRoutingTable: PushProvider {
         var last: (target: DeliveryTarget, key: PushRoute.Key)?
         for target in targets {
             if let last, last.target.token.kind == target.token.kind, last.target.route.app == target.route.app,
-                last.target.route.apnsEnvironment == target.route.apnsEnvironment
+                last.target.route.environment == target.route.environment
             {
                 keys.append(last.key)
                 continue
@@ -104,11 +108,12 @@ public struct PushRoutingTable: PushProvider {
         for index in outcomes.indices {
             // Most were delivered: those are passed over before anything else is read.
             if case .delivered = outcomes[index] { continue }
-            guard let environment = keys[index].environment, let fallback = fallbacks[keys[index].service],
-                fallback.triesAgain(targets[index], after: outcomes[index]),
-                let other = APNsEnvironment.allCases.first(where: { $0 != environment })
+            guard let environment = keys[index].environment,
+                let environments = environments[keys[index].service],
+                environments.fallback.triesAgain(targets[index], after: outcomes[index]),
+                let other = environments.other(than: environment)
             else { continue }
-            again.append((index, keys[index].in(other), fallback))
+            again.append((index, keys[index].in(other), environments.fallback))
         }
         guard !again.isEmpty else { return outcomes }
         let retried = await send(notification, to: again.map { targets[$0.index] }, at: again.map(\.key))

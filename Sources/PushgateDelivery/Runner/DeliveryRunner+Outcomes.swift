@@ -94,7 +94,7 @@ extension DeliveryRunner {
             case .deliveredIn(let environment):
                 // Later pushes go straight there; the device is kept, not deleted.
                 logger.info(
-                    "an APNs token was refused (BadDeviceToken) in one environment and accepted in \(environment.rawValue); stored on the device",
+                    "a token was refused in one environment of its service and accepted in \(environment.rawValue); stored on the device",
                     metadata: ["installation": "\(delivery.installationID)", "token": "\(delivery.token)"])
                 findings.append(.learnedEnvironment(delivery.token, environment))
             default:

@@ -42,7 +42,7 @@ public struct DeliveryRunner: Sendable {
         logger: Logger
     ) {
         self.store = store
-        self.devices = StoredDeliveryDevices(store: store)
+        self.devices = StoredDeliveryDevices(store: store, formats: formats)
         self.outbox = outbox
         self.provider = provider
         self.formats = formats

@@ -4,6 +4,8 @@ import PushgateCore
 /// the device documents a finding names, and one commit for a chunk's findings.
 struct StoredDeliveryDevices: DeliveryDevices {
     let store: any DocumentStore
+    /// Where a service with environments keeps a learned one on the device.
+    let formats: PushAddressFormats
 
     func badges(of installationIDs: [String], serverKeyHex: String) async throws -> [String: Int] {
         let installations = try await store.documents(
@@ -27,14 +29,15 @@ struct StoredDeliveryDevices: DeliveryDevices {
                     writes.append(.delete(device, if: Self.stillHolds(token)))
                 }
             case .learnedEnvironment(let token, let environment):
+                guard let fields = formats.format(named: token.kind.rawValue)?.environments else { break }
                 // Every registration of the token under the server: it is the same phone.
                 for device in try await devices(holding: token, serverKeyHex: notification.serverKey) {
                     writes.append(
                         .set(
                             device,
                             [
-                                FieldName.apnsEnvironment: .value(.string(environment.rawValue)),
-                                FieldName.apnsEnvironmentLearned: .value(.bool(true)),
+                                fields.documentField: .value(.string(environment.rawValue)),
+                                fields.learnedField: .value(.bool(true)),
                             ], if: Self.stillHolds(token)))
                 }
             case .deadActivityToken(let token, let installationID):

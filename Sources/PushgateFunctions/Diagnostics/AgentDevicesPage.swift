@@ -54,13 +54,17 @@ enum AgentDevicesPage {
         if record.route.decides { entry["can_decide"] = .bool(true) }
         for (name, field) in [
             ("platform", FieldName.platform), ("app_version", FieldName.appVersion), ("bundle_id", FieldName.bundleID),
-            ("apns_environment", FieldName.apnsEnvironment), ("created_at", FieldName.createdAt),
+            ("created_at", FieldName.createdAt),
             ("updated_at", FieldName.updatedAt),
         ] {
             entry[name] = device.fields[field]
         }
-        if device.fields[FieldName.apnsEnvironmentLearned] == .bool(true) {
-            entry["apns_environment_learned"] = .bool(true)
+        // Each service's environment under its registration field (`apns_environment`).
+        for environments in formats.all.compactMap(\.environments) {
+            entry[environments.registrationField] = device.fields[environments.documentField]
+            if device.fields[environments.learnedField] == .bool(true) {
+                entry[environments.registrationField + "_learned"] = .bool(true)
+            }
         }
         return entry
     }

@@ -91,8 +91,10 @@ public struct RegisterActivityFunction: Sendable {
     private func sendEnd(to device: DeviceRecord, token: String, serverKey: ServerKey, agentKey: AgentKey, now: Date)
         async throws
     {
+        guard let carrier = worker.formats.liveActivities else { return }
         let id = RandomUUID.make()
-        let end = try LiveActivityPlan.lateEnd(to: device, token: token, notificationID: id, now: now)
+        let end = try LiveActivityPlan.lateEnd(
+            to: device, token: DeviceToken(kind: carrier.service, value: token), notificationID: id, now: now)
         var content = PushNotification(
             title: "", body: "", data: ["type": "run_ended", "server_key": .string(serverKey.hex)], collapseID: "",
             sound: "")

@@ -140,21 +140,23 @@ public struct RegisterSubscriptionFunction: Sendable {
             && request.quietHours.map { device.fields[FieldName.quietHours] == $0?.stored } ?? true
     }
 
-    /// The device's APNs environment: the one the registration states (no longer
-    /// learned); without one, what was stored stays while the addresses that have
-    /// environments (the APNs token) do (a learned environment saves a
-    /// `BadDeviceToken` on every push), and goes with them.
+    /// The device's environment of each service that has them: the one the
+    /// registration states (no longer learned); without one, what was stored stays
+    /// while the service's address does (a learned environment saves a refusal on
+    /// every push), and goes with it.
     static func environmentFields(_ request: RegisterSubscriptionRequest, stored: Document?) -> [String: FieldValue] {
-        if let environment = request.apnsEnvironment {
-            return [
-                FieldName.apnsEnvironment: .value(.string(environment.rawValue)),
-                FieldName.apnsEnvironmentLearned: .delete,
-            ]
+        var fields: [String: FieldValue] = [:]
+        for address in request.addresses {
+            guard let environment = address.environment else { continue }
+            if let stated = environment.stated {
+                fields[environment.documentField] = .value(.string(stated.rawValue))
+                fields[environment.learnedField] = .delete
+            } else if let stored, stored.string(address.documentField) != address.address {
+                fields[environment.documentField] = .delete
+                fields[environment.learnedField] = .delete
+            }
         }
-        guard let stored,
-            request.addresses.contains(where: { $0.hasEnvironments && stored.string($0.documentField) != $0.address })
-        else { return [:] }
-        return [FieldName.apnsEnvironment: .delete, FieldName.apnsEnvironmentLearned: .delete]
+        return fields
     }
 
     /// Refuses a new device of a full agent, or a new agent of a full server; `nil`:

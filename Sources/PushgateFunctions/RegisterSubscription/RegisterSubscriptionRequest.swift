@@ -12,9 +12,6 @@ public struct RegisterSubscriptionRequest: Sendable, Hashable {
     public let platform: Platform
     public let appVersion: String?
     public let bundleID: String?
-    /// The APNs environment the token came from, when the app says (`development`
-    /// reads as `sandbox`).
-    public let apnsEnvironment: APNsEnvironment?
     /// The keys the device's pushes are sealed for (`payload_keys`, issue 63); `nil`:
     /// the stored ones stay.
     public let payloadKeys: PayloadKeys?
@@ -38,7 +35,11 @@ public struct RegisterSubscriptionRequest: Sendable, Hashable {
             addresses.append(
                 RegisteredAddress(
                     documentField: format.documentField, address: try format.address(in: fields),
-                    hasEnvironments: format.hasEnvironments, sealsItself: format.sealsItself))
+                    environment: try format.environments.map { environments throws(FunctionError) in
+                        RegisteredEnvironment(
+                            documentField: environments.documentField, learnedField: environments.learnedField,
+                            stated: try environments.stated(in: fields))
+                    }, sealsItself: format.sealsItself))
         }
         self.addresses = addresses
         guard addresses.contains(where: { $0.address != nil }) else {
@@ -62,18 +63,6 @@ public struct RegisterSubscriptionRequest: Sendable, Hashable {
         }
         bundleID = try fields.optionalString("bundle_id").map { id throws(FunctionError) in
             try FieldRules.text(id, field: "bundle_id", maxCharacters: 100)
-        }
-        if let name = try fields.optionalString("apns_environment") {
-            // Exact words, as the schema's enum: a typo is an error, not a guess.
-            guard ["production", "sandbox", "development"].contains(name),
-                let environment = APNsEnvironment(setting: name)
-            else {
-                throw .invalidArgument(
-                    "'apns_environment' must be production, sandbox or development", field: "apns_environment")
-            }
-            apnsEnvironment = environment
-        } else {
-            apnsEnvironment = nil
         }
         // Their members are checked here, any other is ignored (as unknown fields are).
         payloadKeys = try fields.optionalObject("payload_keys", checksTexts: false).map { keys throws(FunctionError) in
@@ -134,12 +123,20 @@ extension RegisterSubscriptionRequest {
 
 /// One push service's address field of a registration: the device document's field,
 /// the address registered in it (`nil`: none, and a stored one is removed, so a stale
-/// token never outlives its replacement), and whether the address belongs to one of
-/// its service's environments (``PushAddressFormat/hasEnvironments``), and whether
-/// its service seals pushes itself (``PushAddressFormat/sealsItself``).
+/// token never outlives its replacement), its service's environment when it has them
+/// (``PushAddressFormat/environments``), and whether its service seals pushes itself
+/// (``PushAddressFormat/sealsItself``).
 public struct RegisteredAddress: Sendable, Hashable {
     public let documentField: String
     public let address: String?
-    public let hasEnvironments: Bool
+    public var environment: RegisteredEnvironment?
     public var sealsItself = false
+}
+
+/// The environment fields of a registered address's service (``PushEnvironments``),
+/// and the environment the registration states (`apns_environment`), if it does.
+public struct RegisteredEnvironment: Sendable, Hashable {
+    public let documentField: String
+    public let learnedField: String
+    public let stated: PushEnvironment?
 }

@@ -128,7 +128,7 @@ struct EventResolution: Sendable {
         let plan = TriggerPlan(
             TriggerRequest(event: EventComposer.Event(type: .runProgress, cwd: cwd), ordering: .none, wait: false),
             serverKey: serverKey, agentKey: agentKey, agentDisplayName: agent.string(FieldName.agentDisplayName),
-            devices: devices, activityState: state, rules: policy.triggerRules, now: now)
+            devices: devices, activityState: state, rules: policy.triggerRules(worker.formats), now: now)
         _ = try await worker.submit(plan.enqueueRequest)
     }
 
@@ -166,7 +166,7 @@ struct EventResolution: Sendable {
         let notification = OutboxNotification(
             id: RandomUUID.make(), serverKey: serverKey.hex, agentKey: OutboxNotification.everyAgent,
             content: .badgeUpdate(serverKey: serverKey.hex, resolved: resolved), createdAt: now,
-            expiresAt: now.addingTimeInterval(policy.triggerRules.timeToLive))
+            expiresAt: now.addingTimeInterval(policy.triggerRules(worker.formats).timeToLive))
         let deliveries = OutboxDelivery.deliveries(to: selected, of: notification.id)
         guard !deliveries.isEmpty else { return 0 }
         _ = try await worker.submit(

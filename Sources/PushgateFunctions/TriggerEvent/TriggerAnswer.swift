@@ -25,8 +25,9 @@ public struct TriggerAnswer: Sendable, Hashable, Encodable {
         public let provider: String
         /// The app the device registered for (its bundle id), when it said.
         public let app: String?
-        /// Where an APNs push went when the device's environment is known (stated,
-        /// or learned); absent: the gateway's default.
+        /// Where the push went when the device's environment is known (stated, or
+        /// learned); absent: the gateway's default. The wire calls it
+        /// `apns_environment` (APNs's is the one service with environments).
         public let apnsEnvironment: String?
         public let success: Bool
         /// Still being tried (`true` only; absent otherwise).
@@ -40,7 +41,7 @@ public struct TriggerAnswer: Sendable, Hashable, Encodable {
             self.installationID = installationID
             self.provider = provider
             self.app = route.app
-            self.apnsEnvironment = route.apnsEnvironment?.rawValue
+            self.apnsEnvironment = route.environment?.rawValue
             self.success = success
             self.pending = pending
             self.error = error

@@ -28,7 +28,8 @@ extension TriggerEventFunction {
             return reads
         }
         async let agent = agentDocument(agentKey, of: serverKey)
-        if let agentKey, TriggerPlan.mayExpand(request, agentKey: agentKey, rules: policy.triggerRules) {
+        if let agentKey, TriggerPlan.mayExpand(request, agentKey: agentKey, rules: policy.triggerRules(worker.formats))
+        {
             let count = try await store.count(in: NamespacePaths.devices(of: agentKey, of: serverKey), upTo: .max)
             reads.deviceCount = count
             if count <= policy.answerMaxDevices {

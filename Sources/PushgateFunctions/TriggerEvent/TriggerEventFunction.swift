@@ -60,7 +60,7 @@ public struct TriggerEventFunction: Sendable {
     /// terminal says so. Nothing when `PUSHGATE_AT_KEYBOARD_WINDOW` is off, or the
     /// agent has no document.
     public func markAtKeyboard(secret: PushSecret, cwd: String) async throws {
-        guard policy.triggerRules.atKeyboardWindow != nil else { return }
+        guard policy.triggerRules(worker.formats).atKeyboardWindow != nil else { return }
         let agent = NamespacePaths.agent(AgentKey(cwd: cwd), of: secret.serverKey)
         _ = try await store.commit([
             .set(agent, [FieldName.atKeyboardAt: .value(.string(RFC3339.format(now())))], if: .exists)
@@ -99,7 +99,7 @@ public struct TriggerEventFunction: Sendable {
         let type = request.event.type
         let reads = try await read(request, serverKey: serverKey, agentKey: agentKey)
         let decision = TriggerDecision(
-            request, serverKey: serverKey, agentKey: agentKey, after: reads, rules: policy.triggerRules,
+            request, serverKey: serverKey, agentKey: agentKey, after: reads, rules: policy.triggerRules(worker.formats),
             maxListed: policy.answerMaxDevices, sealedIDKey: SealedIDKey(secret: secret), now: now())
         switch decision {
         case .unknownServer:

@@ -14,8 +14,6 @@ public struct GatewaySetup: Sendable {
     public let apps: [GatewayConfiguration.AppConfiguration]
     /// The one implicit app's services (`PUSHGATE_APNS_*`, `PUSHGATE_FCM_*`), without `apps:`.
     public let services: [PreparedPushService]
-    /// What the routing table does when a guessed environment is refused, by service.
-    public let fallbacks: [PushServiceID: EnvironmentFallback]
     public let delivery: DeliveryPolicy
     public let admission: AdmissionPolicy
     public let rateLimits: RateLimiter.Limits
@@ -58,9 +56,6 @@ extension GatewayConfiguration {
         }
         return GatewaySetup(
             configuration: self, apps: apps, services: services,
-            fallbacks: Dictionary(
-                plugins.compactMap { plugin in plugin.fallback.map { (plugin.format.service, $0) } },
-                uniquingKeysWith: { first, _ in first }),
             delivery: delivery, admission: admission, rateLimits: try sources.rateLimits(),
             presence: try sources.presencePolicy(),
             formats: PushAddressFormats(

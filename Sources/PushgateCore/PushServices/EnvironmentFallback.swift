@@ -6,9 +6,8 @@
 /// the device); refused there too, the first refusal stands; any other answer
 /// replaces it. A stated environment is never second-guessed.
 ///
-/// APNs's is ``DeliveryOutcome/tokenInvalid(reason:)`` `BadDeviceToken`: a token works
-/// only in the environment it came from, and deleting the device of every developer
-/// running their app from Xcode would be wrong.
+/// The service's module names its policy (APNs's: `BadDeviceToken`, since deleting
+/// the device of every developer running their app from Xcode would be wrong).
 public struct EnvironmentFallback: Sendable, Hashable {
     public let refusal: DeliveryOutcome
 
@@ -22,7 +21,7 @@ public struct EnvironmentFallback: Sendable, Hashable {
     }
 
     /// The outcome once the other environment (`environment`) answered `retried`.
-    public func outcome(first: DeliveryOutcome, retried: DeliveryOutcome, in environment: APNsEnvironment)
+    public func outcome(first: DeliveryOutcome, retried: DeliveryOutcome, in environment: PushEnvironment)
         -> DeliveryOutcome
     {
         switch retried {

@@ -1,4 +1,5 @@
 import Foundation
+import PushgateAPNs
 import PushgateCore
 import PushgateLiveActivity
 import Testing
@@ -13,7 +14,7 @@ struct LiveActivityPushTests {
         updatedAt: 1_795_324_051, preview: "May I run the migration?", details: ["files_changed": "3"])
 
     static func aps(_ push: LiveActivityPush) throws -> [String: JSONValue] {
-        try #require(try JSONValue.parse(try push.payload()).objectValue?["aps"]?.objectValue)
+        try #require(try JSONValue.parse(try push.apnsPayload()).objectValue?["aps"]?.objectValue)
     }
 
     @Test("the content state is the documented shape, and reads back")
@@ -71,7 +72,7 @@ struct LiveActivityPushTests {
             keyed.redacted(by: PushSealing()).attributes
                 == ["agentName": .string(PushSealing.defaultTitle), "serverKey": "k5e", "agentKey": "ka9"],
             "keyed ids where the trigger made them (issue 72)")
-        let text = String(decoding: try sealed.payload(), as: UTF8.self)
+        let text = String(decoding: try sealed.apnsPayload(), as: UTF8.self)
         for secret in ["api@home", "running tests", "migration", "files_changed"] {
             #expect(!text.contains(secret), "\(secret)")
         }
