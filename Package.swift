@@ -267,18 +267,13 @@ let package = Package(
         .target(
             name: "PushgateServer",
             dependencies: [
-                "PushgateAPNs",
                 "PushgateCore",
                 "PushgateDelivery",
-                "PushgateFCM",
                 "PushgateFunctions",
-                "PushgateHTTP2",
                 "PushgatePostgres",
                 "PushgateSQLite",
                 "PushgateServices",
                 "PushgateWeb",
-                "PushgateWebPush",
-                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),

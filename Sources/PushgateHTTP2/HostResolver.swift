@@ -130,3 +130,15 @@ extension SocketAddress {
         }
     }
 }
+
+extension HTTP2Endpoint {
+    /// The addresses its host resolves to, as text, each once (`pushgate doctor`);
+    /// empty when it does not resolve within 10 seconds.
+    public func resolvedAddresses() async -> [String] {
+        var addresses: [String] = []
+        for address in (try? await HostResolver.shared.resolve(host: host, port: port, timeout: .seconds(10))) ?? [] {
+            if let text = address.ipAddress, !addresses.contains(text) { addresses.append(text) }
+        }
+        return addresses
+    }
+}

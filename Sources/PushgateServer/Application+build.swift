@@ -1,10 +1,8 @@
 import Foundation
 import Hummingbird
 import Logging
-import PushgateAPNs
 import PushgateCore
 import PushgateDelivery
-import PushgateFCM
 import PushgateFunctions
 import PushgateWeb
 import ServiceLifecycle

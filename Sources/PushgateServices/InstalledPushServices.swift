@@ -18,6 +18,13 @@ public enum PushServicePlugins {
     }
 }
 
+extension PushServicePlugins {
+    /// The installed services' rules for an app of `apps:` that gives a setting no
+    /// value (``PerAppRule``), by setting key.
+    public static let perAppRules: [String: PerAppRule] = Dictionary(
+        installed().flatMap(\.perAppRules).map { ($0.setting.key, $0) }, uniquingKeysWith: { first, _ in first })
+}
+
 extension PushAddressFormats {
     /// The installed services' address formats, in delivery order.
     public static let installed = PushAddressFormats(PushServicePlugins.installed().map(\.format))

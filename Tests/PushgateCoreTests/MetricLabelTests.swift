@@ -1,4 +1,5 @@
 import PushgateCore
+import PushgateServices
 import Testing
 
 @Suite("Metric labels come from fixed sets")
@@ -10,7 +11,11 @@ struct MetricLabelTests {
         #expect(MetricLabel.reason("UNREGISTERED", known: known) == "UNREGISTERED")
         #expect(MetricLabel.reason("Unregistered") == "other", "a reason no provider lists")
         #expect(MetricLabel.reason("Expired") == "Expired")
-        #expect(MetricLabel.reason("no_fcm_provider") == "no_fcm_provider")
+        #expect(MetricLabel.reason("no_fcm_provider") == "other", "a service's own: its routing table lists it")
+        let formats = PushAddressFormats.installed
+        let reasons = Set(formats.all.map(\.unconfiguredReason))
+        #expect(reasons == ["no_apns_provider", "no_fcm_provider", "no_webpush_provider"])
+        for reason in reasons { #expect(MetricLabel.reason(reason, known: reasons) == reason) }
         #expect(MetricLabel.reason(nil) == "none")
         #expect(MetricLabel.reason("HTTP418", known: known) == "other")
         #expect(MetricLabel.reason(String(repeating: "ab", count: 32), known: known) == "other", "a token-like answer")

@@ -4,10 +4,9 @@
 /// without bound.
 public enum MetricLabel {
     /// Reasons the gateway itself gives a delivery; the providers list theirs
-    /// (``PushProvider/reasons``).
-    public static let gatewayReasons: Set<String> = [
-        "Expired", "ProviderAnsweredShort", "no_apns_provider", "no_fcm_provider", "Superseded",
-    ]
+    /// (``PushProvider/reasons``), the routing table each installed service's
+    /// ``PushAddressFormat/unconfiguredReason`` (`no_apns_provider`).
+    public static let gatewayReasons: Set<String> = ["Expired", "ProviderAnsweredShort", "Superseded"]
 
     /// `reason` when it is one of the gateway's or in `known`, else `other`; `none`
     /// for no reason.

@@ -1,7 +1,6 @@
 import Foundation
-import PushgateAPNs
 import PushgateCore
-import PushgateFCM
+import PushgateServices
 
 /// Where the settings come from, in order of precedence: flags, then the environment
 /// (`PUSHGATE_*`), then the configuration file, then the defaults.
@@ -45,8 +44,8 @@ public struct SettingSources: SettingReading, Hashable {
     }
 
     /// The settings of one app of `apps:`: its own keys (``AppSettings/keys``) over the
-    /// gateway's; its APNs topic its id unless it gives one (never the gateway's),
-    /// and with a service account of its own, its own project id alone.
+    /// gateway's, and where a push service says so what it gets instead of the
+    /// gateway's value (``PerAppRule``: APNs's topic the app's id, …).
     public func app(_ app: AppSettings) -> SettingSources {
         var sources = self
         sources.app = app
@@ -57,13 +56,15 @@ public struct SettingSources: SettingReading, Hashable {
     public func value(of setting: AnySetting) -> (value: String, origin: Origin)? {
         if let app {
             if let value = app.values[setting.key] { return (value, .app(app.id)) }
-            switch setting.key {
-            case Setting<String>.apnsTopic.key:
-                return isGiven(Setting<String>.apnsKeyPath.erased) ? (app.id, .app(app.id)) : nil
-            case Setting<String>.fcmProjectID.key where app.values[Setting<String>.fcmCredentials.key] != nil:
-                return nil
-            default:
-                break
+            if let rule = PushServicePlugins.perAppRules[setting.key] {
+                let sources = self
+                let context = PerAppRule.Context(
+                    appID: app.id, isGiven: { sources.isGiven($0) }, appGives: { app.values[$0.key] != nil })
+                switch rule.value(context) {
+                case .given(let value): return (value, .app(app.id))
+                case .notGiven: return nil
+                case .gateways: break
+                }
             }
         }
         if let value = flags[setting.key] { return (value, .flag) }
