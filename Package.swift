@@ -52,6 +52,7 @@ let package = Package(
                     name: "Crypto", package: "swift-crypto",
                     condition: .when(platforms: [.linux, .android, .windows, .openbsd, .wasi]))
             ],
+            path: "Sources/Core/Sealing",
             swiftSettings: swiftSettings
         ),
         // An agent's Live Activity as the gateway sends it and the app (and its widget
@@ -59,6 +60,7 @@ let package = Package(
         // content state (issue 64). Foundation, and ActivityKit where there is one.
         .target(
             name: "PushgateLiveActivity",
+            path: "Sources/Core/LiveActivity",
             swiftSettings: swiftSettings
         ),
         // The app's half (issue 46): Foundation, CryptoKit on Apple's platforms and
@@ -72,6 +74,7 @@ let package = Package(
                     name: "Crypto", package: "swift-crypto",
                     condition: .when(platforms: [.linux, .android, .windows, .openbsd, .wasi])),
             ],
+            path: "Sources/Client",
             swiftSettings: swiftSettings
         ),
         // Values, rules and ports. Imports no transport: no NIO, no HTTP, no SQL.
@@ -83,6 +86,20 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],
+            path: "Sources/Core/Kernel",
+            swiftSettings: swiftSettings
+        ),
+        // The dump format (`pushgate export`/`import`, the backup's lines): its records,
+        // the layout's rules each is checked against, the importer, the Firestore
+        // reader, and the port the stores carry it through (StoreTransfer).
+        .target(
+            name: "PushgateDumpFormat",
+            dependencies: [
+                "PushgateCore",
+                "PushgateLiveActivity",
+                "PushgateSealing",
+            ],
+            path: "Sources/Core/DumpFormat",
             swiftSettings: swiftSettings
         ),
         // The delivery engine, written against the ports only: the worker, the runner
@@ -98,6 +115,7 @@ let package = Package(
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
+            path: "Sources/Gateway/DeliveryEngine",
             swiftSettings: swiftSettings
         ),
         // The HTTP functions (registerSubscription, triggerReplyFinished, …): read,
@@ -114,6 +132,7 @@ let package = Package(
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
+            path: "Sources/Gateway/Functions",
             swiftSettings: swiftSettings
         ),
         // The properties the fuzzers check, one entry per fuzz target: request
@@ -124,12 +143,14 @@ let package = Package(
             name: "PushgateFuzzing",
             dependencies: [
                 "PushgateSealing",
-                "PushgateClient", "PushgateCore", "PushgateFunctions", "PushgateHTTP2", "PushgateServices",
+                "PushgateClient", "PushgateCore", "PushgateDumpFormat", "PushgateFunctions", "PushgateHTTP2",
+                "PushgateServices",
                 "PushgateWebPush",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
             ],
+            path: "Sources/Support/Fuzzing",
             swiftSettings: swiftSettings
         ),
         // What the three outboxes share: their rows, and what an enqueue writes given
@@ -137,7 +158,8 @@ let package = Package(
         // transfer statements).
         .target(
             name: "PushgateOutboxRows",
-            dependencies: ["PushgateCore"],
+            dependencies: ["PushgateCore", "PushgateDumpFormat"],
+            path: "Sources/Stores/OutboxRows",
             swiftSettings: swiftSettings
         ),
         // The document store and the outbox in memory: the third store of the
@@ -145,17 +167,19 @@ let package = Package(
         .target(
             name: "PushgateMemory",
             dependencies: ["PushgateCore", "PushgateOutboxRows"],
+            path: "Sources/Stores/Memory",
             swiftSettings: swiftSettings
         ),
         // The document store and the outbox over SQLite (GRDB, WAL mode).
         .target(
             name: "PushgateSQLite",
             dependencies: [
-                "PushgateCore",
+                "PushgateCore", "PushgateDumpFormat",
                 "PushgateOutboxRows",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ],
+            path: "Sources/Stores/SQLite",
             swiftSettings: swiftSettings,
             plugins: ["EmbedFiles"]
         ),
@@ -164,7 +188,7 @@ let package = Package(
         .target(
             name: "PushgatePostgres",
             dependencies: [
-                "PushgateCore",
+                "PushgateCore", "PushgateDumpFormat",
                 "PushgateOutboxRows",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -172,6 +196,7 @@ let package = Package(
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
+            path: "Sources/Stores/PostgreSQL",
             swiftSettings: swiftSettings,
             plugins: ["EmbedFiles"]
         ),
@@ -191,6 +216,7 @@ let package = Package(
                 .product(name: "NIOHPACK", package: "swift-nio-http2"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
+            path: "Sources/PushServices/HTTP2",
             swiftSettings: swiftSettings
         ),
         // Delivery to Apple's APNs on the HTTP/2 transport: the JWT, headers, the answer mapping.
@@ -209,6 +235,7 @@ let package = Package(
                 .product(name: "NIOHPACK", package: "swift-nio-http2"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
+            path: "Sources/PushServices/APNs",
             swiftSettings: swiftSettings
         ),
         // Delivery through FCM HTTP v1 on the HTTP/2 transport: the service account's
@@ -232,6 +259,7 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
+            path: "Sources/PushServices/FCM",
             swiftSettings: swiftSettings
         ),
         // Delivery to browsers' push services and UnifiedPush distributors (RFC 8030) on
@@ -254,6 +282,7 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
+            path: "Sources/PushServices/WebPush",
             swiftSettings: swiftSettings
         ),
         // The push services this build installs, one line each: their address formats
@@ -261,13 +290,14 @@ let package = Package(
         .target(
             name: "PushgateServices",
             dependencies: ["PushgateAPNs", "PushgateCore", "PushgateFCM", "PushgateWebPush"],
+            path: "Sources/PushServices/Installed",
             swiftSettings: swiftSettings
         ),
         // Hummingbird routes, error-to-HTTP mapping, and the one place where everything is wired.
         .target(
             name: "PushgateServer",
             dependencies: [
-                "PushgateCore",
+                "PushgateCore", "PushgateDumpFormat",
                 "PushgateDelivery",
                 "PushgateFunctions",
                 "PushgatePostgres",
@@ -288,6 +318,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Yams", package: "Yams"),
             ],
+            path: "Sources/App/Server",
             swiftSettings: swiftSettings
         ),
         // The web pages of web/ (the gateway's console, the emulators' phone), embedded
@@ -299,6 +330,7 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
             ],
+            path: "Sources/App/Web",
             swiftSettings: swiftSettings,
             plugins: ["EmbedFiles"]
         ),
@@ -329,6 +361,7 @@ let package = Package(
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "X509", package: "swift-certificates"),
             ],
+            path: "Sources/Support/Emulators",
             swiftSettings: swiftSettings
         ),
         // Test doubles shared by the tests, never linked into the executable: an
@@ -352,12 +385,14 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
+            path: "Sources/Support/Testing",
             swiftSettings: swiftSettings
         ),
         // The migrations in store/ embedded in the two stores, and the pages in web/ in
         // PushgateWeb, at build time: the files stay the one source.
         .executableTarget(
             name: "PushgateFileEmbedder",
+            path: "Sources/Support/FileEmbedder",
             swiftSettings: swiftSettings
         ),
         .plugin(
@@ -371,6 +406,7 @@ let package = Package(
                 "PushgateAPNs",
                 "PushgateClient",
                 "PushgateCore",
+                "PushgateDumpFormat",
                 "PushgateDelivery",
                 "PushgateEmulators",
                 "PushgateFCM",
@@ -393,6 +429,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],
+            path: "Sources/App/Command",
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -407,6 +444,7 @@ let package = Package(
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ],
+            path: "Tests/Client",
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -415,18 +453,21 @@ let package = Package(
                 "PushgateSealing",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
+            path: "Tests/Core/Sealing",
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "PushgateCoreTests",
             dependencies: [
-                "PushgateAPNs", "PushgateCore", "PushgateFCM", "PushgateServices", "PushgateWebPush",
+                "PushgateAPNs", "PushgateCore", "PushgateDumpFormat", "PushgateFCM", "PushgateServices",
+                "PushgateWebPush",
                 "PushgateLiveActivity",
                 "PushgateSealing",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
             ],
+            path: "Tests/Core/Kernel",
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -441,13 +482,28 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ],
+            path: "Tests/Gateway/Functions",
+            swiftSettings: swiftSettings
+        ),
+        // The delivery engine's own: routing, the fan-out's chunks, the retry schedule,
+        // pruning; what goes through the functions is the functions' tests'.
+        .testTarget(
+            name: "PushgateDeliveryTests",
+            dependencies: [
+                "PushgateAPNs", "PushgateCore", "PushgateDelivery", "PushgateFCM", "PushgateServices",
+                "PushgateTesting",
+                .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ],
+            path: "Tests/Gateway/DeliveryEngine",
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "PushgateStoreTests",
             dependencies: [
                 "PushgateAPNs",
-                "PushgateCore",
+                "PushgateCore", "PushgateDumpFormat",
                 "PushgateDelivery",
                 "PushgateFCM",
                 "PushgateFunctions",
@@ -463,6 +519,7 @@ let package = Package(
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
+            path: "Tests/Stores",
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -482,6 +539,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ],
+            path: "Tests/PushServices/WebPush",
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -493,6 +551,7 @@ let package = Package(
                 .product(name: "NIOHPACK", package: "swift-nio-http2"),
                 .product(name: "NIOHTTP2", package: "swift-nio-http2"),
             ],
+            path: "Tests/PushServices/HTTP2",
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -515,6 +574,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
             ],
+            path: "Tests/PushServices/APNs",
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -536,6 +596,7 @@ let package = Package(
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
             ],
+            path: "Tests/PushServices/FCM",
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -560,6 +621,7 @@ let package = Package(
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "Yams", package: "Yams"),
             ],
+            path: "Tests/App",
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -567,7 +629,7 @@ let package = Package(
             dependencies: [
                 "PushgateAPNs",
                 "PushgateClient",
-                "PushgateCore",
+                "PushgateCore", "PushgateDumpFormat",
                 "PushgatePostgres",
                 "PushgateLiveActivity",
                 "PushgateSQLite",
@@ -579,6 +641,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
+            path: "Tests/EndToEnd",
             swiftSettings: swiftSettings
         ),
     ]
