@@ -108,6 +108,7 @@ let package = Package(
         .target(
             name: "PushgateDelivery",
             dependencies: [
+                "PushgateProviderKit",
                 "PushgateCore",
                 .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
                 .product(name: "Logging", package: "swift-log"),
@@ -118,11 +119,25 @@ let package = Package(
             path: "Sources/Gateway/DeliveryEngine",
             swiftSettings: swiftSettings
         ),
+        // Coding agents' hook events as they send them (Claude Code's hooks, Codex's
+        // notify), the decision a hook waits for and prints (PermissionVerdict), and the
+        // keys it checks the phone's signature with (DecisionPins).
+        .target(
+            name: "PushgateAgentHooks",
+            dependencies: [
+                "PushgateCore",
+                "PushgateSealing",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            path: "Sources/Gateway/AgentHooks",
+            swiftSettings: swiftSettings
+        ),
         // The HTTP functions (registerSubscription, triggerReplyFinished, …): read,
         // plan, submit to delivery, answer.
         .target(
             name: "PushgateFunctions",
             dependencies: [
+                "PushgateAgentHooks",
                 "PushgateCore",
                 "PushgateLiveActivity",
                 "PushgateSealing",
@@ -142,6 +157,8 @@ let package = Package(
         .target(
             name: "PushgateFuzzing",
             dependencies: [
+                "PushgateAgentHooks",
+                "PushgateProviderKit",
                 "PushgateSealing",
                 "PushgateClient", "PushgateCore", "PushgateDumpFormat", "PushgateFunctions", "PushgateHTTP2",
                 "PushgateServices",
@@ -200,6 +217,20 @@ let package = Package(
             swiftSettings: swiftSettings,
             plugins: ["EmbedFiles"]
         ),
+        // The provider machinery every push service is written against: the provider
+        // port (PushProvider), what a service answered (PushVerdict), a chunk's send
+        // rounds, health, the routing table's leaves, the plug-in contract (settings,
+        // per-app rules, doctor checks) and the alert payload APNs and FCM share.
+        .target(
+            name: "PushgateProviderKit",
+            dependencies: [
+                "PushgateCore",
+                "PushgateSealing",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Sources/PushServices/ProviderKit",
+            swiftSettings: swiftSettings
+        ),
         // The multiplexed HTTP/2 client both push services are reached with: a pool of
         // connections, one stream per request, its own framing (NIOHPACK decodes the
         // answers' headers it does not read itself), GOAWAY, deadlines. Names no
@@ -223,6 +254,7 @@ let package = Package(
         .target(
             name: "PushgateAPNs",
             dependencies: [
+                "PushgateProviderKit",
                 "PushgateSealing",
                 "PushgateCore",
                 "PushgateHTTP2",
@@ -243,6 +275,7 @@ let package = Package(
         .target(
             name: "PushgateFCM",
             dependencies: [
+                "PushgateProviderKit",
                 "PushgateSealing",
                 "PushgateCore",
                 "PushgateHTTP2",
@@ -268,6 +301,7 @@ let package = Package(
         .target(
             name: "PushgateWebPush",
             dependencies: [
+                "PushgateProviderKit",
                 "PushgateSealing",
                 "PushgateCore",
                 "PushgateHTTP2",
@@ -289,7 +323,9 @@ let package = Package(
         // (what a registration, the device record and the dump format accept).
         .target(
             name: "PushgateServices",
-            dependencies: ["PushgateAPNs", "PushgateCore", "PushgateFCM", "PushgateWebPush"],
+            dependencies: [
+                "PushgateProviderKit", "PushgateAPNs", "PushgateCore", "PushgateFCM", "PushgateWebPush",
+            ],
             path: "Sources/PushServices/Installed",
             swiftSettings: swiftSettings
         ),
@@ -297,6 +333,8 @@ let package = Package(
         .target(
             name: "PushgateServer",
             dependencies: [
+                "PushgateAgentHooks",
+                "PushgateProviderKit",
                 "PushgateCore", "PushgateDumpFormat",
                 "PushgateDelivery",
                 "PushgateFunctions",
@@ -370,6 +408,7 @@ let package = Package(
         .target(
             name: "PushgateTesting",
             dependencies: [
+                "PushgateProviderKit",
                 "PushgateCore",
                 "PushgateDelivery",
                 "PushgateEmulators",
@@ -403,10 +442,12 @@ let package = Package(
         .executableTarget(
             name: "pushgate",
             dependencies: [
+                "PushgateAgentHooks",
                 "PushgateAPNs",
                 "PushgateClient",
                 "PushgateCore",
                 "PushgateDumpFormat",
+                "PushgateProviderKit",
                 "PushgateDelivery",
                 "PushgateEmulators",
                 "PushgateFCM",
@@ -459,6 +500,7 @@ let package = Package(
         .testTarget(
             name: "PushgateCoreTests",
             dependencies: [
+                "PushgateProviderKit",
                 "PushgateAPNs", "PushgateCore", "PushgateDumpFormat", "PushgateFCM", "PushgateServices",
                 "PushgateWebPush",
                 "PushgateLiveActivity",
@@ -473,6 +515,7 @@ let package = Package(
         .testTarget(
             name: "PushgateFunctionsTests",
             dependencies: [
+                "PushgateProviderKit",
                 "PushgateLiveActivity",
                 "PushgateAPNs", "PushgateCore", "PushgateDelivery", "PushgateFCM", "PushgateFunctions",
                 "PushgateFuzzing", "PushgateMemory", "PushgateSQLite", "PushgateServer", "PushgateServices",
@@ -488,8 +531,18 @@ let package = Package(
         // The delivery engine's own: routing, the fan-out's chunks, the retry schedule,
         // pruning; what goes through the functions is the functions' tests'.
         .testTarget(
+            name: "PushgateAgentHooksTests",
+            dependencies: [
+                "PushgateAgentHooks", "PushgateCore", "PushgateSealing",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            path: "Tests/Gateway/AgentHooks",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "PushgateDeliveryTests",
             dependencies: [
+                "PushgateProviderKit",
                 "PushgateAPNs", "PushgateCore", "PushgateDelivery", "PushgateFCM", "PushgateServices",
                 "PushgateTesting",
                 .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
@@ -502,6 +555,7 @@ let package = Package(
         .testTarget(
             name: "PushgateStoreTests",
             dependencies: [
+                "PushgateProviderKit",
                 "PushgateAPNs",
                 "PushgateCore", "PushgateDumpFormat",
                 "PushgateDelivery",
@@ -525,6 +579,7 @@ let package = Package(
         .testTarget(
             name: "PushgateWebPushTests",
             dependencies: [
+                "PushgateProviderKit",
                 "PushgateSealing",
                 "PushgateCore",
                 "PushgateDelivery",
@@ -543,6 +598,15 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "PushgateProviderKitTests",
+            dependencies: [
+                "PushgateAPNs", "PushgateCore", "PushgateFCM", "PushgateFunctions", "PushgateProviderKit",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tests/PushServices/ProviderKit",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "PushgateHTTP2Tests",
             dependencies: [
                 "PushgateHTTP2",
@@ -557,6 +621,7 @@ let package = Package(
         .testTarget(
             name: "PushgateAPNsTests",
             dependencies: [
+                "PushgateProviderKit",
                 "PushgateSealing",
                 "PushgateLiveActivity",
                 "PushgateAPNs",
@@ -580,6 +645,7 @@ let package = Package(
         .testTarget(
             name: "PushgateFCMTests",
             dependencies: [
+                "PushgateProviderKit",
                 "PushgateSealing",
                 "PushgateCore",
                 "PushgateDelivery",
@@ -602,6 +668,7 @@ let package = Package(
         .testTarget(
             name: "PushgateServerTests",
             dependencies: [
+                "PushgateProviderKit",
                 "PushgateAPNs",
                 "PushgateCore",
                 "PushgateDelivery",
@@ -627,6 +694,7 @@ let package = Package(
         .testTarget(
             name: "PushgateEndToEndTests",
             dependencies: [
+                "PushgateAgentHooks",
                 "PushgateAPNs",
                 "PushgateClient",
                 "PushgateCore", "PushgateDumpFormat",

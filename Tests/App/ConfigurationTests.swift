@@ -5,6 +5,7 @@ import PushgateCore
 import PushgateDelivery
 import PushgateFCM
 import PushgateFunctions
+import PushgateProviderKit
 import PushgateServer
 import Testing
 

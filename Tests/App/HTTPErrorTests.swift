@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import PushgateCore
+import PushgateProviderKit
 import PushgateSQLite
 import PushgateTesting
 import Testing

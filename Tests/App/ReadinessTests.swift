@@ -6,6 +6,7 @@ import HummingbirdTesting
 import NIOConcurrencyHelpers
 import PushgateAPNs
 import PushgateCore
+import PushgateProviderKit
 import PushgateServer
 import PushgateTesting
 import Testing

@@ -7,6 +7,7 @@ import PushgateCore
 import PushgateDelivery
 import PushgateFunctions
 import PushgateMemory
+import PushgateProviderKit
 import PushgateSQLite
 import PushgateServer
 import PushgateTesting

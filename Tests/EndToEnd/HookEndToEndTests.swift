@@ -1,4 +1,5 @@
 import Foundation
+import PushgateAgentHooks
 import PushgateCore
 import PushgateTesting
 import Testing

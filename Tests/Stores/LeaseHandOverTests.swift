@@ -5,6 +5,7 @@ import PushgateAPNs
 import PushgateCore
 import PushgateDelivery
 import PushgateFunctions
+import PushgateProviderKit
 import PushgateServices
 import PushgateTesting
 import Testing

@@ -1,4 +1,5 @@
 import Foundation
+import PushgateAgentHooks
 import PushgateCore
 
 /// What the hooks that wait for a person share (``PermissionRequestHook``,

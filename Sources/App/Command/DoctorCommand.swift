@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import PushgateCore
+import PushgateProviderKit
 import PushgateServer
 
 struct DoctorCommand: AsyncParsableCommand {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import PushgateAgentHooks
 import PushgateCore
 
 #if canImport(Glibc)

@@ -1,4 +1,5 @@
 import Foundation
+import PushgateAgentHooks
 import PushgateCore
 
 /// `pushgate hook`'s answer to a `PermissionRequest` (Claude Code's and Codex's,

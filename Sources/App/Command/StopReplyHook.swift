@@ -1,4 +1,5 @@
 import Foundation
+import PushgateAgentHooks
 import PushgateCore
 
 /// `pushgate hook --reply-wait N` on a `Stop` (issue 74): the reply goes out as a push

@@ -3,6 +3,7 @@ import Logging
 import PushgateCore
 import PushgateDelivery
 import PushgateFunctions
+import PushgateProviderKit
 import PushgateServices
 
 /// The parts behind the HTTP functions — the store, the outbox, the worker that

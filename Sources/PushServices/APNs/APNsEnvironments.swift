@@ -4,6 +4,7 @@ import NIOCore
 import NIOPosix
 import PushgateCore
 import PushgateHTTP2
+import PushgateProviderKit
 import ServiceLifecycle
 
 /// One APNs key's providers, one per environment (production and sandbox), as the

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import PushgateCore
 import PushgateHTTP2
+import PushgateProviderKit
 
 extension APNsPlugin {
     /// An app of `apps:` with APNs sends under its own bundle id: its topic is its id

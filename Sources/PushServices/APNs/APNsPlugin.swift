@@ -1,5 +1,6 @@
 import Logging
 import PushgateCore
+import PushgateProviderKit
 
 /// APNs as a plug-in of the gateway (``PushServicePlugin``): its tokens, its settings
 /// (`PUSHGATE_APNS_*`), and each app's two leaves, one per environment, on

@@ -4,6 +4,7 @@ import NIOCore
 import NIOPosix
 import PushgateCore
 import PushgateHTTP2
+import PushgateProviderKit
 import ServiceLifecycle
 
 /// Delivers through Apple's APNs over HTTP/2 with token (.p8) authentication.

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import PushgateCore
 import PushgateHTTP2
+import PushgateProviderKit
 
 extension FCMPlugin {
     /// An app of `apps:` with a service account of its own takes its project id from

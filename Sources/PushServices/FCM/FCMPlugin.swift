@@ -1,5 +1,6 @@
 import Logging
 import PushgateCore
+import PushgateProviderKit
 
 /// FCM as a plug-in of the gateway (``PushServicePlugin``): its tokens, its settings
 /// (`PUSHGATE_FCM_*`), and each app's one leaf.

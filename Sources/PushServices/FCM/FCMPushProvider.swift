@@ -4,6 +4,7 @@ import NIOCore
 import NIOPosix
 import PushgateCore
 import PushgateHTTP2
+import PushgateProviderKit
 import ServiceLifecycle
 
 /// Delivers through FCM HTTP v1 (`POST /v1/projects/{project}/messages:send`) over

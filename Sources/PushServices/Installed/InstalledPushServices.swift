@@ -1,6 +1,7 @@
 import PushgateAPNs
 import PushgateCore
 import PushgateFCM
+import PushgateProviderKit
 import PushgateWebPush
 
 /// The push services this build installs, one line each, in the order a device

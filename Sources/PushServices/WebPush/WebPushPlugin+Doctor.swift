@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PushgateCore
+import PushgateProviderKit
 
 extension WebPushPlugin {
     /// One VAPID key serves every app.

@@ -1,5 +1,6 @@
 import Logging
 import PushgateCore
+import PushgateProviderKit
 import ServiceLifecycle
 
 /// Web Push as a plug-in of the gateway (``PushServicePlugin``): its subscriptions,

@@ -7,6 +7,7 @@ import NIOHTTP1
 import NIOPosix
 import PushgateCore
 import PushgateHTTP2
+import PushgateProviderKit
 import PushgateSealing
 
 /// Delivers to browsers' push services and UnifiedPush distributors (RFC 8030), each

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import PushgateCore
+import PushgateProviderKit
 import PushgateSealing
 
 /// One input of the payload fuzzer: the bytes split at NUL bytes into a title, a

@@ -3,6 +3,7 @@ import Logging
 import PushgateCore
 import PushgateDelivery
 import PushgateFunctions
+import PushgateProviderKit
 import PushgateSQLite
 import PushgateServices
 

@@ -1,6 +1,7 @@
 import Logging
 import PushgateCore
 import PushgateDelivery
+import PushgateProviderKit
 import PushgateServices
 
 extension PushRoutingTable {

@@ -1,5 +1,6 @@
 import NIOConcurrencyHelpers
 import PushgateCore
+import PushgateProviderKit
 
 /// A push provider for tests: answers from a script (by token value, default
 /// delivered) and records every send, so tests see the chunks the fan-out made.

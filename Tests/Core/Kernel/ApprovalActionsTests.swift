@@ -4,6 +4,7 @@ import NIOCore
 import PushgateAPNs
 import PushgateCore
 import PushgateFCM
+import PushgateProviderKit
 import PushgateSealing
 import Testing
 

@@ -5,6 +5,7 @@ import NIOConcurrencyHelpers
 import PushgateAPNs
 import PushgateCore
 import PushgateFCM
+import PushgateProviderKit
 import PushgateServices
 import PushgateTesting
 import Testing

@@ -4,6 +4,7 @@ import PushgateAPNs
 import PushgateCore
 import PushgateFCM
 import PushgateMemory
+import PushgateProviderKit
 import PushgateServices
 import PushgateTesting
 import Testing

@@ -3,6 +3,7 @@ import NIOConcurrencyHelpers
 import PushgateCore
 import PushgateFCM
 import PushgateMemory
+import PushgateProviderKit
 import PushgateSQLite
 import PushgateTesting
 import Testing

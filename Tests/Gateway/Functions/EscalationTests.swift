@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import PushgateCore
 import PushgateMemory
+import PushgateProviderKit
 import PushgateSQLite
 import PushgateTesting
 import Testing

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import PushgateCore
 import PushgateMemory
+import PushgateProviderKit
 import PushgateServices
 import PushgateTesting
 

@@ -5,6 +5,7 @@ import PushgateDelivery
 import PushgateFCM
 import PushgateFunctions
 import PushgateMemory
+import PushgateProviderKit
 import PushgateSQLite
 import PushgateTesting
 import Synchronization

@@ -4,6 +4,7 @@ import PushgateAPNs
 import PushgateCore
 import PushgateEmulators
 import PushgateHTTP2
+import PushgateProviderKit
 import PushgateSQLite
 import PushgateServer
 import PushgateTesting

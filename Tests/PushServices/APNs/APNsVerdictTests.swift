@@ -1,6 +1,7 @@
 import PushgateAPNs
 import PushgateCore
 import PushgateHTTP2
+import PushgateProviderKit
 import Testing
 
 /// One case per row of the reference's table §3 (push-protocols.md).

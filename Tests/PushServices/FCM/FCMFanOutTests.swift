@@ -6,6 +6,7 @@ import PushgateEmulators
 import PushgateFCM
 import PushgateFunctions
 import PushgateHTTP2
+import PushgateProviderKit
 import PushgateSQLite
 import PushgateServer
 import PushgateTesting

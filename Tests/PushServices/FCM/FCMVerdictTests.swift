@@ -2,6 +2,7 @@ import NIOCore
 import PushgateCore
 import PushgateFCM
 import PushgateHTTP2
+import PushgateProviderKit
 import Testing
 
 /// One case per row of the reference's FCM table (push-protocols.md §5.3), from the

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import PushgateCore
 import PushgateHTTP2
+import PushgateProviderKit
 import PushgateSealing
 import PushgateTesting
 import PushgateWebPush

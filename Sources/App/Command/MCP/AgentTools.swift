@@ -1,5 +1,6 @@
 import Foundation
 import MCP
+import PushgateAgentHooks
 import PushgateCore
 
 /// The tools `pushgate mcp` serves (issue 74), each a call to the gateway:

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import MCP
+import PushgateAgentHooks
 import PushgateCore
 
 /// `pushgate mcp` (issue 74): a Model Context Protocol server over standard input

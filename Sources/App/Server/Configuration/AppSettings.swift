@@ -1,5 +1,6 @@
 import Foundation
 import PushgateCore
+import PushgateProviderKit
 import PushgateServices
 import Yams
 

@@ -1,6 +1,7 @@
 import PushgateCore
 import PushgateDelivery
 import PushgateFunctions
+import PushgateProviderKit
 import PushgateServices
 
 /// What `pushgate serve` needs to listen and log, read once at start

@@ -1,6 +1,7 @@
 import PushgateCore
 import PushgateDelivery
 import PushgateFunctions
+import PushgateProviderKit
 import PushgateServices
 
 /// The gateway's settings read once: every value typed and checked, the APNs keys and

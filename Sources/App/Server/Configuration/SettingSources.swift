@@ -1,5 +1,6 @@
 import Foundation
 import PushgateCore
+import PushgateProviderKit
 import PushgateServices
 
 /// Where the settings come from, in order of precedence: flags, then the environment

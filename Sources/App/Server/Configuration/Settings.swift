@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import PushgateCore
 import PushgateFunctions
+import PushgateProviderKit
 import PushgateServices
 
 /// Every setting of the gateway, each declared once (``Setting``): key, default,

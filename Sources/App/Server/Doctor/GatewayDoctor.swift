@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import PushgateCore
 import PushgatePostgres
+import PushgateProviderKit
 import PushgateSQLite
 import PushgateServices
 

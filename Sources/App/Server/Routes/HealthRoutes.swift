@@ -4,6 +4,7 @@ import Hummingbird
 import PushgateCore
 import PushgateDelivery
 import PushgateFunctions
+import PushgateProviderKit
 
 /// `GET /healthz` (liveness: is the process able to answer) and `GET /readyz`
 /// (readiness: should traffic come here), as orchestrators and load balancers ask.

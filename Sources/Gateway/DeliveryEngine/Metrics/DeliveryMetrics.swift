@@ -1,5 +1,6 @@
 import Metrics
 import PushgateCore
+import PushgateProviderKit
 
 /// What delivery counts, through swift-metrics (whichever backend the process
 /// bootstrapped; none in most tests). Labels only from ``MetricLabel``'s fixed sets;

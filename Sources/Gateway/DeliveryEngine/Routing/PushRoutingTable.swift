@@ -1,5 +1,6 @@
 import Logging
 import PushgateCore
+import PushgateProviderKit
 
 /// Sends each device through its leaf provider, looked up in one table keyed by
 /// (app, push service, environment) (``PushRoute/Key``): its app as

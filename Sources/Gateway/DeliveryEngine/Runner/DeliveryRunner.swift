@@ -2,6 +2,7 @@ import AsyncAlgorithms
 import Foundation
 import Logging
 import PushgateCore
+import PushgateProviderKit
 
 /// One try of some deliveries of one notification: sends them (fan-out), deletes
 /// the devices whose tokens are dead, and records in the outbox what became of each,

@@ -1,5 +1,6 @@
 import AsyncAlgorithms
 import PushgateCore
+import PushgateProviderKit
 
 /// Sends one notification to many devices: in chunks of at most 500 devices of one
 /// token kind (one push service), a bounded number of chunks at a time (the kinds

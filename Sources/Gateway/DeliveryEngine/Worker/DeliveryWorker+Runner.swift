@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PushgateCore
+import PushgateProviderKit
 
 extension DeliveryWorker {
     /// A worker with a runner of its own over `store`, `outbox` and `provider` (to

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import NIOConcurrencyHelpers
 import PushgateCore
+import PushgateProviderKit
 import ServiceLifecycle
 import Synchronization
 

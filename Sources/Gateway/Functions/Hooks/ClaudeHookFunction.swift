@@ -1,4 +1,5 @@
 import Foundation
+import PushgateAgentHooks
 import PushgateCore
 
 /// `POST /hooks/claude-code` (issue 74): a Claude Code HTTP hook (`type: "http"`)

@@ -1,6 +1,7 @@
 import Foundation
 import PushgateCore
 import PushgateHTTP2
+import PushgateProviderKit
 
 /// APNs's answers as verdicts: each row of APNs' error table maps to one
 /// (`../shared/reference/push-protocols.md` §3). A stale provider token is renewed

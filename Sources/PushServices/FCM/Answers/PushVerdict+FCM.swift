@@ -1,5 +1,6 @@
 import PushgateCore
 import PushgateHTTP2
+import PushgateProviderKit
 
 /// FCM's answers as verdicts (`../shared/reference/push-protocols.md` §5.3), reading
 /// `details[].errorCode` first, then `error.status`, then the HTTP status, as the

@@ -2,6 +2,7 @@ import Foundation
 import NIOCore
 import PushgateCore
 import PushgateHTTP2
+import PushgateProviderKit
 
 /// The body of an FCM HTTP v1 send for one notification, built once and completed
 /// per device with its token (what the production Firebase version of seed 003

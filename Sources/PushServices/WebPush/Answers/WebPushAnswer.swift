@@ -1,5 +1,6 @@
 import PushgateCore
 import PushgateHTTP2
+import PushgateProviderKit
 
 /// A push service's answer to one push, as RFC 8030 and the UnifiedPush server
 /// specification read it.

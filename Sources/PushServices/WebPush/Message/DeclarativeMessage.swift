@@ -1,4 +1,5 @@
 import PushgateCore
+import PushgateProviderKit
 
 /// A Declarative Web Push message (the Push API's declarative push message, which
 /// Safari shows from iOS and macOS 18.4 with no service worker running, issue 75):
