@@ -120,7 +120,7 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         // Coding agents' hook events as they send them (Claude Code's hooks, Codex's
-        // notify), the decision a hook waits for and prints (PermissionVerdict), and the
+        // notify), the decision a hook waits for and prints (PermissionDecision), and the
         // keys it checks the phone's signature with (DecisionPins).
         .target(
             name: "PushgateAgentHooks",
@@ -161,7 +161,7 @@ let package = Package(
                 "PushgateProviderKit",
                 "PushgateSealing",
                 "PushgateClient", "PushgateCore", "PushgateDumpFormat", "PushgateFunctions", "PushgateHTTP2",
-                "PushgateServices",
+                "PushgateInstalledServices",
                 "PushgateWebPush",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -322,7 +322,7 @@ let package = Package(
         // The push services this build installs, one line each: their address formats
         // (what a registration, the device record and the dump format accept).
         .target(
-            name: "PushgateServices",
+            name: "PushgateInstalledServices",
             dependencies: [
                 "PushgateProviderKit", "PushgateAPNs", "PushgateCore", "PushgateFCM", "PushgateWebPush",
             ],
@@ -340,7 +340,7 @@ let package = Package(
                 "PushgateFunctions",
                 "PushgatePostgres",
                 "PushgateSQLite",
-                "PushgateServices",
+                "PushgateInstalledServices",
                 "PushgateWeb",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -415,7 +415,7 @@ let package = Package(
                 "PushgateFunctions",
                 "PushgatePostgres",
                 "PushgateSQLite",
-                "PushgateServices",
+                "PushgateInstalledServices",
                 "PushgateWebPush",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
@@ -456,7 +456,7 @@ let package = Package(
                 "PushgatePostgres",
                 "PushgateSQLite",
                 "PushgateSealing",
-                "PushgateServices",
+                "PushgateInstalledServices",
                 "PushgateServer",
                 "PushgateWebPush",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -501,7 +501,7 @@ let package = Package(
             name: "PushgateCoreTests",
             dependencies: [
                 "PushgateProviderKit",
-                "PushgateAPNs", "PushgateCore", "PushgateDumpFormat", "PushgateFCM", "PushgateServices",
+                "PushgateAPNs", "PushgateCore", "PushgateDumpFormat", "PushgateFCM", "PushgateInstalledServices",
                 "PushgateWebPush",
                 "PushgateLiveActivity",
                 "PushgateSealing",
@@ -518,7 +518,7 @@ let package = Package(
                 "PushgateProviderKit",
                 "PushgateLiveActivity",
                 "PushgateAPNs", "PushgateCore", "PushgateDelivery", "PushgateFCM", "PushgateFunctions",
-                "PushgateFuzzing", "PushgateMemory", "PushgateSQLite", "PushgateServer", "PushgateServices",
+                "PushgateFuzzing", "PushgateMemory", "PushgateSQLite", "PushgateServer", "PushgateInstalledServices",
                 "PushgateSealing", "PushgateTesting",
                 .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -543,7 +543,7 @@ let package = Package(
             name: "PushgateDeliveryTests",
             dependencies: [
                 "PushgateProviderKit",
-                "PushgateAPNs", "PushgateCore", "PushgateDelivery", "PushgateFCM", "PushgateServices",
+                "PushgateAPNs", "PushgateCore", "PushgateDelivery", "PushgateFCM", "PushgateInstalledServices",
                 "PushgateTesting",
                 .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
                 .product(name: "Logging", package: "swift-log"),
@@ -565,7 +565,7 @@ let package = Package(
                 "PushgateOutboxRows",
                 "PushgatePostgres",
                 "PushgateSQLite",
-                "PushgateServices",
+                "PushgateInstalledServices",
                 "PushgateTesting",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
@@ -633,7 +633,7 @@ let package = Package(
                 "PushgateHTTP2",
                 "PushgateSQLite",
                 "PushgateServer",
-                "PushgateServices",
+                "PushgateInstalledServices",
                 "PushgateTesting",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),

@@ -98,20 +98,20 @@ struct EnqueueDecisionTests {
     func reminderFolds() throws {
         let held = Self.request(coalesce: true)
         var request = Self.request()
-        request.reminders = [held]
+        request.companions = [held]
         let opened = try #require(writes(EnqueueDecision(request, after: .init())))
-        #expect(opened.reminders.first?.notification.coalesceKey == "s:a:reply_finished")
-        #expect(opened.reminders.first?.deliveries.due == Self.createdMS + 30_000)
+        #expect(opened.companions.first?.notification.coalesceKey == "s:a:reply_finished")
+        #expect(opened.companions.first?.deliveries.due == Self.createdMS + 30_000)
         let holderEnd = Self.createdMS + 20_000
         let folded = try #require(
             writes(
                 EnqueueDecision(
                     request,
-                    after: .init(reminderHolders: [
+                    after: .init(companionHolders: [
                         "s:a:reply_finished": .init(id: "held", count: 1, heldUntil: holderEnd, trackingID: nil)
                     ]))))
         #expect(folded.result == .created && folded.holderUpdate == nil, "the push itself is not folded")
-        let twin = try #require(folded.reminders.first)
+        let twin = try #require(folded.companions.first)
         #expect(twin.holderUpdate?.id == "held" && twin.holderUpdate?.content.body == "2 replies ready")
         #expect(twin.notification.coalescedInto == "held" && twin.deliveries.notificationID == "held")
         #expect(twin.deliveries.due == holderEnd && twin.deliveries.skippingExisting)

@@ -5,8 +5,8 @@ import PushgateAPNs
 import PushgateCore
 import PushgateDelivery
 import PushgateFunctions
+import PushgateInstalledServices
 import PushgateProviderKit
-import PushgateServices
 import PushgateTesting
 import Testing
 

@@ -255,7 +255,7 @@ struct OutboxConformanceTests {
             let statuses = try await outbox.statuses(of: stored.id)
             #expect(
                 statuses[1]
-                    == DeliveryStatus(
+                    == ReportedDelivery(
                         installationID: "device-1", provider: .apns, state: .failed, attempts: 1,
                         lastReason: "BadDeviceToken",
                         removed: true
@@ -452,7 +452,7 @@ struct OutboxConformanceTests {
             _ = try await outbox.enqueue(
                 EnqueueRequest(
                     push, deliveries: deliveries, lease: .init(owner: "w", until: start + 30),
-                    reminders: [
+                    companions: [
                         EnqueueRequest(
                             reminder,
                             deliveries: deliveries.map {
@@ -611,7 +611,7 @@ struct OutboxConformanceTests {
                 EnqueueRequest(
                     stored, deliveries: try deliveries(of: stored, count: 2),
                     idempotency: .init(key: key, window: 3600),
-                    reminders: try reminderIDs.map { id in
+                    companions: try reminderIDs.map { id in
                         let reminder = notification(id, at: stored.createdAt)
                         return EnqueueRequest(
                             reminder, deliveries: try deliveries(of: reminder, count: 2), dueAt: start + 600)
@@ -824,7 +824,7 @@ struct OutboxConformanceTests {
                 _ = try await outbox.enqueue(
                     EnqueueRequest(
                         pushed, deliveries: [],
-                        reminders: [
+                        companions: [
                             EnqueueRequest(
                                 twin, deliveries: try deliveries(of: twin, count: n == 2 ? 2 : 1), dueAt: end,
                                 coalescing: OutboxCoalescing(key: "server:agent:quiet_hours:x", heldUntil: end) {

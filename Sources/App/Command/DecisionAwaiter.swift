@@ -4,7 +4,7 @@ import PushgateCore
 
 /// What the hooks that wait for a person share (``PermissionRequestHook``,
 /// ``StopReplyHook``): one call to the gateway told as a line, and the long poll of
-/// `awaitDecision` until a verdict checked by the hook itself (``PermissionVerdict``).
+/// `awaitDecision` until a decision checked by the hook itself (``PermissionDecision``).
 struct DecisionAwaiter {
     let gateway: GatewayCallOptions
     /// How long one call other than the wait may take.
@@ -28,12 +28,12 @@ struct DecisionAwaiter {
         }
     }
 
-    /// Waits on `awaitDecision` until a verdict other than pending, or `deadline`;
+    /// Waits on `awaitDecision` until a decision other than pending, or `deadline`;
     /// a gateway that cannot be reached (restarting) is asked again each second.
-    func verdict(
+    func decision(
         on eventID: String, kind: DecisionKind, serverKey: String, askedAt: Date,
         until deadline: ContinuousClock.Instant, pins: inout DecisionPins
-    ) async -> PermissionVerdict {
+    ) async -> PermissionDecision {
         while true {
             let left = ContinuousClock.now.duration(to: deadline)
             // Cancelled (an MCP client that gave up): no sleep would wait any more.
@@ -54,9 +54,9 @@ struct DecisionAwaiter {
                 guard let json = try? JSONValue.parse(Array(answer.text.utf8)) else {
                     return .refused("awaitDecision's answer is not JSON")
                 }
-                let verdict = PermissionVerdict(
+                let decision = PermissionDecision(
                     answer: json, serverKey: serverKey, eventID: eventID, askedAt: askedAt, kind: kind, pins: &pins)
-                if verdict != .pending { return verdict }
+                if decision != .pending { return decision }
                 // Less than a second left: the wait rounded down to 0 answers at once.
                 if seconds < 1 { return .pending }
             case 429, 500...599:

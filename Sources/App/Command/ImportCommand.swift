@@ -3,8 +3,8 @@ import Foundation
 import Logging
 import PushgateCore
 import PushgateDumpFormat
+import PushgateInstalledServices
 import PushgateServer
-import PushgateServices
 import UnixSignals
 
 struct ImportCommand: AsyncParsableCommand {

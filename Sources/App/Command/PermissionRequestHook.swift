@@ -5,7 +5,7 @@ import PushgateCore
 /// `pushgate hook`'s answer to a `PermissionRequest` (Claude Code's and Codex's,
 /// issue 73): it pushes the approval, waits on `awaitDecision` for a decision signed
 /// on a phone (reconnecting while the gateway restarts), checks that decision itself
-/// (``PermissionVerdict``: the signature, the key pinned for that phone) and prints
+/// (``PermissionDecision``: the signature, the key pinned for that phone) and prints
 /// it for the agent. With no decision in time, the gateway gone, or anything wrong it
 /// prints nothing — the agent's own prompt goes on — and resolves the event
 /// `expired` where it still can, so that the phones withdraw it.
@@ -46,23 +46,23 @@ struct PermissionRequestHook {
         let sent = await awaiter.post(client, function, body)
         guard sent.answer != nil else { return (nil, sent.line) }
 
-        let verdict = await awaiter.verdict(
+        let decision = await awaiter.decision(
             on: eventID, kind: .approval, serverKey: client.secret.serverKey.hex, askedAt: askedAt, until: deadline,
             pins: &pins)
-        switch verdict {
+        switch decision {
         case .allow, .deny:
             do {
                 try pins.write(to: pinsPath)
             } catch {
                 return (nil, "a decision came, not obeyed: the pin file \(pinsPath) cannot be written (\(error))")
             }
-            return (verdict.output, "\(eventID) decided on the phone: \(verdict == .allow ? "allow" : "deny")")
+            return (decision.output, "\(eventID) decided on the phone: \(decision == .allow ? "allow" : "deny")")
         case .resolved(let resolution):
             return (nil, "\(eventID) resolved \(resolution) without a decision: the agent's own prompt goes on")
         case .refused(let reason):
             return (nil, "\(eventID): a decision refused: \(reason)")
         case .answer:
-            // The verdict of an approval is never an answer (``PermissionVerdict`` refuses one).
+            // The decision of an approval is never an answer (``PermissionDecision`` refuses one).
             return (nil, "\(eventID): an answer in words is no decision on a permission")
         case .pending:
             // Resolved for the phones to withdraw it; within the call's time, as every call.

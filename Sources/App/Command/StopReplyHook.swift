@@ -5,7 +5,7 @@ import PushgateCore
 /// `pushgate hook --reply-wait N` on a `Stop` (issue 74): the reply goes out as a push
 /// the person can answer in words from the lock screen, and the hook waits up to N s
 /// for that answer. An answer signed on a phone and checked here as a decision is
-/// (``PermissionVerdict``, the pins) is printed as the Stop hook's
+/// (``PermissionDecision``, the pins) is printed as the Stop hook's
 /// `{"decision": "block", "reason": …}`: the agent does not stop, and goes on with the
 /// person's words. With no answer in time the hook prints nothing and the agent
 /// stops; an answer that comes later is kept for the agent's side (`GET /replies`).
@@ -47,23 +47,23 @@ struct StopReplyHook {
         if case .number(let devices)? = answer["device_count"], devices == 0 {
             return (nil, "\(sent.line); no reply awaited: no phone is subscribed to this agent")
         }
-        let verdict = await awaiter.verdict(
+        let decision = await awaiter.decision(
             on: eventID, kind: .answer, serverKey: client.secret.serverKey.hex, askedAt: askedAt, until: deadline,
             pins: &pins)
-        switch verdict {
+        switch decision {
         case .answer:
             do {
                 try pins.write(to: pinsPath)
             } catch {
                 return (nil, "an answer came, not passed on: the pin file \(pinsPath) cannot be written (\(error))")
             }
-            return (verdict.output, "\(sent.line); \(eventID) answered on the phone: the agent goes on with it")
+            return (decision.output, "\(sent.line); \(eventID) answered on the phone: the agent goes on with it")
         case .resolved(let resolution):
             return (nil, "\(sent.line); \(eventID) resolved \(resolution) without an answer")
         case .refused(let reason):
             return (nil, "\(sent.line); \(eventID): an answer refused: \(reason)")
         case .allow, .deny:
-            // ``PermissionVerdict`` refuses a decision of another kind.
+            // ``PermissionDecision`` refuses a decision of another kind.
             return (nil, "\(sent.line); \(eventID): an approval's decision is no answer")
         case .pending:
             return (

@@ -3,8 +3,8 @@ import Logging
 import PushgateCore
 import PushgateDelivery
 import PushgateFunctions
+import PushgateInstalledServices
 import PushgateProviderKit
-import PushgateServices
 
 /// The parts behind the HTTP functions — the store, the outbox, the worker that
 /// delivers through the provider — and every function over them. Built once; the

@@ -1,8 +1,8 @@
 import Logging
 import PushgateCore
 import PushgateDelivery
+import PushgateInstalledServices
 import PushgateProviderKit
-import PushgateServices
 import ServiceLifecycle
 
 /// The push services the gateway delivers through, started from its setup into one

@@ -24,7 +24,7 @@ public final class APNsPushProvider: PushProvider, Service {
 
     /// Every reason this provider answers with: APNs's own (`reference/push-protocols.md`
     /// §3), the transport's, and its own.
-    public static let reasons: Set<String> = APNsAnswer.knownReasons.union(HTTP2TransportFailure.reasons).union([
+    public static let reasons: Set<String> = APNsResponse.knownReasons.union(HTTP2TransportFailure.reasons).union([
         "PayloadEncoding", "ProviderTokenSigning", "NotAnAPNsToken",
     ])
 
@@ -144,7 +144,7 @@ public final class APNsPushProvider: PushProvider, Service {
             let requests = zip(indices, headers).map { index, headers in
                 HTTP2Request(headers: headers, body: bodies[index])
             }
-            return await pool.send(requests).map { PushVerdict(APNsAnswer($0)) }
+            return await pool.send(requests).map { PushVerdict(APNsResponse($0)) }
         }
     }
 

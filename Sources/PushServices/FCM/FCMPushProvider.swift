@@ -12,7 +12,7 @@ import ServiceLifecycle
 ///
 /// Per notification the message is built once; per device only its token is
 /// written into it. A chunk's sends go out over every connection at once; answers
-/// are classified (`PushVerdict(FCMAnswer)`). Within the call only what FCM never
+/// are classified (`PushVerdict(FCMResponse)`). Within the call only what FCM never
 /// processed (GOAWAY) is sent again at once, and a 401 renews the access token once;
 /// passing failures (429, 5xx, lost connections, time-outs) come back as
 /// `retryLater` for the outbox to retry with backoff, never sooner than `Retry-After`.
@@ -23,7 +23,7 @@ public final class FCMPushProvider: PushProvider, Service {
     public var deliveryName: String { "fcm" }
 
     /// Every reason this provider answers with: FCM's, the transport's and its own.
-    public static let reasons: Set<String> = FCMAnswer.knownReasons.union(HTTP2TransportFailure.reasons).union([
+    public static let reasons: Set<String> = FCMResponse.knownReasons.union(HTTP2TransportFailure.reasons).union([
         "PayloadEncoding", "OAuthUnavailable", "OAuthRefused", "NotAnFCMToken",
     ])
 
@@ -122,7 +122,7 @@ public final class FCMPushProvider: PushProvider, Service {
             let headers = sharedHeaders(accessToken: accessToken.value)
             let bodies = FCMMessage.bodies(indices.map { (messages[$0], targets[$0].token.value) })
             let requests = bodies.map { HTTP2Request(headers: headers, body: $0) }
-            return await pool.send(requests).map { PushVerdict(FCMAnswer($0), afterFreshToken: renewed) }
+            return await pool.send(requests).map { PushVerdict(FCMResponse($0), afterFreshToken: renewed) }
         }
     }
 

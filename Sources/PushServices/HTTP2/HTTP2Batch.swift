@@ -9,27 +9,27 @@ package final class HTTP2Batch: @unchecked Sendable {
     // @unchecked: created, completed and read on one event loop; it crosses closures
     // only to be handed back to that loop.
 
-    private var answers: [HTTP2Answer?]
+    private var answers: [HTTP2Response?]
     private var remaining: Int
-    private let promise: EventLoopPromise<[HTTP2Answer]>
+    private let promise: EventLoopPromise<[HTTP2Response]>
 
-    package init(count: Int, promise: EventLoopPromise<[HTTP2Answer]>) {
+    package init(count: Int, promise: EventLoopPromise<[HTTP2Response]>) {
         answers = Array(repeating: nil, count: count)
         remaining = count
         self.promise = promise
         if count == 0 { promise.succeed([]) }
     }
 
-    package var futureResult: EventLoopFuture<[HTTP2Answer]> { promise.futureResult }
+    package var futureResult: EventLoopFuture<[HTTP2Response]> { promise.futureResult }
 
     /// Answers every request still without an answer with `answer` (its deadline
     /// passed); answers that come later are dropped.
-    func completeRemaining(with answer: HTTP2Answer) {
+    func completeRemaining(with answer: HTTP2Response) {
         for index in answers.indices where answers[index] == nil { complete(index, with: answer) }
     }
 
     /// Records the answer of request `index`; the last one completes the batch.
-    func complete(_ index: Int, with answer: HTTP2Answer) {
+    func complete(_ index: Int, with answer: HTTP2Response) {
         guard answers[index] == nil else { return }
         answers[index] = answer
         remaining -= 1

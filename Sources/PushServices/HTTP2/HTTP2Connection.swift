@@ -34,7 +34,7 @@ final class HTTP2Connection: @unchecked Sendable {
 
     /// Sends the requests and answers each, in order. Never fails: a request that
     /// could not be sent answers with a transport failure.
-    func send(_ requests: [HTTP2Request]) -> EventLoopFuture<[HTTP2Answer]> {
+    func send(_ requests: [HTTP2Request]) -> EventLoopFuture<[HTTP2Response]> {
         eventLoop.flatSubmit {
             let batch = HTTP2Batch(count: requests.count, promise: self.eventLoop.makePromise())
             // Each stream has its deadline (queued, then in flight: head and body), the
@@ -50,7 +50,7 @@ final class HTTP2Connection: @unchecked Sendable {
                     handler.enqueue(requests, batch: batch)
                 case .failure(let error):
                     let reason = HTTP2ConnectionError(describing: error)
-                    let failure = HTTP2Answer.transportFailure(
+                    let failure = HTTP2Response.transportFailure(
                         reason.isNotHTTP2 ? .notHTTP2 : .connectFailed(reason.description))
                     for index in requests.indices { batch.complete(index, with: failure) }
                 }

@@ -4,7 +4,7 @@ import NIOHPACK
 
 /// Speaks HTTP/2 (RFC 9113) as a push client on one TLS connection: one stream per
 /// request, frames read with ``HTTP2FrameReader`` and written with
-/// ``HTTP2FrameWriter``, answers' headers read by ``HTTP2AnswerHeaders``. The decisions are
+/// ``HTTP2FrameWriter``, answers' headers read by ``HTTP2ResponseHeaders``. The decisions are
 /// ``HTTP2StreamState``'s; this type turns frames and events into its inputs and its
 /// answers into frames, batches completed and pings.
 ///
@@ -53,7 +53,7 @@ package final class HTTP2ConnectionHandler: ChannelInboundHandler, RemovableChan
 
     private var state: HTTP2StreamState<Pending>
     private var reader = HTTP2FrameReader()
-    /// For the answers' header blocks ``HTTP2AnswerHeaders`` does not read itself; the
+    /// For the answers' header blocks ``HTTP2ResponseHeaders`` does not read itself; the
     /// server's table is 0 bytes, as this side's SETTINGS say.
     private var decoder = HPACKDecoder(
         allocator: ByteBufferAllocator(), maxDynamicTableSize: 0,
@@ -205,7 +205,7 @@ package final class HTTP2ConnectionHandler: ChannelInboundHandler, RemovableChan
         switch frame {
         case .headers(let streamID, let block, let endStream):
             // Every block is read, a stream's or not: a malformed one ends the connection.
-            let headers = try HTTP2AnswerHeaders.read(block, decoder: &decoder)
+            let headers = try HTTP2ResponseHeaders.read(block, decoder: &decoder)
             state.receivedHeaders(
                 streamID, status: headers.status, retryAfter: headers.retryAfter, location: headers.location)
             if endStream { finish(streamID) }

@@ -34,12 +34,12 @@ public final class HTTP2ConnectionPool: Sendable {
 
     /// Sends every request and answers each, in order: request `i` goes on
     /// connection `i mod n`, so each connection gets one batch.
-    public func send(_ requests: [HTTP2Request]) async -> [HTTP2Answer] {
+    public func send(_ requests: [HTTP2Request]) async -> [HTTP2Response] {
         let count = connections.count
         let futures = connections.indices.map { lane in
             connections[lane].send(Array(requests[lane...].striding(by: count)))
         }
-        var answers = [HTTP2Answer](repeating: .transportFailure(.notSent), count: requests.count)
+        var answers = [HTTP2Response](repeating: .transportFailure(.notSent), count: requests.count)
         for (lane, future) in futures.enumerated() {
             // A connection's batch never fails: every request answers, if only with a transport failure.
             guard let laneAnswers = try? await future.get() else { continue }

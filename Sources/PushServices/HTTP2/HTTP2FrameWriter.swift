@@ -5,7 +5,7 @@ import NIOCore
 /// per 16 KiB rather than one per frame.
 struct HTTP2FrameWriter {
     /// What the client says first: the preface, its SETTINGS (no HPACK table for the
-    /// server's encoder, see ``HTTP2AnswerHeaders``; no server push; a large stream
+    /// server's encoder, see ``HTTP2ResponseHeaders``; no server push; a large stream
     /// window; a bound on answers' headers) and a connection window raised to
     /// `receiveWindow` (the initial 64 KiB would hold answers up).
     static func writePreface(receiveWindow: Int, maxHeaderListSize: Int, to buffer: inout ByteBuffer) {

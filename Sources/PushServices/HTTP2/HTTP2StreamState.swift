@@ -38,7 +38,7 @@ struct HTTP2StreamState<Item> {
     }
 
     /// A request that finished, with its answer.
-    typealias Finished = (item: Item, answer: HTTP2Answer)
+    typealias Finished = (item: Item, answer: HTTP2Response)
 
     /// The most streams this side ever opens at once.
     let streamLimit: Int
@@ -236,7 +236,7 @@ struct HTTP2StreamState<Item> {
     /// No new streams from now on: `lost` answer `connectionLost`, the queued `notSent`.
     private mutating func connectionClosed(losing lost: [Item]) -> [Finished] {
         goAwayReceived = true
-        var failed = lost.map { ($0, HTTP2Answer.transportFailure(.connectionLost)) }
+        var failed = lost.map { ($0, HTTP2Response.transportFailure(.connectionLost)) }
         while let queued = queue.popFirst() { failed.append((queued.item, .transportFailure(.notSent))) }
         return failed
     }

@@ -24,7 +24,7 @@ public final class WebPushProvider: PushProvider {
     public var deliveryName: String { "webpush" }
 
     /// Every reason this provider answers with: the answers', the transport's and its own.
-    public static let reasons: Set<String> = WebPushAnswer.reasons.union(HTTP2TransportFailure.reasons).union([
+    public static let reasons: Set<String> = WebPushResponse.reasons.union(HTTP2TransportFailure.reasons).union([
         "PayloadEncoding", "NotASubscription", "NotAWebPushSubscription",
     ])
 
@@ -172,7 +172,7 @@ public final class WebPushProvider: PushProvider {
             pushes.append(
                 Push(position: send.position, endpoint: send.subscription.endpoint, record: ByteBuffer(data: record)))
         }
-        var answers: [HTTP2Answer]
+        var answers: [HTTP2Response]
         switch connections {
         case .http2(let pool):
             let shared = headers.http2(authority: endpoint.authority, authorization: authorization)
@@ -190,7 +190,7 @@ public final class WebPushProvider: PushProvider {
             }
         }
         for (push, answer) in zip(pushes, answers) {
-            verdicts.append((push.position, PushVerdict(WebPushAnswer(answer))))
+            verdicts.append((push.position, PushVerdict(WebPushResponse(answer))))
         }
         return verdicts
     }

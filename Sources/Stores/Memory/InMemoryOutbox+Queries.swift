@@ -15,7 +15,7 @@ extension InMemoryOutbox {
         DeliveryTally.of(statuses(of: notificationID))
     }
 
-    public func statuses(of notificationID: String) -> [DeliveryStatus] {
+    public func statuses(of notificationID: String) -> [ReportedDelivery] {
         let carrier = notifications[notificationID]?.coalescedInto ?? notificationID
         return deliveries.filter { $0.key.notificationID == carrier }
             .map { $0.value.status() }
@@ -49,8 +49,8 @@ extension InMemoryOutbox {
             lastOutcomes: outcomes, pendingReminders: reminders)
     }
 
-    public func statuses(of notificationIDs: [String], installationID: String) -> [String: DeliveryStatus] {
-        var statuses: [String: DeliveryStatus] = [:]
+    public func statuses(of notificationIDs: [String], installationID: String) -> [String: ReportedDelivery] {
+        var statuses: [String: ReportedDelivery] = [:]
         for id in notificationIDs {
             statuses[id] = deliveries[DeliveryKey(notificationID: id, installationID: installationID)]?.status()
         }

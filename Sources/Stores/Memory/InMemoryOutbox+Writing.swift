@@ -19,9 +19,9 @@ extension InMemoryOutbox {
         if let coalescing = request.coalescing {
             reads.holder = holder(of: coalescing.key, after: created)
         }
-        for reminder in request.reminders {
-            guard let key = reminder.coalescing?.key else { continue }
-            reads.reminderHolders[key] = holder(of: key, after: created)
+        for companion in request.companions {
+            guard let key = companion.coalescing?.key else { continue }
+            reads.companionHolders[key] = holder(of: key, after: created)
         }
         switch EnqueueDecision(request, after: reads) {
         case .duplicate(let earlier):
@@ -37,7 +37,7 @@ extension InMemoryOutbox {
             do {
                 _ = try await documents.commit(writes.documentWrites)
             } catch {
-                let inserted = Set([writes.notification.id] + writes.reminders.map(\.notification.id))
+                let inserted = Set([writes.notification.id] + writes.companions.map(\.notification.id))
                 for id in inserted { notifications[id] = nil }
                 deliveries = deliveries.filter { !inserted.contains($0.key.notificationID) }
                 expansions = expansions.filter { !inserted.contains($0.key) }
@@ -86,7 +86,7 @@ extension InMemoryOutbox {
             expansions[expansion.notificationID] = ExpansionState(
                 expansion: expansion, leaseOwner: row.leaseOwner, leaseUntil: row.leaseUntil)
         }
-        for reminder in writes.reminders { try insert(reminder, expansion: nil) }
+        for companion in writes.companions { try insert(companion, expansion: nil) }
     }
 
     public func cancel(notificationID: String) -> Int {

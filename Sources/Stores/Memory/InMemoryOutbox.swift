@@ -23,8 +23,8 @@ public actor InMemoryOutbox: Outbox {
         /// The service's name for the push (``DeliveryHistory/messageID``).
         var messageID: String?
 
-        func status() -> DeliveryStatus {
-            DeliveryStatus(
+        func status() -> ReportedDelivery {
+            ReportedDelivery(
                 installationID: delivery.installationID, provider: delivery.token.kind, state: state,
                 attempts: attempts, lastReason: lastReason, removed: removed, route: delivery.route)
         }

@@ -40,15 +40,15 @@ public enum EnqueueDecision: Sendable {
         /// The notification holding the request's coalescing window open, if any.
         public var holder: Holder?
         /// The holders of its reminders' windows, by coalescing key.
-        public var reminderHolders: [String: Holder]
+        public var companionHolders: [String: Holder]
 
         public init(
             earlier: (id: String, createdAt: Int64)? = nil, holder: Holder? = nil,
-            reminderHolders: [String: Holder] = [:]
+            companionHolders: [String: Holder] = [:]
         ) {
             self.earlier = earlier
             self.holder = holder
-            self.reminderHolders = reminderHolders
+            self.companionHolders = companionHolders
         }
     }
 
@@ -64,12 +64,12 @@ public enum EnqueueDecision: Sendable {
             // Outside the window the key is free again.
             freedKeyOf = earlier.id
         }
-        let reminders = request.reminders.map { reminder in
-            Self.writes(of: reminder, holder: reminder.coalescing.flatMap { reads.reminderHolders[$0.key] })
+        let companions = request.companions.map { companion in
+            Self.writes(of: companion, holder: companion.coalescing.flatMap { reads.companionHolders[$0.key] })
         }
         self = .store(
             Self.writes(
-                of: request, holder: reads.holder, freeingIdempotencyKeyOf: freedKeyOf, reminders: reminders))
+                of: request, holder: reads.holder, freeingIdempotencyKeyOf: freedKeyOf, companions: companions))
     }
 
     /// What stores `request`: folded into `holder`'s push when it coalesces and a
@@ -79,7 +79,7 @@ public enum EnqueueDecision: Sendable {
     /// (``EnqueueRequest/sentWithThePush``).
     private static func writes(
         of request: EnqueueRequest, holder: Holder?, freeingIdempotencyKeyOf freedKeyOf: String? = nil,
-        reminders: [EnqueueWrites] = []
+        companions: [EnqueueWrites] = []
     ) -> EnqueueWrites {
         let notification = request.notification
         let created = OutboxRows.milliseconds(notification.createdAt)
@@ -97,7 +97,7 @@ public enum EnqueueDecision: Sendable {
                     request.deliveries, of: holder.id, enqueuedAt: created, due: holder.heldUntil, lease: nil,
                     skippingExisting: true),
                 expansion: nil,
-                reminders: reminders,
+                companions: companions,
                 documentWrites: request.documentWrites,
                 result: .held(notificationID: holder.id, count: count, heldUntil: OutboxRows.date(holder.heldUntil)))
         }
@@ -117,7 +117,7 @@ public enum EnqueueDecision: Sendable {
                 lease: request.coalescing == nil ? request.lease : nil,
                 skippingExisting: false, withheldBecause: request.withheldBecause),
             expansion: request.expansion.map { ExpansionRow($0, lease: request.lease) },
-            reminders: reminders,
+            companions: companions,
             documentWrites: request.documentWrites,
             result: request.coalescing == nil
                 ? .created : .held(notificationID: notification.id, count: 1, heldUntil: OutboxRows.date(due)))
@@ -144,7 +144,7 @@ public struct EnqueueWrites: Sendable {
     /// For a notification expanded page by page: its `outbox_expansions` row.
     public let expansion: ExpansionRow?
     /// Notifications stored after it (an event's reminders), written the same way.
-    public let reminders: [EnqueueWrites]
+    public let companions: [EnqueueWrites]
     /// Committed to the documents in the same transaction, last.
     public let documentWrites: [DocumentWrite]
     public let result: EnqueueResult

@@ -31,7 +31,7 @@ extension PostgresOutbox {
         }
     }
 
-    public func statuses(of notificationID: String) async throws -> [DeliveryStatus] {
+    public func statuses(of notificationID: String) async throws -> [ReportedDelivery] {
         try await database.query(
             """
             SELECT installation_id, state, attempts, last_reason, removed, token_kind, route FROM outbox_deliveries
@@ -42,7 +42,7 @@ extension PostgresOutbox {
         ).map { row in
             let (installationID, state, attempts, reason, removed, kind, route) = try row.decode(
                 (String, String, Int32, String?, Bool, String, String?).self)
-            return DeliveryStatus(
+            return ReportedDelivery(
                 installationID: installationID, provider: try OutboxRows.tokenKind(kind),
                 state: DeliveryState(rawValue: state) ?? .pending,
                 attempts: Int(attempts), lastReason: reason, removed: removed, route: try OutboxRows.route(route))
@@ -142,9 +142,10 @@ extension PostgresOutbox {
         return rows.activities(for: agentKeys)
     }
 
-    public func statuses(of notificationIDs: [String], installationID: String) async throws -> [String: DeliveryStatus]
+    public func statuses(of notificationIDs: [String], installationID: String) async throws -> [String:
+        ReportedDelivery]
     {
-        var statuses: [String: DeliveryStatus] = [:]
+        var statuses: [String: ReportedDelivery] = [:]
         for row in try await database.query(
             """
             SELECT notification_id, state, attempts, last_reason, removed, token_kind, route FROM outbox_deliveries
@@ -153,7 +154,7 @@ extension PostgresOutbox {
         {
             let (id, state, attempts, reason, removed, kind, route) = try row.decode(
                 (String, String, Int32, String?, Bool, String, String?).self)
-            statuses[id] = DeliveryStatus(
+            statuses[id] = ReportedDelivery(
                 installationID: installationID, provider: try OutboxRows.tokenKind(kind),
                 state: DeliveryState(rawValue: state) ?? .pending,
                 attempts: Int(attempts), lastReason: reason, removed: removed, route: try OutboxRows.route(route))

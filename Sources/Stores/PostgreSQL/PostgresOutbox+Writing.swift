@@ -33,9 +33,9 @@ extension PostgresOutbox {
             if let coalescing = request.coalescing {
                 reads.holder = try await Self.holder(of: coalescing.key, after: created, on: connection, logger: logger)
             }
-            for reminder in request.reminders {
-                guard let key = reminder.coalescing?.key else { continue }
-                reads.reminderHolders[key] = try await Self.holder(
+            for companion in request.companions {
+                guard let key = companion.coalescing?.key else { continue }
+                reads.companionHolders[key] = try await Self.holder(
                     of: key, after: created, on: connection, logger: logger)
             }
             switch EnqueueDecision(request, after: reads) {
@@ -117,8 +117,8 @@ extension PostgresOutbox {
                     \(expansion.leaseOwner), \(expansion.leaseUntil.map { $0 + leaseOffset }))
                 """, logger: logger)
         }
-        for reminder in writes.reminders {
-            try await write(reminder, leaseOffset: leaseOffset, on: connection, logger: logger)
+        for companion in writes.companions {
+            try await write(companion, leaseOffset: leaseOffset, on: connection, logger: logger)
         }
     }
 

@@ -58,7 +58,7 @@ extension SQLiteOutbox {
         }
     }
 
-    public func statuses(of notificationID: String) async throws -> [DeliveryStatus] {
+    public func statuses(of notificationID: String) async throws -> [ReportedDelivery] {
         try await database.read { db in
             try Row.fetchAll(
                 db,
@@ -71,7 +71,7 @@ extension SQLiteOutbox {
                     """,
                 arguments: [notificationID, notificationID]
             ).map { row in
-                DeliveryStatus(
+                ReportedDelivery(
                     installationID: row[0],
                     provider: try OutboxRows.tokenKind(row[5]),
                     state: DeliveryState(rawValue: row[1]) ?? .pending,
@@ -188,11 +188,12 @@ extension SQLiteOutbox {
         }
     }
 
-    public func statuses(of notificationIDs: [String], installationID: String) async throws -> [String: DeliveryStatus]
+    public func statuses(of notificationIDs: [String], installationID: String) async throws -> [String:
+        ReportedDelivery]
     {
         let ids = String(decoding: try JSONEncoder().encode(notificationIDs), as: UTF8.self)
         return try await database.read { db in
-            var statuses: [String: DeliveryStatus] = [:]
+            var statuses: [String: ReportedDelivery] = [:]
             for row in try Row.fetchAll(
                 db,
                 sql: """
@@ -202,7 +203,7 @@ extension SQLiteOutbox {
                     """,
                 arguments: [ids, installationID]
             ) {
-                statuses[row[0]] = DeliveryStatus(
+                statuses[row[0]] = ReportedDelivery(
                     installationID: installationID,
                     provider: try OutboxRows.tokenKind(row[5]),
                     state: DeliveryState(rawValue: row[1]) ?? .pending,

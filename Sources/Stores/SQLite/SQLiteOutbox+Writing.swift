@@ -19,9 +19,9 @@ extension SQLiteOutbox {
             if let coalescing = request.coalescing {
                 reads.holder = try Self.holder(of: coalescing.key, after: created, in: db)
             }
-            for reminder in request.reminders {
-                guard let key = reminder.coalescing?.key else { continue }
-                reads.reminderHolders[key] = try Self.holder(of: key, after: created, in: db)
+            for companion in request.companions {
+                guard let key = companion.coalescing?.key else { continue }
+                reads.companionHolders[key] = try Self.holder(of: key, after: created, in: db)
             }
             switch EnqueueDecision(request, after: reads) {
             case .duplicate(let earlier):
@@ -103,7 +103,7 @@ extension SQLiteOutbox {
                     expansion.leaseUntil,
                 ])
         }
-        for reminder in writes.reminders { try write(reminder, in: db) }
+        for companion in writes.companions { try write(companion, in: db) }
     }
 
     public func cancel(notificationID: String) async throws -> Int {

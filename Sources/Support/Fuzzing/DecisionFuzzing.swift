@@ -54,7 +54,7 @@ public enum DecisionFuzzing {
     private static func checkHookVerdict(_ answer: JSONValue, kind: DecisionKind) {
         let askedAt = receivedAt
         var pins = DecisionPins(keys: [pinnedInstallation: pinnedKey])
-        let verdict = PermissionVerdict(
+        let verdict = PermissionDecision(
             answer: answer, serverKey: serverKey, eventID: "deploy-42", askedAt: askedAt, kind: kind, pins: &pins)
         switch verdict {
         case .allow, .deny, .answer:

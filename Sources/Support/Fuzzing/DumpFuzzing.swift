@@ -1,6 +1,6 @@
 import PushgateCore
 import PushgateDumpFormat
-import PushgateServices
+import PushgateInstalledServices
 
 /// One input of the dump fuzzer: a line of `pushgate import`, and the same bytes as a
 /// Firestore export. Whatever the bytes, a line is refused with a reason or read

@@ -10,7 +10,7 @@ enum HTTP2ClientReplay {
     /// Opens a connection on an embedded channel, sends `requests` requests, reads
     /// `serverBytes` cut into reads at `cuts`, then closes it: the answers, one per
     /// request, or `nil` if some request went unanswered.
-    static func answers(requests: Int, serverBytes: [UInt8], cuts: [Int]) -> [HTTP2Answer]? {
+    static func answers(requests: Int, serverBytes: [UInt8], cuts: [Int]) -> [HTTP2Response]? {
         let channel = EmbeddedChannel()
         let handler = HTTP2ConnectionHandler(requestTimeout: .seconds(10), streamLimit: 8, onRetire: {})
         guard (try? channel.pipeline.syncOperations.addHandler(handler)) != nil,
@@ -28,7 +28,7 @@ enum HTTP2ClientReplay {
             start = end
         }
         _ = try? channel.close().wait()
-        var answers: [HTTP2Answer]?
+        var answers: [HTTP2Response]?
         batch.futureResult.whenSuccess { answers = $0 }
         // Drops the deadline sweep still scheduled on the loop, and the loop with it.
         try? channel.embeddedEventLoop.syncShutdownGracefully()

@@ -1,7 +1,7 @@
 import Foundation
 import PushgateCore
 import PushgateFunctions
-import PushgateServices
+import PushgateInstalledServices
 
 /// One input of the request fuzzer: the bytes as a POST body, decoded and checked
 /// by every function's request type, as the routes do. What must hold whatever the

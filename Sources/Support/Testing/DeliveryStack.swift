@@ -3,9 +3,9 @@ import Logging
 import PushgateCore
 import PushgateDelivery
 import PushgateFunctions
+import PushgateInstalledServices
 import PushgateProviderKit
 import PushgateSQLite
-import PushgateServices
 
 /// The gateway's delivery parts over a real SQLite file (documents, outbox, worker,
 /// the trigger function), with `count` devices on one agent: what the providers'

@@ -1,8 +1,8 @@
 import Logging
 import PushgateCore
 import PushgateDelivery
+import PushgateInstalledServices
 import PushgateProviderKit
-import PushgateServices
 
 extension PushRoutingTable {
     /// One app's table, each given provider the one leaf of its service (no

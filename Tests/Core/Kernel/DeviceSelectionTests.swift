@@ -1,7 +1,7 @@
 import PushgateAPNs
 import PushgateCore
 import PushgateFCM
-import PushgateServices
+import PushgateInstalledServices
 import Testing
 
 @Suite("Device selection: exclusion and one push per phone")

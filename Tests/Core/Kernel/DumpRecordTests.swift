@@ -3,7 +3,7 @@ import PushgateAPNs
 import PushgateCore
 import PushgateDumpFormat
 import PushgateFCM
-import PushgateServices
+import PushgateInstalledServices
 import Testing
 
 /// The dump's lines: what `pushgate export` writes and `pushgate import` accepts,

@@ -1,7 +1,7 @@
 import Foundation
 import PushgateCore
 import PushgateDumpFormat
-import PushgateServices
+import PushgateInstalledServices
 import Testing
 
 /// The JSON `node-firestore-import-export` writes, read into Pushgate's layout.

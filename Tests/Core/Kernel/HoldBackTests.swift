@@ -1,6 +1,6 @@
 import Foundation
 import PushgateCore
-import PushgateServices
+import PushgateInstalledServices
 import Testing
 
 /// Which devices an event is held back from (issue 75): an app that shows the agent's
@@ -60,7 +60,7 @@ struct HoldBackTests {
         #expect(silent.notification.content.data["body"] == .string(plan.notification.content.body))
         let withheld = try #require(plan.heldBack.first { $0.withheldBecause == .inApp })
         #expect(withheld.deliveries.map(\.installationID) == ["device-3"])
-        #expect(plan.enqueueRequest.reminders.count == 2, "stored in the same write as the push")
+        #expect(plan.enqueueRequest.companions.count == 2, "stored in the same write as the push")
     }
 
     @Test("the person at the keyboard within the window: nothing goes to any device, each one recorded")

@@ -1,5 +1,5 @@
 import PushgateCore
-import PushgateServices
+import PushgateInstalledServices
 import Testing
 
 @Suite("Metric labels come from fixed sets")

@@ -1,7 +1,7 @@
 import PushgateAPNs
 import PushgateCore
 import PushgateFCM
-import PushgateServices
+import PushgateInstalledServices
 import PushgateWebPush
 import Testing
 

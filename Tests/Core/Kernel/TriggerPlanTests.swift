@@ -2,7 +2,7 @@ import Foundation
 import PushgateAPNs
 import PushgateCore
 import PushgateFCM
-import PushgateServices
+import PushgateInstalledServices
 import Testing
 
 @Suite("Trigger plan: what a trigger stores, decided from what it read")

@@ -5,8 +5,8 @@ import NIOConcurrencyHelpers
 import PushgateAPNs
 import PushgateCore
 import PushgateFCM
+import PushgateInstalledServices
 import PushgateProviderKit
-import PushgateServices
 import PushgateTesting
 import Testing
 

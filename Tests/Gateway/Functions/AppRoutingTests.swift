@@ -3,9 +3,9 @@ import Logging
 import PushgateAPNs
 import PushgateCore
 import PushgateFCM
+import PushgateInstalledServices
 import PushgateMemory
 import PushgateProviderKit
-import PushgateServices
 import PushgateTesting
 import Testing
 

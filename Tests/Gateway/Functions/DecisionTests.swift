@@ -1,9 +1,9 @@
 import Crypto
 import Foundation
 import PushgateCore
+import PushgateInstalledServices
 import PushgateMemory
 import PushgateSealing
-import PushgateServices
 import PushgateTesting
 import Testing
 

@@ -1,9 +1,9 @@
 import Foundation
 import PushgateCore
 import PushgateFunctions
+import PushgateInstalledServices
 import PushgateMemory
 import PushgateSQLite
-import PushgateServices
 import PushgateTesting
 import Testing
 

@@ -3,8 +3,8 @@ import Logging
 import NIOConcurrencyHelpers
 import PushgateAPNs
 import PushgateCore
+import PushgateInstalledServices
 import PushgateMemory
-import PushgateServices
 import PushgateTesting
 import Testing
 

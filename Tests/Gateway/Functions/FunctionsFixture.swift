@@ -1,9 +1,9 @@
 import Foundation
 import Logging
 import PushgateCore
+import PushgateInstalledServices
 import PushgateMemory
 import PushgateProviderKit
-import PushgateServices
 import PushgateTesting
 
 @testable import PushgateDelivery

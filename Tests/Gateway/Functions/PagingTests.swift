@@ -1,6 +1,6 @@
 import PushgateCore
 import PushgateFunctions
-import PushgateServices
+import PushgateInstalledServices
 import PushgateTesting
 import Testing
 

@@ -1,8 +1,8 @@
 import Foundation
 import PushgateCore
 import PushgateFunctions
+import PushgateInstalledServices
 import PushgateMemory
-import PushgateServices
 import PushgateTesting
 import Testing
 

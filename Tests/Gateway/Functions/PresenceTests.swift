@@ -1,8 +1,8 @@
 import Foundation
 import Logging
 import PushgateCore
+import PushgateInstalledServices
 import PushgateMemory
-import PushgateServices
 import PushgateTesting
 import Testing
 

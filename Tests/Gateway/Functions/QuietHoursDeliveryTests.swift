@@ -1,7 +1,7 @@
 import Foundation
 import PushgateCore
+import PushgateInstalledServices
 import PushgateMemory
-import PushgateServices
 import PushgateTesting
 import Testing
 

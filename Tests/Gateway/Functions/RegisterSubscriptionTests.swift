@@ -2,9 +2,9 @@ import Foundation
 import NIOConcurrencyHelpers
 import PushgateCore
 import PushgateFunctions
+import PushgateInstalledServices
 import PushgateMemory
 import PushgateSQLite
-import PushgateServices
 import PushgateTesting
 import Testing
 

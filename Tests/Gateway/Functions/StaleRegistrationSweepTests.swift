@@ -3,8 +3,8 @@ import Logging
 import PushgateCore
 import PushgateDelivery
 import PushgateFunctions
+import PushgateInstalledServices
 import PushgateMemory
-import PushgateServices
 import PushgateTesting
 import Testing
 

@@ -6,7 +6,7 @@ import PushgateCore
 import PushgateDelivery
 import PushgateEmulators
 import PushgateHTTP2
-import PushgateServices
+import PushgateInstalledServices
 import PushgateTesting
 import Testing
 

@@ -48,7 +48,7 @@ struct APNsVerdictTests {
     @Test("each row maps to its outcome", arguments: rows)
     func row(status: Int, reason: String?, retryAfter: String?, verdict: PushVerdict) {
         #expect(
-            PushVerdict(APNsAnswer.response(status: status, reason: reason, retryAfter: retryAfter, timestamp: nil))
+            PushVerdict(APNsResponse.response(status: status, reason: reason, retryAfter: retryAfter, timestamp: nil))
                 == verdict)
     }
 
@@ -64,6 +64,6 @@ struct APNsVerdictTests {
         ]
     )
     func transport(failure: HTTP2TransportFailure, verdict: PushVerdict) {
-        #expect(PushVerdict(APNsAnswer.transportFailure(failure)) == verdict)
+        #expect(PushVerdict(APNsResponse.transportFailure(failure)) == verdict)
     }
 }

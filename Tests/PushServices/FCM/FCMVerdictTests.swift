@@ -86,14 +86,14 @@ struct FCMVerdictTests {
 
     @Test("each row maps to its outcome", arguments: rows)
     func row(status: Int, body: String?, retryAfter: String?, verdict: PushVerdict) {
-        let answer = HTTP2Answer.response(
+        let answer = HTTP2Response.response(
             status: status, retryAfter: retryAfter, body: body.map { ByteBuffer(string: $0) })
-        #expect(PushVerdict(FCMAnswer(answer)) == verdict)
+        #expect(PushVerdict(FCMResponse(answer)) == verdict)
     }
 
     @Test("a second 401, with a freshly fetched token, is the configuration's fault")
     func unauthenticatedTwice() {
-        let answer = FCMAnswer(
+        let answer = FCMResponse(
             .response(
                 status: 401, retryAfter: nil,
                 body: ByteBuffer(
@@ -112,6 +112,6 @@ struct FCMVerdictTests {
         ]
     )
     func transport(failure: HTTP2TransportFailure, verdict: PushVerdict) {
-        #expect(PushVerdict(FCMAnswer(.transportFailure(failure))) == verdict)
+        #expect(PushVerdict(FCMResponse(.transportFailure(failure))) == verdict)
     }
 }

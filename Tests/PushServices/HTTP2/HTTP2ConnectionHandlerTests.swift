@@ -37,7 +37,7 @@ struct HTTP2ConnectionHandlerTests {
             #expect(settings.contains(.windowUpdate(stream: 0, increment: (1 << 20) - 65_535)))
         }
 
-        func send(_ count: Int, body: ByteBuffer = ByteBuffer(string: "{}")) -> EventLoopFuture<[HTTP2Answer]> {
+        func send(_ count: Int, body: ByteBuffer = ByteBuffer(string: "{}")) -> EventLoopFuture<[HTTP2Response]> {
             let batch = HTTP2Batch(count: count, promise: channel.eventLoop.makePromise())
             let requests = (0..<count).map { _ in
                 HTTP2Request(headers: HTTP2HeaderBlock([(":method", "POST"), (":path", "/3/device/ab")]), body: body)
@@ -137,7 +137,7 @@ struct HTTP2ConnectionHandlerTests {
         #expect(harness.channel.isActive, "stream 3 is still being answered")
         try harness.answer(3, status: 200)
         let result = try answers.wait()
-        let ok = HTTP2Answer.response(status: 200, retryAfter: nil, body: nil)
+        let ok = HTTP2Response.response(status: 200, retryAfter: nil, body: nil)
         #expect(
             result == [
                 ok, ok, .transportFailure(.goAway(debugData: #"{"reason":"Shutdown"}"#)), .transportFailure(.notSent),

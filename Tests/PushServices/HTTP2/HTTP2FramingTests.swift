@@ -225,7 +225,7 @@ struct HTTP2AnswerHeadersTests {
             var decoder = Self.decoder()
             var reference = block
             let expected = try decoder.decodeHeaders(from: &reference)
-            let read = try HTTP2AnswerHeaders.read(block, decoder: &decoder)
+            let read = try HTTP2ResponseHeaders.read(block, decoder: &decoder)
             #expect(read.status == expected.first(name: ":status").flatMap { Int($0) }, "\(answer)")
             #expect(read.retryAfter == expected.first(name: "retry-after"), "\(answer)")
             #expect(read.location == expected.first(name: "location"), "\(answer)")
@@ -246,7 +246,7 @@ struct HTTP2AnswerHeadersTests {
         var decoder = Self.decoder()
         var thrown: HTTP2ProtocolViolation?
         do {
-            _ = try HTTP2AnswerHeaders.read(ByteBuffer(bytes: bytes), decoder: &decoder)
+            _ = try HTTP2ResponseHeaders.read(ByteBuffer(bytes: bytes), decoder: &decoder)
         } catch {
             thrown = error
         }

@@ -72,16 +72,16 @@ struct WebPushRulesTests {
     @Test("answers: 2xx delivered, 404/410 deleted, 429 that endpoint after Retry-After, 413/400 failed, 5xx retried")
     func answers() {
         func verdict(_ status: Int, _ retryAfter: String? = nil) -> PushVerdict {
-            PushVerdict(WebPushAnswer.response(status: status, retryAfter: retryAfter))
+            PushVerdict(WebPushResponse.response(status: status, retryAfter: retryAfter))
         }
         #expect(verdict(201) == .delivered)
         #expect(verdict(202) == .delivered)
         // RFC 8030 §5: the push's URL at the service, its name in the event's timeline.
         #expect(
-            PushVerdict(WebPushAnswer.response(status: 201, retryAfter: nil, location: "https://push.example/m/7"))
+            PushVerdict(WebPushResponse.response(status: 201, retryAfter: nil, location: "https://push.example/m/7"))
                 == .deliveredAs(messageID: "https://push.example/m/7"))
         #expect(
-            PushVerdict(WebPushAnswer.response(status: 201, retryAfter: nil, location: "https://x/ y")) == .delivered)
+            PushVerdict(WebPushResponse.response(status: 201, retryAfter: nil, location: "https://x/ y")) == .delivered)
         #expect(verdict(410) == .deleteToken(reason: "Gone"))
         #expect(verdict(404) == .deleteToken(reason: "NotFound"))
         #expect(verdict(429, "7") == .retry(reason: "TooManyRequests", after: .seconds(7)))
@@ -89,8 +89,8 @@ struct WebPushRulesTests {
         #expect(verdict(400) == .permanentFailure(reason: "BadRequest"))
         #expect(verdict(403) == .permanentFailure(reason: "VAPIDRefused"))
         #expect(verdict(503) == .retry(reason: "ServerError", after: nil))
-        #expect(PushVerdict(WebPushAnswer.transportFailure(.connectionLost)) == .unanswered(reason: "ConnectionLost"))
-        #expect(PushVerdict(WebPushAnswer.transportFailure(.goAway(debugData: nil))) == .resend(reason: "GoAway"))
+        #expect(PushVerdict(WebPushResponse.transportFailure(.connectionLost)) == .unanswered(reason: "ConnectionLost"))
+        #expect(PushVerdict(WebPushResponse.transportFailure(.goAway(debugData: nil))) == .resend(reason: "GoAway"))
     }
 
     @Test("a passive push (quiet hours) is shown silent: no sound, no vibration; others are not marked")

@@ -131,11 +131,11 @@ struct AgentTools: Sendable {
             return Self.failed("Not asked: \(error)")
         }
         let awaiter = DecisionAwaiter(gateway: gateway, callTimeout: callTimeout)
-        let verdict = await awaiter.verdict(
+        let decision = await awaiter.decision(
             on: eventID, kind: .answer, serverKey: serverKey, askedAt: askedAt,
             until: .now + .milliseconds(Int(wait * 1000)), pins: &pins)
         let waited: Value = ["event_id": .string(eventID), "asked": .string(report.text)]
-        switch verdict {
+        switch decision {
         case .answer(let words):
             do {
                 try pins.write(to: pinsPath)

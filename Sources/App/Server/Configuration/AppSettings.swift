@@ -1,7 +1,7 @@
 import Foundation
 import PushgateCore
+import PushgateInstalledServices
 import PushgateProviderKit
-import PushgateServices
 import Yams
 
 /// One app of the configuration file's `apps:` list, as written: its id (what its

@@ -1,8 +1,8 @@
 import PushgateCore
 import PushgateDelivery
 import PushgateFunctions
+import PushgateInstalledServices
 import PushgateProviderKit
-import PushgateServices
 
 /// What `pushgate serve` needs to listen and log, read once at start
 /// (``SettingSources/gatewayConfiguration()``); ``setup()`` reads the rest (the push

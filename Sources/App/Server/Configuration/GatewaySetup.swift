@@ -1,8 +1,8 @@
 import PushgateCore
 import PushgateDelivery
 import PushgateFunctions
+import PushgateInstalledServices
 import PushgateProviderKit
-import PushgateServices
 
 /// The gateway's settings read once: every value typed and checked, the APNs keys and
 /// FCM service accounts read and parsed (``GatewayConfiguration/setup()``). The start

@@ -1,7 +1,7 @@
 import Foundation
 import PushgateCore
+import PushgateInstalledServices
 import PushgateProviderKit
-import PushgateServices
 
 /// Where the settings come from, in order of precedence: flags, then the environment
 /// (`PUSHGATE_*`), then the configuration file, then the defaults.

@@ -2,8 +2,8 @@ import Foundation
 import Logging
 import PushgateCore
 import PushgateFunctions
+import PushgateInstalledServices
 import PushgateProviderKit
-import PushgateServices
 
 /// Every setting of the gateway, each declared once (``Setting``): key, default,
 /// help, and the rule its text is read by. Computed: a generic type keeps no stored

@@ -1,10 +1,10 @@
 import Foundation
 import Logging
 import PushgateCore
+import PushgateInstalledServices
 import PushgatePostgres
 import PushgateProviderKit
 import PushgateSQLite
-import PushgateServices
 
 /// `pushgate doctor`: checks a configuration end to end, as a start would use it,
 /// without starting: the settings, each push service as its module checks itself

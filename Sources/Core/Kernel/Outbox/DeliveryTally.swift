@@ -15,7 +15,7 @@ public struct DeliveryTally: Sendable, Hashable {
     }
 
     /// The tallies of `statuses`.
-    public static func of(_ statuses: [DeliveryStatus]) -> [DeliveryTally] {
+    public static func of(_ statuses: [ReportedDelivery]) -> [DeliveryTally] {
         struct Key: Hashable {
             let state: DeliveryState
             let lastReason: String?

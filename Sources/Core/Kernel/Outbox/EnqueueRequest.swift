@@ -41,15 +41,16 @@ public struct EnqueueRequest: Sendable {
     /// (``OutboxExpansions/storeTriedPage(_:of:owner:cursor:finished:leaseUntil:now:)``): it is
     /// stored with `lease`, `deliveries` empty; not with coalescing.
     public let expansion: OutboxExpansion?
-    /// Notifications stored with this one, each due at its own time (an event's
-    /// reminders, its pushes held back): only their notification, deliveries,
+    /// Its companions: notifications stored with this one, each due at its own time
+    /// (an event's reminders, its Live Activity push, its twins held back): only
+    /// their notification, deliveries,
     /// `dueAt`, `lease`, `withheldBecause` and `coalescing` (a push held through
     /// quiet hours folds into the one held before it) are used.
-    public var reminders: [EnqueueRequest]
+    public var companions: [EnqueueRequest]
 
-    /// The coalescing keys whose windows the write reads: its own, then its reminders'.
+    /// The coalescing keys whose windows the write reads: its own, then its companions'.
     public var coalescingKeys: [String] {
-        ([coalescing] + reminders.map(\.coalescing)).compactMap { $0?.key }
+        ([coalescing] + companions.map(\.coalescing)).compactMap { $0?.key }
     }
     /// Document writes committed with the notification (an event's record, the badge
     /// counts it raises): what the notification's first try reads is there when it
@@ -59,16 +60,16 @@ public struct EnqueueRequest: Sendable {
     /// sent at once: its twins due now and not withheld, which the worker leases and
     /// tries with the push itself.
     public var sentWithThePush: [Int] {
-        reminders.indices.filter { index in
-            let twin = reminders[index]
+        companions.indices.filter { index in
+            let twin = companions[index]
             return twin.notification.content.heldBack != nil && twin.withheldBecause == nil
                 && twin.dueAt <= notification.createdAt
         }
     }
 
     /// Set for deliveries stored as not sent (issue 75): born withdrawn, finished, with
-    /// the reason as their last, for the installations' timelines. Only a reminder's
-    /// (``reminders``) may be.
+    /// the reason as their last, for the installations' timelines. Only a companion's
+    /// (``companions``) may be.
     public let withheldBecause: HoldBack?
 
     /// `dueAt` defaults to the notification's creation.
@@ -80,7 +81,7 @@ public struct EnqueueRequest: Sendable {
         lease: Lease? = nil,
         coalescing: OutboxCoalescing? = nil,
         expansion: OutboxExpansion? = nil,
-        reminders: [EnqueueRequest] = [],
+        companions: [EnqueueRequest] = [],
         documentWrites: [DocumentWrite] = [],
         withheldBecause: HoldBack? = nil
     ) {
@@ -92,7 +93,7 @@ public struct EnqueueRequest: Sendable {
         self.lease = lease
         self.coalescing = coalescing
         self.expansion = expansion
-        self.reminders = reminders
+        self.companions = companions
         self.documentWrites = documentWrites
         self.withheldBecause = withheldBecause
     }

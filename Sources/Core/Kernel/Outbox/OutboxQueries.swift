@@ -9,7 +9,7 @@ public protocol OutboxQueries: Sendable {
 
     /// Every delivery of a notification, by installation id; for an event folded into
     /// another's push (coalescing), that push's.
-    func statuses(of notificationID: String) async throws -> [DeliveryStatus]
+    func statuses(of notificationID: String) async throws -> [ReportedDelivery]
 
     /// The deliveries of a notification counted by state, last reason and removal
     /// (see ``statuses(of:)`` for the notification that carries a coalesced one), in
@@ -23,7 +23,7 @@ public protocol OutboxQueries: Sendable {
 
     /// One device's deliveries of `notificationIDs`, by notification id (absent where
     /// it had none), in one query.
-    func statuses(of notificationIDs: [String], installationID: String) async throws -> [String: DeliveryStatus]
+    func statuses(of notificationIDs: [String], installationID: String) async throws -> [String: ReportedDelivery]
 
     /// Every delivery of the pushes of the event `trackingID` of `serverKey` (its
     /// push, reminders, Live Activity step: ``PushNotification/trackingID``), at most

@@ -258,7 +258,7 @@ public struct TriggerPlan: Sendable {
     public var enqueueRequest: EnqueueRequest {
         EnqueueRequest(
             notification, deliveries: deliveries, idempotency: idempotency, coalescing: coalescing,
-            reminders: (resolvable?.reminders ?? []) + (activityCompanion.map { [$0] } ?? []) + heldBack,
+            companions: (resolvable?.reminders ?? []) + (activityCompanion.map { [$0] } ?? []) + heldBack,
             documentWrites: (resolvable?.writes ?? []) + activityWrites)
     }
 
@@ -267,6 +267,6 @@ public struct TriggerPlan: Sendable {
     public func enqueueRequest(expandedBy expansion: OutboxExpansion) -> EnqueueRequest {
         EnqueueRequest(
             notification, deliveries: [], idempotency: idempotency, expansion: expansion,
-            reminders: activityCompanion.map { [$0] } ?? [], documentWrites: activityWrites)
+            companions: activityCompanion.map { [$0] } ?? [], documentWrites: activityWrites)
     }
 }

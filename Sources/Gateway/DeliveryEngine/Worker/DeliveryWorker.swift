@@ -82,7 +82,7 @@ public final class DeliveryWorker: Service, Sendable {
         var request = request
         // The twins that go at once to the devices the push is held back from: tried with it.
         let twins = request.coalescing == nil ? request.sentWithThePush : []
-        let count = request.deliveries.count + twins.reduce(0) { $0 + request.reminders[$1].deliveries.count }
+        let count = request.deliveries.count + twins.reduce(0) { $0 + request.companions[$1].deliveries.count }
         let admitted =
             request.coalescing == nil
             && load.withLockedValue { load in
@@ -91,7 +91,7 @@ public final class DeliveryWorker: Service, Sendable {
                 return true
             }
         request.lease = admitted ? .init(owner: tryOwner(), until: now().addingTimeInterval(policy.lease.seconds)) : nil
-        for index in twins { request.reminders[index].lease = request.lease }
+        for index in twins { request.companions[index].lease = request.lease }
         let stored: EnqueueResult
         do {
             stored = try await outbox.enqueue(request)
@@ -105,7 +105,7 @@ public final class DeliveryWorker: Service, Sendable {
         }
         guard let lease = request.lease else { return Submission(stored: stored, firstTry: nil) }
         let (notification, deliveries, expansion) = (request.notification, request.deliveries, request.expansion)
-        let twinSends = twins.map { (request.reminders[$0].notification, request.reminders[$0].deliveries) }
+        let twinSends = twins.map { (request.companions[$0].notification, request.companions[$0].deliveries) }
         let firstTry = inBackground(load: count) { [runner] in
             let report =
                 if let expansion {

@@ -69,7 +69,7 @@ public struct ClaudeHookFunction: Sendable {
         }
         if waitsForReply, let eventID = trigger.eventID, trigger.deviceCount > 0 {
             // An answer that comes later waits at `GET /replies`: the reply is not withdrawn.
-            return try await verdict(on: eventID, kind: .answer, secret: secret, askedAt: now, within: replyWait)
+            return try await decision(on: eventID, kind: .answer, secret: secret, askedAt: now, within: replyWait)
                 .output
         }
         guard case .permissionRequest = event.kind, let eventID = body["event_id"]?.stringValue else { return nil }
@@ -83,9 +83,9 @@ public struct ClaudeHookFunction: Sendable {
     private func decision(
         on eventID: String, cwd: String, secret: PushSecret, askedAt: Date, within limit: Duration
     ) async throws -> String? {
-        let verdict = try await verdict(
+        let decision = try await decision(
             on: eventID, kind: .approval, secret: secret, askedAt: askedAt, within: limit)
-        if case .pending = verdict {
+        if case .pending = decision {
             // The hook's caller gone (Claude Code stops waiting once the terminal's dialog
             // is answered): answered elsewhere; else its time is up. The phones withdraw it.
             let resolution = Task.isCancelled ? "answered_elsewhere" : "expired"
@@ -99,20 +99,20 @@ public struct ClaudeHookFunction: Sendable {
                 _ = try? await resolveEvent(secret: secret, request)
             }.value
         }
-        return verdict.output
+        return decision.output
     }
 
     /// What the phone decided (or answered) on `eventID` within `limit`, checked.
-    private func verdict(
+    private func decision(
         on eventID: String, kind: DecisionKind, secret: PushSecret, askedAt: Date, within limit: Duration
-    ) async throws -> PermissionVerdict {
+    ) async throws -> PermissionDecision {
         let seconds = max(0, Int(limit.components.seconds))
         let answer = try await awaitDecision(
             secret: secret,
             AwaitDecisionRequest(
                 fields: RequestFields(["event_id": .string(eventID), "wait": .number(Double(seconds))])))
         var pins = DecisionPins()
-        return PermissionVerdict(
+        return PermissionDecision(
             answer: answer.json, serverKey: secret.serverKey.hex, eventID: eventID, askedAt: askedAt, kind: kind,
             pins: &pins)
     }

@@ -125,7 +125,7 @@ extension TriggerAnswer {
     /// out (`responses_omitted`): an agent too big to list within the proxy's timeout.
     /// `unexpanded`: devices of an expansion still to be read, counted as pending.
     init(
-        _ tallies: [DeliveryTally], statuses: [DeliveryStatus]?, unexpanded: Int = 0, serverKey: ServerKey,
+        _ tallies: [DeliveryTally], statuses: [ReportedDelivery]?, unexpanded: Int = 0, serverKey: ServerKey,
         agentKey: AgentKey?, delivery: String, configurationError: String?, duplicate: Bool
     ) {
         let tallies = statuses.map(DeliveryTally.of) ?? tallies
@@ -177,7 +177,7 @@ extension TriggerAnswer {
             let update = recorded[delivery.installationID]
             let route = update?.route ?? delivery.route
             let status = { (state: DeliveryState, reason: String?, removed: Bool) in
-                DeliveryStatus(
+                ReportedDelivery(
                     installationID: delivery.installationID, provider: delivery.token.kind, state: state,
                     attempts: delivery.attempts + (update == nil ? 0 : 1), lastReason: reason, removed: removed,
                     route: route)

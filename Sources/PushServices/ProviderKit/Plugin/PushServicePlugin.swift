@@ -4,7 +4,7 @@ import PushgateCore
 /// What a push service's module gives the gateway beside its address format: its
 /// settings, and how one app's settings become its leaves of the routing table. The
 /// installed ones are listed once (`PushServicePlugins.installed`, in
-/// `PushgateServices`); the server's catalogue of settings, its configuration and its
+/// `PushgateInstalledServices`); the server's catalogue of settings, its configuration and its
 /// routing table go through them, naming no service.
 public protocol PushServicePlugin: Sendable {
     /// Its addresses (``PushAddressFormat``).

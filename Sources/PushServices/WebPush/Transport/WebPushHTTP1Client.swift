@@ -66,12 +66,12 @@ final class WebPushHTTP1Client: Sendable {
 
     /// Sends each push (its URL, headers and body) and answers each, in order, all at
     /// once up to the pool's connections.
-    func send(_ requests: [HTTPClientRequest]) async -> [HTTP2Answer] {
-        await withTaskGroup(of: (Int, HTTP2Answer).self) { group in
+    func send(_ requests: [HTTPClientRequest]) async -> [HTTP2Response] {
+        await withTaskGroup(of: (Int, HTTP2Response).self) { group in
             for (index, request) in requests.enumerated() {
                 group.addTask { (index, await self.send(request)) }
             }
-            var answers = [HTTP2Answer](repeating: .transportFailure(.notSent), count: requests.count)
+            var answers = [HTTP2Response](repeating: .transportFailure(.notSent), count: requests.count)
             for await (index, answer) in group { answers[index] = answer }
             return answers
         }
@@ -81,11 +81,11 @@ final class WebPushHTTP1Client: Sendable {
     /// wait for the answer's head and each pause between reads, not the whole — a
     /// server that sends its head, then a byte every few seconds, would hold the push
     /// (and the try that sends it) for as long as it likes.
-    private func send(_ request: HTTPClientRequest) async -> HTTP2Answer {
+    private func send(_ request: HTTPClientRequest) async -> HTTP2Response {
         await Deadline.run(within: deadline) { await self.exchange(request) } ?? .transportFailure(.timedOut)
     }
 
-    private func exchange(_ request: HTTPClientRequest) async -> HTTP2Answer {
+    private func exchange(_ request: HTTPClientRequest) async -> HTTP2Response {
         do {
             let response = try await client.execute(request, timeout: TimeAmount(timeout))
             // The body is read (a kept-alive connection must be), not kept: no push

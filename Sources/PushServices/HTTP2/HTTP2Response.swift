@@ -1,7 +1,7 @@
 import NIOCore
 
 /// What the server (or the connection to it) answered to one request.
-public enum HTTP2Answer: Sendable, Hashable {
+public enum HTTP2Response: Sendable, Hashable {
     /// An HTTP answer: its status, its `Retry-After` header, its body (up to
     /// 64 KiB: FCM names a message it took there, the others explain a refusal), and
     /// its `Location` (RFC 8030 names a push it took there).

@@ -8,7 +8,7 @@ import PushgateHTTP2
 /// FCM's errors are google.rpc.Status:
 /// `{"error": {"code", "message", "status", "details": [{"@type": "…FcmError", "errorCode"},
 /// {"@type": "…BadRequest", "fieldViolations": [{"field", "description"}]}]}}`.
-public enum FCMAnswer: Sendable, Hashable {
+public enum FCMResponse: Sendable, Hashable {
     /// An HTTP answer. `errorCode` is the FcmError's (`UNREGISTERED`, `QUOTA_EXCEEDED`,
     /// …), `status` the canonical code's name (`NOT_FOUND`, `UNAUTHENTICATED`, …);
     /// `aboutToken` tells whether the error names the registration token; `name` is
@@ -27,7 +27,7 @@ public enum FCMAnswer: Sendable, Hashable {
     ]
 
     /// Reads the transport's answer.
-    public init(_ answer: HTTP2Answer) {
+    public init(_ answer: HTTP2Response) {
         switch answer {
         case .transportFailure(let failure):
             self = .transportFailure(failure)

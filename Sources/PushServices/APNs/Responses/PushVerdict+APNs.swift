@@ -8,7 +8,7 @@ import PushgateProviderKit
 /// within the 20-minute floor.
 extension PushVerdict {
     /// Classifies an answer.
-    public init(_ answer: APNsAnswer) {
+    public init(_ answer: APNsResponse) {
         switch answer {
         case .transportFailure(let failure):
             self = .noAnswer(

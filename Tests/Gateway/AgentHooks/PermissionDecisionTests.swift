@@ -38,55 +38,55 @@ struct PermissionVerdictTests {
         return .object(object)
     }
 
-    func verdict(_ answer: JSONValue, pins: inout DecisionPins) -> PermissionVerdict {
-        PermissionVerdict(answer: answer, serverKey: serverKey, eventID: eventID, askedAt: askedAt, pins: &pins)
+    func decision(_ answer: JSONValue, pins: inout DecisionPins) -> PermissionDecision {
+        PermissionDecision(answer: answer, serverKey: serverKey, eventID: eventID, askedAt: askedAt, pins: &pins)
     }
 
     @Test("allow and deny as the agents read them; the deciding key pinned the first time")
     func obeyed() throws {
         var pins = DecisionPins()
-        let allow = verdict(try answer(.allow, by: phone), pins: &pins)
+        let allow = decision(try answer(.allow, by: phone), pins: &pins)
         #expect(allow == .allow)
         #expect(
             allow.output
                 == #"{"hookSpecificOutput":{"decision":{"behavior":"allow"},"hookEventName":"PermissionRequest"}}"#)
         #expect(pins.keys == ["phone": keyText(phone)])
-        let reasoned = verdict(try answer(.deny, by: phone, message: "  Not on Friday  "), pins: &pins)
+        let reasoned = decision(try answer(.deny, by: phone, message: "  Not on Friday  "), pins: &pins)
         #expect(reasoned == .deny(message: "Not on Friday"))
         #expect(
             reasoned.output
                 == #"{"hookSpecificOutput":{"decision":{"behavior":"deny","message":"Not on Friday"},"hookEventName":"PermissionRequest"}}"#
         )
-        #expect(verdict(try answer(.deny, by: phone), pins: &pins) == .deny(message: "Denied from phone"))
+        #expect(decision(try answer(.deny, by: phone), pins: &pins) == .deny(message: "Denied from phone"))
     }
 
     @Test("refused: a forged signature, another event's, one signed before the request, a key not the one pinned")
     func refused() throws {
         var pins = DecisionPins()
         let stranger = P256.Signing.PrivateKey()
-        func isRefused(_ verdict: PermissionVerdict, _ needle: String) -> Bool {
-            if case .refused(let reason) = verdict { return reason.contains(needle) }
+        func isRefused(_ decision: PermissionDecision, _ needle: String) -> Bool {
+            if case .refused(let reason) = decision { return reason.contains(needle) }
             return false
         }
         // Signed by one key, the gateway naming another.
-        #expect(isRefused(verdict(try answer(.allow, by: stranger, named: phone), pins: &pins), "not signed"))
-        #expect(isRefused(verdict(try answer(.allow, by: phone, eventID: "other"), pins: &pins), "not signed"))
+        #expect(isRefused(decision(try answer(.allow, by: stranger, named: phone), pins: &pins), "not signed"))
+        #expect(isRefused(decision(try answer(.allow, by: phone, eventID: "other"), pins: &pins), "not signed"))
         let old = askedAt.addingTimeInterval(-SignedDecision.maxClockSkew - 1)
-        #expect(isRefused(verdict(try answer(.allow, by: phone, signedAt: old), pins: &pins), "before"))
+        #expect(isRefused(decision(try answer(.allow, by: phone, signedAt: old), pins: &pins), "before"))
         #expect(pins.keys.isEmpty, "nothing refused is pinned")
         pins.pin(try #require(DecisionKey(keyText(phone))), of: "phone")
-        let swapped = verdict(try answer(.allow, by: stranger), pins: &pins)
+        let swapped = decision(try answer(.allow, by: stranger), pins: &pins)
         #expect(isRefused(swapped, "not the key pinned") && swapped.output == nil)
         #expect(pins.keys == ["phone": keyText(phone)])
         // Another phone with its own key is pinned beside it.
-        #expect(verdict(try answer(.allow, by: stranger, as: "tablet"), pins: &pins) == .allow)
+        #expect(decision(try answer(.allow, by: stranger, as: "tablet"), pins: &pins) == .allow)
         #expect(pins.keys.count == 2)
     }
 
     @Test(
         "no decision: pending, or resolved without one; an answer without its proof is refused",
         arguments: [
-            (#"{"decided": false}"#, PermissionVerdict.pending),
+            (#"{"decided": false}"#, PermissionDecision.pending),
             (#"{"decided": false, "resolution": "approved"}"#, .resolved("approved")),
             (#"{"decided": true, "decision": "allow", "decided_by": "phone"}"#, nil),
             (#"{"ok": true}"#, nil),
@@ -96,16 +96,16 @@ struct PermissionVerdictTests {
                 nil
             ),
         ])
-    func withoutDecision(text: String, expected: PermissionVerdict?) throws {
+    func withoutDecision(text: String, expected: PermissionDecision?) throws {
         var pins = DecisionPins()
-        let verdict = verdict(try JSONValue.parse(Array(text.utf8)), pins: &pins)
+        let decision = decision(try JSONValue.parse(Array(text.utf8)), pins: &pins)
         if let expected {
-            #expect(verdict == expected)
-        } else if case .refused = verdict {
+            #expect(decision == expected)
+        } else if case .refused = decision {
         } else {
-            Issue.record("\(text) made \(verdict)")
+            Issue.record("\(text) made \(decision)")
         }
-        #expect(verdict.output == nil)
+        #expect(decision.output == nil)
     }
 
     @Test("the pin file: read back as written; anything else refused, never trusted")

@@ -12,7 +12,7 @@ import NIOHPACK
 /// table (200, 400, 500…) is read from its index. Only a needed field whose value is
 /// Huffman-coded (a status such as 410 or 429, a Retry-After) sends the block to
 /// NIOHPACK's decoder, which reads it whole.
-struct HTTP2AnswerHeaders: Hashable {
+struct HTTP2ResponseHeaders: Hashable {
     var status: Int?
     var retryAfter: String?
     var location: String?

@@ -3,7 +3,7 @@ import NIOCore
 import PushgateHTTP2
 
 /// What APNs (or the connection to it) answered for one push, its error body read.
-public enum APNsAnswer: Sendable, Hashable {
+public enum APNsResponse: Sendable, Hashable {
     /// An HTTP answer: the status, the `reason` of an error body, the
     /// `Retry-After` header, and the 410 `timestamp` (ms since 1970).
     case response(status: Int, reason: String?, retryAfter: String?, timestamp: Int64?)
@@ -22,7 +22,7 @@ public enum APNsAnswer: Sendable, Hashable {
     ]
 
     /// Reads the transport's answer: APNs's error body is `{"reason", "timestamp"?}`.
-    public init(_ answer: HTTP2Answer) {
+    public init(_ answer: HTTP2Response) {
         switch answer {
         case .transportFailure(let failure):
             self = .transportFailure(failure)

@@ -8,7 +8,7 @@ import PushgateSealing
 /// after the request was pushed (less the clock skew the gateway allows), by a key
 /// the hook pinned for that installation (``DecisionPins``) or that it pins now. A
 /// gateway that lies can withhold a decision, never forge one.
-public enum PermissionVerdict: Sendable, Equatable {
+public enum PermissionDecision: Sendable, Equatable {
     case allow
     /// The phone's reason, else who denied it.
     case deny(message: String)
@@ -22,7 +22,7 @@ public enum PermissionVerdict: Sendable, Equatable {
     /// A decision that does not hold, and why: nothing is printed.
     case refused(String)
 
-    /// The verdict on `answer` for the event `eventID` of `serverKey`, pushed at
+    /// The decision on `answer` for the event `eventID` of `serverKey`, pushed at
     /// `askedAt`, which takes decisions of `kind` only; `pins` gains the deciding key
     /// when its installation had none.
     public init(
@@ -34,7 +34,7 @@ public enum PermissionVerdict: Sendable, Equatable {
             return
         }
         guard decided else {
-            self = object["resolution"]?.stringValue.map(PermissionVerdict.resolved) ?? .pending
+            self = object["resolution"]?.stringValue.map(PermissionDecision.resolved) ?? .pending
             return
         }
         guard let decision = object["decision"]?.stringValue.flatMap(SignedDecision.Decision.init(rawValue:)),

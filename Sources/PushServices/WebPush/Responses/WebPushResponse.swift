@@ -4,12 +4,12 @@ import PushgateProviderKit
 
 /// A push service's answer to one push, as RFC 8030 and the UnifiedPush server
 /// specification read it.
-public enum WebPushAnswer: Sendable, Hashable {
+public enum WebPushResponse: Sendable, Hashable {
     /// `location`: the service's URL of the push it took (RFC 8030 §5).
     case response(status: Int, retryAfter: String?, location: String? = nil)
     case transportFailure(HTTP2TransportFailure)
 
-    public init(_ answer: HTTP2Answer) {
+    public init(_ answer: HTTP2Response) {
         switch answer {
         case .response(let status, let retryAfter, _, let location):
             self = .response(status: status, retryAfter: retryAfter, location: location)
@@ -25,7 +25,7 @@ public enum WebPushAnswer: Sendable, Hashable {
 }
 
 extension PushVerdict {
-    public init(_ answer: WebPushAnswer) {
+    public init(_ answer: WebPushResponse) {
         switch answer {
         case .transportFailure(let failure):
             self = .noAnswer(reason: failure.reason, unprocessed: failure.isUnprocessed, silent: failure.isSilence)

@@ -8,7 +8,7 @@ import PushgateProviderKit
 extension PushVerdict {
     /// - Parameter afterFreshToken: the send carried an access token fetched after a
     ///   401: a second 401 is the configuration's fault, not the token's age.
-    public init(_ answer: FCMAnswer, afterFreshToken: Bool = false) {
+    public init(_ answer: FCMResponse, afterFreshToken: Bool = false) {
         switch answer {
         case .transportFailure(let failure):
             self = .noAnswer(

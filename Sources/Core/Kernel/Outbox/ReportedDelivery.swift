@@ -1,5 +1,5 @@
 /// One delivery of a notification, as a trigger's answer reports it.
-public struct DeliveryStatus: Sendable, Hashable {
+public struct ReportedDelivery: Sendable, Hashable {
     public let installationID: String
     /// The push service of the device's token, which delivers (or would deliver) it.
     public let provider: PushServiceID
