@@ -218,7 +218,7 @@ let package = Package(
             plugins: ["EmbedFiles"]
         ),
         // The provider machinery every push service is written against: the provider
-        // port (PushProvider), what a service answered (PushVerdict), a chunk's send
+        // port (PushProvider), a service's response classified (PushVerdict), a chunk's send
         // rounds, health, the routing table's leaves, the plug-in contract (settings,
         // per-app rules, doctor checks) and the alert payload APNs and FCM share.
         .target(
@@ -233,7 +233,7 @@ let package = Package(
         ),
         // The multiplexed HTTP/2 client both push services are reached with: a pool of
         // connections, one stream per request, its own framing (NIOHPACK decodes the
-        // answers' headers it does not read itself), GOAWAY, deadlines. Names no
+        // responses' headers it does not read itself), GOAWAY, deadlines. Names no
         // provider. Its framing is `package`: the fuzzers replay a server's bytes to it.
         .target(
             name: "PushgateHTTP2",
@@ -250,7 +250,8 @@ let package = Package(
             path: "Sources/PushServices/HTTP2",
             swiftSettings: swiftSettings
         ),
-        // Delivery to Apple's APNs on the HTTP/2 transport: the JWT, headers, the answer mapping.
+        // Delivery to Apple's APNs on the HTTP/2 transport: the JWT, headers, its responses
+        // read as verdicts.
         .target(
             name: "PushgateAPNs",
             dependencies: [
@@ -271,7 +272,7 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         // Delivery through FCM HTTP v1 on the HTTP/2 transport: the service account's
-        // OAuth2 access token, the message, the answer mapping.
+        // OAuth2 access token, the message, its responses read as verdicts.
         .target(
             name: "PushgateFCM",
             dependencies: [
@@ -297,7 +298,7 @@ let package = Package(
         ),
         // Delivery to browsers' push services and UnifiedPush distributors (RFC 8030) on
         // the HTTP/2 transport: the subscription and its endpoint's rules, RFC 8291
-        // encryption, VAPID, the answer mapping.
+        // encryption, VAPID, its responses read as verdicts.
         .target(
             name: "PushgateWebPush",
             dependencies: [

@@ -10,7 +10,7 @@ extension InMemoryOutbox {
     /// in-memory store fails only a write it cannot encode).
     public func enqueue(_ request: EnqueueRequest) async throws -> EnqueueResult {
         let created = OutboxRows.milliseconds(request.notification.createdAt)
-        var reads = EnqueueDecision.Reads()
+        var reads = EnqueueCourse.Reads()
         if let idempotency = request.idempotency {
             reads.earlier = notifications.values.first {
                 $0.serverKey == request.notification.serverKey && $0.idempotencyKey == idempotency.key
@@ -23,7 +23,7 @@ extension InMemoryOutbox {
             guard let key = companion.coalescing?.key else { continue }
             reads.companionHolders[key] = holder(of: key, after: created)
         }
-        switch EnqueueDecision(request, after: reads) {
+        switch EnqueueCourse(request, after: reads) {
         case .duplicate(let earlier):
             return .duplicate(notificationID: earlier)
         case .store(let writes):
@@ -48,12 +48,12 @@ extension InMemoryOutbox {
     }
 
     /// The notification holding `key`'s window open at `time`, if any.
-    private func holder(of key: String, after time: Int64) -> EnqueueDecision.Holder? {
+    private func holder(of key: String, after time: Int64) -> EnqueueCourse.Holder? {
         notifications.values.compactMap { row -> (NotificationRow, Int64)? in
             guard row.coalesceKey == key, let heldUntil = row.heldUntil, heldUntil > time else { return nil }
             return (row, heldUntil)
         }.min { $0.1 < $1.1 }.map { row, heldUntil in
-            EnqueueDecision.Holder(
+            EnqueueCourse.Holder(
                 id: row.id, count: row.coalescedCount ?? 1, heldUntil: heldUntil, trackingID: row.content.trackingID)
         }
     }

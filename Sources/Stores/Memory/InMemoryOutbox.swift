@@ -3,7 +3,7 @@ import PushgateCore
 import PushgateOutboxRows
 
 /// An outbox in memory, deciding what to store as the SQL outboxes do
-/// (``EnqueueDecision``) and keeping times in their milliseconds; the outbox
+/// (``EnqueueCourse``) and keeping times in their milliseconds; the outbox
 /// conformance tests run against it too. For tests that need no file. Its methods are
 /// in a file per part of the port (`InMemoryOutbox+Writing.swift` …).
 public actor InMemoryOutbox: Outbox {

@@ -20,7 +20,7 @@ extension PostgresOutbox {
             for key in keys.sorted() {
                 try await connection.query("SELECT pg_advisory_xact_lock(hashtextextended(\(key), 0))", logger: logger)
             }
-            var reads = EnqueueDecision.Reads()
+            var reads = EnqueueCourse.Reads()
             if let idempotency = request.idempotency {
                 reads.earlier = try await connection.query(
                     """
@@ -38,7 +38,7 @@ extension PostgresOutbox {
                 reads.companionHolders[key] = try await Self.holder(
                     of: key, after: created, on: connection, logger: logger)
             }
-            switch EnqueueDecision(request, after: reads) {
+            switch EnqueueCourse(request, after: reads) {
             case .duplicate(let earlier):
                 return .duplicate(notificationID: earlier)
             case .store(let writes):
@@ -52,7 +52,7 @@ extension PostgresOutbox {
     /// The notification holding `key`'s window open at `time`, if any.
     private static func holder(
         of key: String, after time: Int64, on connection: PostgresConnection, logger: Logger
-    ) async throws -> EnqueueDecision.Holder? {
+    ) async throws -> EnqueueCourse.Holder? {
         try await connection.query(
             """
             SELECT id, coalesced_count, held_until, content ->> 'trackingID' FROM outbox_notifications
@@ -61,7 +61,7 @@ extension PostgresOutbox {
             """, logger: logger
         ).collect().first.map {
             let (id, count, heldUntil, trackingID) = try $0.decode((String, Int32?, Int64, String?).self)
-            return EnqueueDecision.Holder(id: id, count: Int(count ?? 1), heldUntil: heldUntil, trackingID: trackingID)
+            return EnqueueCourse.Holder(id: id, count: Int(count ?? 1), heldUntil: heldUntil, trackingID: trackingID)
         }
     }
 

@@ -7,7 +7,7 @@ import PushgateOutboxRows
 extension SQLiteOutbox {
     public func enqueue(_ request: EnqueueRequest) async throws -> EnqueueResult {
         try await database.write { db in
-            var reads = EnqueueDecision.Reads()
+            var reads = EnqueueCourse.Reads()
             if let idempotency = request.idempotency {
                 reads.earlier = try Row.fetchOne(
                     db,
@@ -23,7 +23,7 @@ extension SQLiteOutbox {
                 guard let key = companion.coalescing?.key else { continue }
                 reads.companionHolders[key] = try Self.holder(of: key, after: created, in: db)
             }
-            switch EnqueueDecision(request, after: reads) {
+            switch EnqueueCourse(request, after: reads) {
             case .duplicate(let earlier):
                 return .duplicate(notificationID: earlier)
             case .store(let writes):
@@ -35,7 +35,7 @@ extension SQLiteOutbox {
     }
 
     /// The notification holding `key`'s window open at `time`, if any.
-    private static func holder(of key: String, after time: Int64, in db: Database) throws -> EnqueueDecision.Holder? {
+    private static func holder(of key: String, after time: Int64, in db: Database) throws -> EnqueueCourse.Holder? {
         try Row.fetchOne(
             db,
             sql: """
@@ -45,7 +45,7 @@ extension SQLiteOutbox {
                 """,
             arguments: [key, time]
         ).map {
-            EnqueueDecision.Holder(
+            EnqueueCourse.Holder(
                 id: $0["id"], count: $0["coalesced_count"] ?? 1, heldUntil: $0["held_until"],
                 trackingID: $0["tracking_id"])
         }

@@ -1,8 +1,8 @@
 import Foundation
 import PushgateLiveActivity
 
-/// Everything a trigger reads before it decides (``TriggerDecision``), read in one
-/// step: no read depends on a decision taken between reads.
+/// Everything a trigger reads before it decides (``TriggerCourse``), read in one
+/// step: no read depends on a choice made between reads.
 ///
 /// What is read depends only on what was read before it: nothing more for a server
 /// nobody registered; for a stale event only the notification it may repeat; else the

@@ -7,7 +7,7 @@ import PushgateDelivery
 /// page by page.
 extension TriggerEventFunction {
     /// A trigger for an agent of more devices than its answer lists
-    /// (`policy.answerMaxDevices`; ``TriggerDecision/paged(_:_:deviceCount:)``):
+    /// (`policy.answerMaxDevices`; ``TriggerCourse/paged(_:_:deviceCount:)``):
     /// stores the notification with an expansion (see ``OutboxExpansion``) and answers
     /// once every page is tried or after `triggerWait`, the agent's devices not yet
     /// read counted as pending: `deviceCount` as the trigger read it.

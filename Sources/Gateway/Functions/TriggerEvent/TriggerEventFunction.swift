@@ -7,7 +7,7 @@ import PushgateDelivery
 /// reply_finished`): notifies every device subscribed to one agent of one event.
 ///
 /// Four steps: read (``TriggerReads``: the server, the ordering state, the agent and
-/// its devices), decide (``TriggerDecision``, from the reads alone), store and submit
+/// its devices), decide (``TriggerCourse``, from the reads alone), store and submit
 /// (the worker stores the notification with its reminders and badge counts in one
 /// atomic write, from then on it is not lost, and starts its first try when it has
 /// room), answer. The answer comes when that try is over or after `triggerWait`,
@@ -98,10 +98,10 @@ public struct TriggerEventFunction: Sendable {
         let agentKey = request.event.cwd.map(AgentKey.init(cwd:))
         let type = request.event.type
         let reads = try await read(request, serverKey: serverKey, agentKey: agentKey)
-        let decision = TriggerDecision(
+        let course = TriggerCourse(
             request, serverKey: serverKey, agentKey: agentKey, after: reads, rules: policy.triggerRules(worker.formats),
             maxListed: policy.answerMaxDevices, sealedIDKey: SealedIDKey(secret: secret), now: now())
-        switch decision {
+        switch course {
         case .unknownServer:
             // Only a registration makes a namespace: a trigger for a secret nobody
             // registered with stores nothing at all.

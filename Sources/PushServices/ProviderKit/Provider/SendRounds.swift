@@ -1,7 +1,7 @@
 import PushgateCore
 
 /// How a push service sends one chunk, APNs and FCM alike: in rounds, each with a
-/// credential (APNs's provider token, FCM's access token), the answers read as
+/// credential (APNs's provider token, FCM's access token), the responses read as
 /// verdicts into a ``SendRound``. Unprocessed pushes go again at once, a credential the
 /// service calls stale is renewed once per chunk, and at most `maxAttempts` rounds
 /// are made. When the service refuses the gateway's configuration, the rest of the

@@ -3,13 +3,13 @@ import PushgateCore
 import Testing
 
 @Suite("Trigger decision: one decision from the request and what it read")
-struct TriggerDecisionTests {
+struct TriggerCourseTests {
     typealias Plans = TriggerPlanTests
 
     static func decide(
         _ request: TriggerRequest, _ reads: TriggerReads, maxListed: Int = 2
-    ) -> TriggerDecision {
-        TriggerDecision(
+    ) -> TriggerCourse {
+        TriggerCourse(
             request, serverKey: Plans.server, agentKey: Plans.agent, after: reads, rules: Plans.rules(),
             maxListed: maxListed, now: Plans.now)
     }

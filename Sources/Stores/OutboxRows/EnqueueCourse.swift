@@ -12,7 +12,7 @@ import PushgateCore
 /// inserted after it — each folded the same way when it coalesces (a push held
 /// through quiet hours, issue 75) — and its document writes committed in the same
 /// transaction.
-public enum EnqueueDecision: Sendable {
+public enum EnqueueCourse: Sendable {
     case duplicate(notificationID: String)
     case store(EnqueueWrites)
 
@@ -124,7 +124,7 @@ public enum EnqueueDecision: Sendable {
     }
 }
 
-/// The writes of an ``EnqueueDecision/store(_:)``, in the order they are made.
+/// The writes of an ``EnqueueCourse/store(_:)``, in the order they are made.
 public struct EnqueueWrites: Sendable {
     /// A coalescing window's holder after folding one more event in.
     public struct HolderUpdate: Sendable {

@@ -1,7 +1,7 @@
 import Foundation
 
 /// What a trigger does, decided from its request and its ``TriggerReads`` alone.
-public enum TriggerDecision: Sendable {
+public enum TriggerCourse: Sendable {
     /// No device ever registered with the secret: nothing is stored.
     case unknownServer
     /// Not newer than the last event notified in its ordering scope: nothing to send.

@@ -5,7 +5,7 @@ import PushgateOutboxRows
 import Testing
 
 @Suite("Enqueue decision: what an outbox writes, given what its transaction read")
-struct EnqueueDecisionTests {
+struct EnqueueCourseTests {
     static let created = Date(timeIntervalSince1970: 1_795_323_872)
     static var createdMS: Int64 { OutboxRows.milliseconds(created) }
 
@@ -29,7 +29,7 @@ struct EnqueueDecisionTests {
                 : nil)
     }
 
-    func writes(_ decision: EnqueueDecision) -> EnqueueWrites? {
+    func writes(_ decision: EnqueueCourse) -> EnqueueWrites? {
         guard case .store(let writes) = decision else { return nil }
         return writes
     }
@@ -38,7 +38,7 @@ struct EnqueueDecisionTests {
         "an idempotency key: a duplicate inside its window, freed from the earlier notification outside it",
         arguments: [(0, true), (59_999, true), (60_000, false), (90_000, false)] as [(Int64, Bool)])
     func idempotency(age: Int64, duplicate: Bool) {
-        let decision = EnqueueDecision(
+        let decision = EnqueueCourse(
             Self.request(key: "k"), after: .init(earlier: (id: "old", createdAt: Self.createdMS - age)))
         if duplicate {
             guard case .duplicate(let id) = decision else {
@@ -55,19 +55,19 @@ struct EnqueueDecisionTests {
 
     @Test("a plain notification: inserted, due when asked, leased when asked")
     func plain() throws {
-        let leased = try #require(writes(EnqueueDecision(Self.request(lease: true), after: .init())))
+        let leased = try #require(writes(EnqueueCourse(Self.request(lease: true), after: .init())))
         #expect(leased.result == .created && leased.holderUpdate == nil && leased.freeIdempotencyKeyOf == nil)
         #expect(leased.deliveries.notificationID == "new" && !leased.deliveries.skippingExisting)
         #expect(leased.deliveries.due == Self.createdMS + 5_000)
         #expect(leased.deliveries.leaseOwner == "w" && leased.deliveries.leaseUntil == Self.createdMS + 15_000)
         #expect(leased.notification.coalesceKey == nil && leased.notification.coalescedInto == nil)
-        let unleased = try #require(writes(EnqueueDecision(Self.request(), after: .init())))
+        let unleased = try #require(writes(EnqueueCourse(Self.request(), after: .init())))
         #expect(unleased.deliveries.leaseOwner == nil && unleased.deliveries.leaseUntil == nil)
     }
 
     @Test("coalescing with no window open: held until the window's end, unleased, count 1")
     func opensWindow() throws {
-        let opened = try #require(writes(EnqueueDecision(Self.request(lease: true, coalesce: true), after: .init())))
+        let opened = try #require(writes(EnqueueCourse(Self.request(lease: true, coalesce: true), after: .init())))
         let heldUntil = Self.createdMS + 30_000
         #expect(opened.result == .held(notificationID: "new", count: 1, heldUntil: OutboxRows.date(heldUntil)))
         #expect(opened.notification.coalesceKey == "s:a:reply_finished")
@@ -80,7 +80,7 @@ struct EnqueueDecisionTests {
         let holderEnd = Self.createdMS + 12_000
         let folded = try #require(
             writes(
-                EnqueueDecision(
+                EnqueueCourse(
                     Self.request(key: "k", coalesce: true),
                     after: .init(holder: .init(id: "holder", count: 2, heldUntil: holderEnd, trackingID: "first")))))
         #expect(folded.result == .held(notificationID: "holder", count: 3, heldUntil: OutboxRows.date(holderEnd)))
@@ -99,13 +99,13 @@ struct EnqueueDecisionTests {
         let held = Self.request(coalesce: true)
         var request = Self.request()
         request.companions = [held]
-        let opened = try #require(writes(EnqueueDecision(request, after: .init())))
+        let opened = try #require(writes(EnqueueCourse(request, after: .init())))
         #expect(opened.companions.first?.notification.coalesceKey == "s:a:reply_finished")
         #expect(opened.companions.first?.deliveries.due == Self.createdMS + 30_000)
         let holderEnd = Self.createdMS + 20_000
         let folded = try #require(
             writes(
-                EnqueueDecision(
+                EnqueueCourse(
                     request,
                     after: .init(companionHolders: [
                         "s:a:reply_finished": .init(id: "held", count: 1, heldUntil: holderEnd, trackingID: nil)
@@ -119,7 +119,7 @@ struct EnqueueDecisionTests {
 
     @Test("a duplicate wins over an open window: nothing is folded")
     func duplicateBeforeFold() {
-        let decision = EnqueueDecision(
+        let decision = EnqueueCourse(
             Self.request(key: "k", coalesce: true),
             after: .init(
                 earlier: (id: "old", createdAt: Self.createdMS),
