@@ -132,8 +132,8 @@ struct WebPushRulesTests {
 
     @Test("urgency per event type: high for approvals, low for badge updates, normal otherwise")
     func urgency() {
-        #expect(EventUrgencies.defaults.urgency(of: "approval_requested").webPushUrgency == .high)
-        #expect(EventUrgencies.defaults.urgency(of: "reply_finished").webPushUrgency == .normal)
+        #expect(EventUrgencies.defaults.urgency(of: "approval_requested").pushUrgency == .high)
+        #expect(EventUrgencies.defaults.urgency(of: "reply_finished").pushUrgency == .normal)
         #expect(PushNotification.badgeUpdate(serverKey: "k").urgency == .low)
     }
 }

@@ -110,7 +110,7 @@ public enum EventComposer {
             showsBadge: event.showsBadge ?? event.type.showsBadgeByDefault,
             // As the production gateway's replies: the app wakes to fetch the reply.
             contentAvailable: event.type == .replyFinished,
-            urgency: EventUrgencies.defaults.urgency(of: event.type.rawValue).webPushUrgency
+            urgency: EventUrgencies.defaults.urgency(of: event.type.rawValue).pushUrgency
         )
     }
 

@@ -15,12 +15,12 @@ public struct EventUrgencies: Sendable, Hashable {
     public struct Urgency: Sendable, Hashable {
         public var interruptionLevel: String
         public var relevanceScore: Double
-        public var webPushUrgency: PushUrgency
+        public var pushUrgency: PushUrgency
 
-        public init(_ interruptionLevel: String, _ relevanceScore: Double, _ webPushUrgency: PushUrgency) {
+        public init(_ interruptionLevel: String, _ relevanceScore: Double, _ pushUrgency: PushUrgency) {
             self.interruptionLevel = interruptionLevel
             self.relevanceScore = relevanceScore
-            self.webPushUrgency = webPushUrgency
+            self.pushUrgency = pushUrgency
         }
     }
 
@@ -61,7 +61,7 @@ public struct EventUrgencies: Sendable, Hashable {
             urgent.interruptionLevel = row.interruptionLevel
         }
         urgent.relevanceScore = row.relevanceScore
-        urgent.urgency = row.webPushUrgency
+        urgent.urgency = row.pushUrgency
         if urgent.interruptionLevel == "passive" {
             // Nothing to hear, nothing to wake for.
             urgent.sound = ""
