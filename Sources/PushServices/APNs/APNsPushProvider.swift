@@ -133,7 +133,7 @@ public final class APNsPushProvider: PushProvider, Service {
             },
             renew: { [tokens] rejected in (try? tokens.renew(afterRejecting: rejected)) != nil },
             refused: reportConfigurationError, accepted: clearConfigurationError,
-            silent: { [state, now, logger] reason in state.noAnswer(reason: reason, at: now(), logger: logger) },
+            silent: { [state, now, logger] reason in state.noResponse(reason: reason, at: now(), logger: logger) },
             heard: { [state, logger] in state.answered(logger: logger) })
         return await rounds.send(targets, of: .apns, otherKindReason: "NotAnAPNsToken") { indices, token, _ in
             let shared = sharedHeaders(notification: notification, expiration: expiration, token: token.value)

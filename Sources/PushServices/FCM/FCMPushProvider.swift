@@ -116,7 +116,7 @@ public final class FCMPushProvider: PushProvider, Service {
                 return true
             },
             refused: reportConfigurationError, accepted: clearConfigurationError,
-            silent: { [state, now, logger] reason in state.noAnswer(reason: reason, at: now(), logger: logger) },
+            silent: { [state, now, logger] reason in state.noResponse(reason: reason, at: now(), logger: logger) },
             heard: { [state, logger] in state.answered(logger: logger) })
         return await rounds.send(targets, of: .fcm, otherKindReason: "NotAnFCMToken") { indices, accessToken, renewed in
             let headers = sharedHeaders(accessToken: accessToken.value)
@@ -144,7 +144,7 @@ public final class FCMPushProvider: PushProvider, Service {
         case .unavailable(let text):
             logger.warning("no FCM access token, sends wait for a retry: \(text)")
             // No push goes out until the token endpoint answers: /healthz says so.
-            state.noAnswer(reason: "OAuthUnavailable", at: now(), logger: logger)
+            state.noResponse(reason: "OAuthUnavailable", at: now(), logger: logger)
             return .retryLater(reason: "OAuthUnavailable", after: nil)
         case .refused(let text):
             if state.degrade(reason: "OAuthRefused", at: now()) {

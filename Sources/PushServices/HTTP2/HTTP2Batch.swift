@@ -9,12 +9,12 @@ package final class HTTP2Batch: @unchecked Sendable {
     // @unchecked: created, completed and read on one event loop; it crosses closures
     // only to be handed back to that loop.
 
-    private var answers: [HTTP2Response?]
+    private var responses: [HTTP2Response?]
     private var remaining: Int
     private let promise: EventLoopPromise<[HTTP2Response]>
 
     package init(count: Int, promise: EventLoopPromise<[HTTP2Response]>) {
-        answers = Array(repeating: nil, count: count)
+        responses = Array(repeating: nil, count: count)
         remaining = count
         self.promise = promise
         if count == 0 { promise.succeed([]) }
@@ -24,17 +24,17 @@ package final class HTTP2Batch: @unchecked Sendable {
 
     /// Answers every request still without an answer with `answer` (its deadline
     /// passed); answers that come later are dropped.
-    func completeRemaining(with answer: HTTP2Response) {
-        for index in answers.indices where answers[index] == nil { complete(index, with: answer) }
+    func completeRemaining(with response: HTTP2Response) {
+        for index in responses.indices where responses[index] == nil { complete(index, with: response) }
     }
 
     /// Records the answer of request `index`; the last one completes the batch.
-    func complete(_ index: Int, with answer: HTTP2Response) {
-        guard answers[index] == nil else { return }
-        answers[index] = answer
+    func complete(_ index: Int, with response: HTTP2Response) {
+        guard responses[index] == nil else { return }
+        responses[index] = response
         remaining -= 1
         if remaining == 0 {
-            promise.succeed(answers.map { $0 ?? .transportFailure(.notSent) })
+            promise.succeed(responses.map { $0 ?? .transportFailure(.notSent) })
         }
     }
 }

@@ -49,7 +49,7 @@ package final class HTTP2ConnectionHandler: ChannelInboundHandler, RemovableChan
     private let requestTimeout: TimeAmount
     /// Told once when the connection stops taking new requests (GOAWAY or closed).
     private let onRetire: () -> Void
-    private let answerLatency: Metrics.Timer?
+    private let responseLatency: Metrics.Timer?
 
     private var state: HTTP2StreamState<Pending>
     private var reader = HTTP2FrameReader()
@@ -90,7 +90,7 @@ package final class HTTP2ConnectionHandler: ChannelInboundHandler, RemovableChan
         self.state = HTTP2StreamState(
             streamLimit: streamLimit, initialConcurrentStreams: initialConcurrentStreams,
             bodySize: { $0.request.body.readableBytes })
-        self.answerLatency = latencyMetric.map { Metrics.Timer(label: $0) }
+        self.responseLatency = latencyMetric.map { Metrics.Timer(label: $0) }
         self.onRetire = onRetire
     }
 
@@ -338,16 +338,16 @@ package final class HTTP2ConnectionHandler: ChannelInboundHandler, RemovableChan
 
     private func finish(_ streamID: UInt32) {
         guard let (finished, startedAt) = state.finish(streamID) else { return }
-        if case .response = finished.answer, let answerLatency, let now = context?.eventLoop.now {
-            answerLatency.recordNanoseconds((now - startedAt).nanoseconds)
+        if case .response = finished.response, let responseLatency, let now = context?.eventLoop.now {
+            responseLatency.recordNanoseconds((now - startedAt).nanoseconds)
         }
-        finished.item.batch.complete(finished.item.index, with: finished.answer)
+        finished.item.batch.complete(finished.item.index, with: finished.response)
         writeQueued()
         closeIfDrained()
     }
 
     private func complete(_ finished: [HTTP2StreamState<Pending>.Finished]) {
-        for (pending, answer) in finished { pending.batch.complete(pending.index, with: answer) }
+        for (pending, response) in finished { pending.batch.complete(pending.index, with: response) }
     }
 
     /// After GOAWAY, the connection closes once its last processed stream answered.

@@ -39,15 +39,15 @@ public final class HTTP2ConnectionPool: Sendable {
         let futures = connections.indices.map { lane in
             connections[lane].send(Array(requests[lane...].striding(by: count)))
         }
-        var answers = [HTTP2Response](repeating: .transportFailure(.notSent), count: requests.count)
+        var responses = [HTTP2Response](repeating: .transportFailure(.notSent), count: requests.count)
         for (lane, future) in futures.enumerated() {
             // A connection's batch never fails: every request answers, if only with a transport failure.
-            guard let laneAnswers = try? await future.get() else { continue }
-            for (position, answer) in laneAnswers.enumerated() {
-                answers[lane + position * count] = answer
+            guard let laneResponses = try? await future.get() else { continue }
+            for (position, response) in laneResponses.enumerated() {
+                responses[lane + position * count] = response
             }
         }
-        return answers
+        return responses
     }
 
     /// Opens the first connection: throws an ``HTTP2ConnectionError`` when the server

@@ -1,13 +1,13 @@
 import NIOCore
 import NIOHPACK
 
-/// The fields a push client reads from an answer's header block: `:status`,
+/// The fields a push client reads from a response's header block: `:status`,
 /// `retry-after` and `location` (a Web Push service's name for the push it took).
 ///
 /// The client's SETTINGS give the server's HPACK encoder a table of 0 bytes
 /// (SETTINGS_HEADER_TABLE_SIZE, RFC 7541 §4.2), so no block refers to an earlier one
 /// and a block can be read field by field, skipping the fields it does not need
-/// without decoding them (an answer's `apns-id`, `date`, `server`…, whose
+/// without decoding them (a response's `apns-id`, `date`, `server`…, whose
 /// Huffman-coded values NIOHPACK decodes into strings). A status from the static
 /// table (200, 400, 500…) is read from its index. Only a needed field whose value is
 /// Huffman-coded (a status such as 410 or 429, a Retry-After) sends the block to

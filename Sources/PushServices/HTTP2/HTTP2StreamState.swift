@@ -38,7 +38,7 @@ struct HTTP2StreamState<Item> {
     }
 
     /// A request that finished, with its answer.
-    typealias Finished = (item: Item, answer: HTTP2Response)
+    typealias Finished = (item: Item, response: HTTP2Response)
 
     /// The most streams this side ever opens at once.
     let streamLimit: Int

@@ -172,25 +172,25 @@ public final class WebPushProvider: PushProvider {
             pushes.append(
                 Push(position: send.position, endpoint: send.subscription.endpoint, record: ByteBuffer(data: record)))
         }
-        var answers: [HTTP2Response]
+        var responses: [HTTP2Response]
         switch connections {
         case .http2(let pool):
             let shared = headers.http2(authority: endpoint.authority, authorization: authorization)
-            answers = await pool.send(pushes.map { $0.http2(shared) })
-            let notHTTP2 = answers.indices.filter { answers[$0] == .transportFailure(.notHTTP2) }
+            responses = await pool.send(pushes.map { $0.http2(shared) })
+            let notHTTP2 = responses.indices.filter { responses[$0] == .transportFailure(.notHTTP2) }
             if !notHTTP2.isEmpty, let client = try? await origins.speakHTTP1(to: endpoint) {
                 let shared = headers.http1(authorization: authorization)
                 let again = await client.send(notHTTP2.map { pushes[$0].http1(shared) })
-                for (index, answer) in zip(notHTTP2, again) { answers[index] = answer }
+                for (index, response) in zip(notHTTP2, again) { responses[index] = response }
             }
         case .http1(let client):
-            answers = await client.send(pushes.map { $0.http1(headers.http1(authorization: authorization)) })
-            if !answers.isEmpty, answers.allSatisfy({ if case .transportFailure = $0 { true } else { false } }) {
+            responses = await client.send(pushes.map { $0.http1(headers.http1(authorization: authorization)) })
+            if !responses.isEmpty, responses.allSatisfy({ if case .transportFailure = $0 { true } else { false } }) {
                 await origins.forget(endpoint)
             }
         }
-        for (push, answer) in zip(pushes, answers) {
-            verdicts.append((push.position, PushVerdict(WebPushResponse(answer))))
+        for (push, response) in zip(pushes, responses) {
+            verdicts.append((push.position, PushVerdict(WebPushResponse(response))))
         }
         return verdicts
     }

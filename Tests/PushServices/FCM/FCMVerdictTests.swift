@@ -86,20 +86,20 @@ struct FCMVerdictTests {
 
     @Test("each row maps to its outcome", arguments: rows)
     func row(status: Int, body: String?, retryAfter: String?, verdict: PushVerdict) {
-        let answer = HTTP2Response.response(
+        let response = HTTP2Response.response(
             status: status, retryAfter: retryAfter, body: body.map { ByteBuffer(string: $0) })
-        #expect(PushVerdict(FCMResponse(answer)) == verdict)
+        #expect(PushVerdict(FCMResponse(response)) == verdict)
     }
 
     @Test("a second 401, with a freshly fetched token, is the configuration's fault")
     func unauthenticatedTwice() {
-        let answer = FCMResponse(
+        let response = FCMResponse(
             .response(
                 status: 401, retryAfter: nil,
                 body: ByteBuffer(
                     string: Self.status(401, "UNAUTHENTICATED", "Request had invalid authentication credentials."))
             ))
-        #expect(PushVerdict(answer, afterFreshToken: true) == .configurationError(reason: "UNAUTHENTICATED"))
+        #expect(PushVerdict(response, afterFreshToken: true) == .configurationError(reason: "UNAUTHENTICATED"))
     }
 
     @Test(

@@ -67,7 +67,7 @@ struct HTTP2ConnectionHandlerTests {
             channel.pipeline.fireChannelReadComplete()
         }
 
-        func answer(_ stream: Int, status: Int, reason: String? = nil) throws {
+        func response(_ stream: Int, status: Int, reason: String? = nil) throws {
             try serverSends { bytes in
                 let block = HTTP2HeaderBlock([(":status", String(status))]).bytes
                 Self.frame(.headers, flags: reason == nil ? 0x5 : 0x4, stream: stream, block, to: &bytes)
@@ -100,17 +100,17 @@ struct HTTP2ConnectionHandlerTests {
     @Test("one stream until the server's SETTINGS, then as many as it allows, capped by the limit")
     func obeysMaxConcurrentStreams() throws {
         let harness = try Harness(streamLimit: 3)
-        let answers = harness.send(6)
+        let responses = harness.send(6)
         #expect(try harness.openedStreams() == [1])
         try harness.settings(maxConcurrentStreams: 1000)
         #expect(try harness.openedStreams() == [3, 5], "the configured limit (3) wins over the server's 1,000")
-        try harness.answer(1, status: 200)
-        try harness.answer(3, status: 410, reason: "Unregistered")
+        try harness.response(1, status: 200)
+        try harness.response(3, status: 410, reason: "Unregistered")
         #expect(try harness.openedStreams() == [7, 9])
-        for stream in [5, 7, 9] { try harness.answer(stream, status: 200) }
+        for stream in [5, 7, 9] { try harness.response(stream, status: 200) }
         #expect(try harness.openedStreams() == [11])
-        try harness.answer(11, status: 200)
-        let result = try answers.wait()
+        try harness.response(11, status: 200)
+        let result = try responses.wait()
         #expect(result.count == 6)
         #expect(
             result[1]
@@ -122,7 +122,7 @@ struct HTTP2ConnectionHandlerTests {
     func goAway() throws {
         let harness = try Harness()
         try harness.settings(maxConcurrentStreams: 3)
-        let answers = harness.send(5)
+        let responses = harness.send(5)
         #expect(try harness.openedStreams() == [1, 3, 5])
         try harness.serverSends { bytes in
             var payload = ByteBuffer()
@@ -133,10 +133,10 @@ struct HTTP2ConnectionHandlerTests {
         }
         #expect(harness.retired == 1)
         #expect(!harness.handler.isAcceptingStreams)
-        try harness.answer(1, status: 200)
+        try harness.response(1, status: 200)
         #expect(harness.channel.isActive, "stream 3 is still being answered")
-        try harness.answer(3, status: 200)
-        let result = try answers.wait()
+        try harness.response(3, status: 200)
+        let result = try responses.wait()
         let ok = HTTP2Response.response(status: 200, retryAfter: nil, body: nil)
         #expect(
             result == [
@@ -150,13 +150,13 @@ struct HTTP2ConnectionHandlerTests {
     func deadline() throws {
         let harness = try Harness(requestTimeout: .milliseconds(500))
         try harness.settings(maxConcurrentStreams: 10)
-        let answers = harness.send(2)
+        let responses = harness.send(2)
         #expect(try harness.openedStreams() == [1, 3])
-        try harness.answer(1, status: 200)
+        try harness.response(1, status: 200)
         harness.channel.embeddedEventLoop.advanceTime(by: .seconds(1))
         let reset = try harness.frames().contains(.resetStream(stream: 3, code: .cancel))
         #expect(reset)
-        #expect(try answers.wait()[1] == .transportFailure(.timedOut))
+        #expect(try responses.wait()[1] == .transportFailure(.timedOut))
     }
 
     @Test("an idle connection is pinged, and closed when the ping goes unanswered")
@@ -197,10 +197,10 @@ struct HTTP2ConnectionHandlerTests {
     @Test("a lost connection answers connectionLost for pushes in flight and notSent for queued ones")
     func connectionLost() throws {
         let harness = try Harness()
-        let answers = harness.send(2)
+        let responses = harness.send(2)
         #expect(try harness.openedStreams() == [1])
         harness.channel.pipeline.fireChannelInactive()
-        #expect(try answers.wait() == [.transportFailure(.connectionLost), .transportFailure(.notSent)])
+        #expect(try responses.wait() == [.transportFailure(.connectionLost), .transportFailure(.notSent)])
         #expect(harness.retired == 1)
     }
 
@@ -208,7 +208,7 @@ struct HTTP2ConnectionHandlerTests {
     func sendWindow() throws {
         let harness = try Harness()
         try harness.settings(maxConcurrentStreams: 10)
-        let answers = harness.send(3, body: ByteBuffer(repeating: 0x61, count: 30_000))
+        let responses = harness.send(3, body: ByteBuffer(repeating: 0x61, count: 30_000))
         #expect(try harness.openedStreams() == [1, 3], "65,535 bytes hold two bodies of 30,000")
         try harness.serverSends { bytes in
             var payload = ByteBuffer()
@@ -216,8 +216,8 @@ struct HTTP2ConnectionHandlerTests {
             Harness.frame(.windowUpdate, stream: 0, payload, to: &bytes)
         }
         #expect(try harness.openedStreams() == [5])
-        for stream in [1, 3, 5] { try harness.answer(stream, status: 200) }
-        #expect(try answers.wait() == Array(repeating: .response(status: 200, retryAfter: nil, body: nil), count: 3))
+        for stream in [1, 3, 5] { try harness.response(stream, status: 200) }
+        #expect(try responses.wait() == Array(repeating: .response(status: 200, retryAfter: nil, body: nil), count: 3))
 
         try harness.serverSends { bytes in
             var payload = ByteBuffer()
@@ -234,7 +234,7 @@ struct HTTP2ConnectionHandlerTests {
     @Test("a header block split over CONTINUATION frames is one answer; a server PING is acknowledged")
     func continuationAndPing() throws {
         let harness = try Harness()
-        let answers = harness.send(1)
+        let responses = harness.send(1)
         _ = try harness.openedStreams()
         let block = HTTP2HeaderBlock([
             (":status", "429"), ("retry-after", "7"), ("x-long", String(repeating: "z", count: 300)),
@@ -249,7 +249,7 @@ struct HTTP2ConnectionHandlerTests {
             ping.writeInteger(UInt64(42))
             Harness.frame(.ping, stream: 0, ping, to: &bytes)
         }
-        #expect(try answers.wait() == [.response(status: 429, retryAfter: "7", body: nil)])
+        #expect(try responses.wait() == [.response(status: 429, retryAfter: "7", body: nil)])
         #expect(try harness.frames() == [.ping(42, ack: true)])
     }
 
@@ -267,12 +267,12 @@ struct HTTP2ConnectionHandlerTests {
         throws
     {
         let harness = try Harness()
-        let answers = harness.send(1)
+        let responses = harness.send(1)
         _ = try harness.openedStreams()
         try harness.serverSends { bytes in Harness.frame(type, flags: flags, stream: stream, payload, to: &bytes) }
         #expect(try harness.frames() == [.goAway(lastStream: 0, code: code, debugData: ByteBuffer())])
         #expect(!harness.channel.isActive)
-        #expect(try answers.wait() == [.transportFailure(.connectionLost)])
+        #expect(try responses.wait() == [.transportFailure(.connectionLost)])
     }
 
     /// `count` PINGs (or empty SETTINGS) in one read.
@@ -291,7 +291,7 @@ struct HTTP2ConnectionHandlerTests {
         arguments: [false, true])
     func controlFrameFlood(settings: Bool) throws {
         let harness = try Harness()
-        let answers = harness.send(1)
+        let responses = harness.send(1)
         _ = try harness.openedStreams()
         for _ in 0..<3 {
             try Self.flood(harness, HTTP2ControlFrameBudget.perSecond, settings: settings)
@@ -304,7 +304,7 @@ struct HTTP2ConnectionHandlerTests {
         #expect(written.last == .goAway(lastStream: 0, code: .enhanceYourCalm, debugData: ByteBuffer()))
         #expect(written.count <= HTTP2ControlFrameBudget.perSecond + 1, "nothing answered past the budget")
         #expect(!harness.channel.isActive)
-        #expect(try answers.wait() == [.transportFailure(.connectionLost)])
+        #expect(try responses.wait() == [.transportFailure(.connectionLost)])
     }
 
     @Test("answers held while the connection cannot write are capped: past the cap it is closed as a flood")
@@ -335,7 +335,7 @@ struct HTTP2ConnectionHandlerTests {
     @Test("a connection that cannot write for a request time-out is closed; one that drains in time is kept")
     func stalledConnectionClosed() throws {
         let harness = try Harness(requestTimeout: .seconds(10))
-        let answers = harness.send(1)
+        let responses = harness.send(1)
         harness.channel.isWritable = false
         harness.channel.pipeline.fireChannelWritabilityChanged()
         harness.channel.embeddedEventLoop.advanceTime(by: .seconds(9))
@@ -347,6 +347,6 @@ struct HTTP2ConnectionHandlerTests {
         harness.channel.pipeline.fireChannelWritabilityChanged()
         harness.channel.embeddedEventLoop.advanceTime(by: .seconds(11))
         #expect(!harness.channel.isActive)
-        #expect(try answers.wait().count == 1)
+        #expect(try responses.wait().count == 1)
     }
 }

@@ -209,7 +209,7 @@ struct HTTP2AnswerHeadersTests {
         "the status, Retry-After and Location read are NIOHPACK's, whatever the encoding",
         arguments: [true, false], [HPACKIndexing.indexable, .nonIndexable, .neverIndexed])
     func agreesWithNIOHPACK(huffman: Bool, indexing: HPACKIndexing) throws {
-        let answers: [[(String, String)]] = [
+        let responses: [[(String, String)]] = [
             [(":status", "200"), ("apns-id", "5d3c1b2a-0000-4000-8000-00000000beef")],
             [(":status", "410"), ("apns-id", "x"), ("content-type", "application/json")],
             [(":status", "429"), ("retry-after", "7"), ("server", "nginx"), ("date", "Thu, 26 Nov 2026 08:00:00 GMT")],
@@ -220,15 +220,15 @@ struct HTTP2AnswerHeadersTests {
             [(":status", "201"), ("location", "https://push.example/message/q0a9Xk"), ("ttl", "60")],
             [("location", "/m/1"), (":status", "201"), ("retry-after", "1")],
         ]
-        for answer in answers {
-            let block = try Self.encoded(answer, huffman: huffman, indexing: indexing)
+        for response in responses {
+            let block = try Self.encoded(response, huffman: huffman, indexing: indexing)
             var decoder = Self.decoder()
             var reference = block
             let expected = try decoder.decodeHeaders(from: &reference)
             let read = try HTTP2ResponseHeaders.read(block, decoder: &decoder)
-            #expect(read.status == expected.first(name: ":status").flatMap { Int($0) }, "\(answer)")
-            #expect(read.retryAfter == expected.first(name: "retry-after"), "\(answer)")
-            #expect(read.location == expected.first(name: "location"), "\(answer)")
+            #expect(read.status == expected.first(name: ":status").flatMap { Int($0) }, "\(response)")
+            #expect(read.retryAfter == expected.first(name: "retry-after"), "\(response)")
+            #expect(read.location == expected.first(name: "location"), "\(response)")
         }
     }
 

@@ -50,7 +50,7 @@ struct HTTP2StreamStateTests {
     }
 
     @Test("an answer is its status, Retry-After and body; a stream without a status is a reset")
-    func answers() {
+    func responses() {
         var state = state(initial: 10)
         for item in 0..<3 { _ = state.enqueue(item, at: start) }
         _ = state.streamsToOpen(at: start)
@@ -60,10 +60,10 @@ struct HTTP2StreamStateTests {
         let first = state.finish(1)
         #expect(first?.finished.item == 0)
         #expect(
-            first?.finished.answer
+            first?.finished.response
                 == .response(status: 429, retryAfter: "3", body: ByteBuffer(string: #"{"error":1}"#)))
-        #expect(state.finish(3)?.finished.answer == .transportFailure(.streamReset("no status")))
-        #expect(state.streamClosed(5, reason: "cancel")?.answer == .transportFailure(.streamReset("cancel")))
+        #expect(state.finish(3)?.finished.response == .transportFailure(.streamReset("no status")))
+        #expect(state.streamClosed(5, reason: "cancel")?.response == .transportFailure(.streamReset("cancel")))
         #expect(state.finish(1) == nil, "a stream ends once")
         #expect(state.inFlight.isEmpty)
     }
@@ -83,14 +83,14 @@ struct HTTP2StreamStateTests {
         state.receivedData(5, ByteBuffer(repeating: 0x61, count: 800))
         state.receivedData(5, ByteBuffer(repeating: 0x61, count: 800))
         #expect(
-            state.finish(1)?.finished.answer
+            state.finish(1)?.finished.response
                 == .response(
                     status: 200, retryAfter: nil, body: ByteBuffer(string: #"{"name":"projects/p/messages/1"}"#),
                     location: "https://push.example/m/1"))
         #expect(
-            state.finish(5)?.finished.answer
+            state.finish(5)?.finished.response
                 == .response(status: 201, retryAfter: nil, body: ByteBuffer(repeating: 0x61, count: 1024)))
-        let error = state.finish(3)?.finished.answer
+        let error = state.finish(3)?.finished.response
         #expect(error == .response(status: 400, retryAfter: nil, body: ByteBuffer(string: #"{"error":2}"#)))
         // The read buffer is the only owner of its storage again: reusing it does not
         // copy it (what the TLS handler does before each read; `clear` allocates anew
@@ -107,7 +107,7 @@ struct HTTP2StreamStateTests {
         let failed = state.receivedGoAway(lastStreamID: 3, debugData: "bye")
         #expect(failed.map(\.item) == [2, 3, 4])
         #expect(
-            failed.map(\.answer) == [
+            failed.map(\.response) == [
                 .transportFailure(.goAway(debugData: "bye")), .transportFailure(.notSent), .transportFailure(.notSent),
             ])
         let queuedAfterGoAway = state.enqueue(9, at: start)
@@ -130,7 +130,7 @@ struct HTTP2StreamStateTests {
         let (reset, failed) = state.expire(startedBefore: start + .seconds(1))
         #expect(reset == [1])
         #expect(failed.map(\.item) == [0])
-        #expect(failed.first?.answer == .transportFailure(.timedOut))
+        #expect(failed.first?.response == .transportFailure(.timedOut))
         let later = state.expire(startedBefore: start + .seconds(10))
         #expect(later.reset.isEmpty && later.failed.map(\.item) == [1], "queued too long: failed without a stream")
         #expect(state.load == 0)
@@ -144,7 +144,7 @@ struct HTTP2StreamStateTests {
         _ = state.streamsToOpen(at: start)
         let failed = state.connectionClosed()
         #expect(failed.map(\.item) == [0, 1])
-        #expect(failed.map(\.answer) == [.transportFailure(.connectionLost), .transportFailure(.notSent)])
+        #expect(failed.map(\.response) == [.transportFailure(.connectionLost), .transportFailure(.notSent)])
         let queuedAfterClose = state.enqueue(2, at: start)
         #expect(!queuedAfterClose)
     }
@@ -179,7 +179,7 @@ struct HTTP2StreamStateTests {
         let (opened, refused) = state.streamsToOpen(at: start)
         #expect(opened.map(\.streamID) == [0x7fff_fffd, 0x7fff_ffff])
         #expect(refused.map(\.item) == [2, 3])
-        #expect(refused.map(\.answer) == [.transportFailure(.notSent), .transportFailure(.notSent)])
+        #expect(refused.map(\.response) == [.transportFailure(.notSent), .transportFailure(.notSent)])
         #expect(state.goAwayReceived)
         let queuedAfter = state.enqueue(4, at: start)
         #expect(!queuedAfter)
@@ -199,7 +199,7 @@ struct HTTP2StreamStateTests {
         state.receivedHeaders(1, status: 400, retryAfter: nil)
         state.receivedData(1, ByteBuffer(repeating: 0x61, count: 50_000))
         state.receivedData(1, ByteBuffer(repeating: 0x62, count: 50_000))
-        guard case .response(let status, _, let body, _) = state.finish(1)?.finished.answer else {
+        guard case .response(let status, _, let body, _) = state.finish(1)?.finished.response else {
             Issue.record("no answer")
             return
         }

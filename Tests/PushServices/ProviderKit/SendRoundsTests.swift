@@ -46,12 +46,12 @@ struct SendRoundsTests {
 
     /// Sends the targets of `kind`, each round answering the next verdicts in order.
     static func send(
-        _ rounds: SendRounds<Int>, _ log: Log, kind: PushServiceID = .apns, answers: [[PushVerdict]]
+        _ rounds: SendRounds<Int>, _ log: Log, kind: PushServiceID = .apns, responses: [[PushVerdict]]
     ) async -> [DeliveryOutcome] {
-        var answers = answers[...]
+        var responses = responses[...]
         return await rounds.send(targets, of: kind, otherKindReason: "OtherKind") { indices, credential, renewed in
             log.rounds.append((indices, credential, renewed))
-            let verdicts = answers.popFirst() ?? []
+            let verdicts = responses.popFirst() ?? []
             #expect(verdicts.count == indices.count, "a verdict per push sent")
             return verdicts
         }
@@ -62,7 +62,7 @@ struct SendRoundsTests {
         let log = Log()
         let outcomes = await Self.send(
             Self.rounds(log), log,
-            answers: [[.delivered, .resend(reason: "Shutdown"), .delivered], [.delivered]])
+            responses: [[.delivered, .resend(reason: "Shutdown"), .delivered], [.delivered]])
         #expect(outcomes == [.delivered, .delivered, .failed(reason: "OtherKind"), .delivered])
         #expect(log.rounds.map(\.indices) == [[0, 1, 3], [1]])
         #expect(log.accepted == 2 && log.refused.isEmpty && log.renewals.isEmpty)
@@ -73,7 +73,7 @@ struct SendRoundsTests {
         let log = Log()
         let outcomes = await Self.send(
             Self.rounds(log, maxAttempts: 2), log, kind: .fcm,
-            answers: [[.resend(reason: "Shutdown")], [.resend(reason: "Shutdown")]])
+            responses: [[.resend(reason: "Shutdown")], [.resend(reason: "Shutdown")]])
         #expect(outcomes[2] == .retryLater(reason: "Shutdown", after: nil))
         #expect(log.rounds.count == 2)
     }
@@ -83,7 +83,7 @@ struct SendRoundsTests {
         let log = Log()
         let outcomes = await Self.send(
             Self.rounds(log), log,
-            answers: [
+            responses: [
                 [.renewToken(reason: "ExpiredProviderToken"), .delivered, .renewToken(reason: "ExpiredProviderToken")],
                 [.delivered, .renewToken(reason: "ExpiredProviderToken")],
             ])
@@ -101,7 +101,7 @@ struct SendRoundsTests {
         let log = Log()
         let outcomes = await Self.send(
             Self.rounds(log, renews: false), log,
-            answers: [[.renewToken(reason: "ExpiredProviderToken"), .delivered, .delivered]])
+            responses: [[.renewToken(reason: "ExpiredProviderToken"), .delivered, .delivered]])
         #expect(outcomes[0] == .retryLater(reason: "ExpiredProviderToken", after: nil))
         #expect(log.rounds.count == 1 && log.renewals == [1])
     }
@@ -111,7 +111,7 @@ struct SendRoundsTests {
         let log = Log()
         let outcomes = await Self.send(
             Self.rounds(log), log,
-            answers: [[.configurationError(reason: "InvalidProviderToken"), .resend(reason: "Shutdown"), .delivered]])
+            responses: [[.configurationError(reason: "InvalidProviderToken"), .resend(reason: "Shutdown"), .delivered]])
         #expect(
             outcomes == [
                 .configurationError(reason: "InvalidProviderToken"),
@@ -125,7 +125,7 @@ struct SendRoundsTests {
         let log = Log()
         let outcomes = await Self.send(
             Self.rounds(log, credential: .unavailable(.configurationError(reason: "ProviderTokenSigning"))), log,
-            answers: [])
+            responses: [])
         #expect(outcomes.filter { $0 == .configurationError(reason: "ProviderTokenSigning") }.count == 3)
         #expect(log.rounds.isEmpty)
     }
@@ -135,7 +135,7 @@ struct SendRoundsTests {
         let log = Log()
         let outcomes = await Self.send(
             Self.rounds(log), log,
-            answers: [
+            responses: [
                 [.resend(reason: "GoAway"), .unanswered(reason: "Timeout"), .unanswered(reason: "ConnectionLost")],
                 [.unanswered(reason: "ConnectFailed")],
             ])
@@ -155,12 +155,12 @@ struct SendRoundsTests {
             .deleteToken(reason: "Unregistered"), .configurationError(reason: "InvalidProviderToken"),
             .permanentFailure(reason: "PayloadTooLarge"),
         ])
-    func heardRound(answer: PushVerdict) async {
+    func heardRound(response: PushVerdict) async {
         let log = Log()
         _ = await Self.send(
             Self.rounds(log, maxAttempts: 2), log,
-            answers: [
-                [.unanswered(reason: "Timeout"), answer, .resend(reason: "GoAway")], [.resend(reason: "GoAway")],
+            responses: [
+                [.unanswered(reason: "Timeout"), response, .resend(reason: "GoAway")], [.resend(reason: "GoAway")],
             ])
         #expect(log.silence == [nil], "heard in the first round; the second, unprocessed only, reports nothing")
     }

@@ -70,7 +70,7 @@ struct WebPushRulesTests {
     }
 
     @Test("answers: 2xx delivered, 404/410 deleted, 429 that endpoint after Retry-After, 413/400 failed, 5xx retried")
-    func answers() {
+    func responses() {
         func verdict(_ status: Int, _ retryAfter: String? = nil) -> PushVerdict {
             PushVerdict(WebPushResponse.response(status: status, retryAfter: retryAfter))
         }

@@ -2,12 +2,12 @@ import Foundation
 import NIOCore
 import PushgateHTTP2
 
-/// What APNs (or the connection to it) answered for one push, its error body read.
+/// What APNs (or the connection to it) responded to one push, its error body read.
 public enum APNsResponse: Sendable, Hashable {
-    /// An HTTP answer: the status, the `reason` of an error body, the
+    /// An HTTP response: the status, the `reason` of an error body, the
     /// `Retry-After` header, and the 410 `timestamp` (ms since 1970).
     case response(status: Int, reason: String?, retryAfter: String?, timestamp: Int64?)
-    /// No answer: the connection could not be made, was lost, or timed out.
+    /// No response: the connection could not be made, was lost, or timed out.
     case transportFailure(HTTP2TransportFailure)
 
     /// The reason strings of APNs's error table (`reference/push-protocols.md` §3).
@@ -21,9 +21,9 @@ public enum APNsResponse: Sendable, Hashable {
         "InternalServerError", "ServiceUnavailable", "Shutdown",
     ]
 
-    /// Reads the transport's answer: APNs's error body is `{"reason", "timestamp"?}`.
-    public init(_ answer: HTTP2Response) {
-        switch answer {
+    /// Reads the transport's response: APNs's error body is `{"reason", "timestamp"?}`.
+    public init(_ response: HTTP2Response) {
+        switch response {
         case .transportFailure(let failure):
             self = .transportFailure(failure)
         case .response(let status, let retryAfter, let body, _):

@@ -3,15 +3,15 @@ import PushgateCore
 import PushgateHTTP2
 import PushgateProviderKit
 
-/// APNs's answers as verdicts: each row of APNs' error table maps to one
+/// APNs's responses as verdicts: each row of APNs' error table maps to one
 /// (`../shared/reference/push-protocols.md` §3). A stale provider token is renewed
 /// within the 20-minute floor.
 extension PushVerdict {
-    /// Classifies an answer.
-    public init(_ answer: APNsResponse) {
-        switch answer {
+    /// Classifies a response.
+    public init(_ response: APNsResponse) {
+        switch response {
         case .transportFailure(let failure):
-            self = .noAnswer(
+            self = .noResponse(
                 reason: failure.reason, unprocessed: failure.isUnprocessed, silent: failure.isSilence)
         case .response(let status, let reason, let retryAfter, _):
             self = PushVerdict.classify(status: status, reason: reason, retryAfter: retryAfter)

@@ -3,37 +3,37 @@ import NIOCore
 import PushgateCore
 import PushgateHTTP2
 
-/// What FCM (or the connection to it) answered for one send, its error read.
+/// What FCM (or the connection to it) responded to one send, its error read.
 ///
 /// FCM's errors are google.rpc.Status:
 /// `{"error": {"code", "message", "status", "details": [{"@type": "…FcmError", "errorCode"},
 /// {"@type": "…BadRequest", "fieldViolations": [{"field", "description"}]}]}}`.
 public enum FCMResponse: Sendable, Hashable {
-    /// An HTTP answer. `errorCode` is the FcmError's (`UNREGISTERED`, `QUOTA_EXCEEDED`,
+    /// An HTTP response. `errorCode` is the FcmError's (`UNREGISTERED`, `QUOTA_EXCEEDED`,
     /// …), `status` the canonical code's name (`NOT_FOUND`, `UNAUTHENTICATED`, …);
     /// `aboutToken` tells whether the error names the registration token; `name` is
     /// a sent message's (`projects/{project}/messages/{id}`).
     case response(
         status: Int, errorCode: String?, rpcStatus: String?, aboutToken: Bool, retryAfter: String?,
         name: String? = nil)
-    /// No answer: the connection could not be made, was lost, or timed out.
+    /// No response: the connection could not be made, was lost, or timed out.
     case transportFailure(HTTP2TransportFailure)
 
-    /// FcmError codes and google.rpc codes FCM answers with (`reference/push-protocols.md` §5.3).
+    /// FcmError codes and google.rpc codes FCM responds with (`reference/push-protocols.md` §5.3).
     public static let knownReasons: Set<String> = [
         "UNREGISTERED", "INVALID_ARGUMENT", "SENDER_ID_MISMATCH", "QUOTA_EXCEEDED", "UNAVAILABLE", "INTERNAL",
         "THIRD_PARTY_AUTH_ERROR", "APNS_AUTH_ERROR", "UNSPECIFIED_ERROR", "UNAUTHENTICATED", "PERMISSION_DENIED",
         "NOT_FOUND", "RESOURCE_EXHAUSTED",
     ]
 
-    /// Reads the transport's answer.
-    public init(_ answer: HTTP2Response) {
-        switch answer {
+    /// Reads the transport's response.
+    public init(_ response: HTTP2Response) {
+        switch response {
         case .transportFailure(let failure):
             self = .transportFailure(failure)
         case .response(let status, let retryAfter, let body, _):
             guard status != 200 else {
-                // Every sent message's answer: read by the gateway's own parser, a
+                // Every sent message's response: read by the gateway's own parser, a
                 // fraction of JSONDecoder's cost (`{"name": "projects/…/messages/…"}`).
                 let sent = body.flatMap { body -> JSONValue? in try? JSONValue.parse(body.readableBytesView) }
                 let name = sent?.objectValue?["name"]?.stringValue

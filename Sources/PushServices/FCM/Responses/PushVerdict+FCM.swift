@@ -2,16 +2,16 @@ import PushgateCore
 import PushgateHTTP2
 import PushgateProviderKit
 
-/// FCM's answers as verdicts (`../shared/reference/push-protocols.md` §5.3), reading
+/// FCM's responses as verdicts (`../shared/reference/push-protocols.md` §5.3), reading
 /// `details[].errorCode` first, then `error.status`, then the HTTP status, as the
 /// Admin SDKs do.
 extension PushVerdict {
     /// - Parameter afterFreshToken: the send carried an access token fetched after a
     ///   401: a second 401 is the configuration's fault, not the token's age.
-    public init(_ answer: FCMResponse, afterFreshToken: Bool = false) {
-        switch answer {
+    public init(_ response: FCMResponse, afterFreshToken: Bool = false) {
+        switch response {
         case .transportFailure(let failure):
-            self = .noAnswer(
+            self = .noResponse(
                 reason: failure.reason, unprocessed: failure.isUnprocessed, silent: failure.isSilence)
         case .response(let status, let errorCode, let rpcStatus, let aboutToken, let retryAfter, let name):
             self = PushVerdict.classify(

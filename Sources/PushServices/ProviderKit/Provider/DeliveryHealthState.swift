@@ -59,7 +59,7 @@ public final class DeliveryHealthState: Sendable {
 
     /// A chunk's pushes got no answer at all (`reason`: why the first did not); the
     /// first such chunk since the service last answered is logged.
-    public func noAnswer(reason: String, at date: Date, logger: Logger) {
+    public func noResponse(reason: String, at date: Date, logger: Logger) {
         let news = lock.withLock {
             guard silent == nil else { return false }
             silent = (reason, date)

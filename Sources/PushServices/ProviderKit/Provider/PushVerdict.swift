@@ -1,6 +1,6 @@
 import PushgateCore
 
-/// What a provider does about one answer of its push service: each row of the
+/// What a provider does about one response of its push service: each row of the
 /// service's error table maps to one verdict (`reference/push-protocols.md` §3 for
 /// APNs, §5.3 for FCM).
 public enum PushVerdict: Sendable, Hashable {
@@ -15,7 +15,7 @@ public enum PushVerdict: Sendable, Hashable {
     case retry(reason: String, after: Duration?)
     /// Unprocessed by the server (GOAWAY, never written): send again at once.
     case resend(reason: String)
-    /// No answer came (a time-out, a connection lost or never made): send again after
+    /// No response came (a time-out, a connection lost or never made): send again after
     /// a backoff, as `retry`. A chunk that got nothing else tells the provider's
     /// health that the service is silent.
     case unanswered(reason: String)
@@ -29,7 +29,7 @@ public enum PushVerdict: Sendable, Hashable {
 
 extension PushVerdict {
     /// Accepted, named `messageID` when the service named it sensibly: printable
-    /// ASCII of at most ``maxMessageIDLength`` characters (a service's answer is
+    /// ASCII of at most ``maxMessageIDLength`` characters (a service's response is
     /// stored and shown, never trusted); otherwise accepted unnamed.
     public static func accepted(messageID: String?) -> PushVerdict {
         guard let messageID, !messageID.isEmpty, messageID.utf8.count <= maxMessageIDLength,
@@ -41,11 +41,11 @@ extension PushVerdict {
     /// The longest message id kept.
     public static let maxMessageIDLength = 512
 
-    /// A request that got no HTTP answer: sent again at once when the server never
+    /// A request that got no HTTP response: sent again at once when the server never
     /// saw it (`unprocessed`: GOAWAY, never written), else retried after a backoff;
     /// `silent` when the server said nothing at all (a time-out, a connection lost or
     /// never made), not even a stream reset.
-    public static func noAnswer(reason: String, unprocessed: Bool, silent: Bool) -> PushVerdict {
+    public static func noResponse(reason: String, unprocessed: Bool, silent: Bool) -> PushVerdict {
         if unprocessed { return .resend(reason: reason) }
         return silent ? .unanswered(reason: reason) : .retry(reason: reason, after: nil)
     }

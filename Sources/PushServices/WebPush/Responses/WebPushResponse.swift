@@ -2,15 +2,15 @@ import PushgateCore
 import PushgateHTTP2
 import PushgateProviderKit
 
-/// A push service's answer to one push, as RFC 8030 and the UnifiedPush server
+/// A push service's response to one push, as RFC 8030 and the UnifiedPush server
 /// specification read it.
 public enum WebPushResponse: Sendable, Hashable {
     /// `location`: the service's URL of the push it took (RFC 8030 §5).
     case response(status: Int, retryAfter: String?, location: String? = nil)
     case transportFailure(HTTP2TransportFailure)
 
-    public init(_ answer: HTTP2Response) {
-        switch answer {
+    public init(_ response: HTTP2Response) {
+        switch response {
         case .response(let status, let retryAfter, _, let location):
             self = .response(status: status, retryAfter: retryAfter, location: location)
         case .transportFailure(let failure): self = .transportFailure(failure)
@@ -25,10 +25,10 @@ public enum WebPushResponse: Sendable, Hashable {
 }
 
 extension PushVerdict {
-    public init(_ answer: WebPushResponse) {
-        switch answer {
+    public init(_ response: WebPushResponse) {
+        switch response {
         case .transportFailure(let failure):
-            self = .noAnswer(reason: failure.reason, unprocessed: failure.isUnprocessed, silent: failure.isSilence)
+            self = .noResponse(reason: failure.reason, unprocessed: failure.isUnprocessed, silent: failure.isSilence)
         case .response(let status, let retryAfter, let location):
             switch status {
             case 200...299: self = .accepted(messageID: location)

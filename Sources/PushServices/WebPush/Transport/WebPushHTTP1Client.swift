@@ -71,9 +71,9 @@ final class WebPushHTTP1Client: Sendable {
             for (index, request) in requests.enumerated() {
                 group.addTask { (index, await self.send(request)) }
             }
-            var answers = [HTTP2Response](repeating: .transportFailure(.notSent), count: requests.count)
-            for await (index, answer) in group { answers[index] = answer }
-            return answers
+            var responses = [HTTP2Response](repeating: .transportFailure(.notSent), count: requests.count)
+            for await (index, response) in group { responses[index] = response }
+            return responses
         }
     }
 
