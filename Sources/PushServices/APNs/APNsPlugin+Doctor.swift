@@ -24,11 +24,7 @@ extension APNsPlugin {
         let apns: APNsConfiguration
         do {
             guard let configured = try APNsConfiguration.read(from: settings) else {
-                return [
-                    DoctorCheck(
-                        "apns key", .skipped,
-                        "no \(format.configuredBy): devices with APNs tokens fail \(format.unconfiguredReason)")
-                ]
+                return [.notConfigured("apns key", format, devices: "APNs tokens")]
             }
             apns = configured
         } catch {

@@ -21,11 +21,7 @@ extension FCMPlugin {
         let fcm: FCMConfiguration
         do {
             guard let configured = try FCMConfiguration.read(from: settings) else {
-                return [
-                    DoctorCheck(
-                        "fcm credentials", .skipped,
-                        "no \(format.configuredBy): devices with FCM tokens fail \(format.unconfiguredReason)")
-                ]
+                return [.notConfigured("fcm credentials", format, devices: "FCM tokens")]
             }
             fcm = configured
         } catch {

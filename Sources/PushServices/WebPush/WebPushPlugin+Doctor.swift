@@ -13,12 +13,7 @@ extension WebPushPlugin {
         let webPush: WebPushConfiguration
         do {
             guard let configured = try WebPushConfiguration.read(from: settings) else {
-                return [
-                    DoctorCheck(
-                        "webpush key", .skipped,
-                        "no \(format.configuredBy): devices with Web Push subscriptions fail \(format.unconfiguredReason)"
-                    )
-                ]
+                return [.notConfigured("webpush key", format, devices: "Web Push subscriptions")]
             }
             webPush = configured
         } catch {

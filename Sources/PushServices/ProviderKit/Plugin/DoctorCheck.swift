@@ -49,6 +49,13 @@ public struct DoctorCheck: Sendable, Hashable {
         return checks
     }
 
+    /// The `skip` line of a service not configured: the setting it lacks, and what
+    /// its devices (`devices`: "APNs tokens") fail with meanwhile.
+    public static func notConfigured(_ name: String, _ format: PushAddressFormat, devices: String) -> DoctorCheck {
+        DoctorCheck(
+            name, .skipped, "no \(format.configuredBy): devices with \(devices) fail \(format.unconfiguredReason)")
+    }
+
     /// The roots a service's TLS trusts, in words.
     public static func trust(extraCAFile: String?) -> String {
         extraCAFile.map { "the system's roots and \($0)" } ?? "the system's roots"
