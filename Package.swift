@@ -120,17 +120,38 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         // Coding agents' hook events as they send them (Claude Code's hooks, Codex's
-        // notify), the decision a hook waits for and prints (PermissionDecision), and the
-        // keys it checks the phone's signature with (DecisionPins).
+        // notify) and the calls they become, the words of their answers (HookOutput,
+        // Resolution): what the agent's side and the gateway's HTTP hook endpoint share.
         .target(
             name: "PushgateAgentHooks",
+            dependencies: ["PushgateCore"],
+            path: "Sources/Agent/AgentHooks",
+            swiftSettings: swiftSettings
+        ),
+        // The agent's side (issue 82): the gateway as an agent reaches it, typed; the one
+        // wait for a person and the check of what they said against the phones paired on
+        // this machine (pins, pairing); the permission request, the Stop reply and
+        // ask_user built on them. The hook, pushgate mcp and pushgate pair are thin over it.
+        .target(
+            name: "PushgateAgentSide",
             dependencies: [
+                "PushgateAgentHooks",
+                "PushgateClient",
                 "PushgateCore",
                 "PushgateSealing",
-                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
-            path: "Sources/Gateway/AgentHooks",
+            path: "Sources/Agent/AgentSide",
             swiftSettings: swiftSettings
+        ),
+        // Debian's libqrencode (libqrencode-dev): `pushgate pair` draws its link's QR code.
+        .systemLibrary(
+            name: "CQRencode",
+            path: "Sources/Agent/CQRencode",
+            pkgConfig: "libqrencode",
+            providers: [.apt(["libqrencode-dev"])]
         ),
         // The HTTP functions (registerSubscription, triggerReplyFinished, …): read,
         // plan, submit to delivery, answer.
@@ -158,6 +179,7 @@ let package = Package(
             name: "PushgateFuzzing",
             dependencies: [
                 "PushgateAgentHooks",
+                "PushgateAgentSide",
                 "PushgateProviderKit",
                 "PushgateSealing",
                 "PushgateClient", "PushgateCore", "PushgateDumpFormat", "PushgateFunctions", "PushgateHTTP2",
@@ -443,7 +465,9 @@ let package = Package(
         .executableTarget(
             name: "pushgate",
             dependencies: [
+                "CQRencode",
                 "PushgateAgentHooks",
+                "PushgateAgentSide",
                 "PushgateAPNs",
                 "PushgateClient",
                 "PushgateCore",
@@ -533,11 +557,20 @@ let package = Package(
         // pruning; what goes through the functions is the functions' tests'.
         .testTarget(
             name: "PushgateAgentHooksTests",
+            dependencies: ["PushgateAgentHooks", "PushgateCore"],
+            path: "Tests/Agent/AgentHooks",
+            swiftSettings: swiftSettings
+        ),
+        // The agent's side against gateways in process: an honest one, lying ones, one
+        // that answers at once, one that never answers.
+        .testTarget(
+            name: "PushgateAgentSideTests",
             dependencies: [
-                "PushgateAgentHooks", "PushgateCore", "PushgateSealing",
+                "PushgateAgentHooks", "PushgateAgentSide", "PushgateCore", "PushgateSealing",
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ],
-            path: "Tests/Gateway/AgentHooks",
+            path: "Tests/Agent/AgentSide",
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -26,9 +26,13 @@ FUNCTIONS = [
     ("registerActivity", "post", [404]),
     ("triggerReplyFinished", "post", [202]),
     ("triggerEvent", "post", [202]),
-    ("resolveEvent", "post", [404]),
+    ("resolveEvent", "post", [404, 409]),
     ("decideEvent", "post", [403, 404, 409]),
     ("awaitDecision", "post", [404]),
+    ("startPairing", "post", [404, 409]),
+    ("completePairing", "post", [403, 404, 409]),
+    ("awaitPairing", "post", [404]),
+    ("pairings", "get", []),
     ("replies", "get", []),
     ("eventStatus", "post", [404]),
     ("receipts", "post", [403]),
@@ -41,18 +45,18 @@ FUNCTIONS = [
     ("diagnostics", "get", []),
 ]
 # Functions whose body may be left out (any JSON object is ignored).
-OPTIONAL_BODY = {"heartbeat"}
+OPTIONAL_BODY = {"heartbeat", "startPairing"}
 # Functions that take an Idempotency-Key header.
 IDEMPOTENT = {"triggerReplyFinished", "triggerEvent"}
 
 ERROR_STATUSES = {
     400: "INVALID_ARGUMENT: bad JSON, not an object, invalid UTF-8, a field missing, of the wrong type or out of range (`field` names it).",
     401: "UNAUTHENTICATED: no Authorization, not `Bearer <secret>`, or a secret that is not 32–256 characters of the base64 or base64url alphabet; decideEvent: a signature that is not the installation's decision key's (reason bad_signature).",
-    403: "PERMISSION_DENIED: decideEvent from an installation that was not sent the approval (reason not_a_recipient) or registered no decision_key (reason no_decision_key).",
-    404: "NOT_FOUND: nothing is known by that id (resolveEvent, decideEvent, awaitDecision: the event_id; ping: no subscription was ever registered with the secret; registerActivity: the installation is not subscribed to the agent).",
+    403: "PERMISSION_DENIED: decideEvent from an installation that was not sent the approval (reason not_a_recipient) or registered no decision_key (reason no_decision_key); completePairing from an installation with no decision_key (reason no_decision_key).",
+    404: "NOT_FOUND: nothing is known by that id (resolveEvent, decideEvent, awaitDecision: the event_id; completePairing, awaitPairing: the pairing_id, unknown or expired, reason unknown_pairing; ping: no subscription was ever registered with the secret; startPairing: no device registered with it, reason unknown_server; registerActivity: the installation is not subscribed to the agent).",
     413: "PAYLOAD_TOO_LARGE: a body over 64 KiB.",
-    409: "LIMIT_REACHED: a new device beyond PUSHGATE_MAX_DEVICES_PER_AGENT, or a new agent beyond PUSHGATE_MAX_AGENTS_PER_SERVER, or a new heartbeat source beyond 100 a server (`field` says which); ABORTED (decideEvent): another answer came first (reason already_decided, with decision, decided_by and decided_at, or already_resolved, with resolution).",
-    429: "RESOURCE_EXHAUSTED: a rate limit (per secret, per client address, new namespaces per address, health checks per address), a repeat still in progress, or (awaitDecision) as many waits as PUSHGATE_MAX_WAITING_DECISIONS held for the server; `Retry-After` says when to try again.",
+    409: "LIMIT_REACHED: a new device beyond PUSHGATE_MAX_DEVICES_PER_AGENT, or a new agent beyond PUSHGATE_MAX_AGENTS_PER_SERVER, or a new heartbeat source beyond 100 a server (`field` says which), a pairing beyond 10 open a server (startPairing) or 10 completions a pairing (completePairing); ABORTED (decideEvent, resolveEvent): an event is decided or resolved, never both, and the other came first (reason already_decided, with decision, decided_by and decided_at, or already_resolved, with resolution).",
+    429: "RESOURCE_EXHAUSTED: a rate limit (per secret, per client address, new namespaces per address, health checks per address), a repeat still in progress, or (awaitDecision, awaitPairing) as many waits as PUSHGATE_MAX_WAITING_DECISIONS held for the server; `Retry-After` says when to try again.",
     500: "INTERNAL: a fault inside; the answer tells nothing more.",
     503: "UNAVAILABLE: the store does not answer.",
 }

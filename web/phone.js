@@ -7,7 +7,8 @@
 // gateway from the form, its sealed pushes opened with its keys, its approvals
 // answered with Allow and Deny and its questions and answerable replies in words (POST
 // /phone/decide: signed with its decision key, as the app signs), an approval withdrawn
-// once an event_resolved push names it.
+// once an event_resolved push names it; paired with an agent's machine from the link or
+// code `pushgate pair` shows (issue 82, POST /phone/pair), its key's fingerprint shown to compare.
 import { ago, callJSON, every, h, render, table } from "./components.js";
 
 const refreshSeconds = 2;
@@ -245,6 +246,19 @@ async function registerPhone(event) {
     await load();
 }
 
+/** Pairs the emulator's phone with an agent's machine: the link or code `pushgate pair` shows. */
+async function pairPhone(event) {
+    event.preventDefault();
+    const form = event.target;
+    const answer = await callJSON("/phone/pair", { method: "POST", body: { pairing: form.pairing.value.trim() } });
+    const completed = answer.body?.completed ?? 0;
+    byID("toast").replaceChildren(h("p", { class: answer.ok && completed > 0 ? "notice" : "notice error" },
+        !answer.ok ? `Not paired: ${answer.body?.message ?? answer.message}`
+            : completed > 0 ? `Pairing sent: check that pushgate pair prints ${answer.body.fingerprint}.`
+            : "No pairing is open at the gateway for this code."));
+    form.pairing.value = "";
+}
+
 function draw() {
     const now = Date.now();
     const clock = new Date(now);
@@ -309,6 +323,8 @@ async function load() {
     const phone = await callJSON("/phone");
     state.phone = phone.ok ? phone.body : null;
     byID("phone-form").hidden = !state.phone;
+    byID("pair-form").hidden = !state.phone?.gateway;
+    byID("fingerprint").textContent = state.phone?.fingerprint ?? "";
     byID("phone-status").textContent = state.phone
         ? (state.phone.gateway ? `This phone (${short(state.phone.token, 8)}) is registered at ${state.phone.gateway} for ${(state.phone.cwds ?? []).join(", ")}.`
             : `This phone (${short(state.phone.token, 8)}) is registered nowhere yet.`)
@@ -329,6 +345,7 @@ async function load() {
 
 byID("device").addEventListener("change", (event) => { state.device = event.target.value; draw(); });
 byID("phone-form").addEventListener("submit", registerPhone);
+byID("pair-form").addEventListener("submit", pairPhone);
 byID("clear").addEventListener("click", async () => {
     await fetch("/inbox", { method: "DELETE" });
     state.selected = null;

@@ -43,10 +43,12 @@ struct DecisionsEndToEndTests {
 
     /// Registers `installationID` with an APNs token and, when given, a decision key.
     func register(
-        _ gateway: RunningGateway, _ installationID: String, token: String, key: PhoneKey?, cwd: String? = nil
+        _ gateway: RunningGateway, _ installationID: String, token: String, key: PhoneKey?, cwd: String? = nil,
+        name: String? = nil
     ) async throws {
         var body = #"{"cwd": "\#(cwd ?? self.cwd)", "installation_id": "\#(installationID)", "apns_token": "\#(token)""#
         if let key { body += #", "decision_key": "\#(key.publicKey)""# }
+        if let name { body += #", "device_name": "\#(name)""# }
         let answer = try await call(gateway, "registerSubscription", body + "}")
         #expect(answer.status == 200, "\(answer.body)")
     }
@@ -94,7 +96,16 @@ struct DecisionsEndToEndTests {
         }
         let phone = try await PhoneKey.make()
         try await register(gateway, "phone", token: phoneToken, key: phone)
+        try pin(["phone": phone])
         return (emulator, gateway, phone)
+    }
+
+    /// Pins `phones` in the pin file as `pushgate pair` leaves them (the form of
+    /// `PairingEndToEndTests`, which pairs through the real command): a machine the
+    /// phones were paired on.
+    func pin(_ phones: [String: PhoneKey]) throws {
+        let pins = JSONValue.object(["pins": .object(phones.mapValues { .string($0.publicKey) })])
+        try Data(try pins.encodedBytes()).write(to: URL(fileURLWithPath: self.pins))
     }
 
     func environment(_ gateway: RunningGateway) -> [String: String] {
@@ -122,6 +133,7 @@ struct DecisionsEndToEndTests {
         try await register(gateway, "tablet", token: tabletToken, key: tablet)
         try await register(
             gateway, "laptop", token: String(repeating: "7c", count: 32), key: stranger, cwd: "/srv/other")
+        try pin(["phone": phone, "tablet": tablet])
 
         let hook = try WaitingHook(
             ["hook", "--decision-wait", "60", "--pins", pins], environment: environment(gateway),
@@ -175,8 +187,8 @@ struct DecisionsEndToEndTests {
                     && $0["payload"]?.objectValue?["event_id"]?.stringValue == eventID
             }
         }
-        // The phone's key is pinned for the next decision.
-        #expect(try String(contentsOfFile: pins, encoding: .utf8).contains(phone.publicKey))
+        // A decision pins nothing: the pins are pairing's alone.
+        #expect(!(try String(contentsOfFile: pins, encoding: .utf8).contains(stranger.publicKey)))
     }
 
     @Test("deny: the phone's reason, else who denied it; no decision in time: nothing printed, the event expired")
@@ -187,6 +199,7 @@ struct DecisionsEndToEndTests {
         defer { gateway.terminate() }
         let phone = try await PhoneKey.make()
         try await register(gateway, "phone", token: phoneToken, key: phone)
+        try pin(["phone": phone])
 
         for (command, message, expected) in [
             ("rm -rf build", "Not on the release machine", "Not on the release machine"),
@@ -357,6 +370,7 @@ struct DecisionsEndToEndTests {
         defer { gateway.terminate() }
         let phone = try await PhoneKey.make()
         try await register(gateway, "phone", token: phoneToken, key: phone)
+        try pin(["phone": phone])
         let environment = environment(gateway)
 
         let hook = try WaitingHook(
@@ -374,8 +388,8 @@ struct DecisionsEndToEndTests {
         #expect(
             try output(result)?.objectValue?["hookSpecificOutput"]?.objectValue?["decision"] == ["behavior": "allow"])
 
-        // The phone registers another key (a gateway that lies could, with the secret):
-        // the gateway takes its decision, the hook refuses it.
+        // The phone registers another key (a holder of the secret could, and a gateway
+        // that lies could name one): the gateway takes its decision, the hook refuses it.
         let impostor = try await PhoneKey.make()
         try await register(gateway, "phone", token: phoneToken, key: impostor)
         let second = try WaitingHook(
@@ -387,7 +401,7 @@ struct DecisionsEndToEndTests {
         #expect(taken.status == 200, "\(taken.body)")
         let refused = try await second.result(within: .seconds(30))
         #expect(refused.status == 0 && refused.stdout.isEmpty, "a changed key allows nothing: \(refused.stdout)")
-        #expect(refused.stderr.contains("not the key pinned"), "\(refused.stderr)")
+        #expect(refused.stderr.contains("by the key paired for it"), "\(refused.stderr)")
     }
 
     @Test(
@@ -400,6 +414,7 @@ struct DecisionsEndToEndTests {
         defer { gateway.terminate() }
         let phone = try await PhoneKey.make()
         try await register(gateway, "phone", token: phoneToken, key: phone)
+        try pin(["phone": phone])
         let session = "9a8b7c6d-0000-1111-2222-333344445555"
         let hook = try WaitingHook(
             ["hook", "--decision-wait", "60", "--pins", pins], environment: environment(gateway),
@@ -436,7 +451,14 @@ struct DecisionsEndToEndTests {
     }
 
     @Test(
-        "from a shell: subscribe --decision-key-file makes the key (0600) and registers it; decide --deny answers the waiting hook"
+        "40 races of a decision through one process and a resolution through another on one SQLite file: one winner each"
+    )
+    func decideVersusResolve() async throws {
+        try await DecideResolveRaces(helper: self).run(database: database)
+    }
+
+    @Test(
+        "from a shell: subscribe --decision-key-file makes the key (0600), registers it and prints its fingerprint; pair --join pairs it; decide --deny answers the waiting hook"
     )
     func fromAShell() async throws {
         let emulator = try await RunningEmulator(directory: directory)
@@ -455,6 +477,25 @@ struct DecisionsEndToEndTests {
         let mode = try FileManager.default.attributesOfItem(atPath: keyFile)[.posixPermissions] as? Int
         #expect(mode == 0o600)
         #expect(try String(contentsOfFile: keyFile, encoding: .utf8).hasPrefix("-----BEGIN PRIVATE KEY-----"))
+        let fingerprint = try #require(
+            subscribed.stderr.split(separator: "\n").first { $0.hasPrefix("decision key fingerprint: ") }?
+                .dropFirst("decision key fingerprint: ".count))
+
+        // The agent's machine opens a pairing; the shell's phone joins it by its link.
+        let pairing = try await RunningProcess(
+            ["pair", "--json", "--pins", pins, "--wait", "60"], environment: environment(gateway), readyWhen: #""link""#
+        )
+        defer { pairing.terminate() }
+        let links = pairing.capturedOutput.split(separator: "\n").compactMap {
+            (try? JSONValue.parse(Array($0.utf8)))?.objectValue?["link"]?.stringValue
+        }
+        let link = try #require(links.first)
+        let joined = try await BuiltExecutable.run(
+            ["pair", "--join", link, "--installation-id", "phone", "--decision-key-file", keyFile],
+            environment: environment(gateway))
+        #expect(joined.status == 0 && joined.stdout.contains(String(fingerprint)), "\(joined.stdout)\(joined.stderr)")
+        #expect(await pairing.exited(within: .seconds(30)) && pairing.exitStatus == 0, "\(pairing.capturedOutput)")
+        #expect(pairing.capturedOutput.contains(#""fingerprint":"\#(fingerprint)""#), "\(pairing.capturedOutput)")
 
         let hook = try WaitingHook(
             ["hook", "--decision-wait", "60", "--pins", pins], environment: environment(gateway),
@@ -511,9 +552,29 @@ struct PhoneKey: Sendable {
             "--signed-at=\(signedAt)",
         ]
         if let message { arguments.append("--message=\(message)") }
-        let signed = try await BuiltExecutable.run(arguments, program: URL(fileURLWithPath: "/usr/bin/env"))
-        #expect(signed.status == 0, "\(signed.stderr)")
-        return signed.stdout
+        return try await Self.python(arguments)
+    }
+
+    /// The body of `POST /completePairing` for `link`, signed over its code (or `code`, a guess).
+    func pairing(serverKey: String, link: String, installationID: String, code: String? = nil) async throws -> String {
+        var arguments = [
+            "python3", Self.signer, "pair", "--private=\(privateKey)", "--server-key=\(serverKey)", "--link=\(link)",
+            "--installation-id=\(installationID)", "--signed-at=\(Int(Date().timeIntervalSince1970))",
+        ]
+        if let code { arguments.append("--code=\(code)") }
+        return try await Self.python(arguments)
+    }
+
+    /// The key's fingerprint, as Python's hashlib computes it.
+    func fingerprint() async throws -> String {
+        let printed = try await Self.python(["python3", Self.signer, "fingerprint", "--public=\(publicKey)"])
+        return try #require(try JSONValue.parse(Array(printed.utf8)).objectValue?["fingerprint"]?.stringValue)
+    }
+
+    private static func python(_ arguments: [String]) async throws -> String {
+        let made = try await BuiltExecutable.run(arguments, program: URL(fileURLWithPath: "/usr/bin/env"))
+        #expect(made.status == 0, "\(made.stderr)")
+        return made.stdout
     }
 }
 

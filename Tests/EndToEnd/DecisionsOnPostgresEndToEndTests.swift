@@ -31,6 +31,7 @@ struct DecisionsOnPostgresEndToEndTests {
         let (phone, tablet) = try await (PhoneKey.make(), PhoneKey.make())
         try await helper.register(first, "phone", token: helper.phoneToken, key: phone)
         try await helper.register(first, "tablet", token: helper.tabletToken, key: tablet)
+        try helper.pin(["phone": phone, "tablet": tablet])
 
         let hook = try WaitingHook(
             ["hook", "--decision-wait", "60", "--pins", helper.pins], environment: helper.environment(first),
@@ -66,5 +67,11 @@ struct DecisionsOnPostgresEndToEndTests {
         let outcome = try await racing.result(within: .seconds(30))
         let printed = try helper.output(outcome)?.objectValue?["hookSpecificOutput"]?.objectValue?["decision"]
         #expect(printed?.objectValue?["behavior"]?.stringValue == decision, "the hook obeys the one taken: \(outcome)")
+    }
+
+    @Test("40 races of a decision through one process and a resolution through the other: one winner each")
+    func decideVersusResolve() async throws {
+        let scratch = try await ScratchPostgresDatabase.create()
+        try await DecideResolveRaces(helper: helper).run(database: scratch.url)
     }
 }

@@ -318,10 +318,37 @@ def start_hook(pushgate, base, directory, event, *options):
             stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=environment, cwd=directory)
 
 
+def pair_phone(page, base, pushgate, directory):
+    """Issue 82: `pushgate pair` on the agent's machine shows a code; the person types
+    it on the phone page (spaced, in lower case, as a person might); pair pins the
+    phone and prints the fingerprint the page shows."""
+    environment = {key: value for key, value in os.environ.items() if not key.startswith("CODEAGENTS_")} | {
+        "CODEAGENTS_PUSH_SECRET": SECRET, "CODEAGENTS_PUSH_GATEWAY_BASE_URL": base}
+    pairing = subprocess.Popen(
+        [pushgate, "pair", "--json", "--wait", "120", "--pins", os.path.join(directory, "pins.json")],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=environment, cwd=directory, text=True)
+    try:
+        opened = json.loads(pairing.stdout.readline())
+        typed = " ".join(opened["code"][index:index + 4] for index in range(0, len(opened["code"]), 4)).lower()
+        fingerprint = page.locator("#fingerprint")
+        expect(fingerprint).to_have_text(re.compile(r"^[0-9A-F]{4}( [0-9A-F]{4}){4}$"), timeout=20_000)
+        page.locator("#pair-code").fill(typed)
+        page.get_by_role("button", name="Pair this phone").click()
+        expect(page.locator("#toast")).to_contain_text("Pairing sent", timeout=30_000)
+        stdout, stderr = pairing.communicate(timeout=30)
+    finally:
+        if pairing.poll() is None:
+            pairing.kill()
+    assert pairing.returncode == 0, stderr
+    paired = json.loads(stdout.strip().splitlines()[-1])
+    assert paired["device_name"] == "Emulator phone", paired
+    assert paired["fingerprint"] == fingerprint.text_content(), (paired, fingerprint.text_content())
+
+
 def check_phone_decides(browser, base, pushgate, url, directory, shots, problems):
-    """Issue 73: the emulator registered as a phone from its page's form, an agent's
-    PermissionRequest hook waiting, Allow clicked on the phone page: the hook prints
-    allow for its agent."""
+    """Issue 73: the emulator registered as a phone from its page's form, paired with
+    the agent's machine from it (issue 82), an agent's PermissionRequest hook waiting,
+    Allow clicked on the phone page: the hook prints allow for its agent."""
     agent = "/srv/agents/deployer"
     context, page = open_phone(browser, url, "", problems, "APNs phone, deciding")
     page.locator("#phone-gateway").fill(base)
@@ -333,6 +360,7 @@ def check_phone_decides(browser, base, pushgate, url, directory, shots, problems
     assert SECRET not in page.content(), "the secret is not kept on the page"
     phone = json.loads(urllib.request.urlopen(url + "/phone", context=ssl._create_unverified_context(), timeout=10).read())
     assert SECRET not in json.dumps(phone), "GET /phone never shows the secret"
+    pair_phone(page, base, pushgate, directory)
 
     event = {"session_id": "b7c1d2e3-0000-4444-8888-123456789abc", "cwd": agent,
              "hook_event_name": "PermissionRequest", "permission_mode": "default", "tool_name": "Bash",

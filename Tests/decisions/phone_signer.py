@@ -9,11 +9,21 @@ nobody here wrote), for the end-to-end tests of issue 73.
         the body of POST /decideEvent, signed: ECDSA P-256 / SHA-256 over
         pushgate-decision-v1\\n<server_key>\\n<event_id>\\n<installation_id>\\n<decision>\\n<signed_at>\\n<message>,
         the signature raw r||s (64 bytes) in base64url.
+    phone_signer.py pair --private B64 --server-key HEX --link LINK --installation-id ID \
+            --signed-at SECONDS [--code CODE]
+        the body of POST /completePairing (issue 82), signed over
+        pushgate-pair-v1\\n<server_key>\\n<pairing_id>\\n<installation_id>\\n<code>\\n<signed_at>,
+        the pairing and the code read from the link (pushgate://pair?gateway=…&pairing=…&code=…)
+        with Python's urllib; --code signs another code instead (a guess).
+    phone_signer.py fingerprint --public B64
+        {"fingerprint": "3F2A 91C0 77B1 04DE 5A6C"}: SHA-256 of the 65-byte key, 10 bytes.
 """
 import argparse
 import base64
+import hashlib
 import json
 import sys
+import urllib.parse
 
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
@@ -48,6 +58,24 @@ def sign(arguments):
     return body
 
 
+def pair(arguments):
+    key = ec.derive_private_key(int.from_bytes(unb64url(arguments.private), "big"), ec.SECP256R1())
+    link = urllib.parse.urlsplit(arguments.link)
+    query = urllib.parse.parse_qs(link.query)
+    pairing_id = query["pairing"][0]
+    code = (arguments.code or query["code"][0]).upper().replace("-", "").replace(" ", "")
+    text = "\n".join(["pushgate-pair-v1", arguments.server_key, pairing_id, arguments.installation_id, code,
+                      str(arguments.signed_at)])
+    r, s = decode_dss_signature(key.sign(text.encode("utf-8"), ec.ECDSA(hashes.SHA256())))
+    return {"pairing_id": pairing_id, "installation_id": arguments.installation_id,
+            "signed_at": arguments.signed_at, "signature": b64url(r.to_bytes(32, "big") + s.to_bytes(32, "big"))}
+
+
+def fingerprint(arguments):
+    digest = hashlib.sha256(unb64url(arguments.public)).hexdigest().upper()[:20]
+    return {"fingerprint": " ".join(digest[index:index + 4] for index in range(0, 20, 4))}
+
+
 def main():
     parser = argparse.ArgumentParser()
     commands = parser.add_subparsers(dest="command", required=True)
@@ -60,8 +88,19 @@ def main():
     signing.add_argument("--decision", required=True, choices=["allow", "deny", "answer"])
     signing.add_argument("--signed-at", required=True, type=int)
     signing.add_argument("--message")
+    pairing = commands.add_parser("pair")
+    pairing.add_argument("--private", required=True)
+    pairing.add_argument("--server-key", required=True)
+    pairing.add_argument("--link", required=True)
+    pairing.add_argument("--installation-id", required=True)
+    pairing.add_argument("--signed-at", required=True, type=int)
+    pairing.add_argument("--code")
+    printing = commands.add_parser("fingerprint")
+    printing.add_argument("--public", required=True)
     arguments = parser.parse_args()
-    print(json.dumps(keygen() if arguments.command == "keygen" else sign(arguments)))
+    made = {"keygen": lambda: keygen(), "sign": lambda: sign(arguments), "pair": lambda: pair(arguments),
+            "fingerprint": lambda: fingerprint(arguments)}
+    print(json.dumps(made[arguments.command]()))
     return 0
 
 

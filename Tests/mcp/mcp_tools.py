@@ -4,8 +4,10 @@ the tools listed; notify_user answering what became of the push on each device
 (delivered at the APNs emulator, failed with its reason for a device no push
 service serves, nobody subscribed); list_devices; ask_user answered by a phone's
 signed words (PyPI's `cryptography`, Tests/decisions/phone_signer.py) and returned
-to the agent; ask_user with no answer in time, whose later answer GET /replies lists
-once; arguments it cannot read refused.
+to the agent — only because the phone is paired on the agent's machine (its pin
+file); an answer from an installation not paired there refused; ask_user with no
+answer in time, whose later answer GET /replies lists once; arguments it cannot read
+refused; a line of 4 MiB answered with a JSON-RPC error at once, the server going on.
 
     python3 Tests/mcp/mcp_tools.py --pushgate .build/debug/pushgate
 """
@@ -123,6 +125,23 @@ async def drive(pushgate, base, apns_url, agent, server_key, key):
             check("the phone's answer is taken", status == 200, decided)
             answered = await asyncio.wait_for(asking, 30)
             check("ask_user returns the person's words", text(answered) == "The staging one", text(answered))
+
+            # An installation not paired on this machine (a holder of the push secret's): refused.
+            stranger = json.loads(signer("keygen"))
+            call(base, "/registerSubscription", {"cwd": agent, "installation_id": "stranger",
+                                                 "apns_token": "cd" * 32, "decision_key": stranger["public"]})
+            probe = "Wipe the staging database?"
+            asking = asyncio.create_task(session.call_tool("ask_user", {"question": probe, "wait": 60}))
+            probe_id, _ = await asyncio.to_thread(question_event_id, apns_url, probe)
+            body = signer("sign", f"--private={stranger['private']}", f"--server-key={server_key}",
+                          f"--event-id={probe_id}", "--installation-id=stranger", "--decision=answer",
+                          f"--signed-at={int(time.time())}", "--message=yes, wipe it")
+            status, _ = call(base, "/decideEvent", json.loads(body))
+            check("the gateway takes the stranger's words (its registered key signed them)", status == 200, status)
+            refused = await asyncio.wait_for(asking, 30)
+            check("ask_user refuses words from a phone not paired here",
+                  refused.is_error and "not paired" in text(refused) and "yes, wipe it" not in text(refused),
+                  text(refused))
             check("ask_user: answered in its structured answer",
                   (answered.structured_content or {}).get("answered") is True, answered.structured_content)
 
@@ -147,6 +166,32 @@ async def drive(pushgate, base, apns_url, agent, server_key, key):
                 check("a wait over an hour is refused", refused.is_error, text(refused))
             except MCPError as error:
                 check("a wait over an hour is refused", "wait" in str(error), error)
+
+
+async def overlong_line(pushgate, base, agent):
+    """A 4 MiB line: a JSON-RPC error at once (its id unread), then the next request served."""
+    environment = {name: value for name, value in os.environ.items() if not name.startswith("CODEAGENTS_")} | {
+        "CODEAGENTS_PUSH_SECRET": SECRET, "CODEAGENTS_PUSH_GATEWAY_BASE_URL": base}
+    server = await asyncio.create_subprocess_exec(
+        pushgate, "mcp", stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.DEVNULL, env=environment, cwd=agent, limit=1 << 24)
+    started = time.monotonic()
+    try:
+        server.stdin.write(b"x" * (4 << 20) + b"\n")
+        initialize = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "probe", "version": "1"}}}
+        server.stdin.write(json.dumps(initialize).encode() + b"\n")
+        await server.stdin.drain()
+        first = json.loads(await asyncio.wait_for(server.stdout.readline(), 20))
+        second = json.loads(await asyncio.wait_for(server.stdout.readline(), 20))
+        took = time.monotonic() - started
+        check("a 4 MiB line: a JSON-RPC error, its id null",
+              first.get("id") is None and first.get("error", {}).get("code") == -32600, first)
+        check("then the next request is answered", second.get("id") == 1 and "result" in second, second)
+        check("both within 5 s (linear reading)", took < 5, f"{took:.1f} s")
+    finally:
+        server.kill()
+        await server.wait()
 
 
 def main():
@@ -184,6 +229,10 @@ def main():
                 if status != 200:
                     raise SystemExit(f"register {installation}: {status} {body}")
             server_key = body["server_key"]
+            # The phone was paired on the agent's machine (pushgate pair leaves this file).
+            with open(os.path.join(directory, "pins.json"), "w") as pins:
+                json.dump({"pins": {"phone": key["public"]}}, pins)
+            asyncio.run(asyncio.wait_for(overlong_line(pushgate, base, agent), 60))
             asyncio.run(asyncio.wait_for(drive(pushgate, base, settings["PUSHGATE_APNS_URL"], agent, server_key, key),
                                          180))
         finally:

@@ -1,4 +1,5 @@
 import Foundation
+import PushgateAgentSide
 import PushgateClient
 
 #if canImport(Glibc)
@@ -19,11 +20,10 @@ import PushgateClient
 ///   (replacing the link would leave its target, which the service may read, with the
 ///   old values);
 /// - edits take turns: each holds an exclusive `flock` on `.<name>.lock` beside the file
-///   from its read to its rename, so that every change reported done is in the file
-///   (two at once lost one in most pairs). The lock file stays: removing it would let
-///   a third edit lock a new file while the second still waits on the old one. It and
-///   the file are opened without waiting and checked as opened: a FIFO in either
-///   place is refused, never waited on;
+///   from its read to its rename (``FileLock``), so that every change reported done is
+///   in the file (two at once lost one in most pairs). It and the file are opened
+///   without waiting and checked as opened: a FIFO in either place is refused, never
+///   waited on;
 /// - the new text replaces the file whole (``PrivateFile``): mode 0600, its user and
 ///   group kept (a file root edits for the service that reads it stays readable by
 ///   that service).
@@ -53,8 +53,12 @@ struct EnvironmentFileEdit {
             guard status.st_mode & S_IFMT == S_IFREG else { throw CommandFailure("\(target) is not a regular file") }
             owner = PrivateFile.Owner(user: status.st_uid, group: status.st_gid)
         }
-        let lock = try locked(beside: target, owner: owner)
-        defer { close(lock) }
+        let lock: FileLock
+        do {
+            lock = try FileLock(beside: target, owner: owner, wait: lockWait)
+        } catch {
+            throw CommandFailure(error.description)
+        }
         var existing = ""
         var previous: (mode: mode_t, owner: PrivateFile.Owner)?
         // Opened without waiting (a FIFO put in its place would hold the edit for
@@ -87,6 +91,7 @@ struct EnvironmentFileEdit {
         } catch {
             throw CommandFailure(error.description)
         }
+        _ = consume lock
         return EnvironmentFileEdit(target: target, previousMode: previous?.mode)
     }
 
@@ -106,45 +111,6 @@ struct EnvironmentFileEdit {
             current = destination.hasPrefix("/") || directory.isEmpty ? destination : directory + "/" + destination
         }
         throw CommandFailure("\(path): too many levels of symbolic links")
-    }
-
-    /// An open descriptor holding the exclusive lock beside `target`, after waiting at
-    /// most ``lockWait`` for another edit; closing it lets the next one go.
-    ///
-    /// The lock is opened without waiting and must be a regular file (a FIFO in its
-    /// place would hold the open for good); made 0600, and given to `owner` (the env
-    /// file's) when root makes it, so that the service's own user can take its turn.
-    private static func locked(beside target: String, owner: PrivateFile.Owner?) throws -> Int32 {
-        let directory = (target as NSString).deletingLastPathComponent
-        let name = "." + (target as NSString).lastPathComponent + ".lock"
-        let path = directory.isEmpty ? name : directory + "/" + name
-        let descriptor = open(path, O_RDONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { throw CommandFailure("cannot lock \(target): cannot open \(path): \(reason())") }
-        var status = stat()
-        guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
-            close(descriptor)
-            throw CommandFailure("cannot lock \(target): \(path) is not a regular file")
-        }
-        if status.st_uid == geteuid() {
-            // One made 0644 by an earlier version holds nothing, but is no one else's to read either.
-            if status.st_mode & 0o077 != 0 { fchmod(descriptor, 0o600) }
-            if let owner, owner.user != geteuid(), geteuid() == 0 { fchown(descriptor, owner.user, owner.group) }
-        }
-        let deadline = ContinuousClock.now + lockWait
-        while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
-            let failure = errno
-            guard failure == EWOULDBLOCK || failure == EINTR else {
-                close(descriptor)
-                throw CommandFailure("cannot lock \(path): \(String(cString: strerror(failure)))")
-            }
-            guard ContinuousClock.now < deadline else {
-                close(descriptor)
-                throw CommandFailure(
-                    "\(target) is being edited by another process (it holds \(path)): gave up after \(lockWait)")
-            }
-            usleep(10_000)
-        }
-        return descriptor
     }
 
     /// What is left to read of `descriptor`, at most `limit` bytes; `nil` when a read fails.

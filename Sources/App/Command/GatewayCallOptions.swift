@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import PushgateAgentSide
 import PushgateClient
 import PushgateCore
 
@@ -34,6 +35,20 @@ struct GatewayCallOptions: ParsableArguments {
             Self.warnOnStandardError(exposure)
         }
         return client
+    }
+
+    /// The gateway these options name, as the agent's side reaches it (`warning` as
+    /// for ``client(timeout:warning:)``).
+    func agentGateway(warning: Bool = true) throws -> HTTPAgentGateway {
+        let client = try client(timeout: 1, warning: warning)
+        return client.http
+    }
+
+    /// Where the phones paired on this machine are pinned (`--pins`, else beside the
+    /// secret file, else in the user's configuration directory).
+    func pinFile(option: String?) -> PinFile {
+        let home = ProcessInfo.processInfo.environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+        return PinFile(option: option, secretFile: secretFile, home: home)
     }
 
     /// `--timeout` when it is a number of seconds a call can wait (a `Duration` made

@@ -1,26 +1,17 @@
 import ArgumentParser
 import Foundation
 import PushgateAgentHooks
+import PushgateAgentSide
 import PushgateCore
-
-#if canImport(Glibc)
-    // `struct stat` and its fields are declared, for this target, in the module of
-    // Foundation's C headers.
-    import CoreFoundation
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#elseif canImport(Darwin)
-    import Darwin
-#endif
 
 /// `pushgate hook`: a Claude Code hook (`Stop`, `SubagentStop`, `Notification`, …) sent
 /// to the gateway. It never holds Claude Code up: whatever happens it exits 0 within
 /// ``deadline``, having written one line to standard error (and nothing to standard
 /// output, which Claude Code would read as the hook's decision). A `PermissionRequest`
-/// (Claude Code's or Codex's) waits up to `--decision-wait` for a phone's signed
-/// decision and prints it there (``PermissionRequestHook``). Codex's `notify` runs it
-/// with a finished turn as its last argument (``CodexNotification``).
+/// (Claude Code's or Codex's) waits up to `--decision-wait` for a decision signed on a
+/// phone paired on this machine and prints it there (``HookEventRun``, the agent's
+/// side). Codex's `notify` runs it with a finished turn as its last argument
+/// (``CodexNotification``).
 struct HookCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "hook",
@@ -32,9 +23,9 @@ struct HookCommand: AsyncParsableCommand {
 
             Always exits 0 within a few seconds, with one line on standard error and nothing on standard \
             output, whatever happens: a mistake in its options too. A PermissionRequest waits up to \
-            --decision-wait for a decision signed on a phone, checked against the key pinned for that \
-            phone, and prints it for the agent; without one it prints nothing and the agent's own prompt \
-            goes on. With --reply-wait a Stop pushes its reply answerable and waits that long for the person's \
+            --decision-wait for a decision signed on a phone paired on this machine (pushgate pair), checked \
+            against the key paired for that phone, and prints it for the agent; without one it prints nothing \
+            and the agent's own prompt goes on. With --reply-wait a Stop pushes its reply answerable and waits that long for the person's \
             words typed on a phone, printed as the Stop hook's block so that the agent goes on with them. \
             --settings prints the hooks block for .claude/settings.json (and there a mistake in the options \
             fails loudly).
@@ -89,7 +80,7 @@ struct HookCommand: AsyncParsableCommand {
 
     @Option(
         help:
-            "The file of the decision keys pinned per phone. Default: the secret file's path with .pins, else ~/.config/pushgate/decision-pins.json."
+            "The file of the phones paired on this machine (pushgate pair). Default: the secret file's path with .pins, else ~/.config/pushgate/decision-pins.json."
     )
     var pins: String?
 
@@ -145,7 +136,7 @@ struct HookCommand: AsyncParsableCommand {
         // A reader of standard error that has gone away is no reason to stop: the
         // write fails and the hook goes on to its exit 0.
         signal(SIGPIPE, SIG_IGN)
-        Self.fillClosedStandardDescriptors()
+        HookInput.fillClosedStandardDescriptors()
         // Said at the end of the one line, whichever line it is.
         let warning = gateway.secretFile.flatMap(SecretFileExposure.warning(for:)).map { " (warning: \($0))" } ?? ""
         // Whatever blocks (standard input never closed, a transcript on a stalled
@@ -158,125 +149,63 @@ struct HookCommand: AsyncParsableCommand {
             Self.say(await sendTurn(notification) + warning)
             return
         }
-        Self.say(await send(deadline: deadline) + warning)
+        let ending = await run(deadline: deadline)
+        // Written at once, unbuffered: the agent reads it as the hook's decision.
+        if let output = ending.output { FileHandle.standardOutput.write(Data((output.line + "\n").utf8)) }
+        Self.say(ending.line + warning)
     }
 
     /// Codex's finished turn (its `notify` argument) sent as `triggerReplyFinished`,
     /// within the time Codex gives: what happened, as the hook's one line.
     private func sendTurn(_ argument: String) async -> String {
         let turn: CodexNotification
+        let gateway: HTTPAgentGateway
+        let timeout: Double
         do {
             turn = try CodexNotification(json: Array(argument.utf8.prefix(CodexNotification.maxInputBytes + 1)))
+            timeout = try GatewayCallOptions.checked(timeout: min(self.timeout ?? 1.2, Self.notifyDeadline - 0.2))
+            gateway = try self.gateway.agentGateway(warning: false)
         } catch {
             return "nothing sent: \(error)"
         }
-        let (function, body) = turn.call(now: Date())
-        let client: GatewayClient
-        do {
-            client = try gateway.client(timeout: min(timeout ?? 1.2, Self.notifyDeadline - 0.2), warning: false)
-        } catch {
-            return "nothing sent: \(error)"
-        }
-        return await Self.send(function, body, with: client)
+        return await HookEventRun.send(turn.call(now: Date()), to: gateway, timeout: .seconds(timeout))
     }
 
-    /// Posts `body` to `function`: the hook's line for what the gateway answered.
-    private static func send(_ function: String, _ body: [String: JSONValue], with client: GatewayClient) async
-        -> String
-    {
-        do {
-            let answer = try await client.post(function, body: body)
-            return (200..<300).contains(answer.status)
-                ? "\(function) answered \(answer.status)"
-                : "\(function) answered \(answer.status): \(answer.text.prefix(300))"
-        } catch {
-            return "\(function) not sent: \(error)"
-        }
-    }
-
-    /// What happened, as the one line the hook writes; a permission request's
-    /// decision is printed on standard output first.
-    private func send(deadline: HookDeadline) async -> String {
+    /// The event on standard input, run: what to print, and the hook's one line.
+    private func run(deadline: HookDeadline) async -> HookEnding {
         let event: ClaudeHookEvent
-        let replyWait: Double
+        let run: HookEventRun
         do {
-            replyWait = try Self.checked(decisionWait: self.replyWait ?? 0, option: "--reply-wait")
+            let replyWait = try Self.checked(decisionWait: self.replyWait ?? 0, option: "--reply-wait")
             event = try ClaudeHookEvent(
-                json: Self.standardInput(upTo: ClaudeHookEvent.maxInputBytes + 1), continuingStops: replyWait > 0)
-        } catch {
-            return "nothing sent: \(error)"
-        }
-        let pending = PendingApprovals(directory: pinsPath + ".pending")
-        let lastToolUseID = { Self.transcriptTail(at: event.transcriptPath).flatMap(ClaudeTranscript.lastToolUseID) }
-        if case .permissionRequest = event.kind {
-            let wait: Double
-            do {
-                wait = try Self.checked(decisionWait: decisionWait ?? Self.defaultDecisionWait)
-            } catch {
-                return "nothing sent: \(error)"
+                json: HookInput.standardInput(upTo: ClaudeHookEvent.maxInputBytes + 1), continuingStops: replyWait > 0)
+            // A time-out that is no number stays one (`min` keeps NaN) and is refused there.
+            let callTimeout = try GatewayCallOptions.checked(timeout: min(timeout ?? 2.5, Self.deadline - 1))
+            // Checked for a PermissionRequest only: another event has no use for it.
+            var decisionWait = 0.0
+            if case .permissionRequest = event.kind {
+                decisionWait = try Self.checked(decisionWait: self.decisionWait ?? Self.defaultDecisionWait)
             }
-            // The wait, and then the calls that end it.
-            deadline.extend(by: wait)
-            let hook = PermissionRequestHook(
-                event: event, gateway: gateway, decisionWait: wait, pinsPath: pinsPath, pending: pending,
-                callTimeout: min(timeout ?? 2.5, Self.deadline - 1))
-            let (output, line) = await hook.run(lastToolUseID: lastToolUseID)
-            // Written at once, unbuffered: the agent reads it as the hook's decision.
-            if let output { FileHandle.standardOutput.write(Data((output + "\n").utf8)) }
-            return line
-        }
-        if event.isPermissionPrompt, !pending.waiting(session: event.sessionID).isEmpty {
-            return "nothing sent: the PermissionRequest hook pushed this prompt and waits on it"
-        }
-        let client: GatewayClient
-        do {
-            // The secret file's warning is the line's, above. A time-out that is no
-            // number stays one (`min` keeps NaN) and is refused there.
-            client = try gateway.client(timeout: min(timeout ?? 2.5, Self.deadline - 1), warning: false)
+            let pins = gateway.pinFile(option: pins)
+            run = HookEventRun(
+                gateway: try gateway.agentGateway(warning: false), pins: pins,
+                pending: PendingApprovals(directory: pins.path + ".pending"), decisionWait: .seconds(decisionWait),
+                replyWait: .seconds(replyWait), callTimeout: .seconds(callTimeout))
         } catch {
-            return "nothing sent: \(error)"
+            return HookEnding(line: "nothing sent: \(error)")
         }
-        // A request the terminal answered while its hook waited (the hook was
-        // stopped): the person is at the keyboard, and the request is resolved beside
-        // this event's call, for the phones to withdraw it.
-        let abandoned = pending.takeAbandoned(session: event.sessionID)
-        var (function, body) = event.call(
-            now: Date(),
-            transcriptText: {
-                Self.transcriptTail(at: event.transcriptPath).flatMap(ClaudeTranscript.lastAssistantText)
-            },
-            toolsUsed: {
-                Self.transcriptTail(at: event.transcriptPath).flatMap(ClaudeTranscript.toolUsesSinceLastPrompt)
-            },
-            lastToolUseID: lastToolUseID)
-        if !abandoned.isEmpty, function == "triggerEvent" { body["at_keyboard"] = true }
-        async let answeredElsewhere: Void = resolve(abandoned, as: "answered_elsewhere", with: client)
-        let line: String
-        if case .stop = event.kind, replyWait > 0 {
-            // The wait, and then the time to pass the answer on.
-            deadline.extend(by: replyWait)
-            let hook = StopReplyHook(
-                call: (function, body), gateway: gateway, replyWait: replyWait, pinsPath: pinsPath,
-                callTimeout: min(timeout ?? 2.5, Self.deadline - 1))
-            let (output, said) = await hook.run()
-            if let output { FileHandle.standardOutput.write(Data((output + "\n").utf8)) }
-            line = said
-        } else {
-            line = await Self.send(function, body, with: client)
-        }
-        await answeredElsewhere
-        return line
-    }
-
-    /// Resolves each of `entries`' events as `resolution`, failures ignored (the
-    /// gateway's expiry resolves what is left).
-    private func resolve(_ entries: [PendingApprovals.Entry], as resolution: String, with client: GatewayClient)
-        async
-    {
-        for entry in entries {
-            _ = try? await client.post(
-                "resolveEvent", body: ["event_id": .string(entry.eventID), "resolution": .string(resolution)])
-        }
+        let transcript = event.transcriptPath
+        return await run.run(
+            event,
+            transcript: HookEventRun.Transcript(
+                lastAssistantText: {
+                    HookInput.transcriptTail(at: transcript).flatMap(ClaudeTranscript.lastAssistantText)
+                },
+                toolsUsed: {
+                    HookInput.transcriptTail(at: transcript).flatMap(ClaudeTranscript.toolUsesSinceLastPrompt)
+                },
+                lastToolUseID: { HookInput.transcriptTail(at: transcript).flatMap(ClaudeTranscript.lastToolUseID) }),
+            waits: { deadline.extend(by: Double($0.components.seconds) + Double($0.components.attoseconds) / 1e18) })
     }
 
     static let defaultDecisionWait = 120.0
@@ -288,8 +217,6 @@ struct HookCommand: AsyncParsableCommand {
         }
         return decisionWait
     }
-
-    private var pinsPath: String { DecisionPins.path(option: pins, secretFile: gateway.secretFile) }
 
     /// Every option this command was given, for `--settings`: the secret file by its
     /// absolute path, since Claude Code runs the hook from the project's directory.
@@ -306,56 +233,5 @@ struct HookCommand: AsyncParsableCommand {
 
     private static func say(_ line: String) {
         StandardError.write("pushgate hook: " + InvisibleCharacters.escaped(line) + "\n")
-    }
-
-    /// Opens `/dev/null` as each of standard input, output and error that was closed
-    /// (`<&-`, `2>&-`): else the next file opened (the gateway's socket) would take its
-    /// number, and the hook's line would be written into it.
-    private static func fillClosedStandardDescriptors() {
-        for descriptor in Int32(0)...2 where fcntl(descriptor, F_GETFD) == -1 && errno == EBADF {
-            // The lowest number free is the one taken: the closed one.
-            let null = open("/dev/null", O_RDWR)
-            if null > descriptor {
-                dup2(null, descriptor)
-                close(null)
-            }
-        }
-    }
-
-    /// Standard input, at most `limit` bytes, read with `read(2)`: `FileHandle` ends the
-    /// process when the descriptor is closed (`<&-`) or is a directory. A read that
-    /// fails ends the input there (and the event is then, at worst, not JSON), and so
-    /// does a descriptor that is no file, pipe, socket or device: one the runtime
-    /// opened where a closed standard input was, before the hook could fill it.
-    private static func standardInput(upTo limit: Int) -> [UInt8] {
-        var status = stat()
-        guard fstat(0, &status) == 0, [S_IFREG, S_IFIFO, S_IFSOCK, S_IFCHR].contains(status.st_mode & S_IFMT) else {
-            return []
-        }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
-        while bytes.count < limit {
-            let count = chunk.withUnsafeMutableBytes { buffer in read(0, buffer.baseAddress, buffer.count) }
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else { break }
-            bytes += chunk.prefix(min(count, limit - bytes.count))
-        }
-        return bytes
-    }
-
-    /// The end of the transcript at `path` (``ClaudeTranscript/tailBytes``); `nil` for
-    /// anything but a regular file that can be read.
-    private static func transcriptTail(at path: String?) -> [UInt8]? {
-        guard let path, let attributes = try? FileManager.default.attributesOfItem(atPath: path),
-            attributes[.type] as? FileAttributeType == .typeRegular,
-            let file = FileHandle(forReadingAtPath: path)
-        else { return nil }
-        defer { try? file.close() }
-        guard let size = try? file.seekToEnd() else { return nil }
-        let tail = UInt64(ClaudeTranscript.tailBytes)
-        guard (try? file.seek(toOffset: size > tail ? size - tail : 0)) != nil,
-            let data = try? file.read(upToCount: ClaudeTranscript.tailBytes)
-        else { return nil }
-        return Array(data)
     }
 }

@@ -32,6 +32,9 @@ struct SubscribeCommand: AsyncParsableCommand {
     @Option(help: "The agent's display name, shown as the notification title.")
     var name: String?
 
+    @Option(help: "What the person calls the device (1 to 64 characters): shown when it pairs and as who decided.")
+    var deviceName: String?
+
     @Option(help: "ios, ipados, macos, android or web. Default: ios.")
     var platform: String?
 
@@ -57,8 +60,12 @@ struct SubscribeCommand: AsyncParsableCommand {
         body["webpush"] = try webpushFile.map(Self.subscription(in:))
         body["agent_display_name"] = name.map(JSONValue.string)
         body["platform"] = platform.map(JSONValue.string)
-        body["decision_key"] = try decisionKeyFile.map {
-            .string(try DecisionKeyFile(path: $0).loadOrCreate().publicKey)
+        body["device_name"] = deviceName.map(JSONValue.string)
+        if let decisionKeyFile {
+            let key = try DecisionKeyFile(path: decisionKeyFile).loadOrCreate()
+            body["decision_key"] = .string(key.publicKey)
+            // What `pushgate pair` prints when this device pairs: the person compares them.
+            StandardError.write("decision key fingerprint: \(key.fingerprint)\n")
         }
         try await gateway.client(timeout: timeout).call("registerSubscription", body: body)
     }

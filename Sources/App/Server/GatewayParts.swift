@@ -29,6 +29,10 @@ public struct GatewayParts: Sendable {
     let resolveEvent: ResolveEventFunction
     let decideEvent: DecideEventFunction
     let awaitDecision: AwaitDecisionFunction
+    let startPairing: StartPairingFunction
+    let completePairing: CompletePairingFunction
+    let awaitPairing: AwaitPairingFunction
+    let openPairings: OpenPairingsFunction
     let replies: RepliesFunction
     let eventStatus: EventStatusFunction
     let receipts: ReceiptsFunction
@@ -81,6 +85,11 @@ public struct GatewayParts: Sendable {
             store: store, outbox: outbox, worker: worker, waits: decisionWaits, policy: policy, now: now)
         awaitDecision = AwaitDecisionFunction(
             store: store, waits: decisionWaits, longestWait: .seconds(admission.maxDecisionWait))
+        startPairing = StartPairingFunction(store: store, now: now)
+        completePairing = CompletePairingFunction(store: store, waits: decisionWaits, now: now)
+        awaitPairing = AwaitPairingFunction(
+            store: store, waits: decisionWaits, longestWait: .seconds(admission.maxDecisionWait), now: now)
+        openPairings = OpenPairingsFunction(store: store, now: now)
         replies = RepliesFunction(store: store)
         eventStatus = EventStatusFunction(store: store, outbox: outbox, formats: formats)
         receipts = ReceiptsFunction(outbox: outbox, now: now)

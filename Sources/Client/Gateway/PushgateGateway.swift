@@ -109,6 +109,22 @@ public struct PushgateGateway: Sendable {
         return try await call("POST", "decideEvent", body: body, secret: secret)
     }
 
+    /// Completes a pairing `pushgate pair` opened (`completePairing`, issue 82) with
+    /// this phone's signature over it and its code.
+    public func completePairing(_ signed: SignedPairing, secret: String) async throws(PushgateError) -> PairingAnswer {
+        var body = RequestBody([
+            "pairing_id": signed.pairingID, "installation_id": signed.installationID, "signature": signed.signature,
+        ])
+        body.integers["signed_at"] = signed.signedAt
+        return try await call("POST", "completePairing", body: body, secret: secret)
+    }
+
+    /// The pairings open under the server (`GET /pairings`, issue 82): where a typed
+    /// code may belong.
+    public func openPairings(secret: String) async throws(PushgateError) -> OpenPairingsAnswer {
+        try await call("GET", "pairings", secret: secret)
+    }
+
     /// `POST /receipts` (issue 75): this installation's word that the pushes of
     /// `eventIDs` (at most 100) reached it (`delivered`) or were opened (`opened`).
     public func receipts(

@@ -50,6 +50,12 @@ public struct DecisionKeyPair: Sendable {
         }
     }
 
+    /// The key's fingerprint, as `pushgate pair` prints it for the person to compare
+    /// (``DecisionKey/fingerprint``): `3F2A 91C0 77B1 04DE 5A6C`.
+    public var fingerprint: String {
+        DecisionKey.fingerprint(ofPublicKey: Base64URL.decode(publicKey) ?? Data())
+    }
+
     /// The raw `r‖s` signature (64 bytes) of `text`, ECDSA P-256 / SHA-256.
     public func signature(for text: Data) throws -> Data {
         switch storage {
@@ -89,6 +95,16 @@ public struct DecisionKeyPair: Sendable {
         default:
             return nil
         }
+    }
+
+    /// This phone's half of a pairing (``SignedPairing``): the pairing and the code the
+    /// link carries, signed for the server whose key is `serverKey`.
+    public func signPairing(_ link: PairingLink, serverKey: String, installationID: String, signedAt: Int64) throws
+        -> SignedPairing
+    {
+        try SignedPairing.sign(
+            code: link.code, serverKey: serverKey, pairingID: link.pairingID, installationID: installationID,
+            signedAt: signedAt, signer: signature(for:))
     }
 
     /// A decision signed as the gateway and the hook check it (``SignedDecision``).

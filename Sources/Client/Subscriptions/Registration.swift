@@ -31,6 +31,9 @@ public struct Registration: Sendable, Hashable, Codable {
     /// This installation's decision key (issue 73: ``DecisionKeyPair/publicKey``):
     /// approvals to it carry Allow and Deny, and only it signs a decision.
     public var decisionKey: String?
+    /// What the person calls this device ("Ana's iPhone", 1 to 64 characters, issue
+    /// 82): shown when it pairs, in the console, as who decided; `nil`: kept.
+    public var deviceName: String?
 
     /// `payload_keys`: the public half of a ``PayloadKeyPair``, base64url.
     public struct PayloadKeys: Sendable, Hashable, Codable {
@@ -47,7 +50,7 @@ public struct Registration: Sendable, Hashable, Codable {
         cwd: String, installationID: String, token: PushToken, agentDisplayName: String? = nil,
         platform: Platform? = nil, appVersion: String? = nil, bundleID: String? = nil,
         apnsEnvironment: APNsEnvironment? = nil, payloadKeys: PayloadKeys? = nil, activityStartToken: String? = nil,
-        decisionKey: String? = nil
+        decisionKey: String? = nil, deviceName: String? = nil
     ) {
         self.cwd = cwd
         self.installationID = installationID
@@ -60,6 +63,7 @@ public struct Registration: Sendable, Hashable, Codable {
         self.payloadKeys = payloadKeys
         self.activityStartToken = activityStartToken
         self.decisionKey = decisionKey
+        self.deviceName = deviceName
     }
 
     /// The request body, in the gateway's field names.
@@ -78,6 +82,7 @@ public struct Registration: Sendable, Hashable, Codable {
         body.payloadKeys = payloadKeys
         body.fields["activity_start_token"] = activityStartToken
         body.fields["decision_key"] = decisionKey
+        body.fields["device_name"] = deviceName
         return body
     }
 }

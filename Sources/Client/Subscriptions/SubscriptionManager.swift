@@ -31,6 +31,9 @@ public actor SubscriptionManager {
         /// the approvals show Allow and Deny, and ``SubscriptionManager/decide(eventID:_:message:serverKey:)``
         /// sends the person's answer.
         public var decides: Bool
+        /// What the person calls this device (`UIDevice.current.name`, issue 82), sent
+        /// with every registration: what `pushgate pair` and the console show.
+        public var deviceName: String?
         /// A chat opened again within this time, nothing else changed, is not
         /// registered again.
         public var coalescingWindow: Duration
@@ -42,7 +45,7 @@ public actor SubscriptionManager {
         public init(
             platform: Registration.Platform? = nil, appVersion: String? = nil, bundleID: String? = nil,
             apnsEnvironment: Registration.APNsEnvironment? = nil, sealsPushes: Bool = false, decides: Bool = false,
-            coalescingWindow: Duration = .seconds(60),
+            deviceName: String? = nil, coalescingWindow: Duration = .seconds(60),
             retryBase: Duration = .seconds(2), retryCap: Duration = .seconds(300)
         ) {
             self.platform = platform
@@ -51,6 +54,7 @@ public actor SubscriptionManager {
             self.apnsEnvironment = apnsEnvironment
             self.sealsPushes = sealsPushes
             self.decides = decides
+            self.deviceName = deviceName
             self.coalescingWindow = coalescingWindow
             self.retryBase = retryBase
             self.retryCap = retryCap
@@ -156,6 +160,58 @@ public actor SubscriptionManager {
             }
         }
         throw lastError
+    }
+
+    /// Pairs this phone with an agent's machine (issue 82): `link` is what `pushgate
+    /// pair` shows there (its QR code, `pushgate://pair?…`). The pairing and its code
+    /// are signed with ``decisionKey()`` and sent to this manager's gateway — never to
+    /// the gateway the link names, which a code from anywhere could point elsewhere —
+    /// with each server's secret until one knows the pairing. Then compare
+    /// ``DecisionKeyPair/fingerprint`` with what `pushgate pair` prints.
+    public func pair(link: PairingLink, now: Date = Date()) async throws -> PairingAnswer {
+        let secrets = try secrets().values.sorted()
+        guard !secrets.isEmpty else { throw PushgateError.invalidRequest("push is not enabled for any server") }
+        let key = try decisionKey()
+        var lastError = PushgateError.invalidRequest("no server knows the pairing")
+        for secret in secrets {
+            let signed = try key.signPairing(
+                link, serverKey: PushgateKeys.serverKey(secret: secret), installationID: try installationID(),
+                signedAt: Int64(now.timeIntervalSince1970))
+            do {
+                return try await gateway.completePairing(signed, secret: secret)
+            } catch {
+                // Another server's pairing: the next one is asked.
+                guard case .gateway(let answer) = error, answer.httpStatus == 404 else { throw error }
+                lastError = error
+            }
+        }
+        throw lastError
+    }
+
+    /// Pairs this phone with an agent's machine by the code its person typed (issue 82):
+    /// there is no link to say which pairing, so the code is signed for each pairing
+    /// open under each server push is enabled for; only the machine that made the code
+    /// pairs this phone. Answers how many pairings it completed.
+    public func pair(code: PairingCode, now: Date = Date()) async throws -> Int {
+        let key = try decisionKey()
+        var completed = 0
+        for secret in try secrets().values.sorted() {
+            let serverKey = PushgateKeys.serverKey(secret: secret)
+            for pairing in try await gateway.openPairings(secret: secret).pairings {
+                let signed = try key.signPairing(
+                    PairingLink(gateway: gateway.baseURL.absoluteString, pairingID: pairing.pairingID, code: code),
+                    serverKey: serverKey, installationID: try installationID(),
+                    signedAt: Int64(now.timeIntervalSince1970))
+                do {
+                    _ = try await gateway.completePairing(signed, secret: secret)
+                    completed += 1
+                } catch {
+                    // Closed meanwhile, or full: the others are still completed.
+                    guard case .gateway = error else { throw error }
+                }
+            }
+        }
+        return completed
     }
 
     /// Tells the server whose key `serverKey` is (the push's `server_key`) that the
@@ -357,7 +413,7 @@ public actor SubscriptionManager {
             appVersion: options.appVersion, bundleID: options.bundleID, apnsEnvironment: options.apnsEnvironment,
             payloadKeys: options.sealsPushes ? try payloadKeys().registered : nil,
             activityStartToken: try store.string(forKey: StoreKey.activityStartToken),
-            decisionKey: options.decides ? try decisionKey().publicKey : nil)
+            decisionKey: options.decides ? try decisionKey().publicKey : nil, deviceName: options.deviceName)
     }
 
     /// One kept call, made with what is current now. A registration of a chat since

@@ -9,7 +9,7 @@ import PushgateSealing
 public enum DocumentLayout {
     /// What a path names.
     public enum Kind: String, Sendable {
-        case server, source, agent, device, agentLastEvent, serverLastEvent, event, installation
+        case server, source, agent, device, agentLastEvent, serverLastEvent, event, installation, pairing
 
         /// The kind in words, for messages.
         var name: String {
@@ -21,6 +21,7 @@ public enum DocumentLayout {
             case .agentLastEvent, .serverLastEvent: "an ordering guard (lastEvents)"
             case .event: "an event"
             case .installation: "an installation"
+            case .pairing: "a pairing"
             }
         }
     }
@@ -50,6 +51,8 @@ public enum DocumentLayout {
         case decisionKey
         /// An installation's quiet hours, as a registration stores them (``QuietHours``).
         case quietHours
+        /// A pairing's phones, as `completePairing` stores them (issue 82).
+        case pairingCompletions
         case oneOf(Set<String>)
         /// One-line text (no control, bidirectional or separator character) of
         /// `characters` characters, as a request's field of that name.
@@ -119,6 +122,7 @@ public enum DocumentLayout {
                 }
             case .decisionKey: value.stringValue.map { DecisionKey($0)?.text == $0 } ?? false
             case .quietHours: QuietHours(stored: value)?.stored == value
+            case .pairingCompletions: Self.isPairingCompletions(value)
             case .anything: true
             case .oneOf(let allowed): value.stringValue.map(allowed.contains) ?? false
             case .eventType: value.stringValue.flatMap(EventType.init(rawValue:)) != nil
@@ -158,6 +162,7 @@ public enum DocumentLayout {
             case .payloadKeys: #"{"p256dh", "auth"}: a P-256 point (65 bytes) and 16 bytes, base64url without padding"#
             case .decisionKey: "an uncompressed P-256 public key (65 bytes), base64url without padding"
             case .quietHours: #"{"from": "HH:MM", "to": "HH:MM", "timeZone": "<IANA zone>"}, from and to differing"#
+            case .pairingCompletions: Self.pairingCompletionsForm
             case .anything: "any value"
             case .oneOf(let allowed): allowed.sorted().map { "\"\($0)\"" }.joined(separator: " or ")
             case .text(let characters), .message(let characters):
@@ -216,6 +221,7 @@ public enum DocumentLayout {
                 FieldName.bundleID: optional(.text(characters: 0...100)),
                 FieldName.payloadKeys: optional(.payloadKeys),
                 FieldName.decisionKey: optional(.decisionKey),
+                FieldName.deviceName: optional(.text(characters: 1...64)),
                 FieldName.activityStartToken: optional(.hexToken), FieldName.activityToken: optional(.hexToken),
                 FieldName.activityRunID: optional(.text(characters: 1...128)),
                 FieldName.activityRegisteredAt: optional(.pastTimestamp),
@@ -253,6 +259,11 @@ public enum DocumentLayout {
             ]
         case .installation:
             return [FieldName.pendingApprovals: required(.keys), FieldName.updatedAt: required(.pastTimestamp)]
+        case .pairing:
+            return [
+                FieldName.createdAt: required(.pastTimestamp), FieldName.expiresAt: required(.timestamp),
+                FieldName.completions: required(.pairingCompletions),
+            ]
         }
     }
 
@@ -283,6 +294,11 @@ public enum DocumentLayout {
         case (4, NamespacePaths.events, _):
             try require(isKey(segments[3]), "an event's id must be the SHA-256 of its event id")
             return .event
+        case (4, NamespacePaths.pairings, _):
+            try require(
+                segments[3].utf8.count == 32 && Hex.bytes(segments[3]) != nil,
+                "a pairing's id must be 32 lower-case hex digits")
+            return .pairing
         case (4, NamespacePaths.installations, _):
             try installationID(segments[3])
             return .installation

@@ -29,10 +29,18 @@ public struct DecisionKey: Sendable, Hashable, CustomStringConvertible {
     public static func == (left: DecisionKey, right: DecisionKey) -> Bool { left.text == right.text }
     public func hash(into hasher: inout Hasher) { hasher.combine(text) }
 
-    /// Its SHA-256 fingerprint, first 8 bytes in hex: what a line may name instead
-    /// of the key.
-    public var fingerprint: String {
-        SHA256.hash(data: Data(text.utf8)).prefix(8).map { String(format: "%02x", $0) }.joined()
+    /// Its fingerprint (issue 82), what the phone shows and `pushgate pair` prints for
+    /// the person to compare: SHA-256 of the 65-byte key, its first 10 bytes in
+    /// upper-case hex, 5 groups of 4 (`3F2A 91C0 77B1 04DE 5A6C`).
+    public var fingerprint: String { Self.fingerprint(ofPublicKey: publicKey.x963Representation) }
+
+    /// The fingerprint of a key's 65 bytes (``fingerprint``), for what holds the bytes only.
+    public static func fingerprint(ofPublicKey bytes: some DataProtocol) -> String {
+        let hex = SHA256.hash(data: Data(bytes)).prefix(10).map { String(format: "%02X", $0) }.joined()
+        return stride(from: 0, to: hex.count, by: 4).map { start in
+            let from = hex.index(hex.startIndex, offsetBy: start)
+            return String(hex[from..<hex.index(from, offsetBy: 4)])
+        }.joined(separator: " ")
     }
 
     public var description: String { "decision key \(fingerprint)" }

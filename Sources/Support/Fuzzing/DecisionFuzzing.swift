@@ -1,17 +1,18 @@
 import Foundation
-import PushgateAgentHooks
+import PushgateAgentSide
 import PushgateCore
 import PushgateFunctions
 import PushgateSealing
 
-/// One input of the decision fuzzer (issue 73), read three ways: as a `decideEvent`
-/// body, as the `awaitDecision` answer a waiting hook is given (by a gateway that may
-/// lie), and as the hook's pin file. What must hold whatever the bytes: nothing traps;
-/// a decision the gateway takes signs a text that reads back as the same fields (no
-/// field before the message can carry a line break, so two decisions never share a
-/// text); the hook obeys no decision from a pinned installation but by its pinned key,
-/// none signed before it asked, and prints one line of `PermissionRequest` output or
-/// nothing; a pin file read is written back to the same pins.
+/// One input of the decision fuzzer (issues 73 and 82), read four ways: as a
+/// `decideEvent` body, as the `awaitDecision` answer a waiting hook is given (by a
+/// gateway that may lie), as the hook's pin file, and as a pairing link and a typed
+/// code. What must hold whatever the bytes: nothing traps; a decision the gateway
+/// takes signs a text that reads back as the same fields (no field before the message
+/// can carry a line break, so two decisions never share a text); the agent's side obeys
+/// no decision at all — the only phone paired is one whose private key nobody here
+/// holds — and a refusal prints nothing; a pin file read is written back to the same
+/// pins; a link read is written back to the same link.
 public enum DecisionFuzzing {
     static let receivedAt = Date(timeIntervalSince1970: 1_795_323_872)
     static let serverKey = String(repeating: "ab", count: 32)
@@ -21,8 +22,9 @@ public enum DecisionFuzzing {
 
     public static func check(_ bytes: [UInt8]) {
         checkDecideEvent(bytes)
-        checkHookVerdict(bytes)
+        checkWaitEnd(bytes)
         checkPinFile(bytes)
+        checkPairingLink(bytes)
     }
 
     static func checkDecideEvent(_ bytes: [UInt8]) {
@@ -43,54 +45,36 @@ public enum DecisionFuzzing {
             "the signed text of a decision does not read back as its fields: \(lines)")
     }
 
-    static func checkHookVerdict(_ bytes: [UInt8]) {
-        guard let answer = try? JSONValue.parse(bytes) else { return }
+    /// What a hook waiting for a decision makes of `bytes` as `awaitDecision`'s answer.
+    static func checkWaitEnd(_ bytes: [UInt8]) {
+        guard let answer = try? JSONDecoder().decode(AwaitedDecision.self, from: Data(bytes)),
+            let key = DecisionKey(pinnedKey)
+        else { return }
+        let pins = DecisionPins(phones: [pinnedInstallation: .init(key: key, deviceName: "Phone", pairedAt: nil)])
         for kind in [DecisionKind.approval, .answer] {
-            checkHookVerdict(answer, kind: kind)
-        }
-    }
-
-    /// The verdict of a hook waiting for a decision of `kind` on `answer`.
-    private static func checkHookVerdict(_ answer: JSONValue, kind: DecisionKind) {
-        let askedAt = receivedAt
-        var pins = DecisionPins(keys: [pinnedInstallation: pinnedKey])
-        let verdict = PermissionDecision(
-            answer: answer, serverKey: serverKey, eventID: "deploy-42", askedAt: askedAt, kind: kind, pins: &pins)
-        switch verdict {
-        case .allow, .deny, .answer:
-            let object = answer.objectValue
-            let decidedBy = object?["decided_by"]?.stringValue
-            require(
-                object?["decision"]?.stringValue.flatMap(SignedDecision.Decision.init(rawValue:))
-                    .map(kind.decisions.contains) == true,
-                "the hook obeyed a decision of another kind than it waits for")
-            require(
-                decidedBy != pinnedInstallation || object?["decision_key"]?.stringValue == pinnedKey,
-                "the hook obeyed a pinned phone's decision signed by another key")
-            if case .number(let signedAt)? = object?["signed_at"] {
-                require(
-                    signedAt >= askedAt.timeIntervalSince1970 - SignedDecision.maxClockSkew,
-                    "the hook obeyed a decision signed before it asked")
+            let question = Question(eventID: "claude-0123456789abcdef0123456789abcdef", kind: kind, askedAt: receivedAt)
+            let end = DecisionCheck.end(of: answer, for: question, serverKey: ServerKey(hex: serverKey), pins: pins)
+            if case .decided(let decision)? = end {
+                require(false, "the agent's side obeyed a decision nobody could sign: \(decision)")
             }
-            let output = verdict.output ?? ""
-            require(!output.isEmpty && !output.contains("\n"), "the hook's output is not one line: \(output)")
-            let printed = try? JSONValue.parse(Array(output.utf8)).objectValue
-            if case .answer = verdict {
-                require(
-                    printed?["decision"] == "block" && printed?["reason"]?.stringValue?.isEmpty == false,
-                    "the Stop hook printed what Claude Code and Codex do not read: \(output)")
-            } else {
-                require(
-                    printed?["hookSpecificOutput"]?.objectValue?["hookEventName"] == "PermissionRequest",
-                    "the hook printed what Claude Code and Codex do not read: \(output)")
+            if case .refused(let reason)? = end {
+                require(!reason.contains("\n"), "a refusal's line holds a line break: \(reason)")
             }
-        case .pending, .resolved, .refused:
-            require(verdict.output == nil, "the hook printed a decision it did not take")
         }
     }
 
     static func checkPinFile(_ bytes: [UInt8]) {
         guard let pins = try? DecisionPins(file: bytes) else { return }
         require((try? DecisionPins(file: pins.file)) == pins, "a pin file written back reads as other pins")
+    }
+
+    static func checkPairingLink(_ bytes: [UInt8]) {
+        let text = String(decoding: bytes, as: UTF8.self)
+        if let code = PairingCode(typed: text) {
+            require(PairingCode(typed: code.grouped) == code, "a code read back from its groups is another code")
+        }
+        if let link = PairingLink(text) {
+            require(PairingLink(link.text) == link, "a pairing link written back reads as another link: \(link.text)")
+        }
     }
 }

@@ -19,25 +19,23 @@ public enum HookFuzzing {
         let now = Date(timeIntervalSince1970: 1_795_000_000)
         // The same bytes as Codex's notify argument: a finished turn's reply is one the gateway takes.
         if let turn = try? CodexNotification(json: bytes) {
-            let (function, body) = turn.call(now: now)
-            requireAccepted(function, body, at: now)
+            requireAccepted(turn.call(now: now), at: now)
         }
         guard let event = try? ClaudeHookEvent(json: bytes) else { return }
-        let (function, body) = event.call(
-            now: now, transcriptText: { text }, toolsUsed: { tools }, lastToolUseID: { toolUseID })
-        requireAccepted(function, body, at: now)
+        requireAccepted(
+            event.call(now: now, transcriptText: { text }, toolsUsed: { tools }, lastToolUseID: { toolUseID }), at: now)
     }
 
-    /// `function`'s own request checks pass on `body`: the hook never earns a 400 from its input.
-    private static func requireAccepted(_ function: String, _ body: [String: JSONValue], at now: Date) {
-        let fields = RequestFields(body, receivedAt: now)
+    /// The call's own request checks pass on its body: the hook never earns a 400 from its input.
+    private static func requireAccepted(_ call: GatewayCall, at now: Date) {
+        let fields = RequestFields(call.body, receivedAt: now)
         do throws(FunctionError) {
-            switch function {
-            case "triggerReplyFinished": _ = try TriggerReplyFinishedRequest(fields: fields)
+            switch call.function {
+            case .triggerReplyFinished: _ = try TriggerReplyFinishedRequest(fields: fields)
             default: _ = try TriggerEventRequest(fields: fields)
             }
         } catch {
-            require(false, "\(function) refuses what the hook sends: \(error) for \(body)")
+            require(false, "\(call.function.rawValue) refuses what the hook sends: \(error) for \(call.body)")
         }
     }
 }

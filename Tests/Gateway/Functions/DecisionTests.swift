@@ -233,6 +233,53 @@ struct DecisionTests {
         #expect(resolved?.reason == "already_resolved" && resolved?.details["resolution"] == "approved")
     }
 
+    @Test(
+        "decided or resolved, never both: a decision and a resolution at once, twenty times, one winner each; the loser's answer names the winner"
+    )
+    func oneWinner() async throws {
+        for round in 0..<20 {
+            let fixture = try FunctionsFixture()
+            let worker = fixture.worker()
+            let waits = DecisionWaits(store: fixture.store, feed: nil, limitPerNamespace: 10)
+            try await approved(fixture, worker: worker)
+            async let decided: Result<DecideEventAnswer, FunctionError> = {
+                do { return .success(try await decide(fixture, worker: worker, waits: waits)) } catch {
+                    return .failure(error as? FunctionError ?? .internal)
+                }
+            }()
+            async let resolved: Result<ResolveEventAnswer, FunctionError> = {
+                do {
+                    return .success(
+                        try await fixture.resolve(["event_id": "deploy-42", "resolution": "expired"], worker: worker))
+                } catch {
+                    return .failure(error as? FunctionError ?? .internal)
+                }
+            }()
+            let (decision, resolution) = await (decided, resolved)
+            let stored = try #require(try await record(fixture))
+            switch (decision, resolution) {
+            case (.success, .failure(let lost)):
+                #expect(lost.code == .aborted && lost.reason == "already_decided", "round \(round): \(lost)")
+                #expect(lost.details["decision"] == "allow" && stored.string(FieldName.resolution) == "allowed")
+            case (.failure(let lost), .success(let answer)):
+                #expect(!answer.alreadyResolved, "round \(round)")
+                #expect(lost.code == .aborted && lost.reason == "already_resolved", "round \(round): \(lost)")
+                #expect(lost.details["resolution"] == "expired" && stored.fields[FieldName.decision] == nil)
+            default:
+                Issue.record("round \(round): not one winner: \(decision) \(resolution)")
+            }
+            // Resolving again changes nothing, and says what stands.
+            let again = await refusal {
+                try await fixture.resolve(["event_id": "deploy-42", "resolution": "cancelled"], worker: worker)
+            }
+            if case .success = decision {
+                #expect(again?.reason == "already_decided")
+            } else {
+                #expect(again == nil)
+            }
+        }
+    }
+
     /// `awaitDecision` for deploy-42 through `waits`, held up to `wait` seconds.
     func awaitDecision(_ fixture: FunctionsFixture, waits: DecisionWaits, wait: Int) async throws -> JSONValue {
         try await AwaitDecisionFunction(store: fixture.store, waits: waits)(

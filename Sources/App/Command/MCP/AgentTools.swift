@@ -1,19 +1,21 @@
 import Foundation
 import MCP
 import PushgateAgentHooks
+import PushgateAgentSide
 import PushgateCore
 
 /// The tools `pushgate mcp` serves (issue 74), each a call to the gateway:
 /// `notify_user` (a push, answered with what became of it on each device),
 /// `ask_user` (a question the person answers in words from the lock screen, waited
-/// for and checked as the hook checks a decision) and `list_devices`. A tool that
+/// for and heard only from a phone paired on this machine: ``UserQuestion``) and
+/// `list_devices`. A tool that
 /// cannot do its work answers `isError` with the reason, as MCP asks; arguments it
 /// cannot read are the protocol's invalid-params error.
 struct AgentTools: Sendable {
-    let gateway: GatewayCallOptions
-    /// Seconds one call other than `ask_user`'s wait may take.
-    let callTimeout: Double
-    let pinsPath: String
+    let gateway: any AgentGateway
+    /// One call other than `ask_user`'s wait.
+    let callTimeout: Duration
+    let pins: PinFile
     /// The agent's folder when a call names none.
     let defaultCwd: String
 
@@ -95,135 +97,108 @@ struct AgentTools: Sendable {
     private func notify(_ message: String, title: String?, cwd: String) async -> CallTool.Result {
         var body: [String: JSONValue] = ["cwd": .string(cwd), "type": "agent_message", "body": .string(message)]
         body["title"] = title.map(JSONValue.string)
-        let answer: [String: JSONValue]
-        switch await post("triggerEvent", body) {
-        case .failure(let reason): return Self.failed("Not sent: \(reason)")
-        case .success(let object): answer = object
+        let receipt: TriggerReceipt
+        do {
+            receipt = try await gateway.trigger(GatewayCall(.triggerEvent, body), timeout: callTimeout).answer
+        } catch {
+            return Self.failed("Not sent: \(Self.reason(error))")
         }
-        let report = DeliveryReport(answer, cwd: cwd)
+        let report = DeliveryReport(receipt, cwd: cwd)
         return Self.result(report.text, structured: report.structured, isError: report.deviceCount == 0)
     }
 
     private func ask(_ question: String, wait: Double, cwd: String) async -> CallTool.Result {
-        let askedAt = Date()
-        var pins: DecisionPins
-        do {
-            pins = try DecisionPins.read(at: pinsPath)
-        } catch {
-            return Self.failed("Not asked: the pin file \(pinsPath) \(error), so no answer could be trusted")
-        }
-        let body: [String: JSONValue] = ["cwd": .string(cwd), "type": "question_asked", "body": .string(question)]
-        let answer: [String: JSONValue]
-        switch await post("triggerEvent", body) {
-        case .failure(let reason): return Self.failed("Not asked: \(reason)")
-        case .success(let object): answer = object
-        }
-        let report = DeliveryReport(answer, cwd: cwd)
-        guard report.deviceCount > 0, let eventID = answer["event_id"]?.stringValue else {
-            return Self.result(
-                "Not asked: \(report.text)", structured: ["answered": false, "reason": "nobody_subscribed"],
-                isError: true)
-        }
-        let serverKey: String
-        do {
-            serverKey = try gateway.client(timeout: callTimeout, warning: false).secret.serverKey.hex
-        } catch {
-            return Self.failed("Not asked: \(error)")
-        }
-        let awaiter = DecisionAwaiter(gateway: gateway, callTimeout: callTimeout)
-        let decision = await awaiter.decision(
-            on: eventID, kind: .answer, serverKey: serverKey, askedAt: askedAt,
-            until: .now + .milliseconds(Int(wait * 1000)), pins: &pins)
-        let waited: Value = ["event_id": .string(eventID), "asked": .string(report.text)]
-        switch decision {
-        case .answer(let words):
-            do {
-                try pins.write(to: pinsPath)
-            } catch {
-                return Self.failed("An answer came but is not passed on: the pin file \(pinsPath) cannot be written")
-            }
+        let asking = UserQuestion(gateway: gateway, pins: pins, callTimeout: callTimeout)
+        switch await asking.ask(question, cwd: cwd, wait: .milliseconds(Int(wait * 1000))) {
+        case .answered(let words, _, let eventID):
             return Self.result(
                 words, structured: ["answered": true, "answer": .string(words), "event_id": .string(eventID)])
-        case .pending:
+        case .notAsked(let reason, let receipt?):
+            let report = DeliveryReport(receipt, cwd: cwd)
+            let why = report.deviceCount == 0 ? report.text : reason
+            return Self.result(
+                "Not asked: \(why)",
+                structured: ["answered": false, "reason": report.deviceCount == 0 ? "nobody_subscribed" : "not_asked"],
+                isError: true)
+        case .notAsked(let reason, nil):
+            return Self.failed("Not asked: \(reason)")
+        case .noAnswer(let eventID, let receipt):
             let seconds = String(format: "%g", wait)
             return Self.result(
                 "No answer in \(seconds) s. An answer that comes later is kept: GET /replies?cwd=… lists it.",
-                structured: ["answered": false, "reason": "no_answer_in_time", "waited": waited])
-        case .resolved(let resolution):
+                structured: [
+                    "answered": false, "reason": "no_answer_in_time", "waited": Self.waited(eventID, receipt, cwd),
+                ])
+        case .closed(let resolution, let eventID, let receipt):
             return Self.result(
                 "The question was closed (\(resolution)) without an answer.",
-                structured: ["answered": false, "reason": .string(resolution), "waited": waited])
-        case .refused(let reason):
+                structured: [
+                    "answered": false, "reason": .string(resolution.word), "waited": Self.waited(eventID, receipt, cwd),
+                ])
+        case .refused(let reason, _):
             return Self.failed("An answer came but was refused: \(reason)")
-        case .allow, .deny:
-            return Self.failed("An approval's decision came where an answer was asked for")
         }
+    }
+
+    private static func waited(_ eventID: String, _ receipt: TriggerReceipt, _ cwd: String) -> Value {
+        ["event_id": .string(eventID), "asked": .string(DeliveryReport(receipt, cwd: cwd).text)]
     }
 
     private func devices(of cwd: String) async -> CallTool.Result {
-        let answer: (status: UInt, text: String)
+        let listed: AgentDevices
         do {
-            let client = try gateway.client(timeout: callTimeout, warning: false)
-            answer = try await client.fetch(
-                "diagnostics", query: ["agent_key": AgentKey(cwd: cwd).hex, "page_size": "500"])
+            listed = try await gateway.devices(of: cwd, timeout: callTimeout)
         } catch {
-            return Self.failed("The gateway cannot be asked: \(error)")
+            return Self.failed("The gateway cannot be asked: \(Self.reason(error))")
         }
-        guard let object = Self.object(answer), (200..<300).contains(answer.status) else {
-            return Self.failed("The gateway answered \(answer.status): \(answer.text.prefix(300))")
-        }
-        let listed = (object["devices"]?.arrayValue ?? []).compactMap(\.objectValue)
-        guard !listed.isEmpty else {
+        guard !listed.devices.isEmpty else {
             return Self.result("Nobody is subscribed to \(cwd).", structured: ["cwd": .string(cwd), "devices": []])
         }
-        let lines = listed.map { device -> String in
-            let id = device["installation_id"]?.stringValue ?? "?"
-            var words = [device["platform"]?.stringValue, device["token_kind"]?.stringValue].compactMap { $0 }
-            if device["can_decide"] == .bool(true) { words.append("can answer") }
-            if let last = device["last_outcome"]?.stringValue { words.append("last push \(last)") }
-            return "- \(id): " + words.joined(separator: ", ")
+        let lines = listed.devices.map { device -> String in
+            var words = [device.platform, device.tokenKind].compactMap { $0 }
+            if device.canDecide == true { words.append("can answer") }
+            if let last = device.lastOutcome { words.append("last push \(last)") }
+            let name = device.deviceName.map { " (\($0))" } ?? ""
+            return "- \(device.installationID)\(name): " + words.joined(separator: ", ")
         }
-        let more = object["next_page_token"]?.stringValue != nil ? "\n(more devices than one page lists)" : ""
+        let more = listed.nextPageToken != nil ? "\n(more devices than one page lists)" : ""
         return Self.result(
-            "\(listed.count) device(s) subscribed to \(cwd):\n" + lines.joined(separator: "\n") + more,
-            structured: ["cwd": .string(cwd), "devices": .array(listed.map { Self.value(.object($0)) })])
+            "\(listed.devices.count) device(s) subscribed to \(cwd):\n" + lines.joined(separator: "\n") + more,
+            structured: [
+                "cwd": .string(cwd),
+                "devices": .array(
+                    listed.devices.map { device in
+                        var entry: [String: Value] = ["installation_id": .string(device.installationID)]
+                        entry["device_name"] = device.deviceName.map(Value.string)
+                        entry["platform"] = device.platform.map(Value.string)
+                        entry["token_kind"] = device.tokenKind.map(Value.string)
+                        entry["can_decide"] = device.canDecide.map(Value.bool)
+                        entry["last_outcome"] = device.lastOutcome.map(Value.string)
+                        return .object(entry)
+                    }),
+            ])
     }
 
-    /// POSTs `body` to `function`: its answer's JSON object, or why there is none.
-    private func post(_ function: String, _ body: [String: JSONValue]) async -> Result<[String: JSONValue], Failure> {
-        let answer: (status: UInt, text: String)
-        do {
-            answer = try await gateway.client(timeout: callTimeout, warning: false).post(function, body: body)
-        } catch {
-            return .failure(Failure(description: "the gateway cannot be reached (\(error))"))
+    /// What the gateway said, in a sentence: its error's message when it refused.
+    private static func reason(_ error: GatewayCallError) -> String {
+        switch error.kind {
+        case .unreachable: "the gateway cannot be reached (\(error.description))"
+        case .refused(let status, let refusal):
+            "the gateway refused it (\(status)): \(refusal?.error.message.prefix(300) ?? Substring(error.description))"
+        case .unreadable: error.description
         }
-        guard let object = Self.object(answer) else {
-            return .failure(Failure(description: "the gateway answered \(answer.status): \(answer.text.prefix(300))"))
-        }
-        guard (200..<300).contains(answer.status) else {
-            let error = object["error"]?.objectValue
-            let message = error?["message"]?.stringValue ?? answer.text
-            return .failure(Failure(description: "the gateway refused it (\(answer.status)): \(message.prefix(300))"))
-        }
-        return .success(object)
-    }
-
-    struct Failure: Error, CustomStringConvertible {
-        let description: String
-    }
-
-    private static func object(_ answer: (status: UInt, text: String)) -> [String: JSONValue]? {
-        (try? JSONValue.parse(Array(answer.text.utf8)))?.objectValue
     }
 
     private static func result(_ text: String, structured: Value, isError: Bool = false) -> CallTool.Result {
         // The non-generic initializer: a `Value` needs no encoding (the generic one throws).
         let structuredContent: Value? = structured
-        return CallTool.Result(content: [.text(text)], structuredContent: structuredContent, isError: isError)
+        return CallTool.Result(
+            content: [.text(text: text, annotations: nil, _meta: nil)], structuredContent: structuredContent,
+            isError: isError)
     }
 
     private static func failed(_ text: String) -> CallTool.Result {
-        CallTool.Result(content: [.text(text)], isError: true)
+        CallTool.Result(content: [.text(text: text, annotations: nil, _meta: nil)], isError: true)
     }
 
     /// A string argument of at most `limit` characters; `nil` when absent.
@@ -248,18 +223,5 @@ struct AgentTools: Sendable {
             throw MCPError.invalidParams("'wait' must be seconds from 0 to \(Int(maxWait))")
         }
         return seconds
-    }
-
-    /// The gateway's JSON as MCP's.
-    static func value(_ json: JSONValue) -> Value {
-        switch json {
-        case .null: .null
-        case .bool(let flag): .bool(flag)
-        case .number(let number):
-            if let whole = Int(exactly: number) { .int(whole) } else { .double(number) }
-        case .string(let text): .string(text)
-        case .array(let items): .array(items.map(value))
-        case .object(let fields): .object(fields.mapValues(value))
-        }
     }
 }

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import MCP
-import PushgateAgentHooks
+import PushgateAgentSide
 import PushgateCore
 
 /// `pushgate mcp` (issue 74): a Model Context Protocol server over standard input
@@ -31,7 +31,7 @@ struct MCPCommand: AsyncParsableCommand {
 
     @Option(
         help:
-            "The file of the decision keys pinned per phone (as pushgate hook's). Default: the secret file's path with .pins, else ~/.config/pushgate/decision-pins.json."
+            "The file of the phones paired on this machine (as pushgate hook's; pushgate pair). Default: the secret file's path with .pins, else ~/.config/pushgate/decision-pins.json."
     )
     var pins: String?
 
@@ -40,10 +40,9 @@ struct MCPCommand: AsyncParsableCommand {
 
     func run() async throws {
         // Refused here, loudly, rather than in every tool call.
-        _ = try gateway.client(timeout: GatewayCallOptions.checked(timeout: timeout))
+        let timeout = try GatewayCallOptions.checked(timeout: timeout)
         let tools = AgentTools(
-            gateway: gateway, callTimeout: timeout,
-            pinsPath: DecisionPins.path(option: pins, secretFile: gateway.secretFile),
+            gateway: try gateway.agentGateway(), callTimeout: .seconds(timeout), pins: gateway.pinFile(option: pins),
             defaultCwd: cwd.map(HookSettings.absolute) ?? FileManager.default.currentDirectoryPath)
         let server = Server(
             name: "pushgate", version: Self.toolsVersion,
@@ -52,7 +51,8 @@ struct MCPCommand: AsyncParsableCommand {
             capabilities: .init(tools: .init(listChanged: false)))
         await server.withMethodHandler(ListTools.self) { _ in ListTools.Result(tools: AgentTools.definitions) }
         await server.withMethodHandler(CallTool.self) { call in try await tools.call(call.name, call.arguments ?? [:]) }
-        try await server.start(transport: StdioTransport())
+        // Lines read in linear time, one over 1 MiB refused (``LineTransport``).
+        try await server.start(transport: LineTransport())
         await server.waitUntilCompleted()
     }
 }

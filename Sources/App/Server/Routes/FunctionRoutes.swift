@@ -27,6 +27,10 @@ struct FunctionRoutes {
             "/resolveEvent": [.post],
             "/decideEvent": [.post],
             "/awaitDecision": [.post],
+            "/startPairing": [.post],
+            "/completePairing": [.post],
+            "/awaitPairing": [.post],
+            "/pairings": [.get],
             "/replies": [.get],
             "/eventStatus": [.post],
             "/receipts": [.post],
@@ -95,6 +99,7 @@ struct FunctionRoutes {
             }
             return try JSONAnswer.response(json: answer.json)
         }
+        addPairing(to: router)
         router.post("eventStatus") { request, _ in
             let (secret, fields) = try await Self.read(request, receivedAt: parts.now())
             return try JSONAnswer.response(
@@ -125,7 +130,7 @@ struct FunctionRoutes {
                     secret: secret, event: Array(event.readableBytesView), decisionWait: wait, replyWait: replyWait)
             }
             guard let output else { return Response(status: .ok) }
-            return try JSONAnswer.response(json: try JSONValue.parse(Array(output.utf8)))
+            return try JSONAnswer.response(json: try JSONValue.parse(Array(output.line.utf8)))
         }
         router.post("unregisterSubscription") { request, _ in
             let (secret, fields) = try await Self.read(request, receivedAt: parts.now())
@@ -166,7 +171,7 @@ struct FunctionRoutes {
 
     /// The caller's secret, then the body's fields: a request without a valid
     /// secret is refused before its body is read.
-    private static func read(_ request: Request, receivedAt: Date, emptyBodyAllowed: Bool = false) async throws -> (
+    static func read(_ request: Request, receivedAt: Date, emptyBodyAllowed: Bool = false) async throws -> (
         PushSecret, RequestFields
     ) {
         let secret = try secret(of: request)
@@ -188,7 +193,7 @@ struct FunctionRoutes {
     }
 
     /// The push secret of `Authorization: Bearer <secret>`.
-    private static func secret(of request: Request) throws -> PushSecret {
+    static func secret(of request: Request) throws -> PushSecret {
         guard let header = request.headers[.authorization], let secret = PushSecret(authorizationHeader: header) else {
             throw FunctionError.unauthenticated
         }

@@ -15,6 +15,9 @@ public struct DocumentWrite: Sendable, Hashable {
         case fieldEquals(String, JSONValue)
         /// The document exists and does not have the field.
         case fieldMissing(String)
+        /// The document exists and has none of the fields: a claim two kinds of
+        /// writer race for (an event decided or resolved, never both).
+        case fieldsMissing([String])
     }
 
     public let path: DocumentPath
@@ -78,6 +81,7 @@ public struct DocumentWrite: Sendable, Hashable {
         case .exists: stored != nil
         case .fieldEquals(let name, let value): stored?[name] == value
         case .fieldMissing(let name): stored != nil && stored?[name] == nil
+        case .fieldsMissing(let names): stored.map { fields in names.allSatisfy { fields[$0] == nil } } ?? false
         }
     }
 }

@@ -34,6 +34,10 @@ public enum FieldName {
     /// The installation's decision key (issue 73): the base64url of the uncompressed
     /// P-256 public key its phone signs allow and deny with.
     public static let decisionKey = "decisionKey"
+    /// What the person calls the device ("Ana's iPhone", issue 82): shown wherever a
+    /// device is named (pairing, the console, who decided); the installation's, under
+    /// every agent, as its decision key.
+    public static let deviceName = "deviceName"
     /// Its ActivityKit push-to-start token (issue 64, lower-case hex): the
     /// installation's, under every agent, as its device token.
     public static let activityStartToken = "activityStartToken"
@@ -83,6 +87,10 @@ public enum FieldName {
     /// reached (whose pushes the first answer withdraws).
     public static let answerable = "answerable"
     public static let answerableBy = "answerableBy"
+    // servers/{serverKey}/pairings/{pairingId} (issue 82), beside `createdAt` and `expiresAt`
+    /// The phones' completions, at most ``PairingCompletion/maxPerPairing``: each
+    /// `{"installation_id", "device_name"?, "decision_key", "signed_at", "signature"}`.
+    public static let completions = "completions"
     /// An answer the agent's side has not read yet: its agent's key, removed once
     /// `GET /replies` or a waiting `awaitDecision` hands it over.
     public static let unreadAnswerOf = "unreadAnswerOf"

@@ -9,6 +9,7 @@ public enum NamespacePaths {
     public static let lastEvents = "lastEvents"
     public static let sources = "sources"
     public static let installations = "installations"
+    public static let pairings = "pairings"
 
     /// `servers/{serverKey}`
     public static func server(_ server: ServerKey) -> DocumentPath {
@@ -44,6 +45,19 @@ public enum NamespacePaths {
     /// id may hold any character.
     public static func event(_ eventID: String, of server: ServerKey) -> DocumentPath {
         DocumentPath(trustedSegments: [servers, server.hex, events, SHA256Hex.digest(of: eventID)])
+    }
+
+    /// `servers/{serverKey}/pairings`
+    public static func pairings(of server: ServerKey) -> CollectionPath {
+        CollectionPath(trustedSegments: [servers, server.hex, pairings])
+    }
+
+    /// `servers/{serverKey}/pairings/{pairingId}`: a pairing `pushgate pair` opened
+    /// (issue 82) and the phones' completions of it. `nil` for an id the gateway
+    /// cannot have made (32 lower-case hex digits).
+    public static func pairing(_ pairingID: String, of server: ServerKey) -> DocumentPath? {
+        guard pairingID.utf8.count == 32, Hex.bytes(pairingID) != nil else { return nil }
+        return DocumentPath(trustedSegments: [servers, server.hex, pairings, pairingID])
     }
 
     /// `servers/{serverKey}/sources`

@@ -9,16 +9,17 @@ import PushgateSealing
 /// own decision key. Taken only when the event is pending in the namespace and takes
 /// that decision, the installation was pushed it, its registered key
 /// verifies the signature, and the signature is fresh (``SignedDecision/maxClockSkew``).
-/// The first decision wins, atomically, whichever process takes it; it resolves the
-/// event (`allowed` / `denied` / `answered`: reminders withdrawn, badges down, the
-/// other phones' pushes withdrawn, as `resolveEvent`) and is kept on the event with
-/// its proof, for the waiting hook to check again; an answer also stays unread for the
-/// agent's side (`GET /replies`).
+/// The first decision or resolution wins, atomically, whichever process takes it
+/// (``EventResolution/claim(_:resolution:with:at:)``): a decision that came second is
+/// 409 `already_decided`, one after a resolution 409 `already_resolved`. The winner
+/// resolves the event (`allowed` / `denied` / `answered`: reminders withdrawn, badges
+/// down, the other phones' pushes withdrawn, as `resolveEvent`) and is kept on the
+/// event with its proof, for the waiting hook to check again; an answer also stays
+/// unread for the agent's side (`GET /replies`).
 public struct DecideEventFunction: Sendable {
     private let store: any DocumentStore
     private let outbox: any OutboxWriting & OutboxQueries
     private let resolution: EventResolution
-    private let waits: DecisionWaits
     private let now: @Sendable () -> Date
 
     public init(
@@ -28,7 +29,6 @@ public struct DecideEventFunction: Sendable {
         self.store = store
         self.outbox = outbox
         self.resolution = EventResolution(store: store, outbox: outbox, worker: worker, waits: waits, policy: policy)
-        self.waits = waits
         self.now = now
     }
 
@@ -84,6 +84,7 @@ public struct DecideEventFunction: Sendable {
                 field: "signature", reason: "bad_signature")
         }
         let decidedAt = RFC3339.format(now)
+        let outcome = EventResolution.resolution(of: request.decision)
         var fields: [String: FieldValue] = [
             FieldName.decision: .value(.string(request.decision.rawValue)),
             FieldName.decidedBy: .value(.string(request.installationID)),
@@ -91,24 +92,22 @@ public struct DecideEventFunction: Sendable {
             FieldName.decisionSignedAt: .value(.number(Double(request.signedAt))),
             FieldName.decisionSignature: .value(.string(request.signature)),
             FieldName.decisionKeyUsed: .value(.string(key.text)),
-            // Due at once: should this process die before it resolves the event, the
-            // expiry sweep of any process resolves it as decided within a minute.
-            FieldName.expiresAt: .value(.string(decidedAt)),
         ]
         fields[FieldName.decisionMessage] = request.message.map { .value(.string($0)) }
         if kind == .answer {
             // Kept for the agent's side until a wait or `GET /replies` hands it over.
             fields[FieldName.unreadAnswerOf] = .value(.string(record.string(FieldName.agentKey) ?? ""))
         }
-        // The first decision wins: the write holds only where none is yet.
-        let claimed = try await store.commit([.set(path, fields, if: .fieldMissing(FieldName.decidedAt))])
-        guard claimed.first?.applied == true else {
-            throw Self.conflict(try await store.document(at: path) ?? record)
+        // The first decision or resolution wins, never both: the claim holds only where
+        // neither is stored.
+        switch try await resolution.claim(record, resolution: outcome, with: fields, at: now) {
+        case .won:
+            break
+        case .decided(let settled), .resolved(let settled):
+            throw Self.conflict(settled)
                 ?? FunctionError(.aborted, "another answer came first", reason: "already_decided")
         }
-        await waits.settled(at: path)
-        _ = try await resolution.resolve(
-            record, serverKey: serverKey, resolution: EventResolution.resolution(of: request.decision), at: now)
+        _ = try await resolution.finish(record, serverKey: serverKey, resolution: outcome, at: now)
         return DecideEventAnswer(
             eventID: request.eventID, decision: request.decision.rawValue, decidedBy: request.installationID,
             decidedAt: decidedAt)
@@ -130,7 +129,7 @@ public struct DecideEventFunction: Sendable {
                     "decided_at": .string(decidedAt),
                 ])
         }
-        if let resolution = record.string(FieldName.resolution), record.string(FieldName.resolvedAt) != nil {
+        if let resolution = record.string(FieldName.resolution) {
             return FunctionError(
                 .aborted, "this event was resolved already (\(resolution))", reason: "already_resolved",
                 details: ["resolution": .string(resolution)])

@@ -3,7 +3,9 @@ import NIOConcurrencyHelpers
 import PushgateCore
 
 /// The `awaitDecision` calls held by this process (issue 73): each waits, at most
-/// its time, for its approval to be decided or resolved.
+/// its time, for its approval to be decided or resolved; and the `awaitPairing`
+/// calls (issue 82), each for a phone to complete its pairing. A wait ends when its
+/// record meets its condition (``isSettled(_:)`` for a decision).
 ///
 /// A decision or resolution made here wakes its waits at once (``settled(at:)``),
 /// and is announced on the store's change feed (PostgreSQL's NOTIFY), which wakes
@@ -26,6 +28,8 @@ public final class DecisionWaits: Sendable {
     private struct Wait {
         let serverKey: String
         let completion: Completion<Document>
+        /// What the record must say for the wait to end.
+        let condition: @Sendable (Document) -> Bool
     }
 
     private struct State {
@@ -56,18 +60,20 @@ public final class DecisionWaits: Sendable {
     /// Waits held now, every namespace's.
     public var count: Int { state.withLockedValue { $0.perNamespace.values.reduce(0, +) } }
 
-    /// The record at `path` once it is decided or resolved, or `nil` when `limit`
-    /// passes first (or the caller is cancelled: its caller went away). Throws 429
-    /// when the namespace holds as many waits as it may.
-    func wait(for path: DocumentPath, serverKey: String, upTo limit: Duration) async throws(FunctionError)
-        -> Document?
-    {
+    /// The record at `path` once it meets `condition` (by default: decided or
+    /// resolved), or `nil` when `limit` passes first (or the caller is cancelled: its
+    /// caller went away). Throws 429 when the namespace holds as many waits as it may.
+    func wait(
+        for path: DocumentPath, serverKey: String, upTo limit: Duration,
+        until condition: @escaping @Sendable (Document) -> Bool = DecisionWaits.isSettled
+    ) async throws(FunctionError) -> Document? {
         let completion = Completion<Document>()
         let id: Int? = state.withLockedValue { state in
             guard state.perNamespace[serverKey, default: 0] < limitPerNamespace else { return nil }
             let id = state.nextID
             state.nextID += 1
-            state.waits[path, default: [:]][id] = Wait(serverKey: serverKey, completion: completion)
+            state.waits[path, default: [:]][id] = Wait(
+                serverKey: serverKey, completion: completion, condition: condition)
             state.perNamespace[serverKey, default: 0] += 1
             if state.watcher == nil { state.watcher = startWatching() }
             return id
@@ -95,21 +101,21 @@ public final class DecisionWaits: Sendable {
         return settled
     }
 
-    /// The record at `path` was decided or resolved here: its waits in this process
-    /// answer at once, and those of the other processes once they hear of it.
+    /// The record at `path` was decided, resolved or completed here: its waits in this
+    /// process answer at once, and those of the other processes once they hear of it.
     public func settled(at path: DocumentPath) async {
         await answer([path])
         await feed?.announce(path)
     }
 
-    /// Whether a record is over: decided, or resolved.
+    /// Whether a record is over: decided, or resolved (``EventResolution/isSettled(_:)``).
     static func isSettled(_ record: Document) -> Bool {
-        record.string(FieldName.decidedAt) != nil || record.string(FieldName.resolvedAt) != nil
+        EventResolution.isSettled(record)
     }
 
-    /// Answers the waits on `paths` (every waited path when `nil`) whose records are
-    /// settled; the records are read only when a wait is held on them. A store that
-    /// fails now leaves them to the next poll.
+    /// Answers the waits on `paths` (every waited path when `nil`) whose records meet
+    /// their conditions; the records are read only when a wait is held on them. A
+    /// store that fails now leaves them to the next poll.
     private func answer(_ paths: [DocumentPath]?) async {
         let waited: [DocumentPath] = state.withLockedValue { state in
             guard let paths else { return Array(state.waits.keys) }
@@ -120,9 +126,9 @@ public final class DecisionWaits: Sendable {
         for start in stride(from: 0, to: waited.count, by: Self.pollBatch) {
             let batch = Array(waited[start..<min(start + Self.pollBatch, waited.count)])
             guard let records = try? await store.documents(at: batch) else { continue }
-            for record in records where Self.isSettled(record) {
-                let completions = state.withLockedValue { $0.waits[record.path]?.values.map(\.completion) ?? [] }
-                for completion in completions { completion.complete(record) }
+            for record in records {
+                let waits = state.withLockedValue { $0.waits[record.path].map { Array($0.values) } ?? [] }
+                for wait in waits where wait.condition(record) { wait.completion.complete(record) }
             }
         }
     }

@@ -1,22 +1,26 @@
 import Foundation
 import PushgateAgentHooks
 import PushgateCore
+import PushgateSealing
 
 /// `POST /hooks/claude-code` (issue 74): a Claude Code HTTP hook (`type: "http"`)
 /// posts its event here, and the gateway does what `pushgate hook` does with it
 /// (``ClaudeHookEvent``): a stop, a notification, a prompt, a tool's step become the
-/// same trigger calls. A `PermissionRequest` pushes the approval and is held until a
-/// phone decides (or `wait` passes), and the answer's body is the decision as the
-/// command hook prints it; Claude Code reads a 2xx body that is a JSON object as the
-/// hook's output, an empty one as no output. With `?reply_wait=N` a `Stop` pushes
-/// its reply answerable and is held up to N s for the person's words (issue 74),
-/// answered as the Stop hook's `{"decision": "block", "reason": …}`.
+/// same trigger calls. A `PermissionRequest` pushes the approval — a new event id each
+/// time, so that no decision is reused — and is held until a phone decides (or `wait`
+/// passes), and the answer's body is the decision as the command hook prints it
+/// (``HookOutput``); Claude Code reads a 2xx body that is a JSON object as the hook's
+/// output, an empty one as no output. With `?reply_wait=N` a `Stop` pushes its reply
+/// answerable and is held up to N s for the person's words (issue 74), answered as the
+/// Stop hook's `{"decision": "block", "reason": …}`.
 ///
 /// What the gateway cannot see is left out: the transcript (a stop without
 /// `last_assistant_message` is pushed without its preview, a tool's step without the
-/// count of tools). The decision's signature is checked here as the command hook
-/// checks it, but no key is pinned: over HTTP the agent trusts the gateway, which the
-/// command hook does not need to.
+/// count of tools). Over HTTP the agent trusts the gateway — and so every holder of the
+/// push secret, who can register a phone of its own: the decision is the one
+/// `decideEvent` took (its signature checked there against the registered key), and no
+/// pairing on the agent's machine stands behind it. The command hook does not need to
+/// trust the gateway (issue 82).
 public struct ClaudeHookFunction: Sendable {
     private let triggerEvent: TriggerEventFunction
     private let resolveEvent: ResolveEventFunction
@@ -42,7 +46,7 @@ public struct ClaudeHookFunction: Sendable {
     /// the reply is only pushed), as `pushgate hook --reply-wait` does.
     public func callAsFunction(
         secret: PushSecret, event bytes: [UInt8], decisionWait: Duration, replyWait: Duration = .zero
-    ) async throws -> String? {
+    ) async throws -> HookOutput? {
         // A hook event the hook leaves alone: no output. Not a JSON object (read again only
         // then): the poster's mistake.
         guard let event = try? ClaudeHookEvent(json: bytes, continuingStops: replyWait > .zero) else {
@@ -52,13 +56,13 @@ public struct ClaudeHookFunction: Sendable {
             return nil
         }
         let now = self.now()
-        var (function, body) = event.call(now: now, transcriptText: { nil })
-        let waitsForReply = replyWait > .zero && function == "triggerReplyFinished"
-        if waitsForReply { body["answerable"] = true }
-        let fields = RequestFields(body, receivedAt: now)
+        var call = event.call(now: now, transcriptText: { nil })
+        let waitsForReply = replyWait > .zero && call.function == .triggerReplyFinished
+        if waitsForReply { call.body["answerable"] = true }
+        let fields = RequestFields(call.body, receivedAt: now)
         let trigger: TriggerAnswer
-        switch function {
-        case "triggerReplyFinished":
+        switch call.function {
+        case .triggerReplyFinished:
             trigger = try await triggerEvent.notify(
                 secret: secret, TriggerReplyFinishedRequest(fields: fields).trigger
             ).answer
@@ -69,51 +73,78 @@ public struct ClaudeHookFunction: Sendable {
         }
         if waitsForReply, let eventID = trigger.eventID, trigger.deviceCount > 0 {
             // An answer that comes later waits at `GET /replies`: the reply is not withdrawn.
-            return try await decision(on: eventID, kind: .answer, secret: secret, askedAt: now, within: replyWait)
-                .output
+            return Self.output(try await decision(on: eventID, secret: secret, within: replyWait))
         }
-        guard case .permissionRequest = event.kind, let eventID = body["event_id"]?.stringValue else { return nil }
-        return try await decision(on: eventID, cwd: event.cwd, secret: secret, askedAt: now, within: decisionWait)
+        guard case .permissionRequest = event.kind, let eventID = call.body["event_id"]?.stringValue else {
+            return nil
+        }
+        return try await decision(on: eventID, cwd: event.cwd, secret: secret, within: decisionWait)
     }
 
     /// The phone's decision on `eventID`, as the hook's output; `nil` when none came
-    /// within `limit` (the approval is then resolved `expired`, and the agent's own
-    /// prompt goes on) or the approval was settled without one. Answered at the
-    /// terminal (the caller gone): the person is at the keyboard of `cwd`'s agent.
-    private func decision(
-        on eventID: String, cwd: String, secret: PushSecret, askedAt: Date, within limit: Duration
-    ) async throws -> String? {
-        let decision = try await decision(
-            on: eventID, kind: .approval, secret: secret, askedAt: askedAt, within: limit)
-        if case .pending = decision {
+    /// within `limit` or the wait failed (the approval is then resolved, and the agent's
+    /// own prompt goes on: nothing is left pending on the phones) or the approval was
+    /// settled without one. Answered at the terminal (the caller gone): the person is at
+    /// the keyboard of `cwd`'s agent.
+    private func decision(on eventID: String, cwd: String, secret: PushSecret, within limit: Duration)
+        async throws -> HookOutput?
+    {
+        let answer: AwaitDecisionAnswer
+        do {
+            answer = try await decision(on: eventID, secret: secret, within: limit)
+        } catch {
+            // Too many waits held (429), the store gone: the approval is withdrawn, the error told.
+            await resolve(eventID, as: .expired, atKeyboardOf: nil, secret: secret)
+            throw error
+        }
+        if answer.decision != nil { return Self.output(answer) }
+        if answer.resolution == nil {
             // The hook's caller gone (Claude Code stops waiting once the terminal's dialog
             // is answered): answered elsewhere; else its time is up. The phones withdraw it.
-            let resolution = Task.isCancelled ? "answered_elsewhere" : "expired"
-            let request = try ResolveEventRequest(
-                fields: RequestFields(["event_id": .string(eventID), "resolution": .string(resolution)]))
-            let (resolveEvent, triggerEvent) = (self.resolveEvent, self.triggerEvent)
             let answeredHere = Task.isCancelled
-            // Marked first: once the approval reads resolved, the mark is there.
-            await Task {
-                if answeredHere { try? await triggerEvent.markAtKeyboard(secret: secret, cwd: cwd) }
-                _ = try? await resolveEvent(secret: secret, request)
-            }.value
+            await resolve(
+                eventID, as: answeredHere ? .answeredElsewhere : .expired, atKeyboardOf: answeredHere ? cwd : nil,
+                secret: secret)
         }
-        return decision.output
+        return nil
     }
 
-    /// What the phone decided (or answered) on `eventID` within `limit`, checked.
-    private func decision(
-        on eventID: String, kind: DecisionKind, secret: PushSecret, askedAt: Date, within limit: Duration
-    ) async throws -> PermissionDecision {
+    /// Resolves `eventID`, whatever becomes of the request that asked: marked first
+    /// at the keyboard of `cwd`, so that once the approval reads resolved, the mark is there.
+    private func resolve(_ eventID: String, as resolution: Resolution, atKeyboardOf cwd: String?, secret: PushSecret)
+        async
+    {
+        let (resolveEvent, triggerEvent) = (self.resolveEvent, self.triggerEvent)
+        await Task {
+            if let cwd { try? await triggerEvent.markAtKeyboard(secret: secret, cwd: cwd) }
+            guard
+                let request = try? ResolveEventRequest(
+                    fields: RequestFields(["event_id": .string(eventID), "resolution": .string(resolution.word)]))
+            else { return }
+            _ = try? await resolveEvent(secret: secret, request)
+        }.value
+    }
+
+    /// What the phone decided (or answered) on `eventID` within `limit`, or that it did not.
+    private func decision(on eventID: String, secret: PushSecret, within limit: Duration) async throws
+        -> AwaitDecisionAnswer
+    {
         let seconds = max(0, Int(limit.components.seconds))
-        let answer = try await awaitDecision(
+        return try await awaitDecision(
             secret: secret,
             AwaitDecisionRequest(
                 fields: RequestFields(["event_id": .string(eventID), "wait": .number(Double(seconds))])))
-        var pins = DecisionPins()
-        return PermissionDecision(
-            answer: answer.json, serverKey: secret.serverKey.hex, eventID: eventID, askedAt: askedAt, kind: kind,
-            pins: &pins)
+    }
+
+    /// The hook's output for a decision the gateway took.
+    private static func output(_ answer: AwaitDecisionAnswer) -> HookOutput? {
+        let who = answer.decidedBy ?? "a phone"
+        let message = answer.message?.trimmingCharacters(in: .whitespacesAndNewlines)
+        switch answer.decision {
+        case .allow?: return .allow
+        case .deny?: return .deny(message: message.flatMap { $0.isEmpty ? nil : $0 } ?? "Denied from \(who)")
+        case .answer?: return answer.message.map { .continueWith(words: $0) }
+        case nil: return nil
+        }
     }
 }

@@ -60,8 +60,8 @@ public struct RegisterSubscriptionFunction: Sendable {
         let timestamp = JSONValue.string(RFC3339.format(now))
         let devicePath = try NamespacePaths.device(request.installationID, of: agentKey, of: serverKey)
 
-        // The addresses, and the payload keys, push-to-start token, decision key and
-        // quiet hours when given: what one installation holds under every agent, and a
+        // The addresses, and the payload keys, push-to-start token, decision key, device
+        // name and quiet hours when given: what one installation holds under every agent, and a
         // rotation spreads.
         var tokenFields = Dictionary(
             request.addresses.map { ($0.documentField, $0.address.map { FieldValue.value(.string($0)) } ?? .delete) }
@@ -69,6 +69,7 @@ public struct RegisterSubscriptionFunction: Sendable {
         tokenFields[FieldName.payloadKeys] = request.payloadKeys.map { .value(PayloadSealing.field($0)) }
         tokenFields[FieldName.activityStartToken] = request.activityStartToken.map { .value(.string($0)) }
         tokenFields[FieldName.decisionKey] = request.decisionKey.map { .value(.string($0.text)) }
+        tokenFields[FieldName.deviceName] = request.deviceName.map { .value(.string($0)) }
         tokenFields[FieldName.quietHours] = request.quietHours.map { hours in hours.map { .value($0.stored) } ?? .delete
         }
 
@@ -137,6 +138,7 @@ public struct RegisterSubscriptionFunction: Sendable {
             && request.payloadKeys.map { device.fields[FieldName.payloadKeys] == PayloadSealing.field($0) } ?? true
             && request.activityStartToken.map { device.string(FieldName.activityStartToken) == $0 } ?? true
             && request.decisionKey.map { device.string(FieldName.decisionKey) == $0.text } ?? true
+            && request.deviceName.map { device.string(FieldName.deviceName) == $0 } ?? true
             && request.quietHours.map { device.fields[FieldName.quietHours] == $0?.stored } ?? true
     }
 

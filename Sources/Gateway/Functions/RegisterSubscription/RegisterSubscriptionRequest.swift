@@ -1,3 +1,4 @@
+import Foundation
 import PushgateCore
 import PushgateSealing
 
@@ -21,6 +22,9 @@ public struct RegisterSubscriptionRequest: Sendable, Hashable {
     /// The key its phone signs decisions with (`decision_key`, issue 73); `nil`: the
     /// stored one stays.
     public let decisionKey: DecisionKey?
+    /// What the person calls the device (`device_name`, issue 82), 1 to 64
+    /// characters on one line; `nil`: the stored one stays.
+    public let deviceName: String?
     /// The installation's quiet hours (`quiet_hours`, issue 75): `.some(nil)` when an
     /// empty object turns them off; `nil`: the stored ones stay.
     public let quietHours: QuietHours??
@@ -73,6 +77,12 @@ public struct RegisterSubscriptionRequest: Sendable, Hashable {
         }
         decisionKey = try fields.optionalString("decision_key").map { key throws(FunctionError) in
             try DecisionKey(registered: key, field: "decision_key")
+        }
+        deviceName = try fields.optionalString("device_name").map { name throws(FunctionError) in
+            guard !name.trimmingCharacters(in: .whitespaces).isEmpty else {
+                throw .invalidArgument("'device_name' must be 1 to 64 characters", field: "device_name")
+            }
+            return try FieldRules.text(name, field: "device_name", maxCharacters: 64)
         }
         quietHours = try fields.optionalObject("quiet_hours").map { hours throws(FunctionError) -> QuietHours? in
             try Self.quietHours(hours)

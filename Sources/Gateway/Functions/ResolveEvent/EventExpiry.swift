@@ -8,7 +8,7 @@ import ServiceLifecycle
 
 /// Resolves as `expired` the events nobody resolved once their last push has run
 /// out of time to live (``ResolvableEvent``): their badges go down and the phones get
-/// a silent badge update, as after `resolveEvent`.
+/// a silent badge update, as after `resolveEvent`. Deletes the pairings that closed.
 ///
 /// The due events are found by their record's `expiresAt` (removed when an event is
 /// resolved), so a restart, a crash half-way or several processes on one database
@@ -45,6 +45,8 @@ public struct EventExpiry: Service {
         await HousekeepingRounds.run(every: interval, logger: logger, failure: "the expiry of unresolved events failed")
         {
             try await expireDue()
+            // Pairings that closed (issue 82): nothing more to wait for.
+            try await PairingRecord.removeExpired(in: store, at: now())
         }
     }
 
@@ -62,11 +64,15 @@ public struct EventExpiry: Service {
             // servers/{serverKey}/events/{id}
             guard record.path.segments.count == 4 else { continue }
             let serverKey = ServerKey(hex: record.path.segments[1])
-            // Decided on a phone by a process that died before it resolved the event
-            // (the decision made it due at once): resolved as decided, not as expired.
+            // Settled by a process that died before it finished (the claim made it due
+            // at once): finished as settled — decided on a phone, or resolved — not as expired.
             let decided = record.string(FieldName.decision).flatMap(SignedDecision.Decision.init(rawValue:))
-            let word = decided.map(EventResolution.resolution(of:)) ?? "expired"
-            if try await resolution.resolve(record, serverKey: serverKey, resolution: word, at: now) != nil {
+            if let settled = record.string(FieldName.resolution) ?? decided.map(EventResolution.resolution(of:)) {
+                if try await resolution.finish(record, serverKey: serverKey, resolution: settled, at: now) != nil {
+                    expired += 1
+                }
+            } else if try await resolution.resolve(record, serverKey: serverKey, resolution: "expired", at: now) != nil
+            {
                 expired += 1
             }
         }

@@ -4,37 +4,100 @@ import PushgateDelivery
 import PushgateLiveActivity
 import PushgateSealing
 
-/// Resolves an event once, whether `resolveEvent` asks or its time ran out
-/// (``EventExpiry``): the installations it counted lose it from their badge, its
-/// reminders not yet sent are withdrawn, and each of those installations is sent a
-/// silent badge update (``PushNotification/badgeUpdate(serverKey:)``) through the
-/// outbox, so the icon is right without opening the app; that update also
-/// withdraws an approval's banner (`event_resolved`), and the agent's Live Activity,
-/// waiting for it, goes back to running.
+/// Settles an event once: decided from a phone (``DecideEventFunction``) or resolved
+/// without a decision (`resolveEvent`, or its time ran out: ``EventExpiry``), never
+/// both. Either writer first *claims* the record in one conditional write that holds
+/// only where neither a decision nor a resolution is stored (``claim(_:resolution:at:)``;
+/// atomic on every store, across processes), and only the winner's answer says it
+/// took effect. Then the claim is *finished* (``finish(_:serverKey:resolution:at:)``):
+/// the installations it counted lose it from their badge, its reminders not yet sent
+/// are withdrawn, and each of those installations is sent a silent badge update
+/// (``PushNotification/badgeUpdate(serverKey:)``) through the outbox, so the icon is
+/// right without opening the app; that update also withdraws an approval's banner
+/// (`event_resolved`), and the agent's Live Activity, waiting for it, goes back to running.
 ///
-/// Every step is safe to repeat, and the record is marked resolved last: a process
-/// that dies half-way leaves the event unresolved, and the caller's retry (or the
-/// expiry, which finds it still due) does the rest without counting twice — the
-/// badge holds event ids (an array removal), reminders are cancelled by id, and the
-/// badge update carries an idempotency key.
+/// The claim makes the record due at once (`expiresAt`), and every step of the
+/// finish is safe to repeat, the record marked resolved (`resolvedAt`) last: a
+/// process that dies half-way leaves the claim standing, and the caller's retry or the
+/// expiry of any process finishes it without counting twice — the badge holds event
+/// ids (an array removal), reminders are cancelled by id, and the badge update carries
+/// an idempotency key.
 struct EventResolution: Sendable {
     let store: any DocumentStore
     let outbox: any OutboxWriting
     let worker: DeliveryWorker
-    /// Told of each approval resolved: the agent waiting for it hears at once.
+    /// Told of each approval settled: the agent waiting for it hears at once.
     let waits: DecisionWaits
     let policy: DeliveryPolicy
 
-    /// What a resolution did.
+    /// What a finished resolution did.
     struct Outcome: Sendable, Hashable {
         let remindersCancelled: Int
         /// Installations sent a badge update.
         let badgeUpdates: Int
     }
 
-    /// Resolves the event whose record is `record`; `nil` when it was resolved
-    /// already (by an earlier call, or by one that finished first meanwhile).
+    /// Who settled an event.
+    enum Claim: Sendable {
+        /// This call: the record as it was read before the claim.
+        case won
+        /// A phone's decision came first: the record as it stands.
+        case decided(Document)
+        /// Another resolution came first (maybe not finished yet): the record as it stands.
+        case resolved(Document)
+    }
+
+    /// The fields neither writer may find stored when it claims an event: a
+    /// decision (one stored before claims existed has no resolution yet) or a resolution.
+    static let claimedBy = [FieldName.decidedAt, FieldName.resolution]
+
+    /// Whether an event is settled: decided, or claimed by a resolution.
+    static func isSettled(_ record: Document) -> Bool {
+        claimedBy.contains { record.fields[$0] != nil }
+    }
+
+    /// Claims `record` for `resolution` with `fields` beside it (a decision and its
+    /// proof): one write that holds only when the event is not settled yet.
+    func claim(
+        _ record: Document, resolution: String, with fields: [String: FieldValue] = [:], at now: Date
+    ) async throws -> Claim {
+        if let settled = Self.claim(of: record) { return settled }
+        var claim = fields
+        claim[FieldName.resolution] = .value(.string(resolution))
+        // Due at once: should this process die before it finishes, the expiry sweep
+        // of any process finishes it within a minute.
+        claim[FieldName.expiresAt] = .value(.string(RFC3339.format(now)))
+        let written = try await store.commit([.set(record.path, claim, if: .fieldsMissing(Self.claimedBy))])
+        guard written.first?.applied == true else {
+            let stored = try await store.document(at: record.path) ?? record
+            return Self.claim(of: stored) ?? .resolved(stored)
+        }
+        if DecideEventFunction.kind(of: record) != nil {
+            await waits.settled(at: record.path)
+        }
+        return .won
+    }
+
+    /// Who settled `record`; `nil` while nobody has.
+    private static func claim(of record: Document) -> Claim? {
+        if record.string(FieldName.decidedAt) != nil { return .decided(record) }
+        if record.string(FieldName.resolution) != nil { return .resolved(record) }
+        return nil
+    }
+
+    /// Claims `record` for `resolution` and finishes it; `nil` when another settled it
+    /// first (then ``claim(_:resolution:with:at:)`` says who).
     func resolve(_ record: Document, serverKey: ServerKey, resolution: String, at now: Date) async throws
+        -> Outcome?
+    {
+        guard case .won = try await claim(record, resolution: resolution, at: now) else { return nil }
+        return try await finish(record, serverKey: serverKey, resolution: resolution, at: now)
+    }
+
+    /// Finishes the claim of `record` (read before or after its claim) as
+    /// `resolution`; `nil` when it was finished already (by an earlier call, or by one
+    /// that finished first meanwhile).
+    func finish(_ record: Document, serverKey: ServerKey, resolution: String, at now: Date) async throws
         -> Outcome?
     {
         guard record.string(FieldName.resolvedAt) == nil else { return nil }
@@ -87,9 +150,6 @@ struct EventResolution: Sendable {
             )
         ])
         guard resolved.first?.applied == true else { return nil }
-        if DecideEventFunction.kind(of: record) != nil {
-            await waits.settled(at: record.path)
-        }
         return Outcome(remindersCancelled: cancelled, badgeUpdates: updates)
     }
 
@@ -147,7 +207,7 @@ struct EventResolution: Sendable {
         else { return false }
         let records = try await store.documents(at: pending.compactMap { try? events.document($0) })
         return records.contains {
-            $0.string(FieldName.agentKey) == agentKey.hex && $0.string(FieldName.resolvedAt) == nil
+            $0.string(FieldName.agentKey) == agentKey.hex && !Self.isSettled($0)
                 && $0.string(FieldName.type) == EventType.approvalRequested.rawValue
         }
     }

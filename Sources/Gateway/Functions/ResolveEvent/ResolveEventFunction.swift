@@ -2,9 +2,12 @@ import Foundation
 import PushgateCore
 import PushgateDelivery
 
-/// `resolveEvent`: an approval was answered. Its reminders not yet sent are
-/// withdrawn, the installations it counted lose it from their badge and are sent a
-/// silent badge update (``EventResolution``). Resolving twice changes nothing more.
+/// `resolveEvent`: an approval was answered elsewhere, or is no longer asked. Its
+/// reminders not yet sent are withdrawn, the installations it counted lose it from
+/// their badge and are sent a silent badge update (``EventResolution``). An event
+/// is decided or resolved, never both: one a phone decided first is 409
+/// `already_decided` with the decision; resolving twice changes nothing more (200,
+/// `already_resolved`, naming the resolution that stands).
 public struct ResolveEventFunction: Sendable {
     private let store: any DocumentStore
     private let resolution: EventResolution
@@ -30,19 +33,23 @@ public struct ResolveEventFunction: Sendable {
         }
         let now = self.now()
         try await ServerPresence(store: store).touch(serverKey, at: now)
-        guard
-            let outcome = try await resolution.resolve(
+        switch try await resolution.claim(record, resolution: request.resolution, at: now) {
+        case .won:
+            let outcome = try await resolution.finish(
                 record, serverKey: serverKey, resolution: request.resolution, at: now)
-        else {
-            // Resolved earlier, or by a call that finished first: its resolution stands.
-            let stored = try await store.document(at: record.path)?.string(FieldName.resolution)
             return ResolveEventAnswer(
-                serverKey: serverKey.hex, eventID: request.eventID, resolution: stored ?? request.resolution,
-                alreadyResolved: true, remindersCancelled: 0, badgeUpdates: 0)
+                serverKey: serverKey.hex, eventID: request.eventID, resolution: request.resolution,
+                alreadyResolved: false, remindersCancelled: outcome?.remindersCancelled ?? 0,
+                badgeUpdates: outcome?.badgeUpdates ?? 0)
+        case .decided(let decided):
+            throw DecideEventFunction.conflict(decided) ?? FunctionError(.aborted, "a phone decided this event first")
+        case .resolved(let resolved):
+            let stood = resolved.string(FieldName.resolution) ?? request.resolution
+            // Claimed by a call that did not finish (its process died): finished now.
+            _ = try await resolution.finish(resolved, serverKey: serverKey, resolution: stood, at: now)
+            return ResolveEventAnswer(
+                serverKey: serverKey.hex, eventID: request.eventID, resolution: stood, alreadyResolved: true,
+                remindersCancelled: 0, badgeUpdates: 0)
         }
-        return ResolveEventAnswer(
-            serverKey: serverKey.hex, eventID: request.eventID, resolution: request.resolution,
-            alreadyResolved: false, remindersCancelled: outcome.remindersCancelled,
-            badgeUpdates: outcome.badgeUpdates)
     }
 }

@@ -23,6 +23,9 @@ public struct TriggerReplyFinishedRequest: Sendable, Hashable {
     /// `answerable`: the person can answer the reply in words from the lock screen
     /// (issue 74); the answer then names the event's id.
     public let answerable: Bool
+    /// `event_id` (issue 82): the id the agent's side made for the answer it waits for;
+    /// a repeat of it within 24 h is a duplicate, as `triggerEvent`'s.
+    public let eventID: String?
 
     /// Checks every field of the body and the `Idempotency-Key` header's value.
     /// The app's counts are taken as JSON numbers or decimal strings and ignored
@@ -60,11 +63,15 @@ public struct TriggerReplyFinishedRequest: Sendable, Hashable {
             excludedInstallationID: excludedInstallation, excludedTokens: Set([excludedToken].compactMap { $0 }))
         wait = try fields.optionalBool("wait") ?? true
         answerable = try fields.optionalBool("answerable") ?? false
+        eventID = try fields.optionalString("event_id").map { id throws(FunctionError) in
+            guard !id.isEmpty else { throw .invalidArgument("'event_id' must not be empty", field: "event_id") }
+            return try FieldRules.text(id, field: "event_id", maxCharacters: 200)
+        }
         self.idempotencyKey = try FieldRules.idempotencyKeyHeader(idempotencyKey)
     }
 
     /// The same trigger as an event of type `reply_finished`. A repeat is recognised
-    /// by the `Idempotency-Key` header, else by the completion id, else by the
+    /// by the `Idempotency-Key` header, else by the event id, else by the completion id, else by the
     /// conversation and the time its run finished (both needed). Only a reply of the
     /// same conversation can make one stale: `finished_at` orders a conversation's
     /// replies, never two conversations'.
@@ -76,7 +83,8 @@ public struct TriggerReplyFinishedRequest: Sendable, Hashable {
         event.data = appData.mapValues(JSONValue.string)
         if let conversationID { event.data["conversation_id"] = .string(conversationID) }
         event.answerable = answerable
-        var key = idempotencyKey
+        event.eventID = eventID
+        var key = idempotencyKey ?? eventID.map { "event:" + $0 }
         if key == nil, let completionID {
             key = "reply:\(agentKey.hex):completion:" + completionID
         }

@@ -94,7 +94,7 @@ public final class APNsEmulator: Sendable {
     static func isOwnPage(_ path: String) -> Bool {
         let path = path.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
         return path == "/" || path.hasPrefix("/assets/") || path == "/inbox" || path == "/inbox/count"
-            || path == "/phone" || path == "/phone/decide"
+            || path == "/phone" || path == "/phone/decide" || path == "/phone/pair"
     }
 
     /// The pages and the inbox, and over HTTP/1.1 the APNs API's refusal.
@@ -112,7 +112,8 @@ public final class APNsEmulator: Sendable {
     /// The emulator as a phone (issue 73): `GET /phone` (its token, where it registered,
     /// its pushes opened), `POST /phone` `{"gateway_url", "secret", "cwd"}` registers it,
     /// `POST /phone/decide` `{"event_id", "decision", "message"?}` answers an approval
-    /// (allow, deny) or a question in words (answer, the words in `message`).
+    /// (allow, deny) or a question in words (answer, the words in `message`), `POST
+    /// /phone/pair` `{"pairing"}` pairs it with the link or code `pushgate pair` shows (issue 82).
     private func addPhoneRoutes(to router: Router<BasicRequestContext>) {
         router.get("phone") { _, _ in
             Self.json(status: .ok, self.phone.status(of: self.inbox.entries).objectValue ?? [:])
@@ -128,6 +129,16 @@ public final class APNsEmulator: Sendable {
                 return Self.json(
                     status: .ok,
                     try await self.phone.register(gateway: url, secret: secret, cwd: cwd).objectValue ?? [:])
+            } catch let failure as EmulatorPhone.Failure {
+                return Self.json(status: .init(code: failure.status), ["message": .string(failure.description)])
+            }
+        }
+        router.post("phone/pair") { request, _ in
+            guard let text = try await Self.fields(of: request)["pairing"]?.stringValue else {
+                return Self.json(status: .badRequest, ["message": "give pairing: the link or code pushgate pair shows"])
+            }
+            do {
+                return Self.json(status: .ok, try await self.phone.pair(text).objectValue ?? [:])
             } catch let failure as EmulatorPhone.Failure {
                 return Self.json(status: .init(code: failure.status), ["message": .string(failure.description)])
             }

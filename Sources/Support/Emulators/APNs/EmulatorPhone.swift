@@ -47,7 +47,8 @@ public final class EmulatorPhone: Sendable {
                 .register(
                     .init(
                         cwd: cwd, installationID: installationID, token: .apns(token), platform: .ios,
-                        payloadKeys: payloadKeys.registered, decisionKey: decisionKey.publicKey),
+                        payloadKeys: payloadKeys.registered, decisionKey: decisionKey.publicKey,
+                        deviceName: Self.deviceName),
                     secret: secret)
         } catch {
             throw Self.failure(error)
@@ -60,6 +61,49 @@ public final class EmulatorPhone: Sendable {
             }
         }
         return ["ok": true, "agent_key": .string(answer.agentKey), "installation_id": .string(installationID)]
+    }
+
+    /// The name it registers under: what `pushgate pair` shows when it pairs.
+    public static let deviceName = "Emulator phone"
+
+    /// Pairs the phone with an agent's machine (issue 82): `text` is what `pushgate pair`
+    /// shows there — its link, or its code as a person types it. Completed at the gateway
+    /// the phone registered with, never at the one a link names.
+    public func pair(_ text: String) async throws(Failure) -> JSONValue {
+        guard let registration = registration.withLockedValue({ $0 }) else {
+            throw Failure(status: 409, description: "the phone is registered with no gateway yet")
+        }
+        let gateway = PushgateGateway(baseURL: registration.gateway, retry: RetryPolicy(deadline: .seconds(10)))
+        let serverKey = PushgateKeys.serverKey(secret: registration.secret)
+        let now = Int64(Date().timeIntervalSince1970)
+        do {
+            if let link = PairingLink(text) {
+                let signed = try decisionKey.signPairing(
+                    link, serverKey: serverKey, installationID: installationID, signedAt: now)
+                _ = try await gateway.completePairing(signed, secret: registration.secret)
+                return ["ok": true, "completed": 1, "fingerprint": .string(decisionKey.fingerprint)]
+            }
+            guard let code = PairingCode(typed: text) else {
+                throw Failure(status: 400, description: "neither a pairing link nor a code (10 or more of 0-9 and A-Z)")
+            }
+            var completed = 0
+            for pairing in try await gateway.openPairings(secret: registration.secret).pairings {
+                let link = PairingLink(
+                    gateway: registration.gateway.absoluteString, pairingID: pairing.pairingID, code: code)
+                let signed = try decisionKey.signPairing(
+                    link, serverKey: serverKey, installationID: installationID, signedAt: now)
+                if (try? await gateway.completePairing(signed, secret: registration.secret)) != nil { completed += 1 }
+            }
+            return [
+                "ok": true, "completed": .number(Double(completed)), "fingerprint": .string(decisionKey.fingerprint),
+            ]
+        } catch let failure as Failure {
+            throw failure
+        } catch let error as PushgateError {
+            throw Self.failure(error)
+        } catch {
+            throw Failure(status: 500, description: "cannot sign: \(error)")
+        }
     }
 
     /// Answers the approval `eventID` as the person would on the phone.
@@ -107,7 +151,8 @@ public final class EmulatorPhone: Sendable {
         let kept = registration.withLockedValue { $0 }
         var status: [String: JSONValue] = [
             "token": .string(token), "installation_id": .string(installationID),
-            "decision_key": .string(decisionKey.publicKey), "opened": .object(opened),
+            "decision_key": .string(decisionKey.publicKey), "fingerprint": .string(decisionKey.fingerprint),
+            "device_name": .string(Self.deviceName), "opened": .object(opened),
         ]
         status["gateway"] = kept.map { .string($0.gateway.absoluteString) }
         status["cwds"] = kept.map { .array($0.cwds.map(JSONValue.string)) }

@@ -1,0 +1,297 @@
+import Foundation
+import PushgateCore
+
+/// A Claude Code hook event as `pushgate hook` reads it from standard input, and the
+/// gateway call it becomes. The common fields are `session_id`, `transcript_path`,
+/// `cwd` and `hook_event_name`; `Stop` and `SubagentStop` may carry
+/// `last_assistant_message`; `Notification` carries `message`, `title` and
+/// `notification_type` (`permission_prompt`, `idle_prompt`, …).
+///
+/// A stop becomes `triggerReplyFinished` (the reply's text as its preview, the
+/// session as its conversation) — but a `Stop` that comes while a Stop hook keeps the
+/// agent going (`stop_hook_active`), whose reply was pushed at the first one; a
+/// permission prompt an `approval_requested` event with an `event_id` of the session
+/// and the tool call it asks about (so that reminders, badges and resolving work as
+/// for any approval), an idle prompt or a question (`elicitation_dialog`) a
+/// `waiting_for_input` one, a login (`auth_success`) a passive event that makes no
+/// sound, any other notification an event named after its type. A prompt submitted
+/// starts a run (`run_started`); each tool used, failed or not, and each subagent that
+/// finishes is a step of it (`run_progress`: the tool's name and the tools used since
+/// the prompt, counted in the transcript), which drive the agent's Live Activity
+/// (issue 64); the end of the session ends the run (`run_ended`, the activity's end
+/// and no push: after an interrupt no `Stop` comes). The gateway folds the steps, so
+/// the hook sends each at once. Every text is made what the gateway accepts (no
+/// invisible characters, the preview's length), so a hook's own input never earns a
+/// 400. (Claude Code's hooks reference, code.claude.com/docs/en/hooks.)
+public struct ClaudeHookEvent: Sendable, Equatable {
+    public enum Kind: Sendable, Equatable {
+        /// `Stop`: the main agent's turn ended.
+        case stop
+        /// `SubagentStop`: a subagent (the Task tool) finished while the main agent
+        /// goes on: a step of the run, not its end.
+        case subagentStop(type: String?)
+        case notification(type: String?)
+        /// `UserPromptSubmit`: a run starts.
+        case promptSubmitted
+        /// `PreToolUse` / `PostToolUse` / `PostToolUseFailure`: a step of the run.
+        case toolUse(name: String?, failed: Bool)
+        /// `SessionEnd`: the session is over, and its run with it.
+        case sessionEnded
+        /// `PermissionRequest` (Claude Code's and Codex's, one wire): the agent asks
+        /// to use a tool; the hook pushes an approval and waits for the phone's
+        /// decision (issue 73).
+        case permissionRequest(tool: String?)
+    }
+
+    /// Why standard input is not a hook event Pushgate sends.
+    public struct Unusable: Error, Equatable, CustomStringConvertible {
+        public let description: String
+    }
+
+    public let kind: Kind
+    public let cwd: String
+    public let sessionID: String?
+    public let transcriptPath: String?
+    public let lastAssistantMessage: String?
+    public let message: String?
+    public let title: String?
+    /// A permission request's `tool_input` (Claude Code: the tool's own input;
+    /// Codex: `command` and `description`).
+    public let toolInput: JSONValue?
+    /// Codex's turn, on a permission request (Codex's events carry `turn_id`, Claude
+    /// Code's do not): which agent asked, for the prefix of its question's id.
+    public let turnID: String?
+
+    /// Each hook event sent, in Claude Code's name, and what it becomes: what
+    /// `pushgate hook --help` and the README list, and what any other event is told.
+    public static let mapped: [(event: String, becomes: String)] = [
+        (
+            "Stop",
+            "triggerReplyFinished, the last reply as its preview (none while a Stop hook keeps the agent going: stop_hook_active)"
+        ),
+        ("SubagentStop", "triggerEvent run_progress: a subagent finished, a step of the run (not its end)"),
+        (
+            "Notification",
+            "triggerEvent: permission_prompt an approval_requested event (with an event_id), idle_prompt and elicitation_dialog a waiting_for_input one, auth_success a passive one (no sound), any other type an event of its name"
+        ),
+        (
+            "UserPromptSubmit",
+            "triggerEvent run_started: the agent's Live Activity starts; at_keyboard (its replies may be held back)"
+        ),
+        ("PreToolUse", "triggerEvent run_progress: the tool's name and the tools used since the prompt"),
+        ("PostToolUse", "triggerEvent run_progress, as PreToolUse"),
+        ("PostToolUseFailure", "triggerEvent run_progress: the tool's name, failed"),
+        ("SessionEnd", "triggerEvent run_ended: the run's Live Activity ends, no push"),
+        (
+            "PermissionRequest",
+            "triggerEvent approval_requested (the tool as its title, its description or command as its body; a new event id each time), then waits for a decision signed on a phone paired with this machine and prints it for the agent (Claude Code and Codex)"
+        ),
+    ]
+
+    /// The most of standard input read: a hook event is a few kilobytes.
+    public static let maxInputBytes = 1 << 20
+
+    /// `continuingStops`: a `Stop` while a Stop hook keeps the agent going
+    /// (`stop_hook_active`) is taken too — a hook that waits for the person's reply
+    /// (`--reply-wait`) made it go on, and its next reply is news; else it is refused.
+    public init(json bytes: some Collection<UInt8>, continuingStops: Bool = false) throws(Unusable) {
+        guard bytes.count <= Self.maxInputBytes else {
+            throw Unusable(description: "the hook event is over \(Self.maxInputBytes) bytes")
+        }
+        let object: [String: JSONValue]
+        do {
+            guard let parsed = try JSONValue.parse(bytes).objectValue else {
+                throw Unusable(description: "the hook event is not a JSON object")
+            }
+            object = parsed
+        } catch let error as Unusable {
+            throw error
+        } catch {
+            throw Unusable(description: "the hook event is not JSON (\(error))")
+        }
+        let name = object["hook_event_name"]?.stringValue
+        switch name {
+        case "Stop":
+            guard continuingStops || object["stop_hook_active"] != .bool(true) else {
+                throw Unusable(
+                    description:
+                        "a Stop while a Stop hook keeps the agent going (stop_hook_active): its reply was pushed at the first Stop"
+                )
+            }
+            kind = .stop
+        case "SubagentStop": kind = .subagentStop(type: object["agent_type"]?.stringValue)
+        case "Notification": kind = .notification(type: object["notification_type"]?.stringValue)
+        case "UserPromptSubmit": kind = .promptSubmitted
+        case "PreToolUse", "PostToolUse": kind = .toolUse(name: object["tool_name"]?.stringValue, failed: false)
+        case "PostToolUseFailure": kind = .toolUse(name: object["tool_name"]?.stringValue, failed: true)
+        case "SessionEnd": kind = .sessionEnded
+        case "PermissionRequest": kind = .permissionRequest(tool: object["tool_name"]?.stringValue)
+        default:
+            throw Unusable(
+                description:
+                    "hook_event_name \(name.map { "'\(InvisibleCharacters.escaped(String($0.prefix(64))))'" } ?? "missing"): only \(Self.mapped.map(\.event).joined(separator: ", ")) are sent"
+            )
+        }
+        // As the gateway reads a cwd: 1 to 1,024 bytes, no invisible character.
+        guard let cwd = object["cwd"]?.stringValue, !cwd.isEmpty, cwd.utf8.count <= 1024,
+            InvisibleCharacters.first(in: cwd) == nil
+        else {
+            throw Unusable(description: "the hook event has no usable cwd (1 to 1,024 bytes, no control characters)")
+        }
+        self.cwd = cwd
+        sessionID = object["session_id"]?.stringValue.flatMap(Self.identifier)
+        transcriptPath = object["transcript_path"]?.stringValue
+        lastAssistantMessage = object["last_assistant_message"]?.stringValue
+        message = object["message"]?.stringValue
+        title = object["title"]?.stringValue
+        toolInput = object["tool_input"]
+        turnID = object["turn_id"]?.stringValue.flatMap(Self.identifier)
+    }
+
+    /// Whether this is a `Notification` of a permission prompt: the prompt a
+    /// `PermissionRequest` hook may be waiting on already.
+    public var isPermissionPrompt: Bool { kind == .notification(type: "permission_prompt") }
+
+    /// The gateway call this event becomes. `questionID` is the event id a permission
+    /// request is asked under: made by whoever waits for its answer (``QuestionID``),
+    /// a new one for each request, so that a decision answers this request only.
+    /// `transcriptText` is the transcript's last assistant text, read only when the
+    /// event has no `last_assistant_message`; `toolsUsed` the tools the transcript
+    /// shows used since the last prompt, read only for a tool's step; `lastToolUseID`
+    /// the id of the transcript's last tool call, read only for a permission prompt
+    /// (the call it asks about).
+    public func call(
+        now: Date, questionID: @autoclosure () -> String? = nil, transcriptText: () -> String?,
+        toolsUsed: () -> Int? = { nil }, lastToolUseID: () -> String? = { nil }
+    ) -> GatewayCall {
+        switch kind {
+        case .promptSubmitted, .toolUse, .subagentStop, .sessionEnded:
+            var body: [String: JSONValue] = [
+                "cwd": .string(cwd), "occurred_at": .string(RFC3339.format(now)), "wait": false,
+            ]
+            if let sessionID { body["data"] = ["conversation_id": .string(sessionID)] }
+            switch kind {
+            case .promptSubmitted:
+                body["type"] = "run_started"
+                body["progress"] = ["step": "Working"]
+                // A prompt typed: the person is at the keyboard (issue 75).
+                body["at_keyboard"] = true
+            case .sessionEnded:
+                body["type"] = "run_ended"
+            case .subagentStop(let type):
+                body["type"] = "run_progress"
+                let name = type.flatMap { Self.title(String($0.prefix(64))) }
+                body["progress"] = ["step": .string(name.map { "Subagent \($0) finished" } ?? "Subagent finished")]
+            case .toolUse(let name, let failed):
+                body["type"] = "run_progress"
+                var progress: [String: JSONValue] = [:]
+                let tool = name.flatMap { Self.title(String($0.prefix(64))) }
+                progress["step"] =
+                    tool.map { .string(failed ? "\($0) failed" : $0) } ?? (failed ? "A tool failed" : nil)
+                progress["tools_used"] = toolsUsed().map { .number(Double($0)) }
+                body["progress"] = .object(progress)
+            case .stop, .notification, .permissionRequest:
+                break
+            }
+            return GatewayCall(.triggerEvent, body)
+        case .stop:
+            var body: [String: JSONValue] = ["cwd": .string(cwd), "finished_at": .string(RFC3339.format(now))]
+            let reply = lastAssistantMessage ?? transcriptText()
+            body["message_preview"] = Self.preview(reply).map(JSONValue.string)
+            body["conversation_id"] = sessionID.map(JSONValue.string)
+            // Answered once stored: the hook never waits for the push itself.
+            body["wait"] = false
+            return GatewayCall(.triggerReplyFinished, body)
+        case .notification(let type):
+            let eventType = Self.eventType(notificationType: type)
+            var body: [String: JSONValue] = [
+                "cwd": .string(cwd), "type": .string(eventType),
+                "occurred_at": .string(RFC3339.format(now)), "wait": false,
+            ]
+            body["title"] = title.flatMap(Self.title).map(JSONValue.string)
+            body["body"] = Self.preview(message).map(JSONValue.string)
+            if let sessionID { body["data"] = ["conversation_id": .string(sessionID)] }
+            if eventType == "approval_requested" {
+                body["event_id"] = .string(approvalID(toolUseID: lastToolUseID(), now: now))
+            }
+            // A login that went through is news, not a call: shown, never heard.
+            if type == "auth_success" { body["interruption_level"] = "passive" }
+            return GatewayCall(.triggerEvent, body)
+        case .permissionRequest(let tool):
+            let eventID = questionID() ?? QuestionID.make(prefix: turnID == nil ? "claude" : "codex")
+            // No `occurred_at`: two requests in one second are two approvals, never a stale one.
+            var body: [String: JSONValue] = [
+                "cwd": .string(cwd), "type": "approval_requested", "event_id": .string(eventID),
+                "idempotency_key": .string(eventID), "wait": false,
+            ]
+            let name = tool.flatMap { Self.title(String($0.prefix(64))) } ?? "A tool"
+            body["title"] = .string(name + "?")
+            // At most 240 characters, as every preview.
+            body["body"] = Self.preview(toolSummary).map(JSONValue.string)
+            if let sessionID { body["data"] = ["conversation_id": .string(sessionID)] }
+            return GatewayCall(.triggerEvent, body)
+        }
+    }
+
+    /// What a permission request asks to do, in the agent's words: the tool's
+    /// `description` (Claude Code's Bash, Codex's justification), else its command, the
+    /// file, URL or pattern it names.
+    var toolSummary: String? {
+        let input = toolInput?.objectValue ?? [:]
+        for key in ["description", "command", "file_path", "url", "pattern", "query", "prompt"] {
+            if let text = input[key]?.stringValue, !text.isEmpty { return text }
+        }
+        return nil
+    }
+
+    /// A permission prompt's event id: the session's, and the tool call it asks
+    /// about (the same prompt twice, the same id: the hook sent once more is a
+    /// repeat); without a transcript, the session's and the second it came.
+    func approvalID(toolUseID: String?, now: Date) -> String {
+        let call = toolUseID.flatMap(Self.identifier) ?? "at-\(Int(now.timeIntervalSince1970))"
+        return "claude-" + String(SHA256Hex.digest(of: (sessionID ?? "no-session") + "\n" + call).prefix(32))
+    }
+
+    /// The event type a notification becomes.
+    static func eventType(notificationType: String?) -> String {
+        switch notificationType {
+        case "permission_prompt": return "approval_requested"
+        case "idle_prompt", "elicitation_dialog": return "waiting_for_input"
+        case let other?:
+            // A custom type is what EventType accepts ([a-z][a-z0-9_]*, at most 40):
+            // other names are folded to it.
+            let folded = String(
+                other.lowercased().unicodeScalars.map { scalar -> Character in
+                    ("a"..."z").contains(scalar) || ("0"..."9").contains(scalar) ? Character(scalar) : "_"
+                }
+                .prefix(40))
+            // A badge update and a withdrawal are the gateway's own silent pushes, not events.
+            guard case .custom = EventType(rawValue: folded), folded != "badge_update", folded != "event_resolved"
+            else { return "notification" }
+            return folded
+        case nil: return "notification"
+        }
+    }
+
+    /// A text as a push shows it: invisible characters removed, white space folded,
+    /// at most ``ReplyPreview/maxCharacters``; `nil` when nothing is left.
+    static func preview(_ text: String?) -> String? {
+        ReplyPreview.sanitized(text.map { InvisibleCharacters.shown(String($0.prefix(64 * 1024)), multiline: false) })
+    }
+
+    /// A title: one line, at most 200 characters.
+    static func title(_ text: String) -> String? {
+        let shown = InvisibleCharacters.shown(String(text.prefix(4096)), multiline: false)
+            .trimmingCharacters(in: .whitespaces)
+        guard !shown.isEmpty else { return nil }
+        return shown.count > 200 ? TextCut.cut(shown, toCharacters: 200) : shown
+    }
+
+    /// A session id sent as the conversation's: printable ASCII, at most 128 characters.
+    static func identifier(_ text: String) -> String? {
+        guard (1...128).contains(text.utf8.count), text.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
+            return nil
+        }
+        return text
+    }
+}

@@ -1,0 +1,32 @@
+import PushgateCore
+
+/// What a hook prints on standard output for its agent (Claude Code's and Codex's
+/// documented shapes; an HTTP hook's 2xx body): nothing is printed where there is none.
+public enum HookOutput: Sendable, Equatable {
+    /// A `PermissionRequest`'s allow.
+    case allow
+    /// A `PermissionRequest`'s deny, with the message the agent shows.
+    case deny(message: String)
+    /// A `Stop` hook's block: the agent does not stop, and goes on with the person's
+    /// words as its reason to.
+    case continueWith(words: String)
+
+    /// The one JSON line.
+    public var line: String {
+        let output: JSONValue
+        switch self {
+        case .allow:
+            output = ["hookSpecificOutput": ["hookEventName": "PermissionRequest", "decision": ["behavior": "allow"]]]
+        case .deny(let message):
+            output = [
+                "hookSpecificOutput": [
+                    "hookEventName": "PermissionRequest",
+                    "decision": ["behavior": "deny", "message": .string(message)],
+                ]
+            ]
+        case .continueWith(let words):
+            output = ["decision": "block", "reason": .string(words)]
+        }
+        return (try? output.encodedBytes()).map { String(decoding: $0, as: UTF8.self) } ?? ""
+    }
+}

@@ -1,0 +1,69 @@
+import Foundation
+import PushgateAgentHooks
+import PushgateCore
+
+/// `ask_user` (MCP, issues 74 and 82): a `question_asked` pushed under an event id made
+/// here, answered in words from the lock screen and heard only from a phone paired on
+/// this machine (``PersonWait``).
+public struct UserQuestion: Sendable {
+    public let gateway: any AgentGateway
+    public let pins: PinFile
+    public let callTimeout: Duration
+
+    public init(gateway: any AgentGateway, pins: PinFile, callTimeout: Duration) {
+        self.gateway = gateway
+        self.pins = pins
+        self.callTimeout = callTimeout
+    }
+
+    /// How asking ended.
+    public enum Ending: Sendable {
+        /// The person's words, and who said them.
+        case answered(words: String, by: PersonDecision, eventID: String)
+        /// Not asked: why (the gateway refused, nobody is subscribed, the pins are unreadable).
+        case notAsked(String, receipt: TriggerReceipt?)
+        case noAnswer(eventID: String, receipt: TriggerReceipt)
+        case closed(Resolution, eventID: String, receipt: TriggerReceipt)
+        /// An answer came that does not hold.
+        case refused(String, eventID: String)
+    }
+
+    public func ask(_ question: String, cwd: String, wait: Duration) async -> Ending {
+        let asked = Question.make(.answer, prefix: "mcp")
+        let deadline = ContinuousClock.now + wait
+        do {
+            _ = try pins.read()
+        } catch {
+            return .notAsked("the pin file \(pins.path) \(error), so no answer could be trusted", receipt: nil)
+        }
+        let body: [String: JSONValue] = [
+            "cwd": .string(cwd), "type": "question_asked", "body": .string(question),
+            "event_id": .string(asked.eventID),
+        ]
+        let receipt: TriggerReceipt
+        do {
+            receipt = try await gateway.trigger(GatewayCall(.triggerEvent, body), timeout: callTimeout).answer
+        } catch {
+            return .notAsked(error.description, receipt: nil)
+        }
+        guard receipt.deviceCount > 0 else { return .notAsked("nobody is subscribed", receipt: receipt) }
+        guard receipt.eventID == asked.eventID else {
+            return .notAsked("the gateway named another event than the one asked", receipt: receipt)
+        }
+        switch await PersonWait(gateway: gateway, pins: pins, callTimeout: callTimeout).answer(
+            to: asked, until: deadline)
+        {
+        case .decided(let decision):
+            guard case .words(let words) = decision.said else {
+                return .refused("an approval's decision came where words were asked for", eventID: asked.eventID)
+            }
+            return .answered(words: words, by: decision, eventID: asked.eventID)
+        case .noAnswer:
+            return .noAnswer(eventID: asked.eventID, receipt: receipt)
+        case .resolved(let resolution):
+            return .closed(resolution, eventID: asked.eventID, receipt: receipt)
+        case .refused(let reason):
+            return .refused(reason, eventID: asked.eventID)
+        }
+    }
+}
