@@ -146,12 +146,12 @@ let package = Package(
             path: "Sources/Agent/AgentSide",
             swiftSettings: swiftSettings
         ),
-        // Debian's libqrencode (libqrencode-dev): `pushgate pair` draws its link's QR code.
+        // Debian's libqrencode (libqrencode-dev, which scripts/install-deps installs; its
+        // header and library where the system keeps them): `pushgate pair` draws its
+        // link's QR code.
         .systemLibrary(
             name: "CQRencode",
-            path: "Sources/Agent/CQRencode",
-            pkgConfig: "libqrencode",
-            providers: [.apt(["libqrencode-dev"])]
+            path: "Sources/Agent/CQRencode"
         ),
         // The HTTP functions (registerSubscription, triggerReplyFinished, …): read,
         // plan, submit to delivery, answer.

@@ -209,7 +209,8 @@ function renderDevices(answer, now) {
         table(["Installation", "Platform", "Token", "App", "Updated", "Last delivery", ""], devices.map((device) => ({
             key: device.installation_id,
             cells: [
-                h("span", { class: "mono" }, device.installation_id),
+                [h("span", { class: "mono" }, device.installation_id),
+                    device.device_name ? h("span", { class: "sub device-name" }, device.device_name) : null],
                 device.platform ?? "",
                 device.token_kind
                     ? [serviceNames[device.token_kind] ?? `${device.token_kind} `,
@@ -218,8 +219,10 @@ function renderDevices(answer, now) {
                             `${device.apns_environment}${device.apns_environment_learned ? " (learned)" : ""}`) : null,
                         // Its pushes leave sealed for the app's keys: Apple and Google read only the neutral text.
                         device.sealed ? h("span", { class: "sub sealed", title: "pushes sealed for the app's keys" }, "sealed") : null,
-                        // Its phone signs allow and deny with a key of its own (never shown).
-                        device.can_decide ? h("span", { class: "sub decides", title: "answers approvals, signed by the phone's key" }, "decides") : null]
+                        // Its phone signs allow and deny with a key of its own (never shown; its
+                        // fingerprint is, to compare with the phone's and pushgate pair's).
+                        device.can_decide ? h("span", { class: "sub decides", title: "answers approvals, signed by the phone's key" }, "decides") : null,
+                        device.decision_key_fingerprint ? h("span", { class: "sub mono fingerprint", title: "the decision key's fingerprint" }, device.decision_key_fingerprint) : null]
                     : h("span", { class: "muted" }, "none"),
                 [device.bundle_id ?? "", device.app_version ? h("span", { class: "sub" }, `version ${device.app_version}`) : null],
                 time(device.updated_at, ago(device.updated_at, now)),

@@ -1,6 +1,7 @@
 import Foundation
 import PushgateClient
 import PushgateCore
+import PushgateSealing
 import PushgateTesting
 import Testing
 
@@ -12,14 +13,16 @@ struct ClientEndToEndTests {
     let tokenA = String(repeating: "a1", count: 32)
     let tokenB = String(repeating: "b2", count: 32)
 
-    func manager(_ baseURL: String, store: any SecureStore, decides: Bool = false) throws -> SubscriptionManager {
+    func manager(_ baseURL: String, store: any SecureStore, decides: Bool = false, deviceName: String? = nil) throws
+        -> SubscriptionManager
+    {
         let gateway = PushgateGateway(
             baseURL: try #require(URL(string: baseURL)), retry: RetryPolicy(deadline: .seconds(5)))
         return SubscriptionManager(
             gateway: gateway, store: store,
             options: .init(
-                platform: .ios, bundleID: "com.example.app", decides: decides, retryBase: .milliseconds(200),
-                retryCap: .seconds(1)))
+                platform: .ios, bundleID: "com.example.app", decides: decides, deviceName: deviceName,
+                retryBase: .milliseconds(200), retryCap: .seconds(1)))
     }
 
     /// `pushgate trigger` for `cwd`, as the agent side calls it.
@@ -219,6 +222,47 @@ struct ClientEndToEndTests {
         } throws: { error in
             guard case .gateway(let answer)? = error as? PushgateError else { return false }
             return answer.code == .notFound && answer.field == "installation_id"
+        }
+    }
+
+    @Test(
+        "an app pairs with an agent's machine by the link pushgate pair shows, and by its code typed: pair prints the app's name and the fingerprint it shows"
+    )
+    func pairFromTheApp() async throws {
+        let scratch = try TemporaryDirectory(name: "e2e-client-pairs")
+        defer { scratch.remove() }
+        let gateway = try await RunningGateway(database: scratch.url.appendingPathComponent("pushgate.sqlite").path)
+        defer { gateway.terminate() }
+        let push = try manager(gateway.baseURL, store: InMemoryStore(), decides: true, deviceName: "Ana's iPhone")
+        try await push.enablePush(forServer: "home", secret: secret)
+        _ = try await push.tokenChanged(to: .apns(tokenA))
+        _ = try await push.chatOpened(serverID: "home", cwd: "/srv/deploy")
+        let fingerprint = try await push.decisionKey().fingerprint
+        let environment = ["CODEAGENTS_PUSH_SECRET": secret, "CODEAGENTS_PUSH_GATEWAY_BASE_URL": gateway.baseURL]
+        let pins = scratch.url.appendingPathComponent("pins.json").path
+        for typed in [false, true] {
+            let pairing = try await RunningProcess(
+                ["pair", "--json", "--pins", pins, "--wait", "60"], environment: environment, readyWhen: #""link""#)
+            defer { pairing.terminate() }
+            let opened = pairing.capturedOutput.split(separator: "\n").compactMap {
+                (try? JSONValue.parse(Array($0.utf8)))?.objectValue
+            }
+            let text = try #require(opened.first?["link"]?.stringValue)
+            let link = try #require(PairingLink(text))
+            if typed {
+                // As a person types it: in lower case, spaced.
+                let spaced = link.code.grouped.lowercased().replacingOccurrences(of: "-", with: " ")
+                let code = try #require(PairingCode(typed: spaced))
+                // Every pairing open under the server, the first one (still open) too.
+                #expect(try await push.pair(code: code) == 2)
+            } else {
+                #expect(try await push.pair(link: link).ok)
+            }
+            #expect(await pairing.exited(within: .seconds(30)) && pairing.exitStatus == 0, "\(pairing.capturedOutput)")
+            #expect(
+                pairing.capturedOutput.contains(#""device_name":"Ana's iPhone""#)
+                    && pairing.capturedOutput.contains(#""fingerprint":"\#(fingerprint)""#), "\(pairing.capturedOutput)"
+            )
         }
     }
 

@@ -31,6 +31,11 @@ struct PairingEndToEndTests {
         }
     }
 
+    static var qrReader: String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("pairing/qr_read.py").path
+    }
+
     func startPairing(_ gateway: RunningGateway, wait: Int = 60) async throws -> RunningPairing {
         let process = try await RunningProcess(
             ["pair", "--json", "--pins", decisions.pins, "--wait", String(wait)],
@@ -189,11 +194,31 @@ struct PairingEndToEndTests {
         #expect(ids == ["phone", "tablet"], "\(listed.stdout)")
     }
 
-    @Test("a pairing nobody completes: --json says it expired, exit 1")
+    @Test(
+        "a pairing nobody completes: the code in groups of 4, the link and its QR code (libqrencode's, read back by zxing-cpp), then expired, exit 1; --json says so in its line"
+    )
     func expires() async throws {
         let (emulator, gateway, _) = try await decisions.startedWithPhone()
         defer { emulator.terminate() }
         defer { gateway.terminate() }
+        let shown = try await BuiltExecutable.run(
+            ["pair", "--wait", "2", "--pins", decisions.pins], environment: decisions.environment(gateway))
+        #expect(shown.status == 1, "\(shown.stdout)\(shown.stderr)")
+        let lines = shown.stdout.split(separator: "\n").map(String.init)
+        let code = try #require(lines.first { $0.hasPrefix("  Code: ") }?.dropFirst("  Code: ".count))
+        #expect(code.count == 14 && code.split(separator: "-").map(\.count) == [4, 4, 4], "\(code)")
+        let link = String(try #require(lines.first { $0.hasPrefix("  Link: ") }?.dropFirst("  Link: ".count)))
+        #expect(
+            link.hasPrefix("pushgate://pair?gateway=")
+                && link.hasSuffix("code=" + code.replacingOccurrences(of: "-", with: "")))
+        // The QR code, read back by zxing-cpp (PyPI's, Tests/pairing/qr_read.py): the link.
+        let read = try await BuiltExecutable.run(
+            ["python3", Self.qrReader], program: URL(fileURLWithPath: "/usr/bin/env"),
+            input: .bytes(Data(shown.stdout.utf8)))
+        #expect(
+            read.status == 0 && read.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == link, "\(read.stderr)")
+        #expect(lines.last == "The pairing expired: no phone was paired.", "\(shown.stdout)")
+
         let pairing = try await startPairing(gateway, wait: 2)
         #expect(await pairing.process.exited(within: .seconds(30)))
         #expect(

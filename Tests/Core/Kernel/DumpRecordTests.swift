@@ -207,4 +207,24 @@ struct DumpRecordTests {
         #expect(try record(String(decoding: try parsed.line(), as: UTF8.self)) == parsed)
         #expect(throws: DumpError.self) { try record(line(decision: "maybe")) }
     }
+
+    @Test(
+        "a pairing reads back with its completions; a completion without its key, one twice, an id not 32 hex digits are refused"
+    )
+    func pairing() throws {
+        let id = "0123456789abcdef0123456789abcdef"
+        let key = "BL18c7iLLptM7aYgIrLai-Exk6W1btwm5994QuJM0LXrBgWtp72oOsaiuA1-MUBA-kf_Frg7rIXO2wFEUbt85xo"
+        let completion =
+            #"{"installation_id":"phone-1","device_name":"Ana's iPhone","decision_key":"\#(key)","signed_at":1795000000,"signature":"\#(String(repeating: "A", count: 86))"}"#
+        func line(_ completions: String, id pairingID: String = id) -> String {
+            #"{"path":"servers/\#(Self.server)/pairings/\#(pairingID)","fields":{"createdAt":"\#(Self.stamp)","expiresAt":"\#(Self.stamp)","completions":[\#(completions)]}}"#
+        }
+        let parsed = try record(line(completion))
+        #expect(try record(String(decoding: try parsed.line(), as: UTF8.self)) == parsed)
+        #expect(try record(line("")) == record(String(decoding: try record(line("")).line(), as: UTF8.self)))
+        let keyless = completion.replacingOccurrences(of: #""decision_key":"\#(key)","#, with: "")
+        for bad in [line(keyless), line(completion + "," + completion), line(completion, id: "ABC")] {
+            #expect(throws: DumpError.self, "\(bad.prefix(120))") { try record(bad) }
+        }
+    }
 }

@@ -364,12 +364,12 @@ struct DecisionTests {
         #expect(try await polled.value.objectValue?["decision"] == "allow")
     }
 
-    @Test("diagnostics mark a device that can decide, never its key")
+    @Test("diagnostics mark a device that can decide, with its name and its key's fingerprint, never its key")
     func diagnosticsMark() async throws {
         let fixture = try FunctionsFixture()
         _ = try await fixture.register([
             "cwd": .string(cwd), "installation_id": "phone", "apns_token": .string(FunctionsFixture.apnsToken(1)),
-            "decision_key": .string(keyText(phoneKey)),
+            "decision_key": .string(keyText(phoneKey)), "device_name": "Ana's iPhone",
         ])
         let function = DiagnosticsFunction(
             store: fixture.store, outbox: fixture.outbox, formats: .installed, now: fixture.clock.now)
@@ -379,5 +379,8 @@ struct DecisionTests {
         let text = String(decoding: try answer.encodedData(), as: UTF8.self)
         #expect(text.contains(#""can_decide":true"#), "\(text)")
         #expect(!text.contains(keyText(phoneKey)))
+        let fingerprint = try #require(DecisionKey(keyText(phoneKey))?.fingerprint)
+        #expect(text.contains(#""decision_key_fingerprint":"\#(fingerprint)""#), "\(text)")
+        #expect(text.contains(#""device_name":"Ana's iPhone""#), "\(text)")
     }
 }

@@ -1,4 +1,5 @@
 import PushgateCore
+import PushgateSealing
 
 /// `/diagnostics?agent_key=…`: a page of one agent's devices (or its one device,
 /// with `installation_id`), by installation id, each with how the agent's last
@@ -39,8 +40,8 @@ enum AgentDevicesPage {
 
     /// What the device document says: never its whole token, only the kind and a
     /// preview of the one pushes go to (``PushAddressFormat/preview``: its first 8
-    /// characters, a Web Push endpoint's origin), whether its pushes are sealed, and
-    /// whether its phone can decide approvals.
+    /// characters, a Web Push endpoint's origin), whether its pushes are sealed,
+    /// whether its phone can decide approvals and its key's fingerprint, its name.
     static func describe(_ device: Document, formats: PushAddressFormats) -> [String: JSONValue] {
         var entry: [String: JSONValue] = ["installation_id": .string(device.path.documentID)]
         let record = DeviceRecord(document: device, formats: formats)
@@ -50,8 +51,13 @@ enum AgentDevicesPage {
         }
         // Its pushes go out sealed for the keys it registered (never the keys themselves).
         if case .sealed? = record.route.sealing { entry["sealed"] = .bool(true) }
-        // Its phone can answer approvals (a decision key; never the key itself).
+        // Its phone can answer approvals (a decision key; never the key itself, but its
+        // fingerprint, which the phone shows and `pushgate pair` prints, to compare).
         if record.route.decides { entry["can_decide"] = .bool(true) }
+        if let key = device.string(FieldName.decisionKey).flatMap(DecisionKey.init) {
+            entry["decision_key_fingerprint"] = .string(key.fingerprint)
+        }
+        entry["device_name"] = device.fields[FieldName.deviceName]
         for (name, field) in [
             ("platform", FieldName.platform), ("app_version", FieldName.appVersion), ("bundle_id", FieldName.bundleID),
             ("created_at", FieldName.createdAt),
