@@ -190,6 +190,9 @@ def measure(label, pushgate, database_url, processes, arguments, directory):
         key = phone_signer.keygen()
         checked(waiting, "registerSubscription", {"cwd": CWD, "installation_id": PHONE, "apns_token": TOKEN,
                                                   "decision_key": key["public"]})
+        # The phone is paired on the agent's machine (issue 82): its pin, as pushgate pair leaves it.
+        with open(os.path.join(directory, "pins.json"), "w") as pins:
+            json.dump({"pins": {PHONE: key["public"]}}, pins)
         event_ids = [f"bench-{n:05d}" for n in range(arguments.waits)]
         for event_id in event_ids:
             checked(waiting, "triggerEvent", {"cwd": CWD, "type": "approval_requested", "event_id": event_id,

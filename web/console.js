@@ -381,7 +381,7 @@ function renderTimeline(answer, now) {
                     step.reason ?? "",
                     step.message_id ? h("span", { class: "mono" }, step.message_id) : "",
                 ],
-            })), { caption: `Installation ${installation.installation_id}`, empty: "Nothing happened yet." })),
+            })), { caption: `Installation ${installation.installation_id}${installation.device_name ? ` (${installation.device_name})` : ""}`, empty: "Nothing happened yet." })),
     ]);
 }
 

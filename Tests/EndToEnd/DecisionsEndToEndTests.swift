@@ -83,8 +83,9 @@ struct DecisionsEndToEndTests {
         return try await call(gateway, "decideEvent", body)
     }
 
-    /// An APNs emulator, a gateway sending to it, and "phone" registered with a new
-    /// decision key: what the tests of answers start from. Both are to be terminated.
+    /// An APNs emulator, a gateway sending to it, and "phone" ("Ana's iPhone") registered
+    /// with a new decision key, paired here: what the tests of answers start from. Both
+    /// are to be terminated.
     func startedWithPhone() async throws -> (RunningEmulator, RunningGateway, PhoneKey) {
         let emulator = try await RunningEmulator(directory: directory)
         let gateway: RunningGateway
@@ -95,7 +96,7 @@ struct DecisionsEndToEndTests {
             throw error
         }
         let phone = try await PhoneKey.make()
-        try await register(gateway, "phone", token: phoneToken, key: phone)
+        try await register(gateway, "phone", token: phoneToken, key: phone, name: "Ana's iPhone")
         try pin(["phone": phone])
         return (emulator, gateway, phone)
     }

@@ -57,6 +57,12 @@ struct EventStatusEndToEndTests {
         #expect(stray.status == 403 && stray.body.contains("not_a_recipient"), "\(stray.body)")
         let decided = try await decisions.decide(gateway, eventID, as: "phone", with: phone, "allow")
         #expect(decided.status == 200, "\(decided.body)")
+        // Who decided, by the name the phone registered (issue 82).
+        let named = try await decisions.call(gateway, "eventStatus", #"{"event_id": "\#(eventID)"}"#)
+        #expect(
+            named.json["installations"]?.arrayValue?.contains {
+                $0.objectValue?["installation_id"] == "phone" && $0.objectValue?["device_name"] == "Ana's iPhone"
+            } == true, "\(named.body)")
 
         let timelines = try await status(gateway, "ship-7")
         let phoneSteps = try #require(timelines["phone"])

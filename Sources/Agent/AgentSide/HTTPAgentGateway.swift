@@ -25,11 +25,7 @@ public struct HTTPAgentGateway: AgentGateway {
     public func post(_ function: GatewayFunction, _ body: [String: JSONValue], timeout: Duration) async throws
         -> GatewayReply
     {
-        var request = HTTPClientRequest(url: url(of: function.rawValue))
-        request.method = .POST
-        request.headers.add(name: "Content-Type", value: "application/json")
-        request.body = .bytes(ByteBuffer(bytes: try JSONValue.object(body).encodedBytes()))
-        return try await send(request, timeout: timeout)
+        try await post(path: function.rawValue, body: body, timeout: timeout)
     }
 
     public func get(_ function: GatewayFunction, query: [String: String], timeout: Duration) async throws

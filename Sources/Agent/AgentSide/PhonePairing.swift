@@ -69,42 +69,26 @@ public struct PhonePairing: Sendable {
     /// `refused` hears each completion that does not verify.
     public func wait(for opened: Opened, refused: @Sendable (String) -> Void) async -> Ending {
         var seen = 0
-        var pause = PersonWait.firstPause
-        while true {
-            let left = ContinuousClock.now.duration(to: opened.closes)
-            guard left > .zero, !Task.isCancelled else { return .expired }
-            let wait = PersonWait.seconds(left)
-            let started = ContinuousClock.now
-            do {
-                let completions = try await gateway.awaitPairing(
-                    opened.pairingID, wait: wait, seen: seen,
-                    timeout: min(.seconds(wait) + callTimeout, left + .seconds(1))
+        return await LongPoll.until(opened.closes, callTimeout: callTimeout) { wait, timeout -> Ending? in
+            let completions: [PairingCompletions.Completion]
+            do throws(GatewayCallError) {
+                completions = try await gateway.awaitPairing(
+                    opened.pairingID, wait: wait, seen: seen, timeout: timeout
                 ).completions
-                for completion in completions.dropFirst(seen) {
-                    switch check(completion, of: opened) {
-                    case .success(let key): return pin(key, of: completion)
-                    case .failure(let refusal): refused(refusal.reason)
-                    }
+            } catch {
+                // Closed: expired. Unreachable, or a gateway in trouble: asked again.
+                if error.reason == "unknown_pairing" { return .expired }
+                return error.isRetryable ? nil : .failed(error.description)
+            }
+            for completion in completions.dropFirst(seen) {
+                switch check(completion, of: opened) {
+                case .success(let key): return pin(key, of: completion)
+                case .failure(let refusal): refused(refusal.reason)
                 }
-                seen = max(seen, completions.count)
-            } catch  where error.reason == "unknown_pairing" {
-                return .expired
-            } catch  where !error.isRetryable {
-                return .failed(error.description)
-            } catch {
-                // Unreachable, or a gateway in trouble: asked again.
             }
-            guard started.duration(to: .now) < PersonWait.firstPause else {
-                pause = PersonWait.firstPause
-                continue
-            }
-            do {
-                try await Task.sleep(for: min(pause, ContinuousClock.now.duration(to: opened.closes)))
-            } catch {
-                return .expired
-            }
-            pause = min(pause * 2, PersonWait.longestPause)
-        }
+            seen = max(seen, completions.count)
+            return nil
+        } ?? .expired
     }
 
     /// The key of a completion that verifies against the code, or why it does not.

@@ -5,6 +5,8 @@ import PushgateCore
 public struct EventStatusAnswer: Sendable, Hashable, Encodable {
     public struct Installation: Sendable, Hashable, Encodable {
         public let installationID: String
+        /// What the person calls it (its registered `device_name`, issue 82): who decided.
+        public let deviceName: String?
         public let timeline: [Step]
     }
 

@@ -52,10 +52,25 @@ public struct EventStatusFunction: Sendable {
             timelines[decidedBy, default: []].append(
                 .init(.decided, at: decidedAt, reason: record.string(FieldName.decision)))
         }
+        let names = try await deviceNames(of: Set(timelines.keys), serverKey: serverKey)
         let installations = timelines.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }.map { id in
-            EventStatusAnswer.Installation(installationID: id, timeline: Self.inOrder(timelines[id] ?? []))
+            EventStatusAnswer.Installation(
+                installationID: id, deviceName: names[id], timeline: Self.inOrder(timelines[id] ?? []))
         }
         return EventStatusAnswer(eventID: request.eventID, installations: installations)
+    }
+
+    /// The names the installations registered (`device_name`), by installation: one read.
+    private func deviceNames(of installations: Set<String>, serverKey: ServerKey) async throws -> [String: String] {
+        guard !installations.isEmpty else { return [:] }
+        let devices = try await store.documents(
+            inGroup: NamespacePaths.devices, under: NamespacePaths.server(serverKey),
+            where: .documentIDIn(installations))
+        var names: [String: String] = [:]
+        for device in devices {
+            if let name = device.string(FieldName.deviceName) { names[device.path.documentID] = name }
+        }
+        return names
     }
 
     /// What one delivery says happened: the push stored (not a reminder's, stored
