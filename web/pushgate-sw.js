@@ -19,8 +19,11 @@
 // tag?, data, actions?, require_interaction?, silent?}, or Declarative Web Push's
 // {web_push: 8030, notification: {title, body, navigate, app_badge, tag}}. The data's
 // `event_id` names the push in a receipt; `web_url` is the page a click opens. An
-// approval's Allow or Deny opens the app with `#pushgate-event=<id>&pushgate-action=<action>`:
-// only the app holds the key that signs a decision (issue 73).
+// approval's Allow or Deny, or the words typed in a reply's text field (Chromium's
+// `type: "text"` action, issue 83), go to the app's page, which signs them: only the
+// app holds the key that signs a decision (issue 73). A page of the app that is open
+// gets the message { pushgate: { event_id, action, reply? } }; without one, the app
+// opens with `#pushgate-event=<id>&pushgate-action=<action>&pushgate-reply=<words>`.
 "use strict";
 
 const pushgateDatabase = "pushgate";
@@ -97,11 +100,12 @@ self.addEventListener("push", (event) => {
         body: message.body, tag: message.tag || undefined, data: message.data,
         requireInteraction: message.requireInteraction, silent: message.silent,
     };
-    // Browsers that show buttons take a few; the others ignore them.
+    // Browsers that show buttons take a few; the others ignore them. A text action
+    // keeps its type and placeholder: Chromium shows it as a field to type in.
     if (message.actions && "maxActions" in Notification) {
         options.actions = message.actions.slice(0, Notification.maxActions)
             .filter((action) => action && typeof action.action === "string")
-            .map((action) => ({ action: action.action, title: String(action.title ?? action.action) }));
+            .map(pushgateAction);
     }
     const shown = self.registration.showNotification(message.title, options);
     const badge = Number.isInteger(message.badge) && self.navigator.setAppBadge
@@ -111,15 +115,41 @@ self.addEventListener("push", (event) => {
     event.waitUntil(Promise.all([shown, badge, shown.then(() => pushgateConfirm("delivered", message.data.event_id))]));
 });
 
+/** An action as `showNotification` takes it: a button, or a field to type in. */
+function pushgateAction(action) {
+    const shown = { action: action.action, title: String(action.title ?? action.action) };
+    if (action.type === "text") {
+        shown.type = "text";
+        if (typeof action.placeholder === "string") shown.placeholder = action.placeholder;
+    }
+    return shown;
+}
+
+/** Hands an action (and the words typed) to a page of the app: one that is open, else a new one. */
+async function pushgateHandOver(target, answer) {
+    const pages = await self.clients.matchAll({ type: "window", includeUncontrolled: true });
+    const open = pages.find((page) => new URL(page.url).origin === target.origin);
+    if (open && answer) {
+        open.postMessage({ pushgate: answer });
+        await open.focus().catch(() => undefined);
+        return;
+    }
+    if (answer) {
+        const fields = { "pushgate-event": answer.event_id, "pushgate-action": answer.action };
+        if (answer.reply !== undefined) fields["pushgate-reply"] = answer.reply;
+        target.hash = new URLSearchParams(fields).toString();
+    }
+    await self.clients.openWindow(target.href).catch(() => undefined);
+}
+
 self.addEventListener("notificationclick", (event) => {
     const data = event.notification.data ?? {};
     event.notification.close();
     const target = new URL(data.web_url || data.navigate || self.registration.scope, self.registration.scope);
+    let answer;
     if (event.action && data.event_id) {
-        target.hash = new URLSearchParams({ "pushgate-event": data.event_id, "pushgate-action": event.action }).toString();
+        answer = { event_id: String(data.event_id), action: event.action };
+        if (typeof event.reply === "string") answer.reply = event.reply;
     }
-    event.waitUntil(Promise.all([
-        pushgateConfirm("opened", data.event_id),
-        self.clients.openWindow(target.href).catch(() => undefined),
-    ]));
+    event.waitUntil(Promise.all([pushgateConfirm("opened", data.event_id), pushgateHandOver(target, answer)]));
 });

@@ -4,8 +4,8 @@ import PushgateTesting
 import Testing
 
 /// `pushgate hook --agent codex` as Codex runs it (issue 74): its `notify` program,
-/// the finished turn as the last argument, standard input connected to nothing, and
-/// killed after 1.5 s (codex-rs `hooks/src/legacy_notify.rs`); and the `config.toml`
+/// the finished turn as the last argument, standard input connected to nothing, never
+/// waited for nor stopped (codex-rs `hooks/src/legacy_notify.rs`); and the `config.toml`
 /// lines `--settings` prints, read back by Python's `tomllib` (code nobody here wrote).
 @Suite("End to end: Codex's notify program and config.toml")
 struct CodexEndToEndTests {
@@ -75,7 +75,7 @@ struct CodexEndToEndTests {
         #expect(quiet.stderr.contains("triggerReplyFinished answered 202"), "\(quiet.stderr)")
     }
 
-    @Test("whatever goes wrong, it is over within Codex's 1.5 s with one line, exit 0, nothing on standard output")
+    @Test("whatever goes wrong, it is over within seconds with one line, exit 0, nothing on standard output")
     func neverHoldsCodexUp() async throws {
         let away = ["CODEAGENTS_PUSH_SECRET": secret, "CODEAGENTS_PUSH_GATEWAY_BASE_URL": "http://127.0.0.1:1"]
         for (argument, environment, expected) in [
@@ -90,6 +90,44 @@ struct CodexEndToEndTests {
             #expect(result.stderr.contains(expected), "\(argument): \(result.stderr)")
             #expect(took < .seconds(5), "\(argument) took \(took)")
         }
+    }
+
+    /// `Tests/hooks/slow_gateway.py`: a gateway that answers after a delay.
+    static let slowGateway = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("hooks/slow_gateway.py").path
+
+    @Test(
+        "Codex neither waits for nor stops its notify program: a gateway answering in 1.6 s still gets the turn (issue 83)"
+    )
+    func slowGateway() async throws {
+        let server = Process()
+        server.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        server.arguments = ["python3", Self.slowGateway, "1.6"]
+        let output = Pipe()
+        let printed = LogBuffer()
+        output.fileHandleForReading.readabilityHandler = {
+            printed.append(String(decoding: $0.availableData, as: UTF8.self))
+        }
+        server.standardOutput = output
+        try server.run()
+        defer { if server.isRunning { kill(server.processIdentifier, SIGKILL) } }
+        let lines = { printed.text.split(separator: "\n").map(String.init) }
+        try await waitUntil("the slow gateway's port", within: .seconds(20)) {
+            lines().first.flatMap { Int($0) } != nil
+        }
+        let port = try #require(lines().first.flatMap { Int($0) })
+
+        let (result, took) = try await notify(
+            try turn(),
+            environment: [
+                "CODEAGENTS_PUSH_SECRET": secret, "CODEAGENTS_PUSH_GATEWAY_BASE_URL": "http://127.0.0.1:\(port)",
+            ])
+        expectQuiet(result)
+        #expect(result.stderr.contains("triggerReplyFinished answered 202"), "\(result.stderr)")
+        #expect(took >= .seconds(1.6) && took < .seconds(5), "took \(took)")
+        try await waitUntil("the gateway's line for the call", within: .seconds(10)) { lines().count >= 2 }
+        let received = lines()[1]
+        #expect(received.hasPrefix("/triggerReplyFinished ") && received.contains("cargo build"), "\(received)")
     }
 
     @Test(
@@ -115,6 +153,8 @@ struct CodexEndToEndTests {
         let hook = settings.objectValue?["hooks"]?.objectValue?["PermissionRequest"]?.arrayValue?.first?
             .objectValue?["hooks"]?.arrayValue?.first?.objectValue
         #expect(hook?["type"] == "command" && hook?["timeout"] == 60, "\(result.stdout)")
+        // Codex skips a hook nobody trusted: the lines say how (issue 83).
+        #expect(result.stdout.contains("/hooks") && result.stdout.contains("trust"), "\(result.stdout)")
         #expect(
             hook?["command"]?.stringValue
                 == "\(BuiltExecutable.url.path) hook --agent codex --secret-file '/etc/codex \"proxy\".env' --decision-wait 30.0"

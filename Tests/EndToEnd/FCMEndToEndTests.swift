@@ -193,6 +193,56 @@ extension FCMEndToEndTests {
         #expect(try await fcm.entries().allSatisfy { $0["status"] == 200 })
     }
 
+    /// `Tests/compat/firebase_admin_android.py`: the Admin SDK's own encoding of a data-only message.
+    static let androidEncoder = URL(fileURLWithPath: sdkClient).deletingLastPathComponent()
+        .appendingPathComponent("firebase_admin_android.py").path
+
+    @Test(
+        "Android (issue 83): an approval to a phone that can answer it goes data-only at high priority, as the Firebase Admin SDK writes one; an iPhone on FCM keeps its notification and aps.category"
+    )
+    func androidApproval() async throws {
+        let fcm = try await RunningEmulator(.fcm, directory: directory)
+        defer { fcm.terminate() }
+        let gateway = try await RunningGateway(
+            database: directory.appendingPathComponent("pushgate.sqlite").path, environment: fcm.settings)
+        defer { gateway.terminate() }
+        let client = ["CODEAGENTS_PUSH_SECRET": Self.secret, "CODEAGENTS_PUSH_GATEWAY_BASE_URL": gateway.baseURL]
+        let devices = [("pixel", "android", "cPixel:APA91b"), ("iphone", "ios", "cIphone:APA91b")]
+        for (id, platform, token) in devices {
+            let result = try await BuiltExecutable.run(
+                [
+                    "subscribe", "--cwd", "/srv/mixed", "--installation-id", id, "--fcm-token", token, "--platform",
+                    platform, "--decision-key-file", directory.appendingPathComponent(id + ".pem").path,
+                ], environment: client)
+            #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        }
+        let approval = try await CurlCall.run(
+            "POST", gateway.baseURL + "/triggerEvent", secret: Self.secret,
+            body:
+                #"{"cwd": "/srv/mixed", "type": "approval_requested", "event_id": "deploy-5", "title": "Deploy?", "body": "api to production"}"#
+        )
+        #expect(approval.status == 200 && approval.json["success_count"] == 2, "\(approval.body)")
+        let sent = try await fcm.entries().compactMap { $0["message"]?.objectValue }
+        let pixel = try #require(sent.first { $0["token"] == "cPixel:APA91b" })
+        let data = try #require(pixel["data"]?.objectValue)
+        #expect(pixel["notification"] == nil && pixel["apns"] == nil, "data-only: \(pixel)")
+        #expect(pixel["android"]?.objectValue?["priority"] == "high")
+        #expect(data["title"] == "Deploy?" && data["body"]?.stringValue?.contains("api to production") == true)
+        #expect(data["event_id"] == "deploy-5" && data["actions"] == "allow,deny" && data["category"] != nil)
+
+        // Rebuilt with the Firebase Admin SDK: its encoding is what was sent.
+        let encoded = try await BuiltExecutable.run(
+            ["python3", Self.androidEncoder], program: URL(fileURLWithPath: "/usr/bin/env"),
+            input: .bytes(try JSONValue.object(pixel).encodedData()))
+        try #require(encoded.status == 0, "the SDK refused it (is firebase-admin installed?): \(encoded.stderr)")
+        #expect(try JSONValue.parse(Array(encoded.stdout.utf8)) == .object(pixel))
+
+        let iphone = try #require(sent.first { $0["token"] == "cIphone:APA91b" })
+        #expect(iphone["notification"] != nil)
+        #expect(
+            iphone["apns"]?.objectValue?["payload"]?.objectValue?["aps"]?.objectValue?["category"] == data["category"])
+    }
+
     @Test("FCM answers 503 for 10 s: every FCM device gets its push once FCM is back, nothing lost, APNs unaffected")
     func outage() async throws {
         // Stored before the emulators start: the outage runs from the FCM emulator's start.

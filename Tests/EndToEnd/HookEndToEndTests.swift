@@ -102,7 +102,9 @@ struct HookEndToEndTests {
         expectQuiet(prompt)
         #expect(prompt.stderr.contains("triggerEvent answered 202"), "\(prompt.stderr)")
         let approval = try #require(try await pushes(emulator, count: 3).first)
-        #expect(approval["type"] == "approval_requested" && approval["conversation_id"] == "s3")
+        // Information (issue 83): no answer to it reaches Claude Code, so nothing to decide.
+        #expect(approval["type"] == "waiting_for_input" && approval["conversation_id"] == "s3")
+        #expect(approval["aps"]?.objectValue?["category"] == nil)
         let alert = try #require(approval["aps"]?.objectValue?["alert"]?.objectValue)
         #expect(alert["title"] == "Claude Code")
         #expect(alert["body"]?.stringValue?.contains("Claude needs your permission to use Bash") == true, "\(alert)")
@@ -230,7 +232,7 @@ struct HookEndToEndTests {
         #expect(
             Set(block.keys) == [
                 "Stop", "SubagentStop", "Notification", "UserPromptSubmit", "PreToolUse", "PostToolUse",
-                "PostToolUseFailure", "SessionEnd", "PermissionRequest",
+                "PostToolUseFailure", "SessionEnd", "PermissionRequest", "StopFailure", "PermissionDenied",
             ])
         #expect(block["PostToolUse"]?.arrayValue?.first?.objectValue?["matcher"] == "*")
         // The wait for a phone's decision (default 120 s) within the hook's own time-out.

@@ -15,6 +15,8 @@ error fails it. A screenshot of each page is saved and named in the output.
 """
 
 import argparse
+import base64
+import contextlib
 import datetime
 import hashlib
 import http.server
@@ -318,6 +320,25 @@ def start_hook(pushgate, base, directory, event, *options):
             stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=environment, cwd=directory)
 
 
+@contextlib.contextmanager
+def waiting_hook(pushgate, base, directory, event, *options):
+    """`start_hook`'s process, killed if the steps in the block fail before it ends."""
+    hook = start_hook(pushgate, base, directory, event, *options)
+    try:
+        yield hook
+    finally:
+        if hook.poll() is None:
+            hook.kill()
+
+
+def hook_output(hook):
+    """What the hook printed for the agent, once it ended well, the secret not in its line."""
+    stdout, stderr = hook.communicate(timeout=30)
+    assert hook.returncode == 0, stderr
+    assert SECRET.encode() not in stderr
+    return json.loads(stdout)
+
+
 def pair_phone(page, base, pushgate, directory):
     """Issue 82: `pushgate pair` on the agent's machine shows a code; the person types
     it on the phone page (spaced, in lower case, as a person might); pair pins the
@@ -365,21 +386,14 @@ def check_phone_decides(browser, base, pushgate, url, directory, shots, problems
     event = {"session_id": "b7c1d2e3-0000-4444-8888-123456789abc", "cwd": agent,
              "hook_event_name": "PermissionRequest", "permission_mode": "default", "tool_name": "Bash",
              "tool_input": {"command": "kubectl rollout restart deploy/api", "description": "Restart the API"}}
-    hook = start_hook(pushgate, base, directory, event, "--decision-wait", "90")
-    try:
+    with waiting_hook(pushgate, base, directory, event, "--decision-wait", "90") as hook:
         approval = page.locator(".decidable", has_text="Restart the API")
         expect(approval).to_be_visible(timeout=20000)
         page.screenshot(path=os.path.join(shots, "phone-approval.png"), full_page=True)
         approval.get_by_role("button", name="Allow").click()
         expect(approval.locator(".decided")).to_have_text("Allowed from this phone")
-        stdout, stderr = hook.communicate(timeout=30)
-    finally:
-        if hook.poll() is None:
-            hook.kill()
-    assert hook.returncode == 0, stderr
-    assert json.loads(stdout) == {"hookSpecificOutput": {"hookEventName": "PermissionRequest",
-                                                         "decision": {"behavior": "allow"}}}, (stdout, stderr)
-    assert SECRET.encode() not in stderr
+        said = hook_output(hook)
+    assert said == {"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior": "allow"}}}, said
     context.close()
 
 
@@ -392,22 +406,16 @@ def check_phone_replies(browser, base, pushgate, url, directory, shots, problems
     event = {"session_id": "c8d2e3f4-0000-4444-8888-123456789abc", "cwd": agent, "hook_event_name": "Stop",
              "stop_hook_active": False, "permission_mode": "default",
              "last_assistant_message": "Migrations written. Which database should I run them on?"}
-    hook = start_hook(pushgate, base, directory, event, "--reply-wait", "90")
     words = "The staging one, please"
-    try:
+    with waiting_hook(pushgate, base, directory, event, "--reply-wait", "90") as hook:
         reply = page.locator(".decidable", has_text="Which database should I run them on?")
         expect(reply).to_be_visible(timeout=20000)
         reply.get_by_role("textbox").fill(words)
         page.screenshot(path=os.path.join(shots, "phone-reply.png"), full_page=True)
         reply.get_by_role("button", name="Send").click()
         expect(reply.locator(".decided")).to_have_text("Answered from this phone")
-        stdout, stderr = hook.communicate(timeout=30)
-    finally:
-        if hook.poll() is None:
-            hook.kill()
-    assert hook.returncode == 0, stderr
-    assert json.loads(stdout) == {"decision": "block", "reason": words}, (stdout, stderr)
-    assert SECRET.encode() not in stderr
+        said = hook_output(hook)
+    assert said == {"decision": "block", "reason": words}, said
 
     question = must(call(base, "/triggerEvent", {
         "cwd": agent, "type": "question_asked", "body": "Tag the release as 2.1.0?"}), "question")
@@ -514,12 +522,33 @@ def serve_web_app(gateway):
         "/sw.js": ("text/javascript", 'importScripts("{url}/pushgate-sw.js");\n'),
         "/index.html": ("text/html", """<!doctype html><meta charset="utf-8"><title>starting</title>
 <script>
+const config = JSON.parse(decodeURIComponent(location.hash.slice(1)));
+const base64url = (bytes) => btoa(String.fromCharCode(...bytes)).replace(/\\+/g, "-").replace(/\\//g, "_").replace(/=+$/, "");
+// The app's own decision key signs what the person typed (the worker holds none).
+async function answer(given) {
+    const encoder = new TextEncoder();
+    const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", encoder.encode(config.secret)));
+    const serverKey = Array.from(digest, (byte) => byte.toString(16).padStart(2, "0")).join("");
+    const signedAt = Math.floor(Date.now() / 1000);
+    const text = ["pushgate-decision-v1", serverKey, given.event_id, config.installationID, "answer", String(signedAt),
+        given.reply].join("\\n");
+    const key = await crypto.subtle.importKey("jwk", config.key, { name: "ECDSA", namedCurve: "P-256" }, false, ["sign"]);
+    const signature = new Uint8Array(await crypto.subtle.sign({ name: "ECDSA", hash: "SHA-256" }, key, encoder.encode(text)));
+    const response = await fetch(config.gateway + "/decideEvent", {
+        method: "POST", headers: { Authorization: `Bearer ${config.secret}`, "Content-Type": "application/json" },
+        body: JSON.stringify({ event_id: given.event_id, installation_id: config.installationID, decision: "answer",
+            message: given.reply, signed_at: signedAt, signature: base64url(signature) }),
+    });
+    document.title = "answered " + response.status;
+}
 navigator.serviceWorker.addEventListener("message", (event) => {
-    if (event.data?.pushgate === "configured") document.title = "configured";
+    const given = event.data?.pushgate;
+    if (given === "configured") document.title = "configured";
+    else if (given?.action === "answer" && typeof given.reply === "string") answer(given);
 });
 navigator.serviceWorker.register("/sw.js").then(() => navigator.serviceWorker.ready).then((registration) => {
-    const config = JSON.parse(decodeURIComponent(location.hash.slice(1)));
-    registration.active.postMessage({ pushgate: config });
+    const { key, ...where } = config;
+    registration.active.postMessage({ pushgate: where });
 }).catch((error) => { document.title = "failed: " + error; });
 </script>"""),
     }
@@ -558,14 +587,50 @@ def timeline_until(base, event_id, installation, state, seconds=20):
         time.sleep(0.1)
 
 
-def check_service_worker(browser, base, webpush_url, app_origin, problems):
+def webpush_plaintext(webpush_url, found, seconds=15):
+    """The first plaintext the push service took for which `found(payload)` holds."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        entries = json.loads(urllib.request.urlopen(
+            webpush_url + "/inbox", context=ssl._create_unverified_context(), timeout=5).read())
+        entries = entries.get("entries", entries) if isinstance(entries, dict) else entries
+        plaintext = next((e["payload"] for e in entries if isinstance(e.get("payload"), dict) and found(e["payload"])),
+                         None)
+        if plaintext is not None:
+            return plaintext
+        time.sleep(0.1)
+    return None
+
+
+def web_app_key():
+    """A decision key for the web app: its private half as a JWK (what the app's page
+    keeps), its public half as registerSubscription's decision_key."""
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    key = ec.generate_private_key(ec.SECP256R1())
+    numbers = key.private_numbers()
+
+    def encode(number):
+        return base64.urlsafe_b64encode(number.to_bytes(32, "big")).rstrip(b"=").decode()
+
+    public = key.public_key().public_bytes(serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint)
+    jwk = {"kty": "EC", "crv": "P-256", "x": encode(numbers.public_numbers.x), "y": encode(numbers.public_numbers.y),
+           "d": encode(numbers.private_value)}
+    return jwk, base64.urlsafe_b64encode(public).rstrip(b"=").decode()
+
+
+def check_service_worker(browser, base, webpush_url, app_origin, pushgate, directory, problems):
     """Pushgate's service worker in a web app (issue 75): a push delivered to it is
-    shown and confirmed, and the event's timeline says "delivered"."""
+    shown and confirmed, and the event's timeline says "delivered". Issue 83: a reply's
+    text field shown through the real worker, and the words typed there handed to the
+    app's page, which signs them, reach the waiting Stop hook."""
     subscription = json.loads(urllib.request.urlopen(urllib.request.Request(
         webpush_url + "/subscriptions", data=b"", method="POST"),
         context=ssl._create_unverified_context(), timeout=10).read())
+    jwk, decision_key = web_app_key()
     must(call(base, "/registerSubscription", {
-        "cwd": WEB_APP, "installation_id": "web-app", "webpush": subscription, "platform": "web"}), "register web-app")
+        "cwd": WEB_APP, "installation_id": "web-app", "webpush": subscription, "platform": "web",
+        "decision_key": decision_key, "device_name": "Web app"}), "register web-app")
     # A preflight from the app's origin is allowed; another origin's gets no CORS header.
     for origin, allowed in [(app_origin, True), ("http://127.0.0.1:1", False)]:
         request = urllib.request.Request(base + "/receipts", method="OPTIONS", headers={
@@ -582,22 +647,14 @@ def check_service_worker(browser, base, webpush_url, app_origin, problems):
     context.grant_permissions(["notifications"], origin=app_origin)
     page = context.new_page()
     watch(page, problems, "web app")
-    config = {"gateway": base, "secret": SECRET, "installationID": "web-app"}
+    config = {"gateway": base, "secret": SECRET, "installationID": "web-app", "key": jwk}
     page.goto(app_origin + "/index.html#" + urllib.parse.quote(json.dumps(config)))
     expect(page).to_have_title("configured", timeout=20_000)
 
     answer = must(call(base, "/triggerReplyFinished", {"cwd": WEB_APP, "message_preview": "Built for the web"}), "reply")
     event_id = answer["event_id"]
     # What the browser would have decrypted: the plaintext the push service took.
-    deadline = time.monotonic() + 15
-    plaintext = None
-    while plaintext is None and time.monotonic() < deadline:
-        entries = json.loads(urllib.request.urlopen(
-            webpush_url + "/inbox", context=ssl._create_unverified_context(), timeout=5).read())
-        entries = entries.get("entries", entries) if isinstance(entries, dict) else entries
-        plaintext = next((e["payload"] for e in entries
-                          if isinstance(e.get("payload"), dict) and e["payload"].get("data", {}).get("event_id") == event_id), None)
-        time.sleep(0.1)
+    plaintext = webpush_plaintext(webpush_url, lambda payload: payload.get("data", {}).get("event_id") == event_id)
     assert plaintext is not None, f"the push of {event_id} did not reach the push service"
 
     # Chromium hands the push to the service worker as its push service would.
@@ -609,8 +666,12 @@ def check_service_worker(browser, base, webpush_url, app_origin, problems):
     while not registrations and time.monotonic() < deadline:
         page.wait_for_timeout(100)
     registration = next(r for r in registrations if r["scopeURL"].startswith(app_origin))
-    cdp.send("ServiceWorker.deliverPushMessage", {
-        "origin": app_origin, "registrationId": registration["registrationId"], "data": json.dumps(plaintext)})
+
+    def deliver(payload):
+        cdp.send("ServiceWorker.deliverPushMessage", {
+            "origin": app_origin, "registrationId": registration["registrationId"], "data": json.dumps(payload)})
+
+    deliver(plaintext)
 
     page.wait_for_function(
         "async () => (await (await navigator.serviceWorker.ready).getNotifications()).some(n => n.body === 'Built for the web')",
@@ -628,7 +689,46 @@ def check_service_worker(browser, base, webpush_url, app_origin, problems):
     }""")
     states = timeline_until(base, event_id, "web-app", "opened")
     assert states[-1] == "opened", states
+    check_reply_field(page, worker, deliver, base, webpush_url, decision_key, pushgate, directory)
     context.close()
+
+
+def check_reply_field(page, worker, deliver, base, webpush_url, decision_key, pushgate, directory):
+    """Issue 83: an agent's Stop hook waits for the person's words; its answerable
+    reply shows a text field through the real worker (Chromium's `type: "text"`
+    action), and what is typed there (the click's `reply`) goes to the app's page,
+    which signs it: the hook prints it as the Stop hook's block. The web app is pinned
+    as `pushgate pair` pins (pairing itself is the phone page's test)."""
+    pins_file = os.path.join(directory, "pins.json")
+    with open(pins_file) as file:
+        pins = json.load(file)
+    pins["pins"]["web-app"] = decision_key
+    with open(pins_file, "w") as file:
+        json.dump(pins, file)
+    words = "Ship it to staging first"
+    event = {"session_id": "a1b2c3d4-0000-4444-8888-0123456789ab", "cwd": WEB_APP, "hook_event_name": "Stop",
+             "stop_hook_active": False, "last_assistant_message": "The web build is ready. Where should it go?"}
+    with waiting_hook(pushgate, base, directory, event, "--reply-wait", "90") as hook:
+        plaintext = webpush_plaintext(webpush_url, lambda payload: "Where should it go?" in payload.get("body", ""))
+        assert plaintext is not None, "the answerable reply did not reach the push service"
+        assert plaintext["actions"] == [
+            {"action": "answer", "title": "Reply", "type": "text", "placeholder": "Answer the agent"}], plaintext
+        deliver(plaintext)
+        shown = page.wait_for_function(
+            """async () => {
+                const shown = (await (await navigator.serviceWorker.ready).getNotifications())
+                    .find((n) => n.body.includes("Where should it go?"));
+                return shown && shown.actions.map((a) => ({ action: a.action, type: a.type, placeholder: a.placeholder }));
+            }""", polling=100, timeout=20_000).json_value()
+        assert shown == [{"action": "answer", "type": "text", "placeholder": "Answer the agent"}], shown
+        # The person types in the field and sends it: the click Chromium would dispatch.
+        worker.evaluate("""async (words) => {
+            const shown = (await self.registration.getNotifications()).find((n) => n.body.includes("Where should it go?"));
+            self.dispatchEvent(new NotificationEvent("notificationclick", { notification: shown, action: "answer", reply: words }));
+        }""", words)
+        expect(page).to_have_title("answered 200", timeout=20_000)
+        said = hook_output(hook)
+    assert said == {"decision": "block", "reason": words}, said
 
 
 def watch(page, problems, name):
@@ -717,7 +817,7 @@ def main():
             check_phone_replies(browser, base, pushgate, apns_url, directory, shots, problems)
             check_fcm_phone(browser, fcm_url, shots, problems)
             check_webpush_phone(browser, webpush_url, browser_subscription, shots, problems)
-            check_service_worker(browser, base, webpush_url, app_origin, problems)
+            check_service_worker(browser, base, webpush_url, app_origin, pushgate, directory, problems)
             browser.close()
         if problems:
             raise SystemExit("the pages reported errors:\n" + "\n".join(problems))

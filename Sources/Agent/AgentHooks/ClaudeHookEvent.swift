@@ -5,16 +5,22 @@ import PushgateCore
 /// gateway call it becomes. The common fields are `session_id`, `transcript_path`,
 /// `cwd` and `hook_event_name`; `Stop` and `SubagentStop` may carry
 /// `last_assistant_message`; `Notification` carries `message`, `title` and
-/// `notification_type` (`permission_prompt`, `idle_prompt`, …).
+/// `notification_type` (`permission_prompt`, `idle_prompt`, …); `StopFailure`
+/// `error_type` and `error_message`.
 ///
 /// A stop becomes `triggerReplyFinished` (the reply's text as its preview, the
 /// session as its conversation) — but a `Stop` that comes while a Stop hook keeps the
-/// agent going (`stop_hook_active`), whose reply was pushed at the first one; a
-/// permission prompt an `approval_requested` event with an `event_id` of the session
-/// and the tool call it asks about (so that reminders, badges and resolving work as
-/// for any approval), an idle prompt or a question (`elicitation_dialog`) a
-/// `waiting_for_input` one, a login (`auth_success`) a passive event that makes no
-/// sound, any other notification an event named after its type. A prompt submitted
+/// agent going (`stop_hook_active`), whose reply was pushed at the first one; a stop
+/// on an API error (`StopFailure`) a `run_failed` event. A permission prompt is
+/// information (issue 83): Claude Code sends it ~6 s after its dialog opened, and no
+/// answer to it reaches the agent, so it is a `waiting_for_input` event with no
+/// actions (its `event_id`, of the session and the tool call, makes a repeat one push;
+/// `decideEvent` answers it 409 `not_awaited`) — the `PermissionRequest` hook is what
+/// asks the phone. An idle prompt, a dialog of an MCP server (`elicitation_dialog`,
+/// `elicitation_url_dialog`) and an agent that needs input are `waiting_for_input`
+/// too, a login (`auth_success`) a passive event that makes no sound; what tells
+/// nothing new is left alone (``leftAlone``), any other type is an event of its name.
+/// A tool the auto mode's classifier denied (`PermissionDenied`) is a step of the run. A prompt submitted
 /// starts a run (`run_started`); each tool used, failed or not, and each subagent that
 /// finishes is a step of it (`run_progress`: the tool's name and the tools used since
 /// the prompt, counted in the transcript), which drive the agent's Live Activity
@@ -37,6 +43,11 @@ public struct ClaudeHookEvent: Sendable, Equatable {
         case toolUse(name: String?, failed: Bool)
         /// `SessionEnd`: the session is over, and its run with it.
         case sessionEnded
+        /// `StopFailure`: the turn ended on an API error (rate limit, billing, …).
+        case stopFailed(errorType: String?)
+        /// `PermissionDenied`: the auto mode's classifier denied a tool; the agent tries
+        /// another way, nobody is asked.
+        case permissionDenied(tool: String?)
         /// `PermissionRequest` (Claude Code's and Codex's, one wire): the agent asks
         /// to use a tool; the hook pushes an approval and waits for the phone's
         /// decision (issue 73).
@@ -69,10 +80,11 @@ public struct ClaudeHookEvent: Sendable, Equatable {
             "Stop",
             "triggerReplyFinished, the last reply as its preview (none while a Stop hook keeps the agent going: stop_hook_active)"
         ),
+        ("StopFailure", "triggerEvent run_failed: the turn ended on an API error (its message as the body)"),
         ("SubagentStop", "triggerEvent run_progress: a subagent finished, a step of the run (not its end)"),
         (
             "Notification",
-            "triggerEvent: permission_prompt an approval_requested event (with an event_id), idle_prompt and elicitation_dialog a waiting_for_input one, auth_success a passive one (no sound), any other type an event of its name"
+            "triggerEvent: permission_prompt a waiting_for_input event with no actions (information: the PermissionRequest hook asks the phone; nothing when it already pushed that request), idle_prompt, elicitation_dialog, elicitation_url_dialog and agent_needs_input a waiting_for_input one, auth_success a passive one (no sound); elicitation_complete, elicitation_response and agent_completed left alone (nothing new to tell: the session's Stop pushes its reply); any other type an event of its name"
         ),
         (
             "UserPromptSubmit",
@@ -82,6 +94,7 @@ public struct ClaudeHookEvent: Sendable, Equatable {
         ("PostToolUse", "triggerEvent run_progress, as PreToolUse"),
         ("PostToolUseFailure", "triggerEvent run_progress: the tool's name, failed"),
         ("SessionEnd", "triggerEvent run_ended: the run's Live Activity ends, no push"),
+        ("PermissionDenied", "triggerEvent run_progress: the tool the auto mode denied, a step of the run (no push)"),
         (
             "PermissionRequest",
             "triggerEvent approval_requested (the tool as its title, its description or command as its body; a new event id each time), then waits for a decision signed on a phone paired with this machine and prints it for the agent (Claude Code and Codex)"
@@ -120,12 +133,19 @@ public struct ClaudeHookEvent: Sendable, Equatable {
             }
             kind = .stop
         case "SubagentStop": kind = .subagentStop(type: object["agent_type"]?.stringValue)
-        case "Notification": kind = .notification(type: object["notification_type"]?.stringValue)
+        case "StopFailure": kind = .stopFailed(errorType: object["error_type"]?.stringValue)
+        case "Notification":
+            let type = object["notification_type"]?.stringValue
+            if let type, let reason = Self.leftAlone[type] {
+                throw Unusable(description: "a Notification of type \(type) is left alone: \(reason)")
+            }
+            kind = .notification(type: type)
         case "UserPromptSubmit": kind = .promptSubmitted
         case "PreToolUse", "PostToolUse": kind = .toolUse(name: object["tool_name"]?.stringValue, failed: false)
         case "PostToolUseFailure": kind = .toolUse(name: object["tool_name"]?.stringValue, failed: true)
         case "SessionEnd": kind = .sessionEnded
         case "PermissionRequest": kind = .permissionRequest(tool: object["tool_name"]?.stringValue)
+        case "PermissionDenied": kind = .permissionDenied(tool: object["tool_name"]?.stringValue)
         default:
             throw Unusable(
                 description:
@@ -142,11 +162,19 @@ public struct ClaudeHookEvent: Sendable, Equatable {
         sessionID = object["session_id"]?.stringValue.flatMap(Self.identifier)
         transcriptPath = object["transcript_path"]?.stringValue
         lastAssistantMessage = object["last_assistant_message"]?.stringValue
-        message = object["message"]?.stringValue
+        // A failed stop's message is its error's.
+        message = object["message"]?.stringValue ?? object["error_message"]?.stringValue
         title = object["title"]?.stringValue
         toolInput = object["tool_input"]
         turnID = object["turn_id"]?.stringValue.flatMap(Self.identifier)
     }
+
+    /// The `Notification` types that tell nothing a push should, and why.
+    public static let leftAlone: [String: String] = [
+        "elicitation_complete": "the person just answered the dialog",
+        "elicitation_response": "the person just answered the dialog",
+        "agent_completed": "the session's Stop pushes the reply",
+    ]
 
     /// Whether this is a `Notification` of a permission prompt: the prompt a
     /// `PermissionRequest` hook may be waiting on already.
@@ -165,7 +193,7 @@ public struct ClaudeHookEvent: Sendable, Equatable {
         toolsUsed: () -> Int? = { nil }, lastToolUseID: () -> String? = { nil }
     ) -> GatewayCall {
         switch kind {
-        case .promptSubmitted, .toolUse, .subagentStop, .sessionEnded:
+        case .promptSubmitted, .toolUse, .subagentStop, .sessionEnded, .permissionDenied:
             var body: [String: JSONValue] = [
                 "cwd": .string(cwd), "occurred_at": .string(RFC3339.format(now)), "wait": false,
             ]
@@ -182,6 +210,10 @@ public struct ClaudeHookEvent: Sendable, Equatable {
                 body["type"] = "run_progress"
                 let name = type.flatMap { Self.title(String($0.prefix(64))) }
                 body["progress"] = ["step": .string(name.map { "Subagent \($0) finished" } ?? "Subagent finished")]
+            case .permissionDenied(let name):
+                body["type"] = "run_progress"
+                let tool = name.flatMap { Self.title(String($0.prefix(64))) } ?? "A tool"
+                body["progress"] = ["step": .string("\(tool) denied")]
             case .toolUse(let name, let failed):
                 body["type"] = "run_progress"
                 var progress: [String: JSONValue] = [:]
@@ -190,7 +222,7 @@ public struct ClaudeHookEvent: Sendable, Equatable {
                     tool.map { .string(failed ? "\($0) failed" : $0) } ?? (failed ? "A tool failed" : nil)
                 progress["tools_used"] = toolsUsed().map { .number(Double($0)) }
                 body["progress"] = .object(progress)
-            case .stop, .notification, .permissionRequest:
+            case .stop, .notification, .permissionRequest, .stopFailed:
                 break
             }
             return GatewayCall(.triggerEvent, body)
@@ -202,6 +234,15 @@ public struct ClaudeHookEvent: Sendable, Equatable {
             // Answered once stored: the hook never waits for the push itself.
             body["wait"] = false
             return GatewayCall(.triggerReplyFinished, body)
+        case .stopFailed(let errorType):
+            var body: [String: JSONValue] = [
+                "cwd": .string(cwd), "type": "run_failed", "occurred_at": .string(RFC3339.format(now)), "wait": false,
+            ]
+            let reason = errorType.flatMap { Self.title(String($0.prefix(64))) }.map { " (\($0))" } ?? ""
+            body["title"] = .string("Run failed" + reason)
+            body["body"] = Self.preview(message).map(JSONValue.string)
+            if let sessionID { body["data"] = ["conversation_id": .string(sessionID)] }
+            return GatewayCall(.triggerEvent, body)
         case .notification(let type):
             let eventType = Self.eventType(notificationType: type)
             var body: [String: JSONValue] = [
@@ -211,7 +252,8 @@ public struct ClaudeHookEvent: Sendable, Equatable {
             body["title"] = title.flatMap(Self.title).map(JSONValue.string)
             body["body"] = Self.preview(message).map(JSONValue.string)
             if let sessionID { body["data"] = ["conversation_id": .string(sessionID)] }
-            if eventType == "approval_requested" {
+            if isPermissionPrompt {
+                // The same prompt twice is one push; its id takes no decision.
                 body["event_id"] = .string(approvalID(toolUseID: lastToolUseID(), now: now))
             }
             // A login that went through is news, not a call: shown, never heard.
@@ -246,7 +288,8 @@ public struct ClaudeHookEvent: Sendable, Equatable {
 
     /// A permission prompt's event id: the session's, and the tool call it asks
     /// about (the same prompt twice, the same id: the hook sent once more is a
-    /// repeat); without a transcript, the session's and the second it came.
+    /// repeat); without a transcript, the session's and the second it came. It
+    /// names information, never a question: no decision is taken on it.
     func approvalID(toolUseID: String?, now: Date) -> String {
         let call = toolUseID.flatMap(Self.identifier) ?? "at-\(Int(now.timeIntervalSince1970))"
         return "claude-" + String(SHA256Hex.digest(of: (sessionID ?? "no-session") + "\n" + call).prefix(32))
@@ -255,8 +298,8 @@ public struct ClaudeHookEvent: Sendable, Equatable {
     /// The event type a notification becomes.
     static func eventType(notificationType: String?) -> String {
         switch notificationType {
-        case "permission_prompt": return "approval_requested"
-        case "idle_prompt", "elicitation_dialog": return "waiting_for_input"
+        case "permission_prompt", "idle_prompt", "elicitation_dialog", "elicitation_url_dialog", "agent_needs_input":
+            return "waiting_for_input"
         case let other?:
             // A custom type is what EventType accepts ([a-z][a-z0-9_]*, at most 40):
             // other names are folded to it.

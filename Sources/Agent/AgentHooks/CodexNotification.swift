@@ -8,8 +8,8 @@ import PushgateCore
 /// `{"type", "thread-id", "turn-id", "cwd", "input-messages": [..], "last-assistant-message"}`
 /// (the last may be null). A finished turn becomes `triggerReplyFinished`, as Claude
 /// Code's `Stop` does: the last message as its preview, the thread as its
-/// conversation. Codex waits 1.5 s for the program and then kills it, with standard
-/// input and error connected to nothing.
+/// conversation. Codex starts the program with its standard streams connected to
+/// nothing, and neither waits for it nor stops it.
 public struct CodexNotification: Sendable, Equatable {
     /// Longer than any argument a shell passes in one piece; the rest is ignored.
     public static let maxInputBytes = ClaudeHookEvent.maxInputBytes

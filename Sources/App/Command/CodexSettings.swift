@@ -4,8 +4,18 @@
 /// Codex's inline `[hooks]` tables, waiting for a phone's decision. With a reply wait
 /// the finished turn goes to a `Stop` hook instead of `notify` (Codex's Stop hook
 /// takes `{"decision": "block", "reason": …}` and goes on with the reason, as Claude
-/// Code's does): both would push each reply twice.
+/// Code's does): both would push each reply twice. Codex runs a hook no administrator
+/// manages only once the person has reviewed and trusted it (`/hooks`, which keeps the
+/// command's hash under `[hooks.state]`): the lines say so (issue 83). `notify` needs
+/// no trust.
 enum CodexSettings {
+    /// What the person does before Codex runs the hooks, said above them.
+    static let trustSteps = """
+        # Codex skips these hooks until you trust them: start codex, type /hooks, review each
+        # pushgate hook and trust it (Codex keeps its hash under [hooks.state]). Changing the
+        # command (another --decision-wait, say) asks for that review again.
+        """
+
     /// `notifyArguments`: the notify program's words (this executable, `hook` and
     /// its options); `hookCommand`: the same as one shell command line.
     static func lines(notifyArguments: [String], hookCommand: String, decisionWait: Double, replyWait: Double = 0)
@@ -25,12 +35,14 @@ enum CodexSettings {
                 # ~/.codex/config.toml: notify is a root key, above every [table].
                 notify = [\(notifyArguments.map(tomlString).joined(separator: ", "))]
 
+                \(trustSteps)
                 \(permission)
                 """
         }
         return """
             # ~/.codex/config.toml. Each reply is pushed by the Stop hook, which waits for the person's answer:
             # no notify line (it would push each reply twice).
+            \(trustSteps)
             \(permission)
 
             [[hooks.Stop]]

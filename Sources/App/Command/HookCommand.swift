@@ -31,9 +31,10 @@ struct HookCommand: AsyncParsableCommand {
             fails loudly).
 
             Codex: as its notify program (--agent codex, the finished turn as the last argument) it sends \
-            the turn's last message as a reply's preview, within the 1.5 s Codex allows; Codex's \
-            PermissionRequest hook is read from standard input as Claude Code's is. --settings --agent \
-            codex prints the config.toml lines.
+            the turn's last message as a reply's preview (Codex neither waits for nor stops it: the gateway \
+            has the time any hook call has); Codex's PermissionRequest hook is read from standard input as \
+            Claude Code's is, and runs only once trusted in Codex's /hooks. --settings --agent codex prints \
+            the config.toml lines.
             """
     )
 
@@ -99,9 +100,6 @@ struct HookCommand: AsyncParsableCommand {
     )
     var notification: String?
 
-    /// The longest Codex's `notify` program may run: Codex kills it at 1.5 s.
-    static let notifyDeadline: Double = 1.4
-
     func run() async throws {
         if settings {
             // A mistake in the options fails here, loudly, rather than in every hook run.
@@ -141,7 +139,7 @@ struct HookCommand: AsyncParsableCommand {
         let warning = gateway.secretFile.flatMap(SecretFileExposure.warning(for:)).map { " (warning: \($0))" } ?? ""
         // Whatever blocks (standard input never closed, a transcript on a stalled
         // disk, a machine too busy to connect), the hook is over at the deadline.
-        let deadline = HookDeadline(seconds: notification == nil ? Self.deadline : Self.notifyDeadline) { seconds in
+        let deadline = HookDeadline(seconds: Self.deadline) { seconds in
             Self.say("gave up after \(String(format: "%g", seconds)) s" + warning)
             Foundation.exit(0)
         }
@@ -155,15 +153,17 @@ struct HookCommand: AsyncParsableCommand {
         Self.say(ending.line + warning)
     }
 
-    /// Codex's finished turn (its `notify` argument) sent as `triggerReplyFinished`,
-    /// within the time Codex gives: what happened, as the hook's one line.
+    /// Codex's finished turn (its `notify` argument) sent as `triggerReplyFinished`:
+    /// what happened, as the hook's one line. Codex starts the program and neither
+    /// waits for it nor stops it (codex-rs `hooks/src/legacy_notify.rs`), so the call
+    /// has the time every hook call has.
     private func sendTurn(_ argument: String) async -> String {
         let turn: CodexNotification
         let gateway: HTTPAgentGateway
         let timeout: Double
         do {
             turn = try CodexNotification(json: Array(argument.utf8.prefix(CodexNotification.maxInputBytes + 1)))
-            timeout = try GatewayCallOptions.checked(timeout: min(self.timeout ?? 1.2, Self.notifyDeadline - 0.2))
+            timeout = try GatewayCallOptions.checked(timeout: min(self.timeout ?? 2.5, Self.deadline - 1))
             gateway = try self.gateway.agentGateway(warning: false)
         } catch {
             return "nothing sent: \(error)"

@@ -102,6 +102,9 @@ enum HookSettings {
                 // A subagent's end is a step of the run; the session's end ends it.
                 "SubagentStop": [["hooks": [hook]]],
                 "SessionEnd": [["hooks": [hook]]],
+                // A turn that ended on an API error; a tool the auto mode denied (issue 83).
+                "StopFailure": [["hooks": [hook]]],
+                "PermissionDenied": [["matcher": "*", "hooks": [hook]]],
                 // An approval answered on a phone (issue 73).
                 "PermissionRequest": [["matcher": "*", "hooks": [waiting]]],
             ]

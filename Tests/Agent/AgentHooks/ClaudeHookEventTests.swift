@@ -14,8 +14,9 @@ struct ClaudeHookEventTests {
     @Test(
         "a notification's type becomes an event type the gateway accepts",
         arguments: [
-            ("permission_prompt", "approval_requested"), ("idle_prompt", "waiting_for_input"),
-            ("elicitation_dialog", "waiting_for_input"), ("Auth-Success", "auth_success"),
+            ("permission_prompt", "waiting_for_input"), ("idle_prompt", "waiting_for_input"),
+            ("elicitation_dialog", "waiting_for_input"), ("elicitation_url_dialog", "waiting_for_input"),
+            ("agent_needs_input", "waiting_for_input"), ("Auth-Success", "auth_success"),
             ("9lives", "notification"), ("", "notification"), ("badge_update", "notification"),
             ("event_resolved", "notification"),
             ("run_completed", "notification"),
@@ -86,8 +87,9 @@ struct ClaudeHookEventTests {
     }
 
     @Test(
-        "a permission prompt is an approval with an event id of the session and the tool call; auth_success is passive")
-    func approvalsAndLogins() throws {
+        "a permission prompt is information (issue 83): waiting_for_input with an event id of the session and the tool call; auth_success is passive"
+    )
+    func promptsAndLogins() throws {
         let prompt = try Self.event([
             "cwd": "/srv/a", "hook_event_name": "Notification", "session_id": "s-1",
             "notification_type": "permission_prompt", "message": "Claude needs your permission to use Bash",
@@ -95,7 +97,7 @@ struct ClaudeHookEventTests {
         let first = prompt.call(now: Self.now, transcriptText: { nil }, lastToolUseID: { "toolu_01A" }).body
         let again = prompt.call(now: Self.now + 30, transcriptText: { nil }, lastToolUseID: { "toolu_01A" }).body
         let next = prompt.call(now: Self.now, transcriptText: { nil }, lastToolUseID: { "toolu_01B" }).body
-        #expect(first["type"] == "approval_requested")
+        #expect(first["type"] == "waiting_for_input", "no approval: nobody reads an answer to it")
         let id = try #require(first["event_id"]?.stringValue)
         #expect(id.hasPrefix("claude-") && id.count == 39)
         #expect(again["event_id"] == first["event_id"], "the same prompt sent twice: one event")
@@ -116,6 +118,36 @@ struct ClaudeHookEventTests {
         ]
         #expect(ClaudeTranscript.lastToolUseID(in: Array(transcript.joined(separator: "\n").utf8)) == "toolu_01Y")
         #expect(ClaudeTranscript.lastToolUseID(in: Array(transcript[1].utf8)) == nil)
+    }
+
+    /// Claude Code's hooks reference: `StopFailure` (`error_type`, `error_message`) ends a
+    /// turn on an API error; `PermissionDenied` follows the auto mode's denial; the
+    /// `Notification` types that tell nothing new are left alone.
+    @Test("a failed stop is run_failed with its error; a denial in auto mode a step; what tells nothing is left alone")
+    func newerEvents() throws {
+        let failed = try Self.event([
+            "cwd": "/srv/a", "hook_event_name": "StopFailure", "session_id": "s-1", "error_type": "rate_limit",
+            "error_message": "Rate limit reached: try again in 5 minutes",
+        ]).call(now: Self.now) { nil }
+        #expect(failed.function == .triggerEvent && failed.body["type"] == "run_failed")
+        #expect(failed.body["title"] == "Run failed (rate_limit)")
+        #expect(failed.body["body"] == "Rate limit reached: try again in 5 minutes")
+        #expect(failed.body["data"] == ["conversation_id": "s-1"])
+        let denied = try Self.event([
+            "cwd": "/srv/a", "hook_event_name": "PermissionDenied", "tool_name": "Bash",
+            "tool_input": ["command": "rm -rf build"], "reason": "auto mode",
+        ]).call(now: Self.now) { nil }
+        #expect(denied.body["type"] == "run_progress" && denied.body["progress"] == ["step": "Bash denied"])
+        for type in ["elicitation_complete", "elicitation_response", "agent_completed"] {
+            #expect {
+                try Self.event(["cwd": "/srv/a", "hook_event_name": "Notification", "notification_type": type])
+            } throws: { error in
+                (error as? ClaudeHookEvent.Unusable)?.description.contains("left alone") == true
+            }
+        }
+        // Every event mapped is named in what --help and the README list.
+        let listed = Set(ClaudeHookEvent.mapped.map(\.event))
+        #expect(listed.isSuperset(of: ["StopFailure", "PermissionDenied", "Notification", "PermissionRequest"]))
     }
 
     @Test("what is not a hook event Pushgate sends is refused with the reason")

@@ -88,6 +88,73 @@ struct ApprovalActionsTests {
         #expect(plain.objectValue?["actions"] == nil && plain.objectValue?["require_interaction"] == nil)
     }
 
+    /// An FCM device's targets: an Android phone with a decision key, an iPhone with an
+    /// FCM token and one, an Android phone without one, a sealed Android phone.
+    func fcmTargets(_ keys: PayloadKeys) -> [DeliveryTarget] {
+        [("android", true, "android"), ("iphone", true, "ios"), ("old", false, "android"), ("sealed", true, "android")]
+            .map { id, decides, platform in
+                DeliveryTarget(
+                    installationID: id, token: DeviceToken(kind: .fcm, value: "fcm-" + id),
+                    route: DeliveryRoute(
+                        app: "com.example.app", sealing: id == "sealed" ? .sealed(keys) : nil, decides: decides,
+                        drawsItsOwn: decides && platform == "android"),
+                    badge: 2)
+            }
+    }
+
+    @Test(
+        "Android (issue 83): what it can answer goes data-only at high priority, title, body, event id, category and actions as strings; an iPhone on FCM keeps aps.category"
+    )
+    func androidDrawsItsOwn() throws {
+        let receiver = P256.KeyAgreement.PrivateKey()
+        let keys = try PayloadKeys(
+            p256dh: Base64URL.encode(receiver.publicKey.x963Representation), auth: Base64URL.encode(Data(count: 16)))
+        let targets = fcmTargets(keys)
+        let messages = try PushSealing(title: "Agent news", body: "Open to read").payloads(
+            Self.approval, to: targets, maxBytes: FCMMessage.maxForwardedBytes, actions: actions,
+            measure: FCMMessage.forwardedBytes, build: FCMMessage.init)
+        let bodies = FCMMessage.bodies(zip(messages, targets).map { ($0, $1.token.value) })
+        let sent = try bodies.map { try #require(JSONValue.parse(Array($0.readableBytesView)).objectValue?["message"]) }
+
+        #expect(
+            sent[0]
+                == [
+                    "data": [
+                        "type": "approval_requested", "event_id": "deploy-42", "server_key": "5e", "cwd": "/srv/b",
+                        "title": "Approval needed", "body": "builder: Deploy?", "category": "EXAMPLE_APPROVAL",
+                        "actions": "allow,deny", "badge": "2",
+                    ],
+                    "android": ["collapse_key": .string(Self.approval.collapseID), "priority": "high"],
+                    "token": "fcm-android",
+                ])
+        // An iPhone registered with an FCM token: today's message, the category under aps.
+        let iphone = try #require(sent[1].objectValue)
+        #expect(iphone["notification"] != nil)
+        #expect(
+            iphone["apns"]?.objectValue?["payload"]?.objectValue?["aps"]?.objectValue?["category"]
+                == "EXAMPLE_APPROVAL")
+        // An Android phone that cannot decide: today's notification message, no actions.
+        let old = try #require(sent[2].objectValue)
+        #expect(old["notification"] != nil && old["data"]?.objectValue?["actions"] == nil)
+        // Sealed: data-only still, the neutral text shown, the record beside it.
+        let sealed = try #require(sent[3].objectValue)
+        let data = try #require(sealed["data"]?.objectValue)
+        #expect(sealed["notification"] == nil && sealed["apns"] == nil)
+        #expect(data["title"] == "Agent news" && data["body"] == "Open to read" && data["actions"] == "allow,deny")
+        #expect(data["encrypted"]?.stringValue?.isEmpty == false)
+        #expect(data.values.allSatisfy { $0.stringValue != nil }, "FCM's data holds strings only")
+
+        // In quiet hours (a passive push) it wakes nothing: normal priority.
+        var quiet = Self.approval
+        quiet.interruptionLevel = "passive"
+        let quietMessage = try PushSealing(title: "Agent news", body: "Open to read").payloads(
+            quiet, to: [targets[0]], maxBytes: FCMMessage.maxForwardedBytes, actions: actions,
+            measure: FCMMessage.forwardedBytes, build: FCMMessage.init)
+        let quietSent = try JSONValue.parse(
+            Array(FCMMessage.bodies([(quietMessage[0], "t")])[0].readableBytesView))
+        #expect(quietSent.objectValue?["message"]?.objectValue?["android"]?.objectValue?["priority"] == "normal")
+    }
+
     @Test("a question: FCM's one action is answer; Web Push's is a text box, and it stays until answered")
     func answerInWords() throws {
         var question = Self.approval

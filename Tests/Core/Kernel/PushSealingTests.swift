@@ -177,10 +177,16 @@ struct PushSealingTests {
     func storedRoute() throws {
         let sealed = DeliveryRoute(
             app: "com.example.app", environment: .sandbox, environmentStated: true, sealing: .sealed(keys))
-        for route in [sealed, DeliveryRoute(sealing: .neutral), DeliveryRoute(app: "a b~c", sealing: .sealed(keys))] {
+        let android = DeliveryRoute(
+            app: "com.example.android", sealing: .sealed(keys), decides: true, drawsItsOwn: true)
+        for route in [
+            sealed, DeliveryRoute(sealing: .neutral), DeliveryRoute(app: "a b~c", sealing: .sealed(keys)), android,
+            DeliveryRoute(environment: .sandbox, decides: true, drawsItsOwn: true),
+        ] {
             #expect(DeliveryRoute(stored: route.stored) == route, "\(route.stored ?? "nil")")
         }
         #expect(sealed.learned(.production).sealing == .sealed(keys))
+        #expect(android.learned(.production).drawsItsOwn)
         #expect(DeliveryRoute(stored: "~abc.def com.example.app") == nil)
         #expect(DeliveryRoute(stored: "sandbox~ x")?.sealing == .neutral)
         // A device whose stored keys cannot be read is never sent in clear.

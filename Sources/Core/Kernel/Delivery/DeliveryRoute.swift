@@ -1,7 +1,8 @@
 /// Where a device's push goes beyond its token: the app it registered for, for an
 /// address of a service with environments the one it belongs to, whether
-/// its pushes are sealed (``PayloadSealing``), and whether its phone can decide an
-/// approval (a decision key, issue 73: its approvals carry buttons).
+/// its pushes are sealed (``PayloadSealing``), whether its phone can decide an
+/// approval (a decision key, issue 73: its approvals carry buttons), and whether its
+/// app draws such a push itself (an Android app, issue 83).
 ///
 /// A registration may state the environment (``PushEnvironments``); when it did not,
 /// the app's default is tried first and, on its service's refusal, the other one
@@ -21,16 +22,21 @@ public struct DeliveryRoute: Sendable, Hashable {
     /// The phone registered a decision key: its approvals carry the actions that
     /// answer them (issue 73).
     public var decides: Bool
+    /// The device's app draws a push it can answer from the push's data (an Android
+    /// app: `platform: android`): such a push goes to it data-only, since a push
+    /// with a `notification` goes straight to Android's tray, with no buttons.
+    public var drawsItsOwn: Bool
 
     public init(
         app: String? = nil, environment: PushEnvironment? = nil, environmentStated: Bool = false,
-        sealing: PayloadSealing? = nil, decides: Bool = false
+        sealing: PayloadSealing? = nil, decides: Bool = false, drawsItsOwn: Bool = false
     ) {
         self.app = app
         self.environment = environment
         self.environmentStated = environmentStated && environment != nil
         self.sealing = sealing
         self.decides = decides
+        self.drawsItsOwn = drawsItsOwn
     }
 
     /// The app's default environment, and nothing stated.
@@ -42,17 +48,19 @@ public struct DeliveryRoute: Sendable, Hashable {
     /// The same app and sealing, delivered in `environment`: learned, not stated.
     public func learned(_ environment: PushEnvironment) -> DeliveryRoute {
         DeliveryRoute(
-            app: app, environment: environment, environmentStated: false, sealing: sealing, decides: decides)
+            app: app, environment: environment, environmentStated: false, sealing: sealing, decides: decides,
+            drawsItsOwn: drawsItsOwn)
     }
 
     /// As the outbox stores it: `nil` for ``unstated``, else the environment (with
-    /// `!` when stated), `?` when the phone decides, `~` and the sealing when there is
-    /// one (``PayloadSealing``'s text, never holding a space), a space, and the app
-    /// (`"sandbox! com.example.app"`, `" com.example.app"`, `"?~BCVx….BTBZ… com.example.app"`).
+    /// `!` when stated), `?` when the phone decides, `^` when its app draws its own,
+    /// `~` and the sealing when there is one (``PayloadSealing``'s text, never holding
+    /// a space), a space, and the app (`"sandbox! com.example.app"`,
+    /// `" com.example.app"`, `"?~BCVx….BTBZ… com.example.app"`, `"?^ com.example.android"`).
     public var stored: String? {
         guard self != .unstated else { return nil }
         return (environment?.rawValue ?? "") + (environmentStated ? "!" : "") + (decides ? "?" : "")
-            + (sealing.map { "~" + $0.stored } ?? "") + " " + (app ?? "")
+            + (drawsItsOwn ? "^" : "") + (sealing.map { "~" + $0.stored } ?? "") + " " + (app ?? "")
     }
 
     /// A stored route; `nil` reads as ``unstated``. Text of another form is
@@ -72,6 +80,8 @@ public struct DeliveryRoute: Sendable, Hashable {
             sealing = parsed
             environment = environment[..<tilde]
         }
+        let drawsItsOwn = environment.hasSuffix("^")
+        if drawsItsOwn { environment = environment.dropLast() }
         let decides = environment.hasSuffix("?")
         if decides { environment = environment.dropLast() }
         let stated = environment.hasSuffix("!")
@@ -79,12 +89,13 @@ public struct DeliveryRoute: Sendable, Hashable {
         let app = stored[stored.index(after: space)...]
         if environment.isEmpty {
             guard !stated else { return nil }
-            self.init(app: app.isEmpty ? nil : String(app), sealing: sealing, decides: decides)
+            self.init(
+                app: app.isEmpty ? nil : String(app), sealing: sealing, decides: decides, drawsItsOwn: drawsItsOwn)
             return
         }
         guard let parsed = PushEnvironment(rawValue: String(environment)) else { return nil }
         self.init(
             app: app.isEmpty ? nil : String(app), environment: parsed, environmentStated: stated, sealing: sealing,
-            decides: decides)
+            decides: decides, drawsItsOwn: drawsItsOwn)
     }
 }

@@ -40,6 +40,10 @@ public struct PushNotification: Sendable, Hashable, Codable {
     /// and which answer it offers; set per device as it is sent, never stored.
     public var category: String?
     public var offeredDecision: DecisionKind?
+    /// Sent as data only, for the device's app to draw with its actions (an Android
+    /// app, issue 83: ``DeliveryRoute/drawsItsOwn``); set per device as it is sent,
+    /// never stored.
+    public var drawnByApp = false
     /// The collapse and thread ids its sealed devices get in clear, keyed
     /// (``SealedIDKey``, issue 72); `nil` for a notification stored before, or one
     /// made without the push secret (a badge update): those ids are then hashed.

@@ -23,7 +23,7 @@ public struct DeviceRecord: Sendable, Hashable {
     /// which send ordinary pushes only, do not read them.
     public static func fieldsRead(_ formats: PushAddressFormats, activities: Bool = false) -> [String] {
         formats.documentFields + [FieldName.bundleID] + formats.environmentFields
-            + [FieldName.payloadKeys, FieldName.decisionKey, FieldName.foregroundUntil]
+            + [FieldName.payloadKeys, FieldName.decisionKey, FieldName.foregroundUntil, FieldName.platform]
             + [FieldName.quietHours]
             + (activities ? [FieldName.activityStartToken, FieldName.activityToken] : [])
     }
@@ -57,13 +57,15 @@ public struct DeviceRecord: Sendable, Hashable {
         let sealing = sealsItself ? nil : PayloadSealing(field: document.fields[FieldName.payloadKeys])
         let app = document.string(FieldName.bundleID)
         let decides = document.string(FieldName.decisionKey) != nil
+        // An Android app draws what it can answer from a data message (issue 83).
+        let drawsItsOwn = decides && document.string(FieldName.platform) == "android"
         self.route =
             environments.map { environments in
                 DeliveryRoute(
                     app: app, environment: document.string(environments.documentField).flatMap(environments.stored),
                     environmentStated: document.fields[environments.learnedField] != .bool(true), sealing: sealing,
-                    decides: decides)
-            } ?? DeliveryRoute(app: app, sealing: sealing, decides: decides)
+                    decides: decides, drawsItsOwn: drawsItsOwn)
+            } ?? DeliveryRoute(app: app, sealing: sealing, decides: decides, drawsItsOwn: drawsItsOwn)
     }
 
     public var installationID: String { path.documentID }

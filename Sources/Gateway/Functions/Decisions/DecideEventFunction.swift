@@ -7,7 +7,7 @@ import PushgateSealing
 /// `decideEvent` (issue 73): a phone answers an approval — allow or deny, and a
 /// reason — or, in words, a question or an answerable reply (issue 74), signed by its
 /// own decision key. Taken only when the event is pending in the namespace and takes
-/// that decision, the installation was pushed it, its registered key
+/// that decision (an event pushed as information takes none: 409 `not_awaited`), the installation was pushed it, its registered key
 /// verifies the signature, and the signature is fresh (``SignedDecision/maxClockSkew``).
 /// The first decision or resolution wins, atomically, whichever process takes it
 /// (``EventResolution/claim(_:resolution:with:at:)``): a decision that came second is
@@ -46,9 +46,9 @@ public struct DecideEventFunction: Sendable {
     private func decide(secret: PushSecret, _ request: DecideEventRequest) async throws -> DecideEventAnswer {
         let serverKey = secret.serverKey
         let path = NamespacePaths.event(request.eventID, of: serverKey)
-        guard let record = try await store.document(at: path), let kind = Self.kind(of: record) else {
-            throw FunctionError(
-                .notFound, "no approval or answerable event with this event_id under this server", field: "event_id")
+        guard let record = try await store.document(at: path) else {
+            throw try await Self.noRecord(
+                of: request, pushed: outbox.history(ofEvent: request.eventID, serverKey: serverKey.hex))
         }
         if let conflict = Self.conflict(record) { throw conflict }
         guard try await wasPushed(record, to: request.installationID) else {
@@ -62,6 +62,7 @@ public struct DecideEventFunction: Sendable {
                 reason: "no_decision_key")
         }
         // After who may decide: a stranger learns nothing of the event from it.
+        guard let kind = Self.kind(of: record) else { throw Self.notAwaited }
         guard kind.decisions.contains(request.decision) else {
             throw FunctionError(
                 .invalidArgument,
@@ -112,6 +113,25 @@ public struct DecideEventFunction: Sendable {
             eventID: request.eventID, decision: request.decision.rawValue, decidedBy: request.installationID,
             decidedAt: decidedAt)
     }
+
+    /// The refusal of a decision on an event that kept no record: pushed as
+    /// information (an event nobody decides, found by its deliveries: 409
+    /// `not_awaited` for a phone it went to, issue 83), or unknown.
+    private static func noRecord(of request: DecideEventRequest, pushed: [DeliveryHistory]) -> FunctionError {
+        guard !pushed.isEmpty else {
+            return FunctionError(.notFound, "no event with this event_id under this server", field: "event_id")
+        }
+        guard pushed.contains(where: { $0.installationID == request.installationID }) else {
+            return FunctionError(
+                .permissionDenied, "this installation was not sent this event", field: "installation_id",
+                reason: "not_a_recipient")
+        }
+        return notAwaited
+    }
+
+    /// An event pushed as information: nobody waits for an answer to it.
+    static let notAwaited = FunctionError(
+        .aborted, "this event was pushed as information: nobody waits for an answer to it", reason: "not_awaited")
 
     /// What a phone can answer on the event `record` keeps; `nil`: nothing.
     static func kind(of record: Document) -> DecisionKind? {

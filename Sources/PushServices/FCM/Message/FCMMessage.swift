@@ -17,6 +17,16 @@ import PushgateProviderKit
 ///   "token": …}}
 /// ```
 ///
+/// A push an Android phone can answer (an approval, a question: ``DeliveryRoute/drawsItsOwn``,
+/// issue 83) goes data-only at high priority, for the app's `onMessageReceived` to
+/// draw with its buttons — a message with a `notification` goes straight to Android's
+/// tray while the app is in the background, with none (``appDrawn(_:data:title:body:badge:)``):
+///
+/// ```
+/// {"message": {"data": {…, "title", "body", "event_id", "category", "actions", "badge"?, "encrypted"?},
+///   "android": {"collapse_key", "priority": "high"}, "token": …}}
+/// ```
+///
 /// A badge update is a message of its own (``badgeUpdate(_:badge:)``). A sealed push
 /// (``PushSealing``) is the neutral text, its `data` only `encrypted` (a badge
 /// update's also `badge`), and `mutable-content: 1` in its `apns` block.
@@ -81,6 +91,9 @@ public struct FCMMessage: Sendable {
             notification, title: fitted.title, body: fitted.body, badge: badge, contentAvailable: true)
         var data = fitted.data.mapValues(\.asDataString)
         data["encrypted"] = notification.encrypted.map(JSONValue.string)
+        if notification.drawnByApp {
+            return appDrawn(notification, data: data, title: fitted.title, body: fitted.body, badge: badge)
+        }
         return [
             "message": [
                 "notification": ["title": .string(fitted.title), "body": .string(fitted.body)],
@@ -93,6 +106,27 @@ public struct FCMMessage: Sendable {
                     "payload": ["aps": aps],
                 ],
                 "android": android(notification),
+            ]
+        ]
+    }
+
+    /// The data-only message of a push the device's app draws (above): what it shows
+    /// and answers, all strings, in `data` (fitted as the APNs form is, which holds
+    /// more: FCM's 4,096 bytes of data hold it). High priority, for the app to run at
+    /// once — but for a passive push, which wakes nothing. The app must show every
+    /// one: FCM lowers the priority of an app whose high-priority messages show nothing.
+    private static func appDrawn(
+        _ notification: PushNotification, data: [String: JSONValue], title: String, body: String, badge: Int?
+    ) -> JSONValue {
+        var data = data
+        data["title"] = .string(title)
+        data["body"] = .string(body)
+        data["badge"] = badge.map { .string(String($0)) }
+        let passive = notification.interruptionLevel == "passive"
+        return [
+            "message": [
+                "data": .object(data),
+                "android": ["collapse_key": .string(notification.collapseID), "priority": passive ? "normal" : "high"],
             ]
         ]
     }
