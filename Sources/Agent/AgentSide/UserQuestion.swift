@@ -4,7 +4,9 @@ import PushgateCore
 
 /// `ask_user` (MCP, issues 74 and 82): a `question_asked` pushed under an event id made
 /// here, answered in words from the lock screen and heard only from a phone paired on
-/// this machine (``PersonWait``).
+/// this machine (``PersonWait``). A question whose asker gave up (the MCP client
+/// cancelled its call: the task is cancelled) is withdrawn from the phones, resolved
+/// `cancelled` (issue 83), rather than left pending for a day.
 public struct UserQuestion: Sendable {
     public let gateway: any AgentGateway
     public let pins: PinFile
@@ -26,6 +28,8 @@ public struct UserQuestion: Sendable {
         case closed(Resolution, eventID: String, receipt: TriggerReceipt)
         /// An answer came that does not hold.
         case refused(String, eventID: String)
+        /// The asker gave up; the question was withdrawn.
+        case cancelled(eventID: String)
     }
 
     public func ask(_ question: String, cwd: String, wait: Duration) async -> Ending {
@@ -44,15 +48,18 @@ public struct UserQuestion: Sendable {
         do {
             receipt = try await gateway.trigger(GatewayCall(.triggerEvent, body), timeout: callTimeout).answer
         } catch {
+            // Cancelled while asking: the gateway may have stored it all the same.
+            if Task.isCancelled { return await withdraw(asked.eventID) }
             return .notAsked(error.description, receipt: nil)
         }
         guard receipt.deviceCount > 0 else { return .notAsked("nobody is subscribed", receipt: receipt) }
         guard receipt.eventID == asked.eventID else {
             return .notAsked("the gateway named another event than the one asked", receipt: receipt)
         }
-        switch await PersonWait(gateway: gateway, pins: pins, callTimeout: callTimeout).answer(
+        let ending = await PersonWait(gateway: gateway, pins: pins, callTimeout: callTimeout).answer(
             to: asked, until: deadline)
-        {
+        if Task.isCancelled { return await withdraw(asked.eventID) }
+        switch ending {
         case .decided(let decision):
             guard case .words(let words) = decision.said else {
                 return .refused("an approval's decision came where words were asked for", eventID: asked.eventID)
@@ -65,5 +72,13 @@ public struct UserQuestion: Sendable {
         case .refused(let reason):
             return .refused(reason, eventID: asked.eventID)
         }
+    }
+
+    /// Resolves `eventID` `cancelled`, in a task of its own: the asker's task is
+    /// cancelled, and the call must go out all the same.
+    private func withdraw(_ eventID: String) async -> Ending {
+        let (gateway, callTimeout) = (self.gateway, self.callTimeout)
+        await Task { _ = try? await gateway.resolve(eventID, as: .cancelled, timeout: callTimeout) }.value
+        return .cancelled(eventID: eventID)
     }
 }

@@ -93,6 +93,11 @@ final class FakeGateway: AgentGateway, @unchecked Sendable {
     /// The events triggered, in order.
     var triggered: [String] { state.withLockedValue { $0.order } }
 
+    /// How `eventID` was resolved, if it was.
+    func resolution(of eventID: String) -> String? {
+        state.withLockedValue { $0.events[eventID]?.resolution }
+    }
+
     func calls(of function: GatewayFunction) -> [ContinuousClock.Instant] {
         state.withLockedValue { $0.calls.filter { $0.0 == function }.map(\.1) }
     }

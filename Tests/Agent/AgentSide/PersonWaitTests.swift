@@ -198,6 +198,28 @@ struct PersonWaitTests {
         #expect(started.duration(to: .now) < .seconds(5), "\(started.duration(to: .now))")
     }
 
+    @Test("a question whose asker gave up (an MCP client cancelled ask_user) is withdrawn: resolved cancelled")
+    func cancelledQuestion() async throws {
+        let gateway = FakeGateway()
+        let pins = ScratchPins()
+        let file = pins.file
+        let asking = Task {
+            await UserQuestion(gateway: gateway, pins: file, callTimeout: .seconds(2))
+                .ask("Rotate the keys?", cwd: "/srv/a", wait: .seconds(60))
+        }
+        let deadline = ContinuousClock.now + .seconds(10)
+        while gateway.triggered.isEmpty, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        let asked = try #require(gateway.triggered.first, "the question was pushed")
+        asking.cancel()
+        let ending = await asking.value
+        guard case .cancelled(let eventID) = ending else {
+            Issue.record("the ask ended \(ending), not cancelled")
+            return
+        }
+        #expect(eventID == asked)
+        #expect(gateway.resolution(of: asked) == "cancelled")
+    }
+
     @Test("an event resolved without a decision ends the wait with its resolution")
     func resolved() async throws {
         let gateway = FakeGateway()

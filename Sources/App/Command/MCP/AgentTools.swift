@@ -1,5 +1,4 @@
 import Foundation
-import MCP
 import PushgateAgentHooks
 import PushgateAgentSide
 import PushgateCore
@@ -8,9 +7,11 @@ import PushgateCore
 /// `notify_user` (a push, answered with what became of it on each device),
 /// `ask_user` (a question the person answers in words from the lock screen, waited
 /// for and heard only from a phone paired on this machine: ``UserQuestion``) and
-/// `list_devices`. A tool that
-/// cannot do its work answers `isError` with the reason, as MCP asks; arguments it
-/// cannot read are the protocol's invalid-params error.
+/// `list_devices`. A tool that cannot do its work — arguments it cannot read
+/// included — answers `isError` with the reason, as MCP asks, so that the model can
+/// correct itself (issue 83); only a tool that does not exist is the protocol's
+/// invalid-params error (``JSONRPCError``). Each declares its output schema, which its
+/// structured content follows.
 struct AgentTools: Sendable {
     let gateway: any AgentGateway
     /// One call other than `ask_user`'s wait.
@@ -23,17 +24,25 @@ struct AgentTools: Sendable {
     static let maxWait = 3_600.0
     static let defaultWait = 300.0
 
-    static var definitions: [Tool] {
-        let cwd: Value = [
+    /// Arguments a tool cannot read: said to the model as the tool's failure.
+    struct BadArgument: Error {
+        let reason: String
+    }
+
+    static let names: Set<String> = ["notify_user", "ask_user", "list_devices"]
+
+    /// `tools/list`'s tools.
+    static var definitions: [JSONValue] {
+        let cwd: JSONValue = [
             "type": "string",
             "description": "The agent's folder (its working directory); default: the MCP server's working directory.",
         ]
         return [
-            Tool(
-                name: "notify_user",
-                description:
+            [
+                "name": "notify_user",
+                "description":
                     "Send the person who runs this agent a push notification on their phone or browser. Answers what happened on each device: delivered, failed (and why), or that nobody is subscribed.",
-                inputSchema: [
+                "inputSchema": [
                     "type": "object",
                     "properties": [
                         "message": [
@@ -44,12 +53,14 @@ struct AgentTools: Sendable {
                     ],
                     "required": ["message"],
                 ],
-                annotations: .init(title: "Notify the user", readOnlyHint: false, destructiveHint: false)),
-            Tool(
-                name: "ask_user",
-                description:
+                "outputSchema": DeliveryReport.outputSchema,
+                "annotations": ["title": "Notify the user", "readOnlyHint": false, "destructiveHint": false],
+            ],
+            [
+                "name": "ask_user",
+                "description":
                     "Ask the person who runs this agent a question on their phone and wait for the answer they type on the lock screen. Answers their words, or that no answer came in time (a later answer is kept at GET /replies).",
-                inputSchema: [
+                "inputSchema": [
                     "type": "object",
                     "properties": [
                         "question": [
@@ -64,95 +75,155 @@ struct AgentTools: Sendable {
                     ],
                     "required": ["question"],
                 ],
-                annotations: .init(title: "Ask the user", readOnlyHint: false, destructiveHint: false)),
-            Tool(
-                name: "list_devices",
-                description:
+                "outputSchema": askOutputSchema,
+                "annotations": ["title": "Ask the user", "readOnlyHint": false, "destructiveHint": false],
+            ],
+            [
+                "name": "list_devices",
+                "description":
                     "List the devices subscribed to this agent's pushes: their installation, platform, push service, whether they can answer, and how the last push went.",
-                inputSchema: ["type": "object", "properties": ["cwd": cwd]],
-                annotations: .init(title: "List the user's devices", readOnlyHint: true)),
+                "inputSchema": ["type": "object", "properties": ["cwd": cwd]],
+                "outputSchema": devicesOutputSchema,
+                "annotations": ["title": "List the user's devices", "readOnlyHint": true],
+            ],
         ]
     }
 
-    func call(_ name: String, _ arguments: [String: Value]) async throws -> CallTool.Result {
-        let cwd = try Self.text(arguments["cwd"], "cwd", upTo: 1024) ?? defaultCwd
-        switch name {
-        case "notify_user":
-            guard let message = try Self.text(arguments["message"], "message", upTo: 4000) else {
-                throw MCPError.invalidParams("notify_user needs 'message'")
+    /// `ask_user`'s structured content: answered (and the words), or why not.
+    static let askOutputSchema: JSONValue = [
+        "type": "object",
+        "properties": [
+            "answered": ["type": "boolean"], "answer": ["type": "string"], "event_id": ["type": "string"],
+            "reason": [
+                "type": "string",
+                "enum": [
+                    "nobody_subscribed", "not_asked", "no_answer_in_time", "refused", "expired", "answered_elsewhere",
+                    "cancelled", "allowed", "denied", "answered", "resolved",
+                ],
+            ],
+            "waited": [
+                "type": "object",
+                "properties": ["event_id": ["type": "string"], "asked": ["type": "string"]],
+            ],
+        ],
+        "required": ["answered"],
+    ]
+
+    /// `list_devices`' structured content.
+    static let devicesOutputSchema: JSONValue = [
+        "type": "object",
+        "properties": [
+            "cwd": ["type": "string"],
+            "devices": [
+                "type": "array",
+                "items": [
+                    "type": "object",
+                    "properties": [
+                        "installation_id": ["type": "string"], "device_name": ["type": "string"],
+                        "platform": ["type": "string"], "token_kind": ["type": "string"],
+                        "can_decide": ["type": "boolean"], "last_outcome": ["type": "string"],
+                    ],
+                    "required": ["installation_id"],
+                ],
+            ],
+        ],
+        "required": ["cwd", "devices"],
+    ]
+
+    /// Runs the tool `name` (one of ``names``): its arguments it cannot read are its
+    /// failure, said in words.
+    func call(_ name: String, _ arguments: [String: JSONValue]) async -> ToolResult {
+        do throws(BadArgument) {
+            let cwd = try Self.text(arguments["cwd"], "cwd", upTo: 1024) ?? defaultCwd
+            switch name {
+            case "notify_user":
+                guard let message = try Self.text(arguments["message"], "message", upTo: 4000) else {
+                    throw BadArgument(reason: "notify_user needs 'message'")
+                }
+                return await notify(message, title: try Self.text(arguments["title"], "title", upTo: 200), cwd: cwd)
+            case "ask_user":
+                guard let question = try Self.text(arguments["question"], "question", upTo: 4000) else {
+                    throw BadArgument(reason: "ask_user needs 'question'")
+                }
+                return await ask(question, wait: try Self.seconds(arguments["wait"]), cwd: cwd)
+            default:
+                return await devices(of: cwd)
             }
-            return await notify(message, title: try Self.text(arguments["title"], "title", upTo: 200), cwd: cwd)
-        case "ask_user":
-            guard let question = try Self.text(arguments["question"], "question", upTo: 4000) else {
-                throw MCPError.invalidParams("ask_user needs 'question'")
-            }
-            return await ask(question, wait: try Self.seconds(arguments["wait"]), cwd: cwd)
-        case "list_devices":
-            return await devices(of: cwd)
-        default:
-            throw MCPError.invalidParams("no tool is named '\(name.prefix(64))'")
+        } catch {
+            return .failed("Not done: \(error.reason). Call \(name) again with it corrected.")
         }
     }
 
-    private func notify(_ message: String, title: String?, cwd: String) async -> CallTool.Result {
+    private func notify(_ message: String, title: String?, cwd: String) async -> ToolResult {
         var body: [String: JSONValue] = ["cwd": .string(cwd), "type": "agent_message", "body": .string(message)]
         body["title"] = title.map(JSONValue.string)
         let receipt: TriggerReceipt
         do {
             receipt = try await gateway.trigger(GatewayCall(.triggerEvent, body), timeout: callTimeout).answer
         } catch {
-            return Self.failed("Not sent: \(Self.reason(error))")
+            return .failed("Not sent: \(Self.reason(error))")
         }
         let report = DeliveryReport(receipt, cwd: cwd)
-        return Self.result(report.text, structured: report.structured, isError: report.deviceCount == 0)
+        return ToolResult(report.text, structured: report.structured, isError: report.deviceCount == 0)
     }
 
-    private func ask(_ question: String, wait: Double, cwd: String) async -> CallTool.Result {
+    private func ask(_ question: String, wait: Double, cwd: String) async -> ToolResult {
         let asking = UserQuestion(gateway: gateway, pins: pins, callTimeout: callTimeout)
         switch await asking.ask(question, cwd: cwd, wait: .milliseconds(Int(wait * 1000))) {
         case .answered(let words, _, let eventID):
-            return Self.result(
+            return ToolResult(
                 words, structured: ["answered": true, "answer": .string(words), "event_id": .string(eventID)])
         case .notAsked(let reason, let receipt?):
             let report = DeliveryReport(receipt, cwd: cwd)
             let why = report.deviceCount == 0 ? report.text : reason
-            return Self.result(
+            return .failed(
                 "Not asked: \(why)",
-                structured: ["answered": false, "reason": report.deviceCount == 0 ? "nobody_subscribed" : "not_asked"],
-                isError: true)
+                structured: ["answered": false, "reason": report.deviceCount == 0 ? "nobody_subscribed" : "not_asked"])
         case .notAsked(let reason, nil):
-            return Self.failed("Not asked: \(reason)")
+            return .failed("Not asked: \(reason)", structured: ["answered": false, "reason": "not_asked"])
         case .noAnswer(let eventID, let receipt):
             let seconds = String(format: "%g", wait)
-            return Self.result(
+            return ToolResult(
                 "No answer in \(seconds) s. An answer that comes later is kept: GET /replies?cwd=… lists it.",
                 structured: [
                     "answered": false, "reason": "no_answer_in_time", "waited": Self.waited(eventID, receipt, cwd),
                 ])
         case .closed(let resolution, let eventID, let receipt):
-            return Self.result(
+            let reason = Self.askOutputReasons.contains(resolution.word) ? resolution.word : "resolved"
+            return ToolResult(
                 "The question was closed (\(resolution)) without an answer.",
                 structured: [
-                    "answered": false, "reason": .string(resolution.word), "waited": Self.waited(eventID, receipt, cwd),
+                    "answered": false, "reason": .string(reason), "waited": Self.waited(eventID, receipt, cwd),
                 ])
-        case .refused(let reason, _):
-            return Self.failed("An answer came but was refused: \(reason)")
+        case .refused(let reason, let eventID):
+            return .failed(
+                "An answer came but was refused: \(reason)",
+                structured: ["answered": false, "reason": "refused", "event_id": .string(eventID)])
+        case .cancelled(let eventID):
+            // Never sent: the client cancelled the call (the question is withdrawn).
+            return .failed(
+                "Cancelled.", structured: ["answered": false, "reason": "cancelled", "event_id": .string(eventID)])
         }
     }
 
-    private static func waited(_ eventID: String, _ receipt: TriggerReceipt, _ cwd: String) -> Value {
+    /// The resolutions ``askOutputSchema`` names; another is `resolved`.
+    private static let askOutputReasons: Set<String> = [
+        "expired", "answered_elsewhere", "cancelled", "allowed", "denied", "answered",
+    ]
+
+    private static func waited(_ eventID: String, _ receipt: TriggerReceipt, _ cwd: String) -> JSONValue {
         ["event_id": .string(eventID), "asked": .string(DeliveryReport(receipt, cwd: cwd).text)]
     }
 
-    private func devices(of cwd: String) async -> CallTool.Result {
+    private func devices(of cwd: String) async -> ToolResult {
         let listed: AgentDevices
         do {
             listed = try await gateway.devices(of: cwd, timeout: callTimeout)
         } catch {
-            return Self.failed("The gateway cannot be asked: \(Self.reason(error))")
+            return .failed("The gateway cannot be asked: \(Self.reason(error))")
         }
         guard !listed.devices.isEmpty else {
-            return Self.result("Nobody is subscribed to \(cwd).", structured: ["cwd": .string(cwd), "devices": []])
+            return ToolResult("Nobody is subscribed to \(cwd).", structured: ["cwd": .string(cwd), "devices": []])
         }
         let lines = listed.devices.map { device -> String in
             var words = [device.platform, device.tokenKind].compactMap { $0 }
@@ -162,18 +233,18 @@ struct AgentTools: Sendable {
             return "- \(device.installationID)\(name): " + words.joined(separator: ", ")
         }
         let more = listed.nextPageToken != nil ? "\n(more devices than one page lists)" : ""
-        return Self.result(
+        return ToolResult(
             "\(listed.devices.count) device(s) subscribed to \(cwd):\n" + lines.joined(separator: "\n") + more,
             structured: [
                 "cwd": .string(cwd),
                 "devices": .array(
                     listed.devices.map { device in
-                        var entry: [String: Value] = ["installation_id": .string(device.installationID)]
-                        entry["device_name"] = device.deviceName.map(Value.string)
-                        entry["platform"] = device.platform.map(Value.string)
-                        entry["token_kind"] = device.tokenKind.map(Value.string)
-                        entry["can_decide"] = device.canDecide.map(Value.bool)
-                        entry["last_outcome"] = device.lastOutcome.map(Value.string)
+                        var entry: [String: JSONValue] = ["installation_id": .string(device.installationID)]
+                        entry["device_name"] = device.deviceName.map(JSONValue.string)
+                        entry["platform"] = device.platform.map(JSONValue.string)
+                        entry["token_kind"] = device.tokenKind.map(JSONValue.string)
+                        entry["can_decide"] = device.canDecide.map(JSONValue.bool)
+                        entry["last_outcome"] = device.lastOutcome.map(JSONValue.string)
                         return .object(entry)
                     }),
             ])
@@ -189,39 +260,21 @@ struct AgentTools: Sendable {
         }
     }
 
-    private static func result(_ text: String, structured: Value, isError: Bool = false) -> CallTool.Result {
-        // The non-generic initializer: a `Value` needs no encoding (the generic one throws).
-        let structuredContent: Value? = structured
-        return CallTool.Result(
-            content: [.text(text: text, annotations: nil, _meta: nil)], structuredContent: structuredContent,
-            isError: isError)
-    }
-
-    private static func failed(_ text: String) -> CallTool.Result {
-        CallTool.Result(content: [.text(text: text, annotations: nil, _meta: nil)], isError: true)
-    }
-
     /// A string argument of at most `limit` characters; `nil` when absent.
-    static func text(_ value: Value?, _ name: String, upTo limit: Int) throws -> String? {
+    static func text(_ value: JSONValue?, _ name: String, upTo limit: Int) throws(BadArgument) -> String? {
         guard let value, value != .null else { return nil }
         guard let text = value.stringValue, !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty,
             text.count <= limit
-        else { throw MCPError.invalidParams("'\(name)' must be text of 1 to \(limit) characters") }
+        else { throw BadArgument(reason: "'\(name)' must be text of 1 to \(limit) characters") }
         return text
     }
 
     /// `ask_user`'s `wait`: seconds from 0 to ``maxWait``, ``defaultWait`` when absent.
-    static func seconds(_ value: Value?) throws -> Double {
-        let seconds: Double?
+    static func seconds(_ value: JSONValue?) throws(BadArgument) -> Double {
         switch value {
         case nil, .null?: return defaultWait
-        case .int(let whole)?: seconds = Double(whole)
-        case .double(let number)?: seconds = number
-        default: seconds = nil
+        case .number(let seconds)? where seconds.isFinite && (0...maxWait).contains(seconds): return seconds
+        default: throw BadArgument(reason: "'wait' must be seconds from 0 to \(Int(maxWait))")
         }
-        guard let seconds, seconds.isFinite, (0...maxWait).contains(seconds) else {
-            throw MCPError.invalidParams("'wait' must be seconds from 0 to \(Int(maxWait))")
-        }
-        return seconds
     }
 }

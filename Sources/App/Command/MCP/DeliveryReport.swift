@@ -1,18 +1,41 @@
-import MCP
 import PushgateAgentSide
+import PushgateCore
 
 /// What became of a push on each device, in words for an agent, from a trigger's
 /// receipt: delivered, failed and why (and whether the device's registration was
 /// removed for it), still being tried — or that nobody is subscribed, which is not
-/// "accepted".
+/// "accepted". Its structured form is what `notify_user`'s output schema
+/// (``outputSchema``) describes.
 struct DeliveryReport {
+    /// `notify_user`'s output schema: the structured form's shape.
+    static let outputSchema: JSONValue = [
+        "type": "object",
+        "properties": [
+            "device_count": ["type": "integer"], "delivered": ["type": "integer"], "failed": ["type": "integer"],
+            "pending": ["type": "integer"], "event_id": ["type": "string"],
+            "devices": [
+                "type": "array",
+                "items": [
+                    "type": "object",
+                    "properties": [
+                        "installation_id": ["type": "string"], "service": ["type": "string"],
+                        "state": ["type": "string", "enum": ["delivered", "failed", "pending"]],
+                        "reason": ["type": "string"],
+                    ],
+                    "required": ["installation_id", "service", "state"],
+                ],
+            ],
+        ],
+        "required": ["device_count", "delivered", "failed", "pending", "devices"],
+    ]
+
     let deviceCount: Int
     let text: String
-    let structured: Value
+    let structured: JSONValue
 
     init(_ receipt: TriggerReceipt, cwd: String) {
         deviceCount = receipt.deviceCount
-        var devices: [Value] = []
+        var devices: [JSONValue] = []
         var lines: [String] = []
         for response in receipt.responses ?? [] {
             let state: String
@@ -28,11 +51,11 @@ struct DeliveryReport {
             }
             let words = state == "pending" ? "still being tried" : reason.map { "failed: \($0)" } ?? state
             lines.append("- \(response.installationID) (\(response.provider)): \(words)")
-            var device: [String: Value] = [
+            var device: [String: JSONValue] = [
                 "installation_id": .string(response.installationID), "service": .string(response.provider),
                 "state": .string(state),
             ]
-            device["reason"] = reason.map(Value.string)
+            device["reason"] = reason.map(JSONValue.string)
             devices.append(.object(device))
         }
         let (delivered, failed, pending) = (
@@ -49,11 +72,11 @@ struct DeliveryReport {
         } else {
             text = "Sent to \(cwd):\n" + lines.joined(separator: "\n")
         }
-        var structured: [String: Value] = [
-            "device_count": .int(deviceCount), "delivered": .int(delivered), "failed": .int(failed),
-            "pending": .int(pending), "devices": .array(devices),
+        var structured: [String: JSONValue] = [
+            "device_count": .number(Double(deviceCount)), "delivered": .number(Double(delivered)),
+            "failed": .number(Double(failed)), "pending": .number(Double(pending)), "devices": .array(devices),
         ]
-        structured["event_id"] = receipt.eventID.map(Value.string)
+        structured["event_id"] = receipt.eventID.map(JSONValue.string)
         self.structured = .object(structured)
     }
 }

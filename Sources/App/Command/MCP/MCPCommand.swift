@@ -1,13 +1,13 @@
 import ArgumentParser
 import Foundation
-import MCP
 import PushgateAgentSide
 import PushgateCore
 
 /// `pushgate mcp` (issue 74): a Model Context Protocol server over standard input
 /// and output, so that any agent with MCP reaches its person: `notify_user`,
 /// `ask_user` (answered in words from the lock screen) and `list_devices`
-/// (``AgentTools``). It reaches the gateway as `pushgate trigger` does.
+/// (``AgentTools``), in the protocol's handshake era and its 2026-07-28 revision
+/// (``MCPServer``). It reaches the gateway as `pushgate trigger` does.
 struct MCPCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "mcp",
@@ -44,15 +44,13 @@ struct MCPCommand: AsyncParsableCommand {
         let tools = AgentTools(
             gateway: try gateway.agentGateway(), callTimeout: .seconds(timeout), pins: gateway.pinFile(option: pins),
             defaultCwd: cwd.map(HookSettings.absolute) ?? FileManager.default.currentDirectoryPath)
-        let server = Server(
-            name: "pushgate", version: Self.toolsVersion,
-            instructions: "Reach the person who runs this agent on their phone: notify_user tells them something, "
-                + "ask_user asks and waits for their answer typed on the lock screen, list_devices shows where they get pushes.",
-            capabilities: .init(tools: .init(listChanged: false)))
-        await server.withMethodHandler(ListTools.self) { _ in ListTools.Result(tools: AgentTools.definitions) }
-        await server.withMethodHandler(CallTool.self) { call in try await tools.call(call.name, call.arguments ?? [:]) }
-        // Lines read in linear time, one over 1 MiB refused (``LineTransport``).
-        try await server.start(transport: LineTransport())
-        await server.waitUntilCompleted()
+        let server = MCPServer(
+            transport: LineTransport(), tools: tools,
+            identity: .init(
+                name: "pushgate", version: Self.toolsVersion,
+                instructions: "Reach the person who runs this agent on their phone: notify_user tells them something, "
+                    + "ask_user asks and waits for their answer typed on the lock screen, list_devices shows where they get pushes."
+            ))
+        await server.run()
     }
 }
