@@ -6,7 +6,8 @@ import PushgateCore
 /// `cwd` and `hook_event_name`; `Stop` and `SubagentStop` may carry
 /// `last_assistant_message`; `Notification` carries `message`, `title` and
 /// `notification_type` (`permission_prompt`, `idle_prompt`, …); `StopFailure`
-/// `error_type` and `error_message`.
+/// `error` (its type: `rate_limit`, …) and `error_details` (Claude Code's SDK types;
+/// Codex's `stop-failure.command.input.schema.json` has the same two).
 ///
 /// A stop becomes `triggerReplyFinished` (the reply's text as its preview, the
 /// session as its conversation) — but a `Stop` that comes while a Stop hook keeps the
@@ -80,7 +81,7 @@ public struct ClaudeHookEvent: Sendable, Equatable {
             "Stop",
             "triggerReplyFinished, the last reply as its preview (none while a Stop hook keeps the agent going: stop_hook_active)"
         ),
-        ("StopFailure", "triggerEvent run_failed: the turn ended on an API error (its message as the body)"),
+        ("StopFailure", "triggerEvent run_failed: the turn ended on an API error (its error_details as the body)"),
         ("SubagentStop", "triggerEvent run_progress: a subagent finished, a step of the run (not its end)"),
         (
             "Notification",
@@ -133,7 +134,7 @@ public struct ClaudeHookEvent: Sendable, Equatable {
             }
             kind = .stop
         case "SubagentStop": kind = .subagentStop(type: object["agent_type"]?.stringValue)
-        case "StopFailure": kind = .stopFailed(errorType: object["error_type"]?.stringValue)
+        case "StopFailure": kind = .stopFailed(errorType: object["error"]?.stringValue)
         case "Notification":
             let type = object["notification_type"]?.stringValue
             if let type, let reason = Self.leftAlone[type] {
@@ -162,8 +163,10 @@ public struct ClaudeHookEvent: Sendable, Equatable {
         sessionID = object["session_id"]?.stringValue.flatMap(Self.identifier)
         transcriptPath = object["transcript_path"]?.stringValue
         lastAssistantMessage = object["last_assistant_message"]?.stringValue
-        // A failed stop's message is its error's.
-        message = object["message"]?.stringValue ?? object["error_message"]?.stringValue
+        // A failed stop's message is its error's details, else the last reply before it.
+        message =
+            object["message"]?.stringValue ?? object["error_details"]?.stringValue
+            ?? (name == "StopFailure" ? object["last_assistant_message"]?.stringValue : nil)
         title = object["title"]?.stringValue
         toolInput = object["tool_input"]
         turnID = object["turn_id"]?.stringValue.flatMap(Self.identifier)

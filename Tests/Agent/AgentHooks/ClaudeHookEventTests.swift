@@ -120,14 +120,14 @@ struct ClaudeHookEventTests {
         #expect(ClaudeTranscript.lastToolUseID(in: Array(transcript[1].utf8)) == nil)
     }
 
-    /// Claude Code's hooks reference: `StopFailure` (`error_type`, `error_message`) ends a
+    /// Claude Code's hooks reference and SDK types: `StopFailure` (`error`, `error_details`) ends a
     /// turn on an API error; `PermissionDenied` follows the auto mode's denial; the
     /// `Notification` types that tell nothing new are left alone.
     @Test("a failed stop is run_failed with its error; a denial in auto mode a step; what tells nothing is left alone")
     func newerEvents() throws {
         let failed = try Self.event([
-            "cwd": "/srv/a", "hook_event_name": "StopFailure", "session_id": "s-1", "error_type": "rate_limit",
-            "error_message": "Rate limit reached: try again in 5 minutes",
+            "cwd": "/srv/a", "hook_event_name": "StopFailure", "session_id": "s-1", "error": "rate_limit",
+            "error_details": "Rate limit reached: try again in 5 minutes", "last_assistant_message": NSNull(),
         ]).call(now: Self.now) { nil }
         #expect(failed.function == .triggerEvent && failed.body["type"] == "run_failed")
         #expect(failed.body["title"] == "Run failed (rate_limit)")

@@ -220,6 +220,48 @@ struct PersonWaitTests {
         #expect(gateway.resolution(of: asked) == "cancelled")
     }
 
+    @Test(
+        "ask_user against liars: the gateway's own key, another event's words, a made-up decided_by, a secret holder's own installation — no words returned"
+    )
+    func askUserAgainstLiars() async throws {
+        let serverKey = PushSecret("fake-gateway-secret-000000000000000001")!.serverKey
+        let impostor = FakePhone(installationID: "phone")
+        let stranger = FakePhone(installationID: "stranger", name: "Not yours")
+        let elsewhere = phone.decision(
+            .answer, on: "mcp-another-agents-question", serverKey: serverKey, message: "yes, go ahead")
+        let lies: [(String, FakeGateway.Answers)] = [
+            (
+                "its own key",
+                { eventID, _ in impostor.decision(.answer, on: eventID, serverKey: serverKey, message: "yes") }
+            ),
+            ("another event's words", { _, _ in elsewhere }),
+            (
+                "a made-up decided_by",
+                { _, _ in
+                    AwaitedDecision(
+                        decided: true, decision: "answer", decidedBy: "phone",
+                        signedAt: Int64(Date().timeIntervalSince1970),
+                        signature: String(repeating: "A", count: 86), message: "yes")
+                }
+            ),
+            (
+                "a secret holder's installation",
+                { eventID, _ in stranger.decision(.answer, on: eventID, serverKey: serverKey, message: "yes") }
+            ),
+        ]
+        for (lie, answers) in lies {
+            let gateway = FakeGateway(answers: answers)
+            let pins = ScratchPins()
+            try pins.pair(phone)
+            let ending = await UserQuestion(gateway: gateway, pins: pins.file, callTimeout: .seconds(2))
+                .ask("Wipe the staging database?", cwd: "/srv/a", wait: .seconds(5))
+            guard case .refused = ending else {
+                Issue.record("\(lie): \(ending)")
+                continue
+            }
+        }
+    }
+
     @Test("an event resolved without a decision ends the wait with its resolution")
     func resolved() async throws {
         let gateway = FakeGateway()

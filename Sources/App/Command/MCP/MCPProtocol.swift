@@ -11,7 +11,7 @@ import PushgateCore
 enum MCPProtocol {
     enum Era: Sendable, Equatable {
         case handshake
-        case modern(version: String)
+        case modern
     }
 
     /// The handshake-era revisions, newest first: an `initialize` asking for another
@@ -30,10 +30,10 @@ enum MCPProtocol {
         method != "initialize" && params["_meta"]?.objectValue?[versionKey] != nil
     }
 
-    /// The version of a 2026-era request's envelope, checked as the specification's
-    /// ladder does: the envelope's pair present (else invalid params), the version a
-    /// string (else invalid params) that is served (else unsupported, naming those that are).
-    static func envelopeVersion(of params: [String: JSONValue]) throws(JSONRPCError) -> String {
+    /// Checks a 2026-era request's envelope as the specification's ladder does: the
+    /// envelope's pair present (else invalid params), the version a string (else
+    /// invalid params) that is served (else unsupported, naming those that are).
+    static func checkEnvelope(of params: [String: JSONValue]) throws(JSONRPCError) {
         guard let meta = params["_meta"]?.objectValue else {
             throw .invalidParams("params._meta must be an object carrying '\(versionKey)' and '\(capabilitiesKey)'")
         }
@@ -48,6 +48,5 @@ enum MCPProtocol {
             throw .unsupportedVersion(
                 "protocol version \(version.prefix(32)) is not served", requested: .string(version))
         }
-        return version
     }
 }

@@ -88,7 +88,7 @@ actor MCPServer {
     /// the request's own envelope checked in the 2026 era.
     private func era(of method: String, _ params: [String: JSONValue]) throws(JSONRPCError) -> MCPProtocol.Era {
         let enveloped = MCPProtocol.isEnveloped(method: method, params: params)
-        if era == nil { era = enveloped ? .modern(version: "") : .handshake }
+        if era == nil { era = enveloped ? .modern : .handshake }
         guard case .modern = era else {
             guard !enveloped else {
                 throw .invalidRequest(
@@ -102,8 +102,9 @@ actor MCPServer {
                 "this connection serves the 2026-07-28 protocol: no initialize handshake",
                 requested: params["protocolVersion"])
         }
-        // Each request's own envelope: its version is the one it is served in.
-        return .modern(version: try MCPProtocol.envelopeVersion(of: params))
+        // Each request carries its own envelope.
+        try MCPProtocol.checkEnvelope(of: params)
+        return .modern
     }
 
     private func serve(id: JSONValue, method: String, params: [String: JSONValue], era: MCPProtocol.Era) async {

@@ -51,11 +51,7 @@ public struct DecideEventFunction: Sendable {
                 of: request, pushed: outbox.history(ofEvent: request.eventID, serverKey: serverKey.hex))
         }
         if let conflict = Self.conflict(record) { throw conflict }
-        guard try await wasPushed(record, to: request.installationID) else {
-            throw FunctionError(
-                .permissionDenied, "this installation was not sent this event", field: "installation_id",
-                reason: "not_a_recipient")
-        }
+        guard try await wasPushed(record, to: request.installationID) else { throw Self.notARecipient }
         guard let key = try await decisionKey(of: request.installationID, record: record, serverKey: serverKey) else {
             throw FunctionError(
                 .permissionDenied, "this installation registered no decision_key", field: "installation_id",
@@ -122,12 +118,15 @@ public struct DecideEventFunction: Sendable {
             return FunctionError(.notFound, "no event with this event_id under this server", field: "event_id")
         }
         guard pushed.contains(where: { $0.installationID == request.installationID }) else {
-            return FunctionError(
-                .permissionDenied, "this installation was not sent this event", field: "installation_id",
-                reason: "not_a_recipient")
+            return notARecipient
         }
         return notAwaited
     }
+
+    /// A decision from an installation the event's push never went to.
+    static let notARecipient = FunctionError(
+        .permissionDenied, "this installation was not sent this event", field: "installation_id",
+        reason: "not_a_recipient")
 
     /// An event pushed as information: nobody waits for an answer to it.
     static let notAwaited = FunctionError(
