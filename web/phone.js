@@ -259,6 +259,15 @@ async function pairPhone(event) {
     form.pairing.value = "";
 }
 
+async function sayToAgent(event) {
+    event.preventDefault();
+    const form = event.target;
+    const answer = await callJSON("/phone/say", { method: "POST", body: { cwd: form.cwd.value, message: form.words.value } });
+    byID("toast").replaceChildren(h("p", { class: answer.ok ? "notice" : "notice error" },
+        answer.ok ? `Sent to ${form.cwd.value}.` : `Not sent: ${answer.body?.message ?? answer.message}`));
+    if (answer.ok) form.words.value = "";
+}
+
 function draw() {
     const now = Date.now();
     const clock = new Date(now);
@@ -324,6 +333,9 @@ async function load() {
     state.phone = phone.ok ? phone.body : null;
     byID("phone-form").hidden = !state.phone;
     byID("pair-form").hidden = !state.phone?.gateway;
+    byID("say-form").hidden = !state.phone?.gateway;
+    const cwds = state.phone?.cwds ?? [];
+    render(byID("say-cwd"), [cwds], () => cwds.map((cwd) => h("option", { value: cwd }, cwd)));
     byID("fingerprint").textContent = state.phone?.fingerprint ?? "";
     byID("phone-status").textContent = state.phone
         ? (state.phone.gateway ? `This phone (${short(state.phone.token, 8)}) is registered at ${state.phone.gateway} for ${(state.phone.cwds ?? []).join(", ")}.`
@@ -346,6 +358,7 @@ async function load() {
 byID("device").addEventListener("change", (event) => { state.device = event.target.value; draw(); });
 byID("phone-form").addEventListener("submit", registerPhone);
 byID("pair-form").addEventListener("submit", pairPhone);
+byID("say-form").addEventListener("submit", sayToAgent);
 byID("clear").addEventListener("click", async () => {
     await fetch("/inbox", { method: "DELETE" });
     state.selected = null;

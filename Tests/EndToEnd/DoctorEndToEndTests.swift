@@ -119,7 +119,7 @@ struct DoctorEndToEndTests {
                 "doctor", "event",
                 "resolve", "decide", "status", "diagnostics", "unsubscribe", "backup", "export", "import", "hook",
                 "proxy-env",
-                "mcp", "pair",
+                "mcp", "channel", "say", "pair",
             ], "\(result.stdout)")
         #expect(lines.allSatisfy { $0.hasPrefix("  ") && !$0.hasPrefix("   ") }, "no abstract wraps onto a second line")
     }

@@ -15,6 +15,10 @@ nobody here wrote), for the end-to-end tests of issue 73.
         pushgate-pair-v1\\n<server_key>\\n<pairing_id>\\n<installation_id>\\n<code>\\n<signed_at>,
         the pairing and the code read from the link (pushgate://pair?gateway=…&pairing=…&code=…)
         with Python's urllib; --code signs another code instead (a guess).
+    phone_signer.py say --private B64 --server-key HEX --message-id ID --installation-id ID \
+            --cwd CWD --signed-at SECONDS --message TEXT
+        the body of POST /sayToAgent (issue 84), signed as a decision with the decision line
+        say:<sha256(cwd)>: words to that agent only.
     phone_signer.py fingerprint --public B64
         {"fingerprint": "3F2A 91C0 77B1 04DE 5A6C"}: SHA-256 of the 65-byte key, 10 bytes.
 """
@@ -58,6 +62,17 @@ def sign(arguments):
     return body
 
 
+def say(arguments):
+    key = ec.derive_private_key(int.from_bytes(unb64url(arguments.private), "big"), ec.SECP256R1())
+    agent_key = hashlib.sha256(arguments.cwd.encode("utf-8")).hexdigest()
+    text = "\n".join(["pushgate-decision-v1", arguments.server_key, arguments.message_id, arguments.installation_id,
+                      "say:" + agent_key, str(arguments.signed_at), arguments.message])
+    r, s = decode_dss_signature(key.sign(text.encode("utf-8"), ec.ECDSA(hashes.SHA256())))
+    return {"cwd": arguments.cwd, "installation_id": arguments.installation_id, "message_id": arguments.message_id,
+            "message": arguments.message, "signed_at": arguments.signed_at,
+            "signature": b64url(r.to_bytes(32, "big") + s.to_bytes(32, "big"))}
+
+
 def pair(arguments):
     key = ec.derive_private_key(int.from_bytes(unb64url(arguments.private), "big"), ec.SECP256R1())
     link = urllib.parse.urlsplit(arguments.link)
@@ -95,10 +110,14 @@ def main():
     pairing.add_argument("--installation-id", required=True)
     pairing.add_argument("--signed-at", required=True, type=int)
     pairing.add_argument("--code")
+    saying = commands.add_parser("say")
+    for name in ["--private", "--server-key", "--message-id", "--installation-id", "--cwd", "--message"]:
+        saying.add_argument(name, required=True)
+    saying.add_argument("--signed-at", required=True, type=int)
     printing = commands.add_parser("fingerprint")
     printing.add_argument("--public", required=True)
     arguments = parser.parse_args()
-    made = {"keygen": lambda: keygen(), "sign": lambda: sign(arguments), "pair": lambda: pair(arguments),
+    made = {"keygen": lambda: keygen(), "sign": lambda: sign(arguments), "pair": lambda: pair(arguments), "say": lambda: say(arguments),
             "fingerprint": lambda: fingerprint(arguments)}
     print(json.dumps(made[arguments.command]()))
     return 0

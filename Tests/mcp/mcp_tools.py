@@ -21,6 +21,7 @@ JSON-RPC error at once, the server going on.
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import re
@@ -324,56 +325,68 @@ async def overlong_line(pushgate, base, agent):
         await server.wait()
 
 
+def register(base, agent, installations):
+    """Each installation subscribed to the agent (its tokens and keys as given): the server key."""
+    for installation, fields in installations.items():
+        status, body = call(base, "/registerSubscription", {"cwd": agent, "installation_id": installation, **fields})
+        if status != 200:
+            raise SystemExit(f"register {installation}: {status} {body}")
+    return body["server_key"]
+
+
+@contextlib.contextmanager
+def gateway_running(pushgate, directory):
+    """A gateway on a free loopback port beside an APNs emulator, both stopped by their
+    own process: (base URL, the emulator's settings)."""
+    emulator_directory = os.path.join(directory, "apns")
+    os.makedirs(emulator_directory)
+    settings, emulator = start(pushgate, "apns-emulator", emulator_directory, "PUSHGATE_APNS_URL")
+    log = open(os.path.join(directory, "gateway.log"), "w")
+    environment = {name: value for name, value in os.environ.items() if not name.startswith("PUSHGATE_")} \
+        | settings | {"PUSHGATE_PORT": "0", "PUSHGATE_DATABASE": os.path.join(directory, "pushgate.sqlite"),
+                      "PUSHGATE_METRICS_LISTEN": "off", "PUSHGATE_DELIVERY_MAX_ATTEMPTS": "1"}
+    gateway = subprocess.Popen([pushgate, "serve"], stdout=log, stderr=subprocess.STDOUT, env=environment,
+                               cwd=directory)
+    try:
+        deadline = time.monotonic() + 60
+        port = None
+        while port is None and time.monotonic() < deadline and gateway.poll() is None:
+            found = re.search(r"listening on 127\.0\.0\.1:(\d+)", open(log.name).read())
+            port = found and found.group(1)
+            time.sleep(0.1)
+        if port is None:
+            raise SystemExit("the gateway did not start: " + open(log.name).read()[-3000:])
+        yield f"http://127.0.0.1:{port}", settings
+    finally:
+        gateway.terminate()
+        try:
+            gateway.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            gateway.kill()
+        stop(emulator)
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--pushgate", required=True)
     arguments = parser.parse_args()
     pushgate = os.path.abspath(arguments.pushgate)
-    with tempfile.TemporaryDirectory(prefix="pushgate-mcp-") as directory:
-        emulator_directory = os.path.join(directory, "apns")
-        os.makedirs(emulator_directory)
-        settings, emulator = start(pushgate, "apns-emulator", emulator_directory, "PUSHGATE_APNS_URL")
+    with tempfile.TemporaryDirectory(prefix="pushgate-mcp-") as directory, \
+            gateway_running(pushgate, directory) as (base, settings):
         agent = os.path.join(directory, "agent")
         os.makedirs(agent)
-        log = open(os.path.join(directory, "gateway.log"), "w")
-        environment = {name: value for name, value in os.environ.items() if not name.startswith("PUSHGATE_")} \
-            | settings | {"PUSHGATE_PORT": "0", "PUSHGATE_DATABASE": os.path.join(directory, "pushgate.sqlite"),
-                          "PUSHGATE_METRICS_LISTEN": "off", "PUSHGATE_DELIVERY_MAX_ATTEMPTS": "1"}
-        gateway = subprocess.Popen([pushgate, "serve"], stdout=log, stderr=subprocess.STDOUT, env=environment,
-                                   cwd=directory)
-        try:
-            deadline = time.monotonic() + 60
-            port = None
-            while port is None and time.monotonic() < deadline and gateway.poll() is None:
-                found = re.search(r"listening on 127\.0\.0\.1:(\d+)", open(log.name).read())
-                port = found and found.group(1)
-                time.sleep(0.1)
-            if port is None:
-                raise SystemExit("the gateway did not start: " + open(log.name).read()[-3000:])
-            base = f"http://127.0.0.1:{port}"
-            key = json.loads(signer("keygen"))
-            for installation, token in [("phone", {"apns_token": PHONE_TOKEN, "decision_key": key["public"]}),
-                                        ("pixel", {"fcm_token": "pixel-fcm-token-0001", "platform": "android"})]:
-                status, body = call(base, "/registerSubscription", {"cwd": agent, "installation_id": installation,
-                                                                   **token})
-                if status != 200:
-                    raise SystemExit(f"register {installation}: {status} {body}")
-            server_key = body["server_key"]
-            # The phone was paired on the agent's machine (pushgate pair leaves this file).
-            with open(os.path.join(directory, "pins.json"), "w") as pins:
-                json.dump({"pins": {"phone": key["public"]}}, pins)
-            asyncio.run(asyncio.wait_for(overlong_line(pushgate, base, agent), 60))
-            asyncio.run(asyncio.wait_for(each_mode(pushgate, base, agent), 120))
-            asyncio.run(asyncio.wait_for(protocol_faults(pushgate, base, settings["PUSHGATE_APNS_URL"], agent), 120))
-            asyncio.run(asyncio.wait_for(drive(pushgate, base, settings["PUSHGATE_APNS_URL"], agent, server_key, key),
-                                         180))
-        finally:
-            gateway.terminate()
-            try:
-                gateway.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                gateway.kill()
-            stop(emulator)
+        key = json.loads(signer("keygen"))
+        server_key = register(base, agent, {
+            "phone": {"apns_token": PHONE_TOKEN, "decision_key": key["public"]},
+            "pixel": {"fcm_token": "pixel-fcm-token-0001", "platform": "android"}})
+        # The phone was paired on the agent's machine (pushgate pair leaves this file).
+        with open(os.path.join(directory, "pins.json"), "w") as pins:
+            json.dump({"pins": {"phone": key["public"]}}, pins)
+        asyncio.run(asyncio.wait_for(overlong_line(pushgate, base, agent), 60))
+        asyncio.run(asyncio.wait_for(each_mode(pushgate, base, agent), 120))
+        asyncio.run(asyncio.wait_for(protocol_faults(pushgate, base, settings["PUSHGATE_APNS_URL"], agent), 120))
+        asyncio.run(asyncio.wait_for(drive(pushgate, base, settings["PUSHGATE_APNS_URL"], agent, server_key, key),
+                                     180))
     return summary()
 
 

@@ -61,6 +61,9 @@ public struct ClaudeHookEvent: Sendable, Equatable {
     }
 
     public let kind: Kind
+    /// `hook_event_name` as Claude Code (or Codex) sent it: `PreToolUse` and
+    /// `PostToolUse` are one kind, and only the second follows a permission dialog.
+    public let eventName: String
     public let cwd: String
     public let sessionID: String?
     public let transcriptPath: String?
@@ -160,6 +163,7 @@ public struct ClaudeHookEvent: Sendable, Equatable {
             throw Unusable(description: "the hook event has no usable cwd (1 to 1,024 bytes, no control characters)")
         }
         self.cwd = cwd
+        eventName = name ?? ""
         sessionID = object["session_id"]?.stringValue.flatMap(Self.identifier)
         transcriptPath = object["transcript_path"]?.stringValue
         lastAssistantMessage = object["last_assistant_message"]?.stringValue
@@ -182,6 +186,15 @@ public struct ClaudeHookEvent: Sendable, Equatable {
     /// Whether this is a `Notification` of a permission prompt: the prompt a
     /// `PermissionRequest` hook may be waiting on already.
     public var isPermissionPrompt: Bool { kind == .notification(type: "permission_prompt") }
+
+    /// The tool a tool's event, a denial or a permission request names.
+    public var toolName: String? {
+        switch kind {
+        case .toolUse(let name, _): name
+        case .permissionDenied(let name), .permissionRequest(let name): name
+        default: nil
+        }
+    }
 
     /// The gateway call this event becomes. `questionID` is the event id a permission
     /// request is asked under: made by whoever waits for its answer (``QuestionID``),
@@ -321,12 +334,12 @@ public struct ClaudeHookEvent: Sendable, Equatable {
 
     /// A text as a push shows it: invisible characters removed, white space folded,
     /// at most ``ReplyPreview/maxCharacters``; `nil` when nothing is left.
-    static func preview(_ text: String?) -> String? {
+    public static func preview(_ text: String?) -> String? {
         ReplyPreview.sanitized(text.map { InvisibleCharacters.shown(String($0.prefix(64 * 1024)), multiline: false) })
     }
 
     /// A title: one line, at most 200 characters.
-    static func title(_ text: String) -> String? {
+    public static func title(_ text: String) -> String? {
         let shown = InvisibleCharacters.shown(String(text.prefix(4096)), multiline: false)
             .trimmingCharacters(in: .whitespaces)
         guard !shown.isEmpty else { return nil }

@@ -5,6 +5,8 @@ public enum GatewayFunction: String, Sendable, Hashable, CaseIterable {
     case triggerEvent, triggerReplyFinished, resolveEvent, awaitDecision
     case startPairing, completePairing, awaitPairing
     case diagnostics
+    /// The agent's unread words (`GET /replies`), and a phone's message to it (issue 84).
+    case replies, sayToAgent
 }
 
 /// One call to the gateway a hook event becomes: the function and its body.

@@ -52,7 +52,7 @@ public enum DecisionCheck {
             // The person's own words, as signed (the gateway refused control characters).
             let reason = answer.message.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
             said = .deny(reason: reason.flatMap { $0.isEmpty ? nil : $0 })
-        case .answer:
+        case .answer, .say:
             guard let words = answer.message, words.contains(where: { !$0.isWhitespace }) else {
                 return .refused("the answer of \(who) has no words")
             }

@@ -129,16 +129,34 @@ extension AgentGateway {
             as: PairingCompletions.self, timeout: timeout)
     }
 
+    /// `GET /replies` for the agent of `cwd`: its unread words of `kind` (both when
+    /// `nil`), the call held up to `wait` seconds while there are none.
+    public func unreadWords(of cwd: String, kind: String?, wait: Int, timeout: Duration)
+        async throws(GatewayCallError) -> UnreadWords
+    {
+        var query = ["cwd": cwd, "wait": String(wait)]
+        query["kind"] = kind
+        return try await got(.replies, query: query, as: UnreadWords.self, timeout: timeout)
+    }
+
     /// `diagnostics` for the agent of `cwd`: its devices, a page of 500.
     public func devices(of cwd: String, timeout: Duration) async throws(GatewayCallError) -> AgentDevices {
+        try await got(
+            .diagnostics, query: ["agent_key": AgentKey(cwd: cwd).hex, "page_size": "500"], as: AgentDevices.self,
+            timeout: timeout)
+    }
+
+    /// GETs `function` with `query` and decodes its answer.
+    func got<Answer: Decodable & Sendable>(
+        _ function: GatewayFunction, query: [String: String], as type: Answer.Type, timeout: Duration
+    ) async throws(GatewayCallError) -> Answer {
         let reply: GatewayReply
         do {
-            reply = try await get(
-                .diagnostics, query: ["agent_key": AgentKey(cwd: cwd).hex, "page_size": "500"], timeout: timeout)
+            reply = try await get(function, query: query, timeout: timeout)
         } catch {
             throw GatewayCallError(
-                function: .diagnostics, kind: .unreachable, description: "diagnostics not sent: \(error)")
+                function: function, kind: .unreachable, description: "\(function.rawValue) not sent: \(error)")
         }
-        return try Self.decoded(reply, of: .diagnostics, as: AgentDevices.self)
+        return try Self.decoded(reply, of: function, as: type)
     }
 }

@@ -57,21 +57,27 @@ public struct HookEventRun: Sendable {
                 gateway: gateway, pins: pins, pending: pending, decisionWait: decisionWait, callTimeout: callTimeout
             ).run(event, lastToolUseID: transcript.lastToolUseID)
         }
+        let channel = ChannelApprovals(directory: pending.directory)
         if event.isPermissionPrompt, !pending.waiting(session: event.sessionID).isEmpty {
             return HookEnding(line: "nothing sent: the PermissionRequest hook pushed this prompt and waits on it")
         }
-        // A request the terminal answered while its hook waited (the hook was stopped):
-        // the person is at the keyboard, and the request is resolved beside this event's
-        // call, for the phones to withdraw it.
-        let abandoned = pending.takeAbandoned(session: event.sessionID)
+        if event.isPermissionPrompt, !channel.waiting(cwd: event.cwd).isEmpty {
+            return HookEnding(line: "nothing sent: pushgate channel pushed this prompt and waits on it")
+        }
+        // A request the terminal answered while its hook waited (the hook was stopped),
+        // or while the channel relayed it (issue 84): the person is at the keyboard, and
+        // the request is resolved beside this event's call, for the phones to withdraw it.
+        let abandoned =
+            pending.takeAbandoned(session: event.sessionID).map(\.eventID)
+            + channel.takeSettled(by: event).map(\.eventID)
         var call = event.call(
             now: Date(), transcriptText: transcript.lastAssistantText, toolsUsed: transcript.toolsUsed,
             lastToolUseID: transcript.lastToolUseID)
         if !abandoned.isEmpty, call.function == .triggerEvent { call.body["at_keyboard"] = true }
         let (gateway, callTimeout) = (self.gateway, self.callTimeout)
         async let answeredElsewhere: Void = {
-            for entry in abandoned {
-                _ = try? await gateway.resolve(entry.eventID, as: .answeredElsewhere, timeout: callTimeout)
+            for eventID in abandoned {
+                _ = try? await gateway.resolve(eventID, as: .answeredElsewhere, timeout: callTimeout)
             }
         }()
         let ending: HookEnding

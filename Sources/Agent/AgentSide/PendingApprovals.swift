@@ -34,7 +34,7 @@ public struct PendingApprovals: Sendable {
 
     /// Notes that this process waits on `eventID` for `session`.
     public func record(eventID: String, session: String?, processID: Int32 = getpid()) {
-        guard prepareDirectory() else { return }
+        guard Self.prepare(directory: directory) else { return }
         let text = [String(processID), eventID].joined(separator: "\n")
         _ = FileManager.default.createFile(
             atPath: path(of: eventID, session: session), contents: Data(text.utf8),
@@ -84,7 +84,7 @@ public struct PendingApprovals: Sendable {
 
     /// The directory, made 0700 when missing; `false` when it cannot be used or is
     /// not the user's own (another user's directory must not learn or steer this).
-    private func prepareDirectory() -> Bool {
+    static func prepare(directory: String) -> Bool {
         try? FileManager.default.createDirectory(
             atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         var status = stat()

@@ -45,8 +45,24 @@ public struct PermissionRequestAsk: Sendable {
         }
         pending.record(eventID: question.eventID, session: event.sessionID)
         defer { pending.remove(eventID: question.eventID, session: event.sessionID) }
+        let outcome = await ask(call, question, until: deadline)
+        return HookEnding(output: outcome.decision?.hookOutput, line: outcome.line)
+    }
+
+    /// What came of one approval asked: the decision that holds, if any, and a line
+    /// that tells it.
+    public struct Outcome: Sendable {
+        public let decision: PersonDecision?
+        public let line: String
+    }
+
+    /// Pushes `call` (the approval of `question`) and waits for its decision until
+    /// `deadline`: what the hook and the channel (issue 84) both do.
+    public func ask(_ call: GatewayCall, _ question: Question, until deadline: ContinuousClock.Instant) async
+        -> Outcome
+    {
         let sent = await send(call, question)
-        guard sent.pushed else { return HookEnding(line: sent.line) }
+        guard sent.pushed else { return Outcome(decision: nil, line: sent.line) }
         let wait = PersonWait(gateway: gateway, pins: pins, callTimeout: callTimeout)
         let end = await wait.answer(to: question, until: deadline)
         return await ending(end, of: question, wait: wait)
@@ -65,32 +81,33 @@ public struct PermissionRequestAsk: Sendable {
         }
     }
 
-    private func ending(_ end: WaitEnd, of question: Question, wait: PersonWait) async -> HookEnding {
+    private func ending(_ end: WaitEnd, of question: Question, wait: PersonWait) async -> Outcome {
         let id = question.eventID
         switch end {
         case .decided(let decision):
-            return HookEnding(output: decision.hookOutput, line: "\(id) decided on \(decision.who): \(decision.word)")
+            return Outcome(decision: decision, line: "\(id) decided on \(decision.who): \(decision.word)")
         case .resolved(let resolution):
-            return HookEnding(line: "\(id) resolved \(resolution) without a decision: the agent's own prompt goes on")
+            return Outcome(
+                decision: nil, line: "\(id) resolved \(resolution) without a decision: the agent's own prompt goes on")
         case .refused(let reason):
-            return HookEnding(line: "\(id): \(reason)")
+            return Outcome(decision: nil, line: "\(id): \(reason)")
         case .noAnswer:
+            let waited = "no decision within \(Int(decisionWait.components.seconds)) s"
             // Resolved for the phones to withdraw it; within the call's time, as every call.
             do {
                 _ = try await gateway.resolve(id, as: .expired, timeout: callTimeout)
-                return HookEnding(
-                    line: "no decision within \(Int(decisionWait.components.seconds)) s: resolveEvent answered 200")
+                return Outcome(decision: nil, line: waited + ": resolveEvent answered 200")
             } catch  where error.reason == "already_decided" {
                 // A decision came first, after all: it stands, and is obeyed if it holds.
                 let last = try? await gateway.awaitDecision(id, wait: 0, timeout: callTimeout)
                 guard let last, case .decided(let decision)? = wait.check(last, for: question) else {
-                    return HookEnding(line: "\(id): decided at the last moment by a decision that does not hold")
+                    return Outcome(
+                        decision: nil, line: "\(id): decided at the last moment by a decision that does not hold")
                 }
-                return HookEnding(
-                    output: decision.hookOutput,
-                    line: "\(id) decided on \(decision.who) at the last moment: \(decision.word)")
+                return Outcome(
+                    decision: decision, line: "\(id) decided on \(decision.who) at the last moment: \(decision.word)")
             } catch {
-                return HookEnding(line: "no decision within \(Int(decisionWait.components.seconds)) s: \(error)")
+                return Outcome(decision: nil, line: waited + ": \(error)")
             }
         }
     }

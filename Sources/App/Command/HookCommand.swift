@@ -91,6 +91,12 @@ struct HookCommand: AsyncParsableCommand {
     )
     var http = false
 
+    @Flag(
+        help:
+            "With --settings: what makes pushgate channel Claude Code's channel (its MCP server entry, these hooks without the PermissionRequest hook, the flag to start claude with)."
+    )
+    var channel = false
+
     @Option(help: "The agent that runs the hook: claude-code (default) or codex (what --settings prints).")
     var agent: HookAgent = .claudeCode
 
@@ -107,6 +113,18 @@ struct HookCommand: AsyncParsableCommand {
             let wait = try Self.checked(decisionWait: decisionWait ?? Self.defaultDecisionWait)
             let replyWait = try Self.checked(decisionWait: replyWait ?? 0, option: "--reply-wait")
             switch agent {
+            case .claudeCode where channel:
+                guard !http else { throw ValidationError("--channel prints command hooks: leave --http out") }
+                // The decision wait is the channel's (no hook waits for a decision here); the
+                // reply wait and the call timeout the hooks'.
+                let hookOptions = settingsArguments(leaving: ["--decision-wait"])
+                let channelOptions = ["channel"] + settingsArguments(leaving: ["--reply-wait", "--timeout"])
+                print(
+                    ChannelSettings.text(
+                        executable: HookSettings.invokedExecutable(), channelArguments: channelOptions,
+                        hooks: HookSettings.block(
+                            command: HookSettings.command(options: hookOptions), decisionWait: wait,
+                            replyWait: replyWait, permissionRequest: false)))
             case .claudeCode where http:
                 // The gateway holds a request at most 300 s (awaitDecision's longest).
                 guard wait <= 300, replyWait <= 300 else {
@@ -220,15 +238,19 @@ struct HookCommand: AsyncParsableCommand {
 
     /// Every option this command was given, for `--settings`: the secret file by its
     /// absolute path, since Claude Code runs the hook from the project's directory.
-    private var settingsArguments: [String] {
-        var arguments: [String] = []
-        if let url = gateway.url { arguments += ["--url", url] }
-        if let file = gateway.secretFile { arguments += ["--secret-file", HookSettings.absolute(file)] }
-        if let timeout { arguments += ["--timeout", "\(timeout)"] }
-        if let decisionWait { arguments += ["--decision-wait", "\(decisionWait)"] }
-        if let replyWait { arguments += ["--reply-wait", "\(replyWait)"] }
-        if let pins { arguments += ["--pins", HookSettings.absolute(pins)] }
-        return arguments
+    private var settingsArguments: [String] { settingsArguments(leaving: []) }
+
+    /// ``settingsArguments`` but the options named in `left`.
+    private func settingsArguments(leaving left: Set<String>) -> [String] {
+        let given: [(String, String?)] = [
+            ("--url", gateway.url), ("--secret-file", gateway.secretFile.map(HookSettings.absolute)),
+            ("--timeout", timeout.map { "\($0)" }), ("--decision-wait", decisionWait.map { "\($0)" }),
+            ("--reply-wait", replyWait.map { "\($0)" }), ("--pins", pins.map(HookSettings.absolute)),
+        ]
+        return given.flatMap { option, value in
+            guard let value, !left.contains(option) else { return [String]() }
+            return [option, value]
+        }
     }
 
     private static func say(_ line: String) {

@@ -53,13 +53,17 @@ enum HookSettings {
     /// `decisionWait`: the PermissionRequest hook's wait for a phone's decision;
     /// `replyWait`: the Stop hook's for the person's words (0: none). Each `timeout`
     /// is above its wait, so that the agent never stops the hook while it waits.
-    static func block(command: String, decisionWait: Double, replyWait: Double = 0) -> String {
+    /// `permissionRequest`: `false` where `pushgate channel` relays the permission
+    /// dialogs instead (issue 84).
+    static func block(command: String, decisionWait: Double, replyWait: Double = 0, permissionRequest: Bool = true)
+        -> String
+    {
         let hook: [String: Any] = ["type": "command", "command": command, "timeout": 10]
         var waiting = hook
         waiting["timeout"] = Int(decisionWait.rounded(.up)) + 30
         var stop = hook
         if replyWait > 0 { stop["timeout"] = Int(replyWait.rounded(.up)) + 30 }
-        return block(hook: hook, waiting: waiting, stop: stop)
+        return block(hook: hook, waiting: permissionRequest ? waiting : nil, stop: stop)
     }
 
     /// The same events as HTTP hooks (issue 74): posted to the gateway's
@@ -89,8 +93,8 @@ enum HookSettings {
 
     /// `hook` for every event the hook maps, `waiting` for the PermissionRequest,
     /// `stop` for the Stop (which may wait for the person's reply).
-    private static func block(hook: [String: Any], waiting: [String: Any], stop: [String: Any]) -> String {
-        let settings: [String: Any] = [
+    private static func block(hook: [String: Any], waiting: [String: Any]?, stop: [String: Any]) -> String {
+        var settings: [String: Any] = [
             "hooks": [
                 "Stop": [["hooks": [stop]]],
                 "Notification": [["hooks": [hook]]],
@@ -105,10 +109,13 @@ enum HookSettings {
                 // A turn that ended on an API error; a tool the auto mode denied (issue 83).
                 "StopFailure": [["hooks": [hook]]],
                 "PermissionDenied": [["matcher": "*", "hooks": [hook]]],
-                // An approval answered on a phone (issue 73).
-                "PermissionRequest": [["matcher": "*", "hooks": [waiting]]],
             ]
         ]
+        if let waiting, var hooks = settings["hooks"] as? [String: Any] {
+            // An approval answered on a phone (issue 73).
+            hooks["PermissionRequest"] = [["matcher": "*", "hooks": [waiting]]]
+            settings["hooks"] = hooks
+        }
         guard
             let data = try? JSONSerialization.data(
                 withJSONObject: settings, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])

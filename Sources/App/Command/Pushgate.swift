@@ -14,7 +14,7 @@ struct Pushgate: AsyncParsableCommand {
             DecideCommand.self, StatusCommand.self,
             DiagnosticsCommand.self,
             UnsubscribeCommand.self, BackupCommand.self, ExportCommand.self, ImportCommand.self, HookCommand.self,
-            ProxyEnvCommand.self, MCPCommand.self, PairCommand.self,
+            ProxyEnvCommand.self, MCPCommand.self, ChannelCommand.self, SayCommand.self, PairCommand.self,
         ],
         defaultSubcommand: nil
     )

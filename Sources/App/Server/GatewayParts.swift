@@ -34,6 +34,7 @@ public struct GatewayParts: Sendable {
     let awaitPairing: AwaitPairingFunction
     let openPairings: OpenPairingsFunction
     let replies: RepliesFunction
+    let sayToAgent: SayToAgentFunction
     let eventStatus: EventStatusFunction
     let receipts: ReceiptsFunction
     let appState: AppStateFunction
@@ -90,7 +91,8 @@ public struct GatewayParts: Sendable {
         awaitPairing = AwaitPairingFunction(
             store: store, waits: decisionWaits, longestWait: .seconds(admission.maxDecisionWait), now: now)
         openPairings = OpenPairingsFunction(store: store, now: now)
-        replies = RepliesFunction(store: store)
+        replies = RepliesFunction(store: store, waits: decisionWaits)
+        sayToAgent = SayToAgentFunction(store: store, waits: decisionWaits, now: now)
         eventStatus = EventStatusFunction(store: store, outbox: outbox, formats: formats)
         receipts = ReceiptsFunction(outbox: outbox, now: now)
         appState = AppStateFunction(store: store, now: now)

@@ -109,6 +109,19 @@ public struct PushgateGateway: Sendable {
         return try await call("POST", "decideEvent", body: body, secret: secret)
     }
 
+    /// Sends an agent a phone's signed words (`sayToAgent`, issue 84): `signed` is a
+    /// ``SignedDecision/Decision/say`` whose scope is the agent's key, for `cwd`.
+    public func say(_ signed: SignedDecision, cwd: String, secret: String) async throws(PushgateError)
+        -> MessageAnswer
+    {
+        var body = RequestBody([
+            "cwd": cwd, "installation_id": signed.installationID, "message_id": signed.eventID,
+            "message": signed.message ?? "", "signature": signed.signature,
+        ])
+        body.integers["signed_at"] = signed.signedAt
+        return try await call("POST", "sayToAgent", body: body, secret: secret)
+    }
+
     /// Completes a pairing `pushgate pair` opened (`completePairing`, issue 82) with
     /// this phone's signature over it and its code.
     public func completePairing(_ signed: SignedPairing, secret: String) async throws(PushgateError) -> PairingAnswer {

@@ -110,13 +110,13 @@ public struct DecisionKeyPair: Sendable {
     /// A decision signed as the gateway and the hook check it (``SignedDecision``).
     public func sign(
         serverKey: String, eventID: String, installationID: String, decision: SignedDecision.Decision,
-        signedAt: Int64, message: String?
+        signedAt: Int64, message: String?, scope: String? = nil
     ) throws -> SignedDecision {
         let text = SignedDecision.signedText(
             serverKey: serverKey, eventID: eventID, installationID: installationID, decision: decision,
-            signedAt: signedAt, message: message)
+            signedAt: signedAt, message: message, scope: scope)
         return SignedDecision(
             serverKey: serverKey, eventID: eventID, installationID: installationID, decision: decision,
-            signedAt: signedAt, message: message, signature: Base64URL.encode(try signature(for: text)))
+            signedAt: signedAt, message: message, signature: Base64URL.encode(try signature(for: text)), scope: scope)
     }
 }

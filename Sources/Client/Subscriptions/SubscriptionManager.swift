@@ -162,6 +162,27 @@ public actor SubscriptionManager {
         throw lastError
     }
 
+    /// Sends the agent of `cwd` on server `serverID` words from this phone, any time
+    /// (issue 84): signed with ``decisionKey()`` over `say:<agent key>`, under a new
+    /// message id, so that only that agent hears them — and only where this phone is
+    /// paired. A running `pushgate channel` hands them to the session within a second;
+    /// else they wait at `GET /replies`. Retrying with the same `messageID` after a lost
+    /// answer is safe.
+    @discardableResult
+    public func say(
+        _ words: String, toAgentAt cwd: String, serverID: String, messageID: String = UUID().uuidString.lowercased(),
+        now: Date = Date()
+    ) async throws -> MessageAnswer {
+        guard let secret = try secret(forServer: serverID) else {
+            throw PushgateError.invalidRequest("push is not enabled for that server")
+        }
+        let signed = try decisionKey().sign(
+            serverKey: PushgateKeys.serverKey(secret: secret), eventID: messageID, installationID: try installationID(),
+            decision: .say, signedAt: Int64(now.timeIntervalSince1970), message: words,
+            scope: PushgateKeys.agentKey(cwd: cwd))
+        return try await gateway.say(signed, cwd: cwd, secret: secret)
+    }
+
     /// Pairs this phone with an agent's machine (issue 82): `link` is what `pushgate
     /// pair` shows there (its QR code, `pushgate://pair?…`). The pairing and its code
     /// are signed with ``decisionKey()`` and sent to this manager's gateway — never to

@@ -9,7 +9,7 @@ import PushgateSealing
 public enum DocumentLayout {
     /// What a path names.
     public enum Kind: String, Sendable {
-        case server, source, agent, device, agentLastEvent, serverLastEvent, event, installation, pairing
+        case server, source, agent, device, agentLastEvent, serverLastEvent, event, installation, pairing, message
 
         /// The kind in words, for messages.
         var name: String {
@@ -22,6 +22,7 @@ public enum DocumentLayout {
             case .event: "an event"
             case .installation: "an installation"
             case .pairing: "a pairing"
+            case .message: "a message to an agent"
             }
         }
     }
@@ -44,6 +45,8 @@ public enum DocumentLayout {
         case activityState
         /// Whole seconds since 1970, not negative.
         case seconds
+        /// A whole number from 0: a counter.
+        case count
         /// The keys a device's pushes are sealed for, as `registerSubscription` stores
         /// them: `{"p256dh", "auth"}`, base64url without padding.
         case payloadKeys
@@ -112,7 +115,7 @@ public enum DocumentLayout {
             case .trueFlag: value == .bool(true)
             case .hexToken: value.stringValue.map { (try? FieldRules.hexToken($0, field: "")) == $0 } ?? false
             case .activityState: AgentRunContentState(json: value) != nil
-            case .seconds:
+            case .seconds, .count:
                 if case .number(let seconds) = value { seconds >= 0 && Int(exactly: seconds) != nil } else { false }
             case .payloadKeys:
                 if case .sealed(let keys)? = PayloadSealing(field: value) {
@@ -159,6 +162,7 @@ public enum DocumentLayout {
             case .hexToken: "64 to 200 lower-case hex digits"
             case .activityState: "a Live Activity's content state (phase, startedAt, updatedAt, …)"
             case .seconds: "a whole number of seconds since 1970"
+            case .count: "a whole number from 0"
             case .payloadKeys: #"{"p256dh", "auth"}: a P-256 point (65 bytes) and 16 bytes, base64url without padding"#
             case .decisionKey: "an uncompressed P-256 public key (65 bytes), base64url without padding"
             case .quietHours: #"{"from": "HH:MM", "to": "HH:MM", "timeZone": "<IANA zone>"}, from and to differing"#
@@ -206,6 +210,7 @@ public enum DocumentLayout {
                 FieldName.activityState: optional(.activityState),
                 FieldName.activityEndedAt: optional(.pastTimestamp),
                 FieldName.atKeyboardAt: optional(.pastTimestamp),
+                FieldName.messagesReceived: optional(.count),
             ]
         case .device:
             let addresses = formats.all.map { ($0.documentField, optional(.pushAddress($0))) }
@@ -264,6 +269,16 @@ public enum DocumentLayout {
                 FieldName.createdAt: required(.pastTimestamp), FieldName.expiresAt: required(.timestamp),
                 FieldName.completions: required(.pairingCompletions),
             ]
+        case .message:
+            // Words a paired phone sent the agent (issue 84), with their proof.
+            return [
+                FieldName.eventID: required(.text(characters: 1...200)),
+                FieldName.decidedBy: required(.text(characters: 1...128)),
+                FieldName.decisionMessage: required(.message(characters: 1...SignedDecision.maxAnswerCharacters)),
+                FieldName.decisionSignedAt: required(.seconds),
+                FieldName.decisionSignature: required(.text(characters: 86...88)),
+                FieldName.decisionKeyUsed: required(.decisionKey), FieldName.createdAt: required(.pastTimestamp),
+            ]
         }
     }
 
@@ -309,6 +324,10 @@ public enum DocumentLayout {
             try agentKey(segments[3])
             try installationID(segments[5])
             return .device
+        case (6, NamespacePaths.agents, NamespacePaths.messages):
+            try agentKey(segments[3])
+            try require(isKey(segments[5]), "a message's id must be the SHA-256 of its message id")
+            return .message
         case (6, NamespacePaths.agents, NamespacePaths.lastEvents):
             try agentKey(segments[3])
             try lastEventID(segments[5])

@@ -13,6 +13,10 @@ import Foundation
 /// pushgate-decision-v1\n<server_key>\n<event_id>\n<installation_id>\n<decision>\n<signed_at>\n<message or empty>
 /// ```
 ///
+/// where `<decision>` is the word, and for a decision bound to more than its event
+/// the word, a colon and its ``scope``: a message to an agent (issue 84) reads
+/// `say:<agent_key>`, so that its words are heard by that agent only.
+///
 /// the signature raw `r‖s` (64 bytes), base64url. The gateway checks it before it
 /// takes a decision; the waiting hook checks it again against the key it pinned, so a
 /// gateway that lies cannot allow a command.
@@ -21,10 +25,13 @@ public struct SignedDecision: Sendable, Hashable {
         case allow, deny
         /// Words in answer to a question or a reply (issue 74): the words are `message`.
         case answer
+        /// Words the person sends an agent unasked (issue 84): `message`, under an id the
+        /// phone made (the signed text's event id), bound to the agent by ``scope``.
+        case say
 
         /// The longest `message` this decision takes.
         public var maxMessageCharacters: Int {
-            self == .answer ? SignedDecision.maxAnswerCharacters : SignedDecision.maxMessageCharacters
+            self == .answer || self == .say ? SignedDecision.maxAnswerCharacters : SignedDecision.maxMessageCharacters
         }
     }
 
@@ -46,10 +53,13 @@ public struct SignedDecision: Sendable, Hashable {
     public let message: String?
     /// Base64url of the raw 64-byte signature.
     public let signature: String
+    /// What the decision is bound to beside its event, signed after its word: the
+    /// agent key of a message (``Decision/say``); `nil` for the rest.
+    public let scope: String?
 
     public init(
         serverKey: String, eventID: String, installationID: String, decision: Decision, signedAt: Int64,
-        message: String?, signature: String
+        message: String?, signature: String, scope: String? = nil
     ) {
         self.serverKey = serverKey
         self.eventID = eventID
@@ -58,22 +68,24 @@ public struct SignedDecision: Sendable, Hashable {
         self.signedAt = signedAt
         self.message = message
         self.signature = signature
+        self.scope = scope
     }
 
     /// The text the phone signs.
     public static func signedText(
         serverKey: String, eventID: String, installationID: String, decision: Decision, signedAt: Int64,
-        message: String?
+        message: String?, scope: String? = nil
     ) -> Data {
-        Data(
-            [label, serverKey, eventID, installationID, decision.rawValue, String(signedAt), message ?? ""]
+        let line = decision.rawValue + (scope.map { ":" + $0 } ?? "")
+        return Data(
+            [label, serverKey, eventID, installationID, line, String(signedAt), message ?? ""]
                 .joined(separator: "\n").utf8)
     }
 
     public var signedText: Data {
         Self.signedText(
             serverKey: serverKey, eventID: eventID, installationID: installationID, decision: decision,
-            signedAt: signedAt, message: message)
+            signedAt: signedAt, message: message, scope: scope)
     }
 
     /// Whether `key` signed this decision.
@@ -92,14 +104,15 @@ public struct SignedDecision: Sendable, Hashable {
     /// Signs as a phone does (the client package, the emulators' phone, `pushgate decide`).
     public static func sign(
         with key: P256.Signing.PrivateKey, serverKey: String, eventID: String, installationID: String,
-        decision: Decision, signedAt: Int64, message: String?
+        decision: Decision, signedAt: Int64, message: String?, scope: String? = nil
     ) throws -> SignedDecision {
         let text = signedText(
             serverKey: serverKey, eventID: eventID, installationID: installationID, decision: decision,
-            signedAt: signedAt, message: message)
+            signedAt: signedAt, message: message, scope: scope)
         let signature = try key.signature(for: text)
         return SignedDecision(
             serverKey: serverKey, eventID: eventID, installationID: installationID, decision: decision,
-            signedAt: signedAt, message: message, signature: Base64URL.encode(signature.rawRepresentation))
+            signedAt: signedAt, message: message, signature: Base64URL.encode(signature.rawRepresentation),
+            scope: scope)
     }
 }

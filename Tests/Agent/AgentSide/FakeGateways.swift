@@ -141,7 +141,7 @@ final class FakeGateway: AgentGateway, @unchecked Sendable {
             return Self.reply(["pairing_id": .string(id), "expires_at": "2026-11-29T10:00:00Z"])
         case .awaitPairing:
             return try await awaitPairing(body)
-        case .completePairing, .diagnostics:
+        case .completePairing, .diagnostics, .replies, .sayToAgent:
             return GatewayReply(status: 404, body: [])
         }
     }

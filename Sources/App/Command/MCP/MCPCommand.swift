@@ -24,28 +24,11 @@ struct MCPCommand: AsyncParsableCommand {
     /// The version of the tools it serves (their names and arguments), told to clients.
     static let toolsVersion = "1.0.0"
 
-    @OptionGroup var gateway: GatewayCallOptions
-
-    @Option(help: "Seconds a call to the gateway may take (default 10).")
-    var timeout: Double = 10
-
-    @Option(
-        help:
-            "The file of the phones paired on this machine (as pushgate hook's; pushgate pair). Default: the secret file's path with .pins, else ~/.config/pushgate/decision-pins.json."
-    )
-    var pins: String?
-
-    @Option(help: "The agent's folder when a tool names none (default: this server's working directory).")
-    var cwd: String?
+    @OptionGroup var options: MCPOptions
 
     func run() async throws {
-        // Refused here, loudly, rather than in every tool call.
-        let timeout = try GatewayCallOptions.checked(timeout: timeout)
-        let tools = AgentTools(
-            gateway: try gateway.agentGateway(), callTimeout: .seconds(timeout), pins: gateway.pinFile(option: pins),
-            defaultCwd: cwd.map(HookSettings.absolute) ?? FileManager.default.currentDirectoryPath)
         let server = MCPServer(
-            transport: LineTransport(), tools: tools,
+            transport: LineTransport(), tools: try options.tools(),
             identity: .init(
                 name: "pushgate", version: Self.toolsVersion,
                 instructions: "Reach the person who runs this agent on their phone: notify_user tells them something, "

@@ -10,6 +10,11 @@ import PushgateCore
 /// `ask_user` holds up nothing; `notifications/cancelled` cancels the request it names,
 /// which is then never answered, as the specification asks (an `ask_user` withdraws its
 /// question: ``UserQuestion``).
+///
+/// As `pushgate channel` (issue 84) it is Claude Code's channel too: it declares
+/// `experimental: {"claude/channel": {}, "claude/channel/permission": {}}` and hands
+/// the permission requests Claude Code relays, and the session's start, to its
+/// ``ChannelRelay``.
 actor MCPServer {
     struct Identity: Sendable {
         let name: String
@@ -20,6 +25,7 @@ actor MCPServer {
     private let transport: LineTransport
     private let tools: AgentTools
     private let identity: Identity
+    private let channel: ChannelRelay?
     private var era: MCPProtocol.Era?
     /// The requests being served, by id; the id of one cancelled is kept until it ends,
     /// so that a late answer is never sent.
@@ -30,10 +36,20 @@ actor MCPServer {
     /// era): the tools never change while the server runs.
     static let cacheMilliseconds = 3_600_000
 
-    init(transport: LineTransport, tools: AgentTools, identity: Identity) {
+    init(transport: LineTransport, tools: AgentTools, identity: Identity, channel: ChannelRelay? = nil) {
         self.transport = transport
         self.tools = tools
         self.identity = identity
+        self.channel = channel
+    }
+
+    /// What it declares it serves.
+    private var capabilities: JSONValue {
+        var capabilities: [String: JSONValue] = ["tools": ["listChanged": false]]
+        if channel != nil {
+            capabilities["experimental"] = ["claude/channel": [:], "claude/channel/permission": [:]]
+        }
+        return .object(capabilities)
     }
 
     /// Serves until standard input ends; then what is still running is cancelled (the
@@ -50,6 +66,7 @@ actor MCPServer {
         let left = running.values
         for task in left { task.cancel() }
         for task in left { await task.value }
+        await channel?.stop()
     }
 
     private func receive(_ line: [UInt8]) async {
@@ -64,9 +81,18 @@ actor MCPServer {
         case .response:
             return
         case .notification(let method, let params):
-            if method == "notifications/cancelled", let id = params["requestId"], let task = running[id] {
-                cancelled.insert(id)
-                task.cancel()
+            switch method {
+            case "notifications/cancelled":
+                if let id = params["requestId"], let task = running[id] {
+                    cancelled.insert(id)
+                    task.cancel()
+                }
+            case "notifications/initialized":
+                await channel?.startListening()
+            case "notifications/claude/channel/permission_request":
+                await channel?.permissionRequested(params)
+            default:
+                break
             }
         case .request(let id, let method, let params):
             guard running[id] == nil else {
@@ -80,6 +106,8 @@ actor MCPServer {
                 await send(error, to: id)
                 return
             }
+            // The 2026 era has no initialized notification: its first request starts the session.
+            if case .modern = era { await channel?.startListening() }
             running[id] = Task { await self.serve(id: id, method: method, params: params, era: era) }
         }
     }
@@ -131,14 +159,14 @@ actor MCPServer {
             let version = asked.flatMap { MCPProtocol.handshakeVersions.contains($0) ? $0 : nil }
             return [
                 "protocolVersion": .string(version ?? MCPProtocol.handshakeVersions[0]),
-                "capabilities": ["tools": ["listChanged": false]],
+                "capabilities": capabilities,
                 "serverInfo": ["name": .string(identity.name), "version": .string(identity.version)],
                 "instructions": .string(identity.instructions),
             ]
         case ("server/discover", .modern):
             return Self.cacheable([
                 "supportedVersions": .array(MCPProtocol.modernVersions.map(JSONValue.string)),
-                "capabilities": ["tools": ["listChanged": false]],
+                "capabilities": capabilities,
                 "instructions": .string(identity.instructions),
                 "_meta": [
                     MCPProtocol.serverInfoKey: [

@@ -32,6 +32,7 @@ struct FunctionRoutes {
             "/awaitPairing": [.post],
             "/pairings": [.get],
             "/replies": [.get],
+            "/sayToAgent": [.post],
             "/eventStatus": [.post],
             "/receipts": [.post],
             "/appState": [.post],
@@ -113,10 +114,19 @@ struct FunctionRoutes {
             let (secret, fields) = try await Self.read(request, receivedAt: parts.now())
             return try JSONAnswer.response(try await parts.appState(secret: secret, AppStateRequest(fields: fields)))
         }
-        router.get("replies") { request, _ in
+        router.get("replies") { request, context in
             let secret = try Self.secret(of: request)
-            let query = try RepliesRequest(cwd: request.uri.queryParameters.get("cwd"))
-            return try JSONAnswer.response(try await parts.replies(secret: secret, query))
+            let parameters = request.uri.queryParameters
+            let query = try RepliesRequest(
+                cwd: parameters.get("cwd"), kind: parameters.get("kind"), wait: parameters.get("wait"))
+            // A caller that goes away frees its wait at once.
+            let answer = try await context.untilClientLeaves { try await parts.replies(secret: secret, query) }
+            return try JSONAnswer.response(answer)
+        }
+        router.post("sayToAgent") { request, _ in
+            let (secret, fields) = try await Self.read(request, receivedAt: parts.now())
+            return try JSONAnswer.response(
+                try await parts.sayToAgent(secret: secret, SayToAgentRequest(fields: fields)))
         }
         router.post("hooks/claude-code") { request, context in
             let secret = try Self.secret(of: request)

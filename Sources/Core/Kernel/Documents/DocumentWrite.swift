@@ -12,6 +12,8 @@ public struct DocumentWrite: Sendable, Hashable {
     /// skipped (reported by ``WriteResult/applied``), the rest of the batch goes on.
     public enum Precondition: Sendable, Hashable {
         case exists
+        /// No document is stored there yet: a creation that must not overwrite.
+        case absent
         case fieldEquals(String, JSONValue)
         /// The document exists and does not have the field.
         case fieldMissing(String)
@@ -79,6 +81,7 @@ public struct DocumentWrite: Sendable, Hashable {
         switch precondition {
         case nil: true
         case .exists: stored != nil
+        case .absent: stored == nil
         case .fieldEquals(let name, let value): stored?[name] == value
         case .fieldMissing(let name): stored != nil && stored?[name] == nil
         case .fieldsMissing(let names): stored.map { fields in names.allSatisfy { fields[$0] == nil } } ?? false

@@ -94,4 +94,10 @@ public enum FieldName {
     /// An answer the agent's side has not read yet: its agent's key, removed once
     /// `GET /replies` or a waiting `awaitDecision` hands it over.
     public static let unreadAnswerOf = "unreadAnswerOf"
+    // servers/{serverKey}/agents/{agentKey}/messages/{sha256(messageId)} (issue 84):
+    // `eventId` (the phone's message id), `decidedBy`, `decisionMessage`,
+    // `decisionSignedAt`, `decisionSignature`, `decisionKeyUsed`, `createdAt`.
+    /// On an agent: how many messages it was ever sent — what a waiting `GET /replies`
+    /// watches for.
+    public static let messagesReceived = "messagesReceived"
 }

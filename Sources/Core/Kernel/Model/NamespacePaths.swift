@@ -10,6 +10,7 @@ public enum NamespacePaths {
     public static let sources = "sources"
     public static let installations = "installations"
     public static let pairings = "pairings"
+    public static let messages = "messages"
 
     /// `servers/{serverKey}`
     public static func server(_ server: ServerKey) -> DocumentPath {
@@ -45,6 +46,20 @@ public enum NamespacePaths {
     /// id may hold any character.
     public static func event(_ eventID: String, of server: ServerKey) -> DocumentPath {
         DocumentPath(trustedSegments: [servers, server.hex, events, SHA256Hex.digest(of: eventID)])
+    }
+
+    /// `servers/{serverKey}/agents/{agentKey}/messages`
+    public static func messages(of agent: AgentKey, of server: ServerKey) -> CollectionPath {
+        CollectionPath(trustedSegments: [servers, server.hex, agents, agent.hex, messages])
+    }
+
+    /// `servers/{serverKey}/agents/{agentKey}/messages/{sha256(messageId)}`: words a
+    /// paired phone sent the agent (issue 84), kept until the agent's side reads them.
+    /// Hashed because the phone made the id.
+    public static func message(_ messageID: String, of agent: AgentKey, of server: ServerKey) -> DocumentPath {
+        DocumentPath(trustedSegments: [
+            servers, server.hex, agents, agent.hex, messages, SHA256Hex.digest(of: messageID),
+        ])
     }
 
     /// `servers/{serverKey}/pairings`

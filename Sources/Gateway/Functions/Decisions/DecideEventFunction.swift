@@ -68,18 +68,7 @@ public struct DecideEventFunction: Sendable {
                 field: "decision", reason: "wrong_decision")
         }
         let now = self.now()
-        let signed = request.signed(serverKey: serverKey)
-        guard signed.isFresh(at: now) else {
-            throw FunctionError(
-                .invalidArgument,
-                "'signed_at' is more than \(Int(SignedDecision.maxClockSkew)) s from the gateway's clock: sign again",
-                field: "signed_at", reason: "stale")
-        }
-        guard signed.isSigned(by: key) else {
-            throw FunctionError(
-                .unauthenticated, "the signature is not this installation's decision key's over this decision",
-                field: "signature", reason: "bad_signature")
-        }
+        try SignedDecisionFields.verify(request.signed(serverKey: serverKey), by: key, at: now, over: "this decision")
         let decidedAt = RFC3339.format(now)
         let outcome = EventResolution.resolution(of: request.decision)
         var fields: [String: FieldValue] = [

@@ -18,7 +18,8 @@ public struct DecideEventRequest: Sendable, Hashable {
         }
         installationID = try FieldRules.installationID(fields.requiredString("installation_id"))
         let word = try fields.requiredString("decision")
-        guard let decision = SignedDecision.Decision(rawValue: word) else {
+        // A message to an agent is sent with sayToAgent, never as a decision.
+        guard let decision = SignedDecision.Decision(rawValue: word), decision != .say else {
             throw .invalidArgument("'decision' must be allow, deny or answer", field: "decision")
         }
         self.decision = decision
@@ -34,12 +35,7 @@ public struct DecideEventRequest: Sendable, Hashable {
         if decision == .answer, message?.contains(where: { !$0.isWhitespace }) != true {
             throw .invalidArgument("an answer needs its words in 'message'", field: "message")
         }
-        signedAt = try fields.requiredInteger("signed_at", in: 1...253_402_300_799)
-        signature = try fields.requiredString("signature")
-        guard signature.utf8.count <= 100, let raw = Base64URL.decode(signature), raw.count == 64 else {
-            throw .invalidArgument(
-                "'signature' must be the base64url of a raw 64-byte ECDSA P-256 signature (r‖s)", field: "signature")
-        }
+        (signedAt, signature) = try SignedDecisionFields.read(fields)
     }
 
     /// The decision as the phone signed it, under `serverKey`.

@@ -144,7 +144,8 @@ public struct ClaudeHookFunction: Sendable {
         case .allow?: return .allow
         case .deny?: return .deny(message: message.flatMap { $0.isEmpty ? nil : $0 } ?? "Denied from \(who)")
         case .answer?: return answer.message.map { .continueWith(words: $0) }
-        case nil: return nil
+        // A message is never an event's decision (decideEvent refuses it).
+        case .say?, nil: return nil
         }
     }
 }

@@ -241,7 +241,8 @@ struct EventResolution: Sendable {
         switch decision {
         case .allow: "allowed"
         case .deny: "denied"
-        case .answer: "answered"
+        // A message settles no event (decideEvent refuses it); named as an answer would be.
+        case .answer, .say: "answered"
         }
     }
 

@@ -113,7 +113,8 @@ public final class APNsEmulator: Sendable {
     /// its pushes opened), `POST /phone` `{"gateway_url", "secret", "cwd"}` registers it,
     /// `POST /phone/decide` `{"event_id", "decision", "message"?}` answers an approval
     /// (allow, deny) or a question in words (answer, the words in `message`), `POST
-    /// /phone/pair` `{"pairing"}` pairs it with the link or code `pushgate pair` shows (issue 82).
+    /// /phone/pair` `{"pairing"}` pairs it with the link or code `pushgate pair` shows (issue 82),
+    /// `POST /phone/say` `{"cwd", "message"}` sends the agent words (issue 84).
     private func addPhoneRoutes(to router: Router<BasicRequestContext>) {
         router.get("phone") { _, _ in
             Self.json(status: .ok, self.phone.status(of: self.inbox.entries).objectValue ?? [:])
@@ -139,6 +140,17 @@ public final class APNsEmulator: Sendable {
             }
             do {
                 return Self.json(status: .ok, try await self.phone.pair(text).objectValue ?? [:])
+            } catch let failure as EmulatorPhone.Failure {
+                return Self.json(status: .init(code: failure.status), ["message": .string(failure.description)])
+            }
+        }
+        router.post("phone/say") { request, _ in
+            let fields = try await Self.fields(of: request)
+            guard let cwd = fields["cwd"]?.stringValue, let words = fields["message"]?.stringValue else {
+                return Self.json(status: .badRequest, ["message": "give cwd and message: the agent and the words"])
+            }
+            do {
+                return Self.json(status: .ok, try await self.phone.say(words, toAgentAt: cwd).objectValue ?? [:])
             } catch let failure as EmulatorPhone.Failure {
                 return Self.json(status: .init(code: failure.status), ["message": .string(failure.description)])
             }

@@ -133,6 +133,29 @@ public final class EmulatorPhone: Sendable {
         }
     }
 
+    /// Sends the agent of `cwd` words as the person would from the phone (issue 84):
+    /// signed for that agent with its decision key, as the app signs them.
+    public func say(_ words: String, toAgentAt cwd: String) async throws(Failure) -> JSONValue {
+        guard let registration = registration.withLockedValue({ $0 }) else {
+            throw Failure(status: 409, description: "the phone is registered with no gateway yet")
+        }
+        do {
+            let signed = try decisionKey.sign(
+                serverKey: PushgateKeys.serverKey(secret: registration.secret),
+                eventID: "emulator-" + UUID().uuidString.lowercased(), installationID: installationID, decision: .say,
+                signedAt: Int64(Date().timeIntervalSince1970), message: words, scope: PushgateKeys.agentKey(cwd: cwd))
+            let answer = try await PushgateGateway(
+                baseURL: registration.gateway, retry: RetryPolicy(deadline: .seconds(10))
+            )
+            .say(signed, cwd: cwd, secret: registration.secret)
+            return ["ok": true, "message_id": .string(answer.messageID), "sent_at": .string(answer.sentAt)]
+        } catch let error as PushgateError {
+            throw Self.failure(error)
+        } catch {
+            throw Failure(status: 500, description: "cannot sign: \(error)")
+        }
+    }
+
     /// What the page shows of the phone: its token, where it registered (never the
     /// secret), and its pushes opened with its keys, by `apns-id`.
     public func status(of entries: [APNsInboxEntry]) -> JSONValue {
