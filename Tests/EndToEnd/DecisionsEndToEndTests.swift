@@ -27,12 +27,14 @@ struct DecisionsEndToEndTests {
     var pins: String { directory.appendingPathComponent("pins.json").path }
 
     /// A Claude Code `PermissionRequest` for `command`, as its hooks reference shows one.
-    func permissionRequest(_ command: String, session: String = "0d1f5c6e-1111-2222-3333-444455556666") -> Data {
+    func permissionRequest(
+        _ command: String, session: String = "0d1f5c6e-1111-2222-3333-444455556666", suggestions: [Any] = []
+    ) -> Data {
         let event: [String: Any] = [
             "session_id": session, "transcript_path": directory.appendingPathComponent("none.jsonl").path,
             "cwd": cwd, "hook_event_name": "PermissionRequest", "permission_mode": "default",
             "tool_name": "Bash", "tool_input": ["command": command, "description": "Run: " + command],
-            "permission_suggestions": [],
+            "permission_suggestions": suggestions,
         ]
         return (try? JSONSerialization.data(withJSONObject: event)) ?? Data()
     }
@@ -190,6 +192,51 @@ struct DecisionsEndToEndTests {
         }
         // A decision pins nothing: the pins are pairing's alone.
         #expect(!(try String(contentsOfFile: pins, encoding: .utf8).contains(stranger.publicKey)))
+    }
+
+    @Test(
+        "always allow: the approval offers Claude Code's first suggestion, and the hook prints it verbatim as updatedPermissions"
+    )
+    func allowAlways() async throws {
+        let (emulator, gateway, phone) = try await startedWithPhone()
+        defer { emulator.terminate() }
+        defer { gateway.terminate() }
+        // As Claude Code sends them (its PermissionUpdate): a rule for the project, then one for the session.
+        let first: [String: Any] = [
+            "type": "addRules", "rules": [["toolName": "Bash", "ruleContent": "npm test:*"]], "behavior": "allow",
+            "destination": "localSettings",
+        ]
+        let second: [String: Any] = ["type": "setMode", "mode": "acceptEdits", "destination": "session"]
+        let hook = try WaitingHook(
+            ["hook", "--decision-wait", "60", "--pins", pins], environment: environment(gateway),
+            input: permissionRequest("npm test -- --watch=false", suggestions: [first, second]))
+        defer { hook.kill() }
+        let eventID = try await approvalEventID(at: emulator, for: phoneToken)
+        let approval = try #require(
+            try await emulator.entries().first { $0["device_token"]?.stringValue == phoneToken }?["payload"]?
+                .objectValue)
+        #expect(approval["aps"]?.objectValue?["category"] == "PUSHGATE_APPROVAL_ALWAYS", "\(approval)")
+        #expect(approval["allow_always"] == "Always allow Bash(npm test:*) in this project", "\(approval)")
+
+        // Only the first suggestion is offered; an "always" on the second is refused.
+        let onSecond = try await phone.sign(
+            serverKey: secret.serverKey.hex, eventID: eventID, installationID: "phone", decision: "allow_always",
+            signedAt: Int(Date().timeIntervalSince1970), message: nil, suggestion: 1)
+        let refused = try await call(gateway, "decideEvent", onSecond)
+        #expect(refused.status == 400 && refused.body.contains("wrong_decision"), "\(refused.body)")
+        let always = try await phone.sign(
+            serverKey: secret.serverKey.hex, eventID: eventID, installationID: "phone", decision: "allow_always",
+            signedAt: Int(Date().timeIntervalSince1970), message: nil, suggestion: 0)
+        let taken = try await call(gateway, "decideEvent", always)
+        #expect(taken.status == 200 && taken.json["decision"] == "allow_always", "\(taken.body)")
+        let result = try await hook.result(within: .seconds(30))
+        let printed = try #require(try output(result), "\(result.stderr)")
+        let decision = printed.objectValue?["hookSpecificOutput"]?.objectValue?["decision"]?.objectValue
+        #expect(decision?["behavior"] == "allow", "\(printed)")
+        // Verbatim: every key and value of Claude Code's suggestion, nothing added.
+        let echoed = try #require(decision?["updatedPermissions"]?.arrayValue)
+        let sent = try JSONValue.parse(Array(try JSONSerialization.data(withJSONObject: first)))
+        #expect(echoed == [sent], "\(printed)")
     }
 
     @Test("deny: the phone's reason, else who denied it; no decision in time: nothing printed, the event expired")
@@ -543,7 +590,8 @@ struct PhoneKey: Sendable {
 
     /// The body of `POST /decideEvent`, signed.
     func sign(
-        serverKey: String, eventID: String, installationID: String, decision: String, signedAt: Int, message: String?
+        serverKey: String, eventID: String, installationID: String, decision: String, signedAt: Int, message: String?,
+        suggestion: Int? = nil
     ) async throws -> String {
         // Each value joined to its option: a base64url key may begin with "-", which
         // argparse would take for an option of its own.
@@ -553,6 +601,7 @@ struct PhoneKey: Sendable {
             "--signed-at=\(signedAt)",
         ]
         if let message { arguments.append("--message=\(message)") }
+        if let suggestion { arguments.append("--suggestion=\(suggestion)") }
         return try await Self.python(arguments)
     }
 

@@ -5,7 +5,8 @@ nobody here wrote), for the end-to-end tests of issue 73.
     phone_signer.py keygen
         {"private": "<base64url P-256 scalar>", "public": "<base64url 65-byte X9.63 point>"}
     phone_signer.py sign --private B64 --server-key HEX --event-id ID \
-            --installation-id ID --decision allow|deny|answer --signed-at SECONDS [--message TEXT]
+            --installation-id ID --decision allow|allow_always|deny|answer --signed-at SECONDS [--message TEXT]
+            [--suggestion N]
         the body of POST /decideEvent, signed: ECDSA P-256 / SHA-256 over
         pushgate-decision-v1\\n<server_key>\\n<event_id>\\n<installation_id>\\n<decision>\\n<signed_at>\\n<message>,
         the signature raw r||s (64 bytes) in base64url.
@@ -51,12 +52,16 @@ def keygen():
 
 def sign(arguments):
     key = ec.derive_private_key(int.from_bytes(unb64url(arguments.private), "big"), ec.SECP256R1())
+    # An "always allow" is signed over the suggestion it applies (issue 84): allow_always:<index>.
+    line = arguments.decision + (f":{arguments.suggestion}" if arguments.suggestion is not None else "")
     text = "\n".join(["pushgate-decision-v1", arguments.server_key, arguments.event_id, arguments.installation_id,
-                      arguments.decision, str(arguments.signed_at), arguments.message or ""])
+                      line, str(arguments.signed_at), arguments.message or ""])
     r, s = decode_dss_signature(key.sign(text.encode("utf-8"), ec.ECDSA(hashes.SHA256())))
     body = {"event_id": arguments.event_id, "installation_id": arguments.installation_id,
             "decision": arguments.decision, "signed_at": arguments.signed_at,
             "signature": b64url(r.to_bytes(32, "big") + s.to_bytes(32, "big"))}
+    if arguments.suggestion is not None:
+        body["suggestion"] = arguments.suggestion
     if arguments.message is not None:
         body["message"] = arguments.message
     return body
@@ -100,7 +105,8 @@ def main():
     signing.add_argument("--server-key", required=True)
     signing.add_argument("--event-id", required=True)
     signing.add_argument("--installation-id", required=True)
-    signing.add_argument("--decision", required=True, choices=["allow", "deny", "answer"])
+    signing.add_argument("--decision", required=True, choices=["allow", "allow_always", "deny", "answer"])
+    signing.add_argument("--suggestion", type=int)
     signing.add_argument("--signed-at", required=True, type=int)
     signing.add_argument("--message")
     pairing = commands.add_parser("pair")

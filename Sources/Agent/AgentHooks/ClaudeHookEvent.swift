@@ -73,6 +73,8 @@ public struct ClaudeHookEvent: Sendable, Equatable {
     /// A permission request's `tool_input` (Claude Code: the tool's own input;
     /// Codex: `command` and `description`).
     public let toolInput: JSONValue?
+    /// A permission request's `permission_suggestions` (Claude Code's `PermissionUpdate`s).
+    public let permissionSuggestions: [JSONValue]
     /// Codex's turn, on a permission request (Codex's events carry `turn_id`, Claude
     /// Code's do not): which agent asked, for the prefix of its question's id.
     public let turnID: String?
@@ -173,6 +175,7 @@ public struct ClaudeHookEvent: Sendable, Equatable {
             ?? (name == "StopFailure" ? object["last_assistant_message"]?.stringValue : nil)
         title = object["title"]?.stringValue
         toolInput = object["tool_input"]
+        permissionSuggestions = Array((object["permission_suggestions"]?.arrayValue ?? []).prefix(16))
         turnID = object["turn_id"]?.stringValue.flatMap(Self.identifier)
     }
 
@@ -287,8 +290,17 @@ public struct ClaudeHookEvent: Sendable, Equatable {
             // At most 240 characters, as every preview.
             body["body"] = Self.preview(toolSummary).map(JSONValue.string)
             if let sessionID { body["data"] = ["conversation_id": .string(sessionID)] }
+            body["allow_always"] = alwaysOffered.map { .string(PermissionSuggestion.label($0)) }
             return GatewayCall(.triggerEvent, body)
         }
+    }
+
+    /// The suggestion an approval's "Always" applies (issue 84): Claude Code's first;
+    /// none for Codex, which refuses `updatedPermissions` (codex-rs `output_parser.rs`:
+    /// "PermissionRequest hook returned unsupported updatedPermissions").
+    public var alwaysOffered: JSONValue? {
+        guard turnID == nil, let first = permissionSuggestions.first, first.objectValue != nil else { return nil }
+        return first
     }
 
     /// What a permission request asks to do, in the agent's words: the tool's

@@ -5,6 +5,9 @@ import PushgateCore
 public enum HookOutput: Sendable, Equatable {
     /// A `PermissionRequest`'s allow.
     case allow
+    /// An allow that applies permission updates from now on (Claude Code's
+    /// `updatedPermissions`: suggestions of the request echoed back, issue 84).
+    case allowAlways(updatedPermissions: [JSONValue])
     /// A `PermissionRequest`'s deny, with the message the agent shows.
     case deny(message: String)
     /// A `Stop` hook's block: the agent does not stop, and goes on with the person's
@@ -17,6 +20,13 @@ public enum HookOutput: Sendable, Equatable {
         switch self {
         case .allow:
             output = ["hookSpecificOutput": ["hookEventName": "PermissionRequest", "decision": ["behavior": "allow"]]]
+        case .allowAlways(let updates):
+            output = [
+                "hookSpecificOutput": [
+                    "hookEventName": "PermissionRequest",
+                    "decision": ["behavior": "allow", "updatedPermissions": .array(updates)],
+                ]
+            ]
         case .deny(let message):
             output = [
                 "hookSpecificOutput": [

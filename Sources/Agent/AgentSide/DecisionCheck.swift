@@ -34,9 +34,18 @@ public enum DecisionCheck {
         guard let signedAt = answer.signedAt, let signature = answer.signature else {
             return .refused("the decision of \(who) comes without its signature")
         }
+        // An "always" is signed over the suggestion it applies, which this side offered.
+        var suggestion: JSONValue?
+        if decision == .allowAlways {
+            guard let index = answer.suggestion, question.suggestions.indices.contains(index) else {
+                return .refused("\(who)'s \"always allow\" names no suggestion this approval offered")
+            }
+            suggestion = question.suggestions[index]
+        }
         let signed = SignedDecision(
             serverKey: serverKey.hex, eventID: question.eventID, installationID: installationID, decision: decision,
-            signedAt: signedAt, message: answer.message, signature: signature)
+            signedAt: signedAt, message: answer.message, signature: signature,
+            scope: decision == .allowAlways ? answer.suggestion.map(String.init) : nil)
         guard signed.isSigned(by: pin.key) else {
             return .refused(
                 "the decision said to be \(who)'s is not signed for this question by the key paired for it (\(pin.key.fingerprint)): not obeyed"
@@ -48,6 +57,7 @@ public enum DecisionCheck {
         let said: PersonDecision.Said
         switch decision {
         case .allow: said = .allow
+        case .allowAlways: said = .allowAlways(suggestion: suggestion ?? .null)
         case .deny:
             // The person's own words, as signed (the gateway refused control characters).
             let reason = answer.message.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }

@@ -31,7 +31,10 @@ public struct PermissionRequestAsk: Sendable {
     }
 
     public func run(_ event: ClaudeHookEvent, lastToolUseID: () -> String?) async -> HookEnding {
-        let question = Question.make(.approval, prefix: event.turnID == nil ? "claude" : "codex")
+        let always = event.alwaysOffered
+        let question = Question.make(
+            always == nil ? .approval : .approvalWithAlways, prefix: event.turnID == nil ? "claude" : "codex",
+            suggestions: always.map { [$0] } ?? [])
         let deadline = ContinuousClock.now + decisionWait
         let call = event.call(
             now: question.askedAt, questionID: question.eventID, transcriptText: { nil },

@@ -1,10 +1,13 @@
 import PushgateAgentHooks
+import PushgateCore
 
 /// What a person said to a question, checked on this machine (``DecisionCheck``):
 /// signed by the key paired here for the phone that said it.
 public struct PersonDecision: Sendable, Equatable {
     public enum Said: Sendable, Equatable {
         case allow
+        /// Allow, and apply this permission suggestion from now on (issue 84).
+        case allowAlways(suggestion: JSONValue)
         /// The phone's reason, when it gave one.
         case deny(reason: String?)
         /// The person's words, in answer to a question or a reply.
@@ -29,6 +32,7 @@ public struct PersonDecision: Sendable, Equatable {
     public var hookOutput: HookOutput {
         switch said {
         case .allow: .allow
+        case .allowAlways(let suggestion): .allowAlways(updatedPermissions: [suggestion])
         case .deny(let reason): .deny(message: reason ?? "Denied from \(who)")
         case .words(let words): .continueWith(words: words)
         }
@@ -38,6 +42,7 @@ public struct PersonDecision: Sendable, Equatable {
     public var word: String {
         switch said {
         case .allow: "allow"
+        case .allowAlways: "allow_always"
         case .deny: "deny"
         case .words: "answer"
         }

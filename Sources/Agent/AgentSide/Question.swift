@@ -10,15 +10,21 @@ public struct Question: Sendable, Equatable {
     public let eventID: String
     public let kind: DecisionKind
     public let askedAt: Date
+    /// The permission suggestions an "Always" applies (issue 84), by the index the
+    /// phone signs: what an approval of kind ``DecisionKind/approvalWithAlways`` offers.
+    public let suggestions: [JSONValue]
 
-    public init(eventID: String, kind: DecisionKind, askedAt: Date) {
+    public init(eventID: String, kind: DecisionKind, askedAt: Date, suggestions: [JSONValue] = []) {
         self.eventID = eventID
         self.kind = kind
         self.askedAt = askedAt
+        self.suggestions = suggestions
     }
 
     /// A new question: `prefix` names who asks (`claude`, `codex`, `reply`, `mcp`).
-    public static func make(_ kind: DecisionKind, prefix: String, at date: Date = Date()) -> Question {
-        Question(eventID: QuestionID.make(prefix: prefix), kind: kind, askedAt: date)
+    public static func make(
+        _ kind: DecisionKind, prefix: String, at date: Date = Date(), suggestions: [JSONValue] = []
+    ) -> Question {
+        Question(eventID: QuestionID.make(prefix: prefix), kind: kind, askedAt: date, suggestions: suggestions)
     }
 }

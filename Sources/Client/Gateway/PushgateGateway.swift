@@ -106,6 +106,8 @@ public struct PushgateGateway: Sendable {
         ])
         body.fields["message"] = decision.message
         body.integers["signed_at"] = decision.signedAt
+        // An "always" names the suggestion it signed (issue 84).
+        if decision.decision == .allowAlways { body.integers["suggestion"] = decision.scope.flatMap { Int64($0) } }
         return try await call("POST", "decideEvent", body: body, secret: secret)
     }
 

@@ -70,6 +70,12 @@ public struct PushgateNotification: Sendable, Hashable {
         eventID != nil && ["true", "1"].contains(data["answerable"] ?? "")
     }
 
+    /// What an approval's "Always" does, in words (issue 84: `allow_always` in its
+    /// data), when it offers one: the app shows it beside Allow and Deny.
+    public var allowAlways: String? {
+        kind == .approvalRequested && eventID != nil ? data["allow_always"] : nil
+    }
+
     /// `nil` when `userInfo` is not a Pushgate push (no `server_key`), or a badge
     /// update sent straight through APNs (its payload is `aps.badge` alone: see
     /// ``badge(in:)``).

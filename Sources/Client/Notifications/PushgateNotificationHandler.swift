@@ -30,6 +30,11 @@ public struct PushgateNotificationHandler: Sendable {
     /// Push `actions`).
     public static let allowAction = "allow"
     public static let denyAction = "deny"
+    /// Allow, and apply the agent's first permission suggestion (issue 84): offered
+    /// on approvals of the category `PUSHGATE_APPROVAL_ALWAYS` (per app
+    /// `approval_always_category`), whose `allow_always` data says what it does.
+    public static let allowAlwaysAction = "allow_always"
+    public static let defaultAlwaysCategory = "PUSHGATE_APPROVAL_ALWAYS"
     /// The category of a question or an answerable reply (`PUSHGATE_REPLY_CATEGORY`,
     /// per app `reply_category`), and its one action: a text input.
     public static let defaultReplyCategory = "PUSHGATE_REPLY"
@@ -54,7 +59,8 @@ public struct PushgateNotificationHandler: Sendable {
         async throws -> DecisionAnswer?
     {
         guard let eventID = notification.eventID, let decision = Self.decision(forAction: actionIdentifier),
-            decision == .answer ? notification.isAnswerable : notification.kind == .approvalRequested
+            decision == .answer ? notification.isAnswerable : notification.kind == .approvalRequested,
+            decision != .say, decision != .allowAlways || notification.allowAlways != nil
         else { return nil }
         let message = text.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.flatMap {
             $0.isEmpty ? nil : String($0.prefix(decision.maxMessageCharacters))
@@ -62,7 +68,8 @@ public struct PushgateNotificationHandler: Sendable {
         // An answer is its words: an empty one is no answer.
         if decision == .answer, message == nil { return nil }
         return try await subscriptions.decide(
-            eventID: eventID, decision, message: message, serverKey: notification.serverKey)
+            eventID: eventID, decision, message: message, suggestion: decision == .allowAlways ? 0 : nil,
+            serverKey: notification.serverKey)
     }
 
     /// The event whose notification `notification` withdraws; `nil` unless it is a
@@ -76,7 +83,8 @@ public struct PushgateNotificationHandler: Sendable {
         /// unlocked, its Deny is destructive and takes a reason; a question's Reply
         /// takes the words, and needs the phone unlocked too (the agent acts on them).
         public static func categories(
-            named category: String = defaultCategory, replyCategory: String = defaultReplyCategory
+            named category: String = defaultCategory, alwaysCategory: String = defaultAlwaysCategory,
+            replyCategory: String = defaultReplyCategory
         ) -> Set<UNNotificationCategory> {
             let allow = UNNotificationAction(
                 identifier: allowAction, title: "Allow", options: [.authenticationRequired])
@@ -86,8 +94,12 @@ public struct PushgateNotificationHandler: Sendable {
             let reply = UNTextInputNotificationAction(
                 identifier: answerAction, title: "Reply", options: [.authenticationRequired],
                 textInputButtonTitle: "Send", textInputPlaceholder: "Answer the agent")
+            let always = UNNotificationAction(
+                identifier: allowAlwaysAction, title: "Always", options: [.authenticationRequired])
             return [
                 UNNotificationCategory(identifier: category, actions: [allow, deny], intentIdentifiers: []),
+                UNNotificationCategory(
+                    identifier: alwaysCategory, actions: [allow, always, deny], intentIdentifiers: []),
                 UNNotificationCategory(identifier: replyCategory, actions: [reply], intentIdentifiers: []),
             ]
         }

@@ -135,10 +135,11 @@ public actor SubscriptionManager {
     /// Answers an approval from this phone (issue 73): the decision signed with
     /// ``decisionKey()`` and sent to the server whose key `serverKey` is (the push's
     /// `server_key`); without it, to each server push is enabled for until one knows
-    /// the event. `message`: the reason given to the agent (at most 1,000 characters).
+    /// the event. `message`: the reason given to the agent (at most 1,000 characters);
+    /// `suggestion`: the one an `allowAlways` applies (issue 84: 0, the one offered).
     public func decide(
-        eventID: String, _ decision: SignedDecision.Decision, message: String? = nil, serverKey: String? = nil,
-        now: Date = Date()
+        eventID: String, _ decision: SignedDecision.Decision, message: String? = nil, suggestion: Int? = nil,
+        serverKey: String? = nil, now: Date = Date()
     ) async throws -> DecisionAnswer {
         let secrets = try secrets().values.filter { secret in
             serverKey.map { PushgateKeys.serverKey(secret: secret) == $0 } ?? true
@@ -150,7 +151,8 @@ public actor SubscriptionManager {
             let signed = try key.sign(
                 serverKey: PushgateKeys.serverKey(secret: secret), eventID: eventID,
                 installationID: try installationID(),
-                decision: decision, signedAt: Int64(now.timeIntervalSince1970), message: message)
+                decision: decision, signedAt: Int64(now.timeIntervalSince1970), message: message,
+                scope: decision == .allowAlways ? String(suggestion ?? 0) : nil)
             do {
                 return try await gateway.decide(signed, secret: secret)
             } catch {

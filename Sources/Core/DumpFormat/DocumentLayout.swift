@@ -259,6 +259,8 @@ public enum DocumentLayout {
                 FieldName.decisionSignature: optional(.text(characters: 86...88)),
                 FieldName.decisionKeyUsed: optional(.decisionKey),
                 FieldName.answerable: optional(.trueFlag),
+                FieldName.allowAlways: optional(.text(characters: 1...200)),
+                FieldName.decisionSuggestion: optional(.count),
                 FieldName.answerableBy: optional(.installationIDs),
                 FieldName.unreadAnswerOf: optional(.keyOrEveryone),
             ]

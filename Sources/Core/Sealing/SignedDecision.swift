@@ -15,7 +15,8 @@ import Foundation
 ///
 /// where `<decision>` is the word, and for a decision bound to more than its event
 /// the word, a colon and its ``scope``: a message to an agent (issue 84) reads
-/// `say:<agent_key>`, so that its words are heard by that agent only.
+/// `say:<agent_key>`, so that its words are heard by that agent only; an "always
+/// allow" `allow_always:<suggestion index>`, so that it applies the suggestion signed.
 ///
 /// the signature raw `r‖s` (64 bytes), base64url. The gateway checks it before it
 /// takes a decision; the waiting hook checks it again against the key it pinned, so a
@@ -23,6 +24,9 @@ import Foundation
 public struct SignedDecision: Sendable, Hashable {
     public enum Decision: String, Sendable, Hashable, CaseIterable {
         case allow, deny
+        /// Allow, and apply the permission suggestion the approval offered (issue 84):
+        /// its index is the ``scope``, the decision line `allow_always:<index>`.
+        case allowAlways = "allow_always"
         /// Words in answer to a question or a reply (issue 74): the words are `message`.
         case answer
         /// Words the person sends an agent unasked (issue 84): `message`, under an id the
@@ -54,7 +58,8 @@ public struct SignedDecision: Sendable, Hashable {
     /// Base64url of the raw 64-byte signature.
     public let signature: String
     /// What the decision is bound to beside its event, signed after its word: the
-    /// agent key of a message (``Decision/say``); `nil` for the rest.
+    /// agent key of a message (``Decision/say``), the suggestion an "always allow"
+    /// applies (``Decision/allowAlways``); `nil` for the rest.
     public let scope: String?
 
     public init(

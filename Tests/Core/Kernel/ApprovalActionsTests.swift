@@ -77,15 +77,45 @@ struct ApprovalActionsTests {
         let aps = message.objectValue?["message"]?.objectValue?["apns"]?.objectValue?["payload"]?.objectValue?["aps"]
         #expect(aps?.objectValue?["category"] == "EXAMPLE_APPROVAL")
 
+        try expectBrowserButtons(decidable)
+        let plain = try JSONValue.parse(
+            try SealedPlaintext.encode(Self.approval, badge: 1, maxBytes: SealedRecord.maxPlaintext, tag: "t0"))
+        #expect(plain.objectValue?["actions"] == nil && plain.objectValue?["require_interaction"] == nil)
+    }
+
+    @Test(
+        "an approval that offers \"always allow\" (issue 84): its own APNs category, FCM's three actions, a browser's two"
+    )
+    func always() throws {
+        var always = Self.approval
+        always.data["allow_always"] = "Always allow Bash(npm test:*) in this project"
+        #expect(always.decisionKind == .approvalWithAlways)
+        let actions = ApprovalActions(
+            category: "EXAMPLE_APPROVAL", alwaysCategory: "EXAMPLE_ALWAYS", replyCategory: "EXAMPLE_REPLY")
+        let aps = try PushSealing(title: "Agent news", body: "Open to read").payloads(
+            always, to: [target("decides", decides: true)], maxBytes: AlertPayload.maxBytes, actions: actions,
+            measure: { try AlertPayload.encode($0, badge: $1).count }, build: { try AlertPayload.encode($0, badge: $1) }
+        ).map { try #require(try JSONValue.parse($0).objectValue) }
+        #expect(aps[0]["aps"]?.objectValue?["category"] == "EXAMPLE_ALWAYS")
+        #expect(aps[0]["allow_always"] == "Always allow Bash(npm test:*) in this project")
+        var decidable = always
+        decidable.category = actions.alwaysCategory
+        decidable.offeredDecision = .approvalWithAlways
+        let message = try JSONValue.parse(
+            Array(FCMMessage.bodies([(try FCMMessage(decidable, badge: 1), "t")])[0].readableBytesView))
+        let data = try #require(message.objectValue?["message"]?.objectValue?["data"]?.objectValue)
+        #expect(data["actions"] == "allow,allow_always,deny" && data["category"] == "EXAMPLE_ALWAYS")
+        try expectBrowserButtons(decidable)
+    }
+
+    /// A browser's Allow and Deny (the two buttons it shows), held until answered.
+    func expectBrowserButtons(_ decidable: PushNotification) throws {
         let plaintext = try JSONValue.parse(
             try SealedPlaintext.encode(decidable, badge: 1, maxBytes: SealedRecord.maxPlaintext, tag: "t0"))
         #expect(
             plaintext.objectValue?["actions"]
                 == [["action": "allow", "title": "Allow"], ["action": "deny", "title": "Deny"]])
         #expect(plaintext.objectValue?["require_interaction"] == true)
-        let plain = try JSONValue.parse(
-            try SealedPlaintext.encode(Self.approval, badge: 1, maxBytes: SealedRecord.maxPlaintext, tag: "t0"))
-        #expect(plain.objectValue?["actions"] == nil && plain.objectValue?["require_interaction"] == nil)
     }
 
     /// An FCM device's targets: an Android phone with a decision key, an iPhone with an

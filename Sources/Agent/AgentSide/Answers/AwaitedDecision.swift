@@ -12,10 +12,12 @@ public struct AwaitedDecision: Sendable, Equatable, Decodable {
     public let message: String?
     /// Settled without a decision: how.
     public let resolution: String?
+    /// The suggestion an `allow_always` applies (issue 84).
+    public let suggestion: Int?
 
     public init(
         decided: Bool, decision: String? = nil, decidedBy: String? = nil, signedAt: Int64? = nil,
-        signature: String? = nil, message: String? = nil, resolution: String? = nil
+        signature: String? = nil, message: String? = nil, resolution: String? = nil, suggestion: Int? = nil
     ) {
         self.decided = decided
         self.decision = decision
@@ -24,10 +26,11 @@ public struct AwaitedDecision: Sendable, Equatable, Decodable {
         self.signature = signature
         self.message = message
         self.resolution = resolution
+        self.suggestion = suggestion
     }
 
     enum CodingKeys: String, CodingKey {
-        case decided, decision, message, resolution, signature
+        case decided, decision, message, resolution, signature, suggestion
         case decidedBy = "decided_by"
         case signedAt = "signed_at"
     }

@@ -68,7 +68,8 @@ public actor ChannelRelay {
         log("permission request \(request.requestID): \(outcome.line)")
         let behavior: String
         switch outcome.decision?.said {
-        case .allow?: behavior = "allow"
+        // A channel's verdict is allow or deny: it never offers "always".
+        case .allow?, .allowAlways?: behavior = "allow"
         case .deny?: behavior = "deny"
         case .words?, nil: return
         }

@@ -8,13 +8,20 @@
 /// `reply_category:` in `apps:`). A phone without a decision key gets today's push.
 public struct ApprovalActions: Sendable, Hashable {
     public static let defaultCategory = "PUSHGATE_APPROVAL"
+    public static let defaultAlwaysCategory = "PUSHGATE_APPROVAL_ALWAYS"
     public static let defaultReplyCategory = "PUSHGATE_REPLY"
 
     public var category: String
+    /// An approval that offers "always allow" (issue 84): Allow, Always, Deny.
+    public var alwaysCategory: String
     public var replyCategory: String
 
-    public init(category: String = defaultCategory, replyCategory: String = defaultReplyCategory) {
+    public init(
+        category: String = defaultCategory, alwaysCategory: String = defaultAlwaysCategory,
+        replyCategory: String = defaultReplyCategory
+    ) {
         self.category = category
+        self.alwaysCategory = alwaysCategory
         self.replyCategory = replyCategory
     }
 
@@ -22,19 +29,23 @@ public struct ApprovalActions: Sendable, Hashable {
     public func category(for kind: DecisionKind) -> String {
         switch kind {
         case .approval: category
+        case .approvalWithAlways: alwaysCategory
         case .answer: replyCategory
         }
     }
 
     /// The settings, each may be given per app.
     public static let settings: [AnySetting] = [
-        Setting<String>.approvalCategory.erased, Setting<String>.replyCategory.erased,
+        Setting<String>.approvalCategory.erased, Setting<String>.approvalAlwaysCategory.erased,
+        Setting<String>.replyCategory.erased,
     ]
 
     /// One app's (the gateway's settings, or the app's over them).
     public static func read(from settings: some SettingReading) throws(ConfigurationError) -> ApprovalActions {
         ApprovalActions(
-            category: try settings.value(.approvalCategory), replyCategory: try settings.value(.replyCategory))
+            category: try settings.value(.approvalCategory),
+            alwaysCategory: try settings.value(.approvalAlwaysCategory),
+            replyCategory: try settings.value(.replyCategory))
     }
 }
 
@@ -43,6 +54,13 @@ extension Setting {
         categoryName(
             "approval_category", default: ApprovalActions.defaultCategory,
             "The notification category an approval carries to a phone with a decision key (its Allow and Deny actions)."
+        )
+    }
+
+    public static var approvalAlwaysCategory: Setting<String> {
+        categoryName(
+            "approval_always_category", default: ApprovalActions.defaultAlwaysCategory,
+            "The notification category an approval that offers \"always allow\" carries to a phone with a decision key (its Allow, Always and Deny actions)."
         )
     }
 

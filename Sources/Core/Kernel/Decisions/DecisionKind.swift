@@ -4,12 +4,16 @@ import PushgateSealing
 /// deny, a reason beside), or a question or reply answered in words.
 public enum DecisionKind: String, Sendable, Hashable, Codable {
     case approval
+    /// An approval that offers a third choice (issue 84): allow, and apply the
+    /// agent's first permission suggestion ("always allow" this).
+    case approvalWithAlways
     case answer
 
     /// The decisions a phone may sign for it.
     public var decisions: Set<SignedDecision.Decision> {
         switch self {
         case .approval: [.allow, .deny]
+        case .approvalWithAlways: [.allow, .deny, .allowAlways]
         case .answer: [.answer]
         }
     }
@@ -20,15 +24,20 @@ public enum DecisionKind: String, Sendable, Hashable, Codable {
     public var actions: [(id: String, title: String, takesText: Bool)] {
         switch self {
         case .approval: [("allow", "Allow", false), ("deny", "Deny", false)]
+        case .approvalWithAlways:
+            [("allow", "Allow", false), ("allow_always", "Always", false), ("deny", "Deny", false)]
         case .answer: [("answer", "Reply", true)]
         }
     }
 
-    /// The kind of an event record (its `type`, and `answerable` when stored);
-    /// `nil` for one nobody answers from a phone.
-    public init?(type: String?, answerable: Bool) {
+    /// Whether it is an approval (allow or deny), with or without the third choice.
+    public var isApproval: Bool { self != .answer }
+
+    /// The kind of an event record (its `type`, `answerable` when stored, and whether
+    /// it offers "always allow"); `nil` for one nobody answers from a phone.
+    public init?(type: String?, answerable: Bool, offersAlways: Bool = false) {
         if type == EventType.approvalRequested.rawValue {
-            self = .approval
+            self = offersAlways ? .approvalWithAlways : .approval
         } else if answerable {
             self = .answer
         } else {
@@ -43,6 +52,7 @@ extension PushNotification {
     public var decisionKind: DecisionKind? {
         guard data["event_id"]?.stringValue != nil else { return nil }
         return DecisionKind(
-            type: data["type"]?.stringValue, answerable: data["answerable"] == .bool(true))
+            type: data["type"]?.stringValue, answerable: data["answerable"] == .bool(true),
+            offersAlways: data[EventComposer.allowAlwaysKey]?.stringValue != nil)
     }
 }

@@ -86,6 +86,10 @@ public enum FieldName {
     /// An event the person can answer in words (issue 74), and the installations it
     /// reached (whose pushes the first answer withdraws).
     public static let answerable = "answerable"
+    /// An approval that offers "always allow" (issue 84): what the choice does, in words.
+    public static let allowAlways = "allowAlways"
+    /// The suggestion an `allow_always` decision applied (its index).
+    public static let decisionSuggestion = "decisionSuggestion"
     public static let answerableBy = "answerableBy"
     // servers/{serverKey}/pairings/{pairingId} (issue 82), beside `createdAt` and `expiresAt`
     /// The phones' completions, at most ``PairingCompletion/maxPerPairing``: each

@@ -55,8 +55,12 @@ public enum EventComposer {
 
     /// Custom data keys that would hide the keys Pushgate sets.
     public static let reservedDataKeys: Set = [
-        "aps", "type", "server_key", "cwd", "event_id", "app_url", "web_url", "answerable",
+        "aps", "type", "server_key", "cwd", "event_id", "app_url", "web_url", "answerable", allowAlwaysKey,
     ]
+
+    /// The data key of what an approval's "Always" does, in words (issue 84): its
+    /// presence offers the third choice (``DecisionKind/approvalWithAlways``).
+    public static let allowAlwaysKey = "allow_always"
 
     /// `agentKey`: the key of the event's `cwd`; `nil` for a server-wide event.
     public static func notification(

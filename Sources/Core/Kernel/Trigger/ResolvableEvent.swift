@@ -68,6 +68,9 @@ public struct ResolvableEvent: Sendable {
         if counts {
             record[FieldName.badgedInstallations] = .value(.array(deliveries.map { .string($0.installationID) }))
         }
+        if let always = notification.content.data[EventComposer.allowAlwaysKey]?.stringValue {
+            record[FieldName.allowAlways] = .value(.string(always))
+        }
         if answerable {
             record[FieldName.answerable] = .value(.bool(true))
             record[FieldName.answerableBy] = .value(.array(deliveries.map { .string($0.installationID) }))

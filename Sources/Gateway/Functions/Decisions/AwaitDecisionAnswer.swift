@@ -35,6 +35,7 @@ public struct AwaitDecisionAnswer: Sendable, Hashable {
             "decision_key": .string(record.string(FieldName.decisionKeyUsed) ?? ""),
         ]
         answer["message"] = record.string(FieldName.decisionMessage).map(JSONValue.string)
+        answer["suggestion"] = record.fields[FieldName.decisionSuggestion]
         json = .object(answer)
     }
 }

@@ -64,8 +64,16 @@ public struct DecideEventFunction: Sendable {
                 .invalidArgument,
                 kind == .answer
                     ? "this event is answered in words: 'decision' must be answer"
-                    : "an approval is decided with allow or deny, not answer",
+                    : request.decision == .allowAlways
+                        ? "this approval offers no \"always allow\": 'decision' must be allow or deny"
+                        : "an approval is decided with allow or deny, not answer",
                 field: "decision", reason: "wrong_decision")
+        }
+        // The one suggestion an approval offers is the first (index 0).
+        if let suggestion = request.suggestion, suggestion != 0 {
+            throw FunctionError(
+                .invalidArgument, "this approval offers suggestion 0 only, not \(suggestion)", field: "suggestion",
+                reason: "wrong_decision")
         }
         let now = self.now()
         try SignedDecisionFields.verify(request.signed(serverKey: serverKey), by: key, at: now, over: "this decision")
@@ -80,6 +88,7 @@ public struct DecideEventFunction: Sendable {
             FieldName.decisionKeyUsed: .value(.string(key.text)),
         ]
         fields[FieldName.decisionMessage] = request.message.map { .value(.string($0)) }
+        fields[FieldName.decisionSuggestion] = request.suggestion.map { .value(.number(Double($0))) }
         if kind == .answer {
             // Kept for the agent's side until a wait or `GET /replies` hands it over.
             fields[FieldName.unreadAnswerOf] = .value(.string(record.string(FieldName.agentKey) ?? ""))
@@ -124,7 +133,8 @@ public struct DecideEventFunction: Sendable {
     /// What a phone can answer on the event `record` keeps; `nil`: nothing.
     static func kind(of record: Document) -> DecisionKind? {
         DecisionKind(
-            type: record.string(FieldName.type), answerable: record.fields[FieldName.answerable] == .bool(true))
+            type: record.string(FieldName.type), answerable: record.fields[FieldName.answerable] == .bool(true),
+            offersAlways: record.string(FieldName.allowAlways) != nil)
     }
 
     /// The 409 for a record decided or resolved already; `nil` while it is pending.

@@ -8,6 +8,8 @@ public struct DecideEventRequest: Sendable, Hashable {
     public let installationID: String
     public let decision: SignedDecision.Decision
     public let message: String?
+    /// The permission suggestion an `allow_always` applies (its index, issue 84).
+    public let suggestion: Int?
     public let signedAt: Int64
     public let signature: String
 
@@ -20,7 +22,7 @@ public struct DecideEventRequest: Sendable, Hashable {
         let word = try fields.requiredString("decision")
         // A message to an agent is sent with sayToAgent, never as a decision.
         guard let decision = SignedDecision.Decision(rawValue: word), decision != .say else {
-            throw .invalidArgument("'decision' must be allow, deny or answer", field: "decision")
+            throw .invalidArgument("'decision' must be allow, allow_always, deny or answer", field: "decision")
         }
         self.decision = decision
         message = try fields.optionalString("message", multiline: true).map { text throws(FunctionError) in
@@ -35,6 +37,15 @@ public struct DecideEventRequest: Sendable, Hashable {
         if decision == .answer, message?.contains(where: { !$0.isWhitespace }) != true {
             throw .invalidArgument("an answer needs its words in 'message'", field: "message")
         }
+        let suggestion = try fields.optionalInteger("suggestion", in: 0...99)
+        guard (suggestion != nil) == (decision == .allowAlways) else {
+            throw .invalidArgument(
+                decision == .allowAlways
+                    ? "allow_always names the suggestion it applies: 'suggestion' is required"
+                    : "'suggestion' goes with allow_always only",
+                field: "suggestion")
+        }
+        self.suggestion = suggestion.map { Int($0) }
         (signedAt, signature) = try SignedDecisionFields.read(fields)
     }
 
@@ -42,6 +53,6 @@ public struct DecideEventRequest: Sendable, Hashable {
     public func signed(serverKey: ServerKey) -> SignedDecision {
         SignedDecision(
             serverKey: serverKey.hex, eventID: eventID, installationID: installationID, decision: decision,
-            signedAt: signedAt, message: message, signature: signature)
+            signedAt: signedAt, message: message, signature: signature, scope: suggestion.map(String.init))
     }
 }

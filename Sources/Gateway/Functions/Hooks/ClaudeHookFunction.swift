@@ -78,7 +78,8 @@ public struct ClaudeHookFunction: Sendable {
         guard case .permissionRequest = event.kind, let eventID = call.body["event_id"]?.stringValue else {
             return nil
         }
-        return try await decision(on: eventID, cwd: event.cwd, secret: secret, within: decisionWait)
+        return try await decision(
+            on: eventID, cwd: event.cwd, always: event.alwaysOffered, secret: secret, within: decisionWait)
     }
 
     /// The phone's decision on `eventID`, as the hook's output; `nil` when none came
@@ -86,9 +87,10 @@ public struct ClaudeHookFunction: Sendable {
     /// own prompt goes on: nothing is left pending on the phones) or the approval was
     /// settled without one. Answered at the terminal (the caller gone): the person is at
     /// the keyboard of `cwd`'s agent.
-    private func decision(on eventID: String, cwd: String, secret: PushSecret, within limit: Duration)
-        async throws -> HookOutput?
-    {
+    /// `always`: the suggestion an "Always" applies (issue 84), when the approval offered one.
+    private func decision(
+        on eventID: String, cwd: String, always: JSONValue?, secret: PushSecret, within limit: Duration
+    ) async throws -> HookOutput? {
         let answer: AwaitDecisionAnswer
         do {
             answer = try await decision(on: eventID, secret: secret, within: limit)
@@ -97,7 +99,7 @@ public struct ClaudeHookFunction: Sendable {
             await resolve(eventID, as: .expired, atKeyboardOf: nil, secret: secret)
             throw error
         }
-        if answer.decision != nil { return Self.output(answer) }
+        if answer.decision != nil { return Self.output(answer, always: always) }
         if answer.resolution == nil {
             // The hook's caller gone (Claude Code stops waiting once the terminal's dialog
             // is answered): answered elsewhere; else its time is up. The phones withdraw it.
@@ -137,11 +139,13 @@ public struct ClaudeHookFunction: Sendable {
     }
 
     /// The hook's output for a decision the gateway took.
-    private static func output(_ answer: AwaitDecisionAnswer) -> HookOutput? {
+    private static func output(_ answer: AwaitDecisionAnswer, always: JSONValue? = nil) -> HookOutput? {
         let who = answer.decidedBy ?? "a phone"
         let message = answer.message?.trimmingCharacters(in: .whitespacesAndNewlines)
         switch answer.decision {
         case .allow?: return .allow
+        // decideEvent took it only where the approval offered the suggestion.
+        case .allowAlways?: return always.map { .allowAlways(updatedPermissions: [$0]) } ?? .allow
         case .deny?: return .deny(message: message.flatMap { $0.isEmpty ? nil : $0 } ?? "Denied from \(who)")
         case .answer?: return answer.message.map { .continueWith(words: $0) }
         // A message is never an event's decision (decideEvent refuses it).

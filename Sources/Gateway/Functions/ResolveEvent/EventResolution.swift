@@ -239,7 +239,7 @@ struct EventResolution: Sendable {
     /// The resolution a phone's decision makes: `allowed`, `denied` or `answered`.
     static func resolution(of decision: SignedDecision.Decision) -> String {
         switch decision {
-        case .allow: "allowed"
+        case .allow, .allowAlways: "allowed"
         case .deny: "denied"
         // A message settles no event (decideEvent refuses it); named as an answer would be.
         case .answer, .say: "answered"

@@ -90,6 +90,15 @@ public struct TriggerEventRequest: Sendable, Hashable {
             try Self.link(url, field: "web_url", schemes: ["http", "https"])
         }
         event.answerable = try Self.answerable(fields, type: type, cwd: cwd)
+        if let always = try fields.optionalString("allow_always") {
+            guard !always.isEmpty, type == .approvalRequested, event.eventID != nil else {
+                throw .invalidArgument(
+                    "'allow_always' (1 to 200 characters) goes with an approval_requested that has its event_id",
+                    field: "allow_always")
+            }
+            event.data[EventComposer.allowAlwaysKey] = .string(
+                try FieldRules.text(always, field: "allow_always", maxCharacters: 200))
+        }
         let occurredAt = try fields.optionalTimestamp("occurred_at")
         // Events of one type are ordered by `occurred_at` per agent, or per ordering key when given.
         let orderingKey = try fields.optionalString("ordering_key").map { key throws(FunctionError) in

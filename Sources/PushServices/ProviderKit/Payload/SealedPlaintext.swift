@@ -37,8 +37,10 @@ public enum SealedPlaintext {
             if let kind = notification.offeredDecision {
                 // A browser that can answer (issues 73, 74): its buttons or its text
                 // box; what holds an agent up stays until answered.
-                object["actions"] = .array(kind.actions.map(Self.action))
-                if kind == .approval || notification.data["type"] == .string(EventType.questionAsked.rawValue) {
+                // A browser shows two (Chrome's maxActions): Allow and Deny; "Always"
+                // (issue 84) is chosen in the app the click opens.
+                object["actions"] = .array(kind.actions.filter { $0.id != "allow_always" }.map(Self.action))
+                if kind.isApproval || notification.data["type"] == .string(EventType.questionAsked.rawValue) {
                     object["require_interaction"] = true
                 }
             }
