@@ -41,6 +41,8 @@ function notification(entry, index) {
             ...fromAPS(payload.aps ?? aps), type: payload.type, eventID: payload.event_id, category: aps.category,
             // A sealed push's data comes out of its record as strings, as FCM's.
             answerable: payload.answerable === true || payload.answerable === "true", sealed: opened !== undefined,
+            // A question's choices and an approval's "Always" (issue 84).
+            choices: parsedChoices(payload.choices), allowAlways: payload.allow_always,
         };
     }
     if ("subscription" in entry) {
@@ -199,10 +201,83 @@ function banner(item, now) {
     return h("div", { class: "decidable", dataset: { eventId: item.eventID } }, card,
         decided
             ? h("p", { class: "muted decided" }, decided)
+            : item.answerable && item.choices ? choicesForm(item)
             : item.answerable ? replyForm(item)
             : h("div", { class: "actions" },
                 h("button", { type: "button", dataset: { action: "allow" }, onclick: () => decide(item, "allow") }, "Allow"),
+                item.allowAlways
+                    ? h("button", { type: "button", title: item.allowAlways, dataset: { action: "allow_always" },
+                        onclick: () => decide(item, "allow_always") }, "Always")
+                    : null,
                 h("button", { type: "button", class: "quiet", dataset: { action: "deny" }, onclick: () => decide(item, "deny") }, "Deny")));
+}
+
+/** A push's `choices` (issue 84): the JSON text of its questions or its form's fields; null if none or unreadable. */
+function parsedChoices(text) {
+    if (typeof text !== "string") return null;
+    try {
+        const choices = JSON.parse(text);
+        return Array.isArray(choices?.questions) || Array.isArray(choices?.fields) ? choices : null;
+    } catch {
+        return null;
+    }
+}
+
+/**
+ * A question with its choices, as the app shows it (issue 84): one question of up to 4
+ * options as buttons; more options, several questions or a form as fields. The answer is
+ * the JSON text the agent's side checks: {"<question>": "<label>"}, or the form's content.
+ */
+function choicesForm(item) {
+    const questions = item.choices.questions;
+    if (questions?.length === 1 && !questions[0].multi_select && questions[0].options.length > 0 && questions[0].options.length <= 4) {
+        const question = questions[0];
+        return h("div", { class: "actions choices", role: "group", "aria-label": question.question },
+            question.options.map((label) => h("button", {
+                type: "button", dataset: { choice: label },
+                onclick: () => decide(item, "answer", JSON.stringify({ [question.question]: label })),
+            }, label)));
+    }
+    const draft = (name) => state.drafts.get(`${item.eventID}\n${name}`) ?? "";
+    const keep = (name) => (event) => state.drafts.set(`${item.eventID}\n${name}`,
+        event.target.type === "checkbox" ? (event.target.checked ? "true" : "") : event.target.value);
+    const field = (name, label, control) => h("label", { class: "choice-field" }, h("span", {}, label), control);
+    const controls = questions
+        ? questions.map((question) => field(question.question, question.question, question.options.length > 0
+            ? h("select", { name: question.question, onchange: keep(question.question) },
+                h("option", { value: "" }, "Choose…"),
+                question.options.map((label) => h("option", { value: label, selected: draft(question.question) === label }, label)))
+            : h("input", { name: question.question, type: "text", value: draft(question.question), oninput: keep(question.question) })))
+        : item.choices.fields.map((spec) => field(spec.name, spec.title ?? spec.name,
+            spec.type === "boolean"
+                ? h("input", { name: spec.name, type: "checkbox", checked: draft(spec.name) === "true", onchange: keep(spec.name) })
+                : spec.enum
+                    ? h("select", { name: spec.name, onchange: keep(spec.name) },
+                        h("option", { value: "" }, "Choose…"),
+                        spec.enum.map((value) => h("option", { value, selected: draft(spec.name) === value }, value)))
+                    : h("input", {
+                        name: spec.name, type: spec.type === "string" ? "text" : "number",
+                        step: spec.type === "integer" ? "1" : "any", required: spec.required === true,
+                        value: draft(spec.name), oninput: keep(spec.name),
+                    })));
+    return h("form", {
+        class: "actions choices", "aria-label": `Answer ${item.title ?? "the agent"}`,
+        onsubmit: (event) => {
+            event.preventDefault();
+            const answer = {};
+            for (const question of questions ?? []) {
+                const value = draft(question.question);
+                if (value) answer[question.question] = value;
+            }
+            for (const spec of item.choices.fields ?? []) {
+                const value = draft(spec.name);
+                if (spec.type === "boolean") answer[spec.name] = value === "true";
+                else if (value === "") continue;
+                else answer[spec.name] = spec.type === "string" ? value : Number(value);
+            }
+            decide(item, "answer", JSON.stringify(answer));
+        },
+    }, controls, h("button", { type: "submit", dataset: { action: "answer" } }, "Send"));
 }
 
 /** A question's or an answerable reply's text box (issue 74), as iOS shows a text input action. */
@@ -224,7 +299,10 @@ function replyForm(item) {
     h("button", { type: "submit", dataset: { action: "answer" } }, "Send"));
 }
 
-const decidedWords = { allow: "Allowed from this phone", deny: "Denied from this phone", answer: "Answered from this phone" };
+const decidedWords = {
+    allow: "Allowed from this phone", allow_always: "Always allowed from this phone", deny: "Denied from this phone",
+    answer: "Answered from this phone",
+};
 
 /** Answers an approval, or in words a question, as the phone: the emulator signs it with its decision key. */
 async function decide(item, decision, message) {

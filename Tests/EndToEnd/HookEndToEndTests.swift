@@ -233,15 +233,43 @@ struct HookEndToEndTests {
             Set(block.keys) == [
                 "Stop", "SubagentStop", "Notification", "UserPromptSubmit", "PreToolUse", "PostToolUse",
                 "PostToolUseFailure", "SessionEnd", "PermissionRequest", "StopFailure", "PermissionDenied",
+                "Elicitation",
             ])
         #expect(block["PostToolUse"]?.arrayValue?.first?.objectValue?["matcher"] == "*")
         // The wait for a phone's decision (default 120 s) within the hook's own time-out.
         let waiting = block["PermissionRequest"]?.arrayValue?.first?.objectValue?["hooks"]?.arrayValue?.first
         #expect(waiting?.objectValue?["timeout"] == 150, "\(String(describing: waiting))")
+        // A form elicitation waits for the phone as long (issue 84).
+        let form = block["Elicitation"]?.arrayValue?.first?.objectValue?["hooks"]?.arrayValue?.first
+        #expect(form?.objectValue?["timeout"] == 150, "\(String(describing: form))")
         let command = try #require(
             block["Stop"]?.arrayValue?.first?.objectValue?["hooks"]?.arrayValue?.first?.objectValue?["command"]?
                 .stringValue)
         #expect(command == "\(BuiltExecutable.url.path) hook --secret-file '/etc/claude proxy.env'")
+    }
+
+    @Test(
+        "--settings --channel: the MCP server entry of pushgate channel, the hooks without the PermissionRequest hook, how to start claude"
+    )
+    func channelSettings() async throws {
+        let result = try await BuiltExecutable.run([
+            "hook", "--settings", "--channel", "--secret-file", "/etc/proxy.env", "--decision-wait", "300",
+        ])
+        #expect(result.status == 0, "\(result.stderr)")
+        let blocks = result.stdout.components(separatedBy: "\n#").compactMap { part -> [String: JSONValue]? in
+            guard let start = part.firstIndex(of: "{"), let end = part.lastIndex(of: "}") else { return nil }
+            return try? JSONValue.parse(Array(part[start...end].utf8)).objectValue
+        }
+        let server = try #require(
+            blocks.first?["mcpServers"]?.objectValue?["pushgate"]?.objectValue, "\(result.stdout)")
+        #expect(server["command"]?.stringValue == BuiltExecutable.url.path)
+        #expect(server["args"] == ["channel", "--secret-file", "/etc/proxy.env", "--decision-wait", "300.0"])
+        let hooks = try #require(blocks.last?["hooks"]?.objectValue)
+        #expect(hooks["PermissionRequest"] == nil && hooks["Stop"] != nil && hooks["Elicitation"] != nil)
+        let command = hooks["Stop"]?.arrayValue?.first?.objectValue?["hooks"]?.arrayValue?.first?.objectValue?[
+            "command"]
+        #expect(command?.stringValue == "\(BuiltExecutable.url.path) hook --secret-file /etc/proxy.env")
+        #expect(result.stdout.contains("claude --dangerously-load-development-channels server:pushgate"))
     }
 
     @Test(

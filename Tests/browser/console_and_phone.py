@@ -339,6 +339,20 @@ def hook_output(hook):
     return json.loads(stdout)
 
 
+def click_on_phone(page, pushgate, base, directory, event, shown, button, decided, shot=None):
+    """A hook waiting on `event`; on the phone page, the push showing `shown` answered by
+    clicking `button` (a screenshot first, when named), which the page says `decided`:
+    what the hook then printed for its agent."""
+    with waiting_hook(pushgate, base, directory, event, "--decision-wait", "90") as hook:
+        push = page.locator(".decidable", has_text=shown)
+        expect(push).to_be_visible(timeout=20000)
+        if shot:
+            page.screenshot(path=shot, full_page=True)
+        push.get_by_role("button", name=button).click()
+        expect(push.locator(".decided")).to_have_text(decided)
+        return hook_output(hook)
+
+
 def pair_phone(page, base, pushgate, directory):
     """Issue 82: `pushgate pair` on the agent's machine shows a code; the person types
     it on the phone page (spaced, in lower case, as a person might); pair pins the
@@ -386,13 +400,8 @@ def check_phone_decides(browser, base, pushgate, url, directory, shots, problems
     event = {"session_id": "b7c1d2e3-0000-4444-8888-123456789abc", "cwd": agent,
              "hook_event_name": "PermissionRequest", "permission_mode": "default", "tool_name": "Bash",
              "tool_input": {"command": "kubectl rollout restart deploy/api", "description": "Restart the API"}}
-    with waiting_hook(pushgate, base, directory, event, "--decision-wait", "90") as hook:
-        approval = page.locator(".decidable", has_text="Restart the API")
-        expect(approval).to_be_visible(timeout=20000)
-        page.screenshot(path=os.path.join(shots, "phone-approval.png"), full_page=True)
-        approval.get_by_role("button", name="Allow").click()
-        expect(approval.locator(".decided")).to_have_text("Allowed from this phone")
-        said = hook_output(hook)
+    said = click_on_phone(page, pushgate, base, directory, event, "Restart the API", "Allow", "Allowed from this phone",
+                          os.path.join(shots, "phone-approval.png"))
     assert said == {"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior": "allow"}}}, said
     context.close()
 
@@ -430,6 +439,60 @@ def check_phone_replies(browser, base, pushgate, url, directory, shots, problems
         (question["event_id"], "Yes, and push the tag")], unread
     status, again = call(base, replies_path)
     assert status == 200 and again["replies"] == [], "an answer is handed over once"
+    context.close()
+
+
+def check_phone_choices(browser, base, pushgate, url, directory, shots, problems):
+    """Issue 84: questions with choices answered from the phone page. Claude Code's
+    AskUserQuestion (through the PermissionRequest hook) shows its options as buttons;
+    the one clicked goes back as updatedInput.answers. An MCP server's form elicitation
+    shows its fields; the content filled in goes back as the Elicitation hook's accept,
+    checked against the schema. An approval with a permission suggestion offers Always."""
+    agent = "/srv/agents/deployer"
+    context, page = open_phone(browser, url, "", problems, "APNs phone, choosing")
+    asked = {"questions": [{"question": "Which database should the migration use?", "header": "Database",
+                            "options": [{"label": "PostgreSQL", "description": "The production one"},
+                                        {"label": "SQLite", "description": "A local file"}],
+                            "multiSelect": False}]}
+    event = {"session_id": "d9e3f4a5-0000-4444-8888-123456789abc", "cwd": agent,
+             "hook_event_name": "PermissionRequest", "permission_mode": "default", "tool_name": "AskUserQuestion",
+             "tool_input": asked}
+    said = click_on_phone(page, pushgate, base, directory, event, "Which database should the migration use?", "SQLite",
+                          "Answered from this phone", os.path.join(shots, "phone-choices.png"))
+    assert said == {"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {
+        "behavior": "allow", "updatedInput": {**asked, "answers": {
+            "Which database should the migration use?": "SQLite"}}}}}, said
+
+    form = {"hook_event_name": "Elicitation", "session_id": "d9e3f4a5-0000-4444-8888-123456789abc", "cwd": agent,
+            "mcp_server_name": "deploy-tools", "message": "Where should the release go?", "mode": "form",
+            "elicitation_id": "elicit-1", "requested_schema": {
+                "type": "object", "required": ["environment", "replicas"], "properties": {
+                    "environment": {"type": "string", "title": "Environment", "enum": ["staging", "production"]},
+                    "replicas": {"type": "integer", "title": "Replicas", "minimum": 1, "maximum": 10},
+                    "notify": {"type": "boolean", "title": "Tell the team"}}}}
+    with waiting_hook(pushgate, base, directory, form, "--decision-wait", "90") as hook:
+        filled = page.locator(".decidable", has_text="Where should the release go?")
+        expect(filled).to_be_visible(timeout=20000)
+        filled.get_by_label("Environment").select_option("staging")
+        filled.get_by_label("Replicas").fill("3")
+        filled.get_by_label("Tell the team").check()
+        page.screenshot(path=os.path.join(shots, "phone-form.png"), full_page=True)
+        filled.get_by_role("button", name="Send").click()
+        expect(filled.locator(".decided")).to_have_text("Answered from this phone")
+        said = hook_output(hook)
+    assert said == {"hookSpecificOutput": {"hookEventName": "Elicitation", "action": "accept", "content": {
+        "environment": "staging", "replicas": 3, "notify": True}}}, said
+
+    suggestion = {"type": "addRules", "rules": [{"toolName": "Bash", "ruleContent": "make test:*"}],
+                  "behavior": "allow", "destination": "localSettings"}
+    approval = {"session_id": "d9e3f4a5-0000-4444-8888-123456789abc", "cwd": agent,
+                "hook_event_name": "PermissionRequest", "permission_mode": "default", "tool_name": "Bash",
+                "tool_input": {"command": "make test", "description": "Run the unit tests"},
+                "permission_suggestions": [suggestion]}
+    said = click_on_phone(page, pushgate, base, directory, approval, "Run the unit tests", "Always",
+                          "Always allowed from this phone")
+    assert said == {"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {
+        "behavior": "allow", "updatedPermissions": [suggestion]}}}, said
     context.close()
 
 
@@ -815,6 +878,7 @@ def main():
             check_live_activity(browser, base, apns_url, shots, problems)
             check_phone_decides(browser, base, pushgate, apns_url, directory, shots, problems)
             check_phone_replies(browser, base, pushgate, apns_url, directory, shots, problems)
+            check_phone_choices(browser, base, pushgate, apns_url, directory, shots, problems)
             check_fcm_phone(browser, fcm_url, shots, problems)
             check_webpush_phone(browser, webpush_url, browser_subscription, shots, problems)
             check_service_worker(browser, base, webpush_url, app_origin, pushgate, directory, problems)

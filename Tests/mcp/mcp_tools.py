@@ -161,6 +161,22 @@ async def drive(pushgate, base, apns_url, agent, server_key, key):
         answered = await asyncio.wait_for(asking, 30)
         check("ask_user returns the person's words", text(answered) == "The staging one", text(answered))
 
+        # With choices (issue 84): the push carries them; the phone's pick comes back as the label.
+        picked = "Which region should the cluster run in?"
+        asking = asyncio.create_task(session.call_tool(
+            "ask_user", {"question": picked, "choices": ["eu-west-1", "us-east-1", "ap-south-1"], "wait": 60}))
+        pick_id, payload = await asyncio.to_thread(question_event_id, apns_url, picked)
+        offered = json.loads(payload.get("choices", "{}"))
+        check("ask_user with choices: the push carries them",
+              offered == {"questions": [{"question": picked, "options": ["eu-west-1", "us-east-1", "ap-south-1"],
+                                         "multi_select": False}]}, payload)
+        status, _ = await asyncio.to_thread(answer, base, server_key, key, pick_id, json.dumps({picked: "us-east-1"}))
+        chosen = await asyncio.wait_for(asking, 30)
+        check("ask_user with choices returns the label chosen", status == 200 and text(chosen) == "us-east-1",
+              text(chosen))
+        bad = await session.call_tool("ask_user", {"question": "x", "choices": ["only one"]})
+        check("ask_user: one choice is the tool's error", bad.is_error and "'choices'" in text(bad), text(bad))
+
         # An installation not paired on this machine (a holder of the push secret's): refused.
         stranger = json.loads(signer("keygen"))
         call(base, "/registerSubscription", {"cwd": agent, "installation_id": "stranger",

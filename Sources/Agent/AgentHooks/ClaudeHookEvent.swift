@@ -53,6 +53,9 @@ public struct ClaudeHookEvent: Sendable, Equatable {
         /// to use a tool; the hook pushes an approval and waits for the phone's
         /// decision (issue 73).
         case permissionRequest(tool: String?)
+        /// `Elicitation` (issue 84): an MCP server asks the person — a form (`form`),
+        /// answered from the phone, or a page to open (`url`).
+        case elicitation(mode: String?)
     }
 
     /// Why standard input is not a hook event Pushgate sends.
@@ -75,6 +78,10 @@ public struct ClaudeHookEvent: Sendable, Equatable {
     public let toolInput: JSONValue?
     /// A permission request's `permission_suggestions` (Claude Code's `PermissionUpdate`s).
     public let permissionSuggestions: [JSONValue]
+    /// An elicitation's `requested_schema`, `url` and `mcp_server_name` (issue 84).
+    public let requestedSchema: JSONValue?
+    public let url: String?
+    public let serverName: String?
     /// Codex's turn, on a permission request (Codex's events carry `turn_id`, Claude
     /// Code's do not): which agent asked, for the prefix of its question's id.
     public let turnID: String?
@@ -103,7 +110,11 @@ public struct ClaudeHookEvent: Sendable, Equatable {
         ("PermissionDenied", "triggerEvent run_progress: the tool the auto mode denied, a step of the run (no push)"),
         (
             "PermissionRequest",
-            "triggerEvent approval_requested (the tool as its title, its description or command as its body; a new event id each time), then waits for a decision signed on a phone paired with this machine and prints it for the agent (Claude Code and Codex)"
+            "triggerEvent approval_requested (the tool as its title, its description or command as its body; a new event id each time), then waits for a decision signed on a phone paired with this machine and prints it for the agent (Claude Code and Codex); \"Always\" offered for Claude Code's first permission suggestion; AskUserQuestion a question_asked with its choices, answered as updatedInput.answers"
+        ),
+        (
+            "Elicitation",
+            "form: triggerEvent question_asked with the form's fields as its choices, then waits for the phone's answer and prints action accept with the content, checked against the schema; url: a waiting_for_input event that opens the URL"
         ),
     ]
 
@@ -152,6 +163,7 @@ public struct ClaudeHookEvent: Sendable, Equatable {
         case "SessionEnd": kind = .sessionEnded
         case "PermissionRequest": kind = .permissionRequest(tool: object["tool_name"]?.stringValue)
         case "PermissionDenied": kind = .permissionDenied(tool: object["tool_name"]?.stringValue)
+        case "Elicitation": kind = .elicitation(mode: object["mode"]?.stringValue)
         default:
             throw Unusable(
                 description:
@@ -176,6 +188,9 @@ public struct ClaudeHookEvent: Sendable, Equatable {
         title = object["title"]?.stringValue
         toolInput = object["tool_input"]
         permissionSuggestions = Array((object["permission_suggestions"]?.arrayValue ?? []).prefix(16))
+        requestedSchema = object["requested_schema"]
+        url = object["url"]?.stringValue
+        serverName = object["mcp_server_name"]?.stringValue
         turnID = object["turn_id"]?.stringValue.flatMap(Self.identifier)
     }
 
@@ -241,7 +256,7 @@ public struct ClaudeHookEvent: Sendable, Equatable {
                     tool.map { .string(failed ? "\($0) failed" : $0) } ?? (failed ? "A tool failed" : nil)
                 progress["tools_used"] = toolsUsed().map { .number(Double($0)) }
                 body["progress"] = .object(progress)
-            case .stop, .notification, .permissionRequest, .stopFailed:
+            case .stop, .notification, .permissionRequest, .stopFailed, .elicitation:
                 break
             }
             return GatewayCall(.triggerEvent, body)
@@ -278,6 +293,8 @@ public struct ClaudeHookEvent: Sendable, Equatable {
             // A login that went through is news, not a call: shown, never heard.
             if type == "auth_success" { body["interruption_level"] = "passive" }
             return GatewayCall(.triggerEvent, body)
+        case .permissionRequest where choices != nil, .elicitation:
+            return choiceCall(now: now, questionID: questionID())
         case .permissionRequest(let tool):
             let eventID = questionID() ?? QuestionID.make(prefix: turnID == nil ? "claude" : "codex")
             // No `occurred_at`: two requests in one second are two approvals, never a stale one.

@@ -10,6 +10,11 @@ public enum HookOutput: Sendable, Equatable {
     case allowAlways(updatedPermissions: [JSONValue])
     /// A `PermissionRequest`'s deny, with the message the agent shows.
     case deny(message: String)
+    /// An `AskUserQuestion` answered (issue 84): the tool allowed with its input and the
+    /// person's `answers`.
+    case answers(updatedInput: JSONValue)
+    /// An `Elicitation` form filled in from the phone: accepted with its `content`.
+    case elicitation(content: JSONValue)
     /// A `Stop` hook's block: the agent does not stop, and goes on with the person's
     /// words as its reason to.
     case continueWith(words: String)
@@ -34,6 +39,14 @@ public enum HookOutput: Sendable, Equatable {
                     "decision": ["behavior": "deny", "message": .string(message)],
                 ]
             ]
+        case .answers(let input):
+            output = [
+                "hookSpecificOutput": [
+                    "hookEventName": "PermissionRequest", "decision": ["behavior": "allow", "updatedInput": input],
+                ]
+            ]
+        case .elicitation(let content):
+            output = ["hookSpecificOutput": ["hookEventName": "Elicitation", "action": "accept", "content": content]]
         case .continueWith(let words):
             output = ["decision": "block", "reason": .string(words)]
         }

@@ -51,7 +51,7 @@ public struct HookEventRun: Sendable {
     /// Runs `event`; `waits` is told how much longer than a plain call the run may take
     /// (a decision's or a reply's wait).
     public func run(_ event: ClaudeHookEvent, transcript: Transcript, waits: (Duration) -> Void) async -> HookEnding {
-        if case .permissionRequest = event.kind {
+        if event.asksThePhone {
             waits(decisionWait)
             return await PermissionRequestAsk(
                 gateway: gateway, pins: pins, pending: pending, decisionWait: decisionWait, callTimeout: callTimeout

@@ -31,10 +31,13 @@ public struct PermissionRequestAsk: Sendable {
     }
 
     public func run(_ event: ClaudeHookEvent, lastToolUseID: () -> String?) async -> HookEnding {
-        let always = event.alwaysOffered
+        // A question with choices (AskUserQuestion, a form elicitation, issue 84) is
+        // answered in words; an approval may offer "always allow".
+        let choices = event.choices
+        let always = choices == nil ? event.alwaysOffered : nil
+        let kind: DecisionKind = choices != nil ? .answer : always == nil ? .approval : .approvalWithAlways
         let question = Question.make(
-            always == nil ? .approval : .approvalWithAlways, prefix: event.turnID == nil ? "claude" : "codex",
-            suggestions: always.map { [$0] } ?? [])
+            kind, prefix: event.turnID == nil ? "claude" : "codex", suggestions: always.map { [$0] } ?? [])
         let deadline = ContinuousClock.now + decisionWait
         let call = event.call(
             now: question.askedAt, questionID: question.eventID, transcriptText: { nil },
@@ -49,7 +52,15 @@ public struct PermissionRequestAsk: Sendable {
         pending.record(eventID: question.eventID, session: event.sessionID)
         defer { pending.remove(eventID: question.eventID, session: event.sessionID) }
         let outcome = await ask(call, question, until: deadline)
-        return HookEnding(output: outcome.decision?.hookOutput, line: outcome.line)
+        guard let choices, case .words(let words)? = outcome.decision?.said else {
+            return HookEnding(output: outcome.decision?.hookOutput, line: outcome.line)
+        }
+        // The answer checked against what was asked before the agent hears it.
+        do {
+            return HookEnding(output: event.output(answered: try choices.read(words)), line: outcome.line)
+        } catch {
+            return HookEnding(line: outcome.line + "; not printed: \(error)")
+        }
     }
 
     /// What came of one approval asked: the decision that holds, if any, and a line

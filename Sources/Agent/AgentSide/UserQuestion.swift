@@ -32,7 +32,9 @@ public struct UserQuestion: Sendable {
         case cancelled(eventID: String)
     }
 
-    public func ask(_ question: String, cwd: String, wait: Duration) async -> Ending {
+    /// `choices`: the labels the person picks from (issue 84; up to 4 shown as buttons),
+    /// the answer then one of them or the person's own words.
+    public func ask(_ question: String, choices: [String] = [], cwd: String, wait: Duration) async -> Ending {
         let asked = Question.make(.answer, prefix: "mcp")
         let deadline = ContinuousClock.now + wait
         do {
@@ -40,10 +42,14 @@ public struct UserQuestion: Sendable {
         } catch {
             return .notAsked("the pin file \(pins.path) \(error), so no answer could be trusted", receipt: nil)
         }
-        let body: [String: JSONValue] = [
+        var body: [String: JSONValue] = [
             "cwd": .string(cwd), "type": "question_asked", "body": .string(question),
             "event_id": .string(asked.eventID),
         ]
+        let offered: Choices? =
+            choices.isEmpty
+            ? nil : .questions([.init(question: question, header: nil, options: choices, multiSelect: false)])
+        body["choices"] = offered?.json
         let receipt: TriggerReceipt
         do {
             receipt = try await gateway.trigger(GatewayCall(.triggerEvent, body), timeout: callTimeout).answer
@@ -64,7 +70,14 @@ public struct UserQuestion: Sendable {
             guard case .words(let words) = decision.said else {
                 return .refused("an approval's decision came where words were asked for", eventID: asked.eventID)
             }
-            return .answered(words: words, by: decision, eventID: asked.eventID)
+            // A choice comes as {"<question>": "<label>"}: the label (or the person's own words).
+            guard let offered else { return .answered(words: words, by: decision, eventID: asked.eventID) }
+            do {
+                let chosen = try offered.read(words).objectValue?[question]?.stringValue ?? words
+                return .answered(words: chosen, by: decision, eventID: asked.eventID)
+            } catch {
+                return .refused("the answer of \(decision.who) fits no choice: \(error)", eventID: asked.eventID)
+            }
         case .noAnswer:
             return .noAnswer(eventID: asked.eventID, receipt: receipt)
         case .resolved(let resolution):

@@ -199,9 +199,9 @@ struct HookCommand: AsyncParsableCommand {
                 json: HookInput.standardInput(upTo: ClaudeHookEvent.maxInputBytes + 1), continuingStops: replyWait > 0)
             // A time-out that is no number stays one (`min` keeps NaN) and is refused there.
             let callTimeout = try GatewayCallOptions.checked(timeout: min(timeout ?? 2.5, Self.deadline - 1))
-            // Checked for a PermissionRequest only: another event has no use for it.
+            // Checked for what asks the phone only: another event has no use for it.
             var decisionWait = 0.0
-            if case .permissionRequest = event.kind {
+            if event.asksThePhone {
                 decisionWait = try Self.checked(decisionWait: self.decisionWait ?? Self.defaultDecisionWait)
             }
             let pins = gateway.pinFile(option: pins)

@@ -63,7 +63,7 @@ enum HookSettings {
         waiting["timeout"] = Int(decisionWait.rounded(.up)) + 30
         var stop = hook
         if replyWait > 0 { stop["timeout"] = Int(replyWait.rounded(.up)) + 30 }
-        return block(hook: hook, waiting: permissionRequest ? waiting : nil, stop: stop)
+        return block(hook: hook, waiting: waiting, stop: stop, permissionRequest: permissionRequest)
     }
 
     /// The same events as HTTP hooks (issue 74): posted to the gateway's
@@ -93,7 +93,9 @@ enum HookSettings {
 
     /// `hook` for every event the hook maps, `waiting` for the PermissionRequest,
     /// `stop` for the Stop (which may wait for the person's reply).
-    private static func block(hook: [String: Any], waiting: [String: Any]?, stop: [String: Any]) -> String {
+    private static func block(
+        hook: [String: Any], waiting: [String: Any], stop: [String: Any], permissionRequest: Bool = true
+    ) -> String {
         var settings: [String: Any] = [
             "hooks": [
                 "Stop": [["hooks": [stop]]],
@@ -111,9 +113,11 @@ enum HookSettings {
                 "PermissionDenied": [["matcher": "*", "hooks": [hook]]],
             ]
         ]
-        if let waiting, var hooks = settings["hooks"] as? [String: Any] {
-            // An approval answered on a phone (issue 73).
-            hooks["PermissionRequest"] = [["matcher": "*", "hooks": [waiting]]]
+        if var hooks = settings["hooks"] as? [String: Any] {
+            // An MCP server's form answered on a phone (issue 84).
+            hooks["Elicitation"] = [["hooks": [waiting]]]
+            // An approval answered on a phone (issue 73), unless a channel relays them.
+            if permissionRequest { hooks["PermissionRequest"] = [["matcher": "*", "hooks": [waiting]]] }
             settings["hooks"] = hooks
         }
         guard

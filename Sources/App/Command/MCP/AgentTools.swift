@@ -66,6 +66,12 @@ struct AgentTools: Sendable {
                         "question": [
                             "type": "string", "description": "The question (up to 4,000 characters).",
                         ],
+                        "choices": [
+                            "type": "array", "items": ["type": "string", "minLength": 1, "maxLength": 200],
+                            "minItems": 2, "maxItems": 10,
+                            "description":
+                                "Answers the person picks from (2 to 10; up to 4 shown as buttons); they may still type their own.",
+                        ],
                         "wait": [
                             "type": "number",
                             "description": "Seconds to wait for the answer: 0 to 3600, default 300.",
@@ -145,7 +151,10 @@ struct AgentTools: Sendable {
                 guard let question = try Self.text(arguments["question"], "question", upTo: 4000) else {
                     throw BadArgument(reason: "ask_user needs 'question'")
                 }
-                return await ask(question, wait: try Self.seconds(arguments["wait"]), cwd: cwd)
+                return await ask(
+                    question, choices: try Self.choices(arguments["choices"]),
+                    wait: try Self.seconds(arguments["wait"]),
+                    cwd: cwd)
             default:
                 return await devices(of: cwd)
             }
@@ -167,9 +176,19 @@ struct AgentTools: Sendable {
         return ToolResult(report.text, structured: report.structured, isError: report.deviceCount == 0)
     }
 
-    private func ask(_ question: String, wait: Double, cwd: String) async -> ToolResult {
+    /// `ask_user`'s `choices`: 2 to 10 labels of 1 to 200 characters, or none.
+    private static func choices(_ value: JSONValue?) throws(BadArgument) -> [String] {
+        guard let value, value != .null else { return [] }
+        guard let labels = value.arrayValue?.compactMap(\.stringValue), labels.count == value.arrayValue?.count,
+            (2...10).contains(labels.count), labels.allSatisfy({ (1...200).contains($0.count) }),
+            Set(labels).count == labels.count
+        else { throw BadArgument(reason: "'choices' must be 2 to 10 different labels of 1 to 200 characters") }
+        return labels
+    }
+
+    private func ask(_ question: String, choices: [String], wait: Double, cwd: String) async -> ToolResult {
         let asking = UserQuestion(gateway: gateway, pins: pins, callTimeout: callTimeout)
-        switch await asking.ask(question, cwd: cwd, wait: .milliseconds(Int(wait * 1000))) {
+        switch await asking.ask(question, choices: choices, cwd: cwd, wait: .milliseconds(Int(wait * 1000))) {
         case .answered(let words, _, let eventID):
             return ToolResult(
                 words, structured: ["answered": true, "answer": .string(words), "event_id": .string(eventID)])

@@ -55,8 +55,12 @@ public enum EventComposer {
 
     /// Custom data keys that would hide the keys Pushgate sets.
     public static let reservedDataKeys: Set = [
-        "aps", "type", "server_key", "cwd", "event_id", "app_url", "web_url", "answerable", allowAlwaysKey,
+        "aps", "type", "server_key", "cwd", "event_id", "app_url", "web_url", "answerable", allowAlwaysKey, choicesKey,
     ]
+
+    /// The data key of a question's choices (issue 84), as JSON text: its `questions`
+    /// and their options, or a form's `fields`, for the app to show.
+    public static let choicesKey = "choices"
 
     /// The data key of what an approval's "Always" does, in words (issue 84): its
     /// presence offers the third choice (``DecisionKind/approvalWithAlways``).

@@ -75,11 +75,8 @@ public struct ClaudeHookFunction: Sendable {
             // An answer that comes later waits at `GET /replies`: the reply is not withdrawn.
             return Self.output(try await decision(on: eventID, secret: secret, within: replyWait))
         }
-        guard case .permissionRequest = event.kind, let eventID = call.body["event_id"]?.stringValue else {
-            return nil
-        }
-        return try await decision(
-            on: eventID, cwd: event.cwd, always: event.alwaysOffered, secret: secret, within: decisionWait)
+        guard event.asksThePhone, let eventID = call.body["event_id"]?.stringValue else { return nil }
+        return try await decision(on: eventID, of: event, secret: secret, within: decisionWait)
     }
 
     /// The phone's decision on `eventID`, as the hook's output; `nil` when none came
@@ -87,10 +84,11 @@ public struct ClaudeHookFunction: Sendable {
     /// own prompt goes on: nothing is left pending on the phones) or the approval was
     /// settled without one. Answered at the terminal (the caller gone): the person is at
     /// the keyboard of `cwd`'s agent.
-    /// `always`: the suggestion an "Always" applies (issue 84), when the approval offered one.
-    private func decision(
-        on eventID: String, cwd: String, always: JSONValue?, secret: PushSecret, within limit: Duration
-    ) async throws -> HookOutput? {
+    /// `event`: what asked — its "Always" suggestion, its choices (issue 84).
+    private func decision(on eventID: String, of event: ClaudeHookEvent, secret: PushSecret, within limit: Duration)
+        async throws -> HookOutput?
+    {
+        let cwd = event.cwd
         let answer: AwaitDecisionAnswer
         do {
             answer = try await decision(on: eventID, secret: secret, within: limit)
@@ -99,7 +97,7 @@ public struct ClaudeHookFunction: Sendable {
             await resolve(eventID, as: .expired, atKeyboardOf: nil, secret: secret)
             throw error
         }
-        if answer.decision != nil { return Self.output(answer, always: always) }
+        if answer.decision != nil { return Self.output(answer, of: event) }
         if answer.resolution == nil {
             // The hook's caller gone (Claude Code stops waiting once the terminal's dialog
             // is answered): answered elsewhere; else its time is up. The phones withdraw it.
@@ -138,16 +136,21 @@ public struct ClaudeHookFunction: Sendable {
                 fields: RequestFields(["event_id": .string(eventID), "wait": .number(Double(seconds))])))
     }
 
-    /// The hook's output for a decision the gateway took.
-    private static func output(_ answer: AwaitDecisionAnswer, always: JSONValue? = nil) -> HookOutput? {
+    /// The hook's output for a decision the gateway took on what `event` asked.
+    private static func output(_ answer: AwaitDecisionAnswer, of event: ClaudeHookEvent? = nil) -> HookOutput? {
         let who = answer.decidedBy ?? "a phone"
         let message = answer.message?.trimmingCharacters(in: .whitespacesAndNewlines)
         switch answer.decision {
         case .allow?: return .allow
         // decideEvent took it only where the approval offered the suggestion.
-        case .allowAlways?: return always.map { .allowAlways(updatedPermissions: [$0]) } ?? .allow
+        case .allowAlways?: return event?.alwaysOffered.map { .allowAlways(updatedPermissions: [$0]) } ?? .allow
         case .deny?: return .deny(message: message.flatMap { $0.isEmpty ? nil : $0 } ?? "Denied from \(who)")
-        case .answer?: return answer.message.map { .continueWith(words: $0) }
+        case .answer?:
+            // Choices answered: checked against what was asked; an answer that does not fit prints nothing.
+            if let event, let choices = event.choices {
+                return answer.message.flatMap { try? choices.read($0) }.map(event.output(answered:))
+            }
+            return answer.message.map { .continueWith(words: $0) }
         // A message is never an event's decision (decideEvent refuses it).
         case .say?, nil: return nil
         }

@@ -90,6 +90,15 @@ public struct TriggerEventRequest: Sendable, Hashable {
             try Self.link(url, field: "web_url", schemes: ["http", "https"])
         }
         event.answerable = try Self.answerable(fields, type: type, cwd: cwd)
+        if let choices = try fields.optionalObject("choices") {
+            // What the person chooses from (issue 84): an answer goes back to one agent.
+            guard event.answerable else {
+                throw .invalidArgument(
+                    "'choices' goes with a question the person answers (question_asked, or answerable)",
+                    field: "choices")
+            }
+            event.data[EventComposer.choicesKey] = .string(try ChoicesField.read(.object(choices)))
+        }
         if let always = try fields.optionalString("allow_always") {
             guard !always.isEmpty, type == .approvalRequested, event.eventID != nil else {
                 throw .invalidArgument(

@@ -117,7 +117,7 @@ public final class EmulatorPhone: Sendable {
             let signed = try decisionKey.sign(
                 serverKey: PushgateKeys.serverKey(secret: registration.secret), eventID: eventID,
                 installationID: installationID, decision: decision, signedAt: Int64(Date().timeIntervalSince1970),
-                message: message)
+                message: message, scope: decision == .allowAlways ? "0" : nil)
             let answer = try await PushgateGateway(
                 baseURL: registration.gateway, retry: RetryPolicy(deadline: .seconds(10))
             )
