@@ -85,7 +85,7 @@ def checked(gateway, function, body):
 def decision_body(key, event_id, decision="allow"):
     return phone_signer.sign(types.SimpleNamespace(
         private=key["private"], server_key=SERVER_KEY, event_id=event_id, installation_id=PHONE,
-        decision=decision, signed_at=int(time.time()), message=None))
+        decision=decision, signed_at=int(time.time()), message=None, suggestion=None))
 
 
 def other_answers(gateway, count, tag):
@@ -246,6 +246,22 @@ def measure(label, pushgate, database_url, processes, arguments, directory):
         emulator.stop()
 
 
+def each_store(arguments, measure, postgres_label, name):
+    """`measure` on SQLite (one process) and on PostgreSQL (two), as `--store` asks."""
+    print(f"CPU: {cpu_model()}, {os.cpu_count()} cores; {arguments.pushgate}")
+    with tempfile.TemporaryDirectory(prefix=f"pushgate-{name}.") as directory:
+        if arguments.store in ("sqlite", "both"):
+            measure("SQLite, one process", arguments.pushgate, os.path.join(directory, "pushgate.sqlite"), 1,
+                    arguments, os.path.join(directory, "sqlite"))
+        if arguments.store in ("postgres", "both"):
+            server = SingleServer()
+            try:
+                measure(postgres_label, arguments.pushgate, database(server.url, f"{name}_bench"), 2, arguments,
+                        os.path.join(directory, "postgres"))
+            finally:
+                server.stop()
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pushgate", default=os.path.join(HERE, "..", ".build", "release", "pushgate"))
@@ -255,18 +271,7 @@ def main():
     parser.add_argument("--hooks", type=int, default=50)
     parser.add_argument("--others", type=int, default=1000)
     arguments = parser.parse_args()
-    print(f"CPU: {cpu_model()}, {os.cpu_count()} cores; {arguments.pushgate}")
-    with tempfile.TemporaryDirectory(prefix="pushgate-decisions.") as directory:
-        if arguments.store in ("sqlite", "both"):
-            measure("SQLite, one process", arguments.pushgate, os.path.join(directory, "pushgate.sqlite"), 1,
-                    arguments, os.path.join(directory, "sqlite"))
-        if arguments.store in ("postgres", "both"):
-            server = SingleServer()
-            try:
-                measure("PostgreSQL, waits on one process, decisions through another", arguments.pushgate,
-                        database(server.url, "decisions_bench"), 2, arguments, os.path.join(directory, "postgres"))
-            finally:
-                server.stop()
+    each_store(arguments, measure, "PostgreSQL, waits on one process, decisions through another", "decisions")
 
 
 if __name__ == "__main__":

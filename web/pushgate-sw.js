@@ -24,6 +24,11 @@
 // app holds the key that signs a decision (issue 73). A page of the app that is open
 // gets the message { pushgate: { event_id, action, reply? } }; without one, the app
 // opens with `#pushgate-event=<id>&pushgate-action=<action>&pushgate-reply=<words>`.
+// A browser shows two buttons: what needs the app (issue 84) — an approval's "Always"
+// (`allow_always` in its data, what it does in words), a question's `choices` — goes
+// to it with a click on the notification itself, as { event_id, action: "open",
+// allow_always?, choices? } (the hash: `pushgate-action=open&pushgate-always=…&
+// pushgate-choices=…`), for the app to offer them and sign the person's pick.
 "use strict";
 
 const pushgateDatabase = "pushgate";
@@ -137,6 +142,8 @@ async function pushgateHandOver(target, answer) {
     if (answer) {
         const fields = { "pushgate-event": answer.event_id, "pushgate-action": answer.action };
         if (answer.reply !== undefined) fields["pushgate-reply"] = answer.reply;
+        if (answer.allow_always !== undefined) fields["pushgate-always"] = answer.allow_always;
+        if (answer.choices !== undefined) fields["pushgate-choices"] = answer.choices;
         target.hash = new URLSearchParams(fields).toString();
     }
     await self.clients.openWindow(target.href).catch(() => undefined);
@@ -150,6 +157,11 @@ self.addEventListener("notificationclick", (event) => {
     if (event.action && data.event_id) {
         answer = { event_id: String(data.event_id), action: event.action };
         if (typeof event.reply === "string") answer.reply = event.reply;
+    } else if (data.event_id && (data.allow_always || data.choices)) {
+        // What two buttons cannot offer is chosen in the app.
+        answer = { event_id: String(data.event_id), action: "open" };
+        if (data.allow_always) answer.allow_always = String(data.allow_always);
+        if (data.choices) answer.choices = String(data.choices);
     }
     event.waitUntil(Promise.all([pushgateConfirm("opened", data.event_id), pushgateHandOver(target, answer)]));
 });

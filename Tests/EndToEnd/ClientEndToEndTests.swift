@@ -25,6 +25,22 @@ struct ClientEndToEndTests {
                 retryBase: .milliseconds(200), retryCap: .seconds(1)))
     }
 
+    /// The first push the emulator got for `token`: its payload, and as the app reads it.
+    func firstPush(at emulator: RunningEmulator, to token: String) async throws -> (
+        [String: JSONValue], PushgateNotification
+    ) {
+        var payload: [String: JSONValue]?
+        try await waitUntil("the push", within: .seconds(20), every: .milliseconds(100)) {
+            payload = try await emulator.entries().first { $0["device_token"]?.stringValue == token }?["payload"]?
+                .objectValue
+            return payload != nil
+        }
+        let pushed = try #require(payload)
+        let userInfo = try #require(
+            try JSONSerialization.jsonObject(with: JSONValue.object(pushed).encodedData()) as? [AnyHashable: Any])
+        return (pushed, try #require(PushgateNotification(userInfo: userInfo)))
+    }
+
     /// `pushgate trigger` for `cwd`, as the agent side calls it.
     func trigger(_ gateway: RunningGateway, cwd: String) async throws -> [String: JSONValue] {
         let result = try await BuiltExecutable.run(
@@ -295,17 +311,8 @@ struct ClientEndToEndTests {
             ["event", "--cwd", "/srv/deploy", "--type", "approval_requested", "--event-id", "deploy-9"],
             environment: ["CODEAGENTS_PUSH_SECRET": secret, "CODEAGENTS_PUSH_GATEWAY_BASE_URL": gateway.baseURL])
         #expect(approval.status == 0, "\(approval.stdout)\(approval.stderr)")
-        var payload: [String: JSONValue]?
-        try await waitUntil("the approval", within: .seconds(20), every: .milliseconds(100)) {
-            payload = try await emulator.entries().first { $0["device_token"]?.stringValue == tokenA }?["payload"]?
-                .objectValue
-            return payload != nil
-        }
-        let pushed = try #require(payload)
+        let (pushed, notification) = try await firstPush(at: emulator, to: tokenA)
         #expect(pushed["aps"]?.objectValue?["category"] == .string(PushgateNotificationHandler.defaultCategory))
-        let userInfo = try #require(
-            try JSONSerialization.jsonObject(with: JSONValue.object(pushed).encodedData()) as? [AnyHashable: Any])
-        let notification = try #require(PushgateNotification(userInfo: userInfo))
 
         // The Notification Service Extension's receipt (issue 75): by the push's own event id.
         let confirmed = try await push.confirm(
@@ -390,6 +397,72 @@ struct ClientEndToEndTests {
         #expect(silent["aps"]?.objectValue?["alert"] == nil && silent["body"] == "Deployed.", "\(silent)")
         let gone = try await push.reportForeground(serverID: "home", cwd: nil)
         #expect(gone.foregroundCWD == nil && gone.foregroundUntil == nil)
+    }
+
+    @Test(
+        "an app that decides (issue 84): the approval that offers Always carries its category and words, the app's Always is signed over the suggestion and taken; its words to the agent are kept for the agent's side"
+    )
+    func alwaysAndWords() async throws {
+        try await withGateway("e2e-client-always") { emulator, gateway in try await alwaysAndWords(emulator, gateway) }
+    }
+
+    /// An APNs emulator and a gateway sending to it, in a scratch folder, for `body`;
+    /// both stopped by their own process, the folder removed.
+    func withGateway(
+        _ name: String, _ body: (RunningEmulator, RunningGateway) async throws -> Void
+    ) async throws {
+        let scratch = try TemporaryDirectory(name: name)
+        defer { scratch.remove() }
+        let emulator = try await RunningEmulator(directory: scratch.url)
+        defer { emulator.terminate() }
+        let gateway = try await RunningGateway(
+            database: scratch.url.appendingPathComponent("pushgate.sqlite").path, environment: emulator.settings)
+        defer { gateway.terminate() }
+        try await body(emulator, gateway)
+    }
+
+    func alwaysAndWords(_ emulator: RunningEmulator, _ gateway: RunningGateway) async throws {
+        let push = try manager(gateway.baseURL, store: InMemoryStore(), decides: true)
+        try await push.enablePush(forServer: "home", secret: secret)
+        _ = try await push.tokenChanged(to: .apns(tokenA))
+        _ = try await push.chatOpened(serverID: "home", cwd: "/srv/deploy")
+        let triggered = try await CurlCall.run(
+            "POST", gateway.baseURL + "/triggerEvent", secret: secret,
+            body:
+                #"{"cwd": "/srv/deploy", "type": "approval_requested", "event_id": "test-3", "allow_always": "Always allow Bash(make test:*) in this project"}"#
+        )
+        #expect(triggered.status == 200, "\(triggered.body)")
+        let (pushed, notification) = try await firstPush(at: emulator, to: tokenA)
+        #expect(pushed["aps"]?.objectValue?["category"] == .string(PushgateNotificationHandler.defaultAlwaysCategory))
+        #expect(notification.allowAlways == "Always allow Bash(make test:*) in this project")
+        let answer = try #require(
+            try await PushgateNotificationHandler(subscriptions: push).answer(
+                PushgateNotificationHandler.allowAlwaysAction, text: nil, to: notification))
+        #expect(answer.decision == "allow_always")
+        let awaited = try await CurlCall.run(
+            "POST", gateway.baseURL + "/awaitDecision", secret: secret, body: #"{"event_id": "test-3", "wait": 0}"#)
+        #expect(awaited.json["decision"] == "allow_always" && awaited.json["suggestion"] == 0, "\(awaited.body)")
+
+        let said = try await push.say("Also run the linter.", toAgentAt: "/srv/deploy", serverID: "home")
+        #expect(!said.repeated)
+        let replies = try await CurlCall.run(
+            "GET", gateway.baseURL + "/replies?cwd=%2Fsrv%2Fdeploy&kind=message", secret: secret)
+        let listed = try #require(replies.json["replies"]?.arrayValue?.first?.objectValue, "\(replies.body)")
+        let installationID = try await push.installationID()
+        #expect(listed["message"] == "Also run the linter." && listed["decided_by"] == .string(installationID))
+        // Signed over say:<agent key>, by the key the app registered.
+        let key = try await push.decisionKey()
+        let signed = SignedDecision(
+            serverKey: PushgateKeys.serverKey(secret: secret), eventID: try #require(listed["event_id"]?.stringValue),
+            installationID: installationID, decision: .say, signedAt: try #require(Self.seconds(listed["signed_at"])),
+            message: "Also run the linter.", signature: try #require(listed["signature"]?.stringValue),
+            scope: PushgateKeys.agentKey(cwd: "/srv/deploy"))
+        #expect(signed.isSigned(by: try #require(DecisionKey(key.publicKey))))
+    }
+
+    static func seconds(_ value: JSONValue?) -> Int64? {
+        guard case .number(let number)? = value else { return nil }
+        return Int64(exactly: number)
     }
 }
 

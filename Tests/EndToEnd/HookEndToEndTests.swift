@@ -249,7 +249,7 @@ struct HookEndToEndTests {
     }
 
     @Test(
-        "--settings --channel: the MCP server entry of pushgate channel, the hooks without the PermissionRequest hook, how to start claude"
+        "--settings --channel: the MCP server entry of pushgate channel, the PermissionRequest hook for AskUserQuestion only, how to start claude"
     )
     func channelSettings() async throws {
         let result = try await BuiltExecutable.run([
@@ -265,7 +265,9 @@ struct HookEndToEndTests {
         #expect(server["command"]?.stringValue == BuiltExecutable.url.path)
         #expect(server["args"] == ["channel", "--secret-file", "/etc/proxy.env", "--decision-wait", "300.0"])
         let hooks = try #require(blocks.last?["hooks"]?.objectValue)
-        #expect(hooks["PermissionRequest"] == nil && hooks["Stop"] != nil && hooks["Elicitation"] != nil)
+        // The hook asks AskUserQuestion's choices alone; the channel relays the other dialogs.
+        #expect(hooks["PermissionRequest"]?.arrayValue?.first?.objectValue?["matcher"] == "AskUserQuestion")
+        #expect(hooks["Stop"] != nil && hooks["Elicitation"] != nil)
         let command = hooks["Stop"]?.arrayValue?.first?.objectValue?["hooks"]?.arrayValue?.first?.objectValue?[
             "command"]
         #expect(command?.stringValue == "\(BuiltExecutable.url.path) hook --secret-file /etc/proxy.env")

@@ -588,19 +588,23 @@ def serve_web_app(gateway):
 const config = JSON.parse(decodeURIComponent(location.hash.slice(1)));
 const base64url = (bytes) => btoa(String.fromCharCode(...bytes)).replace(/\\+/g, "-").replace(/\\//g, "_").replace(/=+$/, "");
 // The app's own decision key signs what the person typed (the worker holds none).
-async function answer(given) {
+// "Always" (issue 84) is signed over the suggestion it applies: allow_always:0.
+async function answer(given, decision = "answer") {
     const encoder = new TextEncoder();
     const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", encoder.encode(config.secret)));
     const serverKey = Array.from(digest, (byte) => byte.toString(16).padStart(2, "0")).join("");
     const signedAt = Math.floor(Date.now() / 1000);
-    const text = ["pushgate-decision-v1", serverKey, given.event_id, config.installationID, "answer", String(signedAt),
-        given.reply].join("\\n");
+    const line = decision === "allow_always" ? "allow_always:0" : decision;
+    const text = ["pushgate-decision-v1", serverKey, given.event_id, config.installationID, line, String(signedAt),
+        given.reply ?? ""].join("\\n");
     const key = await crypto.subtle.importKey("jwk", config.key, { name: "ECDSA", namedCurve: "P-256" }, false, ["sign"]);
     const signature = new Uint8Array(await crypto.subtle.sign({ name: "ECDSA", hash: "SHA-256" }, key, encoder.encode(text)));
+    const body = { event_id: given.event_id, installation_id: config.installationID, decision, message: given.reply,
+        signed_at: signedAt, signature: base64url(signature) };
+    if (decision === "allow_always") body.suggestion = 0;
     const response = await fetch(config.gateway + "/decideEvent", {
         method: "POST", headers: { Authorization: `Bearer ${config.secret}`, "Content-Type": "application/json" },
-        body: JSON.stringify({ event_id: given.event_id, installation_id: config.installationID, decision: "answer",
-            message: given.reply, signed_at: signedAt, signature: base64url(signature) }),
+        body: JSON.stringify(body),
     });
     document.title = "answered " + response.status;
 }
@@ -608,6 +612,11 @@ navigator.serviceWorker.addEventListener("message", (event) => {
     const given = event.data?.pushgate;
     if (given === "configured") document.title = "configured";
     else if (given?.action === "answer" && typeof given.reply === "string") answer(given);
+    // The app shows the approval with its "Always" (what it does, in words); the person picks it.
+    else if (given?.action === "open" && given.allow_always) {
+        document.title = "always offered: " + given.allow_always;
+        setTimeout(() => answer(given, "allow_always"), 100);
+    }
 });
 navigator.serviceWorker.register("/sw.js").then(() => navigator.serviceWorker.ready).then((registration) => {
     const { key, ...where } = config;
@@ -753,7 +762,38 @@ def check_service_worker(browser, base, webpush_url, app_origin, pushgate, direc
     states = timeline_until(base, event_id, "web-app", "opened")
     assert states[-1] == "opened", states
     check_reply_field(page, worker, deliver, base, webpush_url, decision_key, pushgate, directory)
+    check_always_in_the_app(page, worker, deliver, base, webpush_url, pushgate, directory)
     context.close()
+
+
+def check_always_in_the_app(page, worker, deliver, base, webpush_url, pushgate, directory):
+    """Issue 84: an approval that offers "Always" reaches the browser with its two
+    buttons (Allow, Deny); a click on the notification itself hands the app's page what
+    "Always" does, and the page's signed allow_always reaches the waiting hook, which
+    prints the suggestion as updatedPermissions."""
+    suggestion = {"type": "addRules", "rules": [{"toolName": "Bash", "ruleContent": "npm run build:*"}],
+                  "behavior": "allow", "destination": "session"}
+    event = {"session_id": "a1b2c3d4-0000-4444-8888-0123456789ab", "cwd": WEB_APP,
+             "hook_event_name": "PermissionRequest", "permission_mode": "default", "tool_name": "Bash",
+             "tool_input": {"command": "npm run build", "description": "Build the web app"},
+             "permission_suggestions": [suggestion]}
+    with waiting_hook(pushgate, base, directory, event, "--decision-wait", "90") as hook:
+        plaintext = webpush_plaintext(webpush_url, lambda payload: "Build the web app" in payload.get("body", ""))
+        assert plaintext is not None, "the approval did not reach the push service"
+        assert [action["action"] for action in plaintext["actions"]] == ["allow", "deny"], plaintext
+        assert plaintext["data"]["allow_always"] == "Always allow Bash(npm run build:*) for this session", plaintext
+        deliver(plaintext)
+        page.wait_for_function(
+            """async () => (await (await navigator.serviceWorker.ready).getNotifications())
+                .some((n) => n.body.includes("Build the web app"))""", polling=100, timeout=20_000)
+        worker.evaluate("""async () => {
+            const shown = (await self.registration.getNotifications()).find((n) => n.body.includes("Build the web app"));
+            self.dispatchEvent(new NotificationEvent("notificationclick", { notification: shown }));
+        }""")
+        expect(page).to_have_title("answered 200", timeout=20_000)
+        said = hook_output(hook)
+    assert said == {"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {
+        "behavior": "allow", "updatedPermissions": [suggestion]}}}, said
 
 
 def check_reply_field(page, worker, deliver, base, webpush_url, decision_key, pushgate, directory):

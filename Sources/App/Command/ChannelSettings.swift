@@ -2,8 +2,9 @@ import Foundation
 
 /// What `pushgate hook --settings --channel` prints (issue 84): the MCP server entry
 /// that makes `pushgate channel` Claude Code's channel, the hooks block without the
-/// `PermissionRequest` hook (the channel relays the permission dialogs: one of the two,
-/// never both — a hook holds the dialog back while it waits, the channel races it), and
+/// `PermissionRequest` hook but for `AskUserQuestion` (the channel relays the other
+/// permission dialogs: one of the two, never both — a hook holds the dialog back while
+/// it waits, the channel races it — and a channel's allow cannot carry answers), and
 /// the flag Claude Code starts with. A channel that is no plugin on Anthropic's
 /// allowlist loads only with `--dangerously-load-development-channels` during the
 /// research preview (`--channels server:pushgate` where an administrator allowed it).
@@ -24,8 +25,8 @@ enum ChannelSettings {
             # 1. .mcp.json in the project (the channel is an MCP server Claude Code starts):
             \(json)
 
-            # 2. .claude/settings.json: the hooks, without a PermissionRequest hook (the channel
-            #    relays permission dialogs; use one of the two, never both):
+            # 2. .claude/settings.json: the hooks; the PermissionRequest hook for AskUserQuestion
+            #    only (the channel relays the other permission dialogs; one of the two, never both):
             \(hooks)
 
             # 3. Start Claude Code with the channel (Claude Code 2.1.80 or later, 2.1.81 for

@@ -54,7 +54,7 @@ enum HookSettings {
     /// `replyWait`: the Stop hook's for the person's words (0: none). Each `timeout`
     /// is above its wait, so that the agent never stops the hook while it waits.
     /// `permissionRequest`: `false` where `pushgate channel` relays the permission
-    /// dialogs instead (issue 84).
+    /// dialogs instead (issue 84): the hook then takes AskUserQuestion only.
     static func block(command: String, decisionWait: Double, replyWait: Double = 0, permissionRequest: Bool = true)
         -> String
     {
@@ -116,8 +116,9 @@ enum HookSettings {
         if var hooks = settings["hooks"] as? [String: Any] {
             // An MCP server's form answered on a phone (issue 84).
             hooks["Elicitation"] = [["hooks": [waiting]]]
-            // An approval answered on a phone (issue 73), unless a channel relays them.
-            if permissionRequest { hooks["PermissionRequest"] = [["matcher": "*", "hooks": [waiting]]] }
+            // An approval answered on a phone (issue 73); where a channel relays the
+            // approvals, only AskUserQuestion, whose choices a channel cannot carry.
+            hooks["PermissionRequest"] = [["matcher": permissionRequest ? "*" : "AskUserQuestion", "hooks": [waiting]]]
             settings["hooks"] = hooks
         }
         guard

@@ -91,7 +91,8 @@ public struct GatewayParts: Sendable {
         awaitPairing = AwaitPairingFunction(
             store: store, waits: decisionWaits, longestWait: .seconds(admission.maxDecisionWait), now: now)
         openPairings = OpenPairingsFunction(store: store, now: now)
-        replies = RepliesFunction(store: store, waits: decisionWaits)
+        replies = RepliesFunction(
+            store: store, waits: decisionWaits, longestWait: .seconds(admission.maxDecisionWait))
         sayToAgent = SayToAgentFunction(store: store, waits: decisionWaits, now: now)
         eventStatus = EventStatusFunction(store: store, outbox: outbox, formats: formats)
         receipts = ReceiptsFunction(outbox: outbox, now: now)

@@ -130,5 +130,11 @@ struct ChannelTests {
         let stopped = try event(["hook_event_name": "Stop"])
         #expect(approvals.takeSettled(by: stopped).map(\.eventID) == ["e-write"])
         #expect(approvals.waiting(cwd: cwd).isEmpty && approvals.waiting(cwd: "/srv/other").count == 1)
+        // A channel that is gone (no such process) waits on nothing: the next event takes its request.
+        approvals.record(
+            .init(eventID: "e-gone", toolName: "Bash", inputPreview: "{}", processID: 2_147_483_646), cwd: cwd)
+        #expect(approvals.waiting(cwd: cwd).isEmpty)
+        let next = try event(["hook_event_name": "PreToolUse", "tool_name": "Read"])
+        #expect(approvals.takeSettled(by: next).map(\.eventID) == ["e-gone"])
     }
 }

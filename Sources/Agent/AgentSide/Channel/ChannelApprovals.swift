@@ -2,12 +2,22 @@ import Foundation
 import PushgateAgentHooks
 import PushgateCore
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// The permission requests `pushgate channel` pushed and waits on (issue 84), one file
 /// each beside the hook's (``PendingApprovals``), by agent: Claude Code never tells a
 /// channel that its dialog was answered at the terminal, so the session's next hook
 /// event that shows it (``settledBy(_:)``) takes the request's file and resolves the
 /// approval `answered_elsewhere`, and the phones withdraw it. While the file is there,
-/// the `Notification` of the same prompt sends no second push.
+/// the `Notification` of the same prompt sends no second push — unless the channel that
+/// wrote it is gone (its process id no longer runs), whose requests any next event of
+/// the session takes.
 public struct ChannelApprovals: Sendable {
     public let directory: String
 
@@ -21,12 +31,18 @@ public struct ChannelApprovals: Sendable {
         public let toolName: String
         /// Claude Code's `input_preview`: the tool's input as JSON, cut at 200 characters.
         public let inputPreview: String
+        /// The channel's process.
+        public let processID: Int32
 
-        public init(eventID: String, toolName: String, inputPreview: String) {
+        public init(eventID: String, toolName: String, inputPreview: String, processID: Int32 = getpid()) {
             self.eventID = eventID
             self.toolName = toolName
             self.inputPreview = inputPreview
+            self.processID = processID
         }
+
+        /// Whether the channel that waits on it still runs (another user's answers EPERM).
+        var isWaited: Bool { kill(processID, 0) == 0 || errno == EPERM }
 
         /// Whether a tool event of `toolName` with `toolInput` is this request's call:
         /// the same tool, and its main argument (command, file, URL, …) in the preview
@@ -60,8 +76,12 @@ public struct ChannelApprovals: Sendable {
         try? FileManager.default.removeItem(atPath: path(of: eventID, cwd: cwd))
     }
 
-    /// The requests the channel of `cwd` waits on.
+    /// The requests a running channel of `cwd` waits on.
     public func waiting(cwd: String) -> [Entry] {
+        recorded(cwd: cwd).filter(\.isWaited)
+    }
+
+    private func recorded(cwd: String) -> [Entry] {
         let prefix = Self.agentPrefix(cwd)
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return [] }
         return names.filter { $0.hasPrefix(prefix) }.compactMap { name in
@@ -78,14 +98,18 @@ public struct ChannelApprovals: Sendable {
     /// settles its own. Nothing else does: a `PreToolUse` or a `Notification` comes
     /// while the dialog may be open still.
     public func takeSettled(by event: ClaudeHookEvent) -> [Entry] {
-        let settled: [Entry]
+        let recorded = recorded(cwd: event.cwd)
+        // A channel that is gone waits on nothing.
+        var settled = recorded.filter { !$0.isWaited }
         switch event.eventName {
         case "UserPromptSubmit", "Stop", "StopFailure", "SessionEnd":
-            settled = waiting(cwd: event.cwd)
+            settled = recorded
         case "PostToolUse", "PostToolUseFailure", "PermissionDenied":
-            settled = waiting(cwd: event.cwd).filter { $0.isCall(toolName: event.toolName, toolInput: event.toolInput) }
+            settled += recorded.filter {
+                $0.isWaited && $0.isCall(toolName: event.toolName, toolInput: event.toolInput)
+            }
         default:
-            return []
+            break
         }
         for entry in settled { remove(eventID: entry.eventID, cwd: event.cwd) }
         return settled

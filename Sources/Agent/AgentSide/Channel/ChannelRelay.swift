@@ -52,6 +52,14 @@ public actor ChannelRelay {
             log(error.description + ": not relayed")
             return
         }
+        // Its choices are asked by the PermissionRequest hook (--settings --channel keeps it
+        // for AskUserQuestion alone): a bare allow or deny would answer nothing.
+        guard request.toolName != "AskUserQuestion" else {
+            log(
+                "permission request \(request.requestID): AskUserQuestion is asked with its choices by the hook, not relayed"
+            )
+            return
+        }
         // Claude Code shows one dialog at a time: the ones this channel asked before are over.
         for eventID in asking.keys { withdraw(eventID) }
         let question = Question.make(.approval, prefix: "channel-" + request.requestID)

@@ -15,10 +15,13 @@ public struct RepliesFunction: Sendable {
 
     private let store: any DocumentStore
     private let waits: DecisionWaits?
+    /// The longest a call is held, whatever it asks (`PUSHGATE_MAX_DECISION_WAIT`).
+    private let longestWait: Duration
 
-    public init(store: any DocumentStore, waits: DecisionWaits? = nil) {
+    public init(store: any DocumentStore, waits: DecisionWaits? = nil, longestWait: Duration = .seconds(300)) {
         self.store = store
         self.waits = waits
+        self.longestWait = longestWait
     }
 
     private struct Unread {
@@ -36,7 +39,8 @@ public struct RepliesFunction: Sendable {
             return listed
         }
         // Woken by a message kept since the count was read (a missing agent is woken by none).
-        _ = try await waits.wait(for: agentPath, serverKey: secret.serverKey.hex, upTo: .seconds(request.wait)) {
+        let limit = min(.seconds(request.wait), longestWait)
+        _ = try await waits.wait(for: agentPath, serverKey: secret.serverKey.hex, upTo: limit) {
             $0.fields[FieldName.messagesReceived] != received
         }
         return try await list(request, agent: agent, serverKey: secret.serverKey)
