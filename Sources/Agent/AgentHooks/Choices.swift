@@ -58,6 +58,9 @@ public enum Choices: Sendable, Equatable {
     static let maxOptions = 10
     static let maxFields = 20
 
+    /// The most bytes the choices take as JSON: what the gateway takes (a push holds 4 KiB).
+    static let maxBytes = 2048
+
     /// `AskUserQuestion`'s tool input.
     public static func askUserQuestion(_ input: JSONValue?) throws(Unusable) -> Choices {
         let asked = input?.objectValue?["questions"]?.arrayValue ?? []
@@ -67,22 +70,24 @@ public enum Choices: Sendable, Equatable {
         var items: [Item] = []
         for entry in asked {
             let object = entry.objectValue ?? [:]
-            guard let question = object["question"]?.stringValue, !question.isEmpty, question.count <= 1000 else {
+            guard let question = object["question"]?.stringValue, shown(question, upTo: 1000) else {
                 throw Unusable("an AskUserQuestion question without its text")
             }
             let options = (object["options"]?.arrayValue ?? []).compactMap {
                 $0.objectValue?["label"]?.stringValue ?? $0.stringValue
             }
-            guard options.count <= maxOptions, options.allSatisfy({ (1...200).contains($0.count) }) else {
+            guard options.count <= maxOptions, options.allSatisfy({ shown($0, upTo: 200) }) else {
                 throw Unusable("the question '\(question.prefix(64))' has options this push cannot carry")
             }
             items.append(
                 Item(
-                    question: question, header: object["header"]?.stringValue.map { String($0.prefix(64)) },
-                    options: options, multiSelect: object["multiSelect"] == .bool(true)))
+                    question: question,
+                    header: object["header"]?.stringValue.map { String($0.prefix(64)) }.flatMap {
+                        shown($0, upTo: 64) ? $0 : nil
+                    }, options: options, multiSelect: object["multiSelect"] == .bool(true)))
         }
         guard Set(items.map(\.question)).count == items.count else { throw Unusable("two questions read the same") }
-        return .questions(items)
+        return try Choices.questions(items).fitting()
     }
 
     /// An elicitation's `requested_schema` (MCP: a flat object; each property a
@@ -97,24 +102,40 @@ public enum Choices: Sendable, Equatable {
         var fields: [Field] = []
         for (name, property) in properties.sorted(by: { $0.key < $1.key }) {
             let field = property.objectValue ?? [:]
-            guard (1...64).contains(name.count), let type = field["type"]?.stringValue,
-                let kind = Field.Kind(rawValue: type)
+            guard shown(name, upTo: 64), let type = field["type"]?.stringValue, let kind = Field.Kind(rawValue: type)
             else { throw Unusable("the form's field '\(name.prefix(64))' is none of string, number, integer, boolean") }
             let values = (field["enum"]?.arrayValue).map { $0.compactMap(\.stringValue) }
-            if let values, values.isEmpty || values.count > maxOptions {
+            if let values, values.isEmpty || values.count > maxOptions || !values.allSatisfy({ shown($0, upTo: 200) }) {
                 throw Unusable(
                     "the form's field '\(name)' offers \(values.count) choices; 1 to \(maxOptions) reach a phone")
             }
             fields.append(
                 Field(
                     name: name,
-                    title: (field["title"] ?? field["description"])?.stringValue.map { String($0.prefix(200)) },
+                    title: (field["title"] ?? field["description"])?.stringValue.map { String($0.prefix(200)) }.flatMap
+                    {
+                        shown($0, upTo: 200) ? $0 : nil
+                    },
                     kind: kind, values: values, required: required.contains(name),
                     minimum: Self.number(field["minimum"]), maximum: Self.number(field["maximum"]),
                     minLength: Self.number(field["minLength"]).flatMap { Int(exactly: $0) },
                     maxLength: Self.number(field["maxLength"]).flatMap { Int(exactly: $0) }))
         }
-        return .form(fields)
+        return try Choices.form(fields).fitting()
+    }
+
+    /// Text a phone shows as it is: 1 to `limit` characters, none of them invisible.
+    private static func shown(_ text: String, upTo limit: Int) -> Bool {
+        (1...limit).contains(text.count) && InvisibleCharacters.first(in: text) == nil
+    }
+
+    /// Itself, when its JSON fits a push (``maxBytes``).
+    private func fitting() throws(Unusable) -> Choices {
+        let bytes = (try? json.encodedBytes())?.count ?? Int.max
+        guard bytes <= Self.maxBytes else {
+            throw Unusable("the choices take \(bytes) bytes as JSON; a push carries \(Self.maxBytes)")
+        }
+        return self
     }
 
     private static func number(_ value: JSONValue?) -> Double? {

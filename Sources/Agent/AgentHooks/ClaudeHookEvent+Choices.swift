@@ -40,6 +40,15 @@ extension ClaudeHookEvent {
         return .elicitation(content: answered)
     }
 
+    /// A page a push can open (the gateway's `web_url`): http or https with a host, at
+    /// most 2,048 bytes, nothing invisible or blank in it.
+    static func isOpenable(_ url: String) -> Bool {
+        let lower = url.lowercased()
+        let prefix = lower.hasPrefix("https://") ? 8 : lower.hasPrefix("http://") ? 7 : 0
+        return prefix > 0 && url.count > prefix && url.utf8.count <= 2048 && !url.contains(where: \.isWhitespace)
+            && InvisibleCharacters.first(in: url) == nil
+    }
+
     /// The push of a question with choices (`questionID` its event id), or, for a URL
     /// elicitation or one the phone cannot take, a `waiting_for_input` that says so.
     func choiceCall(now: Date, questionID: String?) -> GatewayCall {
@@ -52,9 +61,7 @@ extension ClaudeHookEvent {
             body["title"] = .string(asker.map { "\($0) asks" } ?? "Claude asks")
             body["body"] = Self.preview(message ?? "A question waits at the terminal").map(JSONValue.string)
             // A page to open (URL mode): the push opens it.
-            if let url, url.hasPrefix("https://") || url.hasPrefix("http://"), url.utf8.count <= 2048 {
-                body["web_url"] = .string(url)
-            }
+            if let url, Self.isOpenable(url) { body["web_url"] = .string(url) }
             return GatewayCall(.triggerEvent, body)
         }
         let eventID = questionID ?? QuestionID.make(prefix: "claude")

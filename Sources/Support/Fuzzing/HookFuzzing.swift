@@ -21,7 +21,13 @@ public enum HookFuzzing {
         if let turn = try? CodexNotification(json: bytes) {
             requireAccepted(turn.call(now: now), at: now)
         }
+        // The same bytes as Claude Code's relayed permission request, and as a phone's
+        // answer to questions with choices (issue 84): read or refused, never a trap.
+        if let params = (try? JSONValue.parse(bytes))?.objectValue {
+            _ = try? ChannelPermissionRequest(params: params)
+        }
         guard let event = try? ClaudeHookEvent(json: bytes) else { return }
+        if let choices = event.choices { _ = try? choices.read(String(decoding: bytes, as: UTF8.self)) }
         requireAccepted(
             event.call(now: now, transcriptText: { text }, toolsUsed: { tools }, lastToolUseID: { toolUseID }), at: now)
     }

@@ -72,6 +72,16 @@ struct ChoicesTests {
             request.output(answered: ["Which database?": "SQLite"]).line
                 == #"{"hookSpecificOutput":{"decision":{"behavior":"allow","updatedInput":{"answers":{"Which database?":"SQLite"},"questions":\#(String(decoding: try asked.objectValue!["questions"]!.encodedBytes(), as: UTF8.self))}},"hookEventName":"PermissionRequest"}}"#
         )
+        // What a push cannot carry as the gateway takes it: the terminal asks alone.
+        #expect(throws: Choices.Unusable.self) {
+            try Choices.askUserQuestion(["questions": [["question": "Ship\u{202E}it?", "options": []]]])
+        }
+        let long = JSONValue.array((0..<10).map { .string("option \($0) " + String(repeating: "x", count: 180)) })
+        #expect(throws: Choices.Unusable.self) {
+            try Choices.askUserQuestion([
+                "questions": [["question": "Which?", "options": long], ["question": "And?", "options": long]]
+            ])
+        }
         // Codex has no AskUserQuestion: its permission requests stay approvals.
         let codex = try event([
             "hook_event_name": "PermissionRequest", "tool_name": "AskUserQuestion", "tool_input": asked,

@@ -73,7 +73,7 @@ struct ChannelTests {
             "input_preview": #"{"command":"swift test"}"#,
         ])
         let question = Question.make(.approval, prefix: "channel-abcde")
-        let call = request.call(cwd: cwd, question: question)
+        let call = request.call(cwd: cwd, eventID: question.eventID)
         #expect(call.function == .triggerEvent && call.body["type"] == "approval_requested")
         #expect(call.body["event_id"] == .string(question.eventID) && call.body["title"] == "Bash?")
         #expect(call.body["body"] == "Run the tests" && call.body["data"] == ["request_id": "abcde"])
@@ -89,7 +89,7 @@ struct ChannelTests {
         let bare = try ChannelPermissionRequest(params: [
             "request_id": "fghij", "tool_name": "Write", "input_preview": #"{"file_path":"/srv/app/a.txt"}"#,
         ])
-        #expect(bare.call(cwd: cwd, question: question).body["body"] == #"{"file_path":"/srv/app/a.txt"}"#)
+        #expect(bare.call(cwd: cwd, eventID: question.eventID).body["body"] == #"{"file_path":"/srv/app/a.txt"}"#)
     }
 
     func event(_ fields: [String: JSONValue]) throws -> ClaudeHookEvent {

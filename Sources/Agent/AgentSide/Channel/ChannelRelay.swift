@@ -70,7 +70,7 @@ public actor ChannelRelay {
 
     private func ask(_ request: ChannelPermissionRequest, _ question: Question) async {
         let outcome = await asker.ask(
-            request.call(cwd: cwd, question: question), question, until: .now + asker.decisionWait)
+            request.call(cwd: cwd, eventID: question.eventID), question, until: .now + asker.decisionWait)
         approvals.remove(eventID: question.eventID, cwd: cwd)
         asking[question.eventID] = nil
         log("permission request \(request.requestID): \(outcome.line)")

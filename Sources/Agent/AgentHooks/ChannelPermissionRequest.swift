@@ -1,5 +1,4 @@
 import Foundation
-import PushgateAgentHooks
 import PushgateCore
 
 /// Claude Code's `notifications/claude/channel/permission_request` (issue 84; its
@@ -14,7 +13,7 @@ public struct ChannelPermissionRequest: Sendable, Equatable {
     public let inputPreview: String
 
     /// The input keys that name what a tool acts on, in the order looked for.
-    static let argumentKeys = ["command", "file_path", "url", "pattern", "query", "prompt", "description"]
+    public static let argumentKeys = ["command", "file_path", "url", "pattern", "query", "prompt", "description"]
 
     /// Why the notification's params are not a permission request.
     public struct Unusable: Error, Equatable, CustomStringConvertible {
@@ -39,14 +38,14 @@ public struct ChannelPermissionRequest: Sendable, Equatable {
     }
 
     /// The approval it is pushed as: `triggerEvent` `approval_requested` under
-    /// `question`'s id — the tool as its title, the description (else the input) as its
+    /// `eventID` (the question the channel waits on) — the tool as its title, the description (else the input) as its
     /// body — with the request's id in its data, for the app to show.
-    public func call(cwd: String, question: Question) -> GatewayCall {
+    public func call(cwd: String, eventID: String) -> GatewayCall {
         let tool = ClaudeHookEvent.title(String(toolName.prefix(64))) ?? "A tool"
         let summary = description.flatMap { $0.isEmpty ? nil : $0 } ?? inputPreview
         var body: [String: JSONValue] = [
-            "cwd": .string(cwd), "type": "approval_requested", "event_id": .string(question.eventID),
-            "idempotency_key": .string(question.eventID), "wait": false,
+            "cwd": .string(cwd), "type": "approval_requested", "event_id": .string(eventID),
+            "idempotency_key": .string(eventID), "wait": false,
             "title": .string(tool + "?"),
             "data": ["request_id": .string(requestID)],
         ]
