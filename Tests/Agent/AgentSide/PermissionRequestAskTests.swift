@@ -46,6 +46,50 @@ struct PermissionRequestAskTests {
         }
     }
 
+    @Test(
+        "AskUserQuestion (issue 84): a stranger's answer, an answer signed for another event, a made-up decided_by print nothing; the paired phone's answer prints the answers"
+    )
+    func choicesAgainstLiars() async throws {
+        let asked: JSONValue = ["questions": [["question": "Which database?", "options": [["label": "SQLite"]]]]]
+        let fields: [String: JSONValue] = [
+            "session_id": "s1", "cwd": "/srv/deploy", "hook_event_name": "PermissionRequest",
+            "tool_name": "AskUserQuestion", "tool_input": asked,
+        ]
+        let event = try ClaudeHookEvent(json: try JSONValue.object(fields).encodedBytes())
+        let pins = ScratchPins()
+        try pins.pair(phone)
+        let stranger = FakePhone(installationID: "stranger")
+        let words = #"{"Which database?": "SQLite"}"#
+        let (phone, serverKey) = (self.phone, FakeGateway().serverKey)
+        let strangers: @Sendable (String) -> AwaitedDecision = { id in
+            stranger.decision(.answer, on: id, serverKey: serverKey, message: words)
+        }
+        let anotherEvents: @Sendable (String) -> AwaitedDecision = { _ in
+            phone.decision(.answer, on: "another-event", serverKey: serverKey, message: words)
+        }
+        let madeUp: @Sendable (String) -> AwaitedDecision = { id in
+            let real = stranger.decision(.answer, on: id, serverKey: serverKey, message: words)
+            return AwaitedDecision(
+                decided: true, decision: "answer", decidedBy: "phone", signedAt: real.signedAt,
+                signature: real.signature, message: words)
+        }
+        let lies = [strangers, anotherEvents, madeUp]
+        for lie in lies {
+            let gateway = FakeGateway()
+            let lying = decideNext(on: gateway, lie)
+            let ending = await ask(gateway, pins, wait: .seconds(2)).run(event) { nil }
+            await lying.value
+            #expect(ending.output == nil, "\(ending.line)")
+        }
+        let gateway = FakeGateway()
+        let honest = decideNext(on: gateway) { phone.decision(.answer, on: $0, serverKey: serverKey, message: words) }
+        let answered = await ask(gateway, pins).run(event) { nil }
+        await honest.value
+        var input = asked.objectValue ?? [:]
+        input["answers"] = ["Which database?": "SQLite"]
+        #expect(answered.output == .answers(updatedInput: .object(input)), "\(answered.line)")
+    }
+
     @Test("the same tool and input twice are two approvals with ids of their own; a decision answers only its own")
     func twoIdenticalRequests() async throws {
         let gateway = FakeGateway()
